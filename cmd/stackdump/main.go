@@ -1,0 +1,38 @@
+// Command stackdump captures, converts, groups and analyses goroutine and
+// thread dumps. Run `stackdump --help` for the commands.
+package main
+
+import (
+	"errors"
+	"fmt"
+	"os"
+)
+
+func main() {
+	err := newRootCommand().Execute()
+	if err == nil {
+		return
+	}
+	var ex exitError
+	if errors.As(err, &ex) {
+		if ex.err != nil {
+			fmt.Fprintln(os.Stderr, "stackdump:", ex.err)
+		}
+		os.Exit(ex.code)
+	}
+	fmt.Fprintln(os.Stderr, "stackdump:", err)
+	os.Exit(1)
+}
+
+// exitError carries a specific exit status out of a command.
+type exitError struct {
+	code int
+	err  error // printed when not nil
+}
+
+func (e exitError) Error() string {
+	if e.err == nil {
+		return fmt.Sprintf("exit status %d", e.code)
+	}
+	return e.err.Error()
+}

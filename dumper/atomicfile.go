@@ -1,0 +1,87 @@
+package dumper
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+)
+
+// AtomicFile is a file written under a temporary name in its destination's
+// directory and renamed into place by Commit, so that readers, crashes and
+// kill -9 see either the old file or the complete new one, never a partial
+// one. Abort (or any failed Commit) removes the temporary file and leaves an
+// existing file at the destination untouched.
+type AtomicFile struct {
+	*os.File
+	path string
+	done bool
+}
+
+// CreateAtomic starts writing path atomically. The file gets mode 0644
+// (or the mode of the file it replaces).
+func CreateAtomic(path string) (*AtomicFile, error) {
+	dir, base := filepath.Split(path)
+	if dir == "" {
+		dir = "."
+	}
+	f, err := os.CreateTemp(dir, "."+base+".tmp-*")
+	if err != nil {
+		return nil, fmt.Errorf("create %s: %w", path, err)
+	}
+	mode := os.FileMode(0o644)
+	if fi, err := os.Stat(path); err == nil {
+		mode = fi.Mode().Perm()
+	}
+	if err := f.Chmod(mode); err != nil {
+		f.Close()
+		os.Remove(f.Name())
+		return nil, fmt.Errorf("create %s: %w", path, err)
+	}
+	return &AtomicFile{File: f, path: path}, nil
+}
+
+// Path returns the destination path.
+func (a *AtomicFile) Path() string { return a.path }
+
+// Commit syncs the data to disk and renames the file into place. On error
+// the temporary file is removed.
+func (a *AtomicFile) Commit() error {
+	if a.done {
+		return errors.New("atomic file already committed or aborted")
+	}
+	a.done = true
+	err := a.Sync()
+	if cerr := a.File.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(a.Name(), a.path)
+	}
+	if err != nil {
+		os.Remove(a.Name())
+		return fmt.Errorf("write %s: %w", a.path, err)
+	}
+	syncDir(filepath.Dir(a.path))
+	return nil
+}
+
+// Abort removes the temporary file. It is a no-op after Commit, so
+// `defer f.Abort()` is the usual pattern.
+func (a *AtomicFile) Abort() {
+	if a.done {
+		return
+	}
+	a.done = true
+	a.File.Close()
+	os.Remove(a.Name())
+}
+
+// syncDir makes a rename durable; errors are ignored because some
+// filesystems do not support syncing directories.
+func syncDir(dir string) {
+	if d, err := os.Open(dir); err == nil {
+		d.Sync()
+		d.Close()
+	}
+}

@@ -1,0 +1,109 @@
+package formats
+
+import (
+	"fmt"
+	"io"
+	"strings"
+)
+
+// Format names an output encoding.
+type Format string
+
+// Output formats.
+const (
+	FormatText   Format = "text"   // Go traceback text (jstack form for JVM dumps); itself a dump
+	FormatJSON   Format = "json"   // stackdump/v1 JSON, docs/json.md
+	FormatDebug1 Format = "debug1" // /debug/pprof/goroutine?debug=1 compatible grouped text
+	FormatPprof  Format = "pprof"  // pprof protobuf, one sample per stack
+	FormatFolded Format = "folded" // Brendan Gregg's folded stacks
+)
+
+// Formats lists every output format, for flag help and errors.
+var Formats = []Format{FormatText, FormatJSON, FormatDebug1, FormatPprof, FormatFolded}
+
+// ParseFormat parses a --format value.
+func ParseFormat(s string) (Format, error) {
+	for _, f := range Formats {
+		if string(f) == strings.ToLower(s) {
+			return f, nil
+		}
+	}
+	return "", fmt.Errorf("unknown format %q (want one of %v)", s, Formats)
+}
+
+// Encoder writes dumps one routine at a time. Call BeginDump, WriteRoutine
+// for each routine, then EndDump, for each dump in turn. The Dump passed to
+// EndDump is final (Truncated, Warnings, Total). Encoders write to a
+// buffered io.Writer (an [Output]) and never flush it themselves.
+type Encoder interface {
+	BeginDump(d *Dump) error
+	WriteRoutine(r *Routine) error
+	EndDump(d *Dump) error
+}
+
+// NewEncoder returns an Encoder of format f writing to w.
+func NewEncoder(w io.Writer, f Format) (Encoder, error) {
+	switch f {
+	case FormatText:
+		return newTextEncoder(w), nil
+	case FormatJSON:
+		return newJSONEncoder(w), nil
+	case FormatDebug1:
+		return newDebug1Encoder(w), nil
+	case FormatPprof:
+		return newPprofEncoder(w), nil
+	case FormatFolded:
+		return newFoldedEncoder(w), nil
+	}
+	return nil, fmt.Errorf("unknown format %q (want one of %v)", f, Formats)
+}
+
+// WriteDump writes an in-memory dump through enc.
+func WriteDump(enc Encoder, d *Dump) error {
+	if err := enc.BeginDump(d); err != nil {
+		return err
+	}
+	for _, r := range d.Routines {
+		if err := enc.WriteRoutine(r); err != nil {
+			return err
+		}
+	}
+	return enc.EndDump(d)
+}
+
+// Copy streams every dump of rd through enc and returns how many dumps it
+// wrote. Parse errors become warnings of their dump; onWarning, when not
+// nil, sees each as it is found.
+func Copy(enc Encoder, rd *Reader, onWarning func(*ParseError)) (int, error) {
+	n := 0
+	for {
+		d, err := rd.Next()
+		if err == io.EOF {
+			return n, nil
+		}
+		if err != nil {
+			return n, err
+		}
+		if err := enc.BeginDump(d); err != nil {
+			return n, err
+		}
+		for r, err := range rd.Routines() {
+			if err != nil {
+				if pe, ok := err.(*ParseError); ok {
+					if onWarning != nil {
+						onWarning(pe)
+					}
+					continue
+				}
+				return n, err
+			}
+			if err := enc.WriteRoutine(r); err != nil {
+				return n, err
+			}
+		}
+		if err := enc.EndDump(d); err != nil {
+			return n, err
+		}
+		n++
+	}
+}

@@ -1,0 +1,16 @@
+package formats
+
+// Placeholder while this format is being written; the file is deleted by
+// the change that implements it.
+
+import (
+	"io"
+)
+
+var _ io.Writer
+
+func newPprofDecoder(in *Input, opts ReadOptions) decoder { return pendingCodec{} }
+
+func newPprofEncoder(w io.Writer) Encoder { return pendingCodec{} }
+
+func newFoldedEncoder(w io.Writer) Encoder { return pendingCodec{} }

@@ -1,0 +1,232 @@
+package formats
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"iter"
+)
+
+// ReadOptions configure a [Reader].
+type ReadOptions struct {
+	// Kind forces the input format; empty means sniff it from the first bytes.
+	Kind Kind
+	// Table interns frames and stacks; share one to compare stacks across
+	// readers by pointer. Nil means a new Table per Reader.
+	Table *Table
+	// MaxLineBytes bounds the memory a single input line may take. Longer
+	// lines are reported as a ParseError and skipped. Zero means 1 MiB.
+	MaxLineBytes int
+	// MaxDecompressedBytes bounds how much a compressed input may inflate
+	// to; past it reading stops with an error. Zero means 16 GiB.
+	MaxDecompressedBytes int64
+}
+
+const (
+	defaultMaxLine         = 1 << 20
+	defaultMaxDecompressed = 16 << 30
+	// TruncationSize is the size at which runtime/pprof silently cuts a
+	// debug=2 dump (64 MiB); a dump of exactly this size is marked truncated.
+	TruncationSize = 64 << 20
+)
+
+// errEndOfDump is returned by a decoder's nextRoutine at the end of a dump.
+var errEndOfDump = errors.New("end of dump")
+
+// decoder is what every format reader implements. nextDump returns the
+// metadata of the next dump, or io.EOF. nextRoutine returns the dump's next
+// routine, a *ParseError to report and continue, errEndOfDump at the end of
+// the dump, or any other error to stop reading.
+type decoder interface {
+	nextDump() (*Dump, error)
+	nextRoutine() (*Routine, error)
+}
+
+// Reader reads dumps of any supported format from a stream, one routine at
+// a time; it never holds the whole input in memory.
+//
+//	rd := formats.NewReader(f, formats.ReadOptions{})
+//	for {
+//		d, err := rd.Next()
+//		if err == io.EOF {
+//			break
+//		}
+//		if err != nil {
+//			return err
+//		}
+//		for r, err := range rd.Routines() {
+//			if err != nil {
+//				log.Print(err) // a *ParseError: reading goes on
+//				continue
+//			}
+//			use(d, r)
+//		}
+//	}
+type Reader struct {
+	src   io.Reader
+	opts  ReadOptions
+	dec   decoder
+	input *Input
+	cur   *Dump
+	err   error
+	done  bool // current dump's routines were all read
+}
+
+// NewReader returns a Reader of r. Compression (gzip, zstd) and the format
+// are sniffed from the first bytes unless opts says otherwise.
+func NewReader(r io.Reader, opts ReadOptions) *Reader {
+	if opts.Table == nil {
+		opts.Table = NewTable()
+	}
+	if opts.MaxLineBytes <= 0 {
+		opts.MaxLineBytes = defaultMaxLine
+	}
+	if opts.MaxDecompressedBytes <= 0 {
+		opts.MaxDecompressedBytes = defaultMaxDecompressed
+	}
+	return &Reader{src: r, opts: opts, done: true}
+}
+
+// Kind returns the sniffed or forced input format; empty before the first Next.
+func (r *Reader) Kind() Kind {
+	if r.input == nil {
+		return ""
+	}
+	return r.input.Kind
+}
+
+// Table returns the Table the reader interns into.
+func (r *Reader) Table() *Table { return r.opts.Table }
+
+// Next advances to the next dump and returns its metadata. Routines of the
+// previous dump that were not read are skipped. It returns io.EOF when the
+// input holds no more dumps.
+func (r *Reader) Next() (*Dump, error) {
+	if r.err != nil {
+		return nil, r.err
+	}
+	if r.dec == nil {
+		in, err := OpenInput(r.src, r.opts)
+		if err != nil {
+			r.err = err
+			return nil, err
+		}
+		r.input = in
+		dec, err := newDecoder(in, r.opts)
+		if err != nil {
+			r.err = err
+			return nil, err
+		}
+		r.dec = dec
+	}
+	for !r.done {
+		if _, err := r.step(); err != nil && !isParseError(err) {
+			if err == errEndOfDump {
+				break
+			}
+			return nil, err
+		}
+	}
+	d, err := r.dec.nextDump()
+	if err != nil {
+		r.err = err
+		if err != io.EOF {
+			r.err = fmt.Errorf("reading %s dump: %w", r.input.Kind, err)
+		}
+		return nil, r.err
+	}
+	r.cur, r.done = d, false
+	return d, nil
+}
+
+// step reads one routine of the current dump, recording parse errors as
+// warnings of the dump.
+func (r *Reader) step() (*Routine, error) {
+	rt, err := r.dec.nextRoutine()
+	switch {
+	case err == nil:
+		return rt, nil
+	case err == errEndOfDump:
+		r.done = true
+		return nil, err
+	case isParseError(err):
+		var pe *ParseError
+		errors.As(err, &pe)
+		r.cur.Warnings = append(r.cur.Warnings, pe)
+		return rt, err
+	default:
+		r.done = true
+		r.err = fmt.Errorf("reading %s dump: %w", r.input.Kind, err)
+		return nil, r.err
+	}
+}
+
+// Routines yields the routines of the dump returned by the last Next. A
+// *ParseError is yielded with a nil routine (or the partial routine it
+// concerns) and reading goes on; any other error ends the sequence and is
+// returned by later calls to Next.
+func (r *Reader) Routines() iter.Seq2[*Routine, error] {
+	return func(yield func(*Routine, error) bool) {
+		for !r.done {
+			rt, err := r.step()
+			if err == errEndOfDump {
+				return
+			}
+			if !yield(rt, err) {
+				return
+			}
+			if err != nil && !isParseError(err) {
+				return
+			}
+		}
+	}
+}
+
+// ReadAll reads every dump of r into memory, routines included. Parse
+// errors are kept as each dump's Warnings; the error is the first error
+// that stopped reading, with the dumps read until then.
+func ReadAll(r io.Reader, opts ReadOptions) ([]*Dump, error) {
+	rd := NewReader(r, opts)
+	var dumps []*Dump
+	for {
+		d, err := rd.Next()
+		if err == io.EOF {
+			return dumps, nil
+		}
+		if err != nil {
+			return dumps, err
+		}
+		dumps = append(dumps, d)
+		for rt, err := range rd.Routines() {
+			if rt != nil && err == nil {
+				d.Routines = append(d.Routines, rt)
+			}
+		}
+	}
+}
+
+func isParseError(err error) bool {
+	var pe *ParseError
+	return errors.As(err, &pe)
+}
+
+// newDecoder picks the decoder for the input's kind.
+func newDecoder(in *Input, opts ReadOptions) (decoder, error) {
+	switch in.Kind {
+	case KindGoTraceback:
+		return newGoTextDecoder(in, opts), nil
+	case KindGoDebug1:
+		return newDebug1Decoder(in, opts), nil
+	case KindGoPprof:
+		return newPprofDecoder(in, opts), nil
+	case KindJSON:
+		return newJSONDecoder(in, opts), nil
+	case KindJVMText:
+		return newJVMTextDecoder(in, opts), nil
+	case KindJVMJSON:
+		return newJVMJSONDecoder(in, opts), nil
+	case KindGoTrace:
+		return newTraceDecoder(in, opts), nil
+	}
+	return nil, fmt.Errorf("%w: %q", ErrUnknownFormat, in.Kind)
+}

@@ -1,0 +1,167 @@
+package formats
+
+import (
+	"encoding/binary"
+	"strconv"
+	"strings"
+)
+
+// Table interns the strings, frames, stacks and frame values of dumps, so
+// that memory follows the number of distinct call sites and stacks rather
+// than the number of routines: a million goroutines over 60 distinct stacks
+// cost little more than 60 stacks. Share one Table between readers to
+// compare stacks across dumps by pointer.
+//
+// A Table is not safe for concurrent use.
+type Table struct {
+	strs   map[string]string
+	frames map[Frame]*Frame
+	stacks map[string]*Stack
+	values map[string]*FrameValues
+	labels map[string]Labels
+	nstack int
+	key    []byte // scratch for stack and value keys
+}
+
+// NewTable returns an empty Table.
+func NewTable() *Table {
+	return &Table{
+		strs:   make(map[string]string),
+		frames: make(map[Frame]*Frame),
+		stacks: make(map[string]*Stack),
+		values: make(map[string]*FrameValues),
+		labels: make(map[string]Labels),
+	}
+}
+
+// Bytes returns the interned string equal to b. A hit does not allocate.
+func (t *Table) Bytes(b []byte) string {
+	if s, ok := t.strs[string(b)]; ok {
+		return s
+	}
+	s := string(b)
+	t.strs[s] = s
+	return s
+}
+
+// String returns the interned copy of s.
+func (t *Table) String(s string) string {
+	if is, ok := t.strs[s]; ok {
+		return is
+	}
+	s = strings.Clone(s)
+	t.strs[s] = s
+	return s
+}
+
+// Frame returns the interned frame equal to f. Its strings are interned too.
+func (t *Table) Frame(f Frame) *Frame {
+	f.id = 0
+	if p, ok := t.frames[f]; ok {
+		return p
+	}
+	f.Func, f.File, f.Module = t.String(f.Func), t.String(f.File), t.String(f.Module)
+	p := new(Frame)
+	*p = f
+	p.id = int32(len(t.frames) + 1)
+	t.frames[f] = p
+	return p
+}
+
+// Stack returns the interned stack of the given frames and elision marker.
+// The frames must come from t. frames is copied on first use, so callers
+// may reuse the slice.
+func (t *Table) Stack(frames []*Frame, elided bool, elidedCount, elidedAt int) *Stack {
+	k := t.key[:0]
+	for _, f := range frames {
+		k = binary.AppendUvarint(k, uint64(f.id))
+	}
+	if elided {
+		k = append(k, 0)
+		k = binary.AppendUvarint(k, uint64(elidedCount))
+		k = binary.AppendUvarint(k, uint64(elidedAt))
+	}
+	t.key = k
+	if s, ok := t.stacks[string(k)]; ok {
+		return s
+	}
+	t.nstack++
+	s := &Stack{ID: t.nstack, Frames: append([]*Frame(nil), frames...), Elided: elided, ElidedCount: elidedCount, ElidedAt: elidedAt}
+	t.stacks[string(k)] = s
+	return s
+}
+
+// Values returns the interned FrameValues equal to vs, or nil when no value
+// is set. vs is copied on first use.
+func (t *Table) Values(vs []FrameValue) *FrameValues {
+	k := t.key[:0]
+	empty := true
+	for _, v := range vs {
+		if v.Args != "" || v.FP != 0 || v.SP != 0 || v.PC != 0 || len(v.Locks) > 0 {
+			empty = false
+		}
+		k = strconv.AppendQuote(k, v.Args)
+		k = binary.AppendUvarint(k, v.FP)
+		k = binary.AppendUvarint(k, v.SP)
+		k = binary.AppendUvarint(k, v.PC)
+		for _, l := range v.Locks {
+			k = append(k, l.Kind...)
+			k = strconv.AppendQuote(k, l.Addr)
+			k = strconv.AppendQuote(k, l.Class)
+		}
+		k = append(k, ';')
+	}
+	t.key = k
+	if empty {
+		return nil
+	}
+	if p, ok := t.values[string(k)]; ok {
+		return p
+	}
+	p := &FrameValues{Frames: make([]FrameValue, len(vs))}
+	for i, v := range vs {
+		v.Args = t.String(v.Args)
+		if v.Locks != nil {
+			v.Locks = append([]Lock(nil), v.Locks...)
+		}
+		p.Frames[i] = v
+	}
+	t.values[string(k)] = p
+	return p
+}
+
+// Labels returns the interned label set equal to ls, sorted by key.
+// ls may be reordered; it is copied on first use.
+func (t *Table) Labels(ls Labels) Labels {
+	if len(ls) == 0 {
+		return nil
+	}
+	sortLabels(ls)
+	k := t.key[:0]
+	for _, l := range ls {
+		k = strconv.AppendQuote(k, l.Key)
+		k = strconv.AppendQuote(k, l.Value)
+	}
+	t.key = k
+	if p, ok := t.labels[string(k)]; ok {
+		return p
+	}
+	p := make(Labels, len(ls))
+	for i, l := range ls {
+		p[i] = Label{t.String(l.Key), t.String(l.Value)}
+	}
+	t.labels[string(k)] = p
+	return p
+}
+
+// Len reports the number of distinct frames and stacks interned so far.
+func (t *Table) Len() (frames, stacks int) { return len(t.frames), len(t.stacks) }
+
+func sortLabels(ls Labels) {
+	// Insertion sort: label sets are small.
+	for i := 1; i < len(ls); i++ {
+		for j := i; j > 0 && ls[j].Key < ls[j-1].Key; j-- {
+			ls[j], ls[j-1] = ls[j-1], ls[j]
+		}
+	}
+}
