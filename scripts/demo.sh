@@ -4,7 +4,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 mkdir -p demo
-in=testdata/go/panicweb_debug2.txt
+in=testdata/corpus/go/panicparse_panicweb_debug2.txt
 bin/stackdump convert "$in" -o demo/dump.json.gz
 bin/stackdump convert "$in" -o demo/dump.txt
 echo "wrote demo/dump.json.gz and demo/dump.txt from $in"
