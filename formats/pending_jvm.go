@@ -12,4 +12,4 @@ var _ io.Writer
 func newJVMTextDecoder(in *Input, opts ReadOptions) decoder { return pendingCodec{} }
 
 func newJVMJSONDecoder(in *Input, opts ReadOptions) decoder { return pendingCodec{} }
-func newJVMTextEncoder(w io.Writer) Encoder { return pendingCodec{} }
+func newJVMTextEncoder(w io.Writer) Encoder                 { return pendingCodec{} }
