@@ -532,9 +532,7 @@ func (d *jsonDecoder) decodeSource(s *Source, v gjson.Result, off int64) {
 	d.forEach(v, func(k, v gjson.Result) bool {
 		switch k.Str {
 		case "kind":
-			if kind := d.str(off, v, "source.kind"); kind != "" {
-				s.Kind = Kind(d.t.String(kind))
-			}
+			s.Kind = Kind(d.t.String(d.str(off, v, "source.kind")))
 		case "runtime":
 			s.Runtime = d.t.String(d.str(off, v, "source.runtime"))
 		case "target":
