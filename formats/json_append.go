@@ -29,6 +29,14 @@ func appendJSONString(dst []byte, s string) []byte {
 	dst = append(dst, '"')
 	start := 0
 	for i := 0; i < len(s); {
+		// Skip eight plain bytes at a time: the common case is a file
+		// path or function name with nothing to escape.
+		for i+8 <= len(s) && jsonPlain8(s[i:i+8]) {
+			i += 8
+		}
+		if i >= len(s) {
+			break
+		}
 		b := s[i]
 		if b < utf8.RuneSelf {
 			if jsonSafe[b] {
@@ -64,6 +72,17 @@ func appendJSONString(dst []byte, s string) []byte {
 	}
 	dst = append(dst, s[start:]...)
 	return append(dst, '"')
+}
+
+// jsonPlain8 reports whether none of the 8 bytes of s needs escaping or
+// UTF-8 checking: no control byte, quote, backslash or byte >= 0x80.
+func jsonPlain8(s string) bool {
+	w := uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
+		uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	hasZero := func(x uint64) uint64 { return (x - ones) & ^x & highs }
+	special := (w - 0x20*ones) | hasZero(w^('"'*ones)) | hasZero(w^('\\'*ones)) | w
+	return special&highs == 0
 }
 
 // appendJSONKey appends `"key":` after a comma unless first is set. Keys

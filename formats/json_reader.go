@@ -82,6 +82,10 @@ type jsonDecoder struct {
 	deferred []*ParseError
 	err      error
 
+	stackCache     map[string]jsonCachedStack
+	stackCacheSize int
+	stackKey       []byte
+
 	// scratch for decoding one element
 	frames []*Frame
 	values []FrameValue

@@ -65,7 +65,7 @@ func (d *jsonDecoder) decodeGroup(v gjson.Result, off int64) {
 		case "parent_ids":
 			parents = d.ints(off, v, "parent_ids")
 		case "created_by":
-			f, _ := d.decodeFrame(off, v, "created_by")
+			f, _ := d.decodeFrame(off, v, jsonCreatorFields)
 			base.CreatedBy = d.t.Frame(f)
 		case "stack":
 			stack = v
@@ -78,7 +78,7 @@ func (d *jsonDecoder) decodeGroup(v gjson.Result, off int64) {
 		}
 		return true
 	})
-	base.Stack, base.Values = d.decodeStack(off, stack, elided, true)
+	base.Stack, base.Values = d.cachedStack(off, stack, elided)
 	if count == 1 && len(ids) == 1 {
 		base.ID = ids[0]
 	}

@@ -44,7 +44,7 @@ func (d *jsonDecoder) decodeRoutine(v gjson.Result, off int64) *Routine {
 		case "parent_id":
 			r.ParentID = d.int(off, v, "parent_id")
 		case "created_by":
-			f, fv := d.decodeFrame(off, v, "created_by")
+			f, fv := d.decodeFrame(off, v, jsonCreatorFields)
 			r.CreatedBy = d.t.Frame(f)
 			if !jsonValueEmpty(&fv) {
 				r.CreatedByValues = d.ownValue(fv)
@@ -70,7 +70,7 @@ func (d *jsonDecoder) decodeRoutine(v gjson.Result, off int64) *Routine {
 		}
 		return true
 	})
-	r.Stack, r.Values = d.decodeStack(off, stack, elided, true)
+	r.Stack, r.Values = d.cachedStack(off, stack, elided)
 	return r
 }
 
@@ -88,16 +88,49 @@ func (d *jsonDecoder) ownValue(v FrameValue) *FrameValue {
 	return &v
 }
 
-// decodeStack interns a "stack" array and its "elided" object. The
-// frames' values are interned too when withValues is set.
-func (d *jsonDecoder) decodeStack(off int64, stack, elided gjson.Result, withValues bool) (*Stack, *FrameValues) {
+// jsonStackCacheBytes bounds the raw stack text the decoder remembers.
+const jsonStackCacheBytes = 32 << 20
+
+// jsonCachedStack is a decoded "stack" with its values.
+type jsonCachedStack struct {
+	stack  *Stack
+	values *FrameValues
+}
+
+// cachedStack returns the stack and values of a "stack" array and its
+// "elided" object. Routines parked at one site carry byte-identical stack
+// text, so the text is looked up before it is decoded: decoding and
+// interning happen once per distinct stack, not once per routine.
+func (d *jsonDecoder) cachedStack(off int64, stack, elided gjson.Result) (*Stack, *FrameValues) {
+	k := append(d.stackKey[:0], stack.Raw...)
+	k = append(k, 0)
+	k = append(k, elided.Raw...)
+	d.stackKey = k
+	if c, ok := d.stackCache[string(k)]; ok {
+		return c.stack, c.values
+	}
+	warned := len(d.deferred)
+	s, vs := d.decodeStack(off, stack, elided)
+	if len(d.deferred) != warned {
+		return s, vs // a malformed stack is decoded, and reported, each time
+	}
+	if d.stackCacheSize += len(k); d.stackCacheSize > jsonStackCacheBytes || d.stackCache == nil {
+		d.stackCache, d.stackCacheSize = make(map[string]jsonCachedStack), len(k)
+	}
+	d.stackCache[string(k)] = jsonCachedStack{s, vs}
+	return s, vs
+}
+
+// decodeStack interns a "stack" array and its "elided" object, and the
+// frames' values.
+func (d *jsonDecoder) decodeStack(off int64, stack, elided gjson.Result) (*Stack, *FrameValues) {
 	frames, values := d.frames[:0], d.values[:0]
 	if stack.Exists() && !stack.IsArray() {
 		d.bad(off, stack, "stack", "an array of frames")
 	}
 	if stack.IsArray() {
 		stack.ForEach(func(_, v gjson.Result) bool {
-			f, fv := d.decodeFrame(off, v, "stack")
+			f, fv := d.decodeFrame(off, v, jsonStackFields)
 			frames = append(frames, d.t.Frame(f))
 			values = append(values, fv)
 			return true
@@ -125,50 +158,66 @@ func (d *jsonDecoder) decodeStack(off int64, stack, elided gjson.Result, withVal
 		}
 	}
 	s := d.t.Stack(frames, isElided, count, at)
-	var vs *FrameValues
-	if withValues {
-		vs = d.t.Values(values)
-	}
+	vs := d.t.Values(values)
 	d.frames, d.values = frames[:0], values[:0]
 	return s, vs
 }
 
+// jsonFrameFields names a frame's fields in error messages, by where the
+// frame stands; built once so that decoding does not concatenate names.
+type jsonFrameFields struct {
+	frame, fn, file, line, offset, inlined, module, native, args, fp, sp, pc, locks string
+}
+
+func newJSONFrameFields(prefix string) *jsonFrameFields {
+	return &jsonFrameFields{
+		prefix, prefix + ".func", prefix + ".file", prefix + ".line", prefix + ".offset", prefix + ".inlined",
+		prefix + ".module", prefix + ".native", prefix + ".args", prefix + ".fp", prefix + ".sp", prefix + ".pc", prefix + ".locks",
+	}
+}
+
+var (
+	jsonStackFields    = newJSONFrameFields("stack")
+	jsonCreatorFields  = newJSONFrameFields("created_by")
+	jsonAncestorFields = newJSONFrameFields("ancestors.created_by")
+)
+
 // decodeFrame decodes a frame object. The frame's strings alias the read
 // buffer until Table.Frame interns them; the value's Args are interned by
 // Table.Values, its lock strings here.
-func (d *jsonDecoder) decodeFrame(off int64, v gjson.Result, field string) (Frame, FrameValue) {
+func (d *jsonDecoder) decodeFrame(off int64, v gjson.Result, names *jsonFrameFields) (Frame, FrameValue) {
 	var f Frame
 	var fv FrameValue
 	if !v.IsObject() {
-		d.bad(off, v, field, "a frame object")
+		d.bad(off, v, names.frame, "a frame object")
 		return f, fv
 	}
 	v.ForEach(func(k, v gjson.Result) bool {
 		switch k.Str {
 		case "func":
-			f.Func = d.str(off, v, field+".func")
+			f.Func = d.str(off, v, names.fn)
 		case "file":
-			f.File = d.str(off, v, field+".file")
+			f.File = d.str(off, v, names.file)
 		case "line":
-			f.Line = int(d.int(off, v, field+".line"))
+			f.Line = int(d.int(off, v, names.line))
 		case "offset":
-			f.Offset, f.HasOffset = uint64(d.int(off, v, field+".offset")), true
+			f.Offset, f.HasOffset = uint64(d.int(off, v, names.offset)), true
 		case "inlined":
-			f.Inlined = d.bool(off, v, field+".inlined")
+			f.Inlined = d.bool(off, v, names.inlined)
 		case "module":
-			f.Module = d.str(off, v, field+".module")
+			f.Module = d.str(off, v, names.module)
 		case "native":
-			f.Native = d.bool(off, v, field+".native")
+			f.Native = d.bool(off, v, names.native)
 		case "args":
-			fv.Args = d.str(off, v, field+".args")
+			fv.Args = d.str(off, v, names.args)
 		case "fp":
-			fv.FP = d.hex(off, v, field+".fp")
+			fv.FP = d.hex(off, v, names.fp)
 		case "sp":
-			fv.SP = d.hex(off, v, field+".sp")
+			fv.SP = d.hex(off, v, names.sp)
 		case "pc":
-			fv.PC = d.hex(off, v, field+".pc")
+			fv.PC = d.hex(off, v, names.pc)
 		case "locks":
-			fv.Locks = d.decodeLocks(off, v, field+".locks")
+			fv.Locks = d.decodeLocks(off, v, names.locks)
 		}
 		return true
 	})
@@ -186,11 +235,11 @@ func (d *jsonDecoder) decodeLocks(off int64, v gjson.Result, field string) []Loc
 		d.forEach(v, func(k, v gjson.Result) bool {
 			switch k.Str {
 			case "kind":
-				l.Kind = LockKind(d.t.String(d.str(off, v, field+".kind")))
+				l.Kind = LockKind(d.t.String(d.str(off, v, field)))
 			case "addr":
-				l.Addr = d.t.String(d.str(off, v, field+".addr"))
+				l.Addr = d.t.String(d.str(off, v, field))
 			case "class":
-				l.Class = d.t.String(d.str(off, v, field+".class"))
+				l.Class = d.t.String(d.str(off, v, field))
 			}
 			return true
 		})
@@ -228,7 +277,7 @@ func (d *jsonDecoder) decodeAncestors(off int64, v gjson.Result) []Ancestor {
 			case "id":
 				a.ID = d.int(off, v, "ancestors.id")
 			case "created_by":
-				f, _ := d.decodeFrame(off, v, "ancestors.created_by")
+				f, _ := d.decodeFrame(off, v, jsonAncestorFields)
 				a.CreatedBy = d.t.Frame(f)
 			case "stack":
 				stack = v
@@ -237,7 +286,7 @@ func (d *jsonDecoder) decodeAncestors(off int64, v gjson.Result) []Ancestor {
 			}
 			return true
 		})
-		a.Stack, a.Values = d.decodeStack(off, stack, elided, true)
+		a.Stack, a.Values = d.cachedStack(off, stack, elided)
 		as = append(as, a)
 		return true
 	})

@@ -2,6 +2,7 @@ package formats
 
 import (
 	"bufio"
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -34,20 +35,32 @@ type jsonScanner struct {
 // of the value; a number or literal at depth 0 ends before the first byte
 // that cannot continue it, which is not consumed.
 func (s *jsonScanner) scan(p []byte) (int, bool, error) {
+	quoteAt := -1 // index of the next '"' in p at or after i, once searched
 	for i := 0; i < len(p); i++ {
 		c := p[i]
 		if s.inStr {
-			for c != '"' && c != '\\' || s.esc {
-				s.esc = false
-				if i++; i == len(p) {
-					return i, false, nil
-				}
-				c = p[i]
+			if s.esc {
+				s.esc = false // c is the escaped byte
+				continue
 			}
-			if c == '\\' {
+			// Jump to the next quote unless an escape comes first. The
+			// quote found is remembered, so strings full of escapes
+			// are still scanned in linear time.
+			if quoteAt < i {
+				quoteAt = len(p)
+				if q := bytes.IndexByte(p[i:], '"'); q >= 0 {
+					quoteAt = i + q
+				}
+			}
+			if bs := bytes.IndexByte(p[i:quoteAt], '\\'); bs >= 0 {
+				i += bs
 				s.esc = true
 				continue
 			}
+			if quoteAt == len(p) {
+				return len(p), false, nil
+			}
+			i = quoteAt
 			s.inStr = false
 			if s.depth == 0 {
 				return i + 1, true, nil
