@@ -637,6 +637,25 @@ func (d *jsonDecoder) int(base int64, v gjson.Result, field string) int64 {
 	return 0
 }
 
+// uint returns v as an unsigned integer.
+func (d *jsonDecoder) uint(base int64, v gjson.Result, field string) uint64 {
+	if v.Type == gjson.Number && len(v.Raw) <= 20 {
+		var n uint64
+		ok := v.Raw != ""
+		for i := 0; i < len(v.Raw) && ok; i++ {
+			c := v.Raw[i]
+			next := n*10 + uint64(c-'0')
+			ok = c >= '0' && c <= '9' && next/10 == n
+			n = next
+		}
+		if ok {
+			return n
+		}
+	}
+	d.bad(base, v, field, "an unsigned integer")
+	return 0
+}
+
 // parseJSONInt parses a JSON integer exactly; false for fractions,
 // exponents and values beyond int64.
 func parseJSONInt(s string) (int64, bool) {

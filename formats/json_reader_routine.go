@@ -201,7 +201,7 @@ func (d *jsonDecoder) decodeFrame(off int64, v gjson.Result, names *jsonFrameFie
 		case "line":
 			f.Line = int(d.int(off, v, names.line))
 		case "offset":
-			f.Offset, f.HasOffset = uint64(d.int(off, v, names.offset)), true
+			f.Offset, f.HasOffset = d.uint(off, v, names.offset), true
 		case "inlined":
 			f.Inlined = d.bool(off, v, names.inlined)
 		case "module":
