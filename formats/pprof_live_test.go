@@ -3,6 +3,7 @@ package formats_test
 import (
 	"bytes"
 	"context"
+	"maps"
 	"runtime/pprof"
 	"strings"
 	"testing"
@@ -75,15 +76,16 @@ func TestLiveProfiles(t *testing.T) {
 	}{{1, formats.KindGoDebug1}, {0, formats.KindGoPprof}} {
 		var got map[string]int64
 		var d *formats.Dump
-		// The goroutines are in the profile as soon as they exist, parked
-		// or not; retry briefly in case the scheduler is slow to start them.
+		// A goroutine that was created but has not run yet has only
+		// runtime.goexit on its stack (a debug=1 record without frame
+		// lines): retry until every one has started.
 		for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
 			var buf bytes.Buffer
 			if err := pprof.Lookup("goroutine").WriteTo(&buf, c.debug); err != nil {
 				t.Fatal(err)
 			}
 			got, d = liveCounts(t, buf.Bytes())
-			if len(got) == len(want) && got[liveBlockedFn+" "] == liveBlocked || time.Now().After(deadline) {
+			if maps.Equal(got, want) || time.Now().After(deadline) {
 				break
 			}
 		}
