@@ -53,8 +53,8 @@ func isWord(b []byte) bool {
 }
 
 // parseDebug1Record parses a record line `COUNT @ PC PC …` and returns the
-// count. The return PCs are checked but not kept: the frame lines carry
-// the PCs of the frames that are printed.
+// count, at least 1. The return PCs are checked but not kept: the frame
+// lines carry the PCs of the frames that are printed.
 //
 // Example input: "1 @ 0x48210e 0x416219 0x488a81"
 // Example output: 1, true
@@ -65,7 +65,7 @@ func parseDebug1Record(line []byte) (count int64, ok bool) {
 		return 0, false
 	}
 	count, err := strconv.ParseInt(string(num), 10, 64)
-	if err != nil {
+	if err != nil || count < 1 {
 		return 0, false
 	}
 	if len(rest) > 0 && rest[0] != ' ' && rest[0] != '\t' {

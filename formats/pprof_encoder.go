@@ -126,7 +126,7 @@ func (b *pprofBuilder) addSample(e *aggregateEntry) (hasState bool) {
 	for i := 0; i < len(frames); {
 		// A location holds a frame and the frames inlined into it.
 		j := i
-		for j < len(frames)-1 && frames[j].Inlined && frames[j].Func != "" {
+		for j < len(frames)-1 && frames[j].Inlined {
 			j++
 		}
 		s.Location = append(s.Location, b.location(e, i, j+1))
