@@ -71,10 +71,15 @@ func parseDebug1Record(line []byte) (count int64, ok bool) {
 	if len(rest) > 0 && rest[0] != ' ' && rest[0] != '\t' {
 		return 0, false
 	}
-	for _, f := range bytes.Fields(rest) {
-		if _, err := parseHex(f); err != nil {
+	for rest = bytes.TrimLeft(rest, " \t"); len(rest) > 0; rest = bytes.TrimLeft(rest, " \t") {
+		end := bytes.IndexAny(rest, " \t")
+		if end < 0 {
+			end = len(rest)
+		}
+		if _, err := parseHex(rest[:end]); err != nil {
 			return 0, false
 		}
+		rest = rest[end:]
 	}
 	return count, true
 }
