@@ -20,7 +20,21 @@ const (
 	ModeFull    Mode = "full"    // every goroutine: debug=2 (or the endpoint's full mode)
 	ModeGrouped Mode = "grouped" // counts and labels: debug=0 protobuf
 	ModeTrace   Mode = "trace"   // an execution-trace snapshot: /debug/pprof/trace?seconds=…
+	// ModeCounts fetches debug=1: per-stack counts of every goroutine, never
+	// truncated; used to recover complete counts when debug=2 was cut at 64 MiB.
+	ModeCounts Mode = "debug1"
 )
+
+// ParseMode parses a --mode value.
+func ParseMode(s string) (Mode, error) {
+	switch m := Mode(s); m {
+	case ModeFull, ModeGrouped, ModeTrace, ModeCounts:
+		return m, nil
+	case "":
+		return ModeFull, nil
+	}
+	return "", fmt.Errorf("unknown mode %q (want full, grouped, trace or debug1)", s)
+}
 
 // DefaultEndpointPath is where stackdump's endpoint is looked for when a
 // target is a bare base URL.
@@ -137,11 +151,16 @@ func DumpURL(t Target, mode Mode, window time.Duration) string {
 	u := *t.URL
 	q := url.Values{}
 	switch {
+	case t.Kind == TargetEndpoint && mode == ModeCounts:
+		q.Set("format", "debug1")
+		q.Set("mode", string(ModeGrouped))
 	case t.Kind == TargetEndpoint:
 		q.Set("format", "json")
 		q.Set("mode", string(mode))
 	case mode == ModeGrouped:
 		q.Set("debug", "0")
+	case mode == ModeCounts:
+		q.Set("debug", "1")
 	case mode == ModeTrace:
 		u.Path = strings.TrimSuffix(u.Path, "goroutine") + "trace"
 		q.Set("seconds", fmt.Sprintf("%g", window.Seconds()))
