@@ -109,8 +109,14 @@ type pprofFuncKey struct{ name, file string }
 
 func newPprofBuilder(name, stateKey string) *pprofBuilder {
 	vt := func() *profile.ValueType { return &profile.ValueType{Type: name, Unit: "count"} }
+	// One mapping that says the locations are symbolized already, so that
+	// pprof does not look for the binary to symbolize them.
+	m := &profile.Mapping{ID: 1, HasFunctions: true, HasFilenames: true, HasLineNumbers: true, HasInlineFrames: true}
 	return &pprofBuilder{
-		p:        &profile.Profile{SampleType: []*profile.ValueType{vt()}, PeriodType: vt(), Period: 1},
+		p: &profile.Profile{
+			SampleType: []*profile.ValueType{vt()}, PeriodType: vt(), Period: 1,
+			Mapping: []*profile.Mapping{m},
+		},
 		funcs:    make(map[pprofFuncKey]*profile.Function),
 		locs:     make(map[string]*profile.Location),
 		frames:   make(map[*Frame]uint64),
@@ -170,7 +176,7 @@ func (b *pprofBuilder) location(e *aggregateEntry, i, j int) *profile.Location {
 	if loc, ok := b.locs[string(key)]; ok {
 		return loc
 	}
-	loc := &profile.Location{ID: uint64(len(b.p.Location) + 1), Address: addr}
+	loc := &profile.Location{ID: uint64(len(b.p.Location) + 1), Address: addr, Mapping: b.p.Mapping[0]}
 	for _, f := range frames[i:j] {
 		if f.Func == "" && f.Native {
 			continue // a PC without symbol: the address says it all

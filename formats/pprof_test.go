@@ -285,6 +285,9 @@ func TestPprofWriteGoToolPprof(t *testing.T) {
 			t.Errorf("-top: no line %s in\n%s", line, top)
 		}
 	}
+	if strings.Contains(top, "binary") || strings.Contains(top, "symboliz") {
+		t.Errorf("pprof tried to symbolize the profile:\n%s", top)
+	}
 	if !strings.Contains(top, "Type: goroutine") || !strings.Contains(top, "39 total") {
 		t.Errorf("-top header:\n%s", top)
 	}
