@@ -32,24 +32,26 @@ func WriteGroups(w io.Writer, f Format, d *Dump, groups []*Group) error {
 	return fmt.Errorf("grouped output cannot be written as %q (want %s, %s or %s)", f, FormatText, FormatJSON, FormatDebug1)
 }
 
-// writeGroupsDebug1 writes each group as one debug=1 record: its sample
-// standing for all members.
+// writeGroupsDebug1 writes the groups as debug=1 records: each group's
+// sample standing for its members, one record per label set.
 func writeGroupsDebug1(w io.Writer, d *Dump, groups []*Group) error {
 	enc := newDebug1Encoder(w)
-	if err := enc.BeginDump(groupsDump(d, groups)); err != nil {
+	dump := groupsDump(d, groups)
+	if err := enc.BeginDump(dump); err != nil {
 		return err
 	}
 	for _, g := range groups {
-		r := groupRecord(g)
-		if err := enc.WriteRoutine(r); err != nil {
-			return err
+		for _, r := range groupRecords(g) {
+			if err := enc.WriteRoutine(r); err != nil {
+				return err
+			}
 		}
 	}
-	return enc.EndDump(groupsDump(d, groups))
+	return enc.EndDump(dump)
 }
 
-// groupsDump returns d, or when d is nil a dump standing for the groups.
-// Its Total is the groups' total when d has none.
+// groupsDump returns d, or when d is nil or has no Total, a copy standing
+// for the groups' total.
 func groupsDump(d *Dump, groups []*Group) *Dump {
 	if d != nil && d.Total != 0 {
 		return d
@@ -62,19 +64,30 @@ func groupsDump(d *Dump, groups []*Group) *Dump {
 	return out
 }
 
-// groupRecord is the routine that stands for a whole group in grouped
-// formats: the sample with the group's count, and the group's label set
-// when all members share one.
-func groupRecord(g *Group) *Routine {
-	r := &Routine{Stack: &Stack{}}
-	if g.Sample != nil {
-		*r = *g.Sample
+// groupRecords returns the routines that stand for a group in a counted
+// format: its sample, once per label set with that set's count, and once
+// without labels for the members that carry none.
+func groupRecords(g *Group) []*Routine {
+	record := func(labels Labels, n int64) *Routine {
+		r := &Routine{Stack: &Stack{}}
+		if g.Sample != nil {
+			*r = *g.Sample
+		}
+		r.Count, r.Labels = n, labels
+		return r
 	}
-	r.Count = g.Count
-	if len(g.Labels) == 1 && g.Labels[0].Count == g.Count {
-		r.Labels = g.Labels[0].Labels
+	var rs []*Routine
+	left := g.Count
+	for _, lc := range g.Labels {
+		if lc.Count > 0 {
+			rs = append(rs, record(lc.Labels, lc.Count))
+			left -= lc.Count
+		}
 	}
-	return r
+	if left > 0 || len(rs) == 0 {
+		rs = append(rs, record(nil, max(left, 0)))
+	}
+	return rs
 }
 
 func groupsTotal(groups []*Group) int64 {

@@ -2,6 +2,7 @@ package formats
 
 import (
 	"bytes"
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -96,19 +97,70 @@ func TestWriteGroupsOtherFormats(t *testing.T) {
 	}
 }
 
-func TestGroupRecord(t *testing.T) {
+func TestGroupRecords(t *testing.T) {
 	tab := NewTable()
 	d := fixtureGoDump(tab)
 	gs := fixtureGroups(tab, d)
-	r := groupRecord(gs[0])
-	if r.Count != 1234 || r.Stack != d.Routines[1].Stack || r.Labels != nil {
-		t.Errorf("record of a mixed-label group: count %d, labels %v", r.Count, r.Labels)
+	type rec struct {
+		count  int64
+		labels string
+	}
+	for i, want := range [][]rec{
+		{{1200, "svc=users"}, {34, "odd key=x y,svc=admin"}},
+		{{1, "svc=users,weird key=a\"b\nc\tü\x01"}},
+		{{3, ""}},
+	} {
+		var got []rec
+		for _, r := range groupRecords(gs[i]) {
+			var ls []string
+			for _, l := range r.Labels {
+				ls = append(ls, l.Key+"="+l.Value)
+			}
+			got = append(got, rec{r.Count, strings.Join(ls, ",")})
+			if r.Stack != gs[i].Sample.Stack {
+				t.Errorf("group %d: record does not carry the sample's stack", i)
+			}
+		}
+		if fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Errorf("group %d: records %v, want %v", i, got, want)
+		}
 	}
 	if d.Routines[1].Count != 1 {
-		t.Error("groupRecord changed the sample")
+		t.Error("groupRecords changed the sample")
 	}
-	r = groupRecord(gs[1])
-	if r.Count != 1 || len(r.Labels) != 2 {
-		t.Errorf("record of a one-label-set group: count %d, labels %v", r.Count, r.Labels)
+}
+
+// TestWriteGroupsDebug1 reads the debug=1 output back with the debug=1
+// reader: the counts and label sets of the groups come back.
+func TestWriteGroupsDebug1(t *testing.T) {
+	tab := NewTable()
+	d := fixtureGoDump(tab)
+	var buf bytes.Buffer
+	if err := WriteGroups(&buf, FormatDebug1, d, fixtureGroups(tab, d)); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(buf.String(), "goroutine profile: total ") {
+		t.Fatalf("not debug=1 text:\n%s", buf.String())
+	}
+	dumps, err := ReadAll(&buf, ReadOptions{})
+	if err != nil || len(dumps) != 1 {
+		t.Fatalf("read back: %d dumps, %v", len(dumps), err)
+	}
+	counts := map[string]int64{}
+	var total int64
+	for _, r := range dumps[0].Routines {
+		counts[fmt.Sprint(r.Labels)] += r.Count
+		total += r.Count
+	}
+	if total != 1238 {
+		t.Errorf("records sum to %d goroutines, want 1238", total)
+	}
+	for labels, want := range map[string]int64{
+		"[{svc users}]": 1200, "[{odd key x y} {svc admin}]": 34, "[]": 3,
+		fmt.Sprint(d.Routines[0].Labels): 1,
+	} {
+		if counts[labels] != want {
+			t.Errorf("label set %s: %d goroutines, want %d (all: %v)", labels, counts[labels], want, counts)
+		}
 	}
 }

@@ -2,6 +2,8 @@ package formats
 
 import (
 	"bytes"
+	"fmt"
+	"strings"
 	"testing"
 )
 
@@ -202,5 +204,32 @@ func TestTextWriterRaceAfterGoroutines(t *testing.T) {
 		"goroutine 2 [sleep]:\n"
 	if got := writeText(t, d); got != want {
 		t.Errorf("got %q\nwant %q", got, want)
+	}
+}
+
+// TestTextWriterDebug1Dump writes a dump read from debug=1 text back as
+// debug=1 text, which reads back with the same counts.
+func TestTextWriterDebug1Dump(t *testing.T) {
+	tab := NewTable()
+	f := fixtureFrame(tab, "main.f", "/x.go", 3, 0x10)
+	g := fixtureFrame(tab, "main.g", "/x.go", 9, 0x22)
+	d := &Dump{Source: Source{Kind: KindGoDebug1}, Total: 7, Routines: []*Routine{
+		{Count: 5, Stack: tab.Stack([]*Frame{f}, false, 0, 0)},
+		{Count: 2, Stack: tab.Stack([]*Frame{g, f}, false, 0, 0), Labels: tab.Labels(Labels{{"k", "v"}})},
+	}}
+	out := writeText(t, d)
+	if !strings.HasPrefix(out, "goroutine profile: total 7\n") {
+		t.Fatalf("not debug=1 text:\n%s", out)
+	}
+	dumps, err := ReadAll(strings.NewReader(out), ReadOptions{})
+	if err != nil || len(dumps) != 1 || dumps[0].Source.Kind != KindGoDebug1 {
+		t.Fatalf("read back: %v, %v", dumps, err)
+	}
+	var got []string
+	for _, r := range dumps[0].Routines {
+		got = append(got, fmt.Sprintf("%d %d %v", r.Count, len(r.Frames()), r.Labels))
+	}
+	if want := "[5 1 [] 2 2 [{k v}]]"; fmt.Sprint(got) != want {
+		t.Errorf("records %v, want %s", got, want)
 	}
 }
