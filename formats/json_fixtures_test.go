@@ -103,7 +103,7 @@ func fixtureGoDump(t *Table) *Dump {
 				Values: t.Values([]FrameValue{{Args: ""}, {}}),
 			},
 			{
-				ID: 1, Count: 1, Race: &RaceAccess{Report: 1, Role: "Previous read", Addr: 0xc000014100, Main: true},
+				ID: 0, Count: 1, Race: &RaceAccess{Report: 1, Role: "Previous read", Addr: 0xc000014100, Main: true},
 				Stack: t.Stack([]*Frame{mainf}, false, 0, 0),
 			},
 			{

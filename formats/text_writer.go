@@ -11,15 +11,16 @@ import (
 // debug=1 text and JVM dumps as jstack text: each is written by its own
 // format's encoder, chosen per dump.
 type textEncoder struct {
-	w      io.Writer
-	buf    []byte
-	deleg  Encoder // the current dump's encoder; nil for traceback text
-	debug1 Encoder
-	jvm    Encoder
-	dumps  int  // dumps written so far
-	n      int  // routines written in the current dump
-	race   bool // a race report block is open
-	report int  // its report number
+	w        io.Writer
+	buf      []byte
+	deleg    Encoder // the current dump's encoder; nil for traceback text
+	debug1   Encoder
+	jvm      Encoder
+	dumps    int  // dumps written so far
+	n        int  // routines written in the current dump
+	race     bool // a race report block is open
+	preamble bool // the current dump has a preamble
+	report   int  // its report number
 }
 
 func newTextEncoder(w io.Writer) Encoder {
@@ -52,7 +53,7 @@ func (e *textEncoder) BeginDump(d *Dump) error {
 		}
 		return e.deleg.BeginDump(d)
 	}
-	e.n, e.race = 0, false
+	e.n, e.race, e.preamble = 0, false, len(d.Preamble) > 0
 	b := e.buf
 	if !first {
 		b = append(b, '\n')
@@ -84,7 +85,7 @@ func (e *textEncoder) WriteRoutine(r *Routine) error {
 		if e.n > 0 {
 			b = append(b, '\n')
 		}
-		b = appendTextRoutine(b, r)
+		b = appendTextRoutine(b, r, e.n == 0 && e.preamble)
 	}
 	e.n++
 	e.buf = b
@@ -117,9 +118,19 @@ func (e *textEncoder) flush() error {
 }
 
 // appendTextRoutine appends a goroutine in traceback form: header, frames,
-// elision marker, creator, ancestors.
-func appendTextRoutine(b []byte, r *Routine) []byte {
-	b = appendTextHeader(b, r)
+// elision marker, creator, ancestors. Two routines the runtime prints
+// without a goroutine header keep their form: a throw's system stack
+// (`runtime stack:`, read as goroutine 0 in state "runtime stack") and,
+// right after the preamble, the crashing thread's frames of old signal
+// dumps (goroutine 0, no state).
+func appendTextRoutine(b []byte, r *Routine, afterPreamble bool) []byte {
+	switch {
+	case r.ID == 0 && r.State == "runtime stack" && textHeaderless(r):
+		b = append(b, "runtime stack:\n"...)
+	case r.ID == 0 && r.State == "" && afterPreamble && textHeaderless(r) && len(r.Frames()) > 0 && !r.Frames()[0].Native:
+	default:
+		b = appendTextHeader(b, r)
+	}
 	if r.Unavailable {
 		b = append(b, "\tgoroutine running on other thread; stack unavailable\n"...)
 	}
@@ -138,6 +149,13 @@ func appendTextRoutine(b []byte, r *Routine) []byte {
 		}
 	}
 	return b
+}
+
+// textHeaderless reports whether a header would say nothing about r but
+// its id and state.
+func textHeaderless(r *Routine) bool {
+	return !r.HasGP && !r.Leaked && !r.Scan && !r.Durable && r.WaitMinutes == 0 && !r.Locked &&
+		r.Bubble == 0 && len(r.Labels) == 0 && !r.Unavailable
 }
 
 // appendTextHeader appends `goroutine N [gp=… m=… mp=…] [state…]:`, the
@@ -228,6 +246,15 @@ func appendTextElision(b []byte, s *Stack) []byte {
 
 // appendTextFrame appends `func(args)` and its `\tfile:line +0x…` line.
 func appendTextFrame(b []byte, f *Frame, v *FrameValue) []byte {
+	if f.Native && f.Func == "non-Go function" && f.File == "" && f.Line == 0 && !f.HasOffset {
+		// A cgo frame the runtime could not symbolize: one line.
+		b = append(b, "non-Go function"...)
+		if v != nil && v.PC != 0 {
+			b = append(b, " at pc=0x"...)
+			b = strconv.AppendUint(b, v.PC, 16)
+		}
+		return append(b, '\n')
+	}
 	b = append(b, f.Func...)
 	switch {
 	case f.Native:
@@ -254,25 +281,29 @@ func appendTextLocation(b []byte, f *Frame, v *FrameValue, indent string) []byte
 		return b
 	}
 	b = append(b, indent...)
-	b = append(b, f.File...)
-	b = append(b, ':')
-	b = strconv.AppendInt(b, int64(f.Line), 10)
+	sep := ""
+	if f.File != "" || f.Line != 0 || f.HasOffset {
+		b = append(b, f.File...)
+		b = append(b, ':')
+		b = strconv.AppendInt(b, int64(f.Line), 10)
+		sep = " "
+	}
 	if f.HasOffset {
 		b = append(b, " +0x"...)
 		b = strconv.AppendUint(b, f.Offset, 16)
 	}
 	if hasValues {
-		if v.FP != 0 {
-			b = append(b, " fp=0x"...)
-			b = strconv.AppendUint(b, v.FP, 16)
-		}
-		if v.SP != 0 {
-			b = append(b, " sp=0x"...)
-			b = strconv.AppendUint(b, v.SP, 16)
-		}
-		if v.PC != 0 {
-			b = append(b, " pc=0x"...)
-			b = strconv.AppendUint(b, v.PC, 16)
+		// `\tpc=0x…` alone: a cgo frame without a file.
+		for _, a := range [...]struct {
+			name string
+			v    uint64
+		}{{"fp=0x", v.FP}, {"sp=0x", v.SP}, {"pc=0x", v.PC}} {
+			if a.v != 0 {
+				b = append(b, sep...)
+				b = append(b, a.name...)
+				b = strconv.AppendUint(b, a.v, 16)
+				sep = " "
+			}
 		}
 	}
 	return append(b, '\n')

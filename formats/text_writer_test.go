@@ -139,6 +139,14 @@ func TestTextWriterForms(t *testing.T) {
 			"goroutine 6 [syscall]:\nc_sleep\n\tsleep.c:12 pc=0x4012ab\n"},
 		{"label quoting", &Routine{ID: 2, State: "select", Labels: Labels{{"k", "tab\there 🙂 \x7f"}}, Stack: tab.Stack(nil, false, 0, 0)},
 			`goroutine 2 [select labels:{"k": "tab\there \U0001f642 \u007f"}]:` + "\n"},
+		{"non-Go function", &Routine{ID: 6, State: "syscall", Stack: tab.Stack([]*Frame{tab.Frame(Frame{Func: "non-Go function", Native: true}), f}, false, 0, 0),
+			Values: tab.Values([]FrameValue{{PC: 0x4a7e0f}, {}})},
+			"goroutine 6 [syscall]:\nnon-Go function at pc=0x4a7e0f\nmain.f()\n\t/x.go:3 +0x10\n"},
+		{"cgo frame without file", &Routine{ID: 6, State: "syscall", Stack: tab.Stack([]*Frame{tab.Frame(Frame{Func: "c_loop", Native: true})}, false, 0, 0),
+			Values: tab.Values([]FrameValue{{PC: 0x4012ab}})},
+			"goroutine 6 [syscall]:\nc_loop\n\tpc=0x4012ab\n"},
+		{"system stack", &Routine{ID: 0, State: "runtime stack", Stack: tab.Stack([]*Frame{f}, false, 0, 0)},
+			"runtime stack:\nmain.f()\n\t/x.go:3 +0x10\n"},
 		{"old creator", &Routine{ID: 3, State: "IO wait", CreatedBy: f, Stack: tab.Stack(nil, false, 0, 0)},
 			"goroutine 3 [IO wait]:\ncreated by main.f\n\t/x.go:3 +0x10\n"},
 	} {
@@ -162,6 +170,23 @@ func TestTextWriterSeparatesDumps(t *testing.T) {
 		"goroutine 2 [sleep]:\nmain.f()\n\t/x.go:3 +0x10\n\n" +
 		"goroutine 1 [running]:\nmain.f()\n\t/x.go:3 +0x10\n"
 	if got := writeText(t, d1, d2); got != want {
+		t.Errorf("got %q\nwant %q", got, want)
+	}
+}
+
+// TestTextWriterHeaderlessRoutine writes the frames an old signal dump
+// printed right after its preamble without a goroutine header.
+func TestTextWriterHeaderlessRoutine(t *testing.T) {
+	tab := NewTable()
+	f := fixtureFrame(tab, "runtime.notetsleepg", "/go/src/pkg/runtime/lock_futex.c", 190, 0x46)
+	d := &Dump{Preamble: []string{"SIGABRT: abort", "PC=0x424dd1"}, Routines: []*Routine{
+		{ID: 0, Stack: tab.Stack([]*Frame{f}, false, 0, 0), Values: tab.Values([]FrameValue{{Args: "0x649aa0", FP: 0x2ba270d3ff48}})},
+		{ID: 0, Stack: tab.Stack([]*Frame{f}, false, 0, 0)},
+	}}
+	want := "SIGABRT: abort\nPC=0x424dd1\n\n" +
+		"runtime.notetsleepg(0x649aa0)\n\t/go/src/pkg/runtime/lock_futex.c:190 +0x46 fp=0x2ba270d3ff48\n\n" +
+		"goroutine 0 []:\nruntime.notetsleepg()\n\t/go/src/pkg/runtime/lock_futex.c:190 +0x46\n"
+	if got := writeText(t, d); got != want {
 		t.Errorf("got %q\nwant %q", got, want)
 	}
 }
