@@ -9,7 +9,7 @@ import (
 
 var _ io.Writer
 
-func newJVMTextDecoder(in *Input, opts ReadOptions) decoder { return pendingCodec{} }
+
 
 func newJVMJSONDecoder(in *Input, opts ReadOptions) decoder { return pendingCodec{} }
 func newJVMTextEncoder(w io.Writer) Encoder                 { return pendingCodec{} }
