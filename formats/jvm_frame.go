@@ -152,8 +152,9 @@ func parseJVMObject(obj []byte) (addr, class string) {
 			return jvmSplitIdentity(obj[1:])
 		}
 		inside, rest := obj[1:end], bytes.TrimSpace(obj[end+1:])
-		if r, ok := bytes.CutPrefix(rest, []byte("(a ")); ok {
-			class = string(bytes.TrimSuffix(r, []byte(")")))
+		// "(a X)" normally follows at once; tolerate text spliced in between.
+		if i := bytes.LastIndex(rest, []byte("(a ")); i >= 0 {
+			class = string(bytes.TrimSuffix(rest[i+3:], []byte(")")))
 		}
 		switch string(inside) {
 		case "owner is scalar replaced", "no object reference available":

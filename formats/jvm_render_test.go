@@ -46,7 +46,7 @@ func renderJVM(dumps []*Dump) string {
 }
 
 func renderJVMRoutine(b *strings.Builder, r *Routine) {
-	fmt.Fprintf(b, "routine id=%d name=%q state=%q count=%d line=%d", r.ID, r.Name, r.State, r.Count, r.Line)
+	fmt.Fprintf(b, "routine id=%d name=%q state=%q count=%d hdr=%d", r.ID, r.Name, r.State, r.Count, r.Line)
 	if th := r.Thread; th != nil {
 		for _, f := range []struct {
 			name string
