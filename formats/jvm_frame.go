@@ -97,6 +97,7 @@ var jvmLockPrefixes = []struct {
 	{"locked ", LockHeld},
 	{"waiting to lock ", LockWaitEnter},
 	{"waiting to re-lock in wait() ", LockWaitEnter},
+	{"blocked on ", LockWaitEnter}, // ThreadInfo.toString
 	{"waiting on ", LockWaitOn},
 	{"parking to wait for ", LockParked},
 	{"eliminated ", LockEliminated},
@@ -114,7 +115,7 @@ var jvmLockPrefixes = []struct {
 //	locked java.io.BufferedInputStream@5284339c            (VisualVM, ThreadInfo)
 //	<0x000000069e01ad98> (a java.util.concurrent.locks.ReentrantLock$NonfairSync)  (ownable synchronizer)
 //
-// "waiting to re-lock in wait()" is read as LockWaitEnter: the thread is
+// "waiting to re-lock in wait()" and ThreadInfo's "blocked on" are read as LockWaitEnter: the thread is
 // blocked entering the monitor again. ok is false for "None" and for text
 // that is not a lock line.
 func parseJVMLock(text []byte) (l Lock, ok bool) {

@@ -17,7 +17,9 @@ type jvmHeader struct {
 	lock     []byte // "WAITING on X" object (ThreadInfo)
 	bracket  bool   // the header ends with "[0x…]": a Java thread
 	toFile   bool   // Thread.dump_to_file form: frames are StackTraceElements
-	hotspotN bool   // the name was followed by a HotSpot token
+	// threadInfo is set for ThreadInfo.toString headers, whose "waiting
+	// on" lines also stand for parking.
+	threadInfo bool
 }
 
 // parseJVMHeader parses a thread header line. It accepts
@@ -26,7 +28,7 @@ type jvmHeader struct {
 //	"VM Thread" os_prio=0 cpu=2.42ms elapsed=5.08s tid=0x… nid=0x1abb runnable
 //	"Reference Handler" daemon prio=10 tid=0x0811e400 nid=0x5ba5 in Object.wait() [0xd075a000..0xd075af30]
 //	"Timer-180" - Thread t@332                                  (VisualVM)
-//	"pool-1-thread-2" Id=76 WAITING on java.lang.Object@5a679233  (ThreadInfo.toString)
+//	"juc-1" daemon prio=5 Id=14 WAITING on java.util…NonfairSync@548c4f57 owned by "juc-2" Id=15  (ThreadInfo.toString)
 //	#23 "name" virtual WAITING 2026-01-05T06:31:54.844839Z     (Thread.dump_to_file)
 //
 // ok is false when the line is not a thread header (for example the
@@ -70,7 +72,6 @@ func parseJVMHotSpotHeader(line []byte) (h jvmHeader, ok bool) {
 	if r, ok := bytes.CutPrefix(rest, []byte("Id=")); ok {
 		return parseJVMThreadInfoHeader(h, r)
 	}
-	h.hotspotN = true
 	h.readTokens(rest)
 	return h, true
 }
@@ -99,6 +100,11 @@ func jvmHeaderToken(b []byte) bool {
 // keeps the rest of the line as the detail.
 func (h *jvmHeader) readTokens(rest []byte) {
 	for len(rest) > 0 {
+		if r, ok := bytes.CutPrefix(rest, []byte("Id=")); ok {
+			// ThreadInfo.toString: `"name" daemon prio=5 Id=14 WAITING on …`.
+			*h, _ = parseJVMThreadInfoHeader(*h, r)
+			return
+		}
 		tok := rest
 		if i := bytes.IndexByte(rest, ' '); i >= 0 {
 			tok = rest[:i]
@@ -180,7 +186,7 @@ func parseJVMThreadInfoHeader(h jvmHeader, r []byte) (jvmHeader, bool) {
 	if !ok {
 		return h, false
 	}
-	h.id, h.hasID = n, true
+	h.id, h.hasID, h.threadInfo = n, true, true
 	h.state = word()
 	if rest, ok := bytes.CutPrefix(bytes.TrimLeft(r, " "), []byte("on ")); ok {
 		r = rest

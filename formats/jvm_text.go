@@ -3,6 +3,7 @@ package formats
 import (
 	"bytes"
 	"io"
+	"strings"
 )
 
 // jvmTextDecoder reads HotSpot thread dumps (jstack, jcmd Thread.print,
@@ -274,7 +275,7 @@ func (d *jvmTextDecoder) start(h jvmHeader) {
 		r.State = d.t.Bytes(h.state)
 		b.hasState = true
 	}
-	b.r, b.hasID, b.bracket, b.toFile = r, h.hasID, h.bracket, h.toFile
+	b.r, b.hasID, b.bracket, b.toFile, b.threadInfo = r, h.hasID, h.bracket, h.toFile, h.threadInfo
 	if len(h.lock) > 0 {
 		b.headLock, b.hasHeadLock = d.headLock(r.State, h.lock), true
 	}
@@ -412,6 +413,9 @@ func (d *jvmTextDecoder) lock(text []byte) *ParseError {
 	if len(b.frames) == 0 {
 		return d.lr.errorf("lock line before any frame")
 	}
+	if b.threadInfo && l.Kind == LockWaitOn && strings.HasPrefix(l.Class, "java.util.concurrent.") {
+		l.Kind = LockParked
+	}
 	b.locks = append(b.locks, l)
 	b.lockAt = append(b.lockAt, int32(len(b.frames)-1))
 	return nil
@@ -477,6 +481,7 @@ type jvmThreadBuilder struct {
 	hasState    bool
 	bracket     bool // header ends with "[0x…]": a Java thread
 	toFile      bool // Thread.dump_to_file: bare StackTraceElement frames
+	threadInfo  bool // ThreadInfo.toString: "waiting on" a j.u.c lock is parking
 	inSync      bool // after "Locked ownable synchronizers:"
 	blank       bool // a blank line since the last frame
 	elided      bool

@@ -8,16 +8,18 @@ import (
 	"testing"
 )
 
-// jvmCorpusText lists the JVM text dumps of the corpus.
+// jvmCorpusText lists the JVM text dumps of the corpus and of testdata/jvm.
 func jvmCorpusText(t testing.TB) []string {
 	t.Helper()
 	var files []string
-	for _, pat := range []string{"*.txt", "*.log"} {
-		m, err := filepath.Glob(filepath.Join("..", "testdata", "corpus", "jvm", pat))
-		if err != nil {
-			t.Fatal(err)
+	for _, dir := range []string{filepath.Join("..", "testdata", "corpus", "jvm"), filepath.Join("..", "testdata", "jvm")} {
+		for _, pat := range []string{"*.txt", "*.log"} {
+			m, err := filepath.Glob(filepath.Join(dir, pat))
+			if err != nil {
+				t.Fatal(err)
+			}
+			files = append(files, m...)
 		}
-		files = append(files, m...)
 	}
 	if len(files) == 0 {
 		t.Fatal("no JVM corpus files")
