@@ -8,15 +8,15 @@ import (
 
 // jvmHeader is what a thread header line says.
 type jvmHeader struct {
-	name     []byte
-	id       int64
-	hasID    bool
-	th       Thread // fields read from the header; Detail not set
-	detail   []byte // unmodelled rest, verbatim
-	state    []byte // state given on the header (Thread.dump_to_file 25+, ThreadInfo)
-	lock     []byte // "WAITING on X" object (ThreadInfo)
-	bracket  bool   // the header ends with "[0x…]": a Java thread
-	toFile   bool   // Thread.dump_to_file form: frames are StackTraceElements
+	name    []byte
+	id      int64
+	hasID   bool
+	th      Thread // fields read from the header; Detail not set
+	detail  []byte // unmodelled rest, verbatim
+	state   []byte // state given on the header (Thread.dump_to_file 25+, ThreadInfo)
+	lock    []byte // "WAITING on X" object (ThreadInfo)
+	bracket bool   // the header ends with "[0x…]": a Java thread
+	toFile  bool   // Thread.dump_to_file form: frames are StackTraceElements
 	// threadInfo is set for ThreadInfo.toString headers, whose "waiting
 	// on" lines also stand for parking.
 	threadInfo bool
