@@ -163,14 +163,19 @@ func (e *jvmTextEncoder) appendThread(b []byte, r *Routine, v *Routine) []byte {
 }
 
 // appendJVMHeader writes `"name" #id [osid] virtual daemon prio=5 os_prio=0
-// cpu=…ms elapsed=…s <detail>`.
+// cpu=…ms elapsed=…s <detail>`, the tokens in the order the reader takes
+// them (see jvmTokenPos).
 func appendJVMHeader(b []byte, r *Routine, th *Thread) []byte {
 	b = append(b, '"')
 	b = append(b, r.Name...)
 	b = append(b, '"')
-	if r.ID != 0 {
+	last := -1 // position of the last token written
+	// A thread with no id, state, frames or "[0x…]" reads back as a
+	// native (VM) thread; a Java thread without an id gets "#0".
+	if r.ID != 0 || (!th.Native && !th.Virtual && r.State == "" && len(r.Frames()) == 0 && !strings.HasSuffix(th.Detail, "]")) {
 		b = append(b, " #"...)
 		b = strconv.AppendInt(b, r.ID, 10)
+		last = jvmPosID
 	}
 	nid := strings.Index(th.Detail, "nid=")
 	if th.OSID != 0 && (nid < 0 || (r.ID != 0 && !strings.HasPrefix(th.Detail[nid+4:], "0x"))) {
@@ -178,25 +183,33 @@ func appendJVMHeader(b []byte, r *Routine, th *Thread) []byte {
 		b = append(b, " ["...)
 		b = strconv.AppendInt(b, th.OSID, 10)
 		b = append(b, ']')
+		last = jvmPosOSID
 	}
 	if th.Virtual {
 		b = append(b, " virtual"...)
+		last = jvmPosVirtual
 	}
 	if th.Daemon {
 		b = append(b, " daemon"...)
+		last = jvmPosDaemon
 	}
 	if th.Priority != 0 {
 		b = append(b, " prio="...)
 		b = strconv.AppendInt(b, int64(th.Priority), 10)
+		last = jvmPosPrio
 	}
 	timed := th.CPU != 0 || th.Elapsed != 0
 	// os_prio arrived in JDK 8 together with "#id"; JDK 11 added cpu=.
 	if th.OSPrio != 0 || timed || (r.ID != 0 && th.Priority != 0 && strings.Contains(th.Detail, "tid=")) ||
-		(th.Native && th.Priority == 0 && strings.HasPrefix(th.Detail, "tid=")) {
+		(th.Native && th.Priority == 0 && strings.HasPrefix(th.Detail, "tid=")) || last < 0 {
 		b = append(b, " os_prio="...)
 		b = strconv.AppendInt(b, int64(th.OSPrio), 10)
+		last = jvmPosOSPrio
 	}
-	if timed {
+	// A detail starting with a token word the reader would still take gets
+	// cpu= and elapsed= before it, after which no token is read.
+	word, _, _ := strings.Cut(th.Detail, " ")
+	if timed || jvmTokenPos([]byte(word)) > last {
 		b = append(b, " cpu="...)
 		b = jvmAppendFixed(b, th.CPU, 1e6)
 		b = append(b, "ms elapsed="...)

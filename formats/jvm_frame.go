@@ -80,7 +80,7 @@ func jvmModuleSplit(fn []byte) int {
 		if i+1 < len(fn) && fn[i+1] >= '0' && fn[i+1] <= '9' {
 			continue
 		}
-		if bytes.IndexByte(fn[:i], '$') >= 0 {
+		if bytes.ContainsAny(fn[:i], "$() \t") {
 			return -1
 		}
 		return i
@@ -154,7 +154,7 @@ func parseJVMObject(obj []byte) (addr, class string) {
 		}
 		inside, rest := obj[1:end], bytes.TrimSpace(obj[end+1:])
 		// "(a X)" normally follows at once; tolerate text spliced in between.
-		if i := bytes.LastIndex(rest, []byte("(a ")); i >= 0 {
+		if i := bytes.Index(rest, []byte("(a ")); i >= 0 {
 			class = string(bytes.TrimSuffix(rest[i+3:], []byte(")")))
 		}
 		switch string(inside) {

@@ -67,13 +67,35 @@ func parseJVMHotSpotHeader(line []byte) (h jvmHeader, ok bool) {
 		// VisualVM: `"name" - Thread t@332`.
 		n, ok := jvmAtoi(bytes.TrimSpace(r))
 		h.id, h.hasID = n, ok
-		return h, true
+		return h, ok
 	}
 	if r, ok := bytes.CutPrefix(rest, []byte("Id=")); ok {
-		return parseJVMThreadInfoHeader(h, r)
+		h, ok = parseJVMThreadInfoHeader(h, r)
+		h.finish()
+		return h, ok
 	}
 	h.readTokens(rest)
+	h.finish()
 	return h, true
+}
+
+// finish derives what the detail says: whether it ends with the "[0x…]"
+// of a Java thread, and the OS thread id of "nid=" when no "[osId]" gave it.
+func (h *jvmHeader) finish() {
+	rest := h.detail
+	h.bracket = len(rest) > 0 && rest[len(rest)-1] == ']'
+	if h.th.OSID != 0 {
+		return
+	}
+	if i := bytes.Index(rest, []byte("nid=")); i >= 0 && (i == 0 || rest[i-1] == ' ') {
+		v := rest[i+4:]
+		if j := bytes.IndexByte(v, ' '); j >= 0 {
+			v = v[:j]
+		}
+		if n, ok := parseJVMNid(v); ok {
+			h.th.OSID = n
+		}
+	}
 }
 
 // jvmHeaderTokens are the words that may follow a thread name.
@@ -96,70 +118,112 @@ func jvmHeaderToken(b []byte) bool {
 	return false
 }
 
-// readTokens reads the modelled tokens after the name, in any order, and
-// keeps the rest of the line as the detail.
+// readTokens reads the modelled tokens after the name and keeps the rest
+// of the line as the detail. Tokens are taken in HotSpot's order only
+// (see jvmTokenPos), so a detail that happens to start with a token word
+// stays detail.
 func (h *jvmHeader) readTokens(rest []byte) {
+	last := -1
 	for len(rest) > 0 {
-		if r, ok := bytes.CutPrefix(rest, []byte("Id=")); ok {
-			// ThreadInfo.toString: `"name" daemon prio=5 Id=14 WAITING on …`.
-			*h, _ = parseJVMThreadInfoHeader(*h, r)
-			return
-		}
 		tok := rest
 		if i := bytes.IndexByte(rest, ' '); i >= 0 {
 			tok = rest[:i]
 		}
+		pos := jvmTokenPos(tok)
+		if pos <= last {
+			break
+		}
+		if pos == jvmPosThreadInfo {
+			// ThreadInfo.toString: `"name" daemon prio=5 Id=14 WAITING on …`.
+			*h, _ = parseJVMThreadInfoHeader(*h, rest[len("Id="):])
+			return
+		}
 		if !h.token(tok) {
 			break
 		}
+		last = pos
 		rest = bytes.TrimLeft(rest[len(tok):], " ")
 	}
-	rest = bytes.TrimRight(rest, " \t")
-	h.detail = rest
-	h.bracket = len(rest) > 0 && rest[len(rest)-1] == ']'
-	if h.th.OSID == 0 {
-		if i := bytes.Index(rest, []byte("nid=")); i >= 0 && (i == 0 || rest[i-1] == ' ') {
-			v := rest[i+4:]
-			if j := bytes.IndexByte(v, ' '); j >= 0 {
-				v = v[:j]
-			}
-			if n, ok := parseJVMNid(v); ok {
-				h.th.OSID = n
-			}
-		}
-	}
+	h.detail = bytes.TrimRight(rest, " \t")
 }
 
-// token applies one header token; false when it is not a modelled one.
-func (h *jvmHeader) token(tok []byte) bool {
+// Positions of the header tokens, in the order HotSpot prints them:
+// `#id [osId] daemon prio= os_prio= cpu= elapsed=`; "virtual" is
+// stackdump's, ThreadInfo.toString puts `Id=` after prio=.
+const (
+	jvmPosID = iota
+	jvmPosOSID
+	jvmPosVirtual
+	jvmPosDaemon
+	jvmPosPrio
+	jvmPosOSPrio
+	jvmPosThreadInfo
+	jvmPosCPU
+	jvmPosElapsed
+)
+
+// jvmTokenPos returns the position of a header token, or -1 for a word
+// that is not one.
+func jvmTokenPos(tok []byte) int {
 	switch {
-	case len(tok) > 1 && tok[0] == '#' && !h.hasID:
+	case len(tok) > 1 && tok[0] == '#':
+		return jvmPosID
+	case len(tok) > 2 && tok[0] == '[' && tok[len(tok)-1] == ']':
+		return jvmPosOSID
+	case string(tok) == "virtual":
+		return jvmPosVirtual
+	case string(tok) == "daemon":
+		return jvmPosDaemon
+	case bytes.HasPrefix(tok, []byte("prio=")):
+		return jvmPosPrio
+	case bytes.HasPrefix(tok, []byte("os_prio=")):
+		return jvmPosOSPrio
+	case bytes.HasPrefix(tok, []byte("Id=")):
+		return jvmPosThreadInfo
+	case bytes.HasPrefix(tok, []byte("cpu=")):
+		return jvmPosCPU
+	case bytes.HasPrefix(tok, []byte("elapsed=")):
+		return jvmPosElapsed
+	}
+	return -1
+}
+
+// token applies one header token; false when its value does not parse.
+func (h *jvmHeader) token(tok []byte) bool {
+	switch jvmTokenPos(tok) {
+	case jvmPosID:
 		n, ok := jvmAtoi(tok[1:])
 		h.id, h.hasID = n, ok
 		return ok
-	case len(tok) > 2 && tok[0] == '[' && tok[len(tok)-1] == ']':
+	case jvmPosOSID:
 		n, ok := jvmAtoi(tok[1 : len(tok)-1])
 		if ok {
 			h.th.OSID = n
 		}
 		return ok
-	case string(tok) == "daemon":
+	case jvmPosDaemon:
 		h.th.Daemon = true
-	case string(tok) == "virtual":
+	case jvmPosVirtual:
 		h.th.Virtual = true
-	case bytes.HasPrefix(tok, []byte("prio=")):
+	case jvmPosPrio:
 		n, ok := jvmAtoiSigned(tok[5:])
 		h.th.Priority = int(n)
 		return ok
-	case bytes.HasPrefix(tok, []byte("os_prio=")):
+	case jvmPosOSPrio:
 		n, ok := jvmAtoiSigned(tok[8:])
 		h.th.OSPrio = int(n)
 		return ok
-	case bytes.HasPrefix(tok, []byte("cpu=")) && bytes.HasSuffix(tok, []byte("ms")):
+	case jvmPosCPU:
+		if !bytes.HasSuffix(tok, []byte("ms")) {
+			return false
+		}
 		d, ok := jvmParseFixed(tok[4:len(tok)-2], time.Millisecond)
 		h.th.CPU = d
 		return ok
-	case bytes.HasPrefix(tok, []byte("elapsed=")) && bytes.HasSuffix(tok, []byte("s")):
+	case jvmPosElapsed:
+		if !bytes.HasSuffix(tok, []byte("s")) {
+			return false
+		}
 		d, ok := jvmParseFixed(tok[8:len(tok)-1], time.Second)
 		h.th.Elapsed = d
 		return ok
@@ -208,13 +272,33 @@ func parseJVMToFileHeader(line []byte) (h jvmHeader, ok bool) {
 		return h, false
 	}
 	rest := line[sp+1:]
-	end := bytes.LastIndexByte(rest, '"')
-	if len(rest) < 2 || rest[0] != '"' || end < 1 {
+	if len(rest) < 2 || rest[0] != '"' {
 		return h, false
 	}
+	// The name ends at the first quote followed by the end of the line or
+	// by what may follow a name; failing that, at the last quote.
+	body, end := rest[1:], -1
+	for off := 0; ; {
+		i := bytes.IndexByte(body[off:], '"')
+		if i < 0 {
+			break
+		}
+		i += off
+		after := body[i+1:]
+		if len(after) == 0 || (after[0] == ' ' && jvmToFileTail(bytes.TrimLeft(after, " "))) {
+			end = i
+			break
+		}
+		off = i + 1
+	}
+	if end < 0 {
+		if end = bytes.LastIndexByte(body, '"'); end < 0 {
+			return h, false
+		}
+	}
 	h.id, h.hasID, h.toFile = n, true, true
-	h.name = rest[1:end]
-	rest = bytes.TrimLeft(rest[end+1:], " ")
+	h.name = body[:end]
+	rest = bytes.TrimLeft(body[end+1:], " ")
 	if r, ok := bytes.CutPrefix(rest, []byte("virtual")); ok && (len(r) == 0 || r[0] == ' ') {
 		h.th.Virtual = true
 		rest = bytes.TrimLeft(r, " ")
@@ -225,7 +309,22 @@ func parseJVMToFileHeader(line []byte) (h jvmHeader, ok bool) {
 		h.state, rest = rest, nil
 	}
 	h.detail = bytes.TrimSpace(rest)
+	h.finish()
 	return h, true
+}
+
+// jvmToFileTail reports whether b can follow the name of a
+// Thread.dump_to_file header: "virtual", a state, an instant, or a token
+// of a HotSpot header.
+func jvmToFileTail(b []byte) bool {
+	if len(b) > 0 && b[0] >= '0' && b[0] <= '9' || jvmHeaderToken(b) {
+		return true
+	}
+	word := b
+	if i := bytes.IndexByte(b, ' '); i >= 0 {
+		word = b[:i]
+	}
+	return jvmIsThreadState(word)
 }
 
 // jvmIsThreadState reports whether b is a java.lang.Thread.State name.

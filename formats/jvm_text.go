@@ -410,6 +410,9 @@ func (d *jvmTextDecoder) lock(text []byte) *ParseError {
 		return nil
 	}
 	b := d.dst
+	if l.Kind == LockOwnable {
+		return d.lr.errorf("ownable synchronizer outside its section")
+	}
 	if len(b.frames) == 0 {
 		return d.lr.errorf("lock line before any frame")
 	}
