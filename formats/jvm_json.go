@@ -51,7 +51,7 @@ type jvmJSONDecoder struct {
 }
 
 type jvmJSONThread struct {
-	v         gjson.Result
+	raw       string // the thread object
 	container string
 }
 
@@ -72,14 +72,31 @@ func newJVMJSONDecoder(in *Input, opts ReadOptions) decoder {
 	return &jvmJSONDecoder{in: in, max: max, t: t, frames: make(map[string]*Frame)}
 }
 
+// load reads the whole input: in chunks of growing size, then into one
+// string of the exact size, so the input is copied once and no buffer is
+// regrown.
 func (j *jvmJSONDecoder) load() error {
-	var sb strings.Builder
-	n, err := io.Copy(&sb, io.LimitReader(j.in.R, j.max+1))
-	if err != nil {
-		return fmt.Errorf("reading JSON thread dump: %w", err)
+	var chunks [][]byte
+	var total int64
+	for size := 64 << 10; ; size = min(2*size, 16<<20) {
+		buf := make([]byte, size)
+		n, err := io.ReadFull(j.in.R, buf)
+		total += int64(n)
+		if total > j.max {
+			return ErrTooLarge
+		}
+		chunks = append(chunks, buf[:n])
+		if err == io.EOF || err == io.ErrUnexpectedEOF {
+			break
+		}
+		if err != nil {
+			return fmt.Errorf("reading JSON thread dump: %w", err)
+		}
 	}
-	if n > j.max {
-		return ErrTooLarge
+	var sb strings.Builder
+	sb.Grow(int(total))
+	for _, c := range chunks {
+		sb.Write(c)
 	}
 	j.data, j.loaded = sb.String(), true
 	return nil
@@ -109,7 +126,13 @@ func (j *jvmJSONDecoder) nextDump() (*Dump, error) {
 		}
 		j.pos += i + 1
 	}
-	end, complete := jvmJSONValueEnd(j.data, j.pos)
+	// Usually the rest of the input is one valid document; only otherwise
+	// is its end looked for.
+	end, complete, valid := len(j.data), true, gjson.Valid(j.data[j.pos:])
+	if !valid {
+		end, complete = jvmJSONValueEnd(j.data, j.pos)
+		valid = gjson.Valid(j.data[j.pos:end])
+	}
 	j.doc, j.docOff, j.pos = j.data[j.pos:end], j.pos, end
 	td := gjson.Get(j.doc, "threadDump")
 	if !td.IsObject() {
@@ -119,7 +142,7 @@ func (j *jvmJSONDecoder) nextDump() (*Dump, error) {
 	d.Source.Runtime = td.Get("runtimeVersion").String()
 	d.Source.Target = jvmJSONIDString(td.Get("processId"))
 	d.Source.CapturedAt, _ = parseJVMISOTime([]byte(td.Get("time").String()))
-	if !complete || !gjson.Valid(j.doc) {
+	if !valid {
 		d.Truncated = !complete
 		d.Warnings = append(d.Warnings, &ParseError{Line: j.lineAt(j.docOff), Offset: int64(j.docOff),
 			Msg: "malformed or truncated JSON thread dump; reading what can be read"})
@@ -129,7 +152,10 @@ func (j *jvmJSONDecoder) nextDump() (*Dump, error) {
 	td.Get("threadContainers").ForEach(func(_, c gjson.Result) bool {
 		name := j.t.String(c.Get("container").String())
 		c.Get("threads").ForEach(func(_, th gjson.Result) bool {
-			j.threads = append(j.threads, jvmJSONThread{v: th, container: name})
+			j.threads = append(j.threads, jvmJSONThread{raw: th.Raw, container: name})
+			if !strings.Contains(th.Raw, `"parkBlocker"`) {
+				return true
+			}
 			if owner := th.Get("parkBlocker.owner"); owner.Exists() && owner.Type != gjson.Null {
 				if j.owned == nil {
 					j.owned = make(map[int64][]Lock)
@@ -158,6 +184,7 @@ func (j *jvmJSONDecoder) nextRoutine() (*Routine, error) {
 		return nil, errEndOfDump
 	}
 	th := j.threads[j.next]
+	j.threads[j.next] = jvmJSONThread{}
 	j.next++
 	r := j.routine(th)
 	j.d.Total += r.Count
@@ -171,7 +198,8 @@ func (j *jvmJSONDecoder) routine(jt jvmJSONThread) *Routine {
 	r.Count, r.Thread, th.Container = 1, th, jt.container
 	stack := j.stack[:0]
 	locks := j.locks[:0]
-	jt.v.ForEach(func(k, v gjson.Result) bool {
+	thread := gjson.Parse(jt.raw)
+	thread.ForEach(func(k, v gjson.Result) bool {
 		switch k.Str {
 		case "tid":
 			r.ID = v.Int()
@@ -186,11 +214,10 @@ func (j *jvmJSONDecoder) routine(jt jvmJSONThread) *Routine {
 		case "time":
 			th.Detail = strings.Clone(v.String())
 		case "stack":
-			v.ForEach(func(_, s gjson.Result) bool {
-				if f := j.frame(jt.v, s); f != nil {
+			jvmJSONStrings(v, func(raw string) {
+				if f := j.frame(jt.raw, raw); f != nil {
 					stack = append(stack, f)
 				}
-				return true
 			})
 		case "parkBlocker":
 			locks = append(locks, jvmJSONLock{0, j.identityLock(LockParked, v.Get("object"))})
@@ -215,7 +242,7 @@ func (j *jvmJSONDecoder) routine(jt jvmJSONThread) *Routine {
 		return true
 	})
 	r.Stack = j.t.Stack(stack, false, 0, 0)
-	r.Values = j.values(jt.v, stack, locks)
+	r.Values = j.values(jt.raw, stack, locks)
 	if owned := j.owned[r.ID]; len(owned) > 0 {
 		th.Synchronizers = append([]Lock(nil), owned...)
 	}
@@ -226,24 +253,58 @@ func (j *jvmJSONDecoder) routine(jt jvmJSONThread) *Routine {
 	return r
 }
 
-// frame parses and interns one stack element, warning about bad ones.
-func (j *jvmJSONDecoder) frame(thread, s gjson.Result) *Frame {
-	if f, ok := j.frames[s.Raw]; ok {
+// frame parses and interns one stack element given as its raw JSON
+// string, warning about bad ones. Elements are cached by their raw text,
+// so a repeated frame is neither unescaped nor parsed again.
+func (j *jvmJSONDecoder) frame(thread, raw string) *Frame {
+	if f, ok := j.frames[raw]; ok {
 		return f
 	}
-	pf, ok := parseJVMFrame([]byte(s.String()))
+	pf, ok := parseJVMFrame([]byte(gjson.Parse(raw).String()))
 	if !ok {
-		j.warn(thread, "malformed stack element "+s.Raw)
+		j.warn(thread, "malformed stack element "+raw)
 		return nil
 	}
 	f := j.t.Frame(pf)
-	j.frames[s.Raw] = f
+	j.frames[strings.Clone(raw)] = f
 	return f
+}
+
+// jvmJSONStrings calls fn with the raw text (quotes included) of each
+// string of a JSON array, without unescaping them; other elements are
+// skipped.
+func jvmJSONStrings(arr gjson.Result, fn func(raw string)) {
+	s := arr.Raw
+	if !arr.IsArray() {
+		return
+	}
+	for i := 1; i < len(s); i++ {
+		switch s[i] {
+		case '"':
+			k := i + 1
+			for k < len(s) && s[k] != '"' {
+				if s[k] == '\\' {
+					k++
+				}
+				k++
+			}
+			if k >= len(s) {
+				return
+			}
+			fn(s[i : k+1])
+			i = k
+		case '{', '[':
+			end, _ := jvmJSONValueEnd(s, i)
+			i = end - 1
+		case ']':
+			return
+		}
+	}
 }
 
 // values places lock relations on their frames: waits on the top frame,
 // owned monitors at their depth, waits first as jstack prints them.
-func (j *jvmJSONDecoder) values(thread gjson.Result, stack []*Frame, locks []jvmJSONLock) *FrameValues {
+func (j *jvmJSONDecoder) values(thread string, stack []*Frame, locks []jvmJSONLock) *FrameValues {
 	if len(locks) == 0 {
 		return nil
 	}
@@ -280,9 +341,9 @@ func (j *jvmJSONDecoder) values(thread gjson.Result, stack []*Frame, locks []jvm
 }
 
 // warn queues a warning about a thread object.
-func (j *jvmJSONDecoder) warn(thread gjson.Result, msg string) {
+func (j *jvmJSONDecoder) warn(thread string, msg string) {
 	off := j.docOff
-	if i := strings.Index(j.doc, thread.Raw); i >= 0 {
+	if i := strings.Index(j.doc, thread); i >= 0 {
 		off += i
 	}
 	j.warns = append(j.warns, &ParseError{Line: j.lineAt(off), Offset: int64(off), Msg: msg})

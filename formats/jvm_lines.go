@@ -2,7 +2,6 @@ package formats
 
 import (
 	"bufio"
-	"bytes"
 	"errors"
 	"io"
 )
@@ -108,6 +107,11 @@ func (lr *jvmLineReader) errorf(msg string) *ParseError {
 }
 
 func jvmTrimEOL(b []byte) []byte {
-	b = bytes.TrimSuffix(b, []byte{'\n'})
-	return bytes.TrimSuffix(b, []byte{'\r'})
+	if n := len(b); n > 0 && b[n-1] == '\n' {
+		b = b[:n-1]
+	}
+	if n := len(b); n > 0 && b[n-1] == '\r' {
+		b = b[:n-1]
+	}
+	return b
 }

@@ -2,6 +2,7 @@ package formats
 
 import (
 	"bytes"
+	"encoding/binary"
 	"io"
 	"strings"
 )
@@ -44,7 +45,10 @@ type jvmTextDecoder struct {
 	// frame costs one map lookup.
 	frames map[string]*Frame
 	locks  map[string]Lock
-	values []FrameValue // scratch
+	// fvals caches interned frame values by the lock lines that made them
+	// (jvmThreadBuilder.vkey), sparing Table.Values its key building.
+	fvals   map[string]*FrameValues
+	scratch []FrameValue
 }
 
 type jvmPhase uint8
@@ -66,6 +70,7 @@ func newJVMTextDecoder(in *Input, opts ReadOptions) decoder {
 		t:      t,
 		frames: make(map[string]*Frame),
 		locks:  make(map[string]Lock),
+		fvals:  make(map[string]*FrameValues),
 	}
 }
 
@@ -421,6 +426,9 @@ func (d *jvmTextDecoder) lock(text []byte) *ParseError {
 	}
 	b.locks = append(b.locks, l)
 	b.lockAt = append(b.lockAt, int32(len(b.frames)-1))
+	b.vkey = binary.AppendUvarint(b.vkey, uint64(len(b.frames)))
+	b.vkey = append(b.vkey, text...)
+	b.vkey = append(b.vkey, 0)
 	return nil
 }
 
@@ -452,28 +460,44 @@ func (d *jvmTextDecoder) build(b *jvmThreadBuilder) *Routine {
 		r.State = d.t.String(r.State + " on " + b.headLock.Class + b.headLock.Addr)
 	}
 	r.Stack = d.t.Stack(b.frames, b.elided, 0, b.elidedAt)
-	if len(b.locks) > 0 {
-		vs := d.values[:0]
-		for range b.frames {
-			vs = append(vs, FrameValue{})
+	// Lock lines alone decide the values, except where the header adds a
+	// lock or ThreadInfo reads "waiting on" as parking.
+	if len(b.locks) > 0 && !b.hasHeadLock && !b.threadInfo {
+		b.vkey = binary.AppendUvarint(b.vkey, uint64(len(b.frames)))
+		if fv, ok := d.fvals[string(b.vkey)]; ok {
+			r.Values = fv
+		} else {
+			r.Values = d.values(b)
+			d.fvals[string(b.vkey)] = r.Values
 		}
-		for i := 0; i < len(b.locks); {
-			j := i
-			for j < len(b.locks) && b.lockAt[j] == b.lockAt[i] {
-				j++
-			}
-			vs[b.lockAt[i]].Locks = b.locks[i:j]
-			i = j
-		}
-		r.Values = d.t.Values(vs)
-		clear(vs)
-		d.values = vs[:0]
+	} else if len(b.locks) > 0 {
+		r.Values = d.values(b)
 	}
 	if len(b.sync) > 0 {
 		r.Thread.Synchronizers = append([]Lock(nil), b.sync...)
 	}
 	r.Thread.Native = !b.hasID && !b.hasState && len(b.frames) == 0 && !b.bracket && !b.toFile && !r.Thread.Virtual
 	return r
+}
+
+// values interns a thread's lock lines as frame values.
+func (d *jvmTextDecoder) values(b *jvmThreadBuilder) *FrameValues {
+	vs := d.scratch[:0]
+	for range b.frames {
+		vs = append(vs, FrameValue{})
+	}
+	for i := 0; i < len(b.locks); {
+		j := i
+		for j < len(b.locks) && b.lockAt[j] == b.lockAt[i] {
+			j++
+		}
+		vs[b.lockAt[i]].Locks = b.locks[i:j]
+		i = j
+	}
+	fv := d.t.Values(vs)
+	clear(vs)
+	d.scratch = vs[:0]
+	return fv
 }
 
 // jvmThreadBuilder gathers one thread's lines; two are reused (carrier
@@ -495,10 +519,11 @@ type jvmThreadBuilder struct {
 	locks       []Lock
 	lockAt      []int32 // frame index of each lock
 	sync        []Lock
+	vkey        []byte // frame index and text of each lock line: the values' cache key
 }
 
 func (b *jvmThreadBuilder) reset() {
-	*b = jvmThreadBuilder{frames: b.frames[:0], locks: b.locks[:0], lockAt: b.lockAt[:0], sync: b.sync[:0]}
+	*b = jvmThreadBuilder{frames: b.frames[:0], locks: b.locks[:0], lockAt: b.lockAt[:0], sync: b.sync[:0], vkey: b.vkey[:0]}
 }
 
 // waitsAtTop reports whether the top frame already has a wait lock line.
