@@ -26,7 +26,7 @@ import (
 // parseJVMFrame parses the text of a frame after "at " (or a bare
 // StackTraceElement). ok is false when the text is not a frame.
 func parseJVMFrame(text []byte) (f Frame, ok bool) {
-	text = bytes.TrimRight(text, " \t")
+	text = bytes.TrimRight(text, " \t\r")
 	if len(text) < 3 || text[len(text)-1] != ')' {
 		return f, false
 	}

@@ -144,7 +144,7 @@ func (h *jvmHeader) readTokens(rest []byte) {
 		last = pos
 		rest = bytes.TrimLeft(rest[len(tok):], " ")
 	}
-	h.detail = bytes.TrimRight(rest, " \t")
+	h.detail = bytes.TrimRight(rest, " \t\r")
 }
 
 // Positions of the header tokens, in the order HotSpot prints them:

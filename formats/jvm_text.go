@@ -252,7 +252,7 @@ func (d *jvmTextDecoder) deadlockLine(line []byte) *ParseError {
 	case bytes.HasPrefix(line, []byte("Java stack information")):
 		d.ph = jvmPhaseDeadlockStacks
 	case d.ph == jvmPhaseDeadlock:
-		d.d.Preamble = append(d.d.Preamble, string(bytes.TrimRight(line, " \t")))
+		d.d.Preamble = append(d.d.Preamble, string(bytes.TrimRight(line, " \t\r")))
 	default:
 		// Stack part: a real thread header here starts the next dump.
 		if line[0] == '"' {
