@@ -183,7 +183,8 @@ func (d *jvmTextDecoder) line(line []byte) *ParseError {
 	}
 	switch d.ph {
 	case jvmPhaseDeadlock, jvmPhaseDeadlockStacks:
-		return d.deadlockLine(line)
+		d.deadlockLine(line)
+		return nil
 	}
 	if indented {
 		if d.cur == nil || d.ph != jvmPhaseThreads {
@@ -215,7 +216,8 @@ func (d *jvmTextDecoder) line(line []byte) *ParseError {
 	case 'F':
 		if isJVMDeadlockLine(line) {
 			d.finish()
-			return d.deadlockLine(line)
+			d.deadlockLine(line)
+			return nil
 		}
 	}
 	// Junk: log lines, the Threads class SMR list, a Heap summary, a class
@@ -241,7 +243,7 @@ func isJVMDeadlockLine(line []byte) bool {
 
 // deadlockLine keeps the cycle part of a deadlock report in Preamble and
 // skips its "Java stack information" part, which repeats the stacks.
-func (d *jvmTextDecoder) deadlockLine(line []byte) *ParseError {
+func (d *jvmTextDecoder) deadlockLine(line []byte) {
 	switch {
 	case isJVMDeadlockLine(line):
 		d.d.Preamble = append(d.d.Preamble, string(line))
@@ -262,7 +264,6 @@ func (d *jvmTextDecoder) deadlockLine(line []byte) *ParseError {
 			}
 		}
 	}
-	return nil
 }
 
 // start begins a thread from its header.
