@@ -27,6 +27,7 @@ func fixtureGoDump(t *Table) *Dump {
 	anc := t.Frame(Frame{Func: "main.startWorkers.func1", File: "/src/app/main.go", Line: 61, Offset: 0x2b, HasOffset: true, Inlined: true})
 	win := fixtureFrame(t, "main.windows", `C:/Users/dev/app/win.go`, 3, 0x9f)
 	unknown := t.Frame(Frame{Func: "main.odd", File: "??", Line: 0})
+	entry := t.Frame(Frame{Func: "main.entry", File: "/src/app/entry.go", Line: 1, HasOffset: true})
 
 	deep := t.Stack([]*Frame{work, inl, recv, mainf}, true, 103, 2)
 	return &Dump{
@@ -87,7 +88,7 @@ func fixtureGoDump(t *Table) *Dump {
 			},
 			{
 				ID: 9, Count: 1, State: "IO wait", WaitMinutes: 61,
-				Stack: t.Stack([]*Frame{win, unknown}, false, 0, 0),
+				Stack: t.Stack([]*Frame{win, unknown, entry}, false, 0, 0),
 			},
 			{
 				ID: 33, Count: 1, State: "sleep", Inferred: []string{"state", "wait_minutes"}, Stale: true,
@@ -146,7 +147,7 @@ func fixtureJVMDump(t *Table) *Dump {
 			{
 				ID: 31, Count: 1, Name: "", State: "RUNNABLE",
 				Stack:  t.Stack([]*Frame{run}, false, 0, 0),
-				Thread: &Thread{Virtual: true, Carrier: 23, Native: false},
+				Thread: &Thread{Virtual: true, Carrier: 23, Native: true},
 			},
 		},
 	}

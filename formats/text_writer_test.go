@@ -76,6 +76,8 @@ main.windows()
 	C:/Users/dev/app/win.go:3 +0x9f
 main.odd()
 	??:0
+main.entry()
+	/src/app/entry.go:1 +0x0
 
 goroutine 33 [sleep]:
 runtime.gopark()
