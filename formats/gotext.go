@@ -1,7 +1,6 @@
 package formats
 
 import (
-
 	"fmt"
 	"io"
 )
@@ -880,4 +879,3 @@ func trimSpace(b []byte) []byte {
 	}
 	return b
 }
-
