@@ -279,8 +279,8 @@ func parseCall(line []byte) (name, args []byte, form callForm) {
 }
 
 // validFuncName reports whether b can be a Go function name as tracebacks
-// print it: not empty, no spaces except inside {} or [] (type:.eq.struct
-// { … }), not indented.
+// print it: not empty, not indented, no spaces except inside {} or [] or
+// before '{' (type:.eq.struct { a int }).
 func validFuncName(b []byte) bool {
 	if len(b) == 0 || b[0] == ' ' || b[0] == '\t' {
 		return false
@@ -289,14 +289,15 @@ func validFuncName(b []byte) bool {
 		return true
 	}
 	depth := 0
-	for _, c := range b {
+	for i, c := range b {
 		switch c {
 		case '{', '[':
 			depth++
 		case '}', ']':
 			depth--
 		case ' ', '\t':
-			if depth <= 0 {
+			// "struct {", "interface {}" open a brace after a space.
+			if depth <= 0 && (c == '\t' || i+1 >= len(b) || b[i+1] != '{') {
 				return false
 			}
 		}
