@@ -138,7 +138,7 @@ type goEvent struct {
 
 const (
 	maxPreambleLines = 1000
-	ringLines        = 32
+	ringLines        = 64
 	ringLineBytes    = 1024
 )
 
@@ -283,6 +283,9 @@ func (g *goTextDecoder) dispatch(line, raw []byte) {
 // blank ends the open routine (or race access block) and any preamble
 // block.
 func (g *goTextDecoder) blank() {
+	if g.r == nil && g.nRoutines == 0 && !g.replaying {
+		g.ring.add(nil, g.num, g.off) // replayed too: it ends a preamble block
+	}
 	g.preambleOpen = false
 	switch g.st {
 	case stFunc, stSkip:
