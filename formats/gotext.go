@@ -267,7 +267,7 @@ func (g *goTextDecoder) feed(raw []byte) {
 
 // dispatch handles a line that is not the awaited file line.
 func (g *goTextDecoder) dispatch(line, raw []byte) {
-	if isBlank(line) {
+	if isBlankLine(line) {
 		g.blank()
 		return
 	}
@@ -347,7 +347,7 @@ func (g *goTextDecoder) special(line []byte) bool {
 			g.st = stFunc
 			return true
 		}
-		if hasPrefix(line, "[signal ") {
+		if hasPrefixStr(line, "[signal ") {
 			g.preambleLine(line, false)
 			return true
 		}
@@ -356,7 +356,7 @@ func (g *goTextDecoder) special(line []byte) bool {
 			g.startRoutine(0, g.t.String("runtime stack"))
 			return true
 		}
-		if hasPrefix(line, "runtime: ") {
+		if hasPrefixStr(line, "runtime: ") {
 			g.preambleLine(line, true)
 			return true
 		}
@@ -375,12 +375,12 @@ func (g *goTextDecoder) special(line []byte) bool {
 			return true
 		}
 	case 'P':
-		if hasPrefix(line, "PC=") {
+		if hasPrefixStr(line, "PC=") {
 			g.preambleLine(line, false)
 			return true
 		}
 	case 's':
-		if hasPrefix(line, "signal arrived during ") {
+		if hasPrefixStr(line, "signal arrived during ") {
 			g.preambleLine(line, false)
 			return true
 		}
@@ -401,7 +401,7 @@ func (g *goTextDecoder) special(line []byte) bool {
 // indented handles a line starting with a tab or a space that is not an
 // awaited file line.
 func (g *goTextDecoder) indented(line []byte) bool {
-	trimmed := trimSpace(line)
+	trimmed := trimBlanks(line)
 	if g.r != nil && isUnavailable(trimmed) {
 		g.r.Unavailable = true
 		return true
@@ -657,8 +657,8 @@ func (g *goTextDecoder) fileMissing() {
 	case c.form == callNonGo:
 		// `non-Go function at pc=0x…` stands alone.
 		var pc uint64
-		if k := lastIndex(c.text, " pc=0x"); k >= 0 {
-			pc, _ = parseHex(c.text[k+len(" pc=0x"):])
+		if k := lastIndexStr(c.text, " pc=0x"); k >= 0 {
+			pc, _ = scanHex(c.text[k+len(" pc=0x"):])
 		}
 		g.addFrame(g.t.Frame(Frame{Func: "non-Go function", Native: true}), nil, 0, 0, pc)
 	case c.form == callBare || c.form == callBad:
@@ -823,19 +823,19 @@ func endsAtRoot(frames []*Frame) bool {
 func isPreambleStart(line []byte) bool {
 	switch line[0] {
 	case 'p':
-		return hasPrefix(line, "panic: ")
+		return hasPrefixStr(line, "panic: ")
 	case 'f':
-		return hasPrefix(line, "fatal error: ") || hasPrefix(line, "fatal: ")
+		return hasPrefixStr(line, "fatal error: ") || hasPrefixStr(line, "fatal: ")
 	case 'r':
-		return hasPrefix(line, "runtime: ")
+		return hasPrefixStr(line, "runtime: ")
 	case 'u':
-		return hasPrefix(line, "unexpected fault address ") || hasPrefix(line, "unexpected signal ")
+		return hasPrefixStr(line, "unexpected fault address ") || hasPrefixStr(line, "unexpected signal ")
 	case 'E':
-		return hasPrefix(line, "Exception 0x")
+		return hasPrefixStr(line, "Exception 0x")
 	case 'S':
 		// SIGQUIT: quit, SIGSEGV: segmentation violation, SIGABRT: abort
 		i := 3
-		if !hasPrefix(line, "SIG") {
+		if !hasPrefixStr(line, "SIG") {
 			return false
 		}
 		for i < len(line) && (line[i] >= 'A' && line[i] <= 'Z' || line[i] >= '0' && line[i] <= '9') {
@@ -862,9 +862,9 @@ func isRaceSeparator(line []byte) bool {
 	return true
 }
 
-func hasPrefix(b []byte, p string) bool { return len(b) >= len(p) && string(b[:len(p)]) == p }
+func hasPrefixStr(b []byte, p string) bool { return len(b) >= len(p) && string(b[:len(p)]) == p }
 
-func lastIndex(b []byte, s string) int {
+func lastIndexStr(b []byte, s string) int {
 	for i := len(b) - len(s); i >= 0; i-- {
 		if string(b[i:i+len(s)]) == s {
 			return i
@@ -873,7 +873,7 @@ func lastIndex(b []byte, s string) int {
 	return -1
 }
 
-func trimSpace(b []byte) []byte {
+func trimBlanks(b []byte) []byte {
 	for len(b) > 0 && (b[0] == ' ' || b[0] == '\t') {
 		b = b[1:]
 	}

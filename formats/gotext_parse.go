@@ -51,7 +51,7 @@ func parseHeader(line []byte, h *goHeader) bool {
 	}
 	*h = goHeader{}
 	i := len(pfx)
-	id, n := parseUint(line[i:])
+	id, n := scanUint(line[i:])
 	if n == 0 || i+n >= len(line) || line[i+n] != ' ' {
 		return false
 	}
@@ -85,7 +85,7 @@ func parseHeader(line []byte, h *goHeader) bool {
 // parseGP parses ` gp=0x… m=N mp=0x… ` or `gp=0x… m=nil ` starting at
 // line[i] ("gp=") and returns the index of the '[' that follows.
 func parseGP(line []byte, i int, h *goHeader) (int, bool) {
-	gp, n := parseHexPrefixed(line[i+len("gp="):])
+	gp, n := scanHexPrefixed(line[i+len("gp="):])
 	if n == 0 {
 		return 0, false
 	}
@@ -99,7 +99,7 @@ func parseGP(line []byte, i int, h *goHeader) (int, bool) {
 		h.M = -1
 		i += len("nil")
 	} else {
-		m, n := parseUint(line[i:])
+		m, n := scanUint(line[i:])
 		if n == 0 {
 			return 0, false
 		}
@@ -107,7 +107,7 @@ func parseGP(line []byte, i int, h *goHeader) (int, bool) {
 		i += n
 	}
 	if bytes.HasPrefix(line[i:], []byte(" mp=")) {
-		mp, n := parseHexPrefixed(line[i+len(" mp="):])
+		mp, n := scanHexPrefixed(line[i+len(" mp="):])
 		if n == 0 {
 			return 0, false
 		}
@@ -130,11 +130,11 @@ func headerEnd(line []byte, from int) (end int, labels []byte, quoted, ok bool) 
 			i = skipQuoted(line, i)
 		case ']':
 			rest := line[i+1:]
-			if len(rest) > 0 && rest[0] == ':' && isBlank(rest[1:]) {
+			if len(rest) > 0 && rest[0] == ':' && isBlankLine(rest[1:]) {
 				return i, nil, false, true
 			}
 			if len(rest) > 2 && rest[0] == ' ' && rest[1] == '{' {
-				if close := labelsEnd(rest, 2); close > 0 && close+1 < len(rest) && rest[close+1] == ':' && isBlank(rest[close+2:]) {
+				if close := labelsEnd(rest, 2); close > 0 && close+1 < len(rest) && rest[close+1] == ':' && isBlankLine(rest[close+2:]) {
 					return i, rest[2:close], false, true
 				}
 			}
@@ -204,7 +204,7 @@ func stripHeaderSuffixes(s []byte, h *goHeader) []byte {
 				rest := s[:len(s)-len(" minutes")]
 				k := bytes.LastIndex(rest, []byte(", "))
 				if k >= 0 {
-					if v, n := parseUint(rest[k+2:]); n > 0 && k+2+n == len(rest) {
+					if v, n := scanUint(rest[k+2:]); n > 0 && k+2+n == len(rest) {
 						h.WaitMinutes = int(v)
 						s = rest[:k]
 						continue
@@ -214,7 +214,7 @@ func stripHeaderSuffixes(s []byte, h *goHeader) []byte {
 		}
 		if c := s[len(s)-1]; c >= '0' && c <= '9' {
 			if k := bytes.LastIndex(s, []byte(", synctest bubble ")); k >= 0 {
-				if v, n := parseUint(s[k+len(", synctest bubble "):]); n > 0 && k+len(", synctest bubble ")+n == len(s) {
+				if v, n := scanUint(s[k+len(", synctest bubble "):]); n > 0 && k+len(", synctest bubble ")+n == len(s) {
 					h.Bubble = int64(v)
 					s = s[:k]
 					continue
@@ -349,13 +349,13 @@ func parseFileLine(line []byte, fl *fileLine) bool {
 		var n int
 		switch {
 		case tok[0] == '+' && tok[1] == '0' && tok[2] == 'x':
-			v, n = parseHex(tok[3:])
+			v, n = scanHex(tok[3:])
 			if n != len(tok)-3 || n == 0 {
 				return false
 			}
 			fl.Offset, fl.HasOffset = v, true
 		case tok[2] == '=' && (tok[0] == 'f' && tok[1] == 'p' || tok[0] == 's' && tok[1] == 'p' || tok[0] == 'p' && tok[1] == 'c'):
-			v, n = parseHexPrefixed(tok[3:])
+			v, n = scanHexPrefixed(tok[3:])
 			if n != len(tok)-3 {
 				return false
 			}
@@ -384,7 +384,7 @@ location:
 	if c <= 0 {
 		return false
 	}
-	v, n := parseUint(b[c+1:])
+	v, n := scanUint(b[c+1:])
 	if n == 0 || c+1+n != len(b) {
 		return false
 	}
@@ -401,7 +401,7 @@ func parseCreatedBy(line []byte) (fn []byte, parent int64, ok bool) {
 	}
 	fn = line[len(pfx):]
 	if k := bytes.LastIndex(fn, []byte(" in goroutine ")); k > 0 {
-		if v, n := parseUint(fn[k+len(" in goroutine "):]); n > 0 && k+len(" in goroutine ")+n == len(fn) {
+		if v, n := scanUint(fn[k+len(" in goroutine "):]); n > 0 && k+len(" in goroutine ")+n == len(fn) {
 			return fn[:k], int64(v), true
 		}
 	}
@@ -419,7 +419,7 @@ func parseElided(line []byte) (count int, ok bool) {
 	}
 	const pfx, sfx = "...", " frames elided..."
 	if len(line) > len(pfx)+len(sfx) && string(line[:3]) == pfx && bytes.HasSuffix(line, []byte(sfx)) {
-		v, n := parseUint(line[3:])
+		v, n := scanUint(line[3:])
 		if n > 0 && 3+n == len(line)-len(sfx) {
 			return int(v), true
 		}
@@ -433,7 +433,7 @@ func parseOriginating(line []byte) (int64, bool) {
 	if len(line) <= len(pfx)+len(sfx) || string(line[:len(pfx)]) != pfx || !bytes.HasSuffix(line, []byte(sfx)) {
 		return 0, false
 	}
-	v, n := parseUint(line[len(pfx):])
+	v, n := scanUint(line[len(pfx):])
 	if n == 0 || len(pfx)+n != len(line)-len(sfx) {
 		return 0, false
 	}
@@ -453,12 +453,12 @@ func isRegisterLine(line []byte) bool {
 	for i < len(line) && line[i] == ' ' {
 		i++
 	}
-	_, n := parseHexPrefixed(line[i:])
+	_, n := scanHexPrefixed(line[i:])
 	return n > 2 && i+n == len(line)
 }
 
-// isBlank reports whether b holds only spaces and tabs.
-func isBlank(b []byte) bool {
+// isBlankLine reports whether b holds only spaces and tabs.
+func isBlankLine(b []byte) bool {
 	for _, c := range b {
 		if c != ' ' && c != '\t' {
 			return false
@@ -467,9 +467,9 @@ func isBlank(b []byte) bool {
 	return true
 }
 
-// parseUint parses leading decimal digits; n is how many were used (0 when
+// scanUint parses leading decimal digits; n is how many were used (0 when
 // none, or on overflow).
-func parseUint(b []byte) (v uint64, n int) {
+func scanUint(b []byte) (v uint64, n int) {
 	for n < len(b) {
 		c := b[n] - '0'
 		if c > 9 {
@@ -484,9 +484,9 @@ func parseUint(b []byte) (v uint64, n int) {
 	return v, n
 }
 
-// parseHex parses leading hex digits; n is how many were used (0 when none,
+// scanHex parses leading hex digits; n is how many were used (0 when none,
 // or when more than 16).
-func parseHex(b []byte) (v uint64, n int) {
+func scanHex(b []byte) (v uint64, n int) {
 	for n < len(b) {
 		c := b[n]
 		switch {
@@ -508,12 +508,12 @@ func parseHex(b []byte) (v uint64, n int) {
 	return v, n
 }
 
-// parseHexPrefixed parses "0x…"; n counts the prefix too (0 when absent).
-func parseHexPrefixed(b []byte) (uint64, int) {
+// scanHexPrefixed parses "0x…"; n counts the prefix too (0 when absent).
+func scanHexPrefixed(b []byte) (uint64, int) {
 	if len(b) < 3 || b[0] != '0' || b[1] != 'x' {
 		return 0, 0
 	}
-	v, n := parseHex(b[2:])
+	v, n := scanHex(b[2:])
 	if n == 0 {
 		return 0, 0
 	}

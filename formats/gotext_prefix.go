@@ -23,7 +23,7 @@ type linePrefix struct {
 // set learns the prefix p.
 func (lp *linePrefix) set(p []byte) {
 	lp.text = append(lp.text[:0], p...)
-	lp.exact = isBlank(p)
+	lp.exact = isBlankLine(p)
 }
 
 // active reports whether a prefix was learnt.
@@ -54,12 +54,12 @@ func (lp *linePrefix) match(line []byte) int {
 	for j := 0; j < len(p); {
 		c := p[j]
 		switch {
-		case isDigit(c):
-			for j < len(p) && isDigit(p[j]) {
+		case isDecDigit(c):
+			for j < len(p) && isDecDigit(p[j]) {
 				j++
 			}
 			k := i
-			for i < len(line) && isDigit(line[i]) {
+			for i < len(line) && isDecDigit(line[i]) {
 				i++
 			}
 			if i == k {
@@ -124,4 +124,4 @@ func findMarker(line []byte) int {
 	return -1
 }
 
-func isDigit(c byte) bool { return c >= '0' && c <= '9' }
+func isDecDigit(c byte) bool { return c >= '0' && c <= '9' }

@@ -25,8 +25,8 @@ func parseRaceAccess(line []byte) (raceAccess, bool) {
 	if n < 12 || line[n-1] != ':' {
 		return a, false
 	}
-	if hasPrefix(line, "Goroutine ") && bytes.HasSuffix(line, []byte(" created at:")) {
-		id, k := parseUint(line[len("Goroutine "):])
+	if hasPrefixStr(line, "Goroutine ") && bytes.HasSuffix(line, []byte(" created at:")) {
+		id, k := scanUint(line[len("Goroutine "):])
 		if k == 0 {
 			return a, false
 		}
@@ -45,7 +45,7 @@ func parseRaceAccess(line []byte) (raceAccess, bool) {
 	}
 	head, who := line[:by], line[by+len(" by "):n-1]
 	if k := bytes.Index(head, []byte(" at 0x")); k > 0 {
-		v, m := parseHex(head[k+len(" at 0x"):])
+		v, m := scanHex(head[k+len(" at 0x"):])
 		if m == 0 || k+len(" at 0x")+m != len(head) {
 			return a, false
 		}
@@ -56,10 +56,10 @@ func parseRaceAccess(line []byte) (raceAccess, bool) {
 	}
 	a.role = head
 	switch {
-	case hasPrefix(who, "main goroutine"):
+	case hasPrefixStr(who, "main goroutine"):
 		a.main = true
-	case hasPrefix(who, "goroutine "):
-		id, k := parseUint(who[len("goroutine "):])
+	case hasPrefixStr(who, "goroutine "):
+		id, k := scanUint(who[len("goroutine "):])
 		if k == 0 {
 			return a, false
 		}
