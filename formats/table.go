@@ -2,6 +2,7 @@ package formats
 
 import (
 	"encoding/binary"
+	"hash/maphash"
 	"strconv"
 	"strings"
 )
@@ -17,7 +18,8 @@ type Table struct {
 	strs   map[string]string
 	frames map[Frame]*Frame
 	stacks map[string]*Stack
-	values map[string]*FrameValues
+	values map[uint64]*FrameValues // bounded cache, see Values
+	seed   maphash.Seed
 	labels map[string]Labels
 	nstack int
 	key    []byte // scratch for stack and value keys
@@ -29,7 +31,8 @@ func NewTable() *Table {
 		strs:   make(map[string]string),
 		frames: make(map[Frame]*Frame),
 		stacks: make(map[string]*Stack),
-		values: make(map[string]*FrameValues),
+		values: make(map[uint64]*FrameValues),
+		seed:   maphash.MakeSeed(),
 		labels: make(map[string]Labels),
 	}
 }
@@ -91,23 +94,33 @@ func (t *Table) Stack(frames []*Frame, elided bool, elidedCount, elidedAt int) *
 	return s
 }
 
-// Values returns the interned FrameValues equal to vs, or nil when no value
-// is set. vs is copied on first use.
+// maxValues bounds the FrameValues cache of a Table (see Values).
+const maxValues = 1 << 13
+
+// Values returns FrameValues equal to vs, or nil when no value is set. vs
+// is copied. Unlike frames and stacks, values are deduplicated through a
+// bounded cache rather than kept for the Table's life: they mostly differ
+// from goroutine to goroutine (pointer arguments), and keeping every one
+// would make a streaming reader's memory grow with goroutines instead of
+// stacks. Equal values met close together share one pointer; compare
+// contents, not pointers, to match values across a long stream.
 func (t *Table) Values(vs []FrameValue) *FrameValues {
 	k := t.key[:0]
 	empty := true
+	size := 0
 	for _, v := range vs {
 		if v.Args != "" || v.FP != 0 || v.SP != 0 || v.PC != 0 || len(v.Locks) > 0 {
 			empty = false
 		}
-		k = strconv.AppendQuote(k, v.Args)
+		size += len(v.Args)
+		k = appendKeyString(k, v.Args)
 		k = binary.AppendUvarint(k, v.FP)
 		k = binary.AppendUvarint(k, v.SP)
 		k = binary.AppendUvarint(k, v.PC)
 		for _, l := range v.Locks {
-			k = append(k, l.Kind...)
-			k = strconv.AppendQuote(k, l.Addr)
-			k = strconv.AppendQuote(k, l.Class)
+			k = appendKeyString(k, string(l.Kind))
+			k = appendKeyString(k, l.Addr)
+			k = appendKeyString(k, l.Class)
 		}
 		k = append(k, ';')
 	}
@@ -115,19 +128,55 @@ func (t *Table) Values(vs []FrameValue) *FrameValues {
 	if empty {
 		return nil
 	}
-	if p, ok := t.values[string(k)]; ok {
+	h := maphash.Bytes(t.seed, k)
+	if p, ok := t.values[h]; ok && p.equal(vs) {
 		return p
 	}
+	if len(t.values) >= maxValues {
+		clear(t.values)
+	}
+	// One string holds every frame's arguments.
+	var b strings.Builder
+	b.Grow(size)
+	for _, v := range vs {
+		b.WriteString(v.Args)
+	}
+	all := b.String()
 	p := &FrameValues{Frames: make([]FrameValue, len(vs))}
 	for i, v := range vs {
-		v.Args = t.String(v.Args)
+		v.Args, all = all[:len(v.Args)], all[len(v.Args):]
 		if v.Locks != nil {
 			v.Locks = append([]Lock(nil), v.Locks...)
 		}
 		p.Frames[i] = v
 	}
-	t.values[string(k)] = p
+	t.values[h] = p
 	return p
+}
+
+// appendKeyString appends s to a key, length first so keys are unambiguous.
+func appendKeyString(k []byte, s string) []byte {
+	k = binary.AppendUvarint(k, uint64(len(s)))
+	return append(k, s...)
+}
+
+// equal reports whether p holds exactly vs.
+func (p *FrameValues) equal(vs []FrameValue) bool {
+	if len(p.Frames) != len(vs) {
+		return false
+	}
+	for i, v := range vs {
+		w := &p.Frames[i]
+		if w.Args != v.Args || w.FP != v.FP || w.SP != v.SP || w.PC != v.PC || len(w.Locks) != len(v.Locks) {
+			return false
+		}
+		for j, l := range v.Locks {
+			if w.Locks[j] != l {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // Labels returns the interned label set equal to ls, sorted by key.
