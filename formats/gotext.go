@@ -60,7 +60,7 @@ type goTextDecoder struct {
 	announced bool          // its start event was queued
 	held      []*ParseError // problems met before it was announced
 	nRoutines int
-	seen      map[int64]struct{} // header ids, to split at a repeated id
+	seen      idSet // header ids, to split at a repeated id
 	race      bool               // it is a race report dump
 	inReport  bool               // between `WARNING: DATA RACE` and the closing `=====`
 	reports   int
@@ -151,7 +151,6 @@ func newGoTextDecoder(in *Input, opts ReadOptions) decoder {
 		in:   in,
 		lr:   newLineReader(in.R, opts.MaxLineBytes),
 		t:    t,
-		seen: make(map[int64]struct{}),
 		anc:  -1,
 	}
 }
@@ -410,8 +409,8 @@ func (g *goTextDecoder) indented(line []byte) bool {
 		if string(trimmed) == "[failed to restore the stack]" {
 			return true
 		}
-		if _, _, form := parseCall(trimmed); form != callNone {
-			g.call(trimmed)
+		if name, args, form := parseCall(trimmed); form != callNone {
+			g.call(name, args, form, trimmed)
 			return true
 		}
 		return false
@@ -434,8 +433,8 @@ func (g *goTextDecoder) other(line, raw []byte) {
 		return
 	}
 	if g.r != nil && g.st == stFunc {
-		if _, _, form := parseCall(line); form != callNone {
-			g.call(line)
+		if name, args, form := parseCall(line); form != callNone {
+			g.call(name, args, form, line)
 			return
 		}
 	}
@@ -443,10 +442,10 @@ func (g *goTextDecoder) other(line, raw []byte) {
 	// crashing thread's frames printed without a header (old SIGABRT
 	// dumps). It becomes a routine once its file line follows.
 	if g.r == nil && g.st == stIdle && g.nRoutines == 0 && g.d != nil && len(g.d.Preamble) > 0 {
-		if _, _, form := parseCall(line); form == callGo || form == callInlined {
+		if name, args, form := parseCall(line); form == callGo || form == callInlined {
 			g.startRoutine(0, "")
 			g.provisional = true
-			g.call(line)
+			g.call(name, args, form, line)
 			return
 		}
 	}
@@ -551,7 +550,7 @@ func (g *goTextDecoder) endDump() {
 	}
 	g.announced = false
 	g.nRoutines = 0
-	clear(g.seen)
+	g.seen.clear()
 	g.race, g.inReport, g.reports = false, false, 0
 	g.preambleOpen, g.junkGap, g.longPreamble = false, false, false
 	g.ring.reset()
@@ -563,11 +562,11 @@ func (g *goTextDecoder) header() {
 	h := &g.hdr
 	if g.race && g.announced {
 		g.endDump() // a goroutine dump after race reports
-	} else if _, dup := g.seen[h.ID]; dup {
+	} else if g.seen.has(h.ID) {
 		g.endDump() // a second dump of the same process
 	}
 	g.startRoutine(h.ID, g.t.Bytes(h.State))
-	g.seen[h.ID] = struct{}{}
+	g.seen.add(h.ID)
 	r := g.r
 	r.WaitMinutes, r.Locked, r.Leaked, r.Durable, r.Scan, r.Bubble = h.WaitMinutes, h.Locked, h.Leaked, h.Durable, h.Scan, h.Bubble
 	r.GP, r.M, r.MP, r.HasGP = h.GP, h.M, h.MP, h.HasGP
@@ -592,9 +591,8 @@ func (g *goTextDecoder) startRoutine(id int64, state string) {
 	g.preambleOpen = false
 }
 
-// call handles a function line of the open routine.
-func (g *goTextDecoder) call(line []byte) {
-	name, args, form := parseCall(line)
+// call handles a function line of the open routine, split by parseCall.
+func (g *goTextDecoder) call(name, args []byte, form callForm, line []byte) {
 	g.pend(name, args, form, 0, line)
 	g.st = stFile
 }

@@ -179,3 +179,21 @@ func TestGoTextGrammar(t *testing.T) {
 	}
 	t.Logf("%d combinations", n)
 }
+
+func TestIDSet(t *testing.T) {
+	var s idSet
+	for _, id := range []int64{0, 1, 63, 64, 1000, idSetDense - 1, idSetDense, 1 << 40, -5} {
+		if s.has(id) || s.add(id) {
+			t.Fatalf("%d reported before it was added", id)
+		}
+		if !s.has(id) || !s.add(id) {
+			t.Fatalf("%d not found after add", id)
+		}
+	}
+	s.clear()
+	for _, id := range []int64{0, 1000, 1 << 40} {
+		if s.has(id) {
+			t.Fatalf("%d still there after clear", id)
+		}
+	}
+}

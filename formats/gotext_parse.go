@@ -339,23 +339,35 @@ func parseFileLine(line []byte, fl *fileLine) bool {
 	}
 	*fl = fileLine{}
 	b := line[i:]
-	for {
+	for len(b) > 0 {
+		// "file:123" at the end: done, without scanning the path (which
+		// may hold spaces) for a separator.
+		j := len(b)
+		for j > 0 && isDecDigit(b[j-1]) {
+			j--
+		}
+		if j < len(b) && j > 1 && b[j-1] == ':' {
+			v, n := scanUint(b[j:])
+			if n != len(b)-j {
+				return false
+			}
+			fl.File, fl.Line = b[:j-1], int(v)
+			return true
+		}
 		sp := bytes.LastIndexByte(b, ' ')
 		tok := b[sp+1:]
 		if len(tok) < 4 {
-			break
+			return false
 		}
-		var v uint64
-		var n int
 		switch {
 		case tok[0] == '+' && tok[1] == '0' && tok[2] == 'x':
-			v, n = scanHex(tok[3:])
+			v, n := scanHex(tok[3:])
 			if n != len(tok)-3 || n == 0 {
 				return false
 			}
 			fl.Offset, fl.HasOffset = v, true
 		case tok[2] == '=' && (tok[0] == 'f' && tok[1] == 'p' || tok[0] == 's' && tok[1] == 'p' || tok[0] == 'p' && tok[1] == 'c'):
-			v, n = scanHexPrefixed(tok[3:])
+			v, n := scanHexPrefixed(tok[3:])
 			if n != len(tok)-3 {
 				return false
 			}
@@ -368,28 +380,15 @@ func parseFileLine(line []byte, fl *fileLine) bool {
 				fl.PC, fl.HasPC = v, true
 			}
 		default:
-			goto location
+			return false
 		}
 		if sp < 0 {
 			b = b[:0]
-			break
+		} else {
+			b = b[:sp]
 		}
-		b = b[:sp]
 	}
-location:
-	if len(b) == 0 {
-		return fl.HasPC // `\tpc=0x…`: a cgo frame with no file
-	}
-	c := bytes.LastIndexByte(b, ':')
-	if c <= 0 {
-		return false
-	}
-	v, n := scanUint(b[c+1:])
-	if n == 0 || c+1+n != len(b) {
-		return false
-	}
-	fl.File, fl.Line = b[:c], int(v)
-	return true
+	return fl.HasPC // `\tpc=0x…`: a cgo frame with no file
 }
 
 // parseCreatedBy parses `created by F` and `created by F in goroutine N`
