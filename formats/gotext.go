@@ -604,7 +604,23 @@ func (g *goTextDecoder) pend(name, args []byte, form callForm, parent int64, lin
 	c.args = append(c.args[:0], args...)
 	c.form, c.parent = form, parent
 	c.num, c.off = g.num, g.off
-	c.text = append(c.text[:0], line...)
+	c.text = c.text[:0]
+	if form != callGo && form != callInlined || parent != 0 || hasPrefixStr(line, "created by ") {
+		c.text = append(c.text, line...) // rare forms keep their line for errors
+	}
+}
+
+// line returns the pending line as written, for errors.
+func (c *pendingCall) line() []byte {
+	if len(c.text) > 0 {
+		return c.text
+	}
+	b := append(append([]byte(nil), c.name...), '(')
+	if c.form == callInlined {
+		b = append(b, "..."...)
+	}
+	b = append(b, c.args...)
+	return append(b, ')')
 }
 
 // commitFrame adds the pending function line and the file line in g.fl to
@@ -613,7 +629,7 @@ func (g *goTextDecoder) commitFrame() {
 	c, fl := &g.waiting, &g.fl
 	g.st = stFunc
 	if c.form == callBad {
-		g.problemAt(c.num, c.off, "invalid function call line", c.text)
+		g.problemAt(c.num, c.off, "invalid function call line", c.line())
 		g.abort()
 		return
 	}
@@ -663,7 +679,7 @@ func (g *goTextDecoder) fileMissing() {
 		// A word on a line of its own: junk.
 	default:
 		g.addFrame(g.t.Frame(Frame{Func: bstr(c.name), Inlined: c.form == callInlined}), c.args, 0, 0, 0)
-		g.problemAt(c.num, c.off, "function line without a file line", c.text)
+		g.problemAt(c.num, c.off, "function line without a file line", c.line())
 		g.abort()
 	}
 }
@@ -686,7 +702,7 @@ func (g *goTextDecoder) createdByFileMissing() {
 	c := &g.waiting
 	g.st = stFunc
 	g.setCreatedBy(g.t.Frame(Frame{Func: bstr(c.name)}), c.parent)
-	g.problemAt(c.num, c.off, "created by line without a file line", c.text)
+	g.problemAt(c.num, c.off, "created by line without a file line", c.line())
 	g.abort()
 }
 
