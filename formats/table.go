@@ -18,7 +18,7 @@ type Table struct {
 	strs   map[string]string
 	frames map[Frame]*Frame
 	stacks map[string]*Stack
-	values map[uint64]*FrameValues // bounded cache, see Values
+	values *[maxValues]valuesSlot // direct-mapped cache, see Values
 	seed   maphash.Seed
 	labels map[string]Labels
 	nstack int
@@ -31,7 +31,7 @@ func NewTable() *Table {
 		strs:   make(map[string]string),
 		frames: make(map[Frame]*Frame),
 		stacks: make(map[string]*Stack),
-		values: make(map[uint64]*FrameValues),
+		values: new([maxValues]valuesSlot),
 		seed:   maphash.MakeSeed(),
 		labels: make(map[string]Labels),
 	}
@@ -94,12 +94,19 @@ func (t *Table) Stack(frames []*Frame, elided bool, elidedCount, elidedAt int) *
 	return s
 }
 
-// maxValues bounds the FrameValues cache of a Table (see Values).
-const maxValues = 1 << 13
+// maxValues is the number of slots of a Table's FrameValues cache (see
+// Values); a power of two.
+const maxValues = 1 << 10
+
+// valuesSlot is one entry of the FrameValues cache.
+type valuesSlot struct {
+	hash uint64
+	p    *FrameValues
+}
 
 // Values returns FrameValues equal to vs, or nil when no value is set. vs
 // is copied. Unlike frames and stacks, values are deduplicated through a
-// bounded cache rather than kept for the Table's life: they mostly differ
+// small direct-mapped cache rather than kept for the Table's life: they mostly differ
 // from goroutine to goroutine (pointer arguments), and keeping every one
 // would make a streaming reader's memory grow with goroutines instead of
 // stacks. Equal values met close together share one pointer; compare
@@ -129,11 +136,9 @@ func (t *Table) Values(vs []FrameValue) *FrameValues {
 		return nil
 	}
 	h := maphash.Bytes(t.seed, k)
-	if p, ok := t.values[h]; ok && p.equal(vs) {
-		return p
-	}
-	if len(t.values) >= maxValues {
-		clear(t.values)
+	slot := &t.values[h&(maxValues-1)]
+	if slot.p != nil && slot.hash == h && slot.p.equal(vs) {
+		return slot.p
 	}
 	// One string holds every frame's arguments.
 	var b strings.Builder
@@ -150,7 +155,7 @@ func (t *Table) Values(vs []FrameValue) *FrameValues {
 		}
 		p.Frames[i] = v
 	}
-	t.values[h] = p
+	*slot = valuesSlot{hash: h, p: p}
 	return p
 }
 
