@@ -75,13 +75,7 @@ type goTextDecoder struct {
 	st          goState
 	provisional bool // header-less routine, kept only once a frame completes
 	anc         int  // -1: the routine's own stack; else index in r.Ancestors
-	frames      []*Frame
-	vals        []frameSpan
-	argBuf      []byte
-	hasVals     bool
-	elided      bool
-	elidedCount int
-	elidedAt    int
+	sec         *section
 	waiting     pendingCall
 
 	// Scratch.
@@ -102,22 +96,22 @@ const (
 )
 
 // frameSpan is a frame's per-goroutine values while its routine is read:
-// the args as a span of argBuf (the line they came from is gone by the
-// time the stack is interned).
+// the args as a span of the section's argBuf (the line they came from is
+// gone by the time the stack is interned).
 type frameSpan struct {
 	argStart, argEnd int
 	fp, sp, pc       uint64
 }
 
-// pendingCall is a function or `created by` line waiting for its file line.
+// pendingCall is a function or `created by` line waiting for its file line;
+// its name and args wait in the section.
 type pendingCall struct {
-	name   []byte
-	args   []byte
-	form   callForm
-	parent int64 // created by … in goroutine N
-	num    int
-	off    int64
-	text   []byte // the line, for errors
+	form    callForm
+	creator bool
+	parent  int64 // created by … in goroutine N
+	num     int
+	off     int64
+	text    []byte // the line, for errors, kept for the rare forms only
 }
 
 type goEventKind uint8
@@ -152,6 +146,7 @@ func newGoTextDecoder(in *Input, opts ReadOptions) decoder {
 		lr:   newLineReader(in.R, opts.MaxLineBytes),
 		t:    t,
 		anc:  -1,
+		sec:  newSection(),
 	}
 }
 
@@ -328,14 +323,14 @@ func (g *goTextDecoder) special(line []byte) bool {
 	case 'c':
 		if g.r != nil && g.r.Race == nil && g.st == stFunc {
 			if fn, parent, ok := parseCreatedBy(line); ok {
-				g.pend(fn, nil, callGo, parent, line)
+				g.pend('C', fn, nil, callGo, parent, line)
 				g.st = stCreatedFile
 				return true
 			}
 		}
 	case '.':
 		if n, ok := parseElided(line); ok && g.r != nil {
-			g.elided, g.elidedCount, g.elidedAt = true, n, len(g.frames)
+			g.sec.elide(n)
 			return true
 		}
 	case '[':
@@ -593,43 +588,56 @@ func (g *goTextDecoder) startRoutine(id int64, state string) {
 
 // call handles a function line of the open routine, split by parseCall.
 func (g *goTextDecoder) call(name, args []byte, form callForm, line []byte) {
-	g.pend(name, args, form, 0, line)
+	g.pend('F', name, args, form, 0, line)
 	g.st = stFile
 }
 
-// pend copies a function or creator line that waits for its file line.
-func (g *goTextDecoder) pend(name, args []byte, form callForm, parent int64, line []byte) {
+// pend records a function ('F') or creator ('C') line that waits for its
+// file line.
+func (g *goTextDecoder) pend(tag byte, name, args []byte, form callForm, parent int64, line []byte) {
+	g.sec.begin(tag, name, args)
 	c := &g.waiting
-	c.name = append(c.name[:0], name...)
-	c.args = append(c.args[:0], args...)
-	c.form, c.parent = form, parent
+	c.form, c.parent, c.creator = form, parent, tag == 'C'
 	c.num, c.off = g.num, g.off
 	c.text = c.text[:0]
-	if form != callGo && form != callInlined || parent != 0 || hasPrefixStr(line, "created by ") {
+	if form != callGo && form != callInlined || c.creator {
 		c.text = append(c.text, line...) // rare forms keep their line for errors
 	}
 }
 
-// line returns the pending line as written, for errors.
-func (c *pendingCall) line() []byte {
+// pendingLine returns the pending line as written, for errors.
+func (g *goTextDecoder) pendingLine() []byte {
+	c := &g.waiting
 	if len(c.text) > 0 {
 		return c.text
 	}
-	b := append(append([]byte(nil), c.name...), '(')
+	b := append(append([]byte(nil), g.sec.pendingName()...), '(')
 	if c.form == callInlined {
 		b = append(b, "..."...)
 	}
-	b = append(b, c.args...)
+	b = append(b, g.sec.pendingArgs()...)
 	return append(b, ')')
+}
+
+// callFlags are the frame flags of the pending call's form.
+func (c *pendingCall) callFlags() uint8 {
+	switch c.form {
+	case callInlined:
+		return recInlined
+	case callBare, callNonGo:
+		return recNative
+	}
+	return 0
 }
 
 // commitFrame adds the pending function line and the file line in g.fl to
 // the open routine's current stack.
 func (g *goTextDecoder) commitFrame() {
-	c, fl := &g.waiting, &g.fl
+	c := &g.waiting
 	g.st = stFunc
 	if c.form == callBad {
-		g.problemAt(c.num, c.off, "invalid function call line", c.line())
+		g.problemAt(c.num, c.off, "invalid function call line", g.pendingLine())
+		g.sec.rollback()
 		g.abort()
 		return
 	}
@@ -637,27 +645,7 @@ func (g *goTextDecoder) commitFrame() {
 		g.provisional = false
 		g.announce()
 	}
-	f := Frame{
-		Func:      bstr(c.name),
-		File:      bstr(fl.File),
-		Line:      fl.Line,
-		Offset:    fl.Offset,
-		HasOffset: fl.HasOffset,
-		Inlined:   c.form == callInlined,
-		Native:    c.form == callBare || c.form == callNonGo,
-	}
-	g.addFrame(g.t.Frame(f), c.args, fl.FP, fl.SP, fl.PC)
-}
-
-// addFrame appends an interned frame and its values.
-func (g *goTextDecoder) addFrame(f *Frame, args []byte, fp, sp, pc uint64) {
-	start := len(g.argBuf)
-	g.argBuf = append(g.argBuf, args...)
-	g.frames = append(g.frames, f)
-	g.vals = append(g.vals, frameSpan{argStart: start, argEnd: len(g.argBuf), fp: fp, sp: sp, pc: pc})
-	if len(args) > 0 || fp != 0 || sp != 0 || pc != 0 {
-		g.hasVals = true
-	}
+	g.sec.commitFrame(&g.fl, c.callFlags())
 }
 
 // fileMissing handles a pending function line whose next line is not a
@@ -674,12 +662,12 @@ func (g *goTextDecoder) fileMissing() {
 		if k := lastIndexStr(c.text, " pc=0x"); k >= 0 {
 			pc, _ = scanHex(c.text[k+len(" pc=0x"):])
 		}
-		g.addFrame(g.t.Frame(Frame{Func: "non-Go function", Native: true}), nil, 0, 0, pc)
+		g.sec.commitNative(pc)
 	case c.form == callBare || c.form == callBad:
-		// A word on a line of its own: junk.
+		g.sec.rollback() // a word on a line of its own: junk
 	default:
-		g.addFrame(g.t.Frame(Frame{Func: bstr(c.name), Inlined: c.form == callInlined}), c.args, 0, 0, 0)
-		g.problemAt(c.num, c.off, "function line without a file line", c.line())
+		g.problemAt(c.num, c.off, "function line without a file line", g.pendingLine())
+		g.sec.commitFrame(nil, c.callFlags())
 		g.abort()
 	}
 }
@@ -688,10 +676,10 @@ func (g *goTextDecoder) fileMissing() {
 func (g *goTextDecoder) commitCreatedBy() {
 	c, fl := &g.waiting, &g.fl
 	g.st = stFunc
-	f := g.t.Frame(Frame{Func: bstr(c.name), File: bstr(fl.File), Line: fl.Line, Offset: fl.Offset, HasOffset: fl.HasOffset})
-	g.setCreatedBy(f, c.parent)
-	if fl.FP != 0 || fl.SP != 0 || fl.PC != 0 {
-		if g.anc < 0 {
+	g.sec.commitCreator(fl)
+	if g.anc < 0 {
+		g.r.ParentID = c.parent
+		if fl.FP != 0 || fl.SP != 0 || fl.PC != 0 {
 			g.r.CreatedByValues = &FrameValue{FP: fl.FP, SP: fl.SP, PC: fl.PC}
 		}
 	}
@@ -701,17 +689,12 @@ func (g *goTextDecoder) commitCreatedBy() {
 func (g *goTextDecoder) createdByFileMissing() {
 	c := &g.waiting
 	g.st = stFunc
-	g.setCreatedBy(g.t.Frame(Frame{Func: bstr(c.name)}), c.parent)
-	g.problemAt(c.num, c.off, "created by line without a file line", c.line())
-	g.abort()
-}
-
-func (g *goTextDecoder) setCreatedBy(f *Frame, parent int64) {
-	if g.anc >= 0 {
-		g.r.Ancestors[g.anc].CreatedBy = f
-		return
+	g.problemAt(c.num, c.off, "created by line without a file line", g.pendingLine())
+	g.sec.commitCreator(nil)
+	if g.anc < 0 {
+		g.r.ParentID = c.parent
 	}
-	g.r.CreatedBy, g.r.ParentID = f, parent
+	g.abort()
 }
 
 // abort ends the open routine after a problem, keeping what was read, and
@@ -727,24 +710,13 @@ func (g *goTextDecoder) closeSection() {
 	if g.r == nil {
 		return
 	}
-	st := g.t.Stack(g.frames, g.elided, g.elidedCount, g.elidedAt)
-	var vs *FrameValues
-	if g.hasVals {
-		g.fvs = g.fvs[:0]
-		for _, v := range g.vals {
-			g.fvs = append(g.fvs, FrameValue{Args: bstr(g.argBuf[v.argStart:v.argEnd]), FP: v.fp, SP: v.sp, PC: v.pc})
-		}
-		vs = g.t.Values(g.fvs)
-		clear(g.fvs) // drop references to argBuf
-	}
+	st, creator, vs := g.sec.finish(g.t)
 	if g.anc < 0 {
-		g.r.Stack, g.r.Values = st, vs
+		g.r.Stack, g.r.CreatedBy, g.r.Values = st, creator, vs
 	} else {
 		a := &g.r.Ancestors[g.anc]
-		a.Stack, a.Values = st, vs
+		a.Stack, a.CreatedBy, a.Values = st, creator, vs
 	}
-	g.frames, g.vals, g.argBuf = g.frames[:0], g.vals[:0], g.argBuf[:0]
-	g.hasVals, g.elided, g.elidedCount, g.elidedAt = false, false, 0, 0
 }
 
 // endRoutine queues the open routine.
@@ -768,8 +740,7 @@ func (g *goTextDecoder) endRoutine() {
 func (g *goTextDecoder) dropRoutine() {
 	g.r, g.anc, g.provisional = nil, -1, false
 	g.nRoutines--
-	g.frames, g.vals, g.argBuf = g.frames[:0], g.vals[:0], g.argBuf[:0]
-	g.hasVals, g.elided, g.elidedCount, g.elidedAt = false, false, 0, 0
+	g.sec.reset()
 	g.st = stIdle
 }
 
@@ -786,21 +757,24 @@ func (g *goTextDecoder) finish() {
 		case g.provisional:
 			g.dropRoutine()
 		case c.form == callGo || c.form == callInlined:
-			g.addFrame(g.t.Frame(Frame{Func: bstr(c.name), Inlined: c.form == callInlined}), c.args, 0, 0, 0)
+			g.sec.commitFrame(nil, c.callFlags())
 			why = "input ends after a function line, before its file line"
 		default:
 			g.fileMissing()
 		}
 	case stCreatedFile:
-		g.setCreatedBy(g.t.Frame(Frame{Func: bstr(g.waiting.name)}), g.waiting.parent)
+		g.sec.commitCreator(nil)
+		if g.anc < 0 {
+			g.r.ParentID = g.waiting.parent
+		}
 		why = "input ends after a created by line, before its file line"
 	}
 	g.st = stFunc
 	if r := g.r; r != nil && why == "" && r.Race == nil && g.anc < 0 {
 		switch {
-		case len(g.frames) == 0 && !r.Unavailable && r.State != "runtime stack":
+		case len(g.sec.recs) == 0 && !r.Unavailable && r.State != "runtime stack":
 			why = "input ends after a goroutine header"
-		case g.lr.noEOL && r.CreatedBy == nil && !endsAtRoot(g.frames):
+		case g.lr.noEOL && !g.sec.hasCreator && !endsAtRoot(g.sec.lastFunc()):
 			why = "input ends mid-line inside a goroutine"
 		}
 	}
@@ -820,13 +794,10 @@ func (g *goTextDecoder) finish() {
 	g.endDump()
 }
 
-// endsAtRoot reports whether the outermost frame is where goroutine
-// stacks end.
-func endsAtRoot(frames []*Frame) bool {
-	if len(frames) == 0 {
-		return false
-	}
-	switch frames[len(frames)-1].Func {
+// endsAtRoot reports whether fn, the outermost frame's function, is where
+// goroutine stacks end.
+func endsAtRoot(fn []byte) bool {
+	switch string(fn) {
 	case "main.main", "runtime.main", "runtime.goexit", "runtime.mstart", "runtime.mstart0", "runtime.rt0_go":
 		return true
 	}
