@@ -61,8 +61,8 @@ type goTextDecoder struct {
 	held      []*ParseError // problems met before it was announced
 	nRoutines int
 	seen      idSet // header ids, to split at a repeated id
-	race      bool               // it is a race report dump
-	inReport  bool               // between `WARNING: DATA RACE` and the closing `=====`
+	race      bool  // it is a race report dump
+	inReport  bool  // between `WARNING: DATA RACE` and the closing `=====`
 	reports   int
 	// preambleOpen is set after a preamble line until a blank line: lines
 	// in between continue it (multi-line panic values, `PC=`).
@@ -142,11 +142,11 @@ func newGoTextDecoder(in *Input, opts ReadOptions) decoder {
 		t = NewTable()
 	}
 	return &goTextDecoder{
-		in:   in,
-		lr:   newLineReader(in.R, opts.MaxLineBytes),
-		t:    t,
-		anc:  -1,
-		sec:  newSection(),
+		in:  in,
+		lr:  newLineReader(in.R, opts.MaxLineBytes),
+		t:   t,
+		anc: -1,
+		sec: newSection(),
 	}
 }
 
