@@ -11,11 +11,11 @@ import (
 // Independent counts of what should become a routine, by regexp over the
 // whole file.
 var (
-	reCountHeader    = regexp.MustCompile(`(?m)^[ \t]*goroutine \d+ (?:gp=\S+ m=\S+ (?:mp=\S+ )?)?\[`)
-	reCountRace      = regexp.MustCompile(`(?m)^(?:Previous )?(?:[Aa]tomic )?(?:Read|Write|read|write)(?: at 0x[0-9a-f]+)? by (?:main goroutine|goroutine \d+)[^\n]*:\r?$`)
-	reCountRaceMade  = regexp.MustCompile(`(?m)^Goroutine \d+ \(\w+\) created at:\r?$`)
-	reCountSysStack  = regexp.MustCompile(`(?m)^runtime stack:\r?$`)
-	headerlessRoutes = map[string]int{
+	reGoCountHeader    = regexp.MustCompile(`(?m)^[ \t]*goroutine \d+ (?:gp=\S+ m=\S+ (?:mp=\S+ )?)?\[`)
+	reGoCountRace      = regexp.MustCompile(`(?m)^(?:Previous )?(?:[Aa]tomic )?(?:Read|Write|read|write)(?: at 0x[0-9a-f]+)? by (?:main goroutine|goroutine \d+)[^\n]*:\r?$`)
+	reGoCountRaceMade  = regexp.MustCompile(`(?m)^Goroutine \d+ \(\w+\) created at:\r?$`)
+	reGoCountSysStack  = regexp.MustCompile(`(?m)^runtime stack:\r?$`)
+	goHeaderlessRoutines = map[string]int{
 		// SIGABRT: abort / PC= then the signalled thread's frames with
 		// no goroutine header: one routine with ID 0.
 		"gotfmt_sigabrt.txt": 1,
@@ -58,8 +58,8 @@ func TestGoTextCorpusCounts(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			want := len(reCountHeader.FindAll(data, -1)) + len(reCountRace.FindAll(data, -1)) +
-				len(reCountRaceMade.FindAll(data, -1)) + len(reCountSysStack.FindAll(data, -1)) + headerlessRoutes[name]
+			want := len(reGoCountHeader.FindAll(data, -1)) + len(reGoCountRace.FindAll(data, -1)) +
+				len(reGoCountRaceMade.FindAll(data, -1)) + len(reGoCountSysStack.FindAll(data, -1)) + goHeaderlessRoutines[name]
 			dumps := readGoText(t, data)
 			got, total := 0, int64(0)
 			for _, d := range dumps {
@@ -103,7 +103,7 @@ func TestGoTextMalformed(t *testing.T) {
 				t.Fatal(err)
 			}
 			dumps := readGoText(t, data)
-			headers := len(reCountHeader.FindAll(data, -1))
+			headers := len(reGoCountHeader.FindAll(data, -1))
 			got, warnings := 0, 0
 			for _, d := range dumps {
 				got += len(d.Routines)
