@@ -77,6 +77,7 @@ type goTextDecoder struct {
 	anc         int  // -1: the routine's own stack; else index in r.Ancestors
 	sec         *section
 	waiting     pendingCall
+	frameLine   int // number of the last location line read into a frame
 
 	// Scratch.
 	hdr    goHeader
@@ -646,6 +647,7 @@ func (g *goTextDecoder) commitFrame() {
 		g.announce()
 	}
 	g.sec.commitFrame(&g.fl, c.callFlags())
+	g.frameLine = g.num
 }
 
 // fileMissing handles a pending function line whose next line is not a
@@ -774,7 +776,7 @@ func (g *goTextDecoder) finish() {
 		switch {
 		case len(g.sec.recs) == 0 && !r.Unavailable && r.State != "runtime stack":
 			why = "input ends after a goroutine header"
-		case g.lr.noEOL && !g.sec.hasCreator && !endsAtRoot(g.sec.lastFunc()):
+		case g.lr.noEOL && g.frameLine == g.lr.num && !g.sec.hasCreator && !endsAtRoot(g.sec.lastFunc()):
 			why = "input ends mid-line inside a goroutine"
 		}
 	}

@@ -104,6 +104,7 @@ func TestGoTextForms(t *testing.T) {
 		{"ends mid-line", g1 + "\ngoroutine 2 [select]:\nmain.loop(0x1)\n\t/src/main.go:3 +0x1\nmain.caller()\n\t/src/main.go:4",
 			[]summary{{Truncated: true, Warnings: []string{"9: dump truncated: input ends mid-line inside a goroutine"}, Routines: []string{"1 running", "2 select"}}}},
 		{"ends cleanly without newline", strings.TrimSuffix(g1, "\n"), []summary{{Routines: []string{"1 running"}}}},
+		{"ends with junk without newline", g1 + "\ngoroutine 2 [select]:\nmain.loop(0x1)\n\t/src/main.go:3 +0x1\nexit status 2", []summary{{Routines: []string{"1 running", "2 select"}}}},
 
 		// Problems: reported with their line, the partial goroutine kept.
 		{"function without file", "goroutine 1 [running]:\nmain.a()\nmain.b()\n\t/src/b.go:1 +0x1\n\n" + g2,
