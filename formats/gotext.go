@@ -589,6 +589,11 @@ func (g *goTextDecoder) startRoutine(id int64, state string) {
 
 // call handles a function line of the open routine, split by parseCall.
 func (g *goTextDecoder) call(name, args []byte, form callForm, line []byte) {
+	if form == callInlined && g.anc >= 0 {
+		// Ancestor frames always print `(...)`: their arguments are
+		// unknown, the calls were not inlined.
+		form = callGo
+	}
 	g.pend('F', name, args, form, 0, line)
 	g.st = stFile
 }

@@ -147,7 +147,7 @@ func TestGoTextStacks(t *testing.T) {
 			t.Fatalf("routine %+v", r)
 		}
 		a0, a1 := r.Ancestors[0], r.Ancestors[1]
-		if a0.ID != 9 || a0.Stack.Frames[0].Func != "main.f.1" || !a0.Stack.Frames[0].Inlined || a0.Stack.Frames[0].Offset != 0x6e || a0.CreatedBy.Func != "main.f" {
+		if a0.ID != 9 || a0.Stack.Frames[0].Func != "main.f.1" || a0.Stack.Frames[0].Inlined || a0.Stack.Frames[0].Offset != 0x6e || a0.CreatedBy.Func != "main.f" {
 			t.Errorf("ancestor 0 %+v", a0)
 		}
 		if a1.ID != 1 || a1.CreatedBy != nil || !a1.Stack.Elided || len(a1.Stack.Frames) != 1 {
