@@ -41,6 +41,8 @@ type goTextDecoder struct {
 	t   *Table
 	eof bool
 	err error // a read error, returned once the queue is drained
+	// readErr is the read error that ended the input early, if any.
+	readErr error
 
 	// num and off name the line being handled (they differ from lr's while
 	// replaying held lines).
@@ -221,6 +223,7 @@ func (g *goTextDecoder) step() {
 	case err == io.EOF:
 		g.finish()
 	default:
+		g.readErr = err
 		g.finish()
 		g.err = err
 	}
@@ -784,6 +787,9 @@ func (g *goTextDecoder) finish() {
 		case g.lr.noEOL && g.frameLine == g.lr.num && !g.sec.hasCreator && !endsAtRoot(g.sec.lastFunc()):
 			why = "input ends mid-line inside a goroutine"
 		}
+	}
+	if why == "" && g.readErr != nil {
+		why = "reading stopped: " + g.readErr.Error()
 	}
 	if why == "" && g.in != nil && g.in.BytesRead() == TruncationSize {
 		why = fmt.Sprintf("input is exactly %d bytes, where runtime/pprof cuts debug=2 dumps", TruncationSize)

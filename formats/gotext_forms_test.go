@@ -2,6 +2,7 @@ package formats
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -358,5 +359,41 @@ func TestGoTextTruncationSize(t *testing.T) {
 		if d.Truncated != tc.want || len(d.Warnings) != wantWarnings || d.Total != n || n < 400000 {
 			t.Errorf("size %d: Truncated=%v warnings=%v total=%d routines=%d", tc.n, d.Truncated, d.Warnings, d.Total, n)
 		}
+	}
+}
+
+// failingReader returns its data, then an error.
+type failingReader struct {
+	data []byte
+	err  error
+}
+
+func (f *failingReader) Read(p []byte) (int, error) {
+	if len(f.data) == 0 {
+		return 0, f.err
+	}
+	n := copy(p, f.data)
+	f.data = f.data[n:]
+	return n, nil
+}
+
+func TestGoTextReadError(t *testing.T) {
+	boom := errors.New("connection reset")
+	rd := NewReader(&failingReader{data: []byte(g1 + "\n" + g2), err: boom}, ReadOptions{Kind: KindGoTraceback})
+	d, err := rd.Next()
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for r, err := range rd.Routines() {
+		if r != nil && err == nil {
+			n++
+		}
+	}
+	if n != 2 || !d.Truncated || len(d.Warnings) != 1 || !strings.Contains(d.Warnings[0].Msg, "connection reset") {
+		t.Errorf("routines=%d truncated=%v warnings=%v", n, d.Truncated, d.Warnings)
+	}
+	if _, err := rd.Next(); !errors.Is(err, boom) {
+		t.Errorf("Next after the failure: %v, want %v", err, boom)
 	}
 }
