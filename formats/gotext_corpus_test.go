@@ -11,10 +11,10 @@ import (
 // Independent counts of what should become a routine, by regexp over the
 // whole file.
 var (
-	reGoCountHeader    = regexp.MustCompile(`(?m)^[ \t]*goroutine \d+ (?:gp=\S+ m=\S+ (?:mp=\S+ )?)?\[`)
-	reGoCountRace      = regexp.MustCompile(`(?m)^(?:Previous )?(?:[Aa]tomic )?(?:Read|Write|read|write)(?: at 0x[0-9a-f]+)? by (?:main goroutine|goroutine \d+)[^\n]*:\r?$`)
-	reGoCountRaceMade  = regexp.MustCompile(`(?m)^Goroutine \d+ \(\w+\) created at:\r?$`)
-	reGoCountSysStack  = regexp.MustCompile(`(?m)^runtime stack:\r?$`)
+	reGoCountHeader      = regexp.MustCompile(`(?m)^[ \t]*goroutine \d+ (?:gp=\S+ m=\S+ (?:mp=\S+ )?)?\[`)
+	reGoCountRace        = regexp.MustCompile(`(?m)^(?:Previous )?(?:[Aa]tomic )?(?:Read|Write|read|write)(?: at 0x[0-9a-f]+)? by (?:main goroutine|goroutine \d+)[^\n]*:\r?$`)
+	reGoCountRaceMade    = regexp.MustCompile(`(?m)^Goroutine \d+ \(\w+\) created at:\r?$`)
+	reGoCountSysStack    = regexp.MustCompile(`(?m)^runtime stack:\r?$`)
 	goHeaderlessRoutines = map[string]int{
 		// SIGABRT: abort / PC= then the signalled thread's frames with
 		// no goroutine header: one routine with ID 0.
