@@ -159,6 +159,71 @@ func (t *Table) Values(vs []FrameValue) *FrameValues {
 	return p
 }
 
+// valueSpan is one frame's values with its arguments as a span of a
+// shared buffer (see valuesOf).
+type valueSpan struct {
+	argStart, argEnd int
+	fp, sp, pc       uint64
+}
+
+// valuesOf is Values for frames whose arguments lie in args, as readers
+// collect them: it builds no intermediate []FrameValue, and on a miss copies
+// the arguments once, as one string.
+func (t *Table) valuesOf(args []byte, spans []valueSpan) *FrameValues {
+	k := t.key[:0]
+	empty := true
+	for _, v := range spans {
+		if v.argEnd > v.argStart || v.fp != 0 || v.sp != 0 || v.pc != 0 {
+			empty = false
+		}
+		k = binary.AppendUvarint(k, uint64(v.argEnd-v.argStart))
+		k = append(k, args[v.argStart:v.argEnd]...)
+		k = binary.AppendUvarint(k, v.fp)
+		k = binary.AppendUvarint(k, v.sp)
+		k = binary.AppendUvarint(k, v.pc)
+		k = append(k, ';')
+	}
+	t.key = k
+	if empty {
+		return nil
+	}
+	h := maphash.Bytes(t.seed, k)
+	slot := &t.values[h&(maxValues-1)]
+	if p := slot.p; p != nil && slot.hash == h && len(p.Frames) == len(spans) {
+		same := true
+		for i, v := range spans {
+			w := &p.Frames[i]
+			if w.FP != v.fp || w.SP != v.sp || w.PC != v.pc || len(w.Locks) != 0 || w.Args != string(args[v.argStart:v.argEnd]) {
+				same = false
+				break
+			}
+		}
+		if same {
+			return p
+		}
+	}
+	lo, hi := len(args), 0
+	for _, v := range spans {
+		if v.argEnd > v.argStart {
+			lo, hi = min(lo, v.argStart), max(hi, v.argEnd)
+		}
+	}
+	all := ""
+	if hi > lo {
+		all = string(args[lo:hi])
+	}
+	p := &FrameValues{Frames: make([]FrameValue, len(spans))}
+	for i, v := range spans {
+		f := &p.Frames[i]
+		if v.argEnd > v.argStart {
+			f.Args = all[v.argStart-lo : v.argEnd-lo]
+		}
+		f.FP, f.SP, f.PC = v.fp, v.sp, v.pc
+	}
+	*slot = valuesSlot{hash: h, p: p}
+	return p
+}
+
 // appendKeyString appends s to a key, length first so keys are unambiguous.
 func appendKeyString(k []byte, s string) []byte {
 	k = binary.AppendUvarint(k, uint64(len(s)))
