@@ -84,7 +84,6 @@ type goTextDecoder struct {
 	// Scratch.
 	hdr    goHeader
 	fl     fileLine
-	fvs    []FrameValue
 	labels Labels
 }
 
@@ -97,14 +96,6 @@ const (
 	stCreatedFile
 	stSkip
 )
-
-// frameSpan is a frame's per-goroutine values while its routine is read:
-// the args as a span of the section's argBuf (the line they came from is
-// gone by the time the stack is interned).
-type frameSpan struct {
-	argStart, argEnd int
-	fp, sp, pc       uint64
-}
 
 // pendingCall is a function or `created by` line waiting for its file line;
 // its name and args wait in the section.

@@ -89,3 +89,29 @@ func TestLinePrefixMatch(t *testing.T) {
 		}
 	}
 }
+
+func TestValuesOf(t *testing.T) {
+	tab := NewTable()
+	args := []byte("xx0x1, {0x2}0x3?")
+	spans := []valueSpan{{argStart: 2, argEnd: 12}, {argStart: 12, argEnd: 12, fp: 1, sp: 2, pc: 3}, {argStart: 12, argEnd: 16}}
+	a := tab.valuesOf(args, spans)
+	want := []FrameValue{{Args: "0x1, {0x2}"}, {FP: 1, SP: 2, PC: 3}, {Args: "0x3?"}}
+	if a == nil || len(a.Frames) != 3 {
+		t.Fatalf("valuesOf = %+v", a)
+	}
+	for i, w := range want {
+		if g := a.Frames[i]; g.Args != w.Args || g.FP != w.FP || g.SP != w.SP || g.PC != w.PC {
+			t.Errorf("frame %d = %+v, want %+v", i, g, w)
+		}
+	}
+	copy(args, "yy0x9") // the table must not keep the caller's buffer
+	if a.Frames[0].Args != "0x1, {0x2}" {
+		t.Errorf("args changed with the buffer: %q", a.Frames[0].Args)
+	}
+	if b := tab.Values(want); b != a {
+		t.Errorf("Values of equal content = %p, want the cached %p", b, a)
+	}
+	if tab.valuesOf(args, []valueSpan{{argStart: 0, argEnd: 0}}) != nil {
+		t.Error("empty values are not nil")
+	}
+}

@@ -17,7 +17,7 @@ import (
 type section struct {
 	ident  []byte // tag, name, file and numbers of each frame and the creator
 	recs   []frameRec
-	vals   []frameSpan
+	vals   []valueSpan
 	argBuf []byte
 	// hasVals is set when some frame has arguments or fp/sp/pc.
 	hasVals bool
@@ -37,7 +37,6 @@ type section struct {
 	cache  *[stackCacheSize]stackEntry // direct-mapped by hash of ident
 	seed   maphash.Seed
 	frames []*Frame
-	fvs    []FrameValue
 }
 
 // frameRec locates one frame's strings in ident.
@@ -118,7 +117,7 @@ func (s *section) commitFrame(fl *fileLine, flags uint8) {
 		fp, sp, pc = fl.FP, fl.SP, fl.PC
 	}
 	s.recs = append(s.recs, rec)
-	s.vals = append(s.vals, frameSpan{argStart: s.pendArgSpan[0], argEnd: s.pendArgSpan[1], fp: fp, sp: sp, pc: pc})
+	s.vals = append(s.vals, valueSpan{argStart: s.pendArgSpan[0], argEnd: s.pendArgSpan[1], fp: fp, sp: sp, pc: pc})
 	if s.pendArgSpan[1] > s.pendArgSpan[0] || fp != 0 || sp != 0 || pc != 0 {
 		s.hasVals = true
 	}
@@ -128,7 +127,7 @@ func (s *section) commitFrame(fl *fileLine, flags uint8) {
 // frame without a file line.
 func (s *section) commitNative(pc uint64) {
 	s.recs = append(s.recs, s.location(nil, recNative))
-	s.vals = append(s.vals, frameSpan{argStart: s.pendArgSpan[0], argEnd: s.pendArgSpan[0], pc: pc})
+	s.vals = append(s.vals, valueSpan{argStart: s.pendArgSpan[0], argEnd: s.pendArgSpan[0], pc: pc})
 	s.hasVals = s.hasVals || pc != 0
 }
 
@@ -176,12 +175,7 @@ func (s *section) finish(t *Table) (st *Stack, creator *Frame, vs *FrameValues) 
 		*e = stackEntry{hash: h, ident: string(s.ident), stack: st, creator: creator}
 	}
 	if s.hasVals {
-		s.fvs = s.fvs[:0]
-		for _, v := range s.vals {
-			s.fvs = append(s.fvs, FrameValue{Args: bstr(s.argBuf[v.argStart:v.argEnd]), FP: v.fp, SP: v.sp, PC: v.pc})
-		}
-		vs = t.Values(s.fvs)
-		clear(s.fvs) // drop references to argBuf
+		vs = t.valuesOf(s.argBuf, s.vals)
 	}
 	s.reset()
 	return st, creator, vs
