@@ -170,24 +170,31 @@ type valueSpan struct {
 // collect them: it builds no intermediate []FrameValue, and on a miss copies
 // the arguments once, as one string.
 func (t *Table) valuesOf(args []byte, spans []valueSpan) *FrameValues {
-	k := t.key[:0]
 	empty := true
+	lo, hi := len(args), 0
 	for _, v := range spans {
-		if v.argEnd > v.argStart || v.fp != 0 || v.sp != 0 || v.pc != 0 {
+		if v.argEnd > v.argStart {
+			lo, hi = min(lo, v.argStart), max(hi, v.argEnd)
+			empty = false
+		} else if v.fp != 0 || v.sp != 0 || v.pc != 0 {
 			empty = false
 		}
-		k = binary.AppendUvarint(k, uint64(v.argEnd-v.argStart))
-		k = append(k, args[v.argStart:v.argEnd]...)
-		k = binary.AppendUvarint(k, v.fp)
-		k = binary.AppendUvarint(k, v.sp)
-		k = binary.AppendUvarint(k, v.pc)
-		k = append(k, ';')
 	}
-	t.key = k
 	if empty {
 		return nil
 	}
-	h := maphash.Bytes(t.seed, k)
+	// Hash the arguments in place, then mix in each frame's layout and
+	// numbers: no key is built. A hit is confirmed field by field.
+	var h uint64
+	if hi > lo {
+		h = maphash.Bytes(t.seed, args[lo:hi])
+	}
+	for _, v := range spans {
+		h = mixHash(h, uint64(v.argStart-lo)<<32|uint64(v.argEnd-v.argStart))
+		h = mixHash(h, v.fp)
+		h = mixHash(h, v.sp)
+		h = mixHash(h, v.pc)
+	}
 	slot := &t.values[h&(maxValues-1)]
 	if p := slot.p; p != nil && slot.hash == h && len(p.Frames) == len(spans) {
 		same := true
@@ -200,12 +207,6 @@ func (t *Table) valuesOf(args []byte, spans []valueSpan) *FrameValues {
 		}
 		if same {
 			return p
-		}
-	}
-	lo, hi := len(args), 0
-	for _, v := range spans {
-		if v.argEnd > v.argStart {
-			lo, hi = min(lo, v.argStart), max(hi, v.argEnd)
 		}
 	}
 	all := ""
@@ -222,6 +223,13 @@ func (t *Table) valuesOf(args []byte, spans []valueSpan) *FrameValues {
 	}
 	*slot = valuesSlot{hash: h, p: p}
 	return p
+}
+
+// mixHash folds x into h (a multiply-xorshift step).
+func mixHash(h, x uint64) uint64 {
+	h ^= x + 0x9e3779b97f4a7c15 + h<<6 + h>>2
+	h *= 0xbf58476d1ce4e5b9
+	return h ^ h>>31
 }
 
 // appendKeyString appends s to a key, length first so keys are unambiguous.
