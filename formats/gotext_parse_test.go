@@ -108,8 +108,13 @@ func TestValuesOf(t *testing.T) {
 	if a.Frames[0].Args != "0x1, {0x2}" {
 		t.Errorf("args changed with the buffer: %q", a.Frames[0].Args)
 	}
-	if b := tab.Values(want); b != a {
-		t.Errorf("Values of equal content = %p, want the cached %p", b, a)
+	copy(args, "xx0x1, {0x2}0x3?")
+	if b := tab.valuesOf(args, spans); b != a {
+		t.Errorf("equal values = %p, want the cached %p", b, a)
+	}
+	copy(args, "xx0x1, {0x3}0x3?")
+	if b := tab.valuesOf(args, spans); b == a || b.Frames[0].Args != "0x1, {0x3}" {
+		t.Errorf("different values = %p %+v, want a new one", b, b)
 	}
 	if tab.valuesOf(args, []valueSpan{{argStart: 0, argEnd: 0}}) != nil {
 		t.Error("empty values are not nil")
