@@ -106,11 +106,12 @@ type valuesSlot struct {
 
 // Values returns FrameValues equal to vs, or nil when no value is set. vs
 // is copied. Unlike frames and stacks, values are deduplicated through a
-// small direct-mapped cache rather than kept for the Table's life: they mostly differ
-// from goroutine to goroutine (pointer arguments), and keeping every one
-// would make a streaming reader's memory grow with goroutines instead of
-// stacks. Equal values met close together share one pointer; compare
-// contents, not pointers, to match values across a long stream.
+// small direct-mapped cache rather than kept for the Table's life: they
+// mostly differ from goroutine to goroutine (pointer arguments), and
+// keeping every one would make a streaming reader's memory grow with
+// goroutines instead of stacks. Equal values met close together share one
+// pointer; compare contents, not pointers, to match values across a long
+// stream.
 func (t *Table) Values(vs []FrameValue) *FrameValues {
 	k := t.key[:0]
 	empty := true
