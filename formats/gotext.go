@@ -480,6 +480,12 @@ func (g *goTextDecoder) replay() {
 // preamble (panic, fatal error, signal name) after routines starts a new
 // dump; other preamble-like lines after routines are junk.
 func (g *goTextDecoder) preambleLine(line []byte, start bool) {
+	if g.r != nil && hasPrefixStr(line, "runtime: ") {
+		// A diagnostic inside a goroutine's trace ("runtime: g17:
+		// unexpected return pc for …", then a hex dump): not a new dump.
+		g.junk(line, line)
+		return
+	}
 	if g.r != nil || g.nRoutines > 0 || g.announced {
 		if !start {
 			g.junk(line, line)

@@ -81,6 +81,8 @@ func TestGoTextForms(t *testing.T) {
 		{"unavailable", "goroutine 18 [running]:\n\tgoroutine running on other thread; stack unavailable\ncreated by main.main\n\t/src/main.go:22 +0xaa\n",
 			[]summary{{Routines: []string{"18 running"}}}},
 		{"empty stack", "goroutine 1 [running]:\n\ngoroutine 2 [running]:\n\n", []summary{{Routines: []string{"1 running", "2 running"}}}},
+		{"unexpected return pc inside a trace", "goroutine 17 [running]:\nmain.a()\n\t/src/a.go:1 +0x1\nruntime: g17: unexpected return pc for main.a called from 0xdeadbeef\nstack: frame={sp:0xc000045f48, fp:0xc000045f70} stack=[0xc000045000,0xc000046000)\n0x000000c000045e48:  0x0000000000000000  0x0000000000000000 \nmain.b()\n\t/src/a.go:2 +0x2\n",
+			[]summary{{Routines: []string{"17 running"}}}},
 		{"stack segment boundary", "goroutine 5 [running]:\nmain.a()\n\t/src/a.go:1 +0x1\n----- stack segment boundary -----\nmain.b()\n\t/src/a.go:2 +0x2\n",
 			[]summary{{Routines: []string{"5 running"}}}},
 
