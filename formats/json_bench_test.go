@@ -7,11 +7,11 @@ import (
 	"testing"
 )
 
-// benchDump builds an in-memory dump of n goroutines over a handful of
+// writerBenchDump builds an in-memory dump of n goroutines over a handful of
 // stacks, like a server parked in a few places: worker pools, network
 // readers, timers. Arguments differ between goroutines (16 variants per
 // stack), as pointers do in real dumps.
-func benchDump(n int) *Dump {
+func writerBenchDump(n int) *Dump {
 	t := NewTable()
 	type site struct {
 		state string
@@ -96,10 +96,10 @@ func (w *countingWriter) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-func BenchmarkWriteJSON(b *testing.B) { benchWrite(b, FormatJSON, benchDump(100_000)) }
+func BenchmarkWriteJSON(b *testing.B) { benchWrite(b, FormatJSON, writerBenchDump(100_000)) }
 
 func BenchmarkReadJSON(b *testing.B) {
-	data := writeJSON(b, benchDump(100_000))
+	data := writeJSON(b, writerBenchDump(100_000))
 	b.SetBytes(int64(len(data)))
 	b.ReportAllocs()
 	b.ResetTimer()

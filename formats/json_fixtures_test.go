@@ -24,7 +24,7 @@ func fixtureGoDump(t *Table) *Dump {
 	gopark := fixtureFrame(t, "runtime.gopark", "/usr/local/go/src/runtime/proc.go", 460, 0xce)
 	mainf := fixtureFrame(t, "main.main", "/src/app/main.go", 30, 0x1f3)
 	spawn := fixtureFrame(t, "main.startWorkers", "/src/app/main.go", 55, 0x44)
-	anc := t.Frame(Frame{Func: "main.startWorkers.func1", File: "/src/app/main.go", Line: 61, Offset: 0x2b, HasOffset: true, Inlined: true})
+	anc := t.Frame(Frame{Func: "main.startWorkers.func1", File: "/src/app/main.go", Line: 61, Offset: 0x2b, HasOffset: true})
 	win := fixtureFrame(t, "main.windows", `C:/Users/dev/app/win.go`, 3, 0x9f)
 	unknown := t.Frame(Frame{Func: "main.odd", File: "??", Line: 0})
 	entry := t.Frame(Frame{Func: "main.entry", File: "/src/app/entry.go", Line: 1, HasOffset: true})

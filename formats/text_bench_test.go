@@ -2,4 +2,4 @@ package formats
 
 import "testing"
 
-func BenchmarkWriteText(b *testing.B) { benchWrite(b, FormatText, benchDump(100_000)) }
+func BenchmarkWriteText(b *testing.B) { benchWrite(b, FormatText, writerBenchDump(100_000)) }

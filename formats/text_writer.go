@@ -143,7 +143,7 @@ func appendTextRoutine(b []byte, r *Routine, afterPreamble bool) []byte {
 		b = append(b, "[originating from goroutine "...)
 		b = strconv.AppendInt(b, a.ID, 10)
 		b = append(b, "]:\n"...)
-		b = appendTextStack(b, a.Stack, a.Values)
+		b = appendTextAncestorStack(b, a.Stack, a.Values)
 		if a.CreatedBy != nil {
 			b = appendTextCreator(b, a.CreatedBy, nil, 0)
 		}
@@ -228,6 +228,30 @@ func appendTextStack(b []byte, s *Stack, vs *FrameValues) []byte {
 			v = &vs.Frames[i]
 		}
 		b = appendTextFrame(b, f, v)
+	}
+	if s.Elided && s.ElidedAt >= len(s.Frames) {
+		b = appendTextElision(b, s)
+	}
+	return b
+}
+
+// appendTextAncestorStack appends an ancestor section's frames, which the
+// runtime prints as `f(...)` whatever their arguments were.
+func appendTextAncestorStack(b []byte, s *Stack, vs *FrameValues) []byte {
+	if s == nil {
+		return b
+	}
+	for i, f := range s.Frames {
+		if s.Elided && i == s.ElidedAt {
+			b = appendTextElision(b, s)
+		}
+		var v *FrameValue
+		if vs != nil && i < len(vs.Frames) {
+			v = &vs.Frames[i]
+		}
+		b = append(b, f.Func...)
+		b = append(b, "(...)\n"...)
+		b = appendTextLocation(b, f, v, "\t")
 	}
 	if s.Elided && s.ElidedAt >= len(s.Frames) {
 		b = appendTextElision(b, s)

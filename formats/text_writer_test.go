@@ -62,7 +62,7 @@ main.startWorkers.func1(...)
 created by main.main
 	/src/app/main.go:30 +0x1f3
 [originating from goroutine 0]:
-main.main()
+main.main(...)
 	/src/app/main.go:30 +0x1f3 pc=0x4a0000
 ...additional frames elided...
 
