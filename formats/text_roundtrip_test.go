@@ -64,9 +64,10 @@ func sortRecords(dumps []*Dump) {
 }
 
 // TestJSONRoundTripGoCorpus does the same through JSON, where every
-// field, line numbers and warnings included, must survive.
+// field, line numbers and warnings included, must survive, also for the
+// malformed inputs.
 func TestJSONRoundTripGoCorpus(t *testing.T) {
-	for _, path := range corpusFiles(t, "corpus/go/*.txt", "go/*.txt") {
+	for _, path := range corpusFiles(t, "corpus/go/*.txt", "go/*.txt", "corpus/go/malformed/*.txt") {
 		t.Run(filepath.Base(path), func(t *testing.T) {
 			want := readCorpusFile(t, path)
 			got := readJSON(t, writeJSON(t, want...), ReadOptions{})
