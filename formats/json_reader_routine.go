@@ -88,8 +88,10 @@ func (d *jsonDecoder) ownValue(v FrameValue) *FrameValue {
 	return &v
 }
 
-// jsonStackCacheBytes bounds the raw stack text the decoder remembers.
-const jsonStackCacheBytes = 32 << 20
+// jsonStackCacheBytes bounds the raw stack text the decoder remembers;
+// past it the cache starts over, so memory does not grow with goroutines
+// whose arguments all differ.
+const jsonStackCacheBytes = 4 << 20
 
 // jsonCachedStack is a decoded "stack" with its values.
 type jsonCachedStack struct {
