@@ -17,7 +17,7 @@ panic: first [recovered]
 [signal SIGSEGV: segmentation violation code=0x1 addr=0x0 pc=0x514143]
 
 1234 goroutines [chan receive: 1200, select: 34, 3~17 minutes, 2 locked to thread] created by main.startWorkers in goroutine 1
-ids 5, 7, 9-12, 200 (+1227 more)
+ids 5, 7, 9-12, 200, … (+1227 more)
 labels {svc: users}: 1200, {"odd key": "x y", svc: admin}: 34
 runtime.gopark(...)
 	/usr/local/go/src/runtime/proc.go:460 +0xce
@@ -71,19 +71,30 @@ func TestWriteGroupsTextThreads(t *testing.T) {
 	}
 }
 
-func TestGroupIDRanges(t *testing.T) {
+func TestGroupIDList(t *testing.T) {
+	seq := func(from, to int64) (ids []int64) {
+		for id := from; id <= to; id += 2 {
+			ids = append(ids, id)
+		}
+		return ids
+	}
 	for _, c := range []struct {
-		ids  []int64
-		want string
+		ids   []int64
+		more  int64
+		limit int
+		want  string
 	}{
-		{[]int64{1}, "1"},
-		{[]int64{1, 2}, "1, 2"},
-		{[]int64{1, 2, 3}, "1-3"},
-		{[]int64{5, 7, 9, 10, 11, 12, 200}, "5, 7, 9-12, 200"},
-		{[]int64{1, 2, 4, 5, 6, 8}, "1, 2, 4-6, 8"},
+		{[]int64{1}, 0, 24, "1"},
+		{[]int64{1, 2}, 0, 24, "1, 2"},
+		{[]int64{1, 2, 3}, 0, 24, "1-3"},
+		{[]int64{5, 7, 9, 10, 11, 12, 200}, 0, 24, "5, 7, 9-12, 200"},
+		{[]int64{1, 2, 4, 5, 6, 8}, 0, 24, "1, 2, 4-6, 8"},
+		{[]int64{1, 2, 4, 5, 6, 8}, 0, 3, "1, 2, 4-6, … (+1 more)"},
+		{[]int64{5, 7}, 1100, 24, "5, 7, … (+1100 more)"},
+		{seq(1, 99), 0, 4, "1, 3, 5, 7, … (+46 more)"},
 	} {
-		if got := string(appendGroupIDs(nil, c.ids)); got != c.want {
-			t.Errorf("%v: %q, want %q", c.ids, got, c.want)
+		if got := string(appendGroupIDList(nil, c.ids, c.more, c.limit)); got != c.want {
+			t.Errorf("%v (+%d, limit %d): %q, want %q", c.ids, c.more, c.limit, got, c.want)
 		}
 	}
 }

@@ -134,18 +134,13 @@ func appendGroupText(b []byte, g *Group, noun string) []byte {
 			b = strconv.AppendInt(b, g.ParentIDs[0], 10)
 		default:
 			b = append(b, " in goroutines "...)
-			b = appendGroupIDs(b, g.ParentIDs)
+			b = appendGroupIDList(b, g.ParentIDs, 0, groupTextParents)
 		}
 	}
 	b = append(b, '\n')
 	if groupHasIDs(g.IDs) {
 		b = append(b, "ids "...)
-		b = appendGroupIDs(b, g.IDs)
-		if g.MoreIDs > 0 {
-			b = append(b, " (+"...)
-			b = strconv.AppendInt(b, g.MoreIDs, 10)
-			b = append(b, " more)"...)
-		}
+		b = appendGroupIDList(b, g.IDs, g.MoreIDs, groupTextIDs)
 		b = append(b, '\n')
 	}
 	if len(g.Labels) > 0 {
@@ -211,27 +206,41 @@ func groupHasIDs(ids []int64) bool {
 	return false
 }
 
-// appendGroupIDs appends sorted ids with runs of three or more written as
-// ranges: "5, 7, 9-120".
-func appendGroupIDs(b []byte, ids []int64) []byte {
-	for i := 0; i < len(ids); {
+// How many ids or ranges a group's text shows before "… (+N more)".
+const (
+	groupTextIDs     = 24
+	groupTextParents = 5
+)
+
+// appendGroupIDList appends sorted ids, runs of three or more as ranges
+// ("5, 7, 9-120"), at most limit items, then how many ids were left out
+// here or by the grouping (more): "…, 200, … (+1100 more)".
+func appendGroupIDList(b []byte, ids []int64, more int64, limit int) []byte {
+	items := 0
+	i := 0
+	for i < len(ids) && items < limit {
 		j := i
 		for j+1 < len(ids) && ids[j+1] == ids[j]+1 {
 			j++
 		}
-		if i > 0 {
+		if j-i == 1 {
+			j = i // a run of two is two items
+		}
+		if items > 0 {
 			b = append(b, ", "...)
 		}
 		b = strconv.AppendInt(b, ids[i], 10)
-		switch {
-		case j-i >= 2:
+		if j > i {
 			b = append(b, '-')
 			b = strconv.AppendInt(b, ids[j], 10)
-		case j > i:
-			b = append(b, ", "...)
-			b = strconv.AppendInt(b, ids[j], 10)
 		}
+		items++
 		i = j + 1
+	}
+	if more += int64(len(ids) - i); more > 0 {
+		b = append(b, ", … (+"...)
+		b = strconv.AppendInt(b, more, 10)
+		b = append(b, " more)"...)
 	}
 	return b
 }
