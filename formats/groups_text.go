@@ -10,7 +10,7 @@ import (
 //	1290 goroutines in 2 groups
 //
 //	1234 goroutines [chan receive: 1200, select: 34, 3~17 minutes] created by main.startWorkers in goroutine 1
-//	ids 5, 7, 9-120, 200 (+1100 more)
+//	ids 5, 7, 9-120, 200, … (+1100 more)
 //	labels {svc: users}: 1200, {svc: admin}: 34
 //	main.worker(...)
 //		/src/x.go:12 +0x1d
