@@ -7,7 +7,6 @@ import (
 	"testing"
 )
 
-
 // checkGolden compares got with testdata/json/name, or rewrites the file
 // under -update.
 func checkGolden(t *testing.T, name string, got []byte) {

@@ -6,7 +6,6 @@ import (
 	"time"
 )
 
-
 // renderJVM is a stable, test-only text rendering of JVM dumps for golden
 // files: every modelled field, one line per routine, frame and lock.
 func renderJVM(dumps []*Dump) string {
