@@ -35,6 +35,11 @@ func ParseFormat(s string) (Format, error) {
 // for each routine, then EndDump, for each dump in turn. The Dump passed to
 // EndDump is final (Truncated, Warnings, Total). Encoders write to a
 // buffered io.Writer (an [Output]) and never flush it themselves.
+//
+// WriteRoutine may keep what the Table interned (stacks, frames, label
+// sets, strings) but nothing else of r past its return: [Copy] reads with
+// ReadOptions.ReuseRoutines, so r and its values are overwritten by the
+// next routine. An encoder that must keep them copies them ([Routine.Clone]).
 type Encoder interface {
 	BeginDump(d *Dump) error
 	WriteRoutine(r *Routine) error
@@ -74,7 +79,12 @@ func WriteDump(enc Encoder, d *Dump) error {
 // Copy streams every dump of rd through enc and returns how many dumps it
 // wrote. Parse errors become warnings of their dump; onWarning, when not
 // nil, sees each as it is found.
+//
+// Unless rd has already started reading, Copy turns on
+// ReadOptions.ReuseRoutines: each routine goes to enc at once and is
+// never seen again, so the reader need not allocate one per routine.
 func Copy(enc Encoder, rd *Reader, onWarning func(*ParseError)) (int, error) {
+	rd.reuseRoutines()
 	n := 0
 	for {
 		d, err := rd.Next()

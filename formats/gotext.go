@@ -72,8 +72,11 @@ type goTextDecoder struct {
 	junkGap      bool // junk was skipped since the last preamble line
 	longPreamble bool // the preamble cap was reported
 
-	// The routine being read.
+	// The routine being read, and its slot when routines are reused
+	// (ReadOptions.ReuseRoutines; pool is nil otherwise).
 	r           *Routine
+	slot        *routineSlot
+	pool        *routinePool
 	st          goState
 	provisional bool // header-less routine, kept only once a frame completes
 	anc         int  // -1: the routine's own stack; else index in r.Ancestors
@@ -121,6 +124,7 @@ type goEvent struct {
 	kind goEventKind
 	d    *Dump
 	r    *Routine
+	slot *routineSlot // r's slot when routines are reused
 	err  *ParseError
 }
 
@@ -135,16 +139,23 @@ func newGoTextDecoder(in *Input, opts ReadOptions) decoder {
 	if t == nil {
 		t = NewTable()
 	}
-	return &goTextDecoder{
+	g := &goTextDecoder{
 		in:  in,
 		lr:  newLineReader(in.R, opts.MaxLineBytes),
 		t:   t,
 		anc: -1,
 		sec: newSection(),
 	}
+	if opts.ReuseRoutines {
+		g.pool = new(routinePool)
+	}
+	return g
 }
 
 func (g *goTextDecoder) nextDump() (*Dump, error) {
+	if g.pool != nil {
+		g.pool.reclaim()
+	}
 	for {
 		for g.head < len(g.events) {
 			ev := g.pop()
@@ -164,6 +175,9 @@ func (g *goTextDecoder) nextDump() (*Dump, error) {
 }
 
 func (g *goTextDecoder) nextRoutine() (*Routine, error) {
+	if g.pool != nil {
+		g.pool.reclaim()
+	}
 	for {
 		if g.head < len(g.events) {
 			ev := g.pop()
@@ -171,6 +185,9 @@ func (g *goTextDecoder) nextRoutine() (*Routine, error) {
 			case evRoutine:
 				if g.out != nil {
 					g.out.Total += ev.r.Count
+				}
+				if ev.slot != nil {
+					g.pool.lend(ev.slot)
 				}
 				return ev.r, nil
 			case evError:
@@ -331,6 +348,9 @@ func (g *goTextDecoder) special(line []byte) bool {
 	case '[':
 		if id, ok := parseOriginating(line); ok && g.r != nil && g.r.Race == nil {
 			g.closeSection()
+			if g.r.Ancestors == nil && g.slot != nil {
+				g.r.Ancestors = g.slot.anc[:0]
+			}
 			g.r.Ancestors = append(g.r.Ancestors, Ancestor{ID: id})
 			g.anc = len(g.r.Ancestors) - 1
 			g.st = stFunc
@@ -581,7 +601,14 @@ func (g *goTextDecoder) startRoutine(id int64, state string) {
 	g.endRoutine()
 	g.ensureDump()
 	g.announce()
-	g.r = &Routine{ID: id, Count: 1, State: state, Line: g.num}
+	if g.pool != nil {
+		g.slot = g.pool.get()
+		g.r = &g.slot.r
+	} else {
+		g.r = new(Routine)
+	}
+	r := g.r
+	r.ID, r.Count, r.State, r.Line = id, 1, state, g.num
 	g.nRoutines++
 	g.st = stFunc
 	g.preambleOpen = false
@@ -687,7 +714,12 @@ func (g *goTextDecoder) commitCreatedBy() {
 	if g.anc < 0 {
 		g.r.ParentID = c.parent
 		if fl.FP != 0 || fl.SP != 0 || fl.PC != 0 {
-			g.r.CreatedByValues = &FrameValue{FP: fl.FP, SP: fl.SP, PC: fl.PC}
+			v := &FrameValue{}
+			if g.slot != nil {
+				v = &g.slot.created
+			}
+			*v = FrameValue{FP: fl.FP, SP: fl.SP, PC: fl.PC}
+			g.r.CreatedByValues = v
 		}
 	}
 }
@@ -717,7 +749,16 @@ func (g *goTextDecoder) closeSection() {
 	if g.r == nil {
 		return
 	}
-	st, creator, vs := g.sec.finish(g.t)
+	st, creator := g.sec.finish(g.t)
+	var vs *FrameValues
+	if g.sec.hasVals {
+		if g.anc < 0 && g.slot != nil {
+			vs = g.slot.takeValues(g.sec)
+		} else {
+			vs = g.t.valuesOf(g.sec.argBuf, g.sec.vals)
+		}
+	}
+	g.sec.reset()
 	if g.anc < 0 {
 		g.r.Stack, g.r.CreatedBy, g.r.Values = st, creator, vs
 	} else {
@@ -736,8 +777,8 @@ func (g *goTextDecoder) endRoutine() {
 		return
 	}
 	g.closeSection()
-	g.emit(goEvent{kind: evRoutine, r: g.r})
-	g.r, g.anc = nil, -1
+	g.emit(goEvent{kind: evRoutine, r: g.r, slot: g.slot})
+	g.r, g.slot, g.anc = nil, nil, -1
 	if g.st != stSkip {
 		g.st = stIdle
 	}
@@ -745,7 +786,10 @@ func (g *goTextDecoder) endRoutine() {
 
 // dropRoutine forgets a header-less routine that turned out to be junk.
 func (g *goTextDecoder) dropRoutine() {
-	g.r, g.anc, g.provisional = nil, -1, false
+	if g.slot != nil {
+		g.pool.put(g.slot)
+	}
+	g.r, g.slot, g.anc, g.provisional = nil, nil, -1, false
 	g.nRoutines--
 	g.sec.reset()
 	g.st = stIdle

@@ -12,6 +12,7 @@ import (
 // every problem must be a *ParseError naming a line of the input, every
 // routine must have a stack, and each dump's Total must be the sum of its
 // routines' counts. A small line limit exercises the long-line path.
+// Reading with ReuseRoutines must yield the same routines as ReadAll.
 func FuzzGoText(f *testing.F) {
 	var seeds []string
 	for _, pat := range []string{"../testdata/corpus/go/*.txt", "../testdata/corpus/go/malformed/*.txt", "../testdata/go/*.txt", "testdata/fuzz/FuzzGoText/*"} {
@@ -62,5 +63,7 @@ func FuzzGoText(f *testing.F) {
 				t.Fatalf("Total = %d, sum of counts %d", d.Total, sum)
 			}
 		}
+		// Reused routines read the same as fresh ones.
+		checkReuseMatchesReadAll(t, data, ReadOptions{MaxLineBytes: int(maxLine)})
 	})
 }

@@ -110,5 +110,10 @@ func (g *goTextDecoder) raceStart() {
 // raceAccess starts a routine for an access block of the open report.
 func (g *goTextDecoder) raceAccess(a raceAccess) {
 	g.startRoutine(a.id, g.t.Bytes(a.state))
-	g.r.Race = &RaceAccess{Report: g.reports, Role: g.t.Bytes(a.role), Addr: a.addr, Main: a.main}
+	race := &RaceAccess{}
+	if g.slot != nil {
+		race = &g.slot.race
+	}
+	*race = RaceAccess{Report: g.reports, Role: g.t.Bytes(a.role), Addr: a.addr, Main: a.main}
+	g.r.Race = race
 }

@@ -151,8 +151,10 @@ func (s *section) lastFunc() []byte {
 	return s.ident[n[0]:n[1]]
 }
 
-// finish interns the section and resets it for the next one.
-func (s *section) finish(t *Table) (st *Stack, creator *Frame, vs *FrameValues) {
+// finish interns the section's frames and creator. Its values are still
+// there to take (hasVals, argBuf, vals); reset readies it for the next
+// section.
+func (s *section) finish(t *Table) (st *Stack, creator *Frame) {
 	if s.elided {
 		s.ident = append(s.ident, 'E')
 		s.ident = binary.AppendUvarint(s.ident, uint64(s.elidedCount))
@@ -174,11 +176,7 @@ func (s *section) finish(t *Table) (st *Stack, creator *Frame, vs *FrameValues) 
 		}
 		*e = stackEntry{hash: h, ident: string(s.ident), stack: st, creator: creator}
 	}
-	if s.hasVals {
-		vs = t.valuesOf(s.argBuf, s.vals)
-	}
-	s.reset()
-	return st, creator, vs
+	return st, creator
 }
 
 // frame builds the lookup key of a record; its strings point into ident

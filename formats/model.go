@@ -151,6 +151,71 @@ func (r *Routine) Arg(i int) string {
 	return r.Values.Frames[i].Args
 }
 
+// Clone returns a copy of r that shares only what the Table interned
+// (stacks, frames, label sets, names and states) and copies the rest:
+// Values and their Args, CreatedByValues, Ancestors, Race, Inferred and
+// Thread. Use it to keep a routine read with ReadOptions.ReuseRoutines.
+func (r *Routine) Clone() *Routine {
+	c := *r
+	c.Values = r.Values.clone()
+	if r.CreatedByValues != nil {
+		v := *r.CreatedByValues
+		v.Locks = cloneLocks(v.Locks)
+		c.CreatedByValues = &v
+	}
+	if r.Ancestors != nil {
+		c.Ancestors = make([]Ancestor, len(r.Ancestors))
+		for i, a := range r.Ancestors {
+			a.Values = a.Values.clone()
+			c.Ancestors[i] = a
+		}
+	}
+	if r.Race != nil {
+		race := *r.Race
+		c.Race = &race
+	}
+	if r.Inferred != nil {
+		c.Inferred = append([]string(nil), r.Inferred...)
+	}
+	if r.Thread != nil {
+		th := *r.Thread
+		th.Synchronizers = cloneLocks(th.Synchronizers)
+		c.Thread = &th
+	}
+	return &c
+}
+
+// clone deep-copies v; the arguments of every frame share one new string.
+func (v *FrameValues) clone() *FrameValues {
+	if v == nil {
+		return nil
+	}
+	size := 0
+	for i := range v.Frames {
+		size += len(v.Frames[i].Args)
+	}
+	var b strings.Builder
+	b.Grow(size)
+	for i := range v.Frames {
+		b.WriteString(v.Frames[i].Args)
+	}
+	all := b.String()
+	c := &FrameValues{Frames: make([]FrameValue, len(v.Frames))}
+	for i, f := range v.Frames {
+		f.Args, all = all[:len(f.Args)], all[len(f.Args):]
+		f.Locks = cloneLocks(f.Locks)
+		c.Frames[i] = f
+	}
+	return c
+}
+
+func cloneLocks(ls []Lock) []Lock {
+	if ls == nil {
+		return nil
+	}
+	return append([]Lock(nil), ls...)
+}
+
 // Ancestor is one `[originating from goroutine N]:` section.
 type Ancestor struct {
 	ID        int64

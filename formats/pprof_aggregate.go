@@ -64,7 +64,7 @@ func (a *routineAggregate) add(r *Routine) {
 		a.entries = append(a.entries, e)
 	}
 	if e.values == nil && r.Values != nil {
-		e.values = r.Values
+		e.values = r.Values.clone() // r may be reused (ReadOptions.ReuseRoutines)
 	}
 	n := routineCount(r)
 	e.count += n

@@ -20,6 +20,16 @@ type ReadOptions struct {
 	// MaxDecompressedBytes bounds how much a compressed input may inflate
 	// to; past it reading stops with an error. Zero means 16 GiB.
 	MaxDecompressedBytes int64
+	// ReuseRoutines lets the reader reuse the memory of the routines it
+	// yields, for callers that handle each routine at once (write it,
+	// count it) and keep none: reading then allocates next to nothing per
+	// routine. Like bufio.Scanner.Bytes, a routine and everything in it
+	// that is not interned in the Table (Values and their Args strings,
+	// CreatedByValues, Ancestors, Race) are valid only until the next
+	// routine is read or Next is called; use [Routine.Clone] to keep one.
+	// Stacks, frames, label sets and State stay valid, as always. Formats
+	// whose readers do not reuse routines ignore it. ReadAll never reuses.
+	ReuseRoutines bool
 }
 
 const (
@@ -93,6 +103,14 @@ func (r *Reader) Kind() Kind {
 		return ""
 	}
 	return r.input.Kind
+}
+
+// reuseRoutines turns on ReadOptions.ReuseRoutines if no dump was read
+// yet (the decoder takes its options when the first dump is read).
+func (r *Reader) reuseRoutines() {
+	if r.dec == nil {
+		r.opts.ReuseRoutines = true
+	}
 }
 
 // Table returns the Table the reader interns into.
@@ -186,6 +204,7 @@ func (r *Reader) Routines() iter.Seq2[*Routine, error] {
 // errors are kept as each dump's Warnings; the error is the first error
 // that stopped reading, with the dumps read until then.
 func ReadAll(r io.Reader, opts ReadOptions) ([]*Dump, error) {
+	opts.ReuseRoutines = false // every routine is kept
 	rd := NewReader(r, opts)
 	var dumps []*Dump
 	for {

@@ -1,0 +1,203 @@
+package formats
+
+import (
+	"bytes"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// readReusing streams data with ReuseRoutines. Each routine is rendered as
+// it is yielded (the text must equal what ReadAll reads) and kept as a
+// Clone (which must survive the reuse of the original).
+func readReusing(t testing.TB, data []byte, opts ReadOptions) (rendered []string, dumps []*Dump) {
+	t.Helper()
+	opts.Kind, opts.ReuseRoutines = KindGoTraceback, true
+	rd := NewReader(bytes.NewReader(data), opts)
+	for {
+		d, err := rd.Next()
+		if err == io.EOF {
+			return rendered, dumps
+		}
+		if err != nil {
+			t.Fatalf("Next: %v", err)
+		}
+		dumps = append(dumps, d)
+		for r, err := range rd.Routines() {
+			if err != nil {
+				continue
+			}
+			var b strings.Builder
+			writeRoutineText(&b, r)
+			rendered = append(rendered, b.String())
+			d.Routines = append(d.Routines, r.Clone())
+		}
+	}
+}
+
+// checkReuseMatchesReadAll reads data both ways and compares every field.
+func checkReuseMatchesReadAll(t testing.TB, data []byte, opts ReadOptions) {
+	t.Helper()
+	opts.Kind = KindGoTraceback
+	want, err := ReadAll(bytes.NewReader(data), opts)
+	if err != nil {
+		t.Fatalf("ReadAll: %v", err)
+	}
+	rendered, got := readReusing(t, data, opts)
+	var wantRoutines []string
+	for _, d := range want {
+		for _, r := range d.Routines {
+			var b strings.Builder
+			writeRoutineText(&b, r)
+			wantRoutines = append(wantRoutines, b.String())
+		}
+	}
+	if len(rendered) != len(wantRoutines) {
+		t.Fatalf("reusing read %d routines, ReadAll %d", len(rendered), len(wantRoutines))
+	}
+	for i := range rendered {
+		if rendered[i] != wantRoutines[i] {
+			t.Fatalf("routine %d as yielded:\n%s\nReadAll:\n%s", i, rendered[i], wantRoutines[i])
+		}
+	}
+	if g, w := modelText(got), modelText(want); g != w {
+		t.Fatalf("clones differ from ReadAll:\n%s", firstDiff(w, g))
+	}
+}
+
+// TestGoTextReuseRoutines reads every Go text input of testdata, the
+// malformed ones and a generated server dump with ReuseRoutines: each
+// routine, as yielded and as cloned, equals what ReadAll reads.
+func TestGoTextReuseRoutines(t *testing.T) {
+	files := goTextFiles(t)
+	malformed, _ := filepath.Glob("../testdata/corpus/go/malformed/*.txt")
+	for _, path := range append(files, malformed...) {
+		t.Run(filepath.Base(path), func(t *testing.T) {
+			data, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			checkReuseMatchesReadAll(t, data, ReadOptions{})
+			// A small line limit takes the long-line paths.
+			checkReuseMatchesReadAll(t, data, ReadOptions{MaxLineBytes: 60})
+		})
+	}
+	t.Run("generated", func(t *testing.T) {
+		checkReuseMatchesReadAll(t, benchDumpBytes(2000), ReadOptions{})
+	})
+}
+
+// TestGoTextReuseAllocations shows the point of ReuseRoutines: once the
+// Table knows the stacks, streaming a dump again allocates a fixed amount
+// (buffers, the reader), not one routine and its values per goroutine.
+func TestGoTextReuseAllocations(t *testing.T) {
+	const n = 2000
+	data := benchDumpBytes(n)
+	tab := NewTable()
+	read := func(reuse bool) {
+		rd := NewReader(bytes.NewReader(data), ReadOptions{Kind: KindGoTraceback, Table: tab, ReuseRoutines: reuse})
+		got := 0
+		for {
+			if _, err := rd.Next(); err != nil {
+				break
+			}
+			for r, err := range rd.Routines() {
+				if err != nil || r.Stack == nil {
+					t.Fatalf("routine %d: %v", got, err)
+				}
+				got++
+			}
+		}
+		if got != n {
+			t.Fatalf("read %d routines, want %d", got, n)
+		}
+	}
+	read(false) // warm the Table
+	fresh := testing.AllocsPerRun(3, func() { read(false) })
+	reused := testing.AllocsPerRun(3, func() { read(true) })
+	if fresh < n {
+		t.Errorf("reading %d routines without reuse made only %.0f allocations", n, fresh)
+	}
+	t.Logf("allocations per read of %d routines: %.0f fresh, %.0f reused", n, fresh, reused)
+	if reused > 100 {
+		t.Errorf("reading %d routines with reuse made %.0f allocations, want a fixed few", n, reused)
+	}
+}
+
+// TestCopyReusesRoutines checks that Copy, which reads with
+// ReuseRoutines, writes every format exactly as WriteDump does with
+// routines read by ReadAll: no encoder keeps a routine it was handed.
+func TestCopyReusesRoutines(t *testing.T) {
+	inputs := map[string][]byte{"generated": benchDumpBytes(500)}
+	for _, path := range goTextFiles(t) {
+		data, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		inputs[filepath.Base(path)] = data
+	}
+	for _, f := range Formats {
+		for name, data := range inputs {
+			var want, got bytes.Buffer
+			tab := NewTable()
+			dumps, err := ReadAll(bytes.NewReader(data), ReadOptions{Table: tab})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if f == FormatPprof && len(dumps) > 1 {
+				continue // a pprof profile holds one dump
+			}
+			enc, err := NewEncoder(&want, f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, d := range dumps {
+				if err := WriteDump(enc, d); err != nil {
+					t.Fatalf("%s %s: WriteDump: %v", f, name, err)
+				}
+			}
+			enc, _ = NewEncoder(&got, f)
+			rd := NewReader(bytes.NewReader(data), ReadOptions{Table: tab})
+			n, err := Copy(enc, rd, nil)
+			if err != nil || n != len(dumps) {
+				t.Fatalf("%s %s: Copy wrote %d dumps (%v), want %d", f, name, n, err, len(dumps))
+			}
+			if !rd.opts.ReuseRoutines {
+				t.Fatalf("Copy did not reuse routines")
+			}
+			if !bytes.Equal(got.Bytes(), want.Bytes()) {
+				t.Errorf("%s %s: Copy output differs from WriteDump(ReadAll):\n%s", f, name, firstDiff(want.String(), got.String()))
+			}
+		}
+	}
+}
+
+// TestRoutineClone checks that a clone shares what is interned and owns
+// the rest.
+func TestRoutineClone(t *testing.T) {
+	dumps := readGoText(t, []byte(g1+"\n"+g2))
+	r := dumps[0].Routines[1]
+	if r.Values == nil {
+		t.Fatal("test input has no arguments")
+	}
+	r.Ancestors = []Ancestor{{ID: 9, Stack: r.Stack, Values: r.Values}}
+	r.CreatedByValues = &FrameValue{PC: 0x42}
+	r.Race = &RaceAccess{Report: 1, Role: "Write"}
+	c := r.Clone()
+	if c.Stack != r.Stack || c.CreatedBy != r.CreatedBy {
+		t.Error("clone does not share the interned stack and creator")
+	}
+	if c.Values == r.Values || &c.Values.Frames[0] == &r.Values.Frames[0] ||
+		c.CreatedByValues == r.CreatedByValues || c.Race == r.Race ||
+		&c.Ancestors[0] == &r.Ancestors[0] || c.Ancestors[0].Values == r.Values {
+		t.Error("clone shares memory that is not interned")
+	}
+	var a, b strings.Builder
+	writeRoutineText(&a, r)
+	writeRoutineText(&b, c)
+	if a.String() != b.String() || *c.Race != *r.Race || c.CreatedByValues.PC != 0x42 {
+		t.Errorf("clone differs:\n%s\nwant\n%s", b.String(), a.String())
+	}
+}
