@@ -144,7 +144,7 @@ func newGoTextDecoder(in *Input, opts ReadOptions) decoder {
 		lr:  newLineReader(in.R, opts.MaxLineBytes),
 		t:   t,
 		anc: -1,
-		sec: newSection(),
+		sec: newSection(t),
 	}
 	if opts.ReuseRoutines {
 		g.pool = new(routinePool)
@@ -628,7 +628,7 @@ func (g *goTextDecoder) call(name, args []byte, form callForm, line []byte) {
 // pend records a function ('F') or creator ('C') line that waits for its
 // file line.
 func (g *goTextDecoder) pend(tag byte, name, args []byte, form callForm, parent int64, line []byte) {
-	g.sec.begin(tag, name, args)
+	g.sec.begin(tag == 'C', name, args)
 	c := &g.waiting
 	c.form, c.parent, c.creator = form, parent, tag == 'C'
 	c.num, c.off = g.num, g.off
@@ -749,7 +749,7 @@ func (g *goTextDecoder) closeSection() {
 	if g.r == nil {
 		return
 	}
-	st, creator := g.sec.finish(g.t)
+	st, creator := g.sec.finish()
 	var vs *FrameValues
 	if g.sec.hasVals {
 		if g.anc < 0 && g.slot != nil {
@@ -823,7 +823,7 @@ func (g *goTextDecoder) finish() {
 	g.st = stFunc
 	if r := g.r; r != nil && why == "" && r.Race == nil && g.anc < 0 {
 		switch {
-		case len(g.sec.recs) == 0 && !r.Unavailable && r.State != "runtime stack":
+		case g.sec.depth == 0 && !r.Unavailable && r.State != "runtime stack":
 			why = "input ends after a goroutine header"
 		case g.lr.noEOL && g.frameLine == g.lr.num && !g.sec.hasCreator && !endsAtRoot(g.sec.lastFunc()):
 			why = "input ends mid-line inside a goroutine"
@@ -850,8 +850,8 @@ func (g *goTextDecoder) finish() {
 
 // endsAtRoot reports whether fn, the outermost frame's function, is where
 // goroutine stacks end.
-func endsAtRoot(fn []byte) bool {
-	switch string(fn) {
+func endsAtRoot(fn string) bool {
+	switch fn {
 	case "main.main", "runtime.main", "runtime.goexit", "runtime.mstart", "runtime.mstart0", "runtime.rt0_go":
 		return true
 	}

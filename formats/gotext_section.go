@@ -1,22 +1,26 @@
 package formats
 
-import (
-	"encoding/binary"
-	"hash/maphash"
-)
-
 // section collects the frames of one stack section of a routine (its own
 // stack, or one `[originating from goroutine N]:` ancestor) and turns them
 // into interned values when the section ends.
 //
-// Frames are not interned one by one. Their identity (function, file,
-// line, offset, flags, and the creator) is appended to ident as the lines
-// come, and the finished section is looked up in a small cache keyed by a
-// hash of ident: a stack met before costs one hash and one comparison, not
-// a Table lookup per frame. Only a miss interns each frame in the Table.
+// Frames are matched against a trie of the stacks met so far rather than
+// interned one by one. Each node of the trie is a frame after the path of
+// frames above it, and remembers the child taken last; goroutines that
+// share a stack, or the start of one, follow the same path, so a frame
+// line is usually just compared with that child's function, file and line
+// (no copy, no hash). Only where a stack takes a new branch is the frame
+// interned in the Table and the branch looked up or added. The node a
+// section ends at holds its interned Stack.
 type section struct {
-	ident  []byte // tag, name, file and numbers of each frame and the creator
-	recs   []frameRec
+	t *Table
+
+	root  *stackNode
+	cur   *stackNode // the node of the frames read so far
+	depth int        // frames read so far
+
+	// The frames read, for a stack the trie does not hold yet.
+	frames []*Frame
 	vals   []valueSpan
 	argBuf []byte
 	// hasVals is set when some frame has arguments or fp/sp/pc.
@@ -26,175 +30,226 @@ type section struct {
 	elidedCount int
 	elidedAt    int
 
-	creator    frameRec
+	creator    *Frame
 	hasCreator bool
 
-	// pend* mark where the pending call began, to roll it back.
-	pendIdent, pendArgs int
-	pendName            [2]int // span of the pending name in ident
-	pendArgSpan         [2]int // span of the pending args in argBuf
-
-	cache  *[stackCacheSize]stackEntry // direct-mapped by hash of ident
-	seed   maphash.Seed
-	frames []*Frame
+	// The pending call: a function line waiting for its file line. match
+	// is the frame whose function it names when one was expected there
+	// (the creator met last, or a child whose function it is: node, and
+	// its siblings); otherwise its name is copied into name.
+	match       *Frame
+	node        *stackNode
+	name        []byte
+	pendArgs    int
+	pendArgSpan [2]int // span of the pending args in argBuf
 }
 
-// frameRec locates one frame's strings in ident.
-type frameRec struct {
-	name, file [2]int
-	line       int
-	offset     uint64
-	flags      uint8
-}
-
-const (
-	recHasOffset = 1 << iota
-	recInlined
-	recNative
-)
-
-// stackEntry is a cached section: its identity and what it interned to.
-type stackEntry struct {
-	hash    uint64
-	ident   string
+// stackNode is a node of a section's trie: frame after the frames of the
+// nodes above it.
+type stackNode struct {
+	frame *Frame
+	// last is the child taken last, tried first. children indexes every
+	// child by function once there is more than one; children calling
+	// the same function from different lines are chained by sibling.
+	last     *stackNode
+	children map[string]*stackNode
+	sibling  *stackNode
+	// stack is the interned stack of the path to this node without
+	// elision, once met; creator is the creator met last after it.
 	stack   *Stack
 	creator *Frame
 }
 
-// stackCacheSize is the number of slots of the section cache; a power of two.
-const stackCacheSize = 1 << 10
+// Frame record flags: how a call line was written.
+const (
+	recInlined = 1 << iota
+	recNative
+)
 
-func newSection() *section {
-	return &section{cache: new([stackCacheSize]stackEntry), seed: maphash.MakeSeed()}
+func newSection(t *Table) *section {
+	root := new(stackNode)
+	return &section{t: t, root: root, cur: root}
 }
 
-// begin records a function line (tag 'F') or a `created by` line (tag
-// 'C') that waits for its file line.
-func (s *section) begin(tag byte, name, args []byte) {
-	s.pendIdent, s.pendArgs = len(s.ident), len(s.argBuf)
-	s.ident = append(s.ident, tag)
-	s.pendName = [2]int{len(s.ident), len(s.ident) + len(name)}
-	s.ident = append(s.ident, name...)
-	s.ident = append(s.ident, 0)
+// begin records a function line (creator false) or a `created by` line
+// (creator true) that waits for its file line.
+func (s *section) begin(creator bool, name, args []byte) {
+	s.match, s.node = nil, nil
+	if creator {
+		if c := s.cur.creator; c != nil && c.Func == bstr(name) {
+			s.match = c
+		}
+	} else {
+		n := s.cur.last
+		if n != nil && n.frame.Func != bstr(name) {
+			n = s.cur.children[bstr(name)] // nil map: nil
+		}
+		if n != nil {
+			s.match, s.node = n.frame, n
+		}
+	}
+	if s.match == nil {
+		s.name = append(s.name[:0], name...)
+	}
+	s.pendArgs = len(s.argBuf)
 	s.argBuf = append(s.argBuf, args...)
 	s.pendArgSpan = [2]int{s.pendArgs, len(s.argBuf)}
 }
 
 // pendingName and pendingArgs return the pending call's text.
-func (s *section) pendingName() []byte { return s.ident[s.pendName[0]:s.pendName[1]] }
+func (s *section) pendingName() []byte {
+	if s.match != nil {
+		return []byte(s.match.Func)
+	}
+	return s.name
+}
+
 func (s *section) pendingArgs() []byte { return s.argBuf[s.pendArgSpan[0]:s.pendArgSpan[1]] }
 
 // rollback forgets the pending call.
 func (s *section) rollback() {
-	s.ident, s.argBuf = s.ident[:s.pendIdent], s.argBuf[:s.pendArgs]
+	s.argBuf = s.argBuf[:s.pendArgs]
+	s.match, s.node = nil, nil
 }
 
-// location appends the file line's identity (fl nil: none) and returns the
-// frame record of the pending call.
-func (s *section) location(fl *fileLine, flags uint8) frameRec {
-	rec := frameRec{name: s.pendName, flags: flags}
-	start := len(s.ident)
+// location returns the interned frame of the pending call at fl (nil:
+// none): the expected frame when it matches, else the Table's.
+func (s *section) location(fl *fileLine, flags uint8) *Frame {
+	if m := s.match; m != nil && sameLocation(m, fl, flags) {
+		return m
+	}
+	return s.intern(fl, flags)
+}
+
+// intern returns the Table's frame of the pending call at fl.
+func (s *section) intern(fl *fileLine, flags uint8) *Frame {
+	f := Frame{
+		Inlined: flags&recInlined != 0,
+		Native:  flags&recNative != 0,
+	}
+	if s.match != nil {
+		f.Func = s.match.Func
+	} else {
+		f.Func = bstr(s.name) // the Table copies what it keeps
+	}
 	if fl != nil {
-		s.ident = append(s.ident, fl.File...)
-		rec.line, rec.offset = fl.Line, fl.Offset
-		if fl.HasOffset {
-			rec.flags |= recHasOffset
+		f.File, f.Line, f.Offset, f.HasOffset = bstr(fl.File), fl.Line, fl.Offset, fl.HasOffset
+	}
+	return s.t.Frame(f)
+}
+
+// sameLocation reports whether f, whose function is the pending call's,
+// is at fl with flags.
+func sameLocation(f *Frame, fl *fileLine, flags uint8) bool {
+	if f.Inlined != (flags&recInlined != 0) || f.Native != (flags&recNative != 0) {
+		return false
+	}
+	if fl == nil {
+		return f.File == "" && f.Line == 0 && f.Offset == 0 && !f.HasOffset
+	}
+	return f.Line == fl.Line && f.Offset == fl.Offset && f.HasOffset == fl.HasOffset && f.File == bstr(fl.File)
+}
+
+// child returns the child of the current node for the pending call at
+// fl, adding it to the trie when it is new.
+func (s *section) child(fl *fileLine, flags uint8) *stackNode {
+	if n := s.node; n != nil && sameLocation(n.frame, fl, flags) {
+		return n
+	}
+	p := s.cur
+	if s.node != nil && p.children != nil {
+		// Another call site of the same function.
+		for n := p.children[s.node.frame.Func]; n != nil; n = n.sibling {
+			if sameLocation(n.frame, fl, flags) {
+				return n
+			}
 		}
 	}
-	rec.file = [2]int{start, len(s.ident)}
-	s.ident = append(s.ident, 0, rec.flags)
-	s.ident = binary.AppendUvarint(s.ident, uint64(rec.line))
-	s.ident = binary.AppendUvarint(s.ident, rec.offset)
-	return rec
+	f := s.intern(fl, flags)
+	c := &stackNode{frame: f}
+	switch {
+	case p.children != nil:
+		c.sibling = p.children[f.Func]
+		p.children[f.Func] = c
+	case p.last != nil: // a second child: index them
+		p.children = map[string]*stackNode{p.last.frame.Func: p.last}
+		c.sibling = p.children[f.Func]
+		p.children[f.Func] = c
+	}
+	return c
+}
+
+// push moves to node n, a child of the current node.
+func (s *section) push(n *stackNode) {
+	s.cur.last, s.cur = n, n
+	s.frames = append(s.frames, n.frame)
+	s.depth++
 }
 
 // commitFrame completes the pending function line with fl (nil when the
 // file line is missing).
 func (s *section) commitFrame(fl *fileLine, flags uint8) {
-	rec := s.location(fl, flags)
+	s.push(s.child(fl, flags))
 	var fp, sp, pc uint64
 	if fl != nil {
 		fp, sp, pc = fl.FP, fl.SP, fl.PC
 	}
-	s.recs = append(s.recs, rec)
 	s.vals = append(s.vals, valueSpan{argStart: s.pendArgSpan[0], argEnd: s.pendArgSpan[1], fp: fp, sp: sp, pc: pc})
 	if s.pendArgSpan[1] > s.pendArgSpan[0] || fp != 0 || sp != 0 || pc != 0 {
 		s.hasVals = true
 	}
+	s.match, s.node = nil, nil
 }
 
 // commitNative completes a pending `non-Go function at pc=0x…` line, a
 // frame without a file line.
 func (s *section) commitNative(pc uint64) {
-	s.recs = append(s.recs, s.location(nil, recNative))
+	s.push(s.child(nil, recNative))
 	s.vals = append(s.vals, valueSpan{argStart: s.pendArgSpan[0], argEnd: s.pendArgSpan[0], pc: pc})
 	s.hasVals = s.hasVals || pc != 0
+	s.match, s.node = nil, nil
 }
 
 // commitCreator completes the pending `created by` line with fl (nil when
 // the file line is missing).
 func (s *section) commitCreator(fl *fileLine) {
 	s.creator, s.hasCreator = s.location(fl, 0), true
+	s.cur.creator = s.creator
+	s.match, s.node = nil, nil
 }
 
 // elide records an elision marker before the next frame.
 func (s *section) elide(count int) {
-	s.elided, s.elidedCount, s.elidedAt = true, count, len(s.recs)
+	s.elided, s.elidedCount, s.elidedAt = true, count, s.depth
 }
 
-// lastFunc returns the outermost frame's function so far, or nil.
-func (s *section) lastFunc() []byte {
-	if len(s.recs) == 0 {
-		return nil
+// lastFunc returns the outermost frame's function so far, or "".
+func (s *section) lastFunc() string {
+	if s.depth == 0 {
+		return ""
 	}
-	n := s.recs[len(s.recs)-1].name
-	return s.ident[n[0]:n[1]]
+	return s.cur.frame.Func
 }
 
-// finish interns the section's frames and creator. Its values are still
-// there to take (hasVals, argBuf, vals); reset readies it for the next
-// section.
-func (s *section) finish(t *Table) (st *Stack, creator *Frame) {
+// finish returns the section's interned stack and creator. Its values are
+// still there to take (hasVals, argBuf, vals); reset readies it for the
+// next section.
+func (s *section) finish() (st *Stack, creator *Frame) {
+	if s.hasCreator {
+		creator = s.creator
+	}
 	if s.elided {
-		s.ident = append(s.ident, 'E')
-		s.ident = binary.AppendUvarint(s.ident, uint64(s.elidedCount))
-		s.ident = binary.AppendUvarint(s.ident, uint64(s.elidedAt))
+		return s.t.Stack(s.frames, true, s.elidedCount, s.elidedAt), creator
 	}
-	h := maphash.Bytes(s.seed, s.ident)
-	e := &s.cache[h&(stackCacheSize-1)]
-	if e.stack != nil && e.hash == h && e.ident == string(s.ident) {
-		st, creator = e.stack, e.creator
-	} else {
-		s.frames = s.frames[:0]
-		for _, r := range s.recs {
-			s.frames = append(s.frames, t.Frame(s.frame(r)))
-		}
-		st = t.Stack(s.frames, s.elided, s.elidedCount, s.elidedAt)
-		clear(s.frames)
-		if s.hasCreator {
-			creator = t.Frame(s.frame(s.creator))
-		}
-		*e = stackEntry{hash: h, ident: string(s.ident), stack: st, creator: creator}
+	if s.cur.stack == nil {
+		s.cur.stack = s.t.Stack(s.frames, false, 0, 0)
 	}
-	return st, creator
-}
-
-// frame builds the lookup key of a record; its strings point into ident
-// and are copied by the Table when kept.
-func (s *section) frame(r frameRec) Frame {
-	return Frame{
-		Func:      bstr(s.ident[r.name[0]:r.name[1]]),
-		File:      bstr(s.ident[r.file[0]:r.file[1]]),
-		Line:      r.line,
-		Offset:    r.offset,
-		HasOffset: r.flags&recHasOffset != 0,
-		Inlined:   r.flags&recInlined != 0,
-		Native:    r.flags&recNative != 0,
-	}
+	return s.cur.stack, creator
 }
 
 func (s *section) reset() {
-	s.ident, s.recs, s.vals, s.argBuf = s.ident[:0], s.recs[:0], s.vals[:0], s.argBuf[:0]
-	s.hasVals, s.hasCreator = false, false
+	s.frames, s.vals, s.argBuf = s.frames[:0], s.vals[:0], s.argBuf[:0]
+	s.cur, s.depth = s.root, 0
+	s.hasVals, s.hasCreator, s.creator, s.match, s.node = false, false, nil, nil, nil
 	s.elided, s.elidedCount, s.elidedAt = false, 0, 0
 }
