@@ -36,7 +36,7 @@ func TestSectionTrie(t *testing.T) {
 		"main.a(0x1)\n\t/s/a.go:1 +0x1\nmain.main()\n\t/s/m.go:9 +0x9\n",
 		"main.a(0x2)\n\t/s/a.go:2 +0x1\nmain.main()\n\t/s/m.go:9 +0x9\n", // a at another line
 		"main.b()\n\t/s/b.go:1 +0x1\nmain.main()\n\t/s/m.go:9 +0x9\n",
-		"main.a(...)\n\t/s/a.go:1\nmain.main()\n\t/s/m.go:9 +0x9\n",    // inlined a
+		"main.a(...)\n\t/s/a.go:1\nmain.main()\n\t/s/m.go:9 +0x9\n",       // inlined a
 		"main.a(0x1)\n\t/s/a.go:1 +0x1\nmain.main()\n\t/s/m.go:10 +0xa\n", // branches at depth 1
 		"main.a(0x1)\n\t/s/a.go:1 +0x1\n",
 		"",
