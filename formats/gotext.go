@@ -84,6 +84,10 @@ type goTextDecoder struct {
 	waiting     pendingCall
 	frameLine   int // number of the last location line read into a frame
 
+	// states caches interned states by length: most goroutines of a dump
+	// share a few states, and a compare is cheaper than a map lookup.
+	states [16]string
+
 	// Scratch.
 	hdr    goHeader
 	fl     fileLine
@@ -443,6 +447,10 @@ func (g *goTextDecoder) other(line, raw []byte) {
 		return
 	}
 	if g.r != nil && g.st == stFunc {
+		if name, args, form := g.sec.expectedCall(line); form != callNone {
+			g.call(name, args, form, line)
+			return
+		}
 		if name, args, form := parseCall(line); form != callNone {
 			g.call(name, args, form, line)
 			return
@@ -581,7 +589,7 @@ func (g *goTextDecoder) header() {
 	} else if g.seen.has(h.ID) {
 		g.endDump() // a second dump of the same process
 	}
-	g.startRoutine(h.ID, g.t.Bytes(h.State))
+	g.startRoutine(h.ID, g.state(h.State))
 	g.seen.add(h.ID)
 	r := g.r
 	r.WaitMinutes, r.Locked, r.Leaked, r.Durable, r.Scan, r.Bubble = h.WaitMinutes, h.Locked, h.Leaked, h.Durable, h.Scan, h.Bubble
@@ -594,6 +602,15 @@ func (g *goTextDecoder) header() {
 		}
 		r.Labels = g.t.Labels(ls)
 	}
+}
+
+// state returns the interned state b.
+func (g *goTextDecoder) state(b []byte) string {
+	c := &g.states[len(b)%len(g.states)]
+	if *c != string(b) {
+		*c = g.t.Bytes(b)
+	}
+	return *c
 }
 
 // startRoutine closes the open routine and opens a new one at this line.

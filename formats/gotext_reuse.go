@@ -57,13 +57,15 @@ func (p *routinePool) reclaim() {
 // again only after the slot was reclaimed and reused.
 func (s *routineSlot) takeValues(sec *section) *FrameValues {
 	s.args, sec.argBuf = sec.argBuf, s.args[:0]
-	fv := s.values.Frames[:0]
-	for _, v := range sec.vals {
-		f := FrameValue{FP: v.fp, SP: v.sp, PC: v.pc}
-		if v.argEnd > v.argStart {
-			f.Args = bstr(s.args[v.argStart:v.argEnd])
-		}
-		fv = append(fv, f)
+	n := len(sec.vals)
+	if cap(s.values.Frames) < n {
+		s.values.Frames = make([]FrameValue, n, 2*n)
+	}
+	fv := s.values.Frames[:n]
+	for i, v := range sec.vals {
+		f := &fv[i]
+		f.Args = bstr(s.args[v.argStart:v.argEnd])
+		f.FP, f.SP, f.PC = v.fp, v.sp, v.pc
 	}
 	s.values.Frames = fv
 	return &s.values

@@ -1,5 +1,7 @@
 package formats
 
+import "bytes"
+
 // section collects the frames of one stack section of a routine (its own
 // stack, or one `[originating from goroutine N]:` ancestor) and turns them
 // into interned values when the section ends.
@@ -94,6 +96,32 @@ func (s *section) begin(creator bool, name, args []byte) {
 	s.pendArgs = len(s.argBuf)
 	s.argBuf = append(s.argBuf, args...)
 	s.pendArgSpan = [2]int{s.pendArgs, len(s.argBuf)}
+}
+
+// expectedCall splits line as parseCall does when it calls the function
+// of the frame expected next (the child taken last), and reports callNone
+// otherwise. It saves parseCall's search for the '(' and its check of the
+// name: a frame in the trie was read from a valid function line, except
+// the native ones (`non-Go function`, cgo symbols), which are left to
+// parseCall.
+func (s *section) expectedCall(line []byte) (name, args []byte, form callForm) {
+	n := s.cur.last
+	if n == nil || n.frame.Native {
+		return nil, nil, callNone
+	}
+	fn := n.frame.Func
+	k := len(fn)
+	if len(line) < k+2 || line[len(line)-1] != ')' || line[k] != '(' || string(line[:k]) != fn {
+		return nil, nil, callNone
+	}
+	args = line[k+1 : len(line)-1]
+	if bytes.IndexByte(args, '(') >= 0 {
+		return nil, nil, callNone // parseCall splits at the last '('
+	}
+	if string(args) == "..." {
+		return line[:k], nil, callInlined
+	}
+	return line[:k], args, callGo
 }
 
 // pendingName and pendingArgs return the pending call's text.
