@@ -74,9 +74,11 @@ func parseHeader(line []byte, h *goHeader) bool {
 	}
 	h.Labels, h.LabelsQuoted = labels, quoted
 	content := line[open+1 : end]
-	if k := bytes.Index(content, []byte(" labels:{")); k >= 0 && content[len(content)-1] == '}' {
-		h.Labels, h.LabelsQuoted = content[k+len(" labels:{"):len(content)-1], true
-		content = content[:k]
+	if len(content) > 0 && content[len(content)-1] == '}' {
+		if k := bytes.Index(content, []byte(" labels:{")); k >= 0 {
+			h.Labels, h.LabelsQuoted = content[k+len(" labels:{"):len(content)-1], true
+			content = content[:k]
+		}
 	}
 	h.State = stripHeaderSuffixes(content, h)
 	return true
@@ -201,25 +203,17 @@ func stripHeaderSuffixes(s []byte, h *goHeader) []byte {
 			}
 		case 's':
 			if bytes.HasSuffix(s, []byte(" minutes")) {
-				rest := s[:len(s)-len(" minutes")]
-				k := bytes.LastIndex(rest, []byte(", "))
-				if k >= 0 {
-					if v, n := scanUint(rest[k+2:]); n > 0 && k+2+n == len(rest) {
-						h.WaitMinutes = int(v)
-						s = rest[:k]
-						continue
-					}
-				}
-			}
-		}
-		if c := s[len(s)-1]; c >= '0' && c <= '9' {
-			if k := bytes.LastIndex(s, []byte(", synctest bubble ")); k >= 0 {
-				if v, n := scanUint(s[k+len(", synctest bubble "):]); n > 0 && k+len(", synctest bubble ")+n == len(s) {
-					h.Bubble = int64(v)
+				if v, k, ok := trailingUint(s[:len(s)-len(" minutes")], ", "); ok {
+					h.WaitMinutes = int(v)
 					s = s[:k]
 					continue
 				}
 			}
+		}
+		if v, k, ok := trailingUint(s, ", synctest bubble "); ok {
+			h.Bubble = int64(v)
+			s = s[:k]
+			continue
 		}
 		break
 	}
@@ -399,10 +393,8 @@ func parseCreatedBy(line []byte) (fn []byte, parent int64, ok bool) {
 		return nil, 0, false
 	}
 	fn = line[len(pfx):]
-	if k := bytes.LastIndex(fn, []byte(" in goroutine ")); k > 0 {
-		if v, n := scanUint(fn[k+len(" in goroutine "):]); n > 0 && k+len(" in goroutine ")+n == len(fn) {
-			return fn[:k], int64(v), true
-		}
+	if v, k, ok := trailingUint(fn, " in goroutine "); ok && k > 0 {
+		return fn[:k], int64(v), true
 	}
 	if len(fn) == 0 || bytes.IndexByte(fn, ' ') >= 0 && !validFuncName(fn) {
 		return nil, 0, false
@@ -437,6 +429,24 @@ func parseOriginating(line []byte) (int64, bool) {
 		return 0, false
 	}
 	return int64(v), true
+}
+
+// trailingUint parses the decimal number that ends b after sep: for
+// "x, 5" and ", " it returns 5 and the index of sep (1). ok is false when
+// b does not end that way or the number overflows.
+func trailingUint(b []byte, sep string) (v uint64, k int, ok bool) {
+	j := len(b)
+	for j > 0 && isDecDigit(b[j-1]) {
+		j--
+	}
+	if j == len(b) || j < len(sep) || string(b[j-len(sep):j]) != sep {
+		return 0, 0, false
+	}
+	v, n := scanUint(b[j:])
+	if n != len(b)-j {
+		return 0, 0, false
+	}
+	return v, j - len(sep), true
 }
 
 // isRegisterLine reports whether line is a register of a signal dump:

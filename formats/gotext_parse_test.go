@@ -120,3 +120,27 @@ func TestValuesOf(t *testing.T) {
 		t.Error("empty values are not nil")
 	}
 }
+
+func TestTrailingUint(t *testing.T) {
+	for _, tc := range []struct {
+		b, sep string
+		v      uint64
+		k      int
+		ok     bool
+	}{
+		{"chan receive, 5", ", ", 5, 12, true},
+		{", 17", ", ", 17, 0, true},
+		{"a, b, 3", ", ", 3, 4, true},
+		{"main.f in goroutine 12", " in goroutine ", 12, 6, true},
+		{"x, 5a", ", ", 0, 0, false},                   // not digits at the end
+		{"x,5", ", ", 0, 0, false},                     // no separator before the digits
+		{"x, ", ", ", 0, 0, false},                     // no digits
+		{"5", ", ", 0, 0, false},                       // separator missing
+		{"x, 99999999999999999999", ", ", 0, 0, false}, // overflow
+	} {
+		v, k, ok := trailingUint([]byte(tc.b), tc.sep)
+		if v != tc.v || k != tc.k || ok != tc.ok {
+			t.Errorf("trailingUint(%q, %q) = %d, %d, %v; want %d, %d, %v", tc.b, tc.sep, v, k, ok, tc.v, tc.k, tc.ok)
+		}
+	}
+}
