@@ -1,0 +1,94 @@
+package formats
+
+import (
+	"bufio"
+	"bytes"
+	"io"
+	"math/rand/v2"
+	"testing"
+	"testing/iotest"
+)
+
+// refLine is what readLine should report for one line.
+type refLine struct {
+	text  string // without terminator; "" for a skipped line
+	long  bool   // skipped for its length
+	num   int
+	off   int64
+	noEOL bool
+}
+
+// refLines splits data the simple way: lines end at '\n', a "\r" before
+// it is dropped, a line longer than max is skipped.
+func refLines(data []byte, max int) []refLine {
+	var out []refLine
+	off := int64(0)
+	for num := 1; len(data) > 0; num++ {
+		i := bytes.IndexByte(data, '\n')
+		raw, noEOL := data, true
+		if i >= 0 {
+			raw, noEOL = data[:i+1], false
+		}
+		data = data[len(raw):]
+		text := bytes.TrimSuffix(bytes.TrimSuffix(raw, []byte("\n")), []byte("\r"))
+		l := refLine{text: string(text), num: num, off: off, noEOL: noEOL}
+		if len(text) > max {
+			l.text, l.long = "", true
+		}
+		out = append(out, l)
+		off += int64(len(raw))
+	}
+	return out
+}
+
+// TestLineReader reads random text, with lines around the buffer size and
+// the line limit, through small buffers and one-byte reads, and compares
+// every line, number, offset and error with refLines.
+func TestLineReader(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	for round := range 300 {
+		var data []byte
+		for range rng.IntN(40) {
+			n := rng.IntN(50)
+			if rng.IntN(8) == 0 {
+				n = rng.IntN(300) // longer than the buffer or the limit
+			}
+			for range n {
+				data = append(data, "abc \t(){}:0x"[rng.IntN(12)])
+			}
+			switch rng.IntN(5) {
+			case 0:
+				data = append(data, '\r', '\n')
+			case 1:
+				data = append(data, '\n', '\n')
+			default:
+				data = append(data, '\n')
+			}
+		}
+		if rng.IntN(3) == 0 && len(data) > 0 {
+			data = data[:len(data)-1-rng.IntN(len(data))/2] // cut mid-line
+		}
+		max := 16 + rng.IntN(120)
+		var src io.Reader = bytes.NewReader(data)
+		if round%2 == 1 {
+			src = iotest.OneByteReader(src)
+		}
+		lr := newLineReader(bufio.NewReaderSize(src, 16+rng.IntN(64)), max)
+		want := refLines(data, max)
+		for i, w := range want {
+			line, err := lr.readLine()
+			switch {
+			case w.long && err != errLineTooLong,
+				!w.long && (err != nil || string(line) != w.text),
+				lr.num != w.num || lr.off != w.off || lr.noEOL != w.noEOL:
+				t.Fatalf("round %d line %d: got %q %v num=%d off=%d noEOL=%v; want %+v", round, i, line, err, lr.num, lr.off, lr.noEOL, w)
+			}
+			if w.long && lr.longLen < int64(max) {
+				t.Fatalf("round %d line %d: skipped line of %d bytes reported as %d", round, i, len(w.text), lr.longLen)
+			}
+		}
+		if line, err := lr.readLine(); err != io.EOF {
+			t.Fatalf("round %d: after the last line got %q, %v; want EOF", round, line, err)
+		}
+	}
+}
