@@ -42,6 +42,7 @@ type section struct {
 	match       *Frame
 	node        *stackNode
 	name        []byte
+	expected    bool // expectedCall found the call of the child taken last
 	pendArgs    int
 	pendArgSpan [2]int // span of the pending args in argBuf
 }
@@ -83,7 +84,7 @@ func (s *section) begin(creator bool, name, args []byte) {
 		}
 	} else {
 		n := s.cur.last
-		if n != nil && n.frame.Func != bstr(name) {
+		if !s.expected && n != nil && n.frame.Func != bstr(name) {
 			n = s.cur.children[bstr(name)] // nil map: nil
 		}
 		if n != nil {
@@ -93,6 +94,7 @@ func (s *section) begin(creator bool, name, args []byte) {
 	if s.match == nil {
 		s.name = append(s.name[:0], name...)
 	}
+	s.expected = false
 	s.pendArgs = len(s.argBuf)
 	s.argBuf = append(s.argBuf, args...)
 	s.pendArgSpan = [2]int{s.pendArgs, len(s.argBuf)}
@@ -118,6 +120,7 @@ func (s *section) expectedCall(line []byte) (name, args []byte, form callForm) {
 	if bytes.IndexByte(args, '(') >= 0 {
 		return nil, nil, callNone // parseCall splits at the last '('
 	}
+	s.expected = true // begin need not compare the name again
 	if string(args) == "..." {
 		return line[:k], nil, callInlined
 	}
