@@ -260,13 +260,13 @@ func (g *goTextDecoder) feed(raw []byte) {
 	line := g.prefix.strip(raw)
 	switch g.st {
 	case stFile:
-		if parseFileLine(line, &g.fl) {
+		if g.sec.fileLine(line, &g.fl, g.waiting.callFlags()) {
 			g.commitFrame()
 			return
 		}
 		g.fileMissing()
 	case stCreatedFile:
-		if parseFileLine(line, &g.fl) {
+		if g.sec.fileLine(line, &g.fl, 0) {
 			g.commitCreatedBy()
 			return
 		}

@@ -6,14 +6,15 @@ import "bytes"
 // stack, or one `[originating from goroutine N]:` ancestor) and turns them
 // into interned values when the section ends.
 //
-// Frames are matched against a trie of the stacks met so far rather than
-// interned one by one. Each node of the trie is a frame after the path of
-// frames above it, and remembers the child taken last; goroutines that
-// share a stack, or the start of one, follow the same path, so a frame
-// line is usually just compared with that child's function, file and line
-// (no copy, no hash). Only where a stack takes a new branch is the frame
-// interned in the Table and the branch looked up or added. The node a
-// section ends at holds its interned Stack.
+// Frames are matched against a trie of the stacks met so far (kept in the
+// Table) rather than interned one by one. Each node of the trie is a frame
+// after the path of frames above it, and remembers the child taken last;
+// goroutines that share a stack, or the start of one, follow the same
+// path, so a function line is usually just compared with that child's
+// function, and its file line with the child's file line as first read,
+// byte for byte (no parse, no copy, no hash). Only where a stack takes a
+// new branch is the frame interned in the Table and the branch looked up
+// or added. The node a section ends at holds its interned Stack.
 type section struct {
 	t *Table
 
@@ -43,6 +44,12 @@ type section struct {
 	node        *stackNode
 	name        []byte
 	expected    bool // expectedCall found the call of the child taken last
+	creatorPend bool // the pending call is a `created by` line
+	// hit is set when the pending call's file line was the expected
+	// frame's known line; line is a file line that was parsed instead,
+	// to become a node's known line.
+	hit         bool
+	line        []byte
 	pendArgs    int
 	pendArgSpan [2]int // span of the pending args in argBuf
 }
@@ -61,6 +68,11 @@ type stackNode struct {
 	// elision, once met; creator is the creator met last after it.
 	stack   *Stack
 	creator *Frame
+	// loc and creatorLoc are the file lines frame and creator were read
+	// from, as written, when those carried no fp, sp or pc: the same line
+	// again is the same location.
+	loc        string
+	creatorLoc string
 }
 
 // Frame record flags: how a call line was written.
@@ -70,14 +82,16 @@ const (
 )
 
 func newSection(t *Table) *section {
-	root := new(stackNode)
-	return &section{t: t, root: root, cur: root}
+	if t.goStacks == nil {
+		t.goStacks = new(stackNode)
+	}
+	return &section{t: t, root: t.goStacks, cur: t.goStacks}
 }
 
 // begin records a function line (creator false) or a `created by` line
 // (creator true) that waits for its file line.
 func (s *section) begin(creator bool, name, args []byte) {
-	s.match, s.node = nil, nil
+	s.match, s.node, s.hit, s.line = nil, nil, false, nil
 	if creator {
 		if c := s.cur.creator; c != nil && c.Func == bstr(name) {
 			s.match = c
@@ -94,7 +108,7 @@ func (s *section) begin(creator bool, name, args []byte) {
 	if s.match == nil {
 		s.name = append(s.name[:0], name...)
 	}
-	s.expected = false
+	s.expected, s.creatorPend = false, creator
 	s.pendArgs = len(s.argBuf)
 	s.argBuf = append(s.argBuf, args...)
 	s.pendArgSpan = [2]int{s.pendArgs, len(s.argBuf)}
@@ -140,7 +154,42 @@ func (s *section) pendingArgs() []byte { return s.argBuf[s.pendArgSpan[0]:s.pend
 // rollback forgets the pending call.
 func (s *section) rollback() {
 	s.argBuf = s.argBuf[:s.pendArgs]
-	s.match, s.node = nil, nil
+	s.match, s.node, s.hit, s.line = nil, nil, false, nil
+}
+
+// fileLine reports whether line is the pending call's file line and
+// parses it into fl. A line that is byte for byte the known line of the
+// expected frame or creator is not parsed: fl is zeroed (the known line
+// has no fp, sp or pc) and the commit that follows takes that frame.
+func (s *section) fileLine(line []byte, fl *fileLine, flags uint8) bool {
+	loc := ""
+	switch {
+	case s.creatorPend:
+		if s.match != nil && s.match == s.cur.creator {
+			loc = s.cur.creatorLoc
+		}
+	case s.node != nil && s.node.frame.Inlined == (flags&recInlined != 0) && s.node.frame.Native == (flags&recNative != 0):
+		loc = s.node.loc
+	}
+	if loc != "" && loc == bstr(line) {
+		*fl = fileLine{}
+		s.hit = true
+		return true
+	}
+	if parseFileLine(line, fl) {
+		s.line = line
+		return true
+	}
+	return false
+}
+
+// knownLine returns line as a node's known line, or "" when fl carries
+// values (or there is no line: the file line was missing).
+func (s *section) knownLine(fl *fileLine) string {
+	if s.line == nil || fl == nil || fl.FP != 0 || fl.SP != 0 || fl.PC != 0 {
+		return ""
+	}
+	return string(s.line)
 }
 
 // location returns the interned frame of the pending call at fl (nil:
@@ -220,7 +269,15 @@ func (s *section) push(n *stackNode) {
 // commitFrame completes the pending function line with fl (nil when the
 // file line is missing).
 func (s *section) commitFrame(fl *fileLine, flags uint8) {
-	s.push(s.child(fl, flags))
+	if s.hit {
+		s.push(s.node)
+	} else {
+		n := s.child(fl, flags)
+		if n.loc == "" {
+			n.loc = s.knownLine(fl)
+		}
+		s.push(n)
+	}
 	var fp, sp, pc uint64
 	if fl != nil {
 		fp, sp, pc = fl.FP, fl.SP, fl.PC
@@ -229,7 +286,7 @@ func (s *section) commitFrame(fl *fileLine, flags uint8) {
 	if s.pendArgSpan[1] > s.pendArgSpan[0] || fp != 0 || sp != 0 || pc != 0 {
 		s.hasVals = true
 	}
-	s.match, s.node = nil, nil
+	s.match, s.node, s.hit, s.line = nil, nil, false, nil
 }
 
 // commitNative completes a pending `non-Go function at pc=0x…` line, a
@@ -238,15 +295,22 @@ func (s *section) commitNative(pc uint64) {
 	s.push(s.child(nil, recNative))
 	s.vals = append(s.vals, valueSpan{argStart: s.pendArgSpan[0], argEnd: s.pendArgSpan[0], pc: pc})
 	s.hasVals = s.hasVals || pc != 0
-	s.match, s.node = nil, nil
+	s.match, s.node, s.hit, s.line = nil, nil, false, nil
 }
 
 // commitCreator completes the pending `created by` line with fl (nil when
 // the file line is missing).
 func (s *section) commitCreator(fl *fileLine) {
-	s.creator, s.hasCreator = s.location(fl, 0), true
-	s.cur.creator = s.creator
-	s.match, s.node = nil, nil
+	if s.hit {
+		s.creator = s.match
+	} else {
+		s.creator = s.location(fl, 0)
+		if s.cur.creator != s.creator || s.cur.creatorLoc == "" {
+			s.cur.creator, s.cur.creatorLoc = s.creator, s.knownLine(fl)
+		}
+	}
+	s.hasCreator = true
+	s.match, s.node, s.hit, s.line = nil, nil, false, nil
 }
 
 // elide records an elision marker before the next frame.
@@ -281,6 +345,6 @@ func (s *section) finish() (st *Stack, creator *Frame) {
 func (s *section) reset() {
 	s.frames, s.vals, s.argBuf = s.frames[:0], s.vals[:0], s.argBuf[:0]
 	s.cur, s.depth = s.root, 0
-	s.hasVals, s.hasCreator, s.creator, s.match, s.node = false, false, nil, nil, nil
+	s.hasVals, s.hasCreator, s.creator, s.match, s.node, s.hit, s.line = false, false, nil, nil, nil, false, nil
 	s.elided, s.elidedCount, s.elidedAt = false, 0, 0
 }

@@ -39,6 +39,8 @@ func TestSectionTrie(t *testing.T) {
 		"main.a(...)\n\t/s/a.go:1\nmain.main()\n\t/s/m.go:9 +0x9\n",       // inlined a
 		"main.a(0x1)\n\t/s/a.go:1 +0x1\nmain.main()\n\t/s/m.go:10 +0xa\n", // branches at depth 1
 		"main.a(0x1)\n\t/s/a.go:1 +0x1\n",
+		"main.a()\n\t/s/a.go:1\nmain.main()\n\t/s/m.go:9 +0x9\n",                              // the inlined a's file line, not inlined
+		"main.a(0x1)\n\t/s/a.go:1 +0x1 fp=0x1 sp=0x2 pc=0x3\nmain.main()\n\t/s/m.go:9 +0x9\n", // values: same frames
 		"",
 	}
 	var in strings.Builder
@@ -63,6 +65,9 @@ func TestSectionTrie(t *testing.T) {
 		for _, f := range r.Stack.Frames {
 			fmt.Fprintf(&text, "%s:%s:%d:%v ", f.Func, f.File, f.Line, f.Inlined)
 		}
+		if k == 7 { // values: the stack of stacks[0]
+			k = 0
+		}
 		if s, ok := byKind[k]; ok && s != r.Stack {
 			t.Fatalf("routine %d: stack %d read as %s, before as another pointer", i, k, text.String())
 		}
@@ -77,13 +82,13 @@ func TestSectionTrie(t *testing.T) {
 	if i != len(want) {
 		t.Fatalf("read %d routines, want %d", i, len(want))
 	}
-	if _, stacksN := rd.Table().Len(); stacksN != len(stacks) {
-		t.Errorf("Table holds %d stacks, want %d", stacksN, len(stacks))
+	if _, stacksN := rd.Table().Len(); stacksN != len(stacks)-1 { // the one with values shares a stack
+		t.Errorf("Table holds %d stacks, want %d", stacksN, len(stacks)-1)
 	}
 	dec := rd.dec.(*goTextDecoder)
-	// root, a:1, a:2, b, a inlined, then main.main under each (5), and
-	// main.main:10 under a:1.
-	if n := countNodes(dec.sec.root); n != 10 {
-		t.Errorf("trie holds %d nodes, want 10", n)
+	// root, a:1, a:2, b, a:1 inlined, a:1 without offset, then main.main
+	// under each, and main.main:10 under a:1.
+	if n := countNodes(dec.sec.root); n != 12 {
+		t.Errorf("trie holds %d nodes, want 12", n)
 	}
 }

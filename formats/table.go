@@ -23,6 +23,9 @@ type Table struct {
 	labels map[string]Labels
 	nstack int
 	key    []byte // scratch for stack and value keys
+	// goStacks is the trie of the Go traceback reader's stacks (see
+	// section), kept here so that readers sharing the Table share it.
+	goStacks *stackNode
 }
 
 // NewTable returns an empty Table.
