@@ -2,6 +2,7 @@ package formats
 
 import (
 	"bufio"
+	"bytes"
 	"errors"
 	"io"
 )
@@ -13,6 +14,12 @@ import (
 type lineReader struct {
 	r   *bufio.Reader
 	max int
+	// win is what r held buffered when it was last looked at, and pos how
+	// much of it was returned. Lines are cut from win directly, which
+	// spares a ReadSlice call per line; r is told (Discard) only when
+	// win is used up.
+	win []byte
+	pos int
 	// long collects a line that spans more than one buffer fill.
 	long []byte
 
@@ -45,17 +52,19 @@ func newLineReader(r *bufio.Reader, max int) *lineReader {
 // naming it; other errors come from the underlying reader.
 func (lr *lineReader) readLine() ([]byte, error) {
 	lr.off = lr.next
+	if i := bytes.IndexByte(lr.win[lr.pos:], '\n'); i >= 0 {
+		line := lr.win[lr.pos : lr.pos+i+1]
+		lr.pos += i + 1
+		return lr.whole(line)
+	}
+	// The window holds no whole line: hand it back, let ReadSlice find
+	// the line (reading more), then look at what is buffered again.
+	lr.r.Discard(lr.pos)
+	lr.win, lr.pos = nil, 0
 	line, err := lr.r.ReadSlice('\n')
 	if err == nil {
-		lr.num++
-		lr.next += int64(len(line))
-		lr.noEOL = false
-		line = trimEOL(line)
-		if len(line) > lr.max {
-			lr.skipped(line, int64(len(line)))
-			return nil, errLineTooLong
-		}
-		return line, nil
+		lr.win, _ = lr.r.Peek(lr.r.Buffered())
+		return lr.whole(line)
 	}
 	if err == bufio.ErrBufferFull {
 		return lr.readLong(line)
@@ -70,6 +79,19 @@ func (lr *lineReader) readLine() ([]byte, error) {
 	if err != io.EOF {
 		return nil, err
 	}
+	line = trimEOL(line)
+	if len(line) > lr.max {
+		lr.skipped(line, int64(len(line)))
+		return nil, errLineTooLong
+	}
+	return line, nil
+}
+
+// whole returns line, a whole line with its "\n", without its terminator.
+func (lr *lineReader) whole(line []byte) ([]byte, error) {
+	lr.num++
+	lr.next += int64(len(line))
+	lr.noEOL = false
 	line = trimEOL(line)
 	if len(line) > lr.max {
 		lr.skipped(line, int64(len(line)))
