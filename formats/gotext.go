@@ -225,6 +225,11 @@ func (g *goTextDecoder) emit(ev goEvent) { g.events = append(g.events, ev) }
 // step reads one line and feeds it to the machine; at the end of the input
 // it closes what is open.
 func (g *goTextDecoder) step() {
+	if g.st == stFile || g.st == stCreatedFile {
+		if g.skipKnownLine() {
+			return
+		}
+	}
 	line, err := g.lr.readLine()
 	g.num, g.off = g.lr.num, g.lr.off
 	switch {
@@ -239,6 +244,32 @@ func (g *goTextDecoder) step() {
 		g.finish()
 		g.err = err
 	}
+}
+
+// skipKnownLine handles the awaited file line without splitting it off
+// when the input holds, next, the expected frame's known line (see
+// section.expectedLine): comparing it in place is cheaper than finding
+// the end of the line and then comparing. It reports whether it did.
+func (g *goTextDecoder) skipKnownLine() bool {
+	if g.prefix.active() {
+		return false
+	}
+	var flags uint8
+	if g.st == stFile {
+		flags = g.waiting.callFlags()
+	}
+	loc := g.sec.expectedLine(flags)
+	if loc == "" || !g.lr.skipLine(loc) {
+		return false
+	}
+	g.num, g.off = g.lr.num, g.lr.off
+	g.sec.known(&g.fl)
+	if g.st == stFile {
+		g.commitFrame()
+	} else {
+		g.commitCreatedBy()
+	}
+	return true
 }
 
 // problem reports a ParseError at the current line.

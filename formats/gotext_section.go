@@ -162,18 +162,8 @@ func (s *section) rollback() {
 // expected frame or creator is not parsed: fl is zeroed (the known line
 // has no fp, sp or pc) and the commit that follows takes that frame.
 func (s *section) fileLine(line []byte, fl *fileLine, flags uint8) bool {
-	loc := ""
-	switch {
-	case s.creatorPend:
-		if s.match != nil && s.match == s.cur.creator {
-			loc = s.cur.creatorLoc
-		}
-	case s.node != nil && s.node.frame.Inlined == (flags&recInlined != 0) && s.node.frame.Native == (flags&recNative != 0):
-		loc = s.node.loc
-	}
-	if loc != "" && loc == bstr(line) {
-		*fl = fileLine{}
-		s.hit = true
+	if loc := s.expectedLine(flags); loc != "" && loc == bstr(line) {
+		s.known(fl)
 		return true
 	}
 	if parseFileLine(line, fl) {
@@ -181,6 +171,26 @@ func (s *section) fileLine(line []byte, fl *fileLine, flags uint8) bool {
 		return true
 	}
 	return false
+}
+
+// expectedLine returns the known file line of the frame (or creator) the
+// pending call is expected to be, "" when there is none.
+func (s *section) expectedLine(flags uint8) string {
+	switch {
+	case s.creatorPend:
+		if s.match != nil && s.match == s.cur.creator {
+			return s.cur.creatorLoc
+		}
+	case s.node != nil && s.node.frame.Inlined == (flags&recInlined != 0) && s.node.frame.Native == (flags&recNative != 0):
+		return s.node.loc
+	}
+	return ""
+}
+
+// known records that the pending call's file line was its expectedLine.
+func (s *section) known(fl *fileLine) {
+	*fl = fileLine{}
+	s.hit = true
 }
 
 // knownLine returns line as a node's known line, or "" when fl carries

@@ -87,6 +87,23 @@ func (lr *lineReader) readLine() ([]byte, error) {
 	return line, nil
 }
 
+// skipLine consumes the next line when it is text, whole in the buffered
+// window and ended by "\n", exactly as readLine would have returned it;
+// it reports whether it did. text must hold no line terminator.
+func (lr *lineReader) skipLine(text string) bool {
+	end := lr.pos + len(text)
+	if end >= len(lr.win) || lr.win[end] != '\n' || len(text) > lr.max ||
+		len(text) > 0 && text[len(text)-1] == '\r' || string(lr.win[lr.pos:end]) != text {
+		return false
+	}
+	lr.off = lr.next
+	lr.pos = end + 1
+	lr.num++
+	lr.next += int64(len(text) + 1)
+	lr.noEOL = false
+	return true
+}
+
 // whole returns line, a whole line with its "\n", without its terminator.
 func (lr *lineReader) whole(line []byte) ([]byte, error) {
 	lr.num++

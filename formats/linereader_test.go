@@ -43,9 +43,12 @@ func refLines(data []byte, max int) []refLine {
 
 // TestLineReader reads random text, with lines around the buffer size and
 // the line limit, through small buffers and one-byte reads, and compares
-// every line, number, offset and error with refLines.
+// every line, number, offset and error with refLines; every other line is
+// first offered to skipLine, which may take it only when it is exactly the
+// text given and a "\n".
 func TestLineReader(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
+	skipped := 0
 	for round := range 300 {
 		var data []byte
 		for range rng.IntN(40) {
@@ -76,6 +79,21 @@ func TestLineReader(t *testing.T) {
 		lr := newLineReader(bufio.NewReaderSize(src, 16+rng.IntN(64)), max)
 		want := refLines(data, max)
 		for i, w := range want {
+			if !w.long && rng.IntN(2) == 0 {
+				// skipLine takes the line only as text+"\n" in the window.
+				if lr.skipLine(w.text + "x") {
+					t.Fatalf("round %d line %d: skipLine took a wrong text", round, i)
+				}
+				raw := data[w.off:min(len(data), int(w.off)+len(w.text)+1)]
+				took := lr.skipLine(w.text)
+				if took && (string(raw) != w.text+"\n" || lr.num != w.num || lr.off != w.off || lr.noEOL) {
+					t.Fatalf("round %d line %d: skipLine took %q: num=%d off=%d; want %+v", round, i, raw, lr.num, lr.off, w)
+				}
+				if took {
+					skipped++
+					continue
+				}
+			}
 			line, err := lr.readLine()
 			switch {
 			case w.long && err != errLineTooLong,
@@ -90,5 +108,8 @@ func TestLineReader(t *testing.T) {
 		if line, err := lr.readLine(); err != io.EOF {
 			t.Fatalf("round %d: after the last line got %q, %v; want EOF", round, line, err)
 		}
+	}
+	if skipped < 100 {
+		t.Errorf("skipLine took only %d lines", skipped)
 	}
 }
