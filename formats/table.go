@@ -195,9 +195,11 @@ func (t *Table) valuesOf(args []byte, spans []valueSpan) *FrameValues {
 	}
 	for _, v := range spans {
 		h = mixHash(h, uint64(v.argStart-lo)<<32|uint64(v.argEnd-v.argStart))
-		h = mixHash(h, v.fp)
-		h = mixHash(h, v.sp)
-		h = mixHash(h, v.pc)
+		if v.fp|v.sp|v.pc != 0 { // rare: GOTRACEBACK=system
+			h = mixHash(h, v.fp)
+			h = mixHash(h, v.sp)
+			h = mixHash(h, v.pc)
+		}
 	}
 	slot := &t.values[h&(maxValues-1)]
 	if p := slot.p; p != nil && slot.hash == h && len(p.Frames) == len(spans) {
