@@ -1,0 +1,13 @@
+module github.com/stackdump/stackdump/bench
+
+go 1.26.0
+
+require (
+	github.com/DataDog/gostackparse v0.7.0
+	github.com/maruel/panicparse/v2 v2.5.0
+	github.com/stackdump/stackdump v0.0.0-00010101000000-000000000000
+)
+
+require github.com/klauspost/compress v1.20.4 // indirect
+
+replace github.com/stackdump/stackdump => ../
