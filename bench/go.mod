@@ -8,6 +8,9 @@ require (
 	github.com/stackdump/stackdump v0.0.0-00010101000000-000000000000
 )
 
-require github.com/klauspost/compress v1.20.4 // indirect
+require (
+	github.com/google/pprof v0.0.0-20261105003125-4bf881d7fb0b // indirect
+	github.com/klauspost/compress v1.20.4 // indirect
+)
 
 replace github.com/stackdump/stackdump => ../
