@@ -45,24 +45,13 @@ type Grouper struct {
 	opts   Options
 	maxIDs int
 
-	byRoutine map[routineKey]*group // key cache: interned pointers → group
-	byKey     map[keyHash]*group
-	groups    []*group
-	last      routineKey // one-entry cache in front of byRoutine
-	lastGroup *group
+	cache  groupCache
+	byKey  map[keyHash]*group
+	groups []*group
 
 	labelKeys map[labelsRef]string // canonical key per label set
 	form      []byte               // scratch for canonical forms
 	total     int64
-}
-
-// routineKey is what decides a routine's group at a given level, by the
-// identity of its interned parts; fields the level ignores stay zero.
-type routineKey struct {
-	stack   *formats.Stack
-	creator *formats.Frame
-	values  *formats.FrameValues
-	state   string
 }
 
 // labelsRef identifies a label set by its backing array: label sets
@@ -81,7 +70,7 @@ func NewGrouper(opts Options) *Grouper {
 	return &Grouper{
 		opts:      opts,
 		maxIDs:    maxIDs,
-		byRoutine: make(map[routineKey]*group),
+		cache:     newGroupCache(opts),
 		byKey:     make(map[keyHash]*group),
 		labelKeys: make(map[labelsRef]string),
 	}
@@ -90,32 +79,16 @@ func NewGrouper(opts Options) *Grouper {
 // Add counts r into its group. The Grouper keeps a copy of at most one
 // routine per group (the sample), never r itself, so readers may reuse r.
 func (g *Grouper) Add(r *formats.Routine) {
-	rk := g.routineKey(r)
-	grp := g.lastGroup
-	if grp == nil || rk != g.last {
-		grp = g.byRoutine[rk]
-		if grp == nil {
-			grp = g.groupOf(r)
-			g.byRoutine[rk] = grp
-		}
-		g.last, g.lastGroup = rk, grp
+	grp := g.cache.get(r)
+	if grp == nil {
+		grp = g.groupOf(r)
+		g.cache.put(r, grp)
 	}
 	grp.add(g, r)
 }
 
-func (g *Grouper) routineKey(r *formats.Routine) routineKey {
-	rk := routineKey{stack: r.Stack}
-	if g.opts.By == ByExact || g.opts.SplitByCreator {
-		rk.creator = r.CreatedBy
-	}
-	if g.opts.By == ByExact {
-		rk.values, rk.state = r.Values, r.State
-	}
-	return rk
-}
-
 // groupOf finds or makes the group of r from its canonical form: the slow
-// path, taken once per distinct routineKey.
+// path, taken once per distinct interned stack (see groupCache).
 func (g *Grouper) groupOf(r *formats.Routine) *group {
 	g.form = appendCanonical(g.form[:0], r, g.opts.By, g.opts.SplitByCreator)
 	h := hashCanonical(g.form)

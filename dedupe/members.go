@@ -20,6 +20,8 @@ type group struct {
 	locked  int64
 
 	labels     map[string]*labelCount // by canonical key
+	refs       []labelRefSlot         // by identity, while few
+	refMap     map[labelsRef]*labelCount
 	lastLabels labelsRef
 	lastCount  *labelCount
 
@@ -30,6 +32,11 @@ type group struct {
 type stateCount struct {
 	state string
 	count int64
+}
+
+type labelRefSlot struct {
+	ref labelsRef
+	lc  *labelCount
 }
 
 type labelCount struct {
@@ -82,21 +89,56 @@ func (a *group) addState(state string, w int64) {
 
 func (a *group) addLabels(g *Grouper, ls formats.Labels, w int64) {
 	ref := labelsRef{&ls[0], len(ls)}
-	if ref == a.lastLabels && a.lastCount != nil {
+	if ref == a.lastLabels {
 		a.lastCount.count += w
 		return
 	}
-	k := g.labelKey(ls)
-	lc := a.labels[k]
+	lc := a.labelsByRef(ref)
 	if lc == nil {
-		if a.labels == nil {
-			a.labels = make(map[string]*labelCount)
+		k := g.labelKey(ls)
+		if lc = a.labels[k]; lc == nil {
+			if a.labels == nil {
+				a.labels = make(map[string]*labelCount)
+			}
+			lc = &labelCount{labels: ls, key: k}
+			a.labels[k] = lc
 		}
-		lc = &labelCount{labels: ls, key: k}
-		a.labels[k] = lc
+		a.rememberRef(ref, lc)
 	}
 	lc.count += w
 	a.lastLabels, a.lastCount = ref, lc
+}
+
+// maxLabelRefScan is how many label sets a group looks up by a linear scan
+// before it takes a map.
+const maxLabelRefScan = 8
+
+// labelsByRef finds a label set by identity, without hashing strings.
+func (a *group) labelsByRef(ref labelsRef) *labelCount {
+	if a.refMap != nil {
+		return a.refMap[ref]
+	}
+	for _, r := range a.refs {
+		if r.ref == ref {
+			return r.lc
+		}
+	}
+	return nil
+}
+
+func (a *group) rememberRef(ref labelsRef, lc *labelCount) {
+	if a.refMap == nil && len(a.refs) < maxLabelRefScan {
+		a.refs = append(a.refs, labelRefSlot{ref, lc})
+		return
+	}
+	if a.refMap == nil {
+		a.refMap = make(map[labelsRef]*labelCount)
+		for _, r := range a.refs {
+			a.refMap[r.ref] = r.lc
+		}
+		a.refs = nil
+	}
+	a.refMap[ref] = lc
 }
 
 // export builds the formats.Group of a.
