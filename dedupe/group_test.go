@@ -431,3 +431,26 @@ func TestGroupNeverPanicsOnOddModels(t *testing.T) {
 		}
 	}
 }
+
+// Stacks of two Tables (two readers) can share a Stack.ID: the cache must
+// not mistake one for the other, and equal stacks must still meet.
+func TestGroupStacksOfTwoTables(t *testing.T) {
+	t1, t2 := formats.NewTable(), formats.NewTable()
+	a1 := stack(t1, frame(t1, "main.a", "/src/x.go", 1))
+	b2 := stack(t2, frame(t2, "main.b", "/src/x.go", 2)) // ID 1, like a1
+	a2 := stack(t2, frame(t2, "main.a", "/src/x.go", 1)) // equal to a1
+	if a1.ID != b2.ID {
+		t.Fatalf("test needs equal ids: %d, %d", a1.ID, b2.ID)
+	}
+	for _, by := range Levels {
+		rs := []*formats.Routine{{ID: 1, Stack: a1}, {ID: 2, Stack: b2}, {ID: 3, Stack: a2}, {ID: 4, Stack: a1}, {ID: 5, Stack: b2}}
+		groups := Group(&formats.Dump{Routines: rs}, Options{By: by})
+		if len(groups) != 2 || !slices.Equal(groups[0].IDs, []int64{1, 3, 4}) || !slices.Equal(groups[1].IDs, []int64{2, 5}) {
+			var got [][]int64
+			for _, g := range groups {
+				got = append(got, g.IDs)
+			}
+			t.Errorf("%s: groups %v, want [[1 3 4] [2 5]]", by, got)
+		}
+	}
+}
