@@ -125,8 +125,8 @@ func TestDiffCommandAcrossFormats(t *testing.T) {
 		t.Fatal(err)
 	}
 	var doc struct {
-		Old struct{ Kind string }
-		New struct{ Kind string }
+		Old     struct{ Kind string }
+		New     struct{ Kind string }
 		Changes []struct {
 			Change string
 			Old    int64
