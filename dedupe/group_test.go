@@ -454,3 +454,23 @@ func TestGroupStacksOfTwoTables(t *testing.T) {
 		}
 	}
 }
+
+// The three goroutines of the package doc: 3, 2 and 1 groups.
+func TestDocExampleLevels(t *testing.T) {
+	tab := formats.NewTable()
+	worker := func(line int, off uint64) *formats.Stack {
+		return stack(tab, tab.Frame(formats.Frame{Func: "main.worker", File: "/src/app/worker.go", Line: line, Offset: off, HasOffset: true}))
+	}
+	creator := tab.Frame(formats.Frame{Func: "main.main", File: "/src/app/main.go", Line: 16, Offset: 0x2f, HasOffset: true})
+	args := func(a string) *formats.FrameValues { return tab.Values([]formats.FrameValue{{Args: a}}) }
+	rs := []*formats.Routine{
+		{ID: 7, State: "chan receive", Stack: worker(42, 0x1c), Values: args("0xc000010000"), CreatedBy: creator, ParentID: 1},
+		{ID: 8, State: "select", Stack: worker(42, 0x24), Values: args("0xc000010090"), CreatedBy: creator, ParentID: 1},
+		{ID: 9, State: "chan receive", Stack: worker(45, 0x1c), Values: args("0xc000010000"), CreatedBy: creator, ParentID: 1},
+	}
+	for by, want := range map[By]int{ByExact: 3, ByStack: 2, ByFunc: 1} {
+		if got := len(Group(&formats.Dump{Routines: rs}, Options{By: by})); got != want {
+			t.Errorf("%s: %d groups, want %d", by, got, want)
+		}
+	}
+}
