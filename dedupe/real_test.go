@@ -119,11 +119,13 @@ func readGroups(t *testing.T, data []byte, opts Options) (*formats.Dump, []*form
 	return d, groups
 }
 
-// parkGroup finds the group whose top frame is the park function.
+// parkGroup finds the group whose stack runs through the park function.
 func parkGroup(groups []*formats.Group, name string) *formats.Group {
 	for _, g := range groups {
-		if f := TopFrame(g.Sample.Stack); f != nil && strings.HasSuffix(f.Func, "dedupe."+name) {
-			return g
+		for _, f := range g.Sample.Frames() {
+			if strings.HasSuffix(f.Func, "dedupe."+name) {
+				return g
+			}
 		}
 	}
 	return nil
