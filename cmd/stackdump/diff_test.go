@@ -206,13 +206,36 @@ func TestGrowthError(t *testing.T) {
 func TestConvertDedupe(t *testing.T) {
 	leak(t, 7)
 	in := writeProfile(t, "d2.txt", 2)
-	out, _, err := runCLI(t, "convert", "--dedupe", "--format", "json", in)
-	skipIfPending(t, err)
+	for _, format := range []string{"text", "json", "debug1"} {
+		out, _, err := runCLI(t, "convert", "--dedupe", "--format", format, in)
+		skipIfPending(t, err)
+		if err != nil {
+			t.Fatalf("%s: %v", format, err)
+		}
+		if !strings.Contains(out, "stackdump.leakyWorker") {
+			t.Errorf("%s: grouped output lacks the leakyWorker group:\n%s", format, out)
+		}
+	}
+
+	// The grouped JSON reads back as counted records: diffing it against
+	// the dump it came from finds no change.
+	grouped := filepath.Join(t.TempDir(), "groups.json")
+	if _, _, err := runCLI(t, "convert", "--dedupe", in, "-o", grouped); err != nil {
+		t.Fatal(err)
+	}
+	out, _, err := runCLI(t, "diff", "--format", "json", in, grouped)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(out, "stackdump.leakyWorker") {
-		t.Errorf("grouped output lacks the leakyWorker group:\n%s", out)
+	var doc struct {
+		Old, New struct{ Total int64 }
+		Changes  []json.RawMessage
+	}
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+		t.Fatal(err)
+	}
+	if len(doc.Changes) != 0 || doc.Old.Total != doc.New.Total {
+		t.Errorf("dump vs its own groups: %d changes, totals %d vs %d\n%s", len(doc.Changes), doc.Old.Total, doc.New.Total, out)
 	}
 }
 
