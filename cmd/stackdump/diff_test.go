@@ -29,15 +29,6 @@ func runCLI(t *testing.T, args ...string) (stdout, stderr string, err error) {
 	return out.String(), errOut.String(), err
 }
 
-// skipIfPending skips a test while the reader or writer it needs is a
-// placeholder on this branch.
-func skipIfPending(t *testing.T, err error) {
-	t.Helper()
-	if err != nil && strings.Contains(err.Error(), "not supported yet") {
-		t.Skipf("needs a format not merged yet: %v", err)
-	}
-}
-
 //go:noinline
 func leakyWorker(ch chan struct{}) { <-ch }
 
@@ -87,7 +78,6 @@ func TestDiffCommandFailOnGrowth(t *testing.T) {
 	after := writeProfile(t, "after.txt", 2)
 
 	out, _, err := runCLI(t, "diff", before, after, "--fail-on-growth", "5")
-	skipIfPending(t, err)
 	var ex exitError
 	if !errors.As(err, &ex) || ex.code != 3 {
 		t.Fatalf("diff --fail-on-growth 5: error %v; want exit status 3", err)
@@ -120,7 +110,6 @@ func TestDiffCommandAcrossFormats(t *testing.T) {
 	debug1 := writeProfile(t, "d1.txt", 1)
 
 	out, _, err := runCLI(t, "diff", "--format", "json", debug2, debug1)
-	skipIfPending(t, err)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -208,7 +197,6 @@ func TestConvertDedupe(t *testing.T) {
 	in := writeProfile(t, "d2.txt", 2)
 	for _, format := range []string{"text", "json", "debug1"} {
 		out, _, err := runCLI(t, "convert", "--dedupe", "--format", format, in)
-		skipIfPending(t, err)
 		if err != nil {
 			t.Fatalf("%s: %v", format, err)
 		}
