@@ -2,33 +2,17 @@ package formats
 
 import (
 	"bytes"
-	"flag"
 	"os"
 	"path/filepath"
 	"testing"
 )
-
-// goldenUpdate reports whether golden files are to be rewritten (go test
-// -update). The flag is registered once for the package, whichever test
-// file asks first.
-func goldenUpdate() bool {
-	f := flag.Lookup("update")
-	return f != nil && f.Value.String() == "true"
-}
-
-var _ = func() bool {
-	if flag.Lookup("update") == nil {
-		flag.Bool("update", false, "rewrite golden files")
-	}
-	return true
-}()
 
 // checkGolden compares got with testdata/json/name, or rewrites the file
 // under -update.
 func checkGolden(t *testing.T, name string, got []byte) {
 	t.Helper()
 	path := filepath.Join("..", "testdata", "json", name)
-	if goldenUpdate() {
+	if *updateGolden {
 		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 			t.Fatal(err)
 		}
