@@ -5,13 +5,14 @@ import (
 	"os"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/stackdump/stackdump/bench/gen"
 )
 
 var (
-	flagSizes   = flag.String("sizes", "", "comma-separated dump sizes to run (1k,10k,100k,1M); empty for all")
-	flagPeers1M = flag.Bool("peers1m", false, "also run the peers on 1M goroutines (needs several GiB of memory)")
+	flagSizes = flag.String("sizes", "", "comma-separated dump sizes to run (1k,10k,100k,1M); empty for all")
+	flagSlow  = flag.Bool("slow", false, "also run the peers where they take minutes or GiBs: panicparse grouping 100k, gostackparse grouping 1M")
 )
 
 // Benchmark sizes, in goroutines.
@@ -88,4 +89,16 @@ func openDump(b *testing.B, path string) *os.File {
 		b.Fatal(err)
 	}
 	return f
+}
+
+// reportCPU reports the CPU throughput of the b.N operations that ran
+// since start (a CPUTime reading) as cpu-MB/s, when the platform measures
+// CPU time. It counts every thread of the process, the GC's included.
+func reportCPU(b *testing.B, start time.Duration, bytes int64) {
+	used := CPUTime() - start
+	if start == 0 || used <= 0 || b.N == 0 {
+		return
+	}
+	perOp := used.Seconds() / float64(b.N)
+	b.ReportMetric(float64(bytes)/1e6/perOp, "cpu-MB/s")
 }

@@ -11,6 +11,9 @@ require (
 require (
 	github.com/google/pprof v0.0.0-20261105003125-4bf881d7fb0b // indirect
 	github.com/klauspost/compress v1.20.4 // indirect
+	github.com/tidwall/gjson v1.20.2 // indirect
+	github.com/tidwall/match v1.1.1 // indirect
+	github.com/tidwall/pretty v1.3.0 // indirect
 )
 
 replace github.com/stackdump/stackdump => ../

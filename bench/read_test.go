@@ -19,12 +19,14 @@ func BenchmarkRead(b *testing.B) {
 					b.SetBytes(int64(len(dump)))
 					b.ReportAllocs()
 					var res Result
+					cpu := CPUTime()
 					for b.Loop() {
 						var err error
 						if res, err = p.Read(bytes.NewReader(dump)); err != nil {
 							b.Fatal(err)
 						}
 					}
+					reportCPU(b, cpu, int64(len(dump)))
 					if p.Name == "stackdump" && res.Goroutines != st.Goroutines {
 						b.Fatalf("stackdump read %d goroutines of %d", res.Goroutines, st.Goroutines)
 					}
