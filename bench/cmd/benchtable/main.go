@@ -36,6 +36,7 @@ type options struct {
 	verbose    bool
 	out        string
 	raw        string
+	from       []string
 }
 
 func main() {
@@ -51,7 +52,12 @@ func main() {
 	flag.BoolVar(&o.verbose, "v", false, "show the raw benchmark output while running")
 	flag.StringVar(&o.out, "o", "", "also write the tables to this file")
 	flag.StringVar(&o.raw, "raw", "", "write the raw go test output (benchstat input) to this file")
+	var from string
+	flag.StringVar(&from, "from", "", "comma-separated files of saved raw output to tabulate instead of running")
 	flag.Parse()
+	if from != "" {
+		o.from = strings.Split(from, ",")
+	}
 	if short {
 		sizes = "1k,10k"
 	}
@@ -87,23 +93,15 @@ func run(ctx context.Context, o options) (int, error) {
 		defer f.Close()
 		r.raw = f
 	}
-	start := time.Now()
-	fmt.Fprintf(os.Stderr, "benchtable: building the benchmarks; dumps cached in %s\n", bench.Dir())
-	if err := r.build(ctx); err != nil {
+	var all []Result
+	if len(o.from) > 0 {
+		all, err = readSaved(o.from)
+	} else {
+		all, err = runAll(ctx, r)
+	}
+	if err != nil {
 		return 0, err
 	}
-	var all []Result
-	for _, p := range plan(o) {
-		if err := r.generate(p); err != nil {
-			return 0, err
-		}
-		res, err := r.run(ctx, p)
-		all = append(all, res...)
-		if err != nil {
-			return 0, err
-		}
-	}
-	fmt.Fprintf(os.Stderr, "benchtable: done in %.0fs\n", time.Since(start).Seconds())
 
 	var out strings.Builder
 	writeHeader(&out, o)
@@ -119,8 +117,53 @@ func run(ctx context.Context, o options) (int, error) {
 	return missed, nil
 }
 
+// runAll builds the benchmarks and runs every phase of the plan.
+func runAll(ctx context.Context, r *runner) ([]Result, error) {
+	start := time.Now()
+	fmt.Fprintf(os.Stderr, "benchtable: building the benchmarks; dumps cached in %s\n", bench.Dir())
+	if err := r.build(ctx); err != nil {
+		return nil, err
+	}
+	var all []Result
+	for _, p := range plan(r.o) {
+		if err := r.generate(p); err != nil {
+			return all, err
+		}
+		res, err := r.run(ctx, p)
+		all = append(all, res...)
+		if err != nil {
+			return all, err
+		}
+	}
+	fmt.Fprintf(os.Stderr, "benchtable: done in %.0fs\n", time.Since(start).Seconds())
+	return all, nil
+}
+
+// readSaved reads benchmark results from saved go test output files.
+func readSaved(files []string) ([]Result, error) {
+	var all []Result
+	for _, name := range files {
+		f, err := os.Open(name)
+		if err != nil {
+			return nil, err
+		}
+		rs, err := ParseResults(f)
+		f.Close()
+		if err != nil {
+			return nil, fmt.Errorf("reading %s: %w", name, err)
+		}
+		all = append(all, rs...)
+	}
+	return all, nil
+}
+
 // writeHeader describes the machine and the run.
 func writeHeader(w io.Writer, o options) {
+	if len(o.from) > 0 {
+		fmt.Fprintf(w, "Tables of %s, made %s on %s, %d CPUs.\n\n", strings.Join(o.from, ", "),
+			time.Now().UTC().Format("2006-01-02 15:04 MST"), cpuModel(), runtime.NumCPU())
+		return
+	}
 	fmt.Fprintf(w, "Run %s on %s, %d CPUs (GOMAXPROCS %d), %s, %s/%s; -count %d, 100k benchmarks %dx.\n\n",
 		time.Now().UTC().Format("2006-01-02 15:04 MST"), cpuModel(), runtime.NumCPU(), runtime.GOMAXPROCS(0),
 		runtime.Version(), runtime.GOOS, runtime.GOARCH, o.count, o.largeCount)
