@@ -3,12 +3,16 @@ module github.com/stackdump/stackdump
 go 1.26.0
 
 require (
+	github.com/google/gops v0.3.28
 	github.com/klauspost/compress v1.20.4
 	github.com/spf13/cobra v1.10.2
+	go.uber.org/goleak v1.3.0
 	golang.org/x/exp v0.0.0-20261113113407-e3970619a1a4
 )
 
 require (
 	github.com/inconshreveable/mousetrap v1.1.0 // indirect
 	github.com/spf13/pflag v1.0.9 // indirect
+	github.com/stretchr/testify v1.8.4 // indirect
+	golang.org/x/sys v0.11.0 // indirect
 )
