@@ -1,0 +1,112 @@
+package dumper
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"runtime"
+	"runtime/trace"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/stackdump/stackdump/formats"
+)
+
+// DefaultTraceWindow is how long a trace-mode capture records by default.
+// The window only needs to be long enough for trace.Start to take effect:
+// the goroutine stacks are written when the trace stops.
+const DefaultTraceWindow = time.Millisecond
+
+// ErrTracerBusy is returned by a trace-mode capture when the process's
+// execution tracer already has a writer (runtime/trace.Start, a running
+// /debug/pprof/trace request, go test -trace): the tracer takes one at a
+// time. A running FlightRecorder does not count; it shares the tracer.
+var ErrTracerBusy = errors.New("execution tracer already in use by another trace (runtime/trace.Start, /debug/pprof/trace or go test -trace); retry later or use mode=full")
+
+// traceSlot serialises this package's own trace captures, so that
+// concurrent requests queue instead of failing with ErrTracerBusy.
+var traceSlot = make(chan struct{}, 1)
+
+// captureTrace takes a trace-mode dump of the calling process: every
+// goroutine's id, state and stack, for one stop-the-world pause of tens of
+// microseconds whatever the number of goroutines (trace.Start's; trace.Stop
+// walks the goroutines one at a time while the program runs).
+//
+// It records an execution trace into memory for window (DefaultTraceWindow
+// when <= 0), stops it and reads it with the formats trace reader, interning
+// into t (a new Table when nil). Source.Capture says what it cost: the wall
+// time of start, window and stop, and the non-GC stop-the-world pauses
+// runtime/metrics saw meanwhile. What a trace cannot tell (wait minutes,
+// locked to thread, arguments…) is listed in Capture.Missing. See
+// docs/modes.md.
+func captureTrace(ctx context.Context, window time.Duration, t *formats.Table) (*formats.Dump, error) {
+	if window <= 0 {
+		window = DefaultTraceWindow
+	}
+	if t == nil {
+		t = formats.NewTable()
+	}
+	select {
+	case traceSlot <- struct{}{}:
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	defer func() { <-traceSlot }()
+
+	n := runtime.NumGoroutine()
+	var buf bytes.Buffer
+	buf.Grow(traceBufferSize(n))
+	meter := startPauseMeter()
+	start := time.Now()
+	if err := trace.Start(&buf); err != nil {
+		if strings.Contains(err.Error(), "already enabled") {
+			return nil, ErrTracerBusy
+		}
+		return nil, fmt.Errorf("start execution trace: %w", err)
+	}
+	timer := time.NewTimer(window)
+	select {
+	case <-timer.C:
+	case <-ctx.Done():
+		timer.Stop()
+	}
+	trace.Stop()
+	elapsed := time.Since(start)
+	pauses := meter.stop()
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+
+	dumps, err := formats.ReadAll(&buf, formats.ReadOptions{Kind: formats.KindGoTrace, Table: t})
+	if err != nil {
+		return nil, fmt.Errorf("read own execution trace: %w", err)
+	}
+	if len(dumps) != 1 {
+		return nil, fmt.Errorf("read own execution trace: %d dumps, want 1", len(dumps))
+	}
+	d := dumps[0]
+	d.Source.Runtime = runtime.Version()
+	d.Source.CapturedAt = start
+	missing := []string(nil)
+	if d.Source.Capture != nil {
+		missing = slices.Clone(d.Source.Capture.Missing)
+	}
+	d.Source.Capture = &formats.Capture{
+		Mode:       "trace",
+		Goroutines: n,
+		Duration:   elapsed,
+		Pause:      pauses.Total,
+		Pauses:     pauses.Count,
+		Missing:    missing,
+	}
+	return d, nil
+}
+
+// traceBufferSize guesses the trace's size for n goroutines (about 18
+// bytes each, plus the fixed part) so the buffer rarely grows while the
+// tracer writes into it.
+func traceBufferSize(n int) int {
+	return 64<<10 + 24*n
+}
