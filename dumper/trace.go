@@ -42,11 +42,53 @@ var traceSlot = make(chan struct{}, 1)
 // locked to thread, arguments…) is listed in Capture.Missing. See
 // docs/modes.md.
 func captureTrace(ctx context.Context, window time.Duration, t *formats.Table) (*formats.Dump, error) {
-	if window <= 0 {
-		window = DefaultTraceWindow
-	}
 	if t == nil {
 		t = formats.NewTable()
+	}
+	rec, err := recordTrace(ctx, window)
+	if err != nil {
+		return nil, err
+	}
+	dumps, err := formats.ReadAll(rec.trace, formats.ReadOptions{Kind: formats.KindGoTrace, Table: t})
+	if err != nil {
+		return nil, fmt.Errorf("read own execution trace: %w", err)
+	}
+	if len(dumps) != 1 {
+		return nil, fmt.Errorf("read own execution trace: %d dumps, want 1", len(dumps))
+	}
+	d := dumps[0]
+	d.Source.Runtime = runtime.Version()
+	d.Source.CapturedAt = rec.start
+	missing := []string(nil)
+	if d.Source.Capture != nil {
+		missing = slices.Clone(d.Source.Capture.Missing)
+	}
+	d.Source.Capture = &formats.Capture{
+		Mode:       "trace",
+		Goroutines: rec.goroutines,
+		Duration:   rec.duration,
+		Pause:      rec.pauses.Total,
+		Pauses:     rec.pauses.Count,
+		Missing:    missing,
+	}
+	return d, nil
+}
+
+// traceRecording is an execution trace of the calling process and what
+// recording it cost.
+type traceRecording struct {
+	trace      *bytes.Buffer
+	start      time.Time
+	duration   time.Duration // trace.Start to the end of trace.Stop
+	pauses     pauseStats
+	goroutines int // runtime.NumGoroutine() when it started
+}
+
+// recordTrace records an execution trace of window (DefaultTraceWindow
+// when <= 0) into memory.
+func recordTrace(ctx context.Context, window time.Duration) (*traceRecording, error) {
+	if window <= 0 {
+		window = DefaultTraceWindow
 	}
 	select {
 	case traceSlot <- struct{}{}:
@@ -55,12 +97,11 @@ func captureTrace(ctx context.Context, window time.Duration, t *formats.Table) (
 	}
 	defer func() { <-traceSlot }()
 
-	n := runtime.NumGoroutine()
-	var buf bytes.Buffer
-	buf.Grow(traceBufferSize(n))
+	rec := &traceRecording{trace: new(bytes.Buffer), goroutines: runtime.NumGoroutine()}
+	rec.trace.Grow(traceBufferSize(rec.goroutines))
 	meter := startPauseMeter()
-	start := time.Now()
-	if err := trace.Start(&buf); err != nil {
+	rec.start = time.Now()
+	if err := trace.Start(rec.trace); err != nil {
 		if strings.Contains(err.Error(), "already enabled") {
 			return nil, ErrTracerBusy
 		}
@@ -73,35 +114,12 @@ func captureTrace(ctx context.Context, window time.Duration, t *formats.Table) (
 		timer.Stop()
 	}
 	trace.Stop()
-	elapsed := time.Since(start)
-	pauses := meter.stop()
+	rec.duration = time.Since(rec.start)
+	rec.pauses = meter.stop()
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-
-	dumps, err := formats.ReadAll(&buf, formats.ReadOptions{Kind: formats.KindGoTrace, Table: t})
-	if err != nil {
-		return nil, fmt.Errorf("read own execution trace: %w", err)
-	}
-	if len(dumps) != 1 {
-		return nil, fmt.Errorf("read own execution trace: %d dumps, want 1", len(dumps))
-	}
-	d := dumps[0]
-	d.Source.Runtime = runtime.Version()
-	d.Source.CapturedAt = start
-	missing := []string(nil)
-	if d.Source.Capture != nil {
-		missing = slices.Clone(d.Source.Capture.Missing)
-	}
-	d.Source.Capture = &formats.Capture{
-		Mode:       "trace",
-		Goroutines: n,
-		Duration:   elapsed,
-		Pause:      pauses.Total,
-		Pauses:     pauses.Count,
-		Missing:    missing,
-	}
-	return d, nil
+	return rec, nil
 }
 
 // traceBufferSize guesses the trace's size for n goroutines (about 18
