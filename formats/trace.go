@@ -70,12 +70,33 @@ type traceG struct {
 	gone      bool
 }
 
+// traceGs stores goroutine states in fixed-size chunks, so that a million
+// of them are never copied to grow a slice.
+type traceGs struct {
+	chunks [][]traceG
+	n      int
+}
+
+const traceGChunk = 1024
+
+func (s *traceGs) at(i int32) *traceG { return &s.chunks[i/traceGChunk][i%traceGChunk] }
+
+func (s *traceGs) add(id int64) int32 {
+	if s.n%traceGChunk == 0 {
+		s.chunks = append(s.chunks, make([]traceG, traceGChunk))
+	}
+	i := int32(s.n)
+	s.n++
+	*s.at(i) = traceG{id: id}
+	return i
+}
+
 type traceDecoder struct {
 	in     *Input
 	opts   ReadOptions
 	stacks *traceStacks
 
-	gs    []traceG
+	gs    traceGs
 	index map[trace.GoID]int32
 
 	started bool
@@ -139,7 +160,7 @@ func (d *traceDecoder) nextRoutine() (*Routine, error) {
 		return nil, errEndOfDump
 	}
 	if d.next < len(d.order) {
-		g := &d.gs[d.order[d.next]]
+		g := d.gs.at(d.order[d.next])
 		d.next++
 		d.dump.Total++
 		return d.routine(g), nil
@@ -214,17 +235,16 @@ func (d *traceDecoder) transition(ev trace.Event, st trace.StateTransition) {
 	i, ok := d.index[id]
 	if to == trace.GoNotExist {
 		if ok {
-			d.gs[i].gone = true
+			d.gs.at(i).gone = true
 			delete(d.index, id)
 		}
 		return
 	}
 	if !ok {
-		i = int32(len(d.gs))
-		d.gs = append(d.gs, traceG{id: int64(id)})
+		i = d.gs.add(int64(id))
 		d.index[id] = i
 	}
-	g := &d.gs[i]
+	g := d.gs.at(i)
 	stk := d.stacks.get(st.Stack)
 	switch {
 	case from == trace.GoNotExist:
@@ -251,8 +271,8 @@ func (d *traceDecoder) transition(ev trace.Event, st trace.StateTransition) {
 // runtime's own goroutines and those the tracer itself started.
 func (d *traceDecoder) finish() {
 	var preempted []int64
-	for i := range d.gs {
-		g := &d.gs[i]
+	for i := range int32(d.gs.n) {
+		g := d.gs.at(i)
 		if g.gone || (g.stack != nil && g.stack.system) {
 			continue
 		}
@@ -265,7 +285,7 @@ func (d *traceDecoder) finish() {
 		d.order = append(d.order, int32(i))
 	}
 	slices.SortFunc(d.order, func(a, b int32) int {
-		return cmp.Compare(d.gs[a].id, d.gs[b].id)
+		return cmp.Compare(d.gs.at(a).id, d.gs.at(b).id)
 	})
 	if len(preempted) > 0 {
 		slices.Sort(preempted)
