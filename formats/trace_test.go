@@ -123,7 +123,7 @@ func textFrameStrings(fs []textFrame) []string {
 // stacks (functions, files and lines), and inferred wait reasons equal to
 // the runtime's.
 func TestTraceMatchesRuntimeStack(t *testing.T) {
-	for _, name := range []string{"go123", "go125", "go126"} {
+	for _, name := range []string{"go123", "go125", "go126", "go126-long"} {
 		t.Run(name, func(t *testing.T) {
 			base := filepath.Join("..", "testdata", "trace", name)
 			text := scanStackText(t, base+".txt")

@@ -21,8 +21,9 @@ import (
 func main() {
 	out := flag.String("o", ".", "directory to write NAME.trace and NAME.txt into")
 	name := flag.String("name", "snapshot", "base name of the output files")
+	window := flag.Duration("window", time.Millisecond, "how long to trace (the tracer starts a new generation every second)")
 	flag.Parse()
-	if err := run(*out, *name); err != nil {
+	if err := run(*out, *name, *window); err != nil {
 		log.Fatal(err)
 	}
 }
@@ -40,7 +41,7 @@ type parked struct {
 	stop                         atomic.Bool
 }
 
-func run(dir, name string) error {
+func run(dir, name string, window time.Duration) error {
 	p := &parked{recvCh: make(chan int), sendCh: make(chan int), selCh: make(chan int), wake: make(chan struct{})}
 	p.cond = sync.NewCond(&sync.Mutex{})
 	p.mu.Lock()
@@ -89,7 +90,7 @@ func run(dir, name string) error {
 		return err
 	}
 	go chanRecv(p) // created inside the window: has a creator
-	time.Sleep(time.Millisecond)
+	time.Sleep(window)
 	close(p.wake) // woken inside the window: runnable with no current stack
 	trace.Stop()
 	p.stop.Store(true)
