@@ -281,3 +281,29 @@ func curGoroutineID() int64 {
 	id, _ := strconv.ParseInt(s, 10, 64)
 	return id
 }
+
+// TestCaptureTraceBesideFlightRecorder checks that a running flight
+// recorder, which shares the tracer, does not stop trace mode.
+func TestCaptureTraceBesideFlightRecorder(t *testing.T) {
+	fr := trace.NewFlightRecorder(trace.FlightRecorderConfig{})
+	if err := fr.Start(); err != nil {
+		t.Skipf("cannot start a flight recorder here: %v", err)
+	}
+	defer fr.Stop()
+	block := make(chan struct{})
+	defer close(block)
+	go func() { <-block }()
+	d, err := captureTrace(context.Background(), 0, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, r := range d.Routines {
+		if r.State == "chan receive" && len(r.Frames()) > 0 && strings.Contains(r.Frames()[0].Func, "TestCaptureTraceBesideFlightRecorder") {
+			found = true
+		}
+	}
+	if !found {
+		t.Errorf("the parked goroutine is not in the dump (%d routines)", len(d.Routines))
+	}
+}
