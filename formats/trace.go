@@ -289,9 +289,11 @@ func (d *traceDecoder) finish() {
 	})
 	if len(preempted) > 0 {
 		slices.Sort(preempted)
-		d.notes = append(d.notes, &ParseError{Msg: fmt.Sprintf(
-			"%d goroutines (%s) were asynchronously preempted: the tracer's stack ends at runtime.asyncPreempt, so their own frames are missing (marked elided)",
-			len(preempted), idList(preempted, 10))})
+		what := "goroutines (%s) were asynchronously preempted: the tracer's stacks end at runtime.asyncPreempt, so their own frames are missing (marked elided)"
+		if len(preempted) == 1 {
+			what = "goroutine (%s) was asynchronously preempted: the tracer's stack ends at runtime.asyncPreempt, so its own frames are missing (marked elided)"
+		}
+		d.notes = append(d.notes, &ParseError{Offset: d.in.BytesRead(), Msg: fmt.Sprintf("%d "+what, len(preempted), idList(preempted, 10))})
 	}
 }
 

@@ -77,3 +77,18 @@ func TestShowTraceFrame(t *testing.T) {
 		t.Error("runtime.gopanic: want hidden as the innermost frame, shown further out")
 	}
 }
+
+func TestIDList(t *testing.T) {
+	for _, tc := range []struct {
+		ids  []int64
+		want string
+	}{
+		{[]int64{7}, "7"},
+		{[]int64{1, 2, 3}, "1, 2, 3"},
+		{[]int64{1, 2, 3, 4, 5}, "1, 2, 3 and 2 more"},
+	} {
+		if got := idList(tc.ids, 3); got != tc.want {
+			t.Errorf("idList(%v, 3) = %q, want %q", tc.ids, got, tc.want)
+		}
+	}
+}
