@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
+	"runtime/pprof"
 	"runtime/trace"
 	"slices"
 	"strings"
@@ -35,57 +36,35 @@ var traceSlot = make(chan struct{}, 1)
 // walks the goroutines one at a time while the program runs).
 //
 // It records an execution trace into memory for window (DefaultTraceWindow
-// when <= 0), stops it and reads it with the formats trace reader, interning
-// into t (a new Table when nil). Source.Capture says what it cost: the wall
-// time of start, window and stop, and the non-GC stop-the-world pauses
-// runtime/metrics saw meanwhile. What a trace cannot tell (wait minutes,
-// locked to thread, arguments…) is listed in Capture.Missing. See
-// docs/modes.md.
+// when <= 0), then the goroutine profile (debug=0, two short pauses), and
+// reads both with package formats, interning into t (a new Table when
+// nil): the trace gives the routines, the profile their pprof labels,
+// joined by stack. Source.Capture says what it cost: the wall time of the
+// recording and the non-GC stop-the-world pauses runtime/metrics saw
+// meanwhile. What a trace cannot tell (wait minutes, locked to thread,
+// arguments…) is listed in Capture.Missing. See docs/modes.md.
 func captureTrace(ctx context.Context, window time.Duration, t *formats.Table) (*formats.Dump, error) {
-	if t == nil {
-		t = formats.NewTable()
-	}
 	rec, err := recordTrace(ctx, window)
 	if err != nil {
 		return nil, err
 	}
-	dumps, err := formats.ReadAll(rec.trace, formats.ReadOptions{Kind: formats.KindGoTrace, Table: t})
-	if err != nil {
-		return nil, fmt.Errorf("read own execution trace: %w", err)
-	}
-	if len(dumps) != 1 {
-		return nil, fmt.Errorf("read own execution trace: %d dumps, want 1", len(dumps))
-	}
-	d := dumps[0]
-	d.Source.Runtime = runtime.Version()
-	d.Source.CapturedAt = rec.start
-	missing := []string(nil)
-	if d.Source.Capture != nil {
-		missing = slices.Clone(d.Source.Capture.Missing)
-	}
-	d.Source.Capture = &formats.Capture{
-		Mode:       "trace",
-		Goroutines: rec.goroutines,
-		Duration:   rec.duration,
-		Pause:      rec.pauses.Total,
-		Pauses:     rec.pauses.Count,
-		Missing:    missing,
-	}
-	return d, nil
+	return rec.decode(t)
 }
 
-// traceRecording is an execution trace of the calling process and what
-// recording it cost.
+// traceRecording is an execution trace and a goroutine profile of the
+// calling process, and what recording them cost.
 type traceRecording struct {
 	trace      *bytes.Buffer
+	profile    *bytes.Buffer // goroutine profile, debug=0
+	profileErr error
 	start      time.Time
-	duration   time.Duration // trace.Start to the end of trace.Stop
+	duration   time.Duration // trace.Start to the end of the profile
 	pauses     pauseStats
 	goroutines int // runtime.NumGoroutine() when it started
 }
 
 // recordTrace records an execution trace of window (DefaultTraceWindow
-// when <= 0) into memory.
+// when <= 0) into memory, then the goroutine profile for the labels.
 func recordTrace(ctx context.Context, window time.Duration) (*traceRecording, error) {
 	if window <= 0 {
 		window = DefaultTraceWindow
@@ -97,7 +76,7 @@ func recordTrace(ctx context.Context, window time.Duration) (*traceRecording, er
 	}
 	defer func() { <-traceSlot }()
 
-	rec := &traceRecording{trace: new(bytes.Buffer), goroutines: runtime.NumGoroutine()}
+	rec := &traceRecording{trace: new(bytes.Buffer), profile: new(bytes.Buffer), goroutines: runtime.NumGoroutine()}
 	rec.trace.Grow(traceBufferSize(rec.goroutines))
 	meter := startPauseMeter()
 	rec.start = time.Now()
@@ -114,12 +93,65 @@ func recordTrace(ctx context.Context, window time.Duration) (*traceRecording, er
 		timer.Stop()
 	}
 	trace.Stop()
-	rec.duration = time.Since(rec.start)
-	rec.pauses = meter.stop()
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
+	rec.profileErr = pprof.Lookup("goroutine").WriteTo(rec.profile, 0)
+	rec.duration = time.Since(rec.start)
+	rec.pauses = meter.stop()
 	return rec, nil
+}
+
+// decode reads the recording into a dump, interning into t (a new Table
+// when nil).
+func (rec *traceRecording) decode(t *formats.Table) (*formats.Dump, error) {
+	if t == nil {
+		t = formats.NewTable()
+	}
+	dumps, err := formats.ReadAll(bytes.NewReader(rec.trace.Bytes()), formats.ReadOptions{Kind: formats.KindGoTrace, Table: t})
+	if err != nil {
+		return nil, fmt.Errorf("read own execution trace: %w", err)
+	}
+	if len(dumps) != 1 {
+		return nil, fmt.Errorf("read own execution trace: %d dumps, want 1", len(dumps))
+	}
+	d := dumps[0]
+	missing := []string(nil)
+	if d.Source.Capture != nil {
+		missing = slices.Clone(d.Source.Capture.Missing)
+	}
+	missing = rec.addLabels(d, t, missing)
+	d.Source.Runtime = runtime.Version()
+	d.Source.CapturedAt = rec.start
+	d.Source.Capture = &formats.Capture{
+		Mode:       "trace",
+		Goroutines: rec.goroutines,
+		Duration:   rec.duration,
+		Pause:      rec.pauses.Total,
+		Pauses:     rec.pauses.Count,
+		Missing:    missing,
+	}
+	return d, nil
+}
+
+// addLabels joins the goroutine profile's labels into d and returns
+// missing without "labels" when every goroutine's labels are known.
+func (rec *traceRecording) addLabels(d *formats.Dump, t *formats.Table, missing []string) []string {
+	warn := func(format string, args ...any) []string {
+		d.Warnings = append(d.Warnings, &formats.ParseError{Msg: fmt.Sprintf(format, args...)})
+		return missing
+	}
+	if rec.profileErr != nil {
+		return warn("no pprof labels: goroutine profile: %v", rec.profileErr)
+	}
+	p, err := readProfile(rec.profile.Bytes(), t)
+	if err != nil {
+		return warn("no pprof labels: goroutine profile: %v", err)
+	}
+	if j := joinLabels(d, p); j.ambiguous > 0 {
+		return warn("pprof labels of %d goroutines are unknown: other goroutines with the same stack carry different labels", j.ambiguous)
+	}
+	return slices.DeleteFunc(missing, func(m string) bool { return m == "labels" })
 }
 
 // traceBufferSize guesses the trace's size for n goroutines (about 18

@@ -50,50 +50,63 @@ func BenchmarkCaptureModes(b *testing.B) {
 }
 
 // captureMode takes one dump: prepare runs outside the measurement,
-// capture inside it and returns the dump's bytes, to be read as kind.
+// capture inside it; capture returns the dump's size and a function that
+// reads it with package formats.
 type captureMode struct {
-	kind    formats.Kind
 	prepare func()
-	capture func(b *testing.B) []byte
+	capture func(b *testing.B) (size int, parse func() error)
+}
+
+// readAs returns a parse function reading out as kind.
+func readAs(out []byte, kind formats.Kind) func() error {
+	return func() error {
+		_, err := formats.ReadAll(bytes.NewReader(out), formats.ReadOptions{Kind: kind})
+		return err
+	}
 }
 
 func fullMode() captureMode {
 	var buf []byte
 	return captureMode{
-		kind: formats.KindGoTraceback,
 		prepare: func() {
 			if n := runtime.NumGoroutine()*2600 + 1<<20; len(buf) < n {
 				buf = make([]byte, n)
 			}
 		},
-		capture: func(*testing.B) []byte { return buf[:runtime.Stack(buf, true)] },
+		capture: func(*testing.B) (int, func() error) {
+			out := buf[:runtime.Stack(buf, true)]
+			return len(out), readAs(out, formats.KindGoTraceback)
+		},
 	}
 }
 
+// traceMode is captureTrace: the trace and the goroutine profile for
+// labels; its parse reads both and joins them.
 func traceMode() captureMode {
 	return captureMode{
-		kind:    formats.KindGoTrace,
 		prepare: func() {},
-		capture: func(b *testing.B) []byte {
+		capture: func(b *testing.B) (int, func() error) {
 			rec, err := recordTrace(context.Background(), 0)
 			if err != nil {
 				b.Fatal(err)
 			}
-			return rec.trace.Bytes()
+			return rec.trace.Len() + rec.profile.Len(), func() error {
+				_, err := rec.decode(nil)
+				return err
+			}
 		},
 	}
 }
 
 func groupedMode() captureMode {
 	return captureMode{
-		kind:    formats.KindGoPprof,
 		prepare: func() {},
-		capture: func(b *testing.B) []byte {
+		capture: func(b *testing.B) (int, func() error) {
 			var buf bytes.Buffer
 			if err := pprof.Lookup("goroutine").WriteTo(&buf, 0); err != nil {
 				b.Fatal(err)
 			}
-			return buf.Bytes()
+			return buf.Len(), readAs(buf.Bytes(), formats.KindGoPprof)
 		},
 	}
 }
@@ -114,7 +127,7 @@ func benchCapture(b *testing.B, probe *stallProbe, mode captureMode) {
 		meter := startPauseMeter()
 		probe.reset()
 		start := time.Now()
-		out := mode.capture(b)
+		n, parseOut := mode.capture(b)
 		wall += time.Since(start)
 		stall = max(stall, probe.max())
 		s := meter.stop()
@@ -122,9 +135,9 @@ func benchCapture(b *testing.B, probe *stallProbe, mode captureMode) {
 		stwMax = max(stwMax, s.Longest)
 		stwTotal += s.Total
 		pauses += s.Count
-		size += len(out)
+		size += n
 		t0 := time.Now()
-		if _, err := formats.ReadAll(bytes.NewReader(out), formats.ReadOptions{Kind: mode.kind}); err != nil {
+		if err := parseOut(); err != nil {
 			parsed = false // that reader is not written yet
 		}
 		parse += time.Since(t0)
