@@ -59,6 +59,7 @@ type traceRecording struct {
 	profileErr error
 	start      time.Time
 	duration   time.Duration // trace.Start to the end of the profile
+	traced     time.Duration // trace.Start to the end of trace.Stop
 	pauses     pauseStats
 	goroutines int // runtime.NumGoroutine() when it started
 }
@@ -93,6 +94,7 @@ func recordTrace(ctx context.Context, window time.Duration) (*traceRecording, er
 		timer.Stop()
 	}
 	trace.Stop()
+	rec.traced = time.Since(rec.start)
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}

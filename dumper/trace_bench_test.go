@@ -21,6 +21,8 @@ import (
 // operation it reports:
 //
 //	wall-ms      the capture's wall time (ns/op is the same, in ns)
+//	trace-ms     trace mode: the part spent tracing (the rest is the
+//	             goroutine profile taken for the labels)
 //	stw-max-us   the longest stop-the-world pause (runtime/metrics bucket bound)
 //	stw-total-us all stop-the-world pauses together
 //	pauses       how many there were
@@ -55,6 +57,7 @@ func BenchmarkCaptureModes(b *testing.B) {
 type captureMode struct {
 	prepare func()
 	capture func(b *testing.B) (size int, parse func() error)
+	report  func(b *testing.B) // extra metrics, or nil
 }
 
 // readAs returns a parse function reading out as kind.
@@ -83,13 +86,18 @@ func fullMode() captureMode {
 // traceMode is captureTrace: the trace and the goroutine profile for
 // labels; its parse reads both and joins them.
 func traceMode() captureMode {
+	var traced time.Duration
 	return captureMode{
 		prepare: func() {},
+		report: func(b *testing.B) {
+			b.ReportMetric(float64(traced)/float64(time.Millisecond)/float64(b.N), "trace-ms")
+		},
 		capture: func(b *testing.B) (int, func() error) {
 			rec, err := recordTrace(context.Background(), 0)
 			if err != nil {
 				b.Fatal(err)
 			}
+			traced += rec.traced
 			return rec.trace.Len() + rec.profile.Len(), func() error {
 				_, err := rec.decode(nil)
 				return err
@@ -153,6 +161,9 @@ func benchCapture(b *testing.B, probe *stallProbe, mode captureMode) {
 		b.ReportMetric(ms(parse), "parse-ms")
 	}
 	b.ReportMetric(float64(runtime.NumGoroutine()), "goroutines")
+	if mode.report != nil {
+		mode.report(b)
+	}
 }
 
 // stallProbe is a goroutine woken by a 100 µs ticker that records the
