@@ -146,11 +146,11 @@ func (rec *traceRecording) addLabels(d *formats.Dump, t *formats.Table, missing 
 	if rec.profileErr != nil {
 		return warn("no pprof labels: goroutine profile: %v", rec.profileErr)
 	}
-	p, err := readProfile(rec.profile.Bytes(), t)
+	p, err := readProfile(rec.profile.Bytes())
 	if err != nil {
 		return warn("no pprof labels: goroutine profile: %v", err)
 	}
-	if j := joinLabels(d, p); j.ambiguous > 0 {
+	if j := joinLabels(d, p, t); j.ambiguous > 0 {
 		return warn("pprof labels of %d goroutines are unknown: other goroutines with the same stack carry different labels", j.ambiguous)
 	}
 	return slices.DeleteFunc(missing, func(m string) bool { return m == "labels" })

@@ -32,8 +32,10 @@ type labelJoin struct {
 }
 
 // joinLabels sets the Labels of d's routines from the goroutine profile
-// prof (read with the same Table).
-func joinLabels(d, prof *formats.Dump) labelJoin {
+// prof, interning them into t, the Table d was read with. (prof is read
+// with a Table of its own, so that its stacks, runtime frames included,
+// do not land in t.)
+func joinLabels(d, prof *formats.Dump, t *formats.Table) labelJoin {
 	type entry struct {
 		labels formats.Labels
 		mixed  bool
@@ -45,8 +47,8 @@ func joinLabels(d, prof *formats.Dump) labelJoin {
 		e, ok := byStack[string(key)]
 		switch {
 		case !ok:
-			byStack[string(key)] = &entry{labels: r.Labels}
-		case !sameLabels(e.labels, r.Labels):
+			byStack[string(key)] = &entry{labels: t.Labels(slices.Clone(r.Labels))}
+		case !slices.Equal(e.labels, r.Labels):
 			e.mixed = true
 		}
 	}
@@ -99,11 +101,9 @@ func hiddenRuntimeFrame(fn string) bool {
 	return ok && (rest == "" || rest[0] < 'A' || rest[0] > 'Z')
 }
 
-func sameLabels(a, b formats.Labels) bool { return slices.Equal(a, b) }
-
 // readProfile reads a goroutine profile (debug=0) recorded with the trace.
-func readProfile(prof []byte, t *formats.Table) (*formats.Dump, error) {
-	dumps, err := formats.ReadAll(bytes.NewReader(prof), formats.ReadOptions{Kind: formats.KindGoPprof, Table: t})
+func readProfile(prof []byte) (*formats.Dump, error) {
+	dumps, err := formats.ReadAll(bytes.NewReader(prof), formats.ReadOptions{Kind: formats.KindGoPprof})
 	if err != nil {
 		return nil, err
 	}

@@ -64,6 +64,17 @@ func TestCaptureTraceLabels(t *testing.T) {
 			t.Errorf("%d goroutines %q, want %d (all: %v)", counts[k], k, n, counts)
 		}
 	}
+	var first formats.Labels
+	for _, r := range d.Routines {
+		if len(r.Labels) == 0 {
+			continue
+		}
+		if first == nil {
+			first = r.Labels
+		} else if &first[0] != &r.Labels[0] {
+			t.Errorf("goroutine %d: equal label sets not interned to one", r.ID)
+		}
+	}
 	if !slices.Contains(d.Source.Capture.Missing, "labels") {
 		t.Errorf("Missing = %v, want labels listed: 10 goroutines' labels are unknown", d.Source.Capture.Missing)
 	}
