@@ -130,14 +130,14 @@ func hasWarning(d *formats.Dump, text string) bool {
 func waitParked(t *testing.T, n int, fn string) {
 	t.Helper()
 	for try := 0; ; try++ {
-		_, text := allStacks(t)
+		text := allStacks(t)
 		parked := 0
 		for _, r := range text {
-			if r.state == "runnable" || r.state == "running" {
+			if r.State == "runnable" || r.State == "running" {
 				continue
 			}
-			for _, f := range r.frames {
-				if strings.Contains(f, fn) {
+			for _, f := range r.Frames() {
+				if strings.Contains(f.Func, fn) {
 					parked++
 					break
 				}

@@ -1,18 +1,18 @@
 package dumper
 
 import (
-	"bufio"
 	"bytes"
 	"net"
 	"os"
 	"os/exec"
 	"runtime"
-	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/stackdump/stackdump/formats"
 )
 
 // parkKind is a way for a goroutine to block, with the wait reason
@@ -235,67 +235,30 @@ func (p *parkingLot) release() {
 	p.done.Wait()
 }
 
-// textRoutine is a goroutine of runtime.Stack(all) text, read by a
-// deliberately simple scan, independent of the traceback reader.
-type textRoutine struct {
-	id       int64
-	state    string
-	frames   []string // "func file:line", innermost first
-	elidedAt int      // index of "...N frames elided...", -1 when none
-}
-
-func (r *textRoutine) parked() bool {
-	for _, f := range r.frames {
-		if strings.HasPrefix(f, parkFuncPrefix) {
+// isParked reports whether r (read from runtime.Stack text) is one of
+// the parking lot's goroutines.
+func isParked(r *formats.Routine) bool {
+	for _, f := range r.Frames() {
+		if strings.HasPrefix(f.Func, parkFuncPrefix) {
 			return true
 		}
 	}
 	return false
 }
 
-// allStacks returns runtime.Stack(buf, true) and its goroutines.
-func allStacks(t testing.TB) ([]byte, map[int64]*textRoutine) {
+// allStacks reads runtime.Stack(buf, true) with the Go traceback reader
+// and returns its goroutines by id.
+func allStacks(t testing.TB) map[int64]*formats.Routine {
 	t.Helper()
 	buf := make([]byte, 64<<20)
 	text := buf[:runtime.Stack(buf, true)]
-	return text, scanStackText(t, text)
-}
-
-func scanStackText(t testing.TB, text []byte) map[int64]*textRoutine {
-	t.Helper()
-	out := make(map[int64]*textRoutine)
-	var cur *textRoutine
-	var fn string
-	sc := bufio.NewScanner(bytes.NewReader(text))
-	sc.Buffer(nil, 1<<20)
-	for sc.Scan() {
-		line := sc.Text()
-		switch {
-		case strings.HasPrefix(line, "goroutine "):
-			num, hdr, _ := strings.Cut(strings.TrimPrefix(line, "goroutine "), " [")
-			id, err := strconv.ParseInt(num, 10, 64)
-			if err != nil {
-				t.Fatalf("bad header %q", line)
-			}
-			state, _, _ := strings.Cut(strings.TrimSuffix(hdr, "]:"), ",")
-			cur = &textRoutine{id: id, state: state, elidedAt: -1}
-			out[id] = cur
-			fn = ""
-		case cur == nil || line == "":
-			cur = nil
-		case strings.HasPrefix(line, "created by "):
-			fn = ""
-		case strings.HasPrefix(line, "...") && strings.HasSuffix(line, "elided..."):
-			cur.elidedAt = len(cur.frames)
-		case strings.HasPrefix(line, "\t"):
-			if fn != "" {
-				loc, _, _ := strings.Cut(strings.TrimPrefix(line, "\t"), " +0x")
-				cur.frames = append(cur.frames, fn+" "+loc)
-				fn = ""
-			}
-		default:
-			fn = line[:strings.LastIndexByte(line, '(')]
-		}
+	dumps, err := formats.ReadAll(bytes.NewReader(text), formats.ReadOptions{Kind: formats.KindGoTraceback})
+	if err != nil || len(dumps) != 1 {
+		t.Fatalf("reading runtime.Stack text: %d dumps, %v", len(dumps), err)
+	}
+	out := make(map[int64]*formats.Routine)
+	for _, r := range dumps[0].Routines {
+		out[r.ID] = r
 	}
 	return out
 }

@@ -36,14 +36,14 @@ func TestCaptureTraceMatchesRuntimeStack(t *testing.T) {
 	}
 	const n = 12 * 30
 	newParkingLot(t, n, numParkKinds, 100)
-	var text map[int64]*textRoutine
+	var text map[int64]*formats.Routine
 	for try := 0; ; try++ {
-		_, text = allStacks(t)
+		text = allStacks(t)
 		parked, moving := 0, 0
 		for _, r := range text {
-			if r.parked() {
+			if isParked(r) {
 				parked++
-				if r.state == "runnable" || r.state == "running" {
+				if r.State == "runnable" || r.State == "running" {
 					moving++
 				}
 			}
@@ -68,39 +68,39 @@ func TestCaptureTraceMatchesRuntimeStack(t *testing.T) {
 	states := make(map[string]int)
 	elided := 0
 	for id, tr := range text {
-		if !tr.parked() {
+		if !isParked(tr) {
 			continue
 		}
 		r := got[id]
 		if r == nil {
-			t.Errorf("goroutine %d [%s] missing from the trace dump", id, tr.state)
+			t.Errorf("goroutine %d [%s] missing from the trace dump", id, tr.State)
 			continue
 		}
 		if r.Stale {
-			t.Errorf("goroutine %d [%s]: stale, but it was parked all along", id, tr.state)
+			t.Errorf("goroutine %d [%s]: stale, but it was parked all along", id, tr.State)
 			continue
 		}
-		if r.State != tr.state {
-			t.Errorf("goroutine %d: state %q, runtime says %q", id, r.State, tr.state)
+		if r.State != tr.State {
+			t.Errorf("goroutine %d: state %q, runtime says %q", id, r.State, tr.State)
 		}
 		if !slices.Equal(r.Inferred, []string{"state"}) {
 			t.Errorf("goroutine %d: Inferred = %v, want [state]", id, r.Inferred)
 		}
 		states[r.State]++
-		gotFrames, wantFrames := routineFrames(r), tr.frames
-		if tr.elidedAt >= 0 {
+		gotFrames, wantFrames := routineFrames(r), routineFrames(tr)
+		if at := tr.Stack.ElidedAt; tr.Stack.Elided {
 			elided++
 			if !r.Stack.Elided || r.Stack.ElidedAt != len(gotFrames) {
 				t.Errorf("goroutine %d: deep stack not marked elided at its end", id)
 			}
-			if len(gotFrames) < tr.elidedAt {
-				t.Errorf("goroutine %d: %d frames, want at least %d", id, len(gotFrames), tr.elidedAt)
+			if len(gotFrames) < at {
+				t.Errorf("goroutine %d: %d frames, want at least %d", id, len(gotFrames), at)
 				continue
 			}
-			gotFrames, wantFrames = gotFrames[:tr.elidedAt], wantFrames[:tr.elidedAt]
+			gotFrames, wantFrames = gotFrames[:at], wantFrames[:at]
 		}
 		if !slices.Equal(gotFrames, wantFrames) {
-			t.Errorf("goroutine %d [%s]: trace stack\n\t%s\nwant\n\t%s", id, tr.state,
+			t.Errorf("goroutine %d [%s]: trace stack\n\t%s\nwant\n\t%s", id, tr.State,
 				strings.Join(gotFrames, "\n\t"), strings.Join(wantFrames, "\n\t"))
 		}
 	}

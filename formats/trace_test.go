@@ -1,7 +1,6 @@
 package formats
 
 import (
-	"bufio"
 	"bytes"
 	"compress/gzip"
 	"errors"
@@ -18,69 +17,22 @@ import (
 // process with goroutines parked in known states, its runtime.Stack(all)
 // text taken just before a ~1 ms trace window, and the trace itself.
 
-// textRoutine is a goroutine of a runtime.Stack text dump, read by a
-// deliberately simple scan that is independent of the traceback reader.
-type textRoutine struct {
-	id       int64
-	state    string
-	frames   []textFrame
-	elidedAt int // index of the "...N frames elided..." marker, -1 when none
-}
-
-type textFrame struct {
-	fn, file string
-	line     int
-}
-
-func (f textFrame) String() string { return f.fn + " " + f.file + ":" + strconv.Itoa(f.line) }
-
-// scanStackText reads runtime.Stack(buf, true) output.
-func scanStackText(t *testing.T, path string) map[int64]*textRoutine {
+// readStackText reads the runtime.Stack(all) text of a fixture with the
+// Go traceback reader, by goroutine id.
+func readStackText(t *testing.T, path string) map[int64]*Routine {
 	t.Helper()
-	data, err := os.ReadFile(path)
+	f, err := os.Open(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	out := make(map[int64]*textRoutine)
-	var cur *textRoutine
-	var fn string
-	sc := bufio.NewScanner(bytes.NewReader(data))
-	sc.Buffer(nil, 1<<20)
-	for sc.Scan() {
-		line := sc.Text()
-		switch {
-		case strings.HasPrefix(line, "goroutine "):
-			rest := strings.TrimPrefix(line, "goroutine ")
-			num, hdr, _ := strings.Cut(rest, " [")
-			id, err := strconv.ParseInt(num, 10, 64)
-			if err != nil {
-				t.Fatalf("%s: bad header %q", path, line)
-			}
-			state, _, _ := strings.Cut(strings.TrimSuffix(hdr, "]:"), ",")
-			cur = &textRoutine{id: id, state: state, elidedAt: -1}
-			out[id] = cur
-			fn = ""
-		case cur == nil || line == "":
-			cur = nil
-		case strings.HasPrefix(line, "created by "):
-			fn = "" // the creator's file line follows; not a frame
-		case strings.HasPrefix(line, "...") && strings.HasSuffix(line, "elided..."):
-			cur.elidedAt = len(cur.frames)
-		case strings.HasPrefix(line, "\t"):
-			if fn == "" {
-				continue
-			}
-			loc, _, _ := strings.Cut(strings.TrimPrefix(line, "\t"), " +0x")
-			i := strings.LastIndexByte(loc, ':')
-			n, err := strconv.Atoi(loc[i+1:])
-			if err != nil {
-				t.Fatalf("%s: bad file line %q", path, line)
-			}
-			cur.frames = append(cur.frames, textFrame{fn, loc[:i], n})
-			fn = ""
-		default:
-			fn = line[:strings.LastIndexByte(line, '(')]
-		}
+	defer f.Close()
+	dumps, err := ReadAll(f, ReadOptions{Kind: KindGoTraceback})
+	if err != nil || len(dumps) != 1 {
+		t.Fatalf("%s: %d dumps, %v", path, len(dumps), err)
+	}
+	out := make(map[int64]*Routine)
+	for _, r := range dumps[0].Routines {
+		out[r.ID] = r
 	}
 	return out
 }
@@ -102,18 +54,12 @@ func readTraceFixture(t *testing.T, path string) *Dump {
 	return dumps[0]
 }
 
+// frameStrings returns "func file:line" for each frame: what a trace
+// stack and a text stack have in common (no offsets, no inlining marks).
 func frameStrings(fs []*Frame) []string {
 	var out []string
 	for _, f := range fs {
-		out = append(out, textFrame{f.Func, f.File, f.Line}.String())
-	}
-	return out
-}
-
-func textFrameStrings(fs []textFrame) []string {
-	var out []string
-	for _, f := range fs {
-		out = append(out, f.String())
+		out = append(out, f.Func+" "+f.File+":"+strconv.Itoa(f.Line))
 	}
 	return out
 }
@@ -126,7 +72,7 @@ func TestTraceMatchesRuntimeStack(t *testing.T) {
 	for _, name := range []string{"go123", "go125", "go126", "go126-long"} {
 		t.Run(name, func(t *testing.T) {
 			base := filepath.Join("..", "testdata", "trace", name)
-			text := scanStackText(t, base+".txt")
+			text := readStackText(t, base+".txt")
 			d := readTraceFixture(t, base+".trace")
 			if d.Source.Kind != KindGoTrace || d.Source.Capture == nil || d.Source.Capture.Mode != "trace" {
 				t.Fatalf("source = %+v, want kind go-trace with a trace capture", d.Source)
@@ -147,7 +93,7 @@ func TestTraceMatchesRuntimeStack(t *testing.T) {
 			for id, tr := range text {
 				r := got[id]
 				if r == nil {
-					t.Errorf("goroutine %d [%s] of the text dump is missing from the trace dump", id, tr.state)
+					t.Errorf("goroutine %d [%s] of the text dump is missing from the trace dump", id, tr.State)
 					continue
 				}
 				if r.Stale {
@@ -167,13 +113,13 @@ func TestTraceMatchesRuntimeStack(t *testing.T) {
 					elided++
 				}
 				if slices.Contains(r.Inferred, "state") {
-					want := tr.state
+					want := tr.State
 					if want == "chan receive (nil chan)" {
 						// Not told apart by the stack: the documented limit.
 						want = "chan receive"
 					}
 					if r.State != want {
-						t.Errorf("goroutine %d: inferred state %q, runtime says %q", id, r.State, tr.state)
+						t.Errorf("goroutine %d: inferred state %q, runtime says %q", id, r.State, tr.State)
 					}
 					states[r.State]++
 				}
@@ -228,23 +174,24 @@ func TestTraceMatchesRuntimeStack(t *testing.T) {
 // compareStacks checks a trace stack against the text one: equal frames,
 // or, past the tracer's 128-frame limit, equal innermost frames up to the
 // text's elision marker and a trace stack marked elided at its end.
-func compareStacks(t *testing.T, id int64, tr *textRoutine, r *Routine) {
+func compareStacks(t *testing.T, id int64, tr *Routine, r *Routine) {
 	t.Helper()
 	gotFrames := frameStrings(r.Frames())
-	wantFrames := textFrameStrings(tr.frames)
-	if tr.elidedAt >= 0 {
+	wantFrames := frameStrings(tr.Frames())
+	if tr.Stack.Elided {
 		if !r.Stack.Elided || r.Stack.ElidedAt != len(gotFrames) || r.Stack.ElidedCount != 0 {
 			t.Errorf("goroutine %d: deep stack not marked elided at its end: %+v", id, r.Stack)
 		}
-		if len(gotFrames) < tr.elidedAt {
-			t.Fatalf("goroutine %d: %d trace frames, text has %d before its elision", id, len(gotFrames), tr.elidedAt)
+		at := tr.Stack.ElidedAt
+		if len(gotFrames) < at {
+			t.Fatalf("goroutine %d: %d trace frames, text has %d before its elision", id, len(gotFrames), at)
 		}
-		gotFrames, wantFrames = gotFrames[:tr.elidedAt], wantFrames[:tr.elidedAt]
+		gotFrames, wantFrames = gotFrames[:at], wantFrames[:at]
 	} else if r.Stack.Elided {
-		t.Errorf("goroutine %d: stack marked elided, text has all %d frames", id, len(tr.frames))
+		t.Errorf("goroutine %d: stack marked elided, text has all %d frames", id, len(wantFrames))
 	}
 	if !slices.Equal(gotFrames, wantFrames) {
-		t.Errorf("goroutine %d [%s]: trace stack\n\t%s\nwant\n\t%s", id, tr.state,
+		t.Errorf("goroutine %d [%s]: trace stack\n\t%s\nwant\n\t%s", id, tr.State,
 			strings.Join(gotFrames, "\n\t"), strings.Join(wantFrames, "\n\t"))
 	}
 }
