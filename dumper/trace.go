@@ -79,7 +79,7 @@ func recordTrace(ctx context.Context, window time.Duration) (*traceRecording, er
 
 	rec := &traceRecording{trace: new(bytes.Buffer), profile: new(bytes.Buffer), goroutines: runtime.NumGoroutine()}
 	rec.trace.Grow(traceBufferSize(rec.goroutines))
-	meter := startPauseMeter()
+	meter := startPauseMeter(metricPausesOther)
 	rec.start = time.Now()
 	if err := trace.Start(rec.trace); err != nil {
 		if strings.Contains(err.Error(), "already enabled") {

@@ -26,6 +26,8 @@ import (
 //	stw-max-us   the longest stop-the-world pause (runtime/metrics bucket bound)
 //	stw-total-us all stop-the-world pauses together
 //	pauses       how many there were
+//	gc-stw-max-us the longest GC pause meanwhile (a capture's allocations can
+//	             start a collection)
 //	stall-ms     the longest gap a 100 µs ticker goroutine saw
 //	bytes        output size
 //	parse-ms     reading the output with package formats (when its reader exists)
@@ -123,7 +125,7 @@ func groupedMode() captureMode {
 // inside the benchmark timer, because StartTimer and StopTimer stop the
 // world themselves (runtime.ReadMemStats).
 func benchCapture(b *testing.B, probe *stallProbe, mode captureMode) {
-	var wall, parse, stall, stwMax, stwTotal time.Duration
+	var wall, parse, stall, stwMax, stwTotal, gcMax time.Duration
 	var pauses, size int
 	parsed := true
 	b.StopTimer()
@@ -132,14 +134,15 @@ func benchCapture(b *testing.B, probe *stallProbe, mode captureMode) {
 		runtime.GC()
 		time.Sleep(20 * time.Millisecond) // let the probe settle
 		b.StartTimer()
-		meter := startPauseMeter()
+		meter, gcMeter := startPauseMeter(metricPausesOther), startPauseMeter(metricPausesGC)
 		probe.reset()
 		start := time.Now()
 		n, parseOut := mode.capture(b)
 		wall += time.Since(start)
 		stall = max(stall, probe.max())
-		s := meter.stop()
+		s, gc := meter.stop(), gcMeter.stop()
 		b.StopTimer()
+		gcMax = max(gcMax, gc.Longest)
 		stwMax = max(stwMax, s.Longest)
 		stwTotal += s.Total
 		pauses += s.Count
@@ -155,6 +158,7 @@ func benchCapture(b *testing.B, probe *stallProbe, mode captureMode) {
 	b.ReportMetric(float64(stwMax)/float64(time.Microsecond), "stw-max-us")
 	b.ReportMetric(float64(stwTotal)/float64(time.Microsecond)/float64(b.N), "stw-total-us")
 	b.ReportMetric(float64(pauses)/float64(b.N), "pauses")
+	b.ReportMetric(float64(gcMax)/float64(time.Microsecond), "gc-stw-max-us")
 	b.ReportMetric(float64(stall)/float64(time.Millisecond), "stall-ms")
 	b.ReportMetric(float64(size)/float64(b.N), "bytes")
 	if parsed {

@@ -6,13 +6,17 @@ import (
 	"time"
 )
 
-// metricPausesOther is the runtime's histogram of non-GC stop-the-world
-// pauses: the pauses a dump capture causes (runtime.Stack,
-// trace.Start, the goroutine profile) land here, not in the GC ones.
-const metricPausesOther = "/sched/pauses/total/other:seconds"
+// The runtime's histograms of stop-the-world pauses. The pauses a dump
+// capture causes (runtime.Stack, trace.Start, the goroutine profile) land
+// in the non-GC one; a capture's allocations may also start a collection,
+// whose pauses land in the GC one.
+const (
+	metricPausesOther = "/sched/pauses/total/other:seconds"
+	metricPausesGC    = "/sched/pauses/total/gc:seconds"
+)
 
-// pauseMeter measures the non-GC stop-the-world pauses between start and
-// stop from runtime/metrics. The histogram has buckets ~12 % wide, so each
+// pauseMeter measures the stop-the-world pauses of one histogram
+// between start and stop from runtime/metrics. The histogram has buckets ~12 % wide, so each
 // pause is counted at its bucket's upper bound: the figures are "at most".
 // Pauses caused by anything else in the process in between are counted
 // too.
@@ -28,10 +32,11 @@ type pauseStats struct {
 	Longest time.Duration // the longest pause's bucket upper bound
 }
 
-// startPauseMeter reads the histogram's current counts.
-func startPauseMeter() *pauseMeter {
+// startPauseMeter reads the current counts of the histogram metric
+// (metricPausesOther or metricPausesGC).
+func startPauseMeter(metric string) *pauseMeter {
 	m := &pauseMeter{}
-	m.sample[0].Name = metricPausesOther
+	m.sample[0].Name = metric
 	metrics.Read(m.sample[:])
 	if m.sample[0].Value.Kind() == metrics.KindFloat64Histogram {
 		m.before = append([]uint64(nil), m.sample[0].Value.Float64Histogram().Counts...)
