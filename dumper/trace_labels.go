@@ -40,6 +40,10 @@ func joinLabels(d, prof *formats.Dump, t *formats.Table) labelJoin {
 		labels formats.Labels
 		mixed  bool
 	}
+	var j labelJoin
+	if !slices.ContainsFunc(prof.Routines, func(r *formats.Routine) bool { return len(r.Labels) > 0 }) {
+		return j // no goroutine has labels: nothing to join
+	}
 	byStack := make(map[string]*entry)
 	var key []byte
 	for _, r := range prof.Routines {
@@ -52,13 +56,18 @@ func joinLabels(d, prof *formats.Dump, t *formats.Table) labelJoin {
 			e.mixed = true
 		}
 	}
-	var j labelJoin
+	// Trace routines share interned stacks: look each stack up once.
+	memo := make(map[*formats.Stack]*entry)
 	for _, r := range d.Routines {
 		if r.Stale || len(r.Frames()) == 0 {
 			continue
 		}
-		key = labelKey(key[:0], r.Frames())
-		e := byStack[string(key)]
+		e, ok := memo[r.Stack]
+		if !ok {
+			key = labelKey(key[:0], r.Frames())
+			e = byStack[string(key)]
+			memo[r.Stack] = e
+		}
 		switch {
 		case e == nil:
 		case e.mixed:
