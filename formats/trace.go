@@ -104,7 +104,12 @@ type traceDecoder struct {
 	order   []int32 // indices into gs of the routines to yield, by id
 	next    int
 	notes   []*ParseError
+	slab    []Routine // routines are allocated routineSlab at a time
 }
+
+// routineSlab is how many Routines are allocated together: one allocation
+// instead of 256 for the million routines of a big trace.
+const routineSlab = 256
 
 // newTraceDecoder returns the decoder of a runtime/trace execution trace.
 // The whole trace is replayed by the first nextDump (events are streamed;
@@ -284,9 +289,10 @@ func (d *traceDecoder) finish() {
 		}
 		d.order = append(d.order, int32(i))
 	}
-	slices.SortFunc(d.order, func(a, b int32) int {
-		return cmp.Compare(d.gs.at(a).id, d.gs.at(b).id)
-	})
+	byID := func(a, b int32) int { return cmp.Compare(d.gs.at(a).id, d.gs.at(b).id) }
+	if !slices.IsSortedFunc(d.order, byID) { // the end-of-trace walk mostly goes by id
+		slices.SortFunc(d.order, byID)
+	}
 	if len(preempted) > 0 {
 		slices.Sort(preempted)
 		what := "goroutines (%s) were asynchronously preempted: the tracer's stacks end at runtime.asyncPreempt, so their own frames are missing (marked elided)"
@@ -299,7 +305,12 @@ func (d *traceDecoder) finish() {
 
 // routine builds the Routine of g.
 func (d *traceDecoder) routine(g *traceG) *Routine {
-	r := &Routine{ID: g.id, Count: 1, ParentID: g.parent, CreatedBy: g.createdBy, Stack: d.stacks.empty.stack}
+	if len(d.slab) == 0 {
+		d.slab = make([]Routine, min(routineSlab, len(d.order)-d.next+1))
+	}
+	r := &d.slab[0]
+	d.slab = d.slab[1:]
+	*r = Routine{ID: g.id, Count: 1, ParentID: g.parent, CreatedBy: g.createdBy, Stack: d.stacks.empty.stack}
 	inferred := ""
 	if g.stack != nil {
 		r.Stack, inferred = g.stack.stack, g.stack.reason
