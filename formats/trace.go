@@ -70,34 +70,12 @@ type traceG struct {
 	gone      bool
 }
 
-// traceGs stores goroutine states in fixed-size chunks, so that a million
-// of them are never copied to grow a slice.
-type traceGs struct {
-	chunks [][]traceG
-	n      int
-}
-
-const traceGChunk = 1024
-
-func (s *traceGs) at(i int32) *traceG { return &s.chunks[i/traceGChunk][i%traceGChunk] }
-
-func (s *traceGs) add(id int64) int32 {
-	if s.n%traceGChunk == 0 {
-		s.chunks = append(s.chunks, make([]traceG, traceGChunk))
-	}
-	i := int32(s.n)
-	s.n++
-	*s.at(i) = traceG{id: id}
-	return i
-}
-
 type traceDecoder struct {
 	in     *Input
 	opts   ReadOptions
 	stacks *traceStacks
 
-	gs    traceGs
-	index map[trace.GoID]int32
+	gs traceGoroutines
 
 	started bool
 	dump    *Dump
@@ -119,7 +97,7 @@ func newTraceDecoder(in *Input, opts ReadOptions) decoder {
 	if opts.Table == nil {
 		opts.Table = NewTable()
 	}
-	return &traceDecoder{in: in, opts: opts, index: make(map[trace.GoID]int32)}
+	return &traceDecoder{in: in, opts: opts}
 }
 
 func (d *traceDecoder) nextDump() (*Dump, error) {
@@ -235,21 +213,16 @@ func (d *traceDecoder) replay(rd *trace.Reader) (first, last trace.Time, clock *
 
 // transition applies one goroutine state transition.
 func (d *traceDecoder) transition(ev trace.Event, st trace.StateTransition) {
-	id := st.Resource.Goroutine()
+	id := int64(st.Resource.Goroutine())
 	from, to := st.Goroutine()
-	i, ok := d.index[id]
 	if to == trace.GoNotExist {
-		if ok {
-			d.gs.at(i).gone = true
-			delete(d.index, id)
-		}
+		d.gs.remove(id)
 		return
 	}
-	if !ok {
-		i = d.gs.add(int64(id))
-		d.index[id] = i
+	g := d.gs.lookup(id)
+	if g == nil {
+		g = d.gs.create(id)
 	}
-	g := d.gs.at(i)
 	stk := d.stacks.get(st.Stack)
 	switch {
 	case from == trace.GoNotExist:
@@ -276,6 +249,11 @@ func (d *traceDecoder) transition(ev trace.Event, st trace.StateTransition) {
 // runtime's own goroutines and those the tracer itself started.
 func (d *traceDecoder) finish() {
 	var preempted []int64
+	type byID struct {
+		id int64
+		i  int32
+	}
+	var keep []byID
 	for i := range int32(d.gs.n) {
 		g := d.gs.at(i)
 		if g.gone || (g.stack != nil && g.stack.system) {
@@ -287,11 +265,12 @@ func (d *traceDecoder) finish() {
 		if g.stack != nil && g.stack.preempted {
 			preempted = append(preempted, g.id)
 		}
-		d.order = append(d.order, int32(i))
+		keep = append(keep, byID{g.id, i})
 	}
-	byID := func(a, b int32) int { return cmp.Compare(d.gs.at(a).id, d.gs.at(b).id) }
-	if !slices.IsSortedFunc(d.order, byID) { // the end-of-trace walk mostly goes by id
-		slices.SortFunc(d.order, byID)
+	slices.SortFunc(keep, func(a, b byID) int { return cmp.Compare(a.id, b.id) })
+	d.order = make([]int32, len(keep))
+	for k, e := range keep {
+		d.order[k] = e.i
 	}
 	if len(preempted) > 0 {
 		slices.Sort(preempted)

@@ -2,6 +2,7 @@ package formats
 
 import (
 	"bytes"
+	"os"
 	"runtime/trace"
 	"sync"
 	"testing"
@@ -9,9 +10,13 @@ import (
 )
 
 // BenchmarkTraceReader reads an execution trace of this process taken
-// while 100k goroutines were parked at 50 distinct stacks.
+// while 100k goroutines (1M with STACKDUMP_BENCH_1M=1) were parked at 50
+// distinct stacks.
 func BenchmarkTraceReader(b *testing.B) {
-	const n = 100_000
+	n := 100_000
+	if os.Getenv("STACKDUMP_BENCH_1M") != "" {
+		n = 1_000_000
+	}
 	release := make(chan struct{})
 	var wg sync.WaitGroup
 	for i := range n {
