@@ -60,8 +60,9 @@ type traceRecording struct {
 	start      time.Time
 	duration   time.Duration // trace.Start to the end of the profile
 	traced     time.Duration // trace.Start to the end of trace.Stop
-	pauses     pauseStats
-	goroutines int // runtime.NumGoroutine() when it started
+	pauses     pauseStats    // all of them
+	tracePause pauseStats    // trace.Start to the end of trace.Stop
+	goroutines int           // runtime.NumGoroutine() when it started
 }
 
 // recordTrace records an execution trace of window (DefaultTraceWindow
@@ -95,6 +96,7 @@ func recordTrace(ctx context.Context, window time.Duration) (*traceRecording, er
 	}
 	trace.Stop()
 	rec.traced = time.Since(rec.start)
+	rec.tracePause = meter.stop()
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}

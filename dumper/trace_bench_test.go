@@ -23,6 +23,8 @@ import (
 //	wall-ms      the capture's wall time (ns/op is the same, in ns)
 //	trace-ms     trace mode: the part spent tracing (the rest is the
 //	             goroutine profile taken for the labels)
+//	trace-stw-max-us trace mode: the longest pause while tracing (the rest
+//	             are the goroutine profile's)
 //	stw-max-us   the longest stop-the-world pause (runtime/metrics bucket bound)
 //	stw-total-us all stop-the-world pauses together
 //	pauses       how many there were
@@ -88,11 +90,12 @@ func fullMode() captureMode {
 // traceMode is captureTrace: the trace and the goroutine profile for
 // labels; its parse reads both and joins them.
 func traceMode() captureMode {
-	var traced time.Duration
+	var traced, tracePause time.Duration
 	return captureMode{
 		prepare: func() {},
 		report: func(b *testing.B) {
 			b.ReportMetric(float64(traced)/float64(time.Millisecond)/float64(b.N), "trace-ms")
+			b.ReportMetric(float64(tracePause)/float64(time.Microsecond), "trace-stw-max-us")
 		},
 		capture: func(b *testing.B) (int, func() error) {
 			rec, err := recordTrace(context.Background(), 0)
@@ -100,6 +103,7 @@ func traceMode() captureMode {
 				b.Fatal(err)
 			}
 			traced += rec.traced
+			tracePause = max(tracePause, rec.tracePause.Longest)
 			return rec.trace.Len() + rec.profile.Len(), func() error {
 				_, err := rec.decode(nil)
 				return err

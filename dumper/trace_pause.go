@@ -44,7 +44,8 @@ func startPauseMeter(metric string) *pauseMeter {
 	return m
 }
 
-// stop returns the pauses recorded since startPauseMeter.
+// stop returns the pauses recorded since startPauseMeter; it may be
+// called again for a longer span.
 func (m *pauseMeter) stop() pauseStats {
 	metrics.Read(m.sample[:])
 	if m.sample[0].Value.Kind() != metrics.KindFloat64Histogram {
