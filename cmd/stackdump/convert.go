@@ -4,9 +4,11 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 
 	"github.com/spf13/cobra"
 
+	"github.com/stackdump/stackdump/dedupe"
 	"github.com/stackdump/stackdump/dumper"
 	"github.com/stackdump/stackdump/formats"
 )
@@ -15,6 +17,8 @@ type convertOptions struct {
 	output   string
 	format   string
 	compress string
+	dedupe   bool   // write counted groups instead of routines
+	by       string // similarity level of --dedupe
 }
 
 func newConvertCommand() *cobra.Command {
@@ -27,15 +31,26 @@ pprof protobuf, stackdump JSON, JVM thread dumps; gzip or zstd compressed or
 not) and writes it in the chosen format. With no FILE, or FILE "-", it reads
 standard input; with no -o it writes standard output. Format and compression
 default from the -o file name's extension (.json, .txt, .pb, .gz, .zst).
-Warnings (truncation, skipped lines with their numbers) go to standard error.`,
+Warnings (truncation, skipped lines with their numbers) go to standard error.
+
+With --dedupe, routines with the same stack are written once, as a counted
+group with their ids, states and labels (formats text, json and debug1).
+--by sets how alike stacks must be: exact (state, frames and arguments),
+stack (functions, files and lines; the default) or func (function names
+only, so two builds with shifted lines still match). --by implies --dedupe.`,
 		Example: `  stackdump convert goroutines.txt -o goroutines.json.gz
   curl -s localhost:6060/debug/pprof/goroutine?debug=2 | stackdump convert --format json
-  stackdump convert crash.log --format text --compress zstd -o crash.txt.zst`,
+  stackdump convert crash.log --format text --compress zstd -o crash.txt.zst
+  stackdump convert --dedupe goroutines.txt
+  stackdump convert --dedupe --by func --format json goroutines.txt -o groups.json`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			in := "-"
 			if len(args) == 1 {
 				in = args[0]
+			}
+			if cmd.Flags().Changed("by") {
+				o.dedupe = true
 			}
 			return runConvert(cmd, in, o)
 		},
@@ -44,6 +59,8 @@ Warnings (truncation, skipped lines with their numbers) go to standard error.`,
 	f.StringVarP(&o.output, "output", "o", "", "write to `FILE` (atomically) instead of standard output")
 	f.StringVar(&o.format, "format", "", "output format: text, json, debug1, pprof or folded (default from -o, else text)")
 	f.StringVar(&o.compress, "compress", "", "compression: none, gzip or zstd (default from -o)")
+	f.BoolVar(&o.dedupe, "dedupe", false, "write counted groups of identical stacks (formats text, json, debug1)")
+	f.StringVar(&o.by, "by", "stack", "with --dedupe, how alike grouped stacks are: exact, stack or func")
 	return cmd
 }
 
@@ -56,6 +73,9 @@ func runConvert(cmd *cobra.Command, in string, o convertOptions) error {
 	format, comp, err := outputFormat(o.output, o.format, o.compress)
 	if err != nil {
 		return err
+	}
+	if o.dedupe {
+		return runConvertGrouped(cmd, in, src, format, comp, o)
 	}
 	return writeOutput(cmd, o.output, comp, func(w io.Writer) error {
 		enc, err := formats.NewEncoder(w, format)
@@ -142,4 +162,39 @@ func writeOutput(cmd *cobra.Command, path string, comp formats.Compression, writ
 		return fmt.Errorf("write %s: %w", path, err)
 	}
 	return f.Commit()
+}
+
+// groupedFormats are the formats --dedupe writes.
+var groupedFormats = []formats.Format{formats.FormatText, formats.FormatJSON, formats.FormatDebug1}
+
+// runConvertGrouped groups every dump of src as it streams and writes
+// each dump's groups.
+func runConvertGrouped(cmd *cobra.Command, in string, src io.Reader, format formats.Format, comp formats.Compression, o convertOptions) error {
+	by, err := dedupe.ParseBy(o.by)
+	if err != nil {
+		return err
+	}
+	if !slices.Contains(groupedFormats, format) {
+		return fmt.Errorf("--dedupe writes formats %v, not %s", groupedFormats, format)
+	}
+	return writeOutput(cmd, o.output, comp, func(w io.Writer) error {
+		rd := formats.NewReader(src, formats.ReadOptions{})
+		for n := 0; ; n++ {
+			d, groups, err := dedupe.GroupNext(rd, dedupe.Options{By: by}, func(pe *formats.ParseError) {
+				fmt.Fprintf(cmd.ErrOrStderr(), "stackdump: warning: %s: %v\n", in, pe)
+			})
+			if err == io.EOF {
+				if n == 0 {
+					return fmt.Errorf("%s: no dump found", in)
+				}
+				return nil
+			}
+			if err != nil {
+				return fmt.Errorf("%s: %w", in, err)
+			}
+			if err := formats.WriteGroups(w, format, d, groups); err != nil {
+				return fmt.Errorf("%s: writing groups: %w", in, err)
+			}
+		}
+	})
 }
