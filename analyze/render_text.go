@@ -1,0 +1,333 @@
+package analyze
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"time"
+)
+
+// TextOptions configure [WriteText].
+type TextOptions struct {
+	// Color styles headings and findings with ANSI escapes. Callers set it
+	// for terminals, and leave it off when NO_COLOR is set (no-color.org).
+	Color bool
+	// FuncWidth bounds the width of function names in tables (their end is
+	// kept); 0 means 72.
+	FuncWidth int
+}
+
+// WriteText renders s as one screen of text for an on-call engineer: a
+// headline with totals, then each non-empty section, most alarming first.
+func WriteText(w io.Writer, s *Summary, opts TextOptions) error {
+	if opts.FuncWidth <= 0 {
+		opts.FuncWidth = 72
+	}
+	r := &textRenderer{textWriter: textWriter{color: opts.Color}, s: s, width: opts.FuncWidth}
+	r.headline()
+	r.leaked()
+	r.likelyLeaks()
+	r.jvm()
+	r.contention()
+	r.topGroups()
+	r.longestWaits()
+	r.creators()
+	r.parents()
+	r.allClear()
+	_, err := w.Write(r.b)
+	return err
+}
+
+type textRenderer struct {
+	textWriter
+	s     *Summary
+	width int
+}
+
+func (r *textRenderer) heading(title string, s style, detail string) {
+	r.b = append(r.b, '\n')
+	r.styled(bold+s, title)
+	if detail != "" {
+		r.b = append(r.b, "  "...)
+		r.styled(dim, detail)
+	}
+	r.b = append(r.b, '\n')
+}
+
+func (r *textRenderer) headline() {
+	s := r.s
+	var where []string
+	if s.Source.Name != "" {
+		where = append(where, s.Source.Name)
+	}
+	where = append(where, string(s.Source.Kind))
+	if s.Source.Runtime != "" {
+		where = append(where, s.Source.Runtime)
+	}
+	if s.Source.Target != "" && s.Source.Target != s.Source.Name {
+		where = append(where, s.Source.Target)
+	}
+	if s.Source.CapturedAt != nil {
+		where = append(where, s.Source.CapturedAt.UTC().Format(time.DateTime+" UTC"))
+	}
+	r.line(cell{text: strings.Join(where, " · "), style: dim})
+	total := fmt.Sprintf("%d %s in %d groups", s.Total, s.Noun, s.Groups)
+	r.styled(bold, total)
+	if len(s.States) > 0 {
+		r.b = append(r.b, ": "...)
+		r.b = append(r.b, stateList(s.States, 6)...)
+	}
+	if s.Locked > 0 {
+		r.b = fmt.Appendf(r.b, "; %d locked to threads", s.Locked)
+	}
+	r.b = append(r.b, '\n')
+	if s.Truncated {
+		r.line(cell{text: "TRUNCATED: the dump was cut short; every count is a lower bound", style: bold + red})
+	}
+	for i, p := range s.Preamble {
+		st := red
+		if i > 0 {
+			st = plain
+		}
+		r.line(cell{text: p, style: st})
+	}
+	if s.PreambleLines > len(s.Preamble) {
+		r.line(cell{text: fmt.Sprintf("… %d more preamble lines", s.PreambleLines-len(s.Preamble)), style: dim})
+	}
+	if s.WarningCount > 0 {
+		r.line(cell{text: fmt.Sprintf("%d parse warnings; first: %s", s.WarningCount, warningText(s.Warnings[0])), style: yellow})
+	}
+	if len(s.Missing) > 0 {
+		r.line(cell{text: "this input carries no " + strings.ReplaceAll(strings.Join(s.Missing, ", "), "_", " "), style: dim})
+	}
+}
+
+func stateList(states []StateCount, n int) string {
+	var parts []string
+	for i, sc := range states {
+		if i == n {
+			parts = append(parts, fmt.Sprintf("%d more", len(states)-n))
+			break
+		}
+		parts = append(parts, fmt.Sprintf("%d %s", sc.Count, sc.State))
+	}
+	return strings.Join(parts, ", ")
+}
+
+func warningText(w Warning) string {
+	msg := w.Message
+	if w.Line > 0 {
+		msg = fmt.Sprintf("line %d: %s", w.Line, msg)
+	} else {
+		msg = fmt.Sprintf("offset %d: %s", w.Offset, msg)
+	}
+	if w.Text != "" {
+		msg += fmt.Sprintf(": %q", shorten(w.Text, 60))
+	}
+	return msg
+}
+
+func (r *textRenderer) where(f *FrameRef) cell {
+	if f == nil {
+		return cell{text: "(no frames)", style: dim}
+	}
+	return cell{text: shorten(f.Func, r.width) + " " + f.Location()}
+}
+
+func (r *textRenderer) creator(f *FrameRef) cell {
+	if f == nil {
+		return cell{}
+	}
+	return cell{text: "← " + shorten(f.Func, r.width/2), style: dim}
+}
+
+func count(n int64, s style) cell { return cell{text: itoa(n), style: s, right: true} }
+
+func (r *textRenderer) leaked() {
+	if r.s.LeakedTotal == 0 {
+		return
+	}
+	r.heading(fmt.Sprintf("Leaked: %d %s the runtime marked (leaked)", r.s.LeakedTotal, r.s.Noun), red, "blocked forever: nothing can wake them")
+	var rows [][]cell
+	for _, l := range r.s.Leaked {
+		rows = append(rows, []cell{count(l.Count, bold+red), {text: l.State}, r.where(l.Frame), r.creator(l.CreatedBy)})
+	}
+	r.table(rows)
+}
+
+func (r *textRenderer) likelyLeaks() {
+	if len(r.s.LikelyLeaks) == 0 {
+		return
+	}
+	r.heading("Likely leaks", red, "large groups parked on channels that do not look like a pool")
+	var rows [][]cell
+	for _, l := range r.s.LikelyLeaks {
+		rows = append(rows, []cell{count(l.Blocked, bold+red), {text: l.State}, {text: waitRange(l.WaitMin, l.WaitMax)}, r.where(l.Frame), r.creator(l.CreatedBy)})
+		rows = append(rows, []cell{{}, {text: strings.Join(l.Reasons, "; "), style: dim}})
+	}
+	r.leakTable(rows)
+}
+
+// leakTable writes suspect rows, each followed by its reasons on a line
+// of their own that does not widen the columns.
+func (r *textRenderer) leakTable(rows [][]cell) {
+	var main [][]cell
+	for i := 0; i < len(rows); i += 2 {
+		main = append(main, rows[i])
+	}
+	sub := textWriter{color: r.color}
+	sub.table(main)
+	lines := strings.SplitAfter(string(sub.b), "\n")
+	for i, l := range lines {
+		if l == "" {
+			continue
+		}
+		r.b = append(r.b, l...)
+		reason := rows[2*i+1][1]
+		r.b = append(r.b, "        "...)
+		r.styled(reason.style, reason.text)
+		r.b = append(r.b, '\n')
+	}
+}
+
+func (r *textRenderer) contention() {
+	if r.s.ContentionTotal == 0 {
+		return
+	}
+	r.heading(fmt.Sprintf("Lock contention: %d %s waiting", r.s.ContentionTotal, r.s.Noun), yellow, "by the code that waits")
+	var rows [][]cell
+	for _, c := range r.s.Contention {
+		wait := ""
+		if c.WaitMax > 0 {
+			wait = "up to " + minutes(c.WaitMax)
+		}
+		rows = append(rows, []cell{count(c.Count, bold+yellow), {text: c.Lock}, {text: wait}, r.where(&c.Frame)})
+	}
+	r.table(rows)
+}
+
+func (r *textRenderer) topGroups() {
+	if len(r.s.TopGroups) == 0 {
+		return
+	}
+	r.heading("Largest groups", plain, "")
+	var rows [][]cell
+	for _, g := range r.s.TopGroups {
+		rows = append(rows, []cell{count(g.Count, bold), {text: stateText(g.State), style: stateStyle(g.State)}, {text: waitRange(g.WaitMin, g.WaitMax)}, r.where(g.Frame), r.creator(g.CreatedBy)})
+	}
+	r.table(rows)
+}
+
+func (r *textRenderer) longestWaits() {
+	if len(r.s.LongestWaits) == 0 {
+		return
+	}
+	r.heading("Longest waits", plain, "")
+	var rows [][]cell
+	for _, g := range r.s.LongestWaits {
+		rows = append(rows, []cell{{text: minutes(g.WaitMax), style: bold, right: true}, count(g.Count, plain), {text: stateText(g.State)}, r.where(g.Frame), {text: idList(g.IDs, g.Count), style: dim}})
+	}
+	r.table(rows)
+}
+
+func (r *textRenderer) creators() {
+	if len(r.s.Creators) == 0 {
+		return
+	}
+	r.heading("Top creators", plain, "go statements that started the live "+r.s.Noun)
+	var rows [][]cell
+	for _, c := range r.s.Creators {
+		by := ""
+		if c.Parents > 1 {
+			by = fmt.Sprintf("in %d goroutines", c.Parents)
+		}
+		rows = append(rows, []cell{count(c.Count, bold), r.where(&c.Frame), {text: by, style: dim}, {text: childList(c.Children, r.width/2), style: dim}})
+	}
+	r.table(rows)
+}
+
+func (r *textRenderer) parents() {
+	if len(r.s.Parents) == 0 {
+		return
+	}
+	r.heading("Top parents", plain, "goroutines that started the most live ones")
+	var rows [][]cell
+	for _, p := range r.s.Parents {
+		now := cell{text: p.Status, style: dim}
+		switch p.Status {
+		case "alive":
+			now.text = stateText(p.State)
+			if p.Frame != nil {
+				now.text += " in " + shorten(p.Frame.Func, r.width/2)
+			}
+		case "exited":
+			now.style = yellow
+		}
+		rows = append(rows, []cell{count(p.Children, bold), {text: "goroutine " + itoa(p.ID)}, now})
+	}
+	r.table(rows)
+	if r.s.ParentsUncounted > 0 {
+		r.line(cell{text: fmt.Sprintf("  (%d more children of parents past the counting limit)", r.s.ParentsUncounted), style: dim})
+	}
+}
+
+// allClear says which checks found nothing, so that silence is not
+// mistaken for "not looked".
+func (r *textRenderer) allClear() {
+	s := r.s
+	var ok []string
+	if s.LeakedTotal == 0 && len(s.LikelyLeaks) == 0 && s.Has("states") {
+		ok = append(ok, "no leaks")
+	}
+	if s.ContentionTotal == 0 {
+		ok = append(ok, "no lock contention")
+	}
+	if s.JVM != nil && len(s.JVM.Deadlocks) == 0 {
+		ok = append(ok, "no deadlocks")
+	}
+	if len(ok) == 0 {
+		return
+	}
+	r.b = append(r.b, '\n')
+	r.line(cell{text: "✓ " + strings.Join(ok, ", "), style: green})
+}
+
+func stateText(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+func stateStyle(s string) style {
+	switch {
+	case isChanWait(s):
+		return cyan
+	case lockOfState(s) != "":
+		return yellow
+	}
+	return plain
+}
+
+func idList(ids []int64, n int64) string {
+	if len(ids) == 0 {
+		return ""
+	}
+	parts := make([]string, len(ids))
+	for i, id := range ids {
+		parts[i] = "#" + itoa(id)
+	}
+	s := strings.Join(parts, " ")
+	if int64(len(ids)) < n {
+		s += " …"
+	}
+	return s
+}
+
+func childList(children []FrameCount, width int) string {
+	parts := make([]string, len(children))
+	for i, c := range children {
+		parts[i] = fmt.Sprintf("%d %s", c.Count, shorten(c.Frame.Func, width))
+	}
+	return "→ " + strings.Join(parts, ", ")
+}
