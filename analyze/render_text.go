@@ -331,3 +331,45 @@ func childList(children []FrameCount, width int) string {
 	}
 	return "→ " + strings.Join(parts, ", ")
 }
+
+func (r *textRenderer) jvm() {
+	j := r.s.JVM
+	if j == nil {
+		return
+	}
+	if len(j.Deadlocks) > 0 {
+		detail := ""
+		if j.ReportedDeadlocks >= 0 {
+			detail = fmt.Sprintf("the JVM reported %d", j.ReportedDeadlocks)
+		}
+		r.heading(fmt.Sprintf("Deadlocks: %d", len(j.Deadlocks)), red, detail)
+		for i, d := range j.Deadlocks {
+			for k, t := range d.Threads {
+				next := d.Threads[(k+1)%len(d.Threads)]
+				lead := "   "
+				if k == 0 {
+					lead = fmt.Sprintf("%2d.", i+1)
+				}
+				r.line(cell{text: "  " + lead + " "}, cell{text: quoteName(t.Name), style: bold + red},
+					cell{text: " waits for " + t.WaitsFor + " held by "}, cell{text: quoteName(next.Name), style: bold})
+			}
+		}
+	}
+	if len(j.Blockers) > 0 {
+		r.heading("Top blockers", yellow, "locks with threads blocked on them")
+		var rows [][]cell
+		for _, b := range j.Blockers {
+			owner := cell{text: "owner unknown", style: dim}
+			if b.Owner != nil {
+				owner.text = "held by " + quoteName(b.Owner.Name)
+				if b.Owner.Frame != nil {
+					owner.text += " in " + shorten(b.Owner.Frame.Func, r.width/2)
+				}
+			}
+			rows = append(rows, []cell{count(int64(b.Blocked), bold+yellow), {text: b.Lock}, owner})
+		}
+		r.table(rows)
+	}
+}
+
+func quoteName(s string) string { return `"` + s + `"` }

@@ -136,6 +136,8 @@ type Summary struct {
 	// ParentsUncounted counts children whose parent was past MaxParents.
 	Parents          []Parent `json:"parents"`
 	ParentsUncounted int64    `json:"parents_uncounted,omitempty"`
+	// JVM holds the lock analysis of JVM thread dumps; nil for Go dumps.
+	JVM *JVMLocks `json:"jvm,omitempty"`
 }
 
 // Source says where the summarised dump came from.
