@@ -51,8 +51,8 @@ type Parent struct {
 	// State and Frame say what an alive parent is doing.
 	State string    `json:"state,omitempty"`
 	Frame *FrameRef `json:"frame,omitempty"`
-	// CreatedBy is the go statement that started the children (the most
-	// common one when several).
+	// CreatedBy is the go statement that started more than half of the
+	// children, when one did (otherwise one of them).
 	CreatedBy *FrameRef `json:"created_by,omitempty"`
 }
 
@@ -72,8 +72,22 @@ type creatorStats struct {
 }
 
 type parentStats struct {
-	count   int64
-	creator *formats.Frame // the first creator seen; usually the only one
+	count int64
+	// creator is the majority go statement of the children (Boyer–Moore
+	// vote: the one with more than half of them, when there is one).
+	creator *formats.Frame
+	votes   int64
+}
+
+func (p *parentStats) vote(f *formats.Frame, n int64) {
+	switch {
+	case f == p.creator:
+		p.votes += n
+	case p.votes >= n:
+		p.votes -= n
+	default:
+		p.creator, p.votes = f, n-p.votes
+	}
 }
 
 func newCreatorIndex(maxParents int) creatorIndex {
@@ -105,10 +119,11 @@ func (x *creatorIndex) add(r *formats.Routine) {
 			x.uncounted += n
 			return
 		}
-		p = &parentStats{creator: r.CreatedBy}
+		p = &parentStats{}
 		x.parents[r.ParentID] = p
 	}
 	p.count += n
+	p.vote(r.CreatedBy, n)
 	if len(c.parents) < maxCreatorParents {
 		if c.parents == nil {
 			c.parents = make(map[int64]struct{})

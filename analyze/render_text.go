@@ -95,7 +95,7 @@ func (r *textRenderer) headline() {
 		r.line(cell{text: fmt.Sprintf("… %d more preamble lines", s.PreambleLines-len(s.Preamble)), style: dim})
 	}
 	if s.WarningCount > 0 {
-		r.line(cell{text: fmt.Sprintf("%d parse warnings; first: %s", s.WarningCount, warningText(s.Warnings[0])), style: yellow})
+		r.line(cell{text: fmt.Sprintf("%s; first: %s", plural(s.WarningCount, "parse warning"), warningText(s.Warnings[0])), style: yellow})
 	}
 	if len(s.Missing) > 0 {
 		r.line(cell{text: "this input carries no " + strings.ReplaceAll(strings.Join(s.Missing, ", "), "_", " "), style: dim})
@@ -373,3 +373,11 @@ func (r *textRenderer) jvm() {
 }
 
 func quoteName(s string) string { return `"` + s + `"` }
+
+// plural is "1 thing" or "n things".
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return itoa(int64(n)) + " " + noun + "s"
+}
