@@ -77,7 +77,7 @@ func checkPath(path string) error {
 			top := stack[len(stack)-1]
 			stack = stack[:len(stack)-1]
 			if top.query {
-				if err := checkQuery(path[top.pos+1:i]); err != nil {
+				if err := checkQuery(path[top.pos+1 : i]); err != nil {
 					return bad(top.pos+1, "%v", err)
 				}
 			}
