@@ -109,7 +109,7 @@ func (x *creatorIndex) add(r *formats.Routine) {
 		x.byFrame[r.CreatedBy] = c
 	}
 	c.count += n
-	c.children[dedupe.TopFrame(r.Stack)] += n
+	c.children[whereFrame(r.Stack)] += n
 	if r.ParentID == 0 {
 		return
 	}
@@ -183,7 +183,7 @@ func (x *creatorIndex) topParents(n int, ids *idIndex) ([]Parent, int64) {
 			p.Status = "alive"
 			p.State = dedupe.MainState(g)
 			if g.Sample != nil {
-				p.Frame = frameRef(dedupe.TopFrame(g.Sample.Stack))
+				p.Frame = frameRef(whereFrame(g.Sample.Stack))
 			}
 		case absent:
 			p.Status = "exited"

@@ -17,8 +17,8 @@ func TestCreatorsOfService(t *testing.T) {
 	want := []string{
 		"120 app.fetch (fetch.go:48) by 120 → → 120 app.fetch.func1",
 		"64 app.(*Pool).Start (pool.go:22) by 1 → → 64 app.(*Pool).worker",
-		"30 net/http.(*Server).Serve (server.go:3285) by 1 → → 30 sync.runtime_SemacquireMutex",
-		"5 main.main (main.go:35) by 1 → → 5 sync.runtime_Semacquire",
+		"30 net/http.(*Server).Serve (server.go:3285) by 1 → → 30 app.(*Cache).Get",
+		"5 main.main (main.go:35) by 1 → → 5 app.batch",
 		"4 app.spawn (orphan.go:3) by 1 → → 4 app.orphan",
 	}
 	if !slices.Equal(got, want) {
@@ -38,7 +38,7 @@ func TestParentsOfService(t *testing.T) {
 	}
 	want := []string{
 		"1:73 alive select main.main",
-		"2:30 alive IO wait internal/poll.runtime_pollWait",
+		"2:30 alive IO wait net/http.(*Server).Serve",
 		"9999:4 exited ",
 		"5000:1 exited ",
 		"5001:1 exited ",

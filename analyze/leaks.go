@@ -6,7 +6,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/stackdump/stackdump/dedupe"
 	"github.com/stackdump/stackdump/formats"
 )
 
@@ -80,7 +79,7 @@ type leakedKey struct {
 func newLeakedIndex() leakedIndex { return leakedIndex{byKey: make(map[leakedKey]*LeakedRow)} }
 
 func (x *leakedIndex) add(r *formats.Routine) {
-	top := dedupe.TopFrame(r.Stack)
+	top := whereFrame(r.Stack)
 	k := leakedKey{top, r.CreatedBy, r.State}
 	row := x.byKey[k]
 	if row == nil {

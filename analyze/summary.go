@@ -181,7 +181,9 @@ type GroupRow struct {
 	// WaitMin and WaitMax are the members' wait range in minutes.
 	WaitMin int `json:"wait_min"`
 	WaitMax int `json:"wait_max"`
-	// Frame is the first frame outside the runtime, where the members are.
+	// Frame is where the members are: their first frame outside the
+	// runtime and the blocking primitives of sync, internal/poll and
+	// time.Sleep (whose waits State already names).
 	Frame *FrameRef `json:"frame,omitempty"`
 	// CreatedBy is the go statement that started the sample member.
 	CreatedBy *FrameRef `json:"created_by,omitempty"`

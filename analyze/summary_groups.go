@@ -70,7 +70,7 @@ func groupRow(g *formats.Group) GroupRow {
 		row.States = maps.Clone(g.States)
 	}
 	if g.Sample != nil {
-		row.Frame = frameRef(dedupe.TopFrame(g.Sample.Stack))
+		row.Frame = frameRef(whereFrame(g.Sample.Stack))
 		row.CreatedBy = frameRef(g.Sample.CreatedBy)
 	}
 	if len(g.Labels) > 0 {
@@ -117,4 +117,32 @@ func (f FrameRef) Location() string {
 		return file
 	}
 	return file + ":" + itoa(int64(f.Line))
+}
+
+// whereFrame is where a routine of stack s is: its first frame outside
+// the runtime and the standard library's blocking primitives (package
+// sync and internal/sync, internal/poll, time.Sleep), whose waits the
+// routine's state already names; the first frame outside the runtime when
+// the stack has nothing else, nil when it has no frames.
+func whereFrame(s *formats.Stack) *formats.Frame {
+	if s == nil {
+		return nil
+	}
+	for _, f := range s.Frames {
+		if !isPlumbing(f) {
+			return f
+		}
+	}
+	return dedupe.TopFrame(s)
+}
+
+func isPlumbing(f *formats.Frame) bool {
+	if f.IsRuntime() || f.Func == "panic" || f.Func == "time.Sleep" {
+		return true
+	}
+	switch f.Package() {
+	case "sync", "internal/sync", "internal/poll":
+		return true
+	}
+	return false
 }

@@ -67,8 +67,8 @@ func TestSummaryTopGroups(t *testing.T) {
 	want := []row{
 		{120, "chan send", "app.fetch.func1", 3, 3, "app.fetch", 1000, 51, false},
 		{64, "chan receive", "app.(*Pool).worker", 0, 0, "app.(*Pool).Start", 10, 30, false},
-		{30, "sync.Mutex.Lock", "sync.runtime_SemacquireMutex", 1, 1, "net/http.(*Server).Serve", 200, 95, false},
-		{5, "semacquire", "sync.runtime_Semacquire", 12, 12, "main.main", 300, 71, false},
+		{30, "sync.Mutex.Lock", "app.(*Cache).Get", 1, 1, "net/http.(*Server).Serve", 200, 17, false},
+		{5, "semacquire", "app.batch", 12, 12, "main.main", 300, 20, false},
 		{4, "chan receive", "app.orphan", 0, 0, "app.spawn", 500, 7, false},
 	}
 	if !reflect.DeepEqual(got, want) {
@@ -96,7 +96,7 @@ func TestSummaryLongestWaits(t *testing.T) {
 	for _, r := range s.LongestWaits {
 		got = append(got, minutes(r.WaitMax)+" "+r.Frame.Func)
 	}
-	want := []string{"45m time.Sleep", "12m sync.runtime_Semacquire", "3m app.fetch.func1", "1m sync.runtime_SemacquireMutex"}
+	want := []string{"45m app.ticker", "12m app.batch", "3m app.fetch.func1", "1m app.(*Cache).Get"}
 	if !slices.Equal(got, want) {
 		t.Errorf("longest waits %q, want %q", got, want)
 	}
