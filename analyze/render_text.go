@@ -84,21 +84,36 @@ func (r *textRenderer) headline() {
 	if s.Truncated {
 		r.line(cell{text: "TRUNCATED: the dump was cut short; every count is a lower bound", style: bold + red})
 	}
-	for i, p := range s.Preamble {
+	r.preamble()
+	if s.WarningCount > 0 {
+		r.line(cell{text: fmt.Sprintf("%s; first: %s", plural(s.WarningCount, "parse warning"), warningText(s.Warnings[0])), style: yellow})
+	}
+	if len(s.Missing) > 0 {
+		r.line(cell{text: "this input carries no " + strings.ReplaceAll(strings.Join(s.Missing, ", "), "_", " "), style: dim})
+	}
+}
+
+// textPreamble is how many preamble lines the text shows.
+const textPreamble = 4
+
+// preamble shows the start of the dump's preamble (a panic, a fatal
+// error, a signal), except a JVM's deadlock report when the deadlocks
+// section shows the deadlocks.
+func (r *textRenderer) preamble() {
+	s := r.s
+	if s.JVM != nil && len(s.JVM.Deadlocks) > 0 {
+		return
+	}
+	lines := s.Preamble[:min(len(s.Preamble), textPreamble)]
+	for i, p := range lines {
 		st := red
 		if i > 0 {
 			st = plain
 		}
 		r.line(cell{text: p, style: st})
 	}
-	if s.PreambleLines > len(s.Preamble) {
-		r.line(cell{text: fmt.Sprintf("… %d more preamble lines", s.PreambleLines-len(s.Preamble)), style: dim})
-	}
-	if s.WarningCount > 0 {
-		r.line(cell{text: fmt.Sprintf("%s; first: %s", plural(s.WarningCount, "parse warning"), warningText(s.Warnings[0])), style: yellow})
-	}
-	if len(s.Missing) > 0 {
-		r.line(cell{text: "this input carries no " + strings.ReplaceAll(strings.Join(s.Missing, ", "), "_", " "), style: dim})
+	if s.PreambleLines > len(lines) {
+		r.line(cell{text: fmt.Sprintf("… %d more preamble lines", s.PreambleLines-len(lines)), style: dim})
 	}
 }
 
@@ -276,14 +291,21 @@ func (r *textRenderer) parents() {
 func (r *textRenderer) allClear() {
 	s := r.s
 	var ok []string
-	if s.LeakedTotal == 0 && len(s.LikelyLeaks) == 0 && s.Has("states") {
-		ok = append(ok, "no leaks")
-	}
-	if s.ContentionTotal == 0 {
-		ok = append(ok, "no lock contention")
-	}
-	if s.JVM != nil && len(s.JVM.Deadlocks) == 0 {
-		ok = append(ok, "no deadlocks")
+	switch {
+	case s.JVM != nil:
+		if len(s.JVM.Deadlocks) == 0 {
+			ok = append(ok, "no deadlocks")
+		}
+		if len(s.JVM.Blockers) == 0 {
+			ok = append(ok, "no threads blocked on a held lock")
+		}
+	default:
+		if s.LeakedTotal == 0 && len(s.LikelyLeaks) == 0 && s.Has("states") {
+			ok = append(ok, "no leaks")
+		}
+		if s.ContentionTotal == 0 {
+			ok = append(ok, "no lock contention")
+		}
 	}
 	if len(ok) == 0 {
 		return
@@ -339,7 +361,7 @@ func (r *textRenderer) jvm() {
 	}
 	if len(j.Deadlocks) > 0 {
 		detail := ""
-		if j.ReportedDeadlocks >= 0 {
+		if j.ReportedDeadlocks > 0 {
 			detail = fmt.Sprintf("the JVM reported %d", j.ReportedDeadlocks)
 		}
 		r.heading(fmt.Sprintf("Deadlocks: %d", len(j.Deadlocks)), red, detail)

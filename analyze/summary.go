@@ -195,11 +195,14 @@ type GroupRow struct {
 
 // Analyzer builds a Summary while a dump streams: call Add for each
 // routine, then Summary with the dump and its groups. It keeps aggregates
-// per distinct frame and creator, never the routines themselves.
+// per distinct frame and creator, never the routines themselves (except,
+// for JVM thread dumps, the threads that hold or wait for a lock, for the
+// lock graph of [Locks]).
 type Analyzer struct {
 	opts     Options
 	leaked   leakedIndex
 	creators creatorIndex
+	jvm      []*formats.Routine // JVM threads with lock lines
 }
 
 // NewAnalyzer returns an Analyzer of one dump.
@@ -221,6 +224,10 @@ func (a *Analyzer) Add(r *formats.Routine) {
 		a.leaked.add(r)
 	}
 	a.creators.add(r)
+	if r.Thread != nil && holdsLockLines(r) {
+		cp := *r
+		a.jvm = append(a.jvm, &cp)
+	}
 }
 
 // Summary summarises dump d, whose routines were all given to Add, with
@@ -250,6 +257,9 @@ func (a *Analyzer) Summary(d *formats.Dump, groups []*formats.Group, name string
 	s.Contention, s.ContentionTotal = contention(groups, a.opts.Top)
 	s.Creators = a.creators.topCreators(a.opts.Top)
 	s.Parents, s.ParentsUncounted = a.creators.topParents(a.opts.Top, ids)
+	if isJVM(d.Source.Kind) {
+		s.JVM = jvmLocks(d, a.jvm, a.opts.Top)
+	}
 	return s
 }
 

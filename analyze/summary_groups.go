@@ -120,10 +120,11 @@ func (f FrameRef) Location() string {
 }
 
 // whereFrame is where a routine of stack s is: its first frame outside
-// the runtime and the standard library's blocking primitives (package
-// sync and internal/sync, internal/poll, time.Sleep), whose waits the
-// routine's state already names; the first frame outside the runtime when
-// the stack has nothing else, nil when it has no frames.
+// the runtime and the blocking primitives whose waits the routine's state
+// already names (Go: package sync and internal/sync, internal/poll,
+// time.Sleep; JVM: java.util.concurrent.locks, Object.wait, Thread.sleep);
+// the first frame outside the runtime when the stack has nothing else, nil
+// when it has no frames.
 func whereFrame(s *formats.Stack) *formats.Frame {
 	if s == nil {
 		return nil
@@ -137,8 +138,14 @@ func whereFrame(s *formats.Stack) *formats.Frame {
 }
 
 func isPlumbing(f *formats.Frame) bool {
-	if f.IsRuntime() || f.Func == "panic" || f.Func == "time.Sleep" {
+	fn := f.Func
+	if f.IsRuntime() || fn == "panic" || fn == "time.Sleep" {
 		return true
+	}
+	if strings.HasPrefix(fn, "java.") {
+		return strings.HasPrefix(fn, "java.util.concurrent.locks.") ||
+			strings.HasPrefix(fn, "java.lang.Object.wait") ||
+			strings.HasPrefix(fn, "java.lang.Thread.sleep")
 	}
 	switch f.Package() {
 	case "sync", "internal/sync", "internal/poll":
