@@ -18,6 +18,7 @@ writes them as text or JSON, grouped or not, compressed or not.`,
 		newConvertCommand(),
 		newAnalyzeCommand(),
 		newQueryCommand(),
+		newDemoCommand(),
 		newDiffCommand(),
 		newVersionCommand(),
 	)
