@@ -50,7 +50,8 @@ func (t *textWriter) line(parts ...cell) {
 }
 
 // table writes rows with columns padded to their widest cell, indented by
-// two spaces; the last column is not padded.
+// two spaces; the last column is not padded, and columns empty in every
+// row are left out.
 func (t *textWriter) table(rows [][]cell) {
 	var widths []int
 	for _, row := range rows {
@@ -64,18 +65,18 @@ func (t *textWriter) table(rows [][]cell) {
 	for _, row := range rows {
 		t.b = append(t.b, "  "...)
 		for i, c := range row {
+			if widths[i] == 0 {
+				continue
+			}
 			pad := widths[i] - utf8.RuneCountInString(c.text)
-			last := i == len(row)-1
 			if c.right {
 				t.b = append(t.b, strings.Repeat(" ", pad)...)
 			}
 			t.styled(c.style, c.text)
-			if !c.right && !last {
+			if !c.right {
 				t.b = append(t.b, strings.Repeat(" ", pad)...)
 			}
-			if !last {
-				t.b = append(t.b, "  "...)
-			}
+			t.b = append(t.b, "  "...)
 		}
 		t.b = trimRightSpace(t.b)
 		t.b = append(t.b, '\n')

@@ -3,6 +3,8 @@ package analyze
 import (
 	"fmt"
 	"io"
+	"maps"
+	"slices"
 	"strings"
 	"time"
 )
@@ -228,7 +230,11 @@ func (r *textRenderer) topGroups() {
 	r.heading("Largest groups", plain, "")
 	var rows [][]cell
 	for _, g := range r.s.TopGroups {
-		rows = append(rows, []cell{count(g.Count, bold), {text: stateText(g.State), style: stateStyle(g.State)}, {text: waitRange(g.WaitMin, g.WaitMax)}, r.where(g.Frame), r.creator(g.CreatedBy)})
+		state := cell{text: stateText(g.State), style: stateStyle(g.State)}
+		if g.State == "" && len(g.Labels) > 0 {
+			state = cell{text: labelText(g.Labels), style: dim}
+		}
+		rows = append(rows, []cell{count(g.Count, bold), state, {text: waitRange(g.WaitMin, g.WaitMax)}, r.where(g.Frame), r.creator(g.CreatedBy)})
 	}
 	r.table(rows)
 }
@@ -402,4 +408,14 @@ func plural(n int, noun string) string {
 		return "1 " + noun
 	}
 	return itoa(int64(n)) + " " + noun + "s"
+}
+
+// labelText renders a label set as "k=v k2=v2", sorted by key.
+func labelText(labels map[string]string) string {
+	keys := slices.Sorted(maps.Keys(labels))
+	parts := make([]string, len(keys))
+	for i, k := range keys {
+		parts[i] = k + "=" + labels[k]
+	}
+	return strings.Join(parts, " ")
 }
