@@ -71,15 +71,15 @@ type Service struct {
 	// URL is the service's base URL, http://127.0.0.1:PORT.
 	URL string
 
-	opts     Options
-	srv      *http.Server
-	ln       net.Listener
-	done     chan struct{} // closed by Close
-	wg       sync.WaitGroup
-	pool     *workerPool
-	cache    *priceCache
-	leaks    leakLedger
-	clients  []*http.Client // idle keep-alive clients
+	opts    Options
+	srv     *http.Server
+	ln      net.Listener
+	done    chan struct{} // closed by Close
+	wg      sync.WaitGroup
+	pool    *workerPool
+	cache   *priceCache
+	leaks   leakLedger
+	clients []*http.Client // idle keep-alive clients
 	// priceTransport is shared by the /price clients.
 	priceTransport *http.Transport
 }
