@@ -14,7 +14,6 @@ import (
 	"github.com/stackdump/stackdump/dedupe"
 	"github.com/stackdump/stackdump/formats"
 	"github.com/stackdump/stackdump/internal/demo"
-	"github.com/stackdump/stackdump/remote"
 )
 
 type demoOptions struct {
@@ -68,7 +67,7 @@ func runDemo(cmd *cobra.Command, o demoOptions) error {
 		return ctx.Err()
 	}
 
-	d, err := captureDemo(ctx, svc)
+	d, err := svc.Capture(ctx)
 	if err != nil {
 		return err
 	}
@@ -93,33 +92,4 @@ func runDemo(cmd *cobra.Command, o demoOptions) error {
 	s := analyze.Summarize(d, groups, analyze.Options{})
 	s.Source.Name = dumpPath
 	return analyze.WriteText(cmd.OutOrStdout(), s, analyze.TextOptions{Color: color})
-}
-
-// captureDemo captures the service through its endpoint with package
-// remote, as `stackdump capture` would, and reads the whole dump.
-func captureDemo(ctx context.Context, svc *demo.Service) (*formats.Dump, error) {
-	target, err := remote.ParseTarget(svc.DumpURL(), demo.EndpointPath)
-	if err != nil {
-		return nil, err
-	}
-	stream, err := remote.Open(ctx, target, remote.Options{Timeout: 30 * time.Second})
-	if err != nil {
-		return nil, fmt.Errorf("capture %s: %w", target, err)
-	}
-	defer stream.Close()
-	dumps, err := formats.ReadAll(stream, formats.ReadOptions{})
-	if err != nil {
-		return nil, fmt.Errorf("capture %s: %w", stream.URL, err)
-	}
-	if len(dumps) != 1 {
-		return nil, fmt.Errorf("capture %s: %d dumps, want 1", stream.URL, len(dumps))
-	}
-	d := dumps[0]
-	if d.Source.Target == "" {
-		d.Source.Target = stream.URL
-	}
-	if d.Source.CapturedAt.IsZero() {
-		d.Source.CapturedAt = time.Now()
-	}
-	return d, nil
 }
