@@ -10,8 +10,8 @@
 //     request starts fetchQuote to send its result on an unbuffered
 //     channel, gives up after a millisecond and returns, and fetchQuote
 //     stays blocked in chan send forever (labelled handler=quote);
-//   - lock contention: /price requests queue on a sync.Mutex that a slow
-//     refresher holds while it sleeps;
+//   - lock contention: /price requests queue on a sync.Mutex that a
+//     refresher holds across a slow upstream call;
 //   - a goroutine waiting on a sync.WaitGroup for a batch of tasks;
 //   - sleepers in time.Sleep.
 //

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"runtime/pprof"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -14,6 +15,7 @@ import (
 // of the time: the shape a leak heuristic must not flag.
 type workerPool struct {
 	jobs chan func()
+	done atomic.Int64 // jobs done
 }
 
 func (s *Service) startWorkerPool(n int) *workerPool {
@@ -49,7 +51,7 @@ func (p *workerPool) dispatch(s *Service) {
 			return
 		case <-tick.C:
 			select {
-			case p.jobs <- func() { time.Sleep(time.Millisecond) }:
+			case p.jobs <- func() { p.done.Add(1) }:
 			case <-s.done:
 				return
 			}
@@ -158,14 +160,29 @@ func (c *priceCache) Get(symbol string) float64 {
 	return c.prices[symbol]
 }
 
-// refresh reloads the prices with the lock held across the slow call.
+// refresh reloads the prices with the lock held across the slow call:
+// readers are served only in the moments between two refreshes.
 func (c *priceCache) refresh(s *Service) {
 	defer s.wg.Done()
-	for !s.stopped() {
+	for {
 		c.mu.Lock()
-		time.Sleep(100 * time.Millisecond) // the slow upstream, under the lock
+		stop := slowUpstream(s.done)
 		c.prices["ACME"] += 0.01
 		c.mu.Unlock()
+		if stop {
+			return
+		}
+	}
+}
+
+// slowUpstream stands for a call that takes a second (less when the
+// service stops); it reports whether the service stopped.
+func slowUpstream(done <-chan struct{}) bool {
+	select {
+	case <-time.After(time.Second):
+		return false
+	case <-done:
+		return true
 	}
 }
 
