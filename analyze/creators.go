@@ -31,7 +31,8 @@ type Creator struct {
 	// Parents counts the distinct goroutines that ran the go statement
 	// (0 when the input does not say, before Go 1.21), up to 10000.
 	Parents int `json:"parents"`
-	// Children are what its goroutines do now, by top frame, most first.
+	// Children are what its goroutines do now: the functions of their
+	// places (Frame holds only Func), most first.
 	Children []FrameCount `json:"children"`
 }
 
@@ -67,7 +68,7 @@ type creatorIndex struct {
 type creatorStats struct {
 	frame    *formats.Frame
 	count    int64
-	children map[*formats.Frame]int64 // by the child's top frame
+	children map[string]int64 // by the function of the child's place
 	parents  map[int64]struct{}
 }
 
@@ -105,11 +106,15 @@ func (x *creatorIndex) add(r *formats.Routine) {
 	n := weight(r)
 	c := x.byFrame[r.CreatedBy]
 	if c == nil {
-		c = &creatorStats{frame: r.CreatedBy, children: make(map[*formats.Frame]int64)}
+		c = &creatorStats{frame: r.CreatedBy, children: make(map[string]int64)}
 		x.byFrame[r.CreatedBy] = c
 	}
 	c.count += n
-	c.children[whereFrame(r.Stack)] += n
+	fn := "(no frames)"
+	if f := whereFrame(r.Stack); f != nil {
+		fn = f.Func
+	}
+	c.children[fn] += n
 	if r.ParentID == 0 {
 		return
 	}
@@ -148,14 +153,10 @@ func (x *creatorIndex) topCreators(n int) []Creator {
 	return out
 }
 
-func topChildren(children map[*formats.Frame]int64) []FrameCount {
+func topChildren(children map[string]int64) []FrameCount {
 	out := make([]FrameCount, 0, len(children))
-	for f, n := range children {
-		ref := FrameRef{Func: "(no frames)"}
-		if f != nil {
-			ref = *frameRef(f)
-		}
-		out = append(out, FrameCount{Frame: ref, Count: n})
+	for fn, n := range children {
+		out = append(out, FrameCount{Frame: FrameRef{Func: fn}, Count: n})
 	}
 	slices.SortFunc(out, func(a, b FrameCount) int {
 		return cmp.Or(cmp.Compare(b.Count, a.Count), compareRefs(&a.Frame, &b.Frame))

@@ -128,3 +128,19 @@ func waitRange(lo, hi int) string {
 	}
 	return minutes(lo) + "–" + minutes(hi)
 }
+
+// shortFunc drops the import path's directories from a Go function name,
+// as code names it: "github.com/a/demo.(*S).F" → "demo.(*S).F",
+// "net/http.(*conn).serve" → "http.(*conn).serve". Generic brackets are
+// left alone; JVM names have no slash and are kept.
+func shortFunc(fn string) string {
+	head := fn
+	if i := strings.IndexAny(head, "[("); i >= 0 {
+		head = head[:i]
+	}
+	slash := strings.LastIndexByte(head, '/')
+	if slash < 0 || !strings.Contains(head[slash:], ".") {
+		return fn
+	}
+	return fn[slash+1:]
+}

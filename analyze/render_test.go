@@ -143,3 +143,19 @@ func TestMinutes(t *testing.T) {
 		t.Errorf("shorten = %q", got)
 	}
 }
+
+func TestShortFunc(t *testing.T) {
+	for fn, want := range map[string]string{
+		"github.com/a/demo.(*S).F":          "demo.(*S).F",
+		"net/http.(*conn).serve":            "http.(*conn).serve",
+		"main.main":                         "main.main",
+		"main.F[go.shape.*example.com/x.T]": "main.F[go.shape.*example.com/x.T]",
+		"example.com/p.G[...]":              "p.G[...]",
+		"java.lang.Thread.run":              "java.lang.Thread.run",
+		"a/b/c":                             "a/b/c",
+	} {
+		if got := shortFunc(fn); got != want {
+			t.Errorf("shortFunc(%q) = %q, want %q", fn, got, want)
+		}
+	}
+}

@@ -148,14 +148,14 @@ func (r *textRenderer) where(f *FrameRef) cell {
 	if f == nil {
 		return cell{text: "(no frames)", style: dim}
 	}
-	return cell{text: shorten(f.Func, r.width) + " " + f.Location()}
+	return cell{text: shorten(shortFunc(f.Func), r.width) + " " + f.Location()}
 }
 
 func (r *textRenderer) creator(f *FrameRef) cell {
 	if f == nil {
 		return cell{}
 	}
-	return cell{text: "← " + shorten(f.Func, r.width/2), style: dim}
+	return cell{text: "← " + shorten(shortFunc(f.Func), r.width/2), style: dim}
 }
 
 func count(n int64, s style) cell { return cell{text: itoa(n), style: s, right: true} }
@@ -279,7 +279,7 @@ func (r *textRenderer) parents() {
 		case "alive":
 			now.text = stateText(p.State)
 			if p.Frame != nil {
-				now.text += " in " + shorten(p.Frame.Func, r.width/2)
+				now.text += " in " + shorten(shortFunc(p.Frame.Func), r.width/2)
 			}
 		case "exited":
 			now.style = yellow
@@ -355,7 +355,7 @@ func idList(ids []int64, n int64) string {
 func childList(children []FrameCount, width int) string {
 	parts := make([]string, len(children))
 	for i, c := range children {
-		parts[i] = fmt.Sprintf("%d %s", c.Count, shorten(c.Frame.Func, width))
+		parts[i] = fmt.Sprintf("%d %s", c.Count, shorten(shortFunc(c.Frame.Func), width))
 	}
 	return "→ " + strings.Join(parts, ", ")
 }
@@ -391,7 +391,7 @@ func (r *textRenderer) jvm() {
 			if b.Owner != nil {
 				owner.text = "held by " + quoteName(b.Owner.Name)
 				if b.Owner.Frame != nil {
-					owner.text += " in " + shorten(b.Owner.Frame.Func, r.width/2)
+					owner.text += " in " + shorten(shortFunc(b.Owner.Frame.Func), r.width/2)
 				}
 			}
 			rows = append(rows, []cell{count(int64(b.Blocked), bold+yellow), {text: b.Lock}, owner})

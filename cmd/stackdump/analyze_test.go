@@ -45,7 +45,7 @@ Largest groups
   2  test_label=test_value  main.shortSleepLoop main.go:165
   1  -                      net.(*netFD).accept fd_unix.go:172
   1  test_label=test_value  main.chanReceiveForever main.go:177
-  1  -                      runtime/pprof.runtime_goroutineProfileWithLabels mprof.go:716
+  1  -                      pprof.runtime_goroutineProfileWithLabels mprof.go:716
   1  test_label=test_value  net.(*netFD).Read fd_posix.go:55
 
 ✓ no lock contention
