@@ -41,8 +41,9 @@ starts with ".." is applied once to all the documents as JSON lines
 Results are printed as JSON, one per matching dump. With --raw a string
 is printed without quotes and an array one element per line.
 
-Exit status: 0 when some dump matched, 1 when none did (like grep), 2 on
-an error such as an unreadable input or an invalid path.`,
+Exit status: 0 when some dump matched, 1 when none did (like grep; an
+empty array counts as no match), 2 on an error such as an unreadable
+input or an invalid path.`,
 		Example: `  stackdump query dump.txt 'goroutines.#(state=="chan receive")#.id'
   stackdump query --dedupe --raw dump.txt 'groups.#(count>100)#.stack.0.func'
   stackdump query dump.json.gz total`,
@@ -97,7 +98,11 @@ func runQuery(cmd *cobra.Command, in, path string, o queryOptions) error {
 		if !r.Exists() {
 			continue
 		}
-		matched = true
+		// An empty array, what a #(…)# query that selects nothing
+		// gives, is printed but is no match.
+		if !r.IsArray() || len(r.Array()) > 0 {
+			matched = true
+		}
 		writeResult(&out, r, o.raw)
 	}
 	if _, err := cmd.OutOrStdout().Write(out.Bytes()); err != nil {
