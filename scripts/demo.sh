@@ -11,9 +11,10 @@ bin=bin/stackdump
 
 "$bin" demo --out demo --duration "${DEMO_DURATION:-3s}"
 
+# q shows and runs a query; its last argument is the (quoted) path.
 q() {
 	echo
-	echo "\$ stackdump query $*"
+	echo "\$ stackdump query ${*:1:$#-1} '${!#}'"
 	"$bin" query "$@"
 }
 q --dedupe --raw demo/dump.json.gz 'groups.#(count>=50)#.stack.0.func'
