@@ -27,7 +27,7 @@ func TestDemoEndToEnd(t *testing.T) {
 	if err != nil || len(dumps) != 1 {
 		t.Fatalf("dump.json.gz: %d dumps, %v", len(dumps), err)
 	}
-	if d := dumps[0]; d.Total < 200 || d.Source.Kind == "" || d.Source.Target == "" {
+	if d := dumps[0]; d.Total < 150 || d.Source.Kind == "" || d.Source.Target == "" {
 		t.Errorf("dump.json.gz: %d goroutines, source %+v", d.Total, d.Source)
 	}
 	leaks, rest, _ := strings.Cut(out, "Likely leaks")
