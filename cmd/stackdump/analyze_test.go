@@ -120,7 +120,7 @@ func TestAnalyzeCommandErrors(t *testing.T) {
 	}{
 		{[]string{"analyze"}, "requires at least 1 arg"},
 		{[]string{"analyze", "missing.txt"}, "open missing.txt: no such file or directory"},
-		{[]string{"analyze", notDump}, notDump + ": "},
+		{[]string{"analyze", notDump}, notDump + ": no dump found"},
 		{[]string{"analyze", "--by", "nope", debug1}, `unknown similarity "nope"`},
 		{[]string{"analyze", "--top", "0", debug1}, "--top 0: want 1 or more"},
 		{[]string{"analyze", "--color", "pink", debug1}, `--color "pink": want auto, always or never`},
