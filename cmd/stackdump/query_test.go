@@ -80,7 +80,6 @@ func TestQueryDocExamples(t *testing.T) {
 	t.Chdir(filepath.Join("..", ".."))
 	for _, ex := range examples {
 		out, _, err := runCLI(t, ex.args...)
-		skipIfPending(t, err)
 		var exit exitError
 		if errors.As(err, &exit) && exit.code == queryNoMatch {
 			err = nil // examples may show a no-match
@@ -114,7 +113,6 @@ func TestQueryExitStatus(t *testing.T) {
 		{[]string{"--by", "nope", path, "total"}, queryFailed, "", `unknown similarity "nope"`},
 	} {
 		out, _, err := runCLI(t, append([]string{"query"}, tc.args...)...)
-		skipIfPending(t, err)
 		var exit exitError
 		code := 0
 		if errors.As(err, &exit) {
@@ -135,7 +133,6 @@ func TestQueryExitStatus(t *testing.T) {
 func TestQuerySeveralDumps(t *testing.T) {
 	path := corpusPath("jvm/tda_hpux_jdk15_large.log")
 	out, _, err := runCLI(t, "query", path, "..#")
-	skipIfPending(t, err)
 	if err != nil || out != "2\n" {
 		t.Fatalf("..#: %q, %v", out, err)
 	}
@@ -151,7 +148,6 @@ func TestQueryStdin(t *testing.T) {
 		t.Fatal(err)
 	}
 	out, _, err := runCLIInput(t, data, "query", "--dedupe", "--raw", "-", "groups.#(count==2)#.stack.0.func")
-	skipIfPending(t, err)
 	if err != nil || out != "time.Sleep\n" {
 		t.Errorf("got %q, %v", out, err)
 	}
