@@ -159,3 +159,19 @@ func TestShortFunc(t *testing.T) {
 		}
 	}
 }
+
+func TestWriteTextTruncatedAndLongPreamble(t *testing.T) {
+	d := serviceDump(t)
+	d.Truncated = true
+	for i := range 6 {
+		d.Preamble = append(d.Preamble, "line "+itoa(int64(i)))
+	}
+	var b bytes.Buffer
+	WriteText(&b, summarize(d, Options{}), TextOptions{})
+	want := "228 goroutines in 8 groups: 120 chan send, 68 chan receive, 30 sync.Mutex.Lock, 5 semacquire, 3 sleep, 1 IO wait, 1 more\n" +
+		"TRUNCATED: the dump was cut short; every count is a lower bound\n" +
+		"line 0\nline 1\nline 2\nline 3\n… 2 more preamble lines\n\n"
+	if !strings.Contains(b.String(), want) {
+		t.Errorf("got\n%s\nwant it to contain\n%s", b.String(), want)
+	}
+}
