@@ -1,0 +1,285 @@
+package dumper
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/stackdump/stackdump/formats"
+)
+
+// Defaults of [HandlerOptions].
+const (
+	DefaultMaxWait      = 5 * time.Second
+	DefaultWriteTimeout = 60 * time.Second
+)
+
+// HandlerOptions configure [Handler].
+type HandlerOptions struct {
+	// Mode is the capture mode when the request has no mode=; empty means
+	// ModeFull.
+	Mode Mode
+	// Format is the output format when the request has no format=; empty
+	// means text.
+	Format formats.Format
+	// TraceWindow is the trace-mode window; zero means DefaultTraceWindow.
+	TraceWindow time.Duration
+	// MaxBytes bounds a full capture (CaptureOptions.MaxBytes).
+	MaxBytes int
+	// MaxWait is how long a request waits for the dump in progress to be
+	// delivered before it is answered 429 Too Many Requests; zero means
+	// DefaultMaxWait, negative means not at all.
+	MaxWait time.Duration
+	// MinInterval, when positive, is the least time between the starts of
+	// two full or trace captures; requests inside it get 429 with
+	// Retry-After. Grouped captures are not limited.
+	MinInterval time.Duration
+	// WriteTimeout bounds how long one request may hold the capture lock:
+	// the capture, encoding and writing to the client must end within it,
+	// or the response is cut (a slow or vanished client gets a write
+	// deadline). Zero means DefaultWriteTimeout.
+	WriteTimeout time.Duration
+	// Authorize, when not nil, decides whether r may take a dump; a refused
+	// request gets 403 Forbidden before anything is captured.
+	Authorize func(r *http.Request) bool
+	// OnError, when not nil, is told about failures after the response
+	// has started (a client that went away, a write deadline).
+	OnError func(r *http.Request, err error)
+}
+
+// Handler returns an http.Handler that captures a goroutine dump of the
+// calling process on each GET and writes it in the requested format. Mount
+// it where you like, behind your own authentication:
+//
+//	mux.Handle("/debug/stackdump", dumper.Handler(dumper.HandlerOptions{}))
+//
+// # Parameters
+//
+//   - mode=full|grouped|trace: how to capture (default full). full is
+//     every goroutine from one stop-the-world pass; grouped is counts per
+//     stack with microsecond pauses; trace reads a runtime/trace window.
+//   - format=text|json|debug1|pprof|folded (default text).
+//   - dedupe=1: group identical stacks (text, json, debug1 only);
+//     by=… sets the similarity and implies dedupe=1.
+//   - compress=gzip|zstd|none: overrides Accept-Encoding, which is
+//     otherwise honoured (zstd or gzip, q=0 respected). The body is sent
+//     with Content-Encoding, so `curl -o dump.json.gz` keeps it compressed.
+//
+// Unknown parameters and bad values get 400 with the valid choices.
+//
+// # Safety
+//
+// One dump is captured and delivered at a time: a request that finds one in
+// progress waits up to MaxWait, then gets 429 with Retry-After. The lock is
+// held while the dump is written to the client, so memory stays bounded by
+// one dump; a write deadline of WriteTimeout (set with
+// http.ResponseController) makes a client that stops reading release it.
+func Handler(opts HandlerOptions) http.Handler {
+	if opts.MaxWait == 0 {
+		opts.MaxWait = DefaultMaxWait
+	}
+	if opts.WriteTimeout <= 0 {
+		opts.WriteTimeout = DefaultWriteTimeout
+	}
+	return &dumpHandler{opts: opts, lock: make(chan struct{}, 1)}
+}
+
+type dumpHandler struct {
+	opts HandlerOptions
+	lock chan struct{} // holds a token while a dump is captured and written
+
+	mu       sync.Mutex
+	lastFull time.Time     // start of the last full or trace capture
+	lastHold time.Duration // how long the last request held the lock
+}
+
+func (h *dumpHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("X-Content-Type-Options", "nosniff")
+	w.Header().Set("Cache-Control", "no-store")
+	if r.Method != http.MethodGet && r.Method != http.MethodHead {
+		w.Header().Set("Allow", "GET, HEAD")
+		serveError(w, http.StatusMethodNotAllowed, "use GET or HEAD")
+		return
+	}
+	if h.opts.Authorize != nil && !h.opts.Authorize(r) {
+		serveError(w, http.StatusForbidden, "forbidden")
+		return
+	}
+	req, err := parseDumpRequest(r, &h.opts)
+	if err != nil {
+		serveError(w, http.StatusBadRequest, err.Error())
+		return
+	}
+	if !h.acquire(w, r) {
+		return
+	}
+	start := time.Now()
+	defer h.release(start)
+	if req.mode != ModeGrouped && !h.admitFull(w, start) {
+		return
+	}
+	// Everything from here — capture, encoding, writing — ends by the
+	// deadline, so the lock is released within WriteTimeout.
+	deadline := start.Add(h.opts.WriteTimeout)
+	ctx, cancel := context.WithDeadline(r.Context(), deadline)
+	defer cancel()
+	rc := http.NewResponseController(w)
+	if err := rc.SetWriteDeadline(deadline); err != nil && !errors.Is(err, http.ErrNotSupported) {
+		h.reportError(r, fmt.Errorf("set write deadline: %w", err))
+	}
+	failed := false
+	defer func() {
+		if !failed {
+			clearWriteDeadline(r, rc)
+		}
+	}()
+	d, err := Capture(ctx, CaptureOptions{Mode: req.mode, TraceWindow: h.opts.TraceWindow, MaxBytes: h.opts.MaxBytes})
+	if err != nil {
+		if ctx.Err() != nil {
+			return // the client went away or the deadline passed
+		}
+		serveError(w, http.StatusInternalServerError, err.Error())
+		return
+	}
+	h.writeHeaders(w, req, d)
+	if r.Method == http.MethodHead {
+		return
+	}
+	if err := writeResponse(ctx, w, req, d); err != nil {
+		failed = true // net/http closes the connection
+		h.reportError(r, err)
+	}
+}
+
+// acquire takes the capture lock, waiting up to MaxWait. It answers 429
+// and returns false when the wait ends first.
+func (h *dumpHandler) acquire(w http.ResponseWriter, r *http.Request) bool {
+	select {
+	case h.lock <- struct{}{}:
+		return true
+	default:
+	}
+	if h.opts.MaxWait > 0 {
+		timer := time.NewTimer(h.opts.MaxWait)
+		defer timer.Stop()
+		select {
+		case h.lock <- struct{}{}:
+			return true
+		case <-r.Context().Done():
+			return false
+		case <-timer.C:
+		}
+	}
+	h.mu.Lock()
+	retry := h.lastHold
+	h.mu.Unlock()
+	w.Header().Set("Retry-After", retryAfter(retry))
+	serveError(w, http.StatusTooManyRequests, "another goroutine dump is in progress; retry later")
+	return false
+}
+
+func (h *dumpHandler) release(start time.Time) {
+	h.mu.Lock()
+	h.lastHold = time.Since(start)
+	h.mu.Unlock()
+	<-h.lock
+}
+
+// admitFull enforces MinInterval between full (and trace) captures.
+func (h *dumpHandler) admitFull(w http.ResponseWriter, now time.Time) bool {
+	if h.opts.MinInterval <= 0 {
+		return true
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if wait := h.lastFull.Add(h.opts.MinInterval).Sub(now); !h.lastFull.IsZero() && wait > 0 {
+		w.Header().Set("Retry-After", retryAfter(wait))
+		serveError(w, http.StatusTooManyRequests, fmt.Sprintf("full captures are limited to one per %v; retry in %v (mode=grouped is not limited)", h.opts.MinInterval, wait.Round(time.Millisecond)))
+		return false
+	}
+	h.lastFull = now
+	return true
+}
+
+// clearWriteDeadline lifts the handler's write deadline when the server
+// sets none of its own, so that it does not outlive the request on a
+// kept-alive connection. (A server with a WriteTimeout resets the deadline
+// for each request.)
+func clearWriteDeadline(r *http.Request, rc *http.ResponseController) {
+	if srv, ok := r.Context().Value(http.ServerContextKey).(*http.Server); ok && srv.WriteTimeout > 0 {
+		return
+	}
+	rc.SetWriteDeadline(time.Time{})
+}
+
+// retryAfter renders a Retry-After value: whole seconds, at least 1.
+func retryAfter(d time.Duration) string {
+	return strconv.Itoa(max(1, int(math.Ceil(d.Seconds()))))
+}
+
+// writeHeaders sets the response headers of a dump.
+func (h *dumpHandler) writeHeaders(w http.ResponseWriter, req dumpRequest, d *formats.Dump) {
+	hd := w.Header()
+	hd.Set("Content-Type", contentType(req.format))
+	hd.Add("Vary", "Accept-Encoding")
+	if ce := contentEncoding(req.comp); ce != "" {
+		hd.Set("Content-Encoding", ce)
+	}
+	disposition := "inline"
+	if req.format == formats.FormatPprof {
+		disposition = "attachment"
+	}
+	name := "goroutines-" + d.Source.CapturedAt.UTC().Format("20060102T150405Z") + fileExt(req.format, formats.CompressNone)
+	hd.Set("Content-Disposition", fmt.Sprintf("%s; filename=%q", disposition, name))
+	if c := d.Source.Capture; c != nil {
+		hd.Set("X-Stackdump-Mode", c.Mode)
+		hd.Set("X-Stackdump-Goroutines", strconv.Itoa(c.Goroutines))
+		hd.Set("X-Stackdump-Pause", c.Pause.String())
+		if len(c.Missing) > 0 {
+			hd.Set("X-Stackdump-Missing", strings.Join(c.Missing, ","))
+		}
+	}
+	if d.Truncated {
+		hd.Set("X-Stackdump-Truncated", "1")
+	}
+}
+
+// writeResponse streams d through one large buffered, compressed Output.
+func writeResponse(ctx context.Context, w http.ResponseWriter, req dumpRequest, d *formats.Dump) error {
+	out, err := formats.NewOutput(w, req.comp)
+	if err != nil {
+		return err
+	}
+	if req.dedupe {
+		err = writeGrouped(ctx, out, req.format, d, req.by)
+	} else {
+		err = encodeDump(ctx, out, req.format, d)
+	}
+	if cerr := out.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+func (h *dumpHandler) reportError(r *http.Request, err error) {
+	if h.opts.OnError != nil {
+		h.opts.OnError(r, err)
+	}
+}
+
+// serveError writes a plain-text error response.
+func serveError(w http.ResponseWriter, status int, msg string) {
+	hd := w.Header()
+	hd.Set("Content-Type", "text/plain; charset=utf-8")
+	hd.Set("X-Content-Type-Options", "nosniff")
+	hd.Del("Content-Disposition")
+	hd.Del("Content-Encoding")
+	w.WriteHeader(status)
+	fmt.Fprintln(w, msg)
+}
