@@ -20,9 +20,9 @@ const (
 	// goroutine, before any capture measured it: a goroutine parked a
 	// dozen frames deep prints about 1.5 KiB.
 	initialBytesPerG = 2048
-	// bufSlack is added to every estimate for goroutines started between
-	// NumGoroutine and the pause.
-	bufSlack = 256 << 10
+	// bufSlack is added to every estimate, with 20%, for goroutines
+	// started between NumGoroutine and the pause and for deeper stacks.
+	bufSlack = 64 << 10
 	// retainMax is the largest buffer kept for the next capture; larger
 	// ones are left to the garbage collector so a spike does not pin
 	// hundreds of MiB for the life of the process.
@@ -116,6 +116,12 @@ func allStacks(maxBytes int) stackText {
 	var st stackText
 	for {
 		buf := getStackBuf(size)
+		// Allocating hundreds of MiB takes a while; check that the
+		// goroutines did not outgrow the buffer meanwhile.
+		if grown := estimateStackBytes(runtime.NumGoroutine()); grown > len(buf) && len(buf) < maxBytes {
+			putStackBuf(buf)
+			buf = getStackBuf(min(grown, maxBytes))
+		}
 		if len(buf) > maxBytes {
 			buf = buf[:maxBytes]
 		}
