@@ -100,10 +100,11 @@ func benchLock(depth int, mu *sync.Mutex) {
 
 // pauseMeter accumulates the pauses of the timed operations.
 type pauseMeter struct {
-	before  *pauseSnapshot
-	count   int
-	total   time.Duration
-	longest time.Duration
+	before   *pauseSnapshot
+	count    int
+	total    time.Duration
+	longest  time.Duration
+	stopping time.Duration
 }
 
 func (m *pauseMeter) start() { m.before = readPauses() }
@@ -113,12 +114,14 @@ func (m *pauseMeter) stop() {
 	m.count += p.Count
 	m.total += p.Total
 	m.longest = max(m.longest, p.Longest)
+	m.stopping += p.Stopping
 }
 
 func (m *pauseMeter) report(b *testing.B) {
 	b.ReportMetric(float64(m.count)/float64(b.N), "pauses/op")
 	b.ReportMetric(float64(m.total.Microseconds())/1000/float64(b.N), "pause-total-ms/op")
 	b.ReportMetric(float64(m.longest.Microseconds())/1000, "pause-max-ms")
+	b.ReportMetric(float64(m.stopping.Microseconds())/1000/float64(b.N), "stopping-ms/op")
 }
 
 // countWriter counts bytes and discards them.

@@ -18,6 +18,8 @@ import (
 const (
 	DefaultMaxWait      = 5 * time.Second
 	DefaultWriteTimeout = 60 * time.Second
+	// DefaultMaxTraceWindow bounds the window= a request may ask for.
+	DefaultMaxTraceWindow = 10 * time.Second
 )
 
 // HandlerOptions configure [Handler].
@@ -28,8 +30,11 @@ type HandlerOptions struct {
 	// Format is the output format when the request has no format=; empty
 	// means text.
 	Format formats.Format
-	// TraceWindow is the trace-mode window; zero means DefaultTraceWindow.
-	TraceWindow time.Duration
+	// TraceWindow is the trace-mode window when the request has no
+	// window=; zero means DefaultTraceWindow. MaxTraceWindow bounds
+	// window=; zero means DefaultMaxTraceWindow.
+	TraceWindow    time.Duration
+	MaxTraceWindow time.Duration
 	// MaxBytes bounds a full capture (CaptureOptions.MaxBytes).
 	MaxBytes int
 	// MaxWait is how long a request waits for the dump in progress to be
@@ -67,6 +72,8 @@ type HandlerOptions struct {
 //   - format=text|json|debug1|pprof|folded (default text).
 //   - dedupe=1: group identical stacks (text, json, debug1 only);
 //     by=… sets the similarity and implies dedupe=1.
+//   - window=250ms: the trace-mode window (a duration or seconds), up to
+//     MaxTraceWindow.
 //   - compress=gzip|zstd|none: overrides Accept-Encoding, which is
 //     otherwise honoured (zstd or gzip, q=0 respected). The body is sent
 //     with Content-Encoding, so `curl -o dump.json.gz` keeps it compressed.
@@ -86,6 +93,9 @@ func Handler(opts HandlerOptions) http.Handler {
 	}
 	if opts.WriteTimeout <= 0 {
 		opts.WriteTimeout = DefaultWriteTimeout
+	}
+	if opts.MaxTraceWindow <= 0 {
+		opts.MaxTraceWindow = DefaultMaxTraceWindow
 	}
 	return &dumpHandler{opts: opts, lock: make(chan struct{}, 1)}
 }
@@ -139,7 +149,11 @@ func (h *dumpHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			clearWriteDeadline(r, rc)
 		}
 	}()
-	d, err := Capture(ctx, CaptureOptions{Mode: req.mode, TraceWindow: h.opts.TraceWindow, MaxBytes: h.opts.MaxBytes})
+	window := h.opts.TraceWindow
+	if req.window > 0 {
+		window = req.window
+	}
+	d, err := Capture(ctx, CaptureOptions{Mode: req.mode, TraceWindow: window, MaxBytes: h.opts.MaxBytes})
 	if err != nil {
 		if ctx.Err() != nil {
 			return // the client went away or the deadline passed

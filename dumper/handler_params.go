@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/stackdump/stackdump/formats"
 )
@@ -18,10 +19,11 @@ type dumpRequest struct {
 	dedupe bool
 	by     string
 	comp   formats.Compression
+	window time.Duration // trace window; 0 for the default
 }
 
 // queryParams are the parameters Handler accepts, for error messages.
-var queryParams = []string{"mode", "format", "dedupe", "by", "compress"}
+var queryParams = []string{"mode", "format", "dedupe", "by", "compress", "window"}
 
 // handlerFormats are the formats Handler serves.
 var handlerFormats = formats.Formats
@@ -72,6 +74,14 @@ func parseDumpRequest(r *http.Request, opts *HandlerOptions) (dumpRequest, error
 	if req.dedupe && !groupable(req.format) {
 		return req, fmt.Errorf("dedupe applies to format text, json or debug1; %s output is always one record per stack", req.format)
 	}
+	if v := q.Get("window"); v != "" {
+		if req.mode != ModeTrace {
+			return req, fmt.Errorf("window applies to mode=trace only")
+		}
+		if req.window, err = parseWindow(v, opts.MaxTraceWindow); err != nil {
+			return req, fmt.Errorf("window: %w", err)
+		}
+	}
 	if v, ok := q["compress"]; ok {
 		if req.comp, err = formats.ParseCompression(v[0]); err != nil {
 			return req, fmt.Errorf("compress: %w", err)
@@ -80,6 +90,23 @@ func parseDumpRequest(r *http.Request, opts *HandlerOptions) (dumpRequest, error
 		req.comp = negotiateEncoding(r.Header.Values("Accept-Encoding"))
 	}
 	return req, nil
+}
+
+// parseWindow parses a trace window: a Go duration ("250ms") or seconds
+// ("0.25"), positive and at most limit.
+func parseWindow(v string, limit time.Duration) (time.Duration, error) {
+	d, err := time.ParseDuration(v)
+	if err != nil {
+		secs, ferr := strconv.ParseFloat(v, 64)
+		if ferr != nil {
+			return 0, fmt.Errorf("%q is neither a duration (250ms) nor seconds (0.25)", v)
+		}
+		d = time.Duration(secs * float64(time.Second))
+	}
+	if d <= 0 || d > limit {
+		return 0, fmt.Errorf("%v is out of range (want more than 0 and at most %v)", d, limit)
+	}
+	return d, nil
 }
 
 // groupable reports whether formats.WriteGroups writes format f.

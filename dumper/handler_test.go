@@ -199,6 +199,9 @@ func TestHandlerBadRequests(t *testing.T) {
 		{"dedupe=1&format=pprof", []string{"dedupe", "text", "json", "debug1"}},
 		{"fromat=json", []string{"fromat", "format", "mode"}},
 		{"format=json&format=text", []string{"format", "2 times"}},
+		{"mode=trace&window=1h", []string{"window", "at most 10s"}},
+		{"mode=trace&window=soon", []string{"window", "250ms"}},
+		{"window=1s", []string{"window", "mode=trace"}},
 	} {
 		resp, body := get(t, url+"?"+tc.query)
 		if resp.StatusCode != http.StatusBadRequest {
