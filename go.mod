@@ -3,6 +3,7 @@ module github.com/stackdump/stackdump
 go 1.26.0
 
 require (
+	github.com/google/gops v0.3.28
 	github.com/google/pprof v0.0.0-20261105003125-4bf881d7fb0b
 	github.com/klauspost/compress v1.20.4
 	github.com/spf13/cobra v1.10.2
@@ -12,4 +13,5 @@ require (
 require (
 	github.com/inconshreveable/mousetrap v1.1.0 // indirect
 	github.com/spf13/pflag v1.0.9 // indirect
+	golang.org/x/sys v0.32.0 // indirect
 )

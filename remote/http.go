@@ -1,0 +1,294 @@
+package remote
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+)
+
+// Mode selects what a capture asks the target for.
+type Mode string
+
+// Capture modes.
+const (
+	ModeFull    Mode = "full"    // every goroutine: debug=2 (or the endpoint's full mode)
+	ModeGrouped Mode = "grouped" // counts and labels: debug=0 protobuf
+	ModeTrace   Mode = "trace"   // an execution-trace snapshot: /debug/pprof/trace?seconds=…
+	// ModeCounts fetches debug=1: per-stack counts of every goroutine, never
+	// truncated; used to recover complete counts when debug=2 was cut at 64 MiB.
+	ModeCounts Mode = "debug1"
+)
+
+// ParseMode parses a --mode value.
+func ParseMode(s string) (Mode, error) {
+	switch m := Mode(s); m {
+	case ModeFull, ModeGrouped, ModeTrace, ModeCounts:
+		return m, nil
+	case "":
+		return ModeFull, nil
+	}
+	return "", fmt.Errorf("unknown mode %q (want full, grouped, trace or debug1)", s)
+}
+
+// DefaultEndpointPath is where stackdump's endpoint is looked for when a
+// target is a bare base URL.
+const DefaultEndpointPath = "/debug/stackdump"
+
+// Options configure a capture. The zero value is usable.
+type Options struct {
+	Mode Mode // default ModeFull
+	// Endpoint is the path of stackdump's endpoint on the target, when known.
+	Endpoint string
+	// ConnectTimeout bounds dialing (default 5s); Timeout bounds a whole
+	// attempt, body included (default 2m).
+	ConnectTimeout time.Duration
+	Timeout        time.Duration
+	// Retries is how many times a connection error or 5xx answer is retried
+	// (default 2; negative: none). 4xx answers are never retried.
+	Retries int
+	// Backoff is the first retry's delay; it doubles each time (default 250ms).
+	Backoff time.Duration
+	// MaxBytes bounds the body (default 2 GiB): past it reading fails.
+	MaxBytes int64
+	// ReadAhead is how many bytes the pump buffers ahead of the reader
+	// (default 16 MiB).
+	ReadAhead int
+	// TraceWindow is the trace mode's window (default 1ms).
+	TraceWindow time.Duration
+	// Client, when set, is used instead of one built from the timeouts.
+	Client *http.Client
+	// Progress, when set, is called as bytes arrive with the running total.
+	Progress func(received int64)
+}
+
+func (o Options) withDefaults() Options {
+	if o.Mode == "" {
+		o.Mode = ModeFull
+	}
+	if o.ConnectTimeout <= 0 {
+		o.ConnectTimeout = 5 * time.Second
+	}
+	if o.Timeout <= 0 {
+		o.Timeout = 2 * time.Minute
+	}
+	if o.Retries == 0 {
+		o.Retries = 2
+	}
+	if o.Backoff <= 0 {
+		o.Backoff = 250 * time.Millisecond
+	}
+	if o.MaxBytes <= 0 {
+		o.MaxBytes = 2 << 30
+	}
+	if o.ReadAhead <= 0 {
+		o.ReadAhead = 16 << 20
+	}
+	if o.TraceWindow <= 0 {
+		o.TraceWindow = time.Millisecond
+	}
+	return o
+}
+
+// ErrTooLarge is returned when a body exceeds Options.MaxBytes.
+var ErrTooLarge = errors.New("remote: dump exceeds the size limit")
+
+// HTTPError is a non-2xx answer.
+type HTTPError struct {
+	URL    string
+	Status int
+	Body   string // the start of the body, for the message
+}
+
+func (e *HTTPError) Error() string {
+	msg := fmt.Sprintf("GET %s: %d %s", e.URL, e.Status, http.StatusText(e.Status))
+	if e.Body != "" {
+		msg += ": " + e.Body
+	}
+	return msg
+}
+
+// Stream is a capture in flight: read the dump from it, then Close it.
+type Stream struct {
+	io.Reader
+	Target Target
+	// URL is what was fetched (or the command run, for JVMs).
+	URL string
+	// ContentType is the answer's Content-Type, when there was one.
+	ContentType string
+	closer      func() error
+}
+
+// Close releases the connection or process behind the stream.
+func (s *Stream) Close() error {
+	if s.closer == nil {
+		return nil
+	}
+	return s.closer()
+}
+
+// Open starts capturing t and returns the dump as a stream.
+func Open(ctx context.Context, t Target, opts Options) (*Stream, error) {
+	opts = opts.withDefaults()
+	switch t.Kind {
+	case TargetPprof, TargetEndpoint:
+		return openHTTP(ctx, t, opts)
+	case TargetGops:
+		return openGops(ctx, t, opts)
+	case TargetJVM:
+		return openJVM(ctx, t, opts)
+	}
+	return nil, fmt.Errorf("target %s: unknown kind %q", t, t.Kind)
+}
+
+// DumpURL returns the URL a capture of t in mode fetches.
+func DumpURL(t Target, mode Mode, window time.Duration) string {
+	u := *t.URL
+	q := url.Values{}
+	switch {
+	case t.Kind == TargetEndpoint && mode == ModeCounts:
+		q.Set("format", "debug1")
+		q.Set("mode", string(ModeGrouped))
+	case t.Kind == TargetEndpoint:
+		q.Set("format", "json")
+		q.Set("mode", string(mode))
+	case mode == ModeGrouped:
+		q.Set("debug", "0")
+	case mode == ModeCounts:
+		q.Set("debug", "1")
+	case mode == ModeTrace:
+		u.Path = strings.TrimSuffix(u.Path, "goroutine") + "trace"
+		q.Set("seconds", fmt.Sprintf("%g", window.Seconds()))
+	default:
+		q.Set("debug", "2")
+	}
+	u.RawQuery = q.Encode()
+	return u.String()
+}
+
+func (o Options) client() *http.Client {
+	if o.Client != nil {
+		return o.Client
+	}
+	d := &net.Dialer{Timeout: o.ConnectTimeout}
+	return &http.Client{Transport: &http.Transport{
+		DialContext:           d.DialContext,
+		TLSHandshakeTimeout:   o.ConnectTimeout,
+		ResponseHeaderTimeout: o.Timeout,
+		DisableCompression:    true, // we ask for gzip/zstd ourselves; formats sniffs them
+		MaxIdleConnsPerHost:   1,
+	}}
+}
+
+func openHTTP(ctx context.Context, t Target, opts Options) (*Stream, error) {
+	if t.Discover {
+		ep := t
+		ep.Kind, ep.Discover = TargetEndpoint, false
+		u := *t.URL
+		u.Path = DefaultEndpointPath
+		ep.URL = &u
+		s, err := openHTTP(ctx, ep, opts)
+		var he *HTTPError
+		if err == nil || !errors.As(err, &he) || he.Status != http.StatusNotFound {
+			return s, err
+		}
+		t.Discover = false
+	}
+	client := opts.client()
+	dumpURL := DumpURL(t, opts.Mode, opts.TraceWindow)
+	var lastErr error
+	backoff := opts.Backoff
+	for attempt := 0; attempt <= max(opts.Retries, 0); attempt++ {
+		if attempt > 0 {
+			select {
+			case <-time.After(backoff):
+			case <-ctx.Done():
+				return nil, fmt.Errorf("%s: %w (last error: %v)", t, ctx.Err(), lastErr)
+			}
+			backoff *= 2
+		}
+		s, retry, err := getOnce(ctx, client, t, dumpURL, opts)
+		if err == nil {
+			return s, nil
+		}
+		lastErr = err
+		if !retry {
+			break
+		}
+	}
+	return nil, fmt.Errorf("%s: %w", t, lastErr)
+}
+
+// getOnce makes one request; retry says whether the failure is worth another try.
+func getOnce(ctx context.Context, client *http.Client, t Target, dumpURL string, opts Options) (s *Stream, retry bool, err error) {
+	actx, cancel := context.WithTimeout(ctx, opts.Timeout)
+	req, err := http.NewRequestWithContext(actx, http.MethodGet, dumpURL, nil)
+	if err != nil {
+		cancel()
+		return nil, false, err
+	}
+	req.Header.Set("Accept-Encoding", "gzip, zstd")
+	req.Header.Set("User-Agent", "stackdump")
+	resp, err := client.Do(req)
+	if err != nil {
+		cancel()
+		return nil, ctx.Err() == nil, err
+	}
+	if resp.StatusCode/100 != 2 {
+		head, _ := io.ReadAll(io.LimitReader(resp.Body, 512))
+		resp.Body.Close()
+		cancel()
+		return nil, resp.StatusCode >= 500, &HTTPError{URL: dumpURL, Status: resp.StatusCode, Body: strings.TrimSpace(string(head))}
+	}
+	if ct := resp.Header.Get("Content-Type"); strings.HasPrefix(ct, "text/html") {
+		resp.Body.Close()
+		cancel()
+		return nil, false, fmt.Errorf("GET %s: answered %s, not a dump (is this a debug endpoint?)", dumpURL, ct)
+	}
+	body := io.ReadCloser(&limitedBody{ReadCloser: resp.Body, left: opts.MaxBytes, progress: opts.Progress})
+	p := newPump(body, opts.ReadAhead)
+	return &Stream{
+		Reader:      p,
+		Target:      t,
+		URL:         dumpURL,
+		ContentType: resp.Header.Get("Content-Type"),
+		closer: func() error {
+			cancel() // aborts a read in flight; the body's Close would wait for it
+			return p.Close()
+		},
+	}, false, nil
+}
+
+// limitedBody fails with ErrTooLarge past its limit and reports progress.
+type limitedBody struct {
+	io.ReadCloser
+	left     int64
+	total    int64
+	progress func(int64)
+}
+
+func (l *limitedBody) Read(p []byte) (int, error) {
+	if l.left <= 0 {
+		// At the limit: fine if the body ends here, an error if it goes on.
+		var one [1]byte
+		if n, err := l.ReadCloser.Read(one[:]); n == 0 && err != nil {
+			return 0, err
+		}
+		return 0, ErrTooLarge
+	}
+	if int64(len(p)) > l.left {
+		p = p[:l.left]
+	}
+	n, err := l.ReadCloser.Read(p)
+	l.left -= int64(n)
+	l.total += int64(n)
+	if l.progress != nil && n > 0 {
+		l.progress(l.total)
+	}
+	return n, err
+}

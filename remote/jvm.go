@@ -1,0 +1,123 @@
+package remote
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+)
+
+// jvmTools are the commands tried in turn for a JVM thread dump: jcmd's
+// Thread.print with lock details, then jstack -l for JDKs without jcmd.
+var jvmTools = [][]string{
+	{"jcmd", "{pid}", "Thread.print", "-l"},
+	{"jstack", "-l", "{pid}"},
+}
+
+// attachFailures are texts jcmd and jstack print on standard output when
+// they could not attach; output that starts with one is an error, not a dump.
+var attachFailures = []string{
+	"AttachNotSupportedException",
+	"Unable to open socket file",
+	"java.io.IOException",
+	"Exception in thread",
+	"is not a valid process id",
+}
+
+func openJVM(ctx context.Context, t Target, opts Options) (*Stream, error) {
+	var errs []error
+	for _, tool := range jvmTools {
+		s, err := runJVMTool(ctx, t, tool, opts)
+		if err == nil {
+			return s, nil
+		}
+		errs = append(errs, err)
+	}
+	return nil, fmt.Errorf("%s: %w", t, errors.Join(errs...))
+}
+
+// runJVMTool starts one tool and streams its standard output. It waits
+// for the first 64 KiB (or the end) before returning, so that a failure
+// to attach is reported as an error and the next tool can be tried.
+func runJVMTool(ctx context.Context, t Target, tool []string, opts Options) (*Stream, error) {
+	args := make([]string, len(tool)-1)
+	for i, a := range tool[1:] {
+		args[i] = strings.ReplaceAll(a, "{pid}", strconv.Itoa(t.PID))
+	}
+	path, err := exec.LookPath(tool[0])
+	if err != nil {
+		path, err = lookJavaHome(tool[0])
+		if err != nil {
+			return nil, err
+		}
+	}
+	cctx, cancel := context.WithTimeout(ctx, opts.Timeout)
+	cmd := exec.CommandContext(cctx, path, args...)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		cancel()
+		return nil, err
+	}
+	if err := cmd.Start(); err != nil {
+		cancel()
+		return nil, err
+	}
+	cmdline := tool[0] + " " + strings.Join(args, " ")
+	fail := func(msg string) error {
+		cmd.Wait()
+		cancel()
+		return fmt.Errorf("%s: %s", cmdline, msg)
+	}
+	br := bufio.NewReaderSize(&limitedBody{ReadCloser: out, left: opts.MaxBytes, progress: opts.Progress}, 64<<10)
+	head, _ := br.Peek(64 << 10)
+	for _, f := range attachFailures {
+		if i := bytes.Index(head, []byte(f)); i >= 0 && i < 512 {
+			line, _, _ := bytes.Cut(head[i:], []byte("\n"))
+			return nil, fail(strings.TrimSpace(string(line)))
+		}
+	}
+	if len(bytes.TrimSpace(head)) == 0 || bytes.Equal(bytes.TrimSpace(head), []byte(strconv.Itoa(t.PID)+":")) {
+		cmd.Wait() // stderr is complete once the tool exited
+		msg, _, _ := strings.Cut(strings.TrimSpace(stderr.String()), "\n")
+		if msg == "" {
+			msg = "no output"
+		}
+		return nil, fail(msg)
+	}
+	p := newPump(readCloser{br, out}, opts.ReadAhead)
+	return &Stream{Reader: p, Target: t, URL: cmdline, closer: func() error {
+		p.Close()
+		err := cmd.Wait()
+		cancel()
+		if err != nil && stderr.Len() > 0 {
+			err = fmt.Errorf("%s: %w: %s", cmdline, err, strings.TrimSpace(stderr.String()))
+		}
+		return err
+	}}, nil
+}
+
+// lookJavaHome finds a JDK tool under $JAVA_HOME/bin when it is not on PATH.
+func lookJavaHome(name string) (string, error) {
+	if home := os.Getenv("JAVA_HOME"); home != "" {
+		p := home + "/bin/" + name
+		if _, err := os.Stat(p); err == nil {
+			return p, nil
+		}
+	}
+	return "", fmt.Errorf("%s: not found on PATH or under $JAVA_HOME/bin", name)
+}
+
+// readCloser reads from one side and closes another: a buffered reader
+// over a pipe, closing the pipe.
+type readCloser struct {
+	io.Reader
+	io.Closer
+}

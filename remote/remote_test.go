@@ -1,0 +1,280 @@
+package remote
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"net/http/pprof"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"go.uber.org/goleak"
+)
+
+func TestMain(m *testing.M) {
+	goleak.VerifyTestMain(m)
+}
+
+func TestParseTarget(t *testing.T) {
+	tests := []struct {
+		in, endpoint string
+		kind         TargetKind
+		url, addr    string
+		pid          int
+		discover     bool
+		err          string
+	}{
+		{in: "http://127.0.0.1:6060", kind: TargetPprof, url: "http://127.0.0.1:6060/debug/pprof/goroutine", discover: true},
+		{in: "127.0.0.1:6060", kind: TargetPprof, url: "http://127.0.0.1:6060/debug/pprof/goroutine", discover: true},
+		{in: "http://h:1/debug/pprof/goroutine?debug=1", kind: TargetPprof, url: "http://h:1/debug/pprof/goroutine"},
+		{in: "https://h:1/", endpoint: "/debug/stackdump", kind: TargetEndpoint, url: "https://h:1/debug/stackdump"},
+		{in: "http://h:1/x/dump", endpoint: "/x/dump", kind: TargetEndpoint, url: "http://h:1/x/dump"},
+		{in: "gops://127.0.0.1:4321", kind: TargetGops, addr: "127.0.0.1:4321"},
+		{in: "jvm:4242", kind: TargetJVM, pid: 4242},
+		{in: "jvm:x", err: "jvm:PID"},
+		{in: "gops://nohost", err: "gops://host:port"},
+		{in: "ftp://h:1/", err: "unsupported scheme"},
+		{in: "just-a-name", err: "want a URL"},
+	}
+	for _, tt := range tests {
+		got, err := ParseTarget(tt.in, tt.endpoint)
+		if tt.err != "" {
+			if err == nil || !strings.Contains(err.Error(), tt.err) {
+				t.Errorf("ParseTarget(%q) error = %v, want %q", tt.in, err, tt.err)
+			}
+			continue
+		}
+		if err != nil {
+			t.Errorf("ParseTarget(%q): %v", tt.in, err)
+			continue
+		}
+		if got.Kind != tt.kind || got.Addr != tt.addr || got.PID != tt.pid || got.Discover != tt.discover {
+			t.Errorf("ParseTarget(%q) = %+v", tt.in, got)
+		}
+		if tt.url != "" && got.URL.String() != tt.url {
+			t.Errorf("ParseTarget(%q).URL = %s, want %s", tt.in, got.URL, tt.url)
+		}
+	}
+}
+
+// parkedInRemoteTest blocks n goroutines in a function the tests look for.
+func parkedInRemoteTest(t *testing.T, n int) {
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	for range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			blockedInRemoteTest(stop)
+		}()
+	}
+	t.Cleanup(func() { close(stop); wg.Wait() })
+}
+
+//go:noinline
+func blockedInRemoteTest(stop chan struct{}) { <-stop }
+
+func pprofServer(t *testing.T) *httptest.Server {
+	mux := http.NewServeMux()
+	mux.HandleFunc("/debug/pprof/", pprof.Index)
+	mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
+	srv := httptest.NewServer(mux)
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+func readStream(t *testing.T, s *Stream) []byte {
+	t.Helper()
+	defer s.Close()
+	b, err := io.ReadAll(s)
+	if err != nil {
+		t.Fatalf("reading %s: %v", s.URL, err)
+	}
+	return b
+}
+
+func TestOpenPprofFull(t *testing.T) {
+	parkedInRemoteTest(t, 40)
+	srv := pprofServer(t)
+	tg, err := ParseTarget(srv.URL, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var progress atomic.Int64
+	s, err := Open(context.Background(), tg, Options{Progress: func(n int64) { progress.Store(n) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(s.URL, "debug=2") {
+		t.Errorf("fell back to %s, want the pprof debug=2 URL", s.URL)
+	}
+	body := readStream(t, s)
+	if n := bytes.Count(body, []byte("remote.blockedInRemoteTest(")); n != 40 {
+		t.Errorf("dump has %d goroutines in blockedInRemoteTest, want 40", n)
+	}
+	if progress.Load() != int64(len(body)) {
+		t.Errorf("progress reported %d bytes, body is %d", progress.Load(), len(body))
+	}
+}
+
+func TestOpenPprofGrouped(t *testing.T) {
+	srv := pprofServer(t)
+	tg, _ := ParseTarget(srv.URL+"/debug/pprof/goroutine", "")
+	s, err := Open(context.Background(), tg, Options{Mode: ModeGrouped})
+	if err != nil {
+		t.Fatal(err)
+	}
+	body := readStream(t, s)
+	if !bytes.HasPrefix(body, []byte{0x1f, 0x8b}) {
+		t.Errorf("grouped mode body starts %q, want a gzipped protobuf", body[:min(8, len(body))])
+	}
+}
+
+func TestRetries(t *testing.T) {
+	for _, tt := range []struct {
+		status, failures int
+		wantCalls        int32
+		wantErr          bool
+	}{
+		{status: 503, failures: 2, wantCalls: 3},
+		{status: 500, failures: 5, wantCalls: 3, wantErr: true},
+		{status: 404, failures: 1, wantCalls: 1, wantErr: true},
+		{status: 403, failures: 1, wantCalls: 1, wantErr: true},
+	} {
+		var calls atomic.Int32
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if calls.Add(1) <= int32(tt.failures) {
+				http.Error(w, "not now", tt.status)
+				return
+			}
+			io.WriteString(w, "goroutine 1 [running]:\nmain.main()\n\t/x.go:1 +0x1\n")
+		}))
+		tg, _ := ParseTarget(srv.URL+"/debug/pprof/goroutine", "")
+		s, err := Open(context.Background(), tg, Options{Backoff: time.Millisecond})
+		if err == nil {
+			readStream(t, s)
+		}
+		srv.Close()
+		if (err != nil) != tt.wantErr || calls.Load() != tt.wantCalls {
+			t.Errorf("status %d ×%d: err=%v calls=%d, want err=%v calls=%d", tt.status, tt.failures, err, calls.Load(), tt.wantErr, tt.wantCalls)
+		}
+		var he *HTTPError
+		if tt.wantErr && !errors.As(err, &he) {
+			t.Errorf("status %d: error %v is not an *HTTPError", tt.status, err)
+		}
+	}
+}
+
+func TestConnectionRefusedIsRetriedThenReported(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.Addr().String()
+	l.Close()
+	tg, _ := ParseTarget(addr, "")
+	start := time.Now()
+	_, err = Open(context.Background(), tg, Options{Backoff: 5 * time.Millisecond, Retries: 2})
+	if err == nil || !strings.Contains(err.Error(), "refused") {
+		t.Fatalf("err = %v, want connection refused", err)
+	}
+	if time.Since(start) < 15*time.Millisecond {
+		t.Errorf("returned before the two backoffs (5ms + 10ms) elapsed")
+	}
+}
+
+func TestHTMLIsNotADump(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		io.WriteString(w, "<html>login</html>")
+	}))
+	defer srv.Close()
+	tg, _ := ParseTarget(srv.URL+"/debug/pprof/goroutine", "")
+	_, err := Open(context.Background(), tg, Options{})
+	if err == nil || !strings.Contains(err.Error(), "not a dump") {
+		t.Fatalf("err = %v, want 'not a dump'", err)
+	}
+}
+
+func TestMaxBytes(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Write(bytes.Repeat([]byte("x"), 1<<20))
+	}))
+	defer srv.Close()
+	tg, _ := ParseTarget(srv.URL+"/d", "")
+	for _, tt := range []struct {
+		limit int64
+		want  error
+	}{{1000, ErrTooLarge}, {1 << 20, nil}} {
+		s, err := Open(context.Background(), tg, Options{MaxBytes: tt.limit})
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = io.ReadAll(s)
+		s.Close()
+		if !errors.Is(err, tt.want) {
+			t.Errorf("limit %d: err = %v, want %v", tt.limit, err, tt.want)
+		}
+	}
+}
+
+func TestEndpointDiscovery(t *testing.T) {
+	var paths []string
+	var mu sync.Mutex
+	mux := http.NewServeMux()
+	mux.HandleFunc(DefaultEndpointPath, func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		paths = append(paths, r.URL.String())
+		mu.Unlock()
+		w.Header().Set("Content-Type", "application/json")
+		io.WriteString(w, `{"format":"stackdump/v1","goroutines":[],"total":0}`)
+	})
+	srv := httptest.NewServer(mux)
+	defer srv.Close()
+	tg, _ := ParseTarget(srv.URL, "")
+	s, err := Open(context.Background(), tg, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	body := readStream(t, s)
+	if !bytes.Contains(body, []byte("stackdump/v1")) || len(paths) != 1 || !strings.Contains(paths[0], "format=json") {
+		t.Errorf("discovery fetched %v, body %q", paths, body)
+	}
+}
+
+func TestCloseMidBodyReleasesEverything(t *testing.T) {
+	release := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Write(bytes.Repeat([]byte("goroutine 1 [running]:\n"), 1000))
+		w.(http.Flusher).Flush()
+		select {
+		case <-release:
+		case <-r.Context().Done():
+		}
+	}))
+	defer srv.Close()
+	defer close(release)
+	tg, _ := ParseTarget(srv.URL+"/d", "")
+	s, err := Open(context.Background(), tg, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	buf := make([]byte, 100)
+	if _, err := io.ReadFull(s, buf); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- s.Close() }()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("Close blocked on a stalled body")
+	}
+}

@@ -1,0 +1,102 @@
+package remote
+
+import (
+	"fmt"
+	"net"
+	"net/url"
+	"strconv"
+	"strings"
+)
+
+// TargetKind says how a target is reached.
+type TargetKind string
+
+// Target kinds.
+const (
+	TargetPprof    TargetKind = "pprof"    // net/http/pprof: /debug/pprof/goroutine
+	TargetEndpoint TargetKind = "endpoint" // stackdump's dumper.Handler
+	TargetGops     TargetKind = "gops"     // a gops agent: gops://host:port
+	TargetJVM      TargetKind = "jvm"      // jvm:PID through jcmd or jstack
+)
+
+// DefaultPprofPath is appended to a bare base URL or host:port.
+const DefaultPprofPath = "/debug/pprof/goroutine"
+
+// Target is one process to capture.
+type Target struct {
+	// Raw is the target as the user wrote it.
+	Raw  string
+	Kind TargetKind
+	// URL is the dump's URL without query for pprof and endpoint targets.
+	URL *url.URL
+	// Addr is host:port for gops targets.
+	Addr string
+	// PID is the process id for JVM targets.
+	PID int
+	// Discover is set for bare base URLs without a known endpoint: the
+	// capture first asks DefaultEndpointPath and falls back to pprof on 404.
+	Discover bool
+}
+
+func (t Target) String() string { return t.Raw }
+
+// ParseTarget parses a target:
+//
+//	http://host:port            net/http/pprof; /debug/pprof/goroutine is appended
+//	http://host:port/some/path  the URL as given (a pprof goroutine URL, or the endpoint)
+//	host:port                   like http://host:port
+//	gops://host:port            a gops agent
+//	jvm:PID                     a JVM on this machine
+//
+// endpoint, when not empty, is the path of stackdump's endpoint
+// (dumper.Handler); it replaces the pprof path for bare base URLs, and a URL
+// whose path equals it is an endpoint target.
+func ParseTarget(s, endpoint string) (Target, error) {
+	t := Target{Raw: s}
+	switch {
+	case strings.HasPrefix(s, "jvm:"):
+		pid, err := strconv.Atoi(strings.TrimPrefix(s, "jvm:"))
+		if err != nil || pid <= 0 {
+			return t, fmt.Errorf("target %q: want jvm:PID with a positive process id", s)
+		}
+		t.Kind, t.PID = TargetJVM, pid
+		return t, nil
+	case strings.HasPrefix(s, "gops://"):
+		addr := strings.TrimPrefix(s, "gops://")
+		if _, _, err := net.SplitHostPort(addr); err != nil {
+			return t, fmt.Errorf("target %q: want gops://host:port: %w", s, err)
+		}
+		t.Kind, t.Addr = TargetGops, addr
+		return t, nil
+	}
+	raw := s
+	if !strings.Contains(raw, "://") {
+		if _, _, err := net.SplitHostPort(raw); err != nil {
+			return t, fmt.Errorf("target %q: want a URL, host:port, gops://host:port or jvm:PID", s)
+		}
+		raw = "http://" + raw
+	}
+	u, err := url.Parse(raw)
+	if err != nil {
+		return t, fmt.Errorf("target %q: %w", s, err)
+	}
+	if u.Scheme != "http" && u.Scheme != "https" {
+		return t, fmt.Errorf("target %q: unsupported scheme %q (want http, https, gops or jvm)", s, u.Scheme)
+	}
+	if u.Host == "" {
+		return t, fmt.Errorf("target %q: no host", s)
+	}
+	u.RawQuery, u.Fragment = "", ""
+	t.URL, t.Kind = u, TargetPprof
+	switch {
+	case u.Path == "" || u.Path == "/":
+		if endpoint != "" {
+			u.Path, t.Kind = endpoint, TargetEndpoint
+		} else {
+			u.Path, t.Discover = DefaultPprofPath, true
+		}
+	case endpoint != "" && u.Path == endpoint:
+		t.Kind = TargetEndpoint
+	}
+	return t, nil
+}
