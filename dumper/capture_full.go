@@ -1,10 +1,8 @@
 package dumper
 
 import (
-	"bytes"
 	"context"
 	"fmt"
-	"io"
 
 	"github.com/stackdump/stackdump/formats"
 )
@@ -19,18 +17,28 @@ func captureFull(ctx context.Context, t *formats.Table, opts CaptureOptions) (*f
 	if maxBytes <= 0 {
 		maxBytes = DefaultMaxBytes
 	}
-	// Labels: printed in the goroutine headers when the runtime is asked
-	// to (GODEBUG=tracebacklabels=1), else taken from a goroutine profile
-	// just before the traceback, so both see nearly the same goroutines.
-	var prof *labelIndex
-	var profErr error
-	if !opts.NoLabels && !tracebackPrintsLabels() {
-		prof, profErr = profileLabels()
-	}
+	wantLabels := !opts.NoLabels && !tracebackPrintsLabels()
 
 	st := allStacks(maxBytes)
 	defer putStackBuf(st.buf)
+
+	// Labels: printed in the goroutine headers when the runtime is asked
+	// to (GODEBUG=tracebacklabels=1), else taken from a goroutine profile
+	// collected while the traceback is parsed (it runs concurrently with
+	// the program; parked goroutines have not moved).
+	var prof *labelIndex
+	var profErr error
+	profDone := make(chan struct{})
+	if wantLabels {
+		go func() {
+			defer close(profDone)
+			prof, profErr = profileLabels()
+		}()
+	} else {
+		close(profDone)
+	}
 	d, err := parseTraceback(ctx, st.buf[:st.n], t)
+	<-profDone
 	if err != nil {
 		return nil, err
 	}
@@ -51,37 +59,5 @@ func captureFull(ctx context.Context, t *formats.Table, opts CaptureOptions) (*f
 		}
 	}
 	d.Source.Capture = &formats.Capture{Missing: missingByMode[ModeFull]}
-	return d, nil
-}
-
-// parseTraceback reads runtime.Stack text into a dump with its routines.
-func parseTraceback(ctx context.Context, text []byte, t *formats.Table) (*formats.Dump, error) {
-	rd := formats.NewReader(bytes.NewReader(text), formats.ReadOptions{Kind: formats.KindGoTraceback, Table: t})
-	d, err := rd.Next()
-	if err == io.EOF {
-		return &formats.Dump{Source: formats.Source{Kind: formats.KindGoTraceback}}, nil
-	}
-	if err != nil {
-		return nil, fmt.Errorf("parse traceback: %w", err)
-	}
-	i := 0
-	for r, err := range rd.Routines() {
-		if err != nil {
-			if _, ok := err.(*formats.ParseError); ok {
-				continue // recorded in d.Warnings
-			}
-			return nil, fmt.Errorf("parse traceback: %w", err)
-		}
-		if r == nil {
-			continue
-		}
-		d.Routines = append(d.Routines, r)
-		if i++; i%ctxCheckEvery == 0 {
-			if err := ctx.Err(); err != nil {
-				return nil, err
-			}
-		}
-	}
-	d.Source.Kind = formats.KindGoTraceback
 	return d, nil
 }
