@@ -78,7 +78,8 @@ type HandlerOptions struct {
 //     otherwise honoured (zstd or gzip, q=0 respected). The body is sent
 //     with Content-Encoding, so `curl -o dump.json.gz` keeps it compressed.
 //
-// Unknown parameters and bad values get 400 with the valid choices.
+// Unknown parameters and bad values get 400 with the valid choices. HEAD
+// answers with the headers a GET would have, without capturing anything.
 //
 // # Safety
 //
@@ -126,6 +127,11 @@ func (h *dumpHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		serveError(w, http.StatusBadRequest, err.Error())
 		return
 	}
+	if r.Method == http.MethodHead {
+		// Say what a GET would send, without stopping the world for it.
+		h.writeHeaders(w, req, &formats.Dump{Source: formats.Source{CapturedAt: time.Now()}})
+		return
+	}
 	if !h.acquire(w, r) {
 		return
 	}
@@ -162,9 +168,6 @@ func (h *dumpHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	h.writeHeaders(w, req, d)
-	if r.Method == http.MethodHead {
-		return
-	}
 	if err := writeResponse(ctx, w, req, d); err != nil {
 		failed = true // net/http closes the connection
 		h.reportError(r, err)

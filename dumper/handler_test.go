@@ -180,8 +180,8 @@ func TestHandlerFormatsAndEncodings(t *testing.T) {
 		t.Fatal(err)
 	}
 	hresp.Body.Close()
-	if hresp.StatusCode != 200 || hresp.Header.Get("Content-Type") == "" {
-		t.Errorf("HEAD: %d %v", hresp.StatusCode, hresp.Header)
+	if hresp.StatusCode != 200 || hresp.Header.Get("Content-Type") != "text/plain; charset=utf-8" || hresp.Header.Get("X-Stackdump-Mode") != "" {
+		t.Errorf("HEAD: %d %v, want text headers and no capture", hresp.StatusCode, hresp.Header)
 	}
 }
 
