@@ -98,8 +98,8 @@ func benchLock(depth int, mu *sync.Mutex) {
 	mu.Unlock()
 }
 
-// pauseMeter accumulates the pauses of the timed operations.
-type pauseMeter struct {
+// pauseTally accumulates the pauses of the timed operations.
+type pauseTally struct {
 	before   *pauseSnapshot
 	count    int
 	total    time.Duration
@@ -107,9 +107,9 @@ type pauseMeter struct {
 	stopping time.Duration
 }
 
-func (m *pauseMeter) start() { m.before = readPauses() }
+func (m *pauseTally) start() { m.before = readPauses() }
 
-func (m *pauseMeter) stop() {
+func (m *pauseTally) stop() {
 	p := readPauses().since(m.before)
 	m.count += p.Count
 	m.total += p.Total
@@ -117,7 +117,7 @@ func (m *pauseMeter) stop() {
 	m.stopping += p.Stopping
 }
 
-func (m *pauseMeter) report(b *testing.B) {
+func (m *pauseTally) report(b *testing.B) {
 	b.ReportMetric(float64(m.count)/float64(b.N), "pauses/op")
 	b.ReportMetric(float64(m.total.Microseconds())/1000/float64(b.N), "pause-total-ms/op")
 	b.ReportMetric(float64(m.longest.Microseconds())/1000, "pause-max-ms")
@@ -139,7 +139,7 @@ func BenchmarkCapture(b *testing.B) {
 			stop := benchGoroutines(b, n)
 			defer stop()
 			b.Run("pprof-debug2", func(b *testing.B) {
-				var m pauseMeter
+				var m pauseTally
 				var complete float64 = 1
 				for b.Loop() {
 					var w countWriter
@@ -154,7 +154,7 @@ func BenchmarkCapture(b *testing.B) {
 				b.ReportMetric(complete, "complete")
 			})
 			b.Run("full", func(b *testing.B) {
-				var m pauseMeter
+				var m pauseTally
 				var complete float64 = 1
 				for b.Loop() {
 					m.start()
@@ -171,7 +171,7 @@ func BenchmarkCapture(b *testing.B) {
 				b.ReportMetric(complete, "complete")
 			})
 			b.Run("full-stacks-only", func(b *testing.B) {
-				var m pauseMeter
+				var m pauseTally
 				for b.Loop() {
 					m.start()
 					st := allStacks(DefaultMaxBytes)
@@ -181,7 +181,7 @@ func BenchmarkCapture(b *testing.B) {
 				m.report(b)
 			})
 			b.Run("grouped", func(b *testing.B) {
-				var m pauseMeter
+				var m pauseTally
 				for b.Loop() {
 					m.start()
 					_, err := Capture(context.Background(), CaptureOptions{Mode: ModeGrouped})

@@ -51,9 +51,6 @@ func ParseMode(s string) (Mode, error) {
 	return "", fmt.Errorf("unknown capture mode %q (want full: every goroutine, one pause; grouped: counts per stack, microsecond pauses; or trace: every goroutine from a runtime/trace window)", s)
 }
 
-// DefaultTraceWindow is the trace window used when CaptureOptions.TraceWindow is zero.
-const DefaultTraceWindow = 100 * time.Millisecond
-
 // DefaultMaxBytes is the full-mode traceback size past which a capture is
 // cut and marked truncated, when CaptureOptions.MaxBytes is zero: 1 GiB,
 // about 700k goroutines of typical depth.
@@ -63,7 +60,8 @@ const DefaultMaxBytes = 1 << 30
 type CaptureOptions struct {
 	// Mode is the capture mode; empty means ModeFull.
 	Mode Mode
-	// TraceWindow is how long trace mode records; zero means DefaultTraceWindow.
+	// TraceWindow is how long trace mode records; zero means
+	// DefaultTraceWindow (dumper/trace.go).
 	TraceWindow time.Duration
 	// Table interns the dump's frames and stacks; nil means a new Table.
 	Table *formats.Table
@@ -112,11 +110,7 @@ func Capture(ctx context.Context, opts CaptureOptions) (*formats.Dump, error) {
 	case ModeGrouped:
 		d, err = captureGrouped(ctx, t)
 	case ModeTrace:
-		window := opts.TraceWindow
-		if window <= 0 {
-			window = DefaultTraceWindow
-		}
-		d, err = captureTrace(ctx, window, t)
+		d, err = captureTrace(ctx, opts.TraceWindow, t)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("%s capture: %w", mode, err)
@@ -124,16 +118,18 @@ func Capture(ctx context.Context, opts CaptureOptions) (*formats.Dump, error) {
 	if d == nil {
 		return nil, fmt.Errorf("%s capture: %w", mode, errors.New("no dump"))
 	}
-	p := readPauses().since(before)
 	c := d.Source.Capture
 	if c == nil {
 		c = &formats.Capture{Missing: missingByMode[mode]}
 		d.Source.Capture = c
 	}
-	c.Mode = string(mode)
-	c.Goroutines = runtime.NumGoroutine()
-	c.Duration = time.Since(start)
-	c.Pause, c.Pauses = p.Total, p.Count
+	if c.Mode == "" { // not measured by the mode itself
+		p := readPauses().since(before)
+		c.Mode = string(mode)
+		c.Goroutines = runtime.NumGoroutine()
+		c.Duration = time.Since(start)
+		c.Pause, c.Pauses = p.Total, p.Count
+	}
 	if d.Source.Runtime == "" {
 		d.Source.Runtime = runtime.Version()
 	}

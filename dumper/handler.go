@@ -31,8 +31,8 @@ type HandlerOptions struct {
 	// means text.
 	Format formats.Format
 	// TraceWindow is the trace-mode window when the request has no
-	// window=; zero means DefaultTraceWindow. MaxTraceWindow bounds
-	// window=; zero means DefaultMaxTraceWindow.
+	// window=; zero means DefaultTraceWindow (dumper/trace.go).
+	// MaxTraceWindow bounds window=; zero means DefaultMaxTraceWindow.
 	TraceWindow    time.Duration
 	MaxTraceWindow time.Duration
 	// MaxBytes bounds a full capture (CaptureOptions.MaxBytes).

@@ -19,11 +19,10 @@ type pauseSnapshot struct {
 	samples [2]metrics.Sample
 }
 
-// pauseStats is what happened between two snapshots. Durations are
-// estimated from histogram buckets (the runtime's buckets are within
-// about 12% of the true value): Total and Stopping from bucket midpoints,
-// Longest as the upper bound of the highest bucket that grew.
-type pauseStats struct {
+// stwPauses is what happened between two snapshots. The runtime's
+// histogram buckets are about 12% wide; each pause is counted at its
+// bucket's upper bound, so the durations are "at most".
+type stwPauses struct {
 	Count    int
 	Total    time.Duration
 	Longest  time.Duration
@@ -42,16 +41,17 @@ func readPauses() *pauseSnapshot {
 // since returns the pauses between before and s. Pauses of other
 // goroutines' stop-the-worlds (ReadMemStats, other profiles) in the same
 // interval are counted too; GC pauses are not.
-func (s *pauseSnapshot) since(before *pauseSnapshot) pauseStats {
-	var p pauseStats
+func (s *pauseSnapshot) since(before *pauseSnapshot) stwPauses {
+	var p stwPauses
 	n, total, longest := histDiff(before.samples[0].Value, s.samples[0].Value)
 	p.Count, p.Total, p.Longest = n, total, longest
 	_, p.Stopping, _ = histDiff(before.samples[1].Value, s.samples[1].Value)
 	return p
 }
 
-// histDiff estimates the count, sum and maximum of the values added to a
-// histogram between two readings.
+// histDiff returns the count, sum and maximum of the values added to a
+// histogram between two readings, each value taken at its bucket's upper
+// bound.
 func histDiff(a, b metrics.Value) (count int, sum, longest time.Duration) {
 	if a.Kind() != metrics.KindFloat64Histogram || b.Kind() != metrics.KindFloat64Histogram {
 		return 0, 0, 0
@@ -66,17 +66,13 @@ func histDiff(a, b metrics.Value) (count int, sum, longest time.Duration) {
 		if d == 0 {
 			continue
 		}
-		lo, hi := hb.Buckets[i], hb.Buckets[i+1]
-		mid := (lo + hi) / 2
-		switch {
-		case math.IsInf(lo, -1):
-			mid = hi
-		case math.IsInf(hi, 1):
-			mid, hi = lo, lo
+		hi := hb.Buckets[i+1]
+		if math.IsInf(hi, 1) {
+			hi = hb.Buckets[i]
 		}
 		count += int(d)
-		secs += float64(d) * mid
-		top = hi
+		secs += float64(d) * hi
+		top = max(top, hi)
 	}
 	return count, seconds(secs), seconds(top)
 }
