@@ -174,7 +174,7 @@ func BenchmarkCapture(b *testing.B) {
 				var m pauseTally
 				for b.Loop() {
 					m.start()
-					st := allStacks(DefaultMaxBytes)
+					st := printAllStacks(DefaultMaxBytes)
 					m.stop()
 					putStackBuf(st.buf)
 				}

@@ -19,7 +19,7 @@ func captureFull(ctx context.Context, t *formats.Table, opts CaptureOptions) (*f
 	}
 	wantLabels := !opts.NoLabels && !tracebackPrintsLabels()
 
-	st := allStacks(maxBytes)
+	st := printAllStacks(maxBytes)
 	defer putStackBuf(st.buf)
 
 	// Labels: printed in the goroutine headers when the runtime is asked

@@ -53,7 +53,7 @@ func (goroutineHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		p.WriteTo(w, 1)
 		return
 	}
-	st := allStacks(DefaultMaxBytes)
+	st := printAllStacks(DefaultMaxBytes)
 	defer putStackBuf(st.buf)
 	w.Write(st.buf[:st.n])
 }

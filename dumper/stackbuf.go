@@ -101,7 +101,7 @@ func putStackBuf(b []byte) {
 	stackPool.Unlock()
 }
 
-// stackText is the result of allStacks.
+// stackText is the result of printAllStacks.
 type stackText struct {
 	buf       []byte // pooled buffer; text is buf[:n]
 	n         int
@@ -109,9 +109,9 @@ type stackText struct {
 	truncated bool // maxBytes was reached
 }
 
-// allStacks prints every goroutine into a presized buffer, retrying with
+// printAllStacks prints every goroutine into a presized buffer, retrying with
 // a larger one when the text did not fit, up to maxBytes.
-func allStacks(maxBytes int) stackText {
+func printAllStacks(maxBytes int) stackText {
 	size := min(estimateStackBytes(runtime.NumGoroutine()), maxBytes)
 	var st stackText
 	for {
