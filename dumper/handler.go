@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"net/http"
 	"strconv"
@@ -168,7 +169,12 @@ func (h *dumpHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	h.writeHeaders(w, req, d)
-	if err := writeResponse(ctx, w, req, d); err != nil {
+	if sent, err := writeResponse(ctx, w, req, d); err != nil {
+		if sent == 0 && ctx.Err() == nil {
+			// Nothing reached the client: it can still get a proper error.
+			serveError(w, http.StatusInternalServerError, err.Error())
+			return
+		}
 		failed = true // net/http closes the connection
 		h.reportError(r, err)
 	}
@@ -268,20 +274,39 @@ func (h *dumpHandler) writeHeaders(w http.ResponseWriter, req dumpRequest, d *fo
 }
 
 // writeResponse streams d through one large buffered, compressed Output.
-func writeResponse(ctx context.Context, w http.ResponseWriter, req dumpRequest, d *formats.Dump) error {
-	out, err := formats.NewOutput(w, req.comp)
+// It returns how many bytes went to w: when encoding fails before the
+// first buffer is flushed, nothing has been sent and the caller can still
+// answer with an error status.
+func writeResponse(ctx context.Context, w http.ResponseWriter, req dumpRequest, d *formats.Dump) (sent int64, err error) {
+	cw := &countingWriter{w: w}
+	out, err := formats.NewOutput(cw, req.comp)
 	if err != nil {
-		return err
+		return 0, err
 	}
 	if req.dedupe {
 		err = writeGrouped(ctx, out, req.format, d, req.by)
 	} else {
 		err = encodeDump(ctx, out, req.format, d)
 	}
+	if err != nil && cw.n == 0 {
+		return 0, err // drop what is buffered
+	}
 	if cerr := out.Close(); err == nil {
 		err = cerr
 	}
-	return err
+	return cw.n, err
+}
+
+// countingWriter counts the bytes written through it.
+type countingWriter struct {
+	w io.Writer
+	n int64
+}
+
+func (c *countingWriter) Write(p []byte) (int, error) {
+	n, err := c.w.Write(p)
+	c.n += int64(n)
+	return n, err
 }
 
 func (h *dumpHandler) reportError(r *http.Request, err error) {
