@@ -42,6 +42,9 @@ func (goroutineHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		serveGoroutineDelta(w, r, p, sec, debug)
 		return
 	}
+	// Write errors mean the client went away mid-response; like
+	// net/http/pprof there is no one to tell, and net/http closes the
+	// connection.
 	if debug == 0 {
 		w.Header().Set("Content-Type", "application/octet-stream")
 		w.Header().Set("Content-Disposition", `attachment; filename="goroutine"`)
