@@ -1,0 +1,266 @@
+package formats_test
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+	"text/tabwriter"
+
+	"github.com/stackdump/stackdump/formats"
+)
+
+// encodeDumps writes dumps through a new encoder of format f.
+func encodeDumps(t *testing.T, f formats.Format, dumps ...*formats.Dump) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	enc, err := formats.NewEncoder(&buf, f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range dumps {
+		if err := formats.WriteDump(enc, d); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return buf.Bytes()
+}
+
+// debug1Blocks splits debug=1 text into its records, each without its
+// `N @ …` line, keyed by that text, with the record lines.
+func debug1Blocks(text string) (header string, blocks map[string]string) {
+	header, rest, _ := strings.Cut(text, "\n")
+	blocks = map[string]string{}
+	for _, rec := range strings.Split(rest, "\n\n") {
+		if rec == "" {
+			continue
+		}
+		at, body, _ := strings.Cut(rec, "\n")
+		count, _, _ := strings.Cut(at, " ")
+		blocks[body] += count + " "
+	}
+	return header, blocks
+}
+
+// TestDebug1WriteMatchesRuntime checks that what stackdump writes for a
+// profile it read is the runtime's own text — header, counts, labels and
+// frame lines with their tab padding — except for the `@` lines, where
+// the runtime also lists the PCs of the runtime frames it hides.
+func TestDebug1WriteMatchesRuntime(t *testing.T) {
+	files, _ := filepath.Glob("../testdata/corpus/go/*debug1.txt")
+	files = append(files, "../testdata/debug1/go1.26.8.txt", "../testdata/debug1/go1.26.8.leak.txt")
+	for _, path := range files {
+		t.Run(filepath.Base(path), func(t *testing.T) {
+			raw, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			dumps := readDebug1File(t, path, formats.ReadOptions{})
+			out := encodeDumps(t, formats.FormatDebug1, dumps...)
+			wantHeader, want := debug1Blocks(string(raw))
+			gotHeader, got := debug1Blocks(string(out))
+			if gotHeader != wantHeader {
+				t.Errorf("header %q, want %q", gotHeader, wantHeader)
+			}
+			if !reflect.DeepEqual(got, want) {
+				for body, counts := range want {
+					if got[body] != counts {
+						t.Errorf("record\n%s\nwritten with counts %q, want %q", body, got[body], counts)
+					}
+				}
+				t.Errorf("output:\n%s", out)
+			}
+		})
+	}
+}
+
+// TestDebug1WriteTabwriterPadding compares the frame-line padding with
+// text/tabwriter's, configured as runtime/pprof configures it, on names
+// of every width, non-ASCII names and frames without symbol.
+func TestDebug1WriteTabwriterPadding(t *testing.T) {
+	tab := formats.NewTable()
+	type fr struct {
+		fn     string
+		offset uint64
+		pc     uint64
+		file   string
+		line   int
+	}
+	stacks := [][]fr{
+		{{"main.a", 0x1, 0x4e9814, "/a.go", 1}, {"main.abcdefg", 0x12345, 0x10, "/b.go", 22}, {"main.ab", 0, 0x4e9814ab, "/c.go", 3}},
+		{{"main.héllo·wörld", 0x7, 0x1, "/ü.go", 4}, {"x", 0x0, 0x123456789, "/y.go", 5}},
+		{{"main.before", 0x1, 0x4, "/a.go", 1}, {"", 0x4a3b2c, 0x4a3b2c, "", 0}, {"main.afterwards_long_name", 0x10, 0x8, "/a.go", 9}},
+		// Cells of exactly 8 and 16 runes, the widest of their column.
+		{{"main.abcdef", 0x1f, 0x123456, "/a.go", 1}, {"main.b", 0x1, 0x1, "/a.go", 2}},
+	}
+	d := &formats.Dump{}
+	var want bytes.Buffer
+	want.WriteString("goroutine profile: total 4\n")
+	tw := tabwriter.NewWriter(&want, 1, 8, 1, '\t', 0)
+	for i, st := range stacks {
+		var frames []*formats.Frame
+		var values []formats.FrameValue
+		var at strings.Builder
+		var lines strings.Builder
+		for _, f := range st {
+			if f.fn == "" {
+				frames = append(frames, tab.Frame(formats.Frame{Native: true, Offset: f.offset}))
+				fmt.Fprintf(&lines, "#\t%#x\n", f.pc)
+			} else {
+				frames = append(frames, tab.Frame(formats.Frame{Func: f.fn, File: f.file, Line: f.line, Offset: f.offset, HasOffset: true}))
+				fmt.Fprintf(&lines, "#\t%#x\t%s+%#x\t%s:%d\n", f.pc, f.fn, f.offset, f.file, f.line)
+			}
+			values = append(values, formats.FrameValue{PC: f.pc})
+			fmt.Fprintf(&at, " %#x", f.pc+1)
+		}
+		d.Routines = append(d.Routines, &formats.Routine{Count: int64(len(stacks) - i + 10), Stack: tab.Stack(frames, false, 0, 0), Values: tab.Values(values)})
+		// Counts are distinct and descending, so this is the runtime's order.
+		fmt.Fprintf(tw, "%d @%s\n%s\n", len(stacks)-i+10, at.String(), lines.String())
+	}
+	tw.Flush()
+	out := encodeDumps(t, formats.FormatDebug1, d)
+	wantText := strings.Replace(want.String(), "total 4", "total 50", 1)
+	if string(out) != wantText {
+		t.Errorf("got:\n%s\nwant:\n%s", out, wantText)
+	}
+}
+
+// TestDebug1RoundTrip reads profiles, writes them and reads them back with
+// one Table: the same counts, the same interned stacks and labels, the
+// same PCs, and writing again gives the same bytes.
+func TestDebug1RoundTrip(t *testing.T) {
+	files, _ := filepath.Glob("../testdata/corpus/go/*debug1.txt")
+	files = append(files, "../testdata/debug1/go1.26.8.txt", "../testdata/debug1/go1.26.8.leak.txt")
+	for _, path := range files {
+		t.Run(filepath.Base(path), func(t *testing.T) {
+			tab := formats.NewTable()
+			first := readDebug1File(t, path, formats.ReadOptions{Table: tab})
+			out := encodeDumps(t, formats.FormatDebug1, first...)
+			second, err := formats.ReadAll(bytes.NewReader(out), formats.ReadOptions{Table: tab})
+			if err != nil {
+				t.Fatal(err)
+			}
+			checkSameGroups(t, first, second)
+			if again := encodeDumps(t, formats.FormatDebug1, second...); !bytes.Equal(again, out) {
+				t.Errorf("second write differs:\n%s\nfirst:\n%s", again, out)
+			}
+		})
+	}
+}
+
+// checkSameGroups checks that two readings hold the same records, in any
+// order: count, leaked, stack pointer, labels and values.
+func checkSameGroups(t *testing.T, a, b []*formats.Dump) {
+	t.Helper()
+	if len(a) != len(b) {
+		t.Fatalf("%d dumps, then %d", len(a), len(b))
+	}
+	type key struct {
+		stack  *formats.Stack
+		labels string
+		state  string
+		leaked bool
+	}
+	sum := func(d *formats.Dump) map[key]int64 {
+		m := map[key]int64{}
+		for _, r := range d.Routines {
+			m[key{r.Stack, labelsString(r.Labels), r.State, r.Leaked}] += r.Count
+		}
+		return m
+	}
+	for i := range a {
+		if a[i].Total != b[i].Total {
+			t.Errorf("dump %d: total %d, then %d", i, a[i].Total, b[i].Total)
+		}
+		if sa, sb := sum(a[i]), sum(b[i]); !reflect.DeepEqual(sa, sb) {
+			t.Errorf("dump %d: groups differ:\n%v\n%v", i, sa, sb)
+		}
+	}
+}
+
+func labelsString(ls formats.Labels) string {
+	var b strings.Builder
+	for _, l := range ls {
+		b.WriteString(l.Key + "=" + l.Value + ";")
+	}
+	return b.String()
+}
+
+// fullDump builds a debug=2 style dump in memory: one routine per
+// goroutine, Count 1 (or 0, which counts as 1), with states and ids.
+func fullDump(tab *formats.Table) *formats.Dump {
+	recv := tab.Stack([]*formats.Frame{
+		tab.Frame(formats.Frame{Func: "runtime.gopark", File: "/go/src/runtime/proc.go", Line: 435, Offset: 0xce, HasOffset: true}),
+		tab.Frame(formats.Frame{Func: "main.worker", File: "/src/main.go", Line: 20, Offset: 0x1c, HasOffset: true}),
+	}, false, 0, 0)
+	serve := tab.Stack([]*formats.Frame{
+		tab.Frame(formats.Frame{Func: "net/http.(*conn).serve", File: "/go/src/net/http/server.go", Line: 2000, Offset: 0x5a, HasOffset: true}),
+	}, false, 0, 0)
+	svc := tab.Labels(formats.Labels{{Key: "svc", Value: "users"}})
+	d := &formats.Dump{Source: formats.Source{Kind: formats.KindGoTraceback}}
+	for i := range 10 {
+		r := &formats.Routine{ID: int64(i + 1), Count: 1, Stack: recv, State: "chan receive"}
+		switch {
+		case i >= 7:
+			r.Stack, r.Labels, r.State = serve, svc, "IO wait"
+		case i >= 5:
+			r.State, r.Count = "select", 0
+		}
+		d.Routines = append(d.Routines, r)
+		d.Total++
+	}
+	return d
+}
+
+func TestDebug1WriteAggregatesFullDumps(t *testing.T) {
+	tab := formats.NewTable()
+	out := encodeDumps(t, formats.FormatDebug1, fullDump(tab))
+	want := "goroutine profile: total 10\n" +
+		"7 @ 0x0 0x0\n" +
+		"#\t0x0\truntime.gopark+0xce\t/go/src/runtime/proc.go:435\n" +
+		"#\t0x0\tmain.worker+0x1c\t/src/main.go:20\n\n" +
+		"3 @ 0x0\n# labels: {\"svc\":\"users\"}\n" +
+		"#\t0x0\tnet/http.(*conn).serve+0x5a\t/go/src/net/http/server.go:2000\n\n"
+	if string(out) != want {
+		t.Errorf("got:\n%s\nwant:\n%s", out, want)
+	}
+	back, err := formats.ReadAll(bytes.NewReader(out), formats.ReadOptions{Table: tab})
+	if err != nil || len(back) != 1 || back[0].Total != 10 || len(back[0].Warnings) != 0 {
+		t.Fatalf("read back: %v %+v", err, back)
+	}
+}
+
+func TestDebug1WriteSeveralDumpsAndLeaks(t *testing.T) {
+	tab := formats.NewTable()
+	a, b := fullDump(tab), fullDump(tab)
+	for _, r := range b.Routines {
+		r.Leaked = true
+	}
+	out := encodeDumps(t, formats.FormatDebug1, a, b, &formats.Dump{})
+	back, err := formats.ReadAll(bytes.NewReader(out), formats.ReadOptions{Table: tab})
+	if err != nil || len(back) != 3 {
+		t.Fatalf("read back %d dumps: %v\n%s", len(back), err, out)
+	}
+	if !strings.Contains(string(out), "\ngoroutineleak profile: total 10\n") || back[1].Routines[0].Leaked != true || back[0].Routines[0].Leaked {
+		t.Errorf("leak profile not written as such:\n%s", out)
+	}
+	if back[2].Total != 0 || len(back[2].Routines) != 0 || !strings.HasSuffix(string(out), "\ngoroutine profile: total 0\n") {
+		t.Errorf("empty dump: %+v", back[2])
+	}
+}
+
+type failingWriter struct{ err error }
+
+func (w failingWriter) Write([]byte) (int, error) { return 0, w.err }
+
+func TestDebug1WriteError(t *testing.T) {
+	boom := errors.New("disk full")
+	enc, _ := formats.NewEncoder(failingWriter{boom}, formats.FormatDebug1)
+	if err := formats.WriteDump(enc, fullDump(formats.NewTable())); !errors.Is(err, boom) {
+		t.Errorf("got %v, want %v", err, boom)
+	}
+}

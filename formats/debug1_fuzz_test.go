@@ -1,0 +1,65 @@
+package formats_test
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stackdump/stackdump/formats"
+)
+
+// FuzzDebug1 reads any text as a debug=1 profile: no panic, no error on an
+// in-memory input, warnings that point inside the input, totals that are
+// the sum of the counts, and writing what was read is a fixed point after
+// one pass (write, read, write gives the same bytes).
+func FuzzDebug1(f *testing.F) {
+	seeds, _ := filepath.Glob("../testdata/debug1/*.txt")
+	corpus, _ := filepath.Glob("../testdata/corpus/go/*debug1.txt")
+	for _, path := range append(seeds, corpus...) {
+		b, err := os.ReadFile(path)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(b)
+	}
+	f.Add([]byte("goroutine profile: total 3\n2 @ 0x1\n# labels: {\"a\":\"b\\n\"}\n#\t0x0\tmain.a+0x1c\t/a.go:3\n#\t0x4a\n\n1 @\n"))
+	f.Add([]byte("junk\ngoroutineleak profile: total 1\n1 @ 0x1\n#   0x0   main.F[go.shape.struct { A int }]+0x0   C:/a b.go:1\r\n"))
+	f.Fuzz(func(t *testing.T, in []byte) {
+		dumps, err := formats.ReadAll(bytes.NewReader(in), formats.ReadOptions{Kind: formats.KindGoDebug1})
+		if err != nil {
+			t.Fatalf("error on an in-memory input: %v", err)
+		}
+		lines := bytes.Count(in, []byte("\n")) + 1
+		for _, d := range dumps {
+			var sum int64
+			for _, r := range d.Routines {
+				sum += r.Count
+				if r.Count < 1 || r.Stack == nil || r.Line < 1 || r.Line > lines {
+					t.Fatalf("routine %+v", r)
+				}
+			}
+			if sum != d.Total {
+				t.Fatalf("total %d, counts sum to %d", d.Total, sum)
+			}
+			for _, w := range d.Warnings {
+				if w.Line < 1 || w.Line > lines || w.Offset < 0 || w.Offset > int64(len(in)) || w.Msg == "" {
+					t.Fatalf("warning out of the input (%d lines, %d bytes): %+v", lines, len(in), w)
+				}
+			}
+		}
+		first := encodeDumps(t, formats.FormatDebug1, dumps...)
+		again, err := formats.ReadAll(bytes.NewReader(first), formats.ReadOptions{Kind: formats.KindGoDebug1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, d := range again {
+			if len(d.Warnings) > 0 {
+				t.Fatalf("reading stackdump's own output: %v\n%s", d.Warnings, first)
+			}
+		}
+		if second := encodeDumps(t, formats.FormatDebug1, again...); !bytes.Equal(first, second) {
+			t.Fatalf("not a fixed point:\n%q\n%q", first, second)
+		}
+	})
+}

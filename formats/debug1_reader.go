@@ -1,0 +1,215 @@
+package formats
+
+import (
+	"bytes"
+	"io"
+	"strconv"
+)
+
+// debug1Decoder reads the grouped text of /debug/pprof/goroutine?debug=1
+// (runtime/pprof's printCountProfile): each `N @ …` record becomes one
+// [Routine] with Count N and ID 0; the `# labels:` line becomes its Labels
+// and the `#` frame lines its Stack, with each printed PC in the frame's
+// FrameValue.PC. The record's `@` line is checked but not kept: it also
+// lists the PCs of the runtime frames the runtime hides, which the model
+// has no frame for.
+//
+// Every `<name> profile: total N` header starts a dump, so several profiles
+// in one stream are several dumps; text before a header is skipped. The
+// header's total is checked against the sum of the counts at the end of the
+// dump (a mismatch is a warning, and a dump that ends early is Truncated).
+// A `goroutineleak` profile marks its routines Leaked.
+//
+// debug=1 carries no goroutine ids, states, wait times or creators, and
+// does not say which frames were inlined.
+type debug1Decoder struct {
+	lines *debug1Lines
+	t     *Table
+
+	dump   *Dump
+	header debug1Header
+	line   int   // line number of the header
+	offset int64 // byte offset of the header
+	text   string
+	sum    int64 // counts read so far
+	ended  bool  // errEndOfDump was or is about to be returned
+	eof    bool  // the input ended inside this dump
+
+	// The record being read.
+	rec    *Routine
+	frames []*Frame
+	values []FrameValue
+	labels Labels
+	hasPC  bool
+}
+
+func newDebug1Decoder(in *Input, opts ReadOptions) decoder {
+	t := opts.Table
+	if t == nil {
+		t = NewTable()
+	}
+	return &debug1Decoder{lines: newDebug1Lines(in.R, opts.MaxLineBytes), t: t}
+}
+
+// nextDump skips to the next profile header.
+func (d *debug1Decoder) nextDump() (*Dump, error) {
+	for d.lines.scan() {
+		if d.lines.tooLong {
+			continue
+		}
+		h, ok := parseDebug1Header(d.lines.line)
+		if !ok {
+			continue
+		}
+		d.header, d.line, d.offset, d.text = h, d.lines.num, d.lines.off, string(d.lines.line)
+		d.sum, d.ended, d.eof = 0, false, false
+		d.dump = &Dump{Source: Source{Kind: KindGoDebug1}}
+		if h.name != "goroutine" && h.name != "goroutineleak" {
+			d.dump.Warnings = append(d.dump.Warnings, d.lines.parseError("a "+h.name+" profile, not a goroutine profile: its records are read as goroutines"))
+		}
+		return d.dump, nil
+	}
+	if err := d.lines.readErr(); err != nil {
+		return nil, err
+	}
+	return nil, io.EOF
+}
+
+// nextRoutine returns the next record of the dump. Problems inside a
+// record (a bad frame or labels line) are returned as *ParseError before
+// the record itself, which keeps what could be read.
+func (d *debug1Decoder) nextRoutine() (*Routine, error) {
+	if d.ended {
+		return nil, errEndOfDump
+	}
+	for d.lines.scan() {
+		l := d.lines
+		line := l.line
+		if l.tooLong {
+			return nil, l.parseError("line longer than " + strconv.Itoa(l.max) + " bytes skipped")
+		}
+		trimmed := bytes.TrimLeft(line, " \t")
+		switch {
+		case len(trimmed) == 0:
+			if d.rec != nil {
+				return d.finishRecord()
+			}
+		case trimmed[0] == '#':
+			if d.rec == nil {
+				if d.sum >= d.header.total {
+					l.unreadLine()
+					return d.endDump()
+				}
+				return nil, l.parseError("frame line outside a record")
+			}
+			if err := d.addCommentLine(trimmed[1:]); err != nil {
+				return nil, err
+			}
+		default:
+			if _, ok := parseDebug1Header(line); ok {
+				l.unreadLine()
+				return d.endRecordOrDump()
+			}
+			if count, ok := parseDebug1Record(line); ok {
+				if d.rec != nil {
+					l.unreadLine()
+					return d.finishRecord()
+				}
+				d.startRecord(count)
+				continue
+			}
+			if d.rec != nil {
+				l.unreadLine()
+				return d.finishRecord()
+			}
+			if d.sum >= d.header.total {
+				// The profile is complete: what follows is not ours.
+				l.unreadLine()
+				return d.endDump()
+			}
+			return nil, l.parseError("unexpected line in a goroutine profile")
+		}
+	}
+	if err := d.lines.readErr(); err != nil {
+		return nil, err
+	}
+	d.eof = true
+	return d.endRecordOrDump()
+}
+
+func (d *debug1Decoder) startRecord(count int64) {
+	d.rec = &Routine{Count: count, Line: d.lines.num, Leaked: d.header.name == "goroutineleak"}
+	d.frames, d.values, d.labels, d.hasPC = d.frames[:0], d.values[:0], d.labels[:0], false
+}
+
+// addCommentLine adds a `# labels:` or frame line (without its '#') to the
+// record.
+func (d *debug1Decoder) addCommentLine(rest []byte) error {
+	if text, ok := bytes.CutPrefix(rest, []byte(" labels: ")); ok {
+		ls, err := parseDebug1Labels(d.labels[:0], text)
+		if err != nil {
+			return d.lines.parseError("bad labels: " + err.Error())
+		}
+		d.labels = ls
+		d.rec.Labels = d.t.Labels(ls)
+		return nil
+	}
+	f, err := parseDebug1Frame(rest)
+	if err != nil {
+		return d.lines.parseError(err.Error())
+	}
+	var fr Frame
+	if len(f.fn) == 0 {
+		// A PC the runtime could not symbolize: keep it in Offset so that
+		// different unknown PCs stay different frames.
+		fr = Frame{Native: true, Offset: f.pc}
+	} else {
+		fr = Frame{Line: f.line, Offset: f.offset, HasOffset: f.hasOffset}
+		fr.Func = d.t.Bytes(f.fn)
+		fr.File = d.t.Bytes(f.file)
+	}
+	d.frames = append(d.frames, d.t.Frame(fr))
+	d.values = append(d.values, FrameValue{PC: f.pc})
+	d.hasPC = d.hasPC || f.pc != 0
+	if f.noFile {
+		return d.lines.parseError("frame line without file:line")
+	}
+	return nil
+}
+
+// finishRecord interns the record's stack and returns it.
+func (d *debug1Decoder) finishRecord() (*Routine, error) {
+	r := d.rec
+	d.rec = nil
+	r.Stack = d.t.Stack(d.frames, false, 0, 0)
+	if d.hasPC {
+		r.Values = d.t.Values(d.values)
+	}
+	d.sum += r.Count
+	d.dump.Total = d.sum
+	return r, nil
+}
+
+func (d *debug1Decoder) endRecordOrDump() (*Routine, error) {
+	if d.rec != nil {
+		return d.finishRecord()
+	}
+	return d.endDump()
+}
+
+// endDump ends the dump, first reporting a total that does not match the
+// header's.
+func (d *debug1Decoder) endDump() (*Routine, error) {
+	d.ended = true
+	if d.eof && d.sum < d.header.total {
+		d.dump.Truncated = true
+	}
+	if d.sum != d.header.total {
+		return nil, &ParseError{
+			Line: d.line, Offset: d.offset, Msg: "header total " + strconv.FormatInt(d.header.total, 10) +
+				" but the records count " + strconv.FormatInt(d.sum, 10),
+			Text: d.text,
+		}
+	}
+	return nil, errEndOfDump
+}

@@ -1,0 +1,146 @@
+package formats
+
+import (
+	"io"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// foldedEncoder writes Brendan Gregg's folded stacks, the input of
+// flamegraph.pl, speedscope, inferno and most flame-graph tools: one line
+// per distinct stack of a dump, the functions from the outermost to the
+// innermost joined by ';', a space, and the number of goroutines (or
+// threads) on that stack:
+//
+//	main.main;main.serve;net/http.(*conn).serve 12
+//
+// Stacks are compared by their function names only (file, line and
+// offset left out, as flame graphs merge them), summed per dump, and the
+// lines sorted, so the output is deterministic. Names are cleaned so that
+// a line always splits back into its frames: ';' inside a name (generic
+// shapes such as "go.shape.struct { A int; B string }") becomes ',', tabs
+// and line breaks become spaces. A frame without symbol is written as its
+// PC ("0x4a3b2c"), a routine without frames as "[no frames]" or, for a
+// goroutine running on another thread, "[stack unavailable]". Dumps
+// follow each other; flame-graph tools sum equal lines.
+type foldedEncoder struct {
+	w      io.Writer
+	stacks map[*Stack]int64
+	order  []*Stack // first-seen order, for a map-free walk
+	buf    []byte
+	line   []byte
+}
+
+func newFoldedEncoder(w io.Writer) Encoder {
+	return &foldedEncoder{w: w, stacks: make(map[*Stack]int64)}
+}
+
+// foldedUnavailable stands for the routines with no stack to show.
+var (
+	foldedNoFrames    = &Stack{}
+	foldedUnavailable = &Stack{}
+)
+
+// BeginDump starts a dump.
+func (e *foldedEncoder) BeginDump(*Dump) error {
+	clear(e.stacks)
+	clear(e.order)
+	e.order = e.order[:0]
+	return nil
+}
+
+// WriteRoutine counts r on its stack.
+func (e *foldedEncoder) WriteRoutine(r *Routine) error {
+	s := r.Stack
+	switch {
+	case r.Unavailable && (s == nil || len(s.Frames) == 0):
+		s = foldedUnavailable
+	case s == nil || len(s.Frames) == 0:
+		s = foldedNoFrames
+	}
+	if _, ok := e.stacks[s]; !ok {
+		e.order = append(e.order, s)
+	}
+	e.stacks[s] += routineCount(r)
+	return nil
+}
+
+// EndDump writes the dump's lines.
+func (e *foldedEncoder) EndDump(*Dump) error {
+	counts := make(map[string]int64, len(e.order))
+	lines := make([]string, 0, len(e.order))
+	for _, s := range e.order {
+		e.line = appendFoldedStack(e.line[:0], s)
+		if n, ok := counts[string(e.line)]; ok {
+			counts[string(e.line)] = n + e.stacks[s]
+			continue
+		}
+		line := string(e.line)
+		counts[line] = e.stacks[s]
+		lines = append(lines, line)
+	}
+	slices.Sort(lines)
+	b := e.buf[:0]
+	for _, line := range lines {
+		b = append(b, line...)
+		b = append(b, ' ')
+		b = strconv.AppendInt(b, counts[line], 10)
+		b = append(b, '\n')
+		if len(b) >= debug1FlushSize {
+			if _, err := e.w.Write(b); err != nil {
+				return err
+			}
+			b = b[:0]
+		}
+	}
+	e.buf = b[:0]
+	if len(b) > 0 {
+		if _, err := e.w.Write(b); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// appendFoldedStack appends the frames of s, outermost first, joined by ';'.
+func appendFoldedStack(b []byte, s *Stack) []byte {
+	switch s {
+	case foldedNoFrames:
+		return append(b, "[no frames]"...)
+	case foldedUnavailable:
+		return append(b, "[stack unavailable]"...)
+	}
+	for i := len(s.Frames) - 1; i >= 0; i-- {
+		f := s.Frames[i]
+		if i < len(s.Frames)-1 {
+			b = append(b, ';')
+		}
+		if f.Func == "" {
+			b = append(b, "0x"...)
+			b = strconv.AppendUint(b, f.Offset, 16)
+			continue
+		}
+		b = appendFoldedName(b, f.Func)
+	}
+	return b
+}
+
+// appendFoldedName appends name with ';' turned into ',' and tabs and
+// line breaks into spaces.
+func appendFoldedName(b []byte, name string) []byte {
+	if !strings.ContainsAny(name, ";\t\n\r") {
+		return append(b, name...)
+	}
+	for i := 0; i < len(name); i++ {
+		switch c := name[i]; c {
+		case ';':
+			b = append(b, ',')
+		case '\t', '\n', '\r':
+			b = append(b, ' ')
+		default:
+			b = append(b, c)
+		}
+	}
+	return b
+}

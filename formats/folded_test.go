@@ -1,0 +1,87 @@
+package formats_test
+
+import (
+	"bytes"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/google/pprof/profile"
+
+	"github.com/stackdump/stackdump/formats"
+)
+
+// TestFoldedFromPprof folds a real profile and compares with the folded
+// lines built from google/pprof's own parse of the same file.
+func TestFoldedFromPprof(t *testing.T) {
+	for _, path := range []string{
+		"../testdata/pprof/go1.26.8.pb.gz",
+		"../testdata/corpus/go/profilernotes_2.net.http.pprof.goroutine.debug0.pb.gz",
+	} {
+		p, err := profile.Parse(bytes.NewReader(mustRead(t, path)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		sums := map[string]int64{}
+		for _, s := range p.Sample {
+			var names []string
+			for _, loc := range s.Location {
+				for _, ln := range loc.Line {
+					names = append(names, ln.Function.Name)
+				}
+			}
+			slices.Reverse(names)
+			sums[strings.Join(names, ";")] += s.Value[0]
+		}
+		var want []string
+		for stack, n := range sums {
+			want = append(want, stack+" "+strconv.FormatInt(n, 10))
+		}
+		slices.Sort(want)
+
+		out := encodeDumps(t, formats.FormatFolded, readPprofFile(t, path, formats.ReadOptions{}))
+		if got := strings.Split(strings.TrimSuffix(string(out), "\n"), "\n"); !slices.Equal(got, want) {
+			t.Errorf("%s: got\n%s\nwant\n%s", path, strings.Join(got, "\n"), strings.Join(want, "\n"))
+		}
+	}
+}
+
+func TestFoldedAggregatesAndCleans(t *testing.T) {
+	tab := formats.NewTable()
+	d := fullDump(tab)
+	odd := tab.Stack([]*formats.Frame{
+		tab.Frame(formats.Frame{Native: true, Offset: 0x4a3b2c}),
+		tab.Frame(formats.Frame{Func: "main.F[go.shape.struct { A int; B string }]", File: "/a.go", Line: 1}),
+		tab.Frame(formats.Frame{Func: "main.weird\tname\n", File: "/a.go", Line: 2}),
+	}, false, 0, 0)
+	// The same functions at other lines fold into the same line.
+	odd2 := tab.Stack([]*formats.Frame{
+		tab.Frame(formats.Frame{Native: true, Offset: 0x4a3b2c}),
+		tab.Frame(formats.Frame{Func: "main.F[go.shape.struct { A int; B string }]", File: "/a.go", Line: 10}),
+		tab.Frame(formats.Frame{Func: "main.weird\tname\n", File: "/a.go", Line: 20}),
+	}, false, 0, 0)
+	d.Routines = append(d.Routines,
+		&formats.Routine{Count: 3, Stack: odd},
+		&formats.Routine{Count: 2, Stack: odd2},
+		&formats.Routine{Count: 1, Stack: tab.Stack(nil, false, 0, 0)},
+		&formats.Routine{Count: 1, Unavailable: true, Stack: tab.Stack(nil, false, 0, 0)},
+	)
+	out := encodeDumps(t, formats.FormatFolded, d, d)
+	want := "[no frames] 1\n" +
+		"[stack unavailable] 1\n" +
+		"main.weird name ;main.F[go.shape.struct { A int, B string }];0x4a3b2c 5\n" +
+		"main.worker;runtime.gopark 7\n" +
+		"net/http.(*conn).serve 3\n"
+	if string(out) != want+want {
+		t.Errorf("got:\n%s\nwant (twice):\n%s", out, want)
+	}
+}
+
+func TestFoldedWriteError(t *testing.T) {
+	enc, _ := formats.NewEncoder(failingWriter{os.ErrClosed}, formats.FormatFolded)
+	if err := formats.WriteDump(enc, fullDump(formats.NewTable())); err != os.ErrClosed {
+		t.Errorf("got %v", err)
+	}
+}

@@ -1,0 +1,201 @@
+package formats
+
+import (
+	"encoding/binary"
+	"errors"
+	"io"
+
+	"github.com/google/pprof/profile"
+)
+
+// ErrOneDumpPerProfile is returned when a second dump is written to a
+// pprof output: a profile file holds one profile.
+var ErrOneDumpPerProfile = errors.New("formats: a pprof profile holds one dump; write each dump to its own file")
+
+// pprofEncoder writes a dump as a pprof goroutine profile, the form of
+// /debug/pprof/goroutine (debug=0), for `go tool pprof`, speedscope and
+// every other pprof consumer: sample type goroutine/count (goroutineleak/count
+// when every routine is Leaked), one sample per distinct (stack, state,
+// labels) whose value is the goroutine count, the program's pprof labels
+// as string sample labels, and the state as the sample label "state"
+// ("goroutine_state" if the program has a label named "state"), which
+// stackdump's reader turns back into the State. A profile comment names
+// that label; the dump's Preamble (panic values, fatal errors) follows as
+// comments.
+//
+// Functions and locations are shared between samples: one Function per
+// (name, file), one Location per run of frames that were inlined into one
+// another (Frame.Inlined), at the frames' PC when known. pprof has no field
+// for function offsets, ids, wait times or creators; they are left out.
+//
+// The profile is written uncompressed (profile.WriteUncompressed) at
+// EndDump; compression is the Output's job (`-o goroutines.pb.gz`).
+type pprofEncoder struct {
+	w     io.Writer
+	agg   *routineAggregate
+	dumps int
+}
+
+func newPprofEncoder(w io.Writer) Encoder {
+	return &pprofEncoder{w: w, agg: newRoutineAggregate(true)}
+}
+
+// BeginDump starts the profile; a second dump is an error.
+func (e *pprofEncoder) BeginDump(*Dump) error {
+	if e.dumps > 0 {
+		return ErrOneDumpPerProfile
+	}
+	e.dumps++
+	e.agg.reset()
+	return nil
+}
+
+// WriteRoutine counts r in its sample.
+func (e *pprofEncoder) WriteRoutine(r *Routine) error {
+	e.agg.add(r)
+	return nil
+}
+
+// EndDump builds and writes the profile.
+func (e *pprofEncoder) EndDump(d *Dump) error {
+	name := "goroutine"
+	if e.agg.allLeaked() {
+		name = "goroutineleak"
+	}
+	b := newPprofBuilder(name, e.stateKey())
+	if !d.Source.CapturedAt.IsZero() {
+		b.p.TimeNanos = d.Source.CapturedAt.UnixNano()
+	}
+	states := false
+	for _, ent := range e.agg.entries {
+		states = b.addSample(ent) || states
+	}
+	if states {
+		b.p.Comments = append(b.p.Comments, pprofStateComment(b.stateKey))
+	}
+	b.p.Comments = append(b.p.Comments, d.Preamble...)
+	return b.p.WriteUncompressed(e.w)
+}
+
+// stateKey picks the sample label for states: "state", unless a program
+// label has that name.
+func (e *pprofEncoder) stateKey() string {
+	key := "state"
+	for taken := true; taken; {
+		taken = false
+		for _, ent := range e.agg.entries {
+			if _, ok := ent.labels.Get(key); ok {
+				taken = true
+				key = "goroutine_" + key
+				break
+			}
+		}
+	}
+	return key
+}
+
+// pprofBuilder builds a profile with shared functions and locations.
+type pprofBuilder struct {
+	p      *profile.Profile
+	funcs  map[pprofFuncKey]*profile.Function
+	locs   map[string]*profile.Location
+	frames map[*Frame]uint64 // a number per distinct frame, for location keys
+	key    []byte
+
+	stateKey string // the sample label for states
+}
+
+type pprofFuncKey struct{ name, file string }
+
+func newPprofBuilder(name, stateKey string) *pprofBuilder {
+	vt := func() *profile.ValueType { return &profile.ValueType{Type: name, Unit: "count"} }
+	// One mapping that says the locations are symbolized already, so that
+	// pprof does not look for the binary to symbolize them.
+	m := &profile.Mapping{ID: 1, HasFunctions: true, HasFilenames: true, HasLineNumbers: true, HasInlineFrames: true}
+	return &pprofBuilder{
+		p: &profile.Profile{
+			SampleType: []*profile.ValueType{vt()}, PeriodType: vt(), Period: 1,
+			Mapping: []*profile.Mapping{m},
+		},
+		funcs:    make(map[pprofFuncKey]*profile.Function),
+		locs:     make(map[string]*profile.Location),
+		frames:   make(map[*Frame]uint64),
+		stateKey: stateKey,
+	}
+}
+
+// addSample adds the entry's sample and reports whether it has a state
+// label.
+func (b *pprofBuilder) addSample(e *aggregateEntry) (hasState bool) {
+	s := &profile.Sample{Value: []int64{e.count}}
+	frames := e.frames()
+	for i := 0; i < len(frames); {
+		// A location holds a frame and the frames inlined into it.
+		j := i
+		for j < len(frames)-1 && frames[j].Inlined {
+			j++
+		}
+		s.Location = append(s.Location, b.location(e, i, j+1))
+		i = j + 1
+	}
+	if len(e.labels) > 0 {
+		s.Label = make(map[string][]string, len(e.labels)+1)
+		for _, l := range e.labels {
+			s.Label[l.Key] = append(s.Label[l.Key], l.Value)
+		}
+	}
+	if e.state != "" {
+		if s.Label == nil {
+			s.Label = make(map[string][]string, 1)
+		}
+		s.Label[b.stateKey] = []string{e.state}
+		hasState = true
+	}
+	b.p.Sample = append(b.p.Sample, s)
+	return hasState
+}
+
+// location returns the shared location of frames [i, j) of e: frame j-1
+// and the frames inlined into it, at the PC of frame j-1 when known.
+func (b *pprofBuilder) location(e *aggregateEntry, i, j int) *profile.Location {
+	frames := e.frames()
+	var addr uint64
+	for k := j - 1; k >= i && addr == 0; k-- {
+		addr = e.pc(k)
+	}
+	key := binary.AppendUvarint(b.key[:0], addr)
+	for _, f := range frames[i:j] {
+		n, ok := b.frames[f]
+		if !ok {
+			n = uint64(len(b.frames) + 1)
+			b.frames[f] = n
+		}
+		key = binary.AppendUvarint(key, n)
+	}
+	b.key = key
+	if loc, ok := b.locs[string(key)]; ok {
+		return loc
+	}
+	loc := &profile.Location{ID: uint64(len(b.p.Location) + 1), Address: addr, Mapping: b.p.Mapping[0]}
+	for _, f := range frames[i:j] {
+		if f.Func == "" && f.Native {
+			continue // a PC without symbol: the address says it all
+		}
+		loc.Line = append(loc.Line, profile.Line{Function: b.function(f), Line: int64(f.Line)})
+	}
+	b.locs[string(key)] = loc
+	b.p.Location = append(b.p.Location, loc)
+	return loc
+}
+
+// function returns the shared function of f.
+func (b *pprofBuilder) function(f *Frame) *profile.Function {
+	k := pprofFuncKey{f.Func, f.File}
+	if fn, ok := b.funcs[k]; ok {
+		return fn
+	}
+	fn := &profile.Function{ID: uint64(len(b.p.Function) + 1), Name: f.Func, SystemName: f.Func, Filename: f.File}
+	b.funcs[k] = fn
+	b.p.Function = append(b.p.Function, fn)
+	return fn
+}

@@ -1,0 +1,74 @@
+package formats_test
+
+import (
+	"bytes"
+	"compress/gzip"
+	"io"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"testing"
+
+	"github.com/stackdump/stackdump/formats"
+)
+
+var pprofOffsetError = regexp.MustCompile(`offset (\d+) of (\d+) bytes`)
+
+// FuzzPprof reads any bytes as a pprof goroutine profile: no panic, errors
+// that point inside the input, totals that are the sum of the counts, and
+// what was read writes and reads back to the same samples.
+func FuzzPprof(f *testing.F) {
+	seeds, _ := filepath.Glob("../testdata/pprof/*.pb.gz")
+	corpus, _ := filepath.Glob("../testdata/corpus/go/*debug0.pb.gz")
+	for _, path := range append(seeds, corpus...) {
+		raw, err := os.ReadFile(path)
+		if err != nil {
+			f.Fatal(err)
+		}
+		zr, err := gzip.NewReader(bytes.NewReader(raw))
+		if err != nil {
+			f.Fatal(err)
+		}
+		data, err := io.ReadAll(zr)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(data)
+	}
+	f.Fuzz(func(t *testing.T, in []byte) {
+		tab := formats.NewTable()
+		dumps, err := formats.ReadAll(bytes.NewReader(in), formats.ReadOptions{Kind: formats.KindGoPprof, Table: tab, MaxDecompressedBytes: 1 << 20})
+		if err != nil {
+			if m := pprofOffsetError.FindStringSubmatch(err.Error()); m != nil {
+				off, _ := strconv.Atoi(m[1])
+				size, _ := strconv.Atoi(m[2])
+				if off >= size {
+					t.Fatalf("offset past the end: %v", err)
+				}
+			}
+			return
+		}
+		if len(dumps) > 1 {
+			t.Fatalf("%d dumps from one profile", len(dumps))
+		}
+		for _, d := range dumps {
+			var sum int64
+			for _, r := range d.Routines {
+				sum += r.Count
+				if r.Count == 0 || r.Stack == nil {
+					t.Fatalf("routine %+v", r)
+				}
+			}
+			if sum != d.Total {
+				t.Fatalf("total %d, counts sum to %d", d.Total, sum)
+			}
+			out := encodeDumps(t, formats.FormatPprof, d)
+			back, err := formats.ReadAll(bytes.NewReader(out), formats.ReadOptions{Table: tab})
+			if err != nil {
+				t.Fatalf("reading stackdump's own profile: %v", err)
+			}
+			checkSameGroups(t, []*formats.Dump{d}, back)
+		}
+	})
+}
