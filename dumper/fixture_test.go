@@ -84,7 +84,7 @@ func startFixture(t testing.TB, perKind int) *fixture {
 		<-ready
 	}
 	// Give the last ones time to park after signalling.
-	waitParked(t, perKind*len(fixtureKinds))
+	waitFixtureParked(t, perKind*len(fixtureKinds))
 	t.Cleanup(f.Stop)
 	return f
 }
@@ -108,9 +108,9 @@ func labelSet(ls formats.Labels) pprof.LabelSet {
 	return pprof.Labels(kv...)
 }
 
-// waitParked waits until n fixture goroutines are off CPU, judged from
+// waitFixtureParked waits until n fixture goroutines are off CPU, judged from
 // the raw traceback text (not through the code under test).
-func waitParked(t testing.TB, n int) {
+func waitFixtureParked(t testing.TB, n int) {
 	buf := make([]byte, 64<<20)
 	deadline := time.Now().Add(10 * time.Second)
 	for time.Now().Before(deadline) {
