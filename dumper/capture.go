@@ -69,9 +69,9 @@ type CaptureOptions struct {
 	// takes while it is parsed). A capture that would exceed it is cut there
 	// and marked Truncated. Zero means DefaultMaxBytes; there is no 64 MiB cap.
 	MaxBytes int
-	// NoLabels skips the goroutine profile that full mode joins to the
-	// traceback for pprof labels when the runtime does not print them. It
-	// saves a concurrent profile pass (CPU, microsecond pauses).
+	// NoLabels leaves pprof labels out of full captures: GODEBUG is not
+	// touched and no goroutine profile is joined (labels the runtime prints
+	// anyway, under GODEBUG=tracebacklabels=1, are kept).
 	NoLabels bool
 }
 

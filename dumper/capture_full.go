@@ -17,15 +17,19 @@ func captureFull(ctx context.Context, t *formats.Table, opts CaptureOptions) (*f
 	if maxBytes <= 0 {
 		maxBytes = DefaultMaxBytes
 	}
-	wantLabels := !opts.NoLabels && !tracebackPrintsLabels()
-
-	st := printAllStacks(maxBytes)
+	// Labels: printed in the goroutine headers (labels.go), else taken
+	// from a goroutine profile collected while the traceback is parsed
+	// (it runs concurrently with the program; parked goroutines have not
+	// moved).
+	var st stackText
+	wantLabels := false
+	if opts.NoLabels {
+		st = printAllStacks(maxBytes)
+	} else {
+		wantLabels = !withTracebackLabels(func() { st = printAllStacks(maxBytes) })
+	}
 	defer putStackBuf(st.buf)
 
-	// Labels: printed in the goroutine headers when the runtime is asked
-	// to (GODEBUG=tracebacklabels=1), else taken from a goroutine profile
-	// collected while the traceback is parsed (it runs concurrently with
-	// the program; parked goroutines have not moved).
 	var prof *labelIndex
 	var profErr error
 	profDone := make(chan struct{})

@@ -2,6 +2,7 @@ package dumper
 
 import (
 	"context"
+	"os"
 	"runtime"
 	"slices"
 	"strings"
@@ -28,13 +29,21 @@ func TestParseMode(t *testing.T) {
 	}
 }
 
+// TestCaptureFull captures the fixture with default options: labels are
+// printed by the runtime (tracebacklabels turned on for the pass), so even
+// the goroutines sharing a stack with distinct label sets get theirs, and
+// the process's GODEBUG is as it was.
 func TestCaptureFull(t *testing.T) {
 	f := startFixture(t, fixturePerKind)
+	env, had := os.LookupEnv("GODEBUG")
 	d, err := Capture(context.Background(), CaptureOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	checkFullFixture(t, d, f, false)
+	if env2, had2 := os.LookupEnv("GODEBUG"); env2 != env || had2 != had {
+		t.Errorf("GODEBUG after the capture %q (set %v), before %q (set %v)", env2, had2, env, had)
+	}
+	checkFullFixture(t, d, f, true)
 	checkCaptureMeta(t, d, ModeFull)
 	if d.Truncated {
 		t.Error("full capture marked truncated")
@@ -42,8 +51,31 @@ func TestCaptureFull(t *testing.T) {
 	if c := d.Source.Capture; c.Pauses < 1 || c.Pause <= 0 {
 		t.Errorf("full capture recorded %d pauses of %v, want at least one", c.Pauses, c.Pause)
 	}
-	// The ambiguous stack (one label set per goroutine) gets no labels and
-	// a warning that says why.
+	if len(d.Warnings) > 0 {
+		t.Errorf("warnings: %v", d.Warnings)
+	}
+	if int64(len(d.Routines)) != d.Total {
+		t.Errorf("Total %d, %d routines", d.Total, len(d.Routines))
+	}
+	if tracebackPrintsLabels() && !strings.Contains(env, "tracebacklabels=1") {
+		t.Error("tracebacklabels left on after the capture")
+	}
+}
+
+// TestCaptureFullJoinedLabels respects GODEBUG=tracebacklabels=0: labels
+// are joined from the goroutine profile, and the stack with one label set
+// per goroutine gets none and a warning that says why.
+func TestCaptureFullJoinedLabels(t *testing.T) {
+	t.Setenv("GODEBUG", "tracebacklabels=0")
+	f := startFixture(t, fixturePerKind)
+	d, err := Capture(context.Background(), CaptureOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := os.Getenv("GODEBUG"); got != "tracebacklabels=0" {
+		t.Errorf("GODEBUG changed to %q", got)
+	}
+	checkFullFixture(t, d, f, false)
 	var warned bool
 	for _, w := range d.Warnings {
 		if strings.Contains(w.Msg, "labels left off") {
@@ -56,14 +88,10 @@ func TestCaptureFull(t *testing.T) {
 	if !warned {
 		t.Errorf("no warning about ambiguous labels; warnings: %v", d.Warnings)
 	}
-	if int64(len(d.Routines)) != d.Total {
-		t.Errorf("Total %d, %d routines", d.Total, len(d.Routines))
-	}
 }
 
-// TestCaptureFullHeaderLabels checks that labels printed by the runtime
-// (GODEBUG=tracebacklabels=1, Go 1.26) are taken as they are, ambiguous
-// stacks included.
+// TestCaptureFullHeaderLabels checks that labels the runtime prints anyway
+// (GODEBUG=tracebacklabels=1 set by the user) are taken as they are.
 func TestCaptureFullHeaderLabels(t *testing.T) {
 	t.Setenv("GODEBUG", "tracebacklabels=1")
 	if !tracebackPrintsLabels() {
@@ -117,7 +145,7 @@ func TestCaptureFullRetry(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	checkFullFixture(t, d, f, false)
+	checkFullFixture(t, d, f, true)
 	if d.Truncated {
 		t.Error("retried capture marked truncated")
 	}

@@ -117,7 +117,7 @@ func TestHandlerFormatsAndEncodings(t *testing.T) {
 		t.Errorf("Content-Disposition = %q", cd)
 	}
 	plain := readDump(t, body)
-	checkFullFixture(t, plain, f, false)
+	checkFullFixture(t, plain, f, true)
 	want := fixtureSummary(plain)
 
 	for _, tc := range []struct {

@@ -4,22 +4,29 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"os"
 	"runtime"
 	"runtime/pprof"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/stackdump/stackdump/formats"
 )
 
-// Before Go 1.26 the traceback text carries no pprof labels, and Go 1.26
-// prints them only with GODEBUG=tracebacklabels=1. Without them, full mode
-// joins the labels of the goroutine profile (which has them, per distinct
-// stack and label set) to the traceback's routines by stack: the same
-// function, file and line sequence once leading runtime frames are dropped.
-// When one stack carries several label sets in the profile, which routine
-// has which is unknowable: those routines get no labels and the dump a
-// warning.
+// Go 1.26 prints pprof labels in goroutine headers only with
+// GODEBUG=tracebacklabels=1. A runtime setting can be changed while the
+// program runs (os.Setenv("GODEBUG") makes the runtime re-read it), so full
+// mode turns it on for the one runtime.Stack call, unless the process's
+// GODEBUG already says tracebacklabels=…: then the user chose, and
+// tracebacklabels=0 is respected.
+//
+// Without printed labels, full mode joins the labels of the goroutine
+// profile (which has them, per distinct stack and label set) to the
+// traceback's routines by stack: the same function, file and line sequence
+// once leading runtime frames are dropped. When one stack carries several
+// label sets in the profile, which routine has which is unknowable: those
+// routines get no labels and the dump a warning.
 
 const probeLabel = "stackdump_probe"
 
@@ -35,6 +42,56 @@ func tracebackPrintsLabels() bool {
 		printed = bytes.Contains(head, []byte(probeLabel))
 	})
 	return printed
+}
+
+// godebugEnvMu serialises the changes of GODEBUG made here, so that
+// concurrent captures restore what they found.
+var godebugEnvMu sync.Mutex
+
+// withTracebackLabels runs f with the runtime printing pprof labels in
+// goroutine headers, turning GODEBUG=tracebacklabels=1 on for the duration
+// when the process's GODEBUG does not set it. It reports whether labels
+// were printed.
+func withTracebackLabels(f func()) bool {
+	if tracebackPrintsLabels() {
+		f()
+		return true
+	}
+	godebugEnvMu.Lock()
+	defer godebugEnvMu.Unlock()
+	env, had := os.LookupEnv("GODEBUG")
+	if godebugSets(env, "tracebacklabels") {
+		f()
+		return false
+	}
+	set := "tracebacklabels=1"
+	if env != "" {
+		set = env + "," + set
+	}
+	if err := os.Setenv("GODEBUG", set); err != nil {
+		f()
+		return false
+	}
+	defer func() {
+		if had {
+			os.Setenv("GODEBUG", env)
+		} else {
+			os.Unsetenv("GODEBUG")
+		}
+	}()
+	printed := tracebackPrintsLabels() // false on a runtime without the setting
+	f()
+	return printed
+}
+
+// godebugSets reports whether a GODEBUG value sets key.
+func godebugSets(env, key string) bool {
+	for kv := range strings.SplitSeq(env, ",") {
+		if k, _, ok := strings.Cut(strings.TrimSpace(kv), "="); ok && k == key {
+			return true
+		}
+	}
+	return false
 }
 
 // labelIndex maps normalized stacks of a goroutine profile to their labels.
