@@ -53,7 +53,7 @@ func WriteFile(ctx context.Context, path string, opts FileOptions) error {
 	if err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
-	out, err := formats.NewOutput(af, comp)
+	out, err := newDumpOutput(af, comp)
 	if err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}

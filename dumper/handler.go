@@ -273,13 +273,13 @@ func (h *dumpHandler) writeHeaders(w http.ResponseWriter, req dumpRequest, d *fo
 	}
 }
 
-// writeResponse streams d through one large buffered, compressed Output.
+// writeResponse streams d through one large buffered, compressed output.
 // It returns how many bytes went to w: when encoding fails before the
-// first buffer is flushed, nothing has been sent and the caller can still
+// first buffer reached w, nothing has been sent and the caller can still
 // answer with an error status.
 func writeResponse(ctx context.Context, w http.ResponseWriter, req dumpRequest, d *formats.Dump) (sent int64, err error) {
-	cw := &countingWriter{w: w}
-	out, err := formats.NewOutput(cw, req.comp)
+	gw := &gateWriter{w: w}
+	out, err := newDumpOutput(gw, req.comp)
 	if err != nil {
 		return 0, err
 	}
@@ -288,25 +288,45 @@ func writeResponse(ctx context.Context, w http.ResponseWriter, req dumpRequest, 
 	} else {
 		err = encodeDump(ctx, out, req.format, d)
 	}
-	if err != nil && cw.n == 0 {
-		return 0, err // drop what is buffered
+	if err != nil {
+		gw.close() // drop what is still buffered or being compressed
 	}
 	if cerr := out.Close(); err == nil {
 		err = cerr
 	}
-	return cw.n, err
+	return gw.sent(), err
 }
 
-// countingWriter counts the bytes written through it.
-type countingWriter struct {
-	w io.Writer
-	n int64
+// gateWriter passes writes to w until closed, then drops them, and counts
+// what it passed. Compressors write to it from their own goroutines.
+type gateWriter struct {
+	mu     sync.Mutex
+	w      io.Writer
+	n      int64
+	closed bool
 }
 
-func (c *countingWriter) Write(p []byte) (int, error) {
-	n, err := c.w.Write(p)
-	c.n += int64(n)
+func (g *gateWriter) Write(p []byte) (int, error) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.closed {
+		return len(p), nil
+	}
+	n, err := g.w.Write(p)
+	g.n += int64(n)
 	return n, err
+}
+
+func (g *gateWriter) close() {
+	g.mu.Lock()
+	g.closed = true
+	g.mu.Unlock()
+}
+
+func (g *gateWriter) sent() int64 {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.n
 }
 
 func (h *dumpHandler) reportError(r *http.Request, err error) {
