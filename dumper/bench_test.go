@@ -17,6 +17,7 @@ import (
 
 	kgzip "github.com/klauspost/compress/gzip"
 	"github.com/klauspost/compress/zstd"
+	"github.com/klauspost/pgzip"
 
 	"github.com/stackdump/stackdump/formats"
 )
@@ -277,9 +278,21 @@ var compressors = []compressor{
 	{"kgzip-5", func(w io.Writer) io.WriteCloser { z, _ := kgzip.NewWriterLevel(w, 5); return z }},
 	{"kgzip-6", func(w io.Writer) io.WriteCloser { z, _ := kgzip.NewWriterLevel(w, 6); return z }},
 	{"kgzip-9", func(w io.Writer) io.WriteCloser { z, _ := kgzip.NewWriterLevel(w, 9); return z }},
+	{"pgzip-1", func(w io.Writer) io.WriteCloser { z, _ := pgzip.NewWriterLevel(w, 1); return z }},
+	{"pgzip-5", func(w io.Writer) io.WriteCloser { z, _ := pgzip.NewWriterLevel(w, 5); return z }},
 	{"zstd-fastest", zstdLevel(zstd.SpeedFastest)},
 	{"zstd-default", zstdLevel(zstd.SpeedDefault)},
 	{"zstd-better", zstdLevel(zstd.SpeedBetterCompression)},
+	// What Handler and WriteFile use (compress.go), behind the 1 MiB buffer.
+	{"dumper-gzip", dumperOutput(formats.CompressGzip)},
+	{"dumper-zstd", dumperOutput(formats.CompressZstd)},
+}
+
+func dumperOutput(c formats.Compression) func(io.Writer) io.WriteCloser {
+	return func(w io.Writer) io.WriteCloser {
+		o, _ := newDumpOutput(w, c)
+		return o
+	}
 }
 
 func zstdLevel(l zstd.EncoderLevel) func(io.Writer) io.WriteCloser {
