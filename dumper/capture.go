@@ -90,12 +90,22 @@ var missingByMode = map[Mode][]string{
 // Capture is safe for concurrent use; concurrent full captures each stop
 // the world in turn.
 func Capture(ctx context.Context, opts CaptureOptions) (*formats.Dump, error) {
+	d, _, err := capture(ctx, opts, false)
+	return d, err
+}
+
+// capture is Capture. With rawText set, a full capture whose labels the
+// runtime printed is not read: raw is the runtime's traceback text — what
+// the text encoder would write from the model, byte for byte
+// (TestRawTextMatchesEncoder) — and d holds the metadata only. The caller
+// returns raw.buf with putStackBuf.
+func capture(ctx context.Context, opts CaptureOptions, rawText bool) (d *formats.Dump, raw *stackText, err error) {
 	mode, err := ParseMode(string(opts.Mode))
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if err := ctx.Err(); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	t := opts.Table
 	if t == nil {
@@ -103,20 +113,30 @@ func Capture(ctx context.Context, opts CaptureOptions) (*formats.Dump, error) {
 	}
 	start := time.Now()
 	before := readPauses()
-	var d *formats.Dump
 	switch mode {
 	case ModeFull:
-		d, err = captureFull(ctx, t, opts)
+		st, headerLabels := takeStacks(opts)
+		if rawText && (headerLabels || opts.NoLabels) {
+			raw = &st
+			recordStackBytes(st.n, runtime.NumGoroutine())
+			d = &formats.Dump{Source: formats.Source{Kind: formats.KindGoTraceback}, Truncated: st.truncated}
+			if st.truncated {
+				d.Warnings = append(d.Warnings, truncationWarning(st))
+			}
+			break
+		}
+		d, err = readStacks(ctx, t, st, headerLabels, opts)
+		putStackBuf(st.buf)
 	case ModeGrouped:
 		d, err = captureGrouped(ctx, t)
 	case ModeTrace:
 		d, err = captureTrace(ctx, opts.TraceWindow, t)
 	}
-	if err != nil {
-		return nil, fmt.Errorf("%s capture: %w", mode, err)
+	if err == nil && d == nil {
+		err = errors.New("no dump")
 	}
-	if d == nil {
-		return nil, fmt.Errorf("%s capture: %w", mode, errors.New("no dump"))
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s capture: %w", mode, err)
 	}
 	c := d.Source.Capture
 	if c == nil {
@@ -139,7 +159,7 @@ func Capture(ctx context.Context, opts CaptureOptions) (*formats.Dump, error) {
 	if d.Source.Target == "" {
 		d.Source.Target = selfTarget()
 	}
-	return d, nil
+	return d, raw, nil
 }
 
 // selfTarget names the calling process as "name[pid]".

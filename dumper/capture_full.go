@@ -10,30 +10,31 @@ import (
 // ctxCheckEvery is how many routines are parsed between context checks.
 const ctxCheckEvery = 4096
 
-// captureFull takes every goroutine from one runtime.Stack pass, then
-// parses the text and joins pprof labels to it.
-func captureFull(ctx context.Context, t *formats.Table, opts CaptureOptions) (*formats.Dump, error) {
+// takeStacks prints every goroutine in one runtime.Stack pass, with pprof
+// labels in the headers unless opts.NoLabels or the process's GODEBUG says
+// tracebacklabels=0 (labels.go). headerLabels reports whether they are
+// there. The caller returns st.buf with putStackBuf.
+func takeStacks(opts CaptureOptions) (st stackText, headerLabels bool) {
 	maxBytes := opts.MaxBytes
 	if maxBytes <= 0 {
 		maxBytes = DefaultMaxBytes
 	}
-	// Labels: printed in the goroutine headers (labels.go), else taken
-	// from a goroutine profile collected while the traceback is parsed
-	// (it runs concurrently with the program; parked goroutines have not
-	// moved).
-	var st stackText
-	wantLabels := false
 	if opts.NoLabels {
-		st = printAllStacks(maxBytes)
-	} else {
-		wantLabels = !withTracebackLabels(func() { st = printAllStacks(maxBytes) })
+		return printAllStacks(maxBytes), tracebackPrintsLabels()
 	}
-	defer putStackBuf(st.buf)
+	headerLabels = withTracebackLabels(func() { st = printAllStacks(maxBytes) })
+	return st, headerLabels
+}
 
+// readStacks reads the text of takeStacks into a dump. Without header
+// labels (and unless opts.NoLabels), labels are joined from a goroutine
+// profile collected while the text is parsed: it runs concurrently with
+// the program, and parked goroutines have not moved.
+func readStacks(ctx context.Context, t *formats.Table, st stackText, headerLabels bool, opts CaptureOptions) (*formats.Dump, error) {
 	var prof *labelIndex
 	var profErr error
 	profDone := make(chan struct{})
-	if wantLabels {
+	if !headerLabels && !opts.NoLabels {
 		go func() {
 			defer close(profDone)
 			prof, profErr = profileLabels()
@@ -49,10 +50,7 @@ func captureFull(ctx context.Context, t *formats.Table, opts CaptureOptions) (*f
 	recordStackBytes(st.n, len(d.Routines))
 	if st.truncated {
 		d.Truncated = true
-		d.Warnings = append(d.Warnings, &formats.ParseError{
-			Offset: int64(st.n),
-			Msg:    fmt.Sprintf("capture cut at %d bytes (CaptureOptions.MaxBytes); later goroutines are missing", st.n),
-		})
+		d.Warnings = append(d.Warnings, truncationWarning(st))
 	}
 	switch {
 	case profErr != nil:
@@ -64,4 +62,11 @@ func captureFull(ctx context.Context, t *formats.Table, opts CaptureOptions) (*f
 	}
 	d.Source.Capture = &formats.Capture{Missing: missingByMode[ModeFull]}
 	return d, nil
+}
+
+func truncationWarning(st stackText) *formats.ParseError {
+	return &formats.ParseError{
+		Offset: int64(st.n),
+		Msg:    fmt.Sprintf("capture cut at %d bytes (CaptureOptions.MaxBytes); later goroutines are missing", st.n),
+	}
 }

@@ -1,6 +1,7 @@
 package dumper
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"runtime"
@@ -70,4 +71,44 @@ func describeFrames(fs []*formats.Frame) string {
 		fmt.Fprintf(&b, "%s %s:%d +%#x;", f.Func, f.File, f.Line, f.Offset)
 	}
 	return b.String()
+}
+
+// TestRawTextMatchesEncoder is why text output of a full capture is the
+// runtime's own text, unread: reading that text and writing it back with
+// the text encoder gives the same bytes.
+func TestRawTextMatchesEncoder(t *testing.T) {
+	startFixture(t, 20)
+	d, raw, err := capture(context.Background(), CaptureOptions{}, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if raw == nil {
+		t.Fatal("a full capture with printed labels kept no raw text")
+	}
+	defer putStackBuf(raw.buf)
+	if d.Source.Capture == nil || d.Source.Capture.Mode != "full" || d.Source.Capture.Pauses < 1 {
+		t.Errorf("raw capture metadata %+v", d.Source.Capture)
+	}
+	text := raw.buf[:raw.n]
+	parsed, err := parseTraceback(context.Background(), text, formats.NewTable())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	if err := encodeDump(context.Background(), &out, formats.FormatText, parsed); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(out.Bytes(), text) {
+		a, b := out.Bytes(), text
+		i := 0
+		for i < min(len(a), len(b)) && a[i] == b[i] {
+			i++
+		}
+		t.Errorf("re-encoded text differs from the runtime's at byte %d:\n encoded %q\n runtime %q", i, a[max(0, i-40):min(len(a), i+40)], b[max(0, i-40):min(len(b), i+40)])
+	}
+	// With tracebacklabels=0 the labels must be joined: no raw text.
+	t.Setenv("GODEBUG", "tracebacklabels=0")
+	if _, raw, err := capture(context.Background(), CaptureOptions{}, true); err != nil || raw != nil {
+		t.Errorf("capture with tracebacklabels=0 kept the raw text (%v)", err)
+	}
 }

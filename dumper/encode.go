@@ -34,6 +34,28 @@ func encodeDump(ctx context.Context, w io.Writer, f formats.Format, d *formats.D
 	return ctx.Err()
 }
 
+// writeCaptured writes a capture to w: the runtime's text as is when the
+// capture kept it (raw, for text output), else d's groups in format f when
+// dedupe is set (at similarity by), else d in format f.
+func writeCaptured(ctx context.Context, w io.Writer, f formats.Format, d *formats.Dump, raw *stackText, dedupe bool, by string) error {
+	switch {
+	case raw != nil:
+		if _, err := w.Write(raw.buf[:raw.n]); err != nil {
+			return fmt.Errorf("write text: %w", err)
+		}
+		return ctx.Err()
+	case dedupe:
+		return writeGrouped(ctx, w, f, d, by)
+	}
+	return encodeDump(ctx, w, f, d)
+}
+
+// wantsRawText reports whether output in format f can be the runtime's
+// own traceback text.
+func wantsRawText(f formats.Format, dedupe bool) bool {
+	return f == formats.FormatText && !dedupe
+}
+
 // fileExt returns the file name extension of format f with compression c:
 // ".txt", ".json.gz", ".pb.zst". formats.FromPath reads it back.
 func fileExt(f formats.Format, c formats.Compression) string {

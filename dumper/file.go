@@ -32,14 +32,13 @@ func WriteFile(ctx context.Context, path string, opts FileOptions) error {
 	if err != nil {
 		return err
 	}
-	if opts.Dedupe || opts.By != "" {
-		if !groupable(format) {
-			return fmt.Errorf("write %s: dedupe applies to text, json or debug1, not %s", path, format)
-		}
-		if opts.By != "" {
-			if err := checkBy(opts.By); err != nil {
-				return fmt.Errorf("write %s: %w", path, err)
-			}
+	dedupe := opts.Dedupe || opts.By != ""
+	if dedupe && !groupable(format) {
+		return fmt.Errorf("write %s: dedupe applies to text, json or debug1, not %s", path, format)
+	}
+	if opts.By != "" {
+		if err := checkBy(opts.By); err != nil {
+			return fmt.Errorf("write %s: %w", path, err)
 		}
 	}
 	// Create the file before the capture, so that an unwritable
@@ -49,19 +48,18 @@ func WriteFile(ctx context.Context, path string, opts FileOptions) error {
 		return err
 	}
 	defer af.Abort()
-	d, err := Capture(ctx, opts.Capture)
+	d, raw, err := capture(ctx, opts.Capture, wantsRawText(format, dedupe))
 	if err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if raw != nil {
+		defer putStackBuf(raw.buf)
 	}
 	out, err := newDumpOutput(af, comp)
 	if err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
-	if opts.Dedupe || opts.By != "" {
-		err = writeGrouped(ctx, out, format, d, opts.By)
-	} else {
-		err = encodeDump(ctx, out, format, d)
-	}
+	err = writeCaptured(ctx, out, format, d, raw, dedupe, opts.By)
 	if cerr := out.Close(); err == nil {
 		err = cerr
 	}

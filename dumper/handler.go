@@ -160,7 +160,10 @@ func (h *dumpHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if req.window > 0 {
 		window = req.window
 	}
-	d, err := Capture(ctx, CaptureOptions{Mode: req.mode, TraceWindow: window, MaxBytes: h.opts.MaxBytes})
+	d, raw, err := capture(ctx, CaptureOptions{Mode: req.mode, TraceWindow: window, MaxBytes: h.opts.MaxBytes}, wantsRawText(req.format, req.dedupe))
+	if raw != nil {
+		defer putStackBuf(raw.buf)
+	}
 	if err != nil {
 		if ctx.Err() != nil {
 			return // the client went away or the deadline passed
@@ -169,7 +172,7 @@ func (h *dumpHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	h.writeHeaders(w, req, d)
-	if sent, err := writeResponse(ctx, w, req, d); err != nil {
+	if sent, err := writeResponse(ctx, w, req, d, raw); err != nil {
 		if sent == 0 && ctx.Err() == nil {
 			// Nothing reached the client: it can still get a proper error.
 			serveError(w, http.StatusInternalServerError, err.Error())
@@ -277,17 +280,13 @@ func (h *dumpHandler) writeHeaders(w http.ResponseWriter, req dumpRequest, d *fo
 // It returns how many bytes went to w: when encoding fails before the
 // first buffer reached w, nothing has been sent and the caller can still
 // answer with an error status.
-func writeResponse(ctx context.Context, w http.ResponseWriter, req dumpRequest, d *formats.Dump) (sent int64, err error) {
+func writeResponse(ctx context.Context, w http.ResponseWriter, req dumpRequest, d *formats.Dump, raw *stackText) (sent int64, err error) {
 	gw := &gateWriter{w: w}
 	out, err := newDumpOutput(gw, req.comp)
 	if err != nil {
 		return 0, err
 	}
-	if req.dedupe {
-		err = writeGrouped(ctx, out, req.format, d, req.by)
-	} else {
-		err = encodeDump(ctx, out, req.format, d)
-	}
+	err = writeCaptured(ctx, out, req.format, d, raw, req.dedupe, req.by)
 	if err != nil {
 		gw.close() // drop what is still buffered or being compressed
 	}
