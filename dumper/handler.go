@@ -165,21 +165,32 @@ func (h *dumpHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		defer putStackBuf(raw.buf)
 	}
 	if err != nil {
-		if ctx.Err() != nil {
-			return // the client went away or the deadline passed
-		}
-		serveError(w, http.StatusInternalServerError, err.Error())
+		h.serveFailure(ctx, w, r, err)
 		return
 	}
 	h.writeHeaders(w, req, d)
 	if sent, err := writeResponse(ctx, w, req, d, raw); err != nil {
-		if sent == 0 && ctx.Err() == nil {
+		if sent == 0 {
 			// Nothing reached the client: it can still get a proper error.
-			serveError(w, http.StatusInternalServerError, err.Error())
+			h.serveFailure(ctx, w, r, err)
 			return
 		}
 		failed = true // net/http closes the connection
 		h.reportError(r, err)
+	}
+}
+
+// serveFailure answers a capture or encoding that failed before anything
+// was sent: nothing when the client went away, 503 when WriteTimeout
+// passed, 500 otherwise.
+func (h *dumpHandler) serveFailure(ctx context.Context, w http.ResponseWriter, r *http.Request, err error) {
+	switch {
+	case r.Context().Err() != nil:
+		return // the client went away
+	case ctx.Err() != nil:
+		serveError(w, http.StatusServiceUnavailable, fmt.Sprintf("the dump took longer than the handler's WriteTimeout (%v); try mode=grouped", h.opts.WriteTimeout))
+	default:
+		serveError(w, http.StatusInternalServerError, err.Error())
 	}
 }
 

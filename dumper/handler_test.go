@@ -426,3 +426,13 @@ func waitDeepParked(t testing.TB, n int) {
 	}
 	t.Fatal("deep goroutines did not park")
 }
+
+// TestHandlerCaptureTimeout gives the handler less time than a capture
+// takes: the client gets 503 naming WriteTimeout, not an empty 200.
+func TestHandlerCaptureTimeout(t *testing.T) {
+	srv := newDumpServer(t, HandlerOptions{WriteTimeout: time.Microsecond})
+	resp, body := get(t, srv.URL+"/debug/stackdump?format=json")
+	if resp.StatusCode != http.StatusServiceUnavailable || !strings.Contains(string(body), "WriteTimeout") {
+		t.Errorf("capture past WriteTimeout: %d %q, want 503 naming WriteTimeout", resp.StatusCode, body)
+	}
+}
