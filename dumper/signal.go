@@ -35,7 +35,8 @@ type SignalOptions struct {
 	// OnError, when not nil, is told about each dump or cleanup that
 	// failed; the handler carries on with the next signal.
 	OnError func(error)
-	// OnDump, when not nil, is told the path of each dump written.
+	// OnDump, when not nil, is told the path of each dump written, once
+	// older dumps were pruned.
 	OnDump func(path string)
 }
 
@@ -98,11 +99,11 @@ func dumpOnSignal(ctx context.Context, dir string, opts *SignalOptions) {
 		report(fmt.Errorf("dump on signal: %w", err))
 		return
 	}
-	if opts.OnDump != nil {
-		opts.OnDump(path)
-	}
 	if opts.Keep > 0 {
 		report(pruneDumps(dir, opts.Prefix+"-", opts.Keep))
+	}
+	if opts.OnDump != nil {
+		opts.OnDump(path)
 	}
 }
 
