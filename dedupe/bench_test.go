@@ -1,8 +1,12 @@
 package dedupe
 
 import (
+	"bytes"
 	"fmt"
+	"os"
+	"path/filepath"
 	"runtime"
+	"strings"
 	"testing"
 
 	"github.com/stackdump/stackdump/formats"
@@ -68,4 +72,60 @@ func retainedHeap(build func() any) float64 {
 	runtime.ReadMemStats(&after)
 	runtime.KeepAlive(v)
 	return float64(after.HeapAlloc) - float64(before.HeapAlloc)
+}
+
+// BenchmarkReadAndGroup reads a 14,200-goroutine debug=2 dump (panicweb's
+// 71 goroutines, renumbered 200 times) with and without grouping: the
+// grouping must cost little next to the reading.
+func BenchmarkReadAndGroup(b *testing.B) {
+	data, err := os.ReadFile(filepath.Join(corpusDir, "go", "panicparse_panicweb_debug2.txt"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	big, n := repeatDump(data, 200)
+	run := func(b *testing.B, group bool) {
+		b.SetBytes(int64(len(big)))
+		b.ReportAllocs()
+		for b.Loop() {
+			rd := formats.NewReader(bytes.NewReader(big), formats.ReadOptions{})
+			if _, err := rd.Next(); err != nil {
+				b.Fatal(err)
+			}
+			g := NewGrouper(Options{})
+			for r, err := range rd.Routines() {
+				if err != nil {
+					b.Fatal(err)
+				}
+				if group {
+					g.Add(r)
+				}
+			}
+			if group && g.Total() != int64(n) {
+				b.Fatalf("grouped %d routines, want %d", g.Total(), n)
+			}
+			g.Groups()
+		}
+		b.ReportMetric(float64(n)*float64(b.N)/b.Elapsed().Seconds(), "routines/s")
+	}
+	b.Run("read", func(b *testing.B) { run(b, false) })
+	b.Run("read+group", func(b *testing.B) { run(b, true) })
+}
+
+// repeatDump returns the goroutines of a debug=2 dump copied k times with
+// fresh ids, and how many goroutines that is.
+func repeatDump(dump []byte, k int) ([]byte, int) {
+	blocks := strings.Split(strings.TrimSpace(string(dump)), "\n\n")
+	var out bytes.Buffer
+	id := 0
+	for range k {
+		for _, blk := range blocks {
+			_, rest, ok := strings.Cut(blk, " [")
+			if !ok || !strings.HasPrefix(blk, "goroutine ") {
+				continue
+			}
+			id++
+			fmt.Fprintf(&out, "goroutine %d [%s\n\n", id, rest)
+		}
+	}
+	return out.Bytes(), id
 }

@@ -88,7 +88,7 @@ func parkGroupByFunc(groups []*formats.Group, fn string) *formats.Group {
 // Every Go dump of the corpus: group counts sum to the dump's total, at
 // every level, and shuffling the routines changes nothing.
 func TestCorpusGroupingInvariants(t *testing.T) {
-	files, err := filepath.Glob(filepath.Join(corpusDir, "go", "*"))
+	files, err := filepath.Glob(filepath.Join(corpusDir, "*", "*"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -103,8 +103,8 @@ func TestCorpusGroupingInvariants(t *testing.T) {
 			}
 			defer f.Close()
 			dumps, err := formats.ReadAll(f, formats.ReadOptions{})
-			if err != nil && strings.Contains(err.Error(), "not supported yet") {
-				t.Skipf("reader not merged yet: %v", err)
+			if err != nil && len(dumps) == 0 {
+				t.Fatal(err)
 			}
 			for _, d := range dumps {
 				for _, by := range Levels {

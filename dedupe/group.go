@@ -33,12 +33,14 @@ type Options struct {
 
 // A Grouper collects routines one at a time into counted groups of
 // similar stacks. Its memory follows the number of groups, not of
-// routines: each group keeps counts, a capped list of ids and one sample
-// routine. The result does not depend on the order routines are added in.
+// routines: each group keeps counts, a capped list of ids, one sample
+// routine and a count per distinct label set (label sets cost what they
+// already cost in the reader's Table). The result does not depend on the
+// order routines are added in.
 //
 // Keys are computed once per distinct interned stack (and, at ByExact, per
-// distinct state and argument set), so adding a routine costs a map lookup
-// and a few counters.
+// distinct state and argument set), so adding a routine costs a slice
+// index or map lookup and a few counters.
 //
 // A Grouper is not safe for concurrent use.
 type Grouper struct {

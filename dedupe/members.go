@@ -181,8 +181,9 @@ func (a *group) export() *formats.Group {
 }
 
 // compareSample orders candidate samples: the lowest non-zero id first,
-// then (for inputs without ids) the largest count, then by content, so
-// that the sample does not depend on input order.
+// then (for inputs without ids) the largest count, then by content, then
+// by input line, so that the sample does not depend on the order the
+// routines were added in.
 func (g *Grouper) compareSample(x, y *formats.Routine) int {
 	if c := compareIDs(x.ID, y.ID); c != 0 {
 		return c
@@ -214,7 +215,17 @@ func (g *Grouper) compareSample(x, y *formats.Routine) int {
 	if c := cmp.Compare(x.ParentID, y.ParentID); c != 0 {
 		return c
 	}
-	return strings.Compare(x.Name, y.Name)
+	if c := strings.Compare(x.Name, y.Name); c != 0 {
+		return c
+	}
+	if x.Thread != nil && y.Thread != nil {
+		if c := cmp.Compare(x.Thread.OSID, y.Thread.OSID); c != 0 {
+			return c
+		}
+	}
+	// Last resort for routines alike in all the above (JVM threads
+	// without ids and with equal names): where they were in the input.
+	return cmp.Compare(x.Line, y.Line)
 }
 
 // compareIDs puts non-zero ids first, in increasing order.

@@ -101,15 +101,11 @@ func profile(t *testing.T, debug int) []byte {
 	return buf.Bytes()
 }
 
-// readGroups reads the first dump of data and groups it, skipping the
-// test while the reader for its format is still a placeholder.
+// readGroups reads the first dump of data and groups it.
 func readGroups(t *testing.T, data []byte, opts Options) (*formats.Dump, []*formats.Group) {
 	t.Helper()
 	rd := formats.NewReader(bytes.NewReader(data), formats.ReadOptions{})
 	d, groups, err := GroupNext(rd, opts, func(pe *formats.ParseError) { t.Errorf("parse error: %v", pe) })
-	if err != nil && strings.Contains(err.Error(), "not supported yet") {
-		t.Skipf("reader not merged yet: %v", err)
-	}
 	if err == io.EOF {
 		t.Fatal("no dump read")
 	}

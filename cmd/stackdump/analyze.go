@@ -165,13 +165,3 @@ func useColor(mode string, w io.Writer) (bool, error) {
 	}
 	return false, fmt.Errorf("--color %q: want auto, always or never", mode)
 }
-
-// isTerminal reports whether w is a character device such as a terminal.
-func isTerminal(w io.Writer) bool {
-	f, ok := w.(*os.File)
-	if !ok {
-		return false
-	}
-	st, err := f.Stat()
-	return err == nil && st.Mode()&os.ModeCharDevice != 0
-}

@@ -76,7 +76,7 @@ func runDemo(cmd *cobra.Command, o demoOptions) error {
 		return err
 	}
 	dumpPath := filepath.Join(o.out, "dump.json.gz")
-	err = writeOutput(cmd, dumpPath, formats.CompressGzip, func(w io.Writer) error {
+	err = writeTo(dumpPath, nil, formats.CompressGzip, func(w io.Writer) error {
 		enc, err := formats.NewEncoder(w, formats.FormatJSON)
 		if err != nil {
 			return err

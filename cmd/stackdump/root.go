@@ -16,6 +16,8 @@ writes them as text or JSON, grouped or not, compressed or not.`,
 	}
 	root.AddCommand(
 		newConvertCommand(),
+		newCaptureCommand(),
+		newWatchCommand(),
 		newAnalyzeCommand(),
 		newQueryCommand(),
 		newDemoCommand(),

@@ -15,7 +15,8 @@
 //   - a goroutine waiting on a sync.WaitGroup for a batch of tasks;
 //   - sleepers in time.Sleep.
 //
-// Its stackdump endpoint is mounted at [EndpointPath]. Close stops
+// Its stackdump endpoint (dumper.Handler) is mounted at [EndpointPath],
+// net/http/pprof under /debug/pprof/. Close stops
 // everything, the leaked goroutines included, and waits for them.
 package demo
 
