@@ -16,8 +16,8 @@
 //   - sleepers in time.Sleep.
 //
 // Its stackdump endpoint (dumper.Handler) is mounted at [EndpointPath],
-// net/http/pprof under /debug/pprof/. Close stops
-// everything, the leaked goroutines included, and waits for them.
+// net/http/pprof under /debug/pprof/. Close stops everything, the leaked
+// goroutines included, and waits for them.
 package demo
 
 import (
