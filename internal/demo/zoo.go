@@ -160,8 +160,8 @@ func (c *priceCache) Get(symbol string) float64 {
 	return c.prices[symbol]
 }
 
-// refresh reloads the prices with the lock held across the slow call:
-// readers are served only in the moments between two refreshes.
+// refresh reloads the prices with the lock held across a slow upstream
+// call: readers queue behind it for as long as the call takes.
 func (c *priceCache) refresh(s *Service) {
 	defer s.wg.Done()
 	for {
@@ -175,11 +175,18 @@ func (c *priceCache) refresh(s *Service) {
 	}
 }
 
-// slowUpstream stands for a call that takes a second (less when the
+// upstreamTimeout is how long the price upstream takes to time out; the
+// cache's lock is free only for a moment between two of its calls, so any
+// capture of a demo shorter than this sees the readers queued.
+const upstreamTimeout = 30 * time.Second
+
+// slowUpstream stands for a call that hangs until it times out (or the
 // service stops); it reports whether the service stopped.
 func slowUpstream(done <-chan struct{}) bool {
+	t := time.NewTimer(upstreamTimeout)
+	defer t.Stop()
 	select {
-	case <-time.After(time.Second):
+	case <-t.C:
 		return false
 	case <-done:
 		return true
@@ -193,7 +200,7 @@ func (s *Service) handlePrice(w http.ResponseWriter, r *http.Request) {
 // priceClient keeps requesting /price over a keep-alive connection.
 func (s *Service) priceClient() {
 	defer s.wg.Done()
-	client := &http.Client{Transport: s.priceTransport, Timeout: 10 * time.Second}
+	client := &http.Client{Transport: s.priceTransport, Timeout: 2 * upstreamTimeout}
 	for !s.stopped() {
 		get(client, s.URL+"/price")
 	}
