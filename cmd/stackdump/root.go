@@ -16,6 +16,7 @@ writes them as text or JSON, grouped or not, compressed or not.`,
 	}
 	root.AddCommand(
 		newConvertCommand(),
+		newReportCommand(),
 		newVersionCommand(),
 	)
 	return root
