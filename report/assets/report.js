@@ -102,6 +102,14 @@
     return s.slice(j + 1);
   }
 
+  // shortName is a frame's function without its package path: the Go form
+  // above, or "LockSupport.park" for "java.util.concurrent.locks.LockSupport.park".
+  function shortName(fi) {
+    var fn = fFunc(fi), pkg = fPkg(fi);
+    if (pkg && pkg.indexOf('/') < 0 && pkg.indexOf('.') > 0 && fn.indexOf(pkg + '.') === 0) return fn.slice(pkg.length + 1);
+    return shortFunc(fn);
+  }
+
   // topFrame is the innermost frame outside the runtime; appFrame the
   // innermost frame of the application (not runtime, standard library or JDK).
   function topFrame(stack) {
@@ -473,7 +481,7 @@
     }
     if (chain.length > 1) {
       chain.forEach(function (n, d) {
-        var b = el('button', 'crumb', d === 0 ? 'all' : shortFunc(fFunc(n.f)));
+        var b = el('button', 'crumb', d === 0 ? 'all' : shortName(n.f));
         b.type = 'button';
         b.title = nodeName(n);
         b.addEventListener('click', function () { view.zoom = view.zoom.slice(0, d); renderFlame(); });
@@ -506,7 +514,7 @@
         svg('title', {}, tip),
         svg('rect', { x: it.x.toFixed(1), y: it.d * FLAME_ROW, width: Math.max(0.5, it.w - 0.5).toFixed(1), height: FLAME_ROW - 1, fill: n.f < 0 ? '#c9ccd1' : frameColor(n.f) }));
       if (it.w > 28) {
-        g.appendChild(svg('text', { x: (it.x + 3).toFixed(1), y: it.d * FLAME_ROW + 12.5 }, clipText(n.f < 0 ? name : shortFunc(name), it.w - 6, 6.6)));
+        g.appendChild(svg('text', { x: (it.x + 3).toFixed(1), y: it.d * FLAME_ROW + 12.5 }, clipText(n.f < 0 ? name : shortName(n.f), it.w - 6, 6.6)));
       }
       s.appendChild(g);
     });
@@ -618,7 +626,7 @@
 
   function groupLink(gi, text) {
     var g = cur().groups[gi];
-    var a = el('a', 'glink', text || ('#' + (gi + 1) + ' ' + (g.top >= 0 ? shortFunc(fFunc(g.top)) : '(no frames)')));
+    var a = el('a', 'glink', text || ('#' + (gi + 1) + ' ' + (g.top >= 0 ? shortName(g.top) : '(no frames)')));
     a.href = '#group=' + encodeURIComponent(g.key);
     a.setAttribute('data-group', String(gi));
     a.title = num(g.count) + ' ' + cur().noun + (g.top >= 0 ? ' at ' + fFunc(g.top) : '');
@@ -638,7 +646,7 @@
     var what = el('span', 'what');
     if (g.top >= 0) {
       add(what, el('span', 'func', fFunc(g.top)), ' ', el('span', 'loc', fWhere(g.top, false)));
-      if (g.app >= 0 && g.app !== g.top) add(what, el('span', 'via', ' in '), el('span', 'func app', shortFunc(fFunc(g.app))));
+      if (g.app >= 0 && g.app !== g.top) add(what, el('span', 'via', ' in '), el('span', 'func app', shortName(g.app)));
     } else {
       what.appendChild(el('span', 'func dim', g.unavailable ? '(stack unavailable)' : '(no frames)'));
     }
