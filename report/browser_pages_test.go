@@ -239,9 +239,18 @@ func TestBrowserManyGroups(t *testing.T) {
 	page := writeReport(t, []Input{{Dump: manyGroups(n)}}, Options{})
 	t.Logf("page of %d groups: %d KiB", n, len(page)>>10)
 	doc := pageData(t, page)
+	shot := artifact(t, "report-10k-groups.png")
+	dom := b.load(t, page, "", shot)
+	keepShot(t, shot)
+	if got := countAttr(t, dom, "data-visible-groups"); got != n {
+		t.Errorf("page shows %d groups, want %d", got, n)
+	}
+	if got := len(groupItem.FindAllString(dom, -1)); got != 100 {
+		t.Errorf("%d groups drawn, want the first page of 100", got)
+	}
 	filter := "func:handler12"
 	wantGroups, _ := wantVisible(doc, doc.Inputs[0], []term{{field: "func", value: "handler12"}})
-	dom := b.load(t, page, "#filter="+url.QueryEscape(filter), "")
+	dom = b.load(t, page, "#filter="+url.QueryEscape(filter), "")
 	if got := countAttr(t, dom, "data-visible-groups"); got != wantGroups {
 		t.Errorf("page shows %d groups, want %d", got, wantGroups)
 	}

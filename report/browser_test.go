@@ -65,8 +65,9 @@ func (b browser) load(t *testing.T, page, fragment, shot string) string {
 	if err != nil {
 		t.Fatalf("chromium: %v\n%s", err, lastLines(stderr.String(), 20))
 	}
-	t.Logf("chromium loaded the page (%d KiB) in %v", len(page)>>10, time.Since(start).Round(time.Millisecond))
 	dom := string(out)
+	ms, _ := rootAttr(dom, "data-render-ms")
+	t.Logf("chromium ran %v; the page (%d KiB) drew itself in %s ms", time.Since(start).Round(time.Millisecond), len(page)>>10, ms)
 	checkNoErrors(t, dom)
 	return dom
 }

@@ -4,6 +4,7 @@
 (function () {
   'use strict';
 
+  var t0 = performance.now();
   var doc = document, root = doc.documentElement;
   var D = JSON.parse(doc.getElementById('report-data').textContent);
   var S = D.strings, F = D.frames;
@@ -864,6 +865,7 @@
       var gi = cur().byKey[h.group];
       if (gi != null) goToGroup(gi, false);
     }
+    root.setAttribute('data-render-ms', String(Math.round(performance.now() - t0)));
     root.setAttribute('data-ready', '1');
   }
 
