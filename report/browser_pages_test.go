@@ -49,6 +49,7 @@ func wantVisible(doc *pageDoc, in inputDoc, terms []term) (groups int, routines 
 var groupItem = regexp.MustCompile(`<details class="group[^"]*" id="g(\d+)"`)
 
 func TestBrowserShowsDump(t *testing.T) {
+	t.Parallel()
 	b := findBrowser(t)
 	inputs := readCorpus(t, "corpus/jvm/jthreaddump_complex_extended_jdk25.txt")
 	page := writeReport(t, inputs, Options{})
@@ -94,6 +95,7 @@ func TestBrowserShowsDump(t *testing.T) {
 }
 
 func TestBrowserFilter(t *testing.T) {
+	t.Parallel()
 	b := findBrowser(t)
 	inputs := readCorpus(t, "corpus/jvm/jthreaddump_complex_extended_jdk25.txt")
 	page := writeReport(t, inputs, Options{})
@@ -131,6 +133,7 @@ func TestBrowserFilter(t *testing.T) {
 }
 
 func TestBrowserHostileText(t *testing.T) {
+	t.Parallel()
 	b := findBrowser(t)
 	d := hostileDump()
 	groups := groupsOf(d)
@@ -167,6 +170,7 @@ func TestBrowserHostileText(t *testing.T) {
 }
 
 func TestBrowserTimelineAndLinks(t *testing.T) {
+	t.Parallel()
 	b := findBrowser(t)
 	inputs := leakDumps()
 	page := writeReport(t, inputs, Options{})
@@ -234,6 +238,7 @@ func manyGroups(n int) *formats.Dump {
 }
 
 func TestBrowserManyGroups(t *testing.T) {
+	t.Parallel()
 	b := findBrowser(t)
 	const n = 10000
 	page := writeReport(t, []Input{{Dump: manyGroups(n)}}, Options{})

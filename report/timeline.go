@@ -16,7 +16,7 @@ import (
 func buildTimeline(all [][]*formats.Group, inputs []Input, n int) *timelineDoc {
 	type track struct {
 		key    string
-		label  string
+		sample *formats.Routine
 		counts []int64
 		peak   int64
 	}
@@ -29,7 +29,7 @@ func buildTimeline(all [][]*formats.Group, inputs []Input, n int) *timelineDoc {
 			sum += g.Count
 			t := byKey[g.Key]
 			if t == nil {
-				t = &track{key: g.Key, label: groupLabel(g), counts: make([]int64, len(all))}
+				t = &track{key: g.Key, sample: g.Sample, counts: make([]int64, len(all))}
 				byKey[g.Key] = t
 				tracks = append(tracks, t)
 			}
@@ -47,25 +47,73 @@ func buildTimeline(all [][]*formats.Group, inputs []Input, n int) *timelineDoc {
 		}
 		return strings.Compare(a.key, b.key)
 	})
-	tl.Series = []seriesDoc{}
-	for _, t := range tracks[:min(n, len(tracks))] {
-		tl.Series = append(tl.Series, seriesDoc{Key: t.key, Label: t.label, Counts: t.counts})
+	tracks = tracks[:min(n, len(tracks))]
+	samples := make([]*formats.Routine, len(tracks))
+	for i, t := range tracks {
+		samples[i] = t.sample
+	}
+	labels := seriesLabels(samples)
+	tl.Series = make([]seriesDoc, len(tracks))
+	for i, t := range tracks {
+		tl.Series[i] = seriesDoc{Key: t.key, Label: labels[i], Counts: t.counts}
 	}
 	return tl
 }
 
-// groupLabel names a group by the code it waits in: its top frame outside
-// the runtime.
-func groupLabel(g *formats.Group) string {
-	if g.Sample == nil {
-		return g.Key
+// maxLabelCallers is how many callers a series label names at most to
+// tell groups that wait in the same function apart.
+const maxLabelCallers = 3
+
+// seriesLabels names groups by the code they wait in: the top frame
+// outside the runtime, followed by as many of its callers as it takes to
+// tell apart groups waiting in the same function
+// ("java.lang.Object.wait ← pool.Worker.run").
+func seriesLabels(samples []*formats.Routine) []string {
+	labels := make([]string, len(samples))
+	for depth := 0; depth <= maxLabelCallers; depth++ {
+		seen := make(map[string]int, len(samples))
+		for i, r := range samples {
+			labels[i] = routineLabel(r, depth)
+			seen[labels[i]]++
+		}
+		dup := false
+		for _, n := range seen {
+			dup = dup || n > 1
+		}
+		if !dup {
+			break
+		}
 	}
-	f := dedupe.TopFrame(g.Sample.Stack)
-	if f == nil {
-		if g.Sample.Unavailable {
+	return labels
+}
+
+// routineLabel is r's top frame outside the runtime and up to callers of
+// its callers.
+func routineLabel(r *formats.Routine, callers int) string {
+	if r == nil {
+		return "(no sample)"
+	}
+	top := dedupe.TopFrame(r.Stack)
+	if top == nil {
+		if r.Unavailable {
 			return "(stack unavailable)"
 		}
 		return "(no frames)"
 	}
-	return f.Func
+	frames := r.Stack.Frames
+	at := slices.Index(frames, top)
+	label := top.Func
+	for _, f := range frames[at+1 : min(len(frames), at+1+callers)] {
+		label += " ← " + shortFunc(f.Func)
+	}
+	return label
+}
+
+// shortFunc drops a function's import path: "http.(*conn).serve".
+func shortFunc(fn string) string {
+	end := strings.IndexByte(fn, '[')
+	if end < 0 {
+		end = len(fn)
+	}
+	return fn[strings.LastIndexByte(fn[:end], '/')+1:]
 }

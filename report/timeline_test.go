@@ -94,3 +94,23 @@ func TestFramesAreSharedAcrossDumps(t *testing.T) {
 		t.Errorf("%d frames, want the 8 distinct ones", len(doc.Frames))
 	}
 }
+
+func TestTimelineLabelsTellGroupsApart(t *testing.T) {
+	var inputs []Input
+	for i := range 2 {
+		b := newDump(formats.KindGoTraceback, "")
+		b.add(1, 3+i, formats.Routine{State: "sync.Cond.Wait", Stack: b.stack("sync.(*Cond).Wait@/go/src/sync/cond.go:70", "example.com/pool.(*Pool).get@/src/pool/pool.go:40", "main.main@/app/main.go:5")})
+		b.add(100, 2, formats.Routine{State: "sync.Cond.Wait", Stack: b.stack("sync.(*Cond).Wait@/go/src/sync/cond.go:70", "example.com/queue.(*Queue).pop@/src/queue/q.go:12", "main.main@/app/main.go:6")})
+		b.add(200, 1, formats.Routine{State: "select", Stack: b.stack("main.loop@/app/loop.go:9")})
+		inputs = append(inputs, Input{Dump: b.dump})
+	}
+	doc := pageData(t, writeReport(t, inputs, Options{}))
+	var labels []string
+	for _, s := range doc.Timeline.Series {
+		labels = append(labels, s.Label)
+	}
+	want := []string{"sync.(*Cond).Wait ← pool.(*Pool).get", "sync.(*Cond).Wait ← queue.(*Queue).pop", "main.loop"}
+	if !slices.Equal(labels, want) {
+		t.Errorf("labels %q, want %q", labels, want)
+	}
+}

@@ -388,8 +388,8 @@
     box.textContent = '';
     if (!inp.states.length) {
       note.textContent = '';
-      box.appendChild(el('p', 'dim', inp.groups.length ?
-        'This dump records no states (debug=1 and pprof profiles do not).' : 'No ' + inp.noun + '.'));
+      var why = inp.kind === 'go-debug1' || inp.kind === 'go-pprof' ? ' (debug=1 and pprof profiles do not)' : '';
+      box.appendChild(el('p', 'dim', inp.groups.length ? 'This dump records no states' + why + '.' : 'No ' + inp.noun + '.'));
       return;
     }
     var shown = {};
@@ -564,12 +564,16 @@
     var slot = n > 1 ? PW / (n - 1) : PW;
     D.inputs.forEach(function (inp, i) {
       var col = svg('g', { 'class': i === view.dump ? 'col current' : 'col', 'data-dump': i });
+      // The end labels hang inwards so that they stay inside the chart.
+      var anchor = n > 1 && i === 0 ? 'start' : n > 1 && i === n - 1 ? 'end' : 'middle';
+      var lx = anchor === 'start' ? X(i) - Math.min(slot / 2, L - 4) : anchor === 'end' ? X(i) + Math.min(slot / 2, R - 2) : X(i);
+      var room = n > 1 ? Math.max(slot - 8, 40) : PW;
       add(col,
         svg('title', {}, inp.name + ': ' + num(tl.totals[i]) + ' ' + inp.noun + ' (click to show this dump)'),
         svg('rect', { x: X(i) - slot / 2, y: T, width: slot, height: PH + B - 4, 'class': 'hit' }),
         svg('line', { x1: X(i), x2: X(i), y1: T, y2: T + PH, 'class': 'mark' }),
-        svg('text', { x: X(i), y: T + PH + 16, 'text-anchor': 'middle', 'class': 'tick' }, clipText(inp.name, Math.max(slot - 6, 40), 6.5)),
-        svg('text', { x: X(i), y: T + PH + 32, 'text-anchor': 'middle', 'class': 'tick dim' }, num(tl.totals[i])));
+        svg('text', { x: lx, y: T + PH + 16, 'text-anchor': anchor, 'class': 'tick' }, clipText(baseName(inp.name), room, 6.5)),
+        svg('text', { x: lx, y: T + PH + 32, 'text-anchor': anchor, 'class': 'tick dim' }, num(tl.totals[i])));
       s.appendChild(col);
     });
     series.forEach(function (sr) {
