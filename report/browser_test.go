@@ -48,7 +48,7 @@ func (b browser) load(t *testing.T, page, fragment, shot string) string {
 		"--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
 		"--disable-background-networking", "--disable-component-update", "--disable-sync",
 		"--user-data-dir=" + filepath.Join(dir, "profile"),
-		"--virtual-time-budget=3000", "--hide-scrollbars", "--window-size=1280,2000",
+		"--virtual-time-budget=5000", "--hide-scrollbars", "--window-size=1280,2000",
 		"--dump-dom",
 	}
 	if shot != "" {
