@@ -2,6 +2,7 @@ package formats
 
 import (
 	"encoding/binary"
+	"hash/maphash"
 	"strconv"
 	"strings"
 )
@@ -17,7 +18,8 @@ type Table struct {
 	strs   map[string]string
 	frames map[Frame]*Frame
 	stacks map[string]*Stack
-	values map[string]*FrameValues
+	values *[maxValues]valuesSlot // direct-mapped cache, see Values
+	seed   maphash.Seed
 	labels map[string]Labels
 	nstack int
 	key    []byte // scratch for stack and value keys
@@ -29,7 +31,8 @@ func NewTable() *Table {
 		strs:   make(map[string]string),
 		frames: make(map[Frame]*Frame),
 		stacks: make(map[string]*Stack),
-		values: make(map[string]*FrameValues),
+		values: new([maxValues]valuesSlot),
+		seed:   maphash.MakeSeed(),
 		labels: make(map[string]Labels),
 	}
 }
@@ -91,23 +94,41 @@ func (t *Table) Stack(frames []*Frame, elided bool, elidedCount, elidedAt int) *
 	return s
 }
 
-// Values returns the interned FrameValues equal to vs, or nil when no value
-// is set. vs is copied on first use.
+// maxValues is the number of slots of a Table's FrameValues cache (see
+// Values); a power of two.
+const maxValues = 1 << 10
+
+// valuesSlot is one entry of the FrameValues cache.
+type valuesSlot struct {
+	hash uint64
+	p    *FrameValues
+}
+
+// Values returns FrameValues equal to vs, or nil when no value is set. vs
+// is copied. Unlike frames and stacks, values are deduplicated through a
+// small direct-mapped cache rather than kept for the Table's life: they
+// mostly differ from goroutine to goroutine (pointer arguments), and
+// keeping every one would make a streaming reader's memory grow with
+// goroutines instead of stacks. Equal values met close together share one
+// pointer; compare contents, not pointers, to match values across a long
+// stream.
 func (t *Table) Values(vs []FrameValue) *FrameValues {
 	k := t.key[:0]
 	empty := true
+	size := 0
 	for _, v := range vs {
 		if v.Args != "" || v.FP != 0 || v.SP != 0 || v.PC != 0 || len(v.Locks) > 0 {
 			empty = false
 		}
-		k = strconv.AppendQuote(k, v.Args)
+		size += len(v.Args)
+		k = appendKeyString(k, v.Args)
 		k = binary.AppendUvarint(k, v.FP)
 		k = binary.AppendUvarint(k, v.SP)
 		k = binary.AppendUvarint(k, v.PC)
 		for _, l := range v.Locks {
-			k = append(k, l.Kind...)
-			k = strconv.AppendQuote(k, l.Addr)
-			k = strconv.AppendQuote(k, l.Class)
+			k = appendKeyString(k, string(l.Kind))
+			k = appendKeyString(k, l.Addr)
+			k = appendKeyString(k, l.Class)
 		}
 		k = append(k, ';')
 	}
@@ -115,19 +136,126 @@ func (t *Table) Values(vs []FrameValue) *FrameValues {
 	if empty {
 		return nil
 	}
-	if p, ok := t.values[string(k)]; ok {
-		return p
+	h := maphash.Bytes(t.seed, k)
+	slot := &t.values[h&(maxValues-1)]
+	if slot.p != nil && slot.hash == h && slot.p.equal(vs) {
+		return slot.p
 	}
+	// One string holds every frame's arguments.
+	var b strings.Builder
+	b.Grow(size)
+	for _, v := range vs {
+		b.WriteString(v.Args)
+	}
+	all := b.String()
 	p := &FrameValues{Frames: make([]FrameValue, len(vs))}
 	for i, v := range vs {
-		v.Args = t.String(v.Args)
+		v.Args, all = all[:len(v.Args)], all[len(v.Args):]
 		if v.Locks != nil {
 			v.Locks = append([]Lock(nil), v.Locks...)
 		}
 		p.Frames[i] = v
 	}
-	t.values[string(k)] = p
+	*slot = valuesSlot{hash: h, p: p}
 	return p
+}
+
+// valueSpan is one frame's values with its arguments as a span of a
+// shared buffer (see valuesOf).
+type valueSpan struct {
+	argStart, argEnd int
+	fp, sp, pc       uint64
+}
+
+// valuesOf is Values for frames whose arguments lie in args, as readers
+// collect them: it builds no intermediate []FrameValue, and on a miss copies
+// the arguments once, as one string.
+func (t *Table) valuesOf(args []byte, spans []valueSpan) *FrameValues {
+	empty := true
+	lo, hi := len(args), 0
+	for _, v := range spans {
+		if v.argEnd > v.argStart {
+			lo, hi = min(lo, v.argStart), max(hi, v.argEnd)
+			empty = false
+		} else if v.fp != 0 || v.sp != 0 || v.pc != 0 {
+			empty = false
+		}
+	}
+	if empty {
+		return nil
+	}
+	// Hash the arguments in place, then mix in each frame's layout and
+	// numbers: no key is built. A hit is confirmed field by field.
+	var h uint64
+	if hi > lo {
+		h = maphash.Bytes(t.seed, args[lo:hi])
+	}
+	for _, v := range spans {
+		h = mixHash(h, uint64(v.argStart-lo)<<32|uint64(v.argEnd-v.argStart))
+		h = mixHash(h, v.fp)
+		h = mixHash(h, v.sp)
+		h = mixHash(h, v.pc)
+	}
+	slot := &t.values[h&(maxValues-1)]
+	if p := slot.p; p != nil && slot.hash == h && len(p.Frames) == len(spans) {
+		same := true
+		for i, v := range spans {
+			w := &p.Frames[i]
+			if w.FP != v.fp || w.SP != v.sp || w.PC != v.pc || len(w.Locks) != 0 || w.Args != string(args[v.argStart:v.argEnd]) {
+				same = false
+				break
+			}
+		}
+		if same {
+			return p
+		}
+	}
+	all := ""
+	if hi > lo {
+		all = string(args[lo:hi])
+	}
+	p := &FrameValues{Frames: make([]FrameValue, len(spans))}
+	for i, v := range spans {
+		f := &p.Frames[i]
+		if v.argEnd > v.argStart {
+			f.Args = all[v.argStart-lo : v.argEnd-lo]
+		}
+		f.FP, f.SP, f.PC = v.fp, v.sp, v.pc
+	}
+	*slot = valuesSlot{hash: h, p: p}
+	return p
+}
+
+// mixHash folds x into h (a multiply-xorshift step).
+func mixHash(h, x uint64) uint64 {
+	h ^= x + 0x9e3779b97f4a7c15 + h<<6 + h>>2
+	h *= 0xbf58476d1ce4e5b9
+	return h ^ h>>31
+}
+
+// appendKeyString appends s to a key, length first so keys are unambiguous.
+func appendKeyString(k []byte, s string) []byte {
+	k = binary.AppendUvarint(k, uint64(len(s)))
+	return append(k, s...)
+}
+
+// equal reports whether p holds exactly vs.
+func (p *FrameValues) equal(vs []FrameValue) bool {
+	if len(p.Frames) != len(vs) {
+		return false
+	}
+	for i, v := range vs {
+		w := &p.Frames[i]
+		if w.Args != v.Args || w.FP != v.FP || w.SP != v.SP || w.PC != v.PC || len(w.Locks) != len(v.Locks) {
+			return false
+		}
+		for j, l := range v.Locks {
+			if w.Locks[j] != l {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // Labels returns the interned label set equal to ls, sorted by key.

@@ -1,0 +1,126 @@
+package formats
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"regexp"
+	"testing"
+)
+
+// Independent counts of what should become a routine, by regexp over the
+// whole file.
+var (
+	reGoCountHeader      = regexp.MustCompile(`(?m)^[ \t]*goroutine \d+ (?:gp=\S+ m=\S+ (?:mp=\S+ )?)?\[`)
+	reGoCountRace        = regexp.MustCompile(`(?m)^(?:Previous )?(?:[Aa]tomic )?(?:Read|Write|read|write)(?: at 0x[0-9a-f]+)? by (?:main goroutine|goroutine \d+)[^\n]*:\r?$`)
+	reGoCountRaceMade    = regexp.MustCompile(`(?m)^Goroutine \d+ \(\w+\) created at:\r?$`)
+	reGoCountSysStack    = regexp.MustCompile(`(?m)^runtime stack:\r?$`)
+	goHeaderlessRoutines = map[string]int{
+		// SIGABRT: abort / PC= then the signalled thread's frames with
+		// no goroutine header: one routine with ID 0.
+		"gotfmt_sigabrt.txt": 1,
+	}
+)
+
+// goTextFiles lists the Go traceback inputs of the repository's testdata.
+func goTextFiles(t testing.TB) []string {
+	var files []string
+	for _, pat := range []string{"../testdata/corpus/go/*.txt", "../testdata/go/*.txt"} {
+		m, err := filepath.Glob(pat)
+		if err != nil {
+			t.Fatal(err)
+		}
+		files = append(files, m...)
+	}
+	if len(files) < 30 {
+		t.Fatalf("found only %d Go text inputs", len(files))
+	}
+	return files
+}
+
+func readGoText(t testing.TB, data []byte) []*Dump {
+	t.Helper()
+	dumps, err := ReadAll(bytes.NewReader(data), ReadOptions{Kind: KindGoTraceback})
+	if err != nil {
+		t.Fatalf("ReadAll: %v", err)
+	}
+	return dumps
+}
+
+// TestGoTextCorpusCounts reads every real dump and checks that each
+// goroutine header, race access block and `runtime stack:` section became
+// exactly one routine.
+func TestGoTextCorpusCounts(t *testing.T) {
+	for _, path := range goTextFiles(t) {
+		name := filepath.Base(path)
+		t.Run(name, func(t *testing.T) {
+			data, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := len(reGoCountHeader.FindAll(data, -1)) + len(reGoCountRace.FindAll(data, -1)) +
+				len(reGoCountRaceMade.FindAll(data, -1)) + len(reGoCountSysStack.FindAll(data, -1)) + goHeaderlessRoutines[name]
+			dumps := readGoText(t, data)
+			got, total := 0, int64(0)
+			for _, d := range dumps {
+				got += len(d.Routines)
+				total += d.Total
+				var sum int64
+				for _, r := range d.Routines {
+					sum += r.Count
+					if r.Stack == nil {
+						t.Errorf("routine %d (line %d) has a nil Stack", r.ID, r.Line)
+					}
+					if r.Line <= 0 {
+						t.Errorf("routine %d has no line", r.ID)
+					}
+				}
+				if sum != d.Total {
+					t.Errorf("Total = %d, sum of counts = %d", d.Total, sum)
+				}
+				for _, w := range d.Warnings {
+					t.Logf("warning: %v", w)
+				}
+			}
+			if got != want {
+				t.Errorf("%d routines, want %d", got, want)
+			}
+		})
+	}
+}
+
+// TestGoTextMalformed checks that the hand-broken inputs give positioned
+// ParseErrors and keep the partial goroutines.
+func TestGoTextMalformed(t *testing.T) {
+	m, _ := filepath.Glob("../testdata/corpus/go/malformed/*.txt")
+	if len(m) == 0 {
+		t.Fatal("no malformed inputs")
+	}
+	for _, path := range m {
+		t.Run(filepath.Base(path), func(t *testing.T) {
+			data, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			dumps := readGoText(t, data)
+			headers := len(reGoCountHeader.FindAll(data, -1))
+			got, warnings := 0, 0
+			for _, d := range dumps {
+				got += len(d.Routines)
+				for _, w := range d.Warnings {
+					warnings++
+					if w.Line <= 0 || w.Line > bytes.Count(data, []byte("\n"))+1 {
+						t.Errorf("warning without a valid line: %v", w)
+					}
+					t.Logf("%v", w)
+				}
+			}
+			if warnings == 0 {
+				t.Error("no ParseError for a malformed input")
+			}
+			if got != headers {
+				t.Errorf("%d routines, want %d (partial goroutines are kept)", got, headers)
+			}
+		})
+	}
+}

@@ -1,0 +1,66 @@
+package formats
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// FuzzGoText reads arbitrary text as a Go traceback: it must never panic,
+// every problem must be a *ParseError naming a line of the input, every
+// routine must have a stack, and each dump's Total must be the sum of its
+// routines' counts. A small line limit exercises the long-line path.
+func FuzzGoText(f *testing.F) {
+	var seeds []string
+	for _, pat := range []string{"../testdata/corpus/go/*.txt", "../testdata/corpus/go/malformed/*.txt", "../testdata/go/*.txt", "testdata/fuzz/FuzzGoText/*"} {
+		m, _ := filepath.Glob(pat)
+		seeds = append(seeds, m...)
+	}
+	for _, path := range seeds {
+		data, err := os.ReadFile(path)
+		if err != nil || bytes.HasPrefix(data, []byte("go test fuzz")) {
+			continue
+		}
+		// Big seeds make the fuzzer crawl: keep the first lines of each.
+		if len(data) > 6<<10 {
+			data = data[:bytes.LastIndexByte(data[:6<<10], '\n')+1]
+		}
+		f.Add(data, uint16(0))
+	}
+	f.Add([]byte(g1+"\n"+g2), uint16(40))
+	f.Fuzz(func(t *testing.T, data []byte, maxLine uint16) {
+		lines := bytes.Count(data, []byte("\n")) + 1
+		rd := NewReader(bytes.NewReader(data), ReadOptions{Kind: KindGoTraceback, MaxLineBytes: int(maxLine)})
+		for {
+			d, err := rd.Next()
+			if err != nil {
+				if err.Error() != "EOF" {
+					t.Fatalf("Next: %v", err)
+				}
+				break
+			}
+			var sum int64
+			for r, err := range rd.Routines() {
+				if err != nil {
+					var pe *ParseError
+					if !errors.As(err, &pe) {
+						t.Fatalf("not a ParseError: %v", err)
+					}
+					if pe.Line <= 0 || pe.Line > lines || pe.Offset < 0 || pe.Offset > int64(len(data)) {
+						t.Fatalf("error outside the input (%d lines, %d bytes): %+v", lines, len(data), pe)
+					}
+					continue
+				}
+				if r == nil || r.Stack == nil || r.Count != 1 || r.Line <= 0 || r.Line > lines {
+					t.Fatalf("bad routine %+v", r)
+				}
+				sum += r.Count
+			}
+			if d.Total != sum {
+				t.Fatalf("Total = %d, sum of counts %d", d.Total, sum)
+			}
+		}
+	})
+}

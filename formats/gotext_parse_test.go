@@ -1,0 +1,122 @@
+package formats
+
+import "testing"
+
+func TestParseFileLine(t *testing.T) {
+	for _, tc := range []struct {
+		line string
+		ok   bool
+		want fileLine
+	}{
+		{"\t/src/x.go:12 +0x1f", true, fileLine{File: []byte("/src/x.go"), Line: 12, Offset: 0x1f, HasOffset: true}},
+		{"\tC:/a b/x.go:7", true, fileLine{File: []byte("C:/a b/x.go"), Line: 7}},
+		{"      /src/r.go:10 +0x24", true, fileLine{File: []byte("/src/r.go"), Line: 10, Offset: 0x24, HasOffset: true}},
+		{"\tx.c:3 pc=0x10", true, fileLine{File: []byte("x.c"), Line: 3, PC: 0x10, HasPC: true}},
+		{"\tpc=0x10", true, fileLine{PC: 0x10, HasPC: true}},
+		{"\t/x.go:1 +0x2 fp=0x3 sp=0x4 pc=0x5", true, fileLine{File: []byte("/x.go"), Line: 1, Offset: 2, HasOffset: true, FP: 3, SP: 4, PC: 5, HasPC: true}},
+		{"/src/x.go:12 +0x1f", false, fileLine{}}, // not indented
+		{"\t/src/x.go", false, fileLine{}},
+		{"\t:12", false, fileLine{}},
+		{"\t/src/x.go:12 +0xzz", false, fileLine{}},
+		{"\t/src/x.go:12 trailing", false, fileLine{}},
+		{"\tgoroutine running on other thread; stack unavailable", false, fileLine{}},
+		{"\t", false, fileLine{}},
+	} {
+		var got fileLine
+		ok := parseFileLine([]byte(tc.line), &got)
+		if ok != tc.ok || ok && (string(got.File) != string(tc.want.File) || got.Line != tc.want.Line || got.Offset != tc.want.Offset ||
+			got.HasOffset != tc.want.HasOffset || got.FP != tc.want.FP || got.SP != tc.want.SP || got.PC != tc.want.PC || got.HasPC != tc.want.HasPC) {
+			t.Errorf("parseFileLine(%q) = %v %+v, want %v %+v", tc.line, ok, got, tc.ok, tc.want)
+		}
+	}
+}
+
+func TestParseCall(t *testing.T) {
+	for _, tc := range []struct {
+		line, name, args string
+		form             callForm
+	}{
+		{"main.f(0x1, {0x2})", "main.f", "0x1, {0x2}", callGo},
+		{"main.f()", "main.f", "", callGo},
+		{"main.f(...)", "main.f", "", callInlined},
+		{"main.(*T).M(...)", "main.(*T).M", "", callInlined},
+		{"C.sleep", "C.sleep", "", callBare},
+		{"non-Go function at pc=0x1", "non-Go function", "", callNonGo},
+		{"main.main)(", "main.main)(", "", callBad},
+		{"--- FAIL: TestX (0.00s)", "", "", callNone},
+		{"exit status 2", "", "", callNone},
+		{"\tmain.f()", "", "", callNone},
+		{"(0x1)", "(0x1)", "", callBad},
+	} {
+		name, args, form := parseCall([]byte(tc.line))
+		if string(name) != tc.name || string(args) != tc.args || form != tc.form {
+			t.Errorf("parseCall(%q) = %q %q %d, want %q %q %d", tc.line, name, args, form, tc.name, tc.args, tc.form)
+		}
+	}
+}
+
+func TestParseHeaderRejects(t *testing.T) {
+	for _, line := range []string{
+		"goroutine profile: total 11",
+		"goroutine running on other thread; stack unavailable",
+		"goroutine 1 [running]",
+		"goroutine 1 [running]: trailing",
+		"goroutine x [running]:",
+		"goroutine 1 gp=0x1 [running]:",
+		"goroutine 1 gp=zz m=1 [running]:",
+		"goroutine 1 [sleep labels:{\"a\": \"]:\"",
+		"goroutine 99999999999999999999 [running]:",
+	} {
+		var h goHeader
+		if parseHeader([]byte(line), &h) {
+			t.Errorf("parseHeader(%q) accepted: %+v", line, h)
+		}
+	}
+}
+
+func TestLinePrefixMatch(t *testing.T) {
+	var p linePrefix
+	p.set([]byte("Nov 30 10:00:00 host app[123]: "))
+	for line, want := range map[string]int{
+		"Nov 30 10:00:00 host app[123]: x":   31,
+		"Nov  1 09:59:59 host app[123]: x":   31,
+		"Nov 30 10:00:00 host app[123]:   x": 31,
+		"Nov 30 10:00:00 host sshd[9]: x":    0,
+		"goroutine 1 [running]:":             0,
+	} {
+		if got := p.match([]byte(line)); got != want {
+			t.Errorf("match(%q) = %d, want %d", line, got, want)
+		}
+	}
+}
+
+func TestValuesOf(t *testing.T) {
+	tab := NewTable()
+	args := []byte("xx0x1, {0x2}0x3?")
+	spans := []valueSpan{{argStart: 2, argEnd: 12}, {argStart: 12, argEnd: 12, fp: 1, sp: 2, pc: 3}, {argStart: 12, argEnd: 16}}
+	a := tab.valuesOf(args, spans)
+	want := []FrameValue{{Args: "0x1, {0x2}"}, {FP: 1, SP: 2, PC: 3}, {Args: "0x3?"}}
+	if a == nil || len(a.Frames) != 3 {
+		t.Fatalf("valuesOf = %+v", a)
+	}
+	for i, w := range want {
+		if g := a.Frames[i]; g.Args != w.Args || g.FP != w.FP || g.SP != w.SP || g.PC != w.PC {
+			t.Errorf("frame %d = %+v, want %+v", i, g, w)
+		}
+	}
+	copy(args, "yy0x9") // the table must not keep the caller's buffer
+	if a.Frames[0].Args != "0x1, {0x2}" {
+		t.Errorf("args changed with the buffer: %q", a.Frames[0].Args)
+	}
+	copy(args, "xx0x1, {0x2}0x3?")
+	if b := tab.valuesOf(args, spans); b != a {
+		t.Errorf("equal values = %p, want the cached %p", b, a)
+	}
+	copy(args, "xx0x1, {0x3}0x3?")
+	if b := tab.valuesOf(args, spans); b == a || b.Frames[0].Args != "0x1, {0x3}" {
+		t.Errorf("different values = %p %+v, want a new one", b, b)
+	}
+	if tab.valuesOf(args, []valueSpan{{argStart: 0, argEnd: 0}}) != nil {
+		t.Error("empty values are not nil")
+	}
+}
