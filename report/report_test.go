@@ -81,6 +81,8 @@ func checkGroups(t *testing.T, doc *pageDoc, in inputDoc, groups []*formats.Grou
 func TestPageDataMatchesGroups(t *testing.T) {
 	for _, rel := range []string{
 		"corpus/go/profilernotes_2.net.http.pprof.goroutine.debug1.txt",
+		"corpus/go/panicparse_panicweb_debug2.txt",
+		"corpus/go/gostackparse_frameselided.txt",
 		"corpus/go/profilernotes_2.net.http.pprof.goroutine.debug0.pb.gz",
 		"corpus/jvm/tda_jdk11_tomcat.log",
 		"corpus/jvm/tda_hpux_jdk15_large.log", // two dumps in one file

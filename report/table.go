@@ -117,8 +117,13 @@ func (t *docTable) addGoroots(groups []*formats.Group) {
 				continue
 			}
 			file := strings.ReplaceAll(f.File, `\`, "/")
-			if i := strings.Index(file, "/src/runtime/"); i >= 0 {
-				root := file[:i+len("/src/")]
+			// Go 1.4 and older kept the standard library in src/pkg/.
+			i, n := strings.Index(file, "/src/runtime/"), len("/src/")
+			if i < 0 {
+				i, n = strings.Index(file, "/src/pkg/runtime/"), len("/src/pkg/")
+			}
+			if i >= 0 {
+				root := file[:i+n]
 				if !slices.Contains(t.goroots, root) {
 					t.goroots = append(t.goroots, root)
 				}

@@ -123,6 +123,15 @@
     return -1;
   }
 
+  // entryFrame is the outermost frame outside the runtime (and below
+  // java.lang.Thread.run): what the goroutine or thread was started to do.
+  function entryFrame(stack) {
+    for (var i = stack.length - 1; i >= 0; i--) {
+      if (!(fFlags(stack[i]) & FL_RUNTIME) && fFunc(stack[i]).indexOf('java.lang.Thread.run') !== 0) return stack[i];
+    }
+    return -1;
+  }
+
   function frameColor(fi) {
     var fl = fFlags(fi), h = hash32(fPkg(fi) || fFunc(fi));
     if (fl & FL_RUNTIME) return 'hsl(0,0%,' + (70 + h % 12) + '%)';
@@ -142,6 +151,7 @@
       g.children = [];
       g.top = topFrame(g.stack);
       g.app = appFrame(g.stack);
+      if (g.app < 0) g.app = entryFrame(g.stack);
       inp.byKey[g.key] = i;
       var funcs = [], pkgs = [], files = [], st = [], labels = [];
       for (k = 0; k < g.stack.length; k++) {
@@ -533,10 +543,11 @@
 
   // ---- timeline ----
 
-  function niceCeil(v) {
-    if (v <= 0) return 1;
+  // niceStep is the smallest of 1, 2, 5, 10, 20, 50… at least v.
+  function niceStep(v) {
+    if (v <= 1) return 1;
     var p = Math.pow(10, Math.floor(Math.log10(v))), m = v / p;
-    return (m <= 1 ? 1 : m <= 2 ? 2 : m <= 2.5 ? 2.5 : m <= 5 ? 5 : 10) * p;
+    return (m <= 1 ? 1 : m <= 2 ? 2 : m <= 5 ? 5 : 10) * p;
   }
 
   function renderTimeline() {
@@ -552,14 +563,15 @@
     if (withTotal) series.unshift({ label: 'total', counts: tl.totals, color: 'currentColor', total: true });
     var maxY = 0;
     series.forEach(function (s) { s.counts.forEach(function (c) { if (c > maxY) maxY = c; }); });
-    maxY = niceCeil(maxY);
+    var step = niceStep(maxY / 4);
+    maxY = step * 4;
     function X(i) { return L + (n === 1 ? PW / 2 : i * PW / (n - 1)); }
     function Y(v) { return T + PH - v / maxY * PH; }
     var s = svg('svg', { width: W, height: H, viewBox: '0 0 ' + W + ' ' + H, 'class': 'timeline-svg', role: 'img', 'aria-label': 'group counts over the dumps' });
     for (var t = 0; t <= 4; t++) {
-      var v = maxY * t / 4, y = Y(v);
+      var v = step * t, y = Y(v);
       add(s, svg('line', { x1: L, x2: W - R, y1: y, y2: y, 'class': 'grid' }),
-        svg('text', { x: L - 6, y: y + 4, 'text-anchor': 'end', 'class': 'tick' }, num(Math.round(v))));
+        svg('text', { x: L - 6, y: y + 4, 'text-anchor': 'end', 'class': 'tick' }, num(v)));
     }
     var slot = n > 1 ? PW / (n - 1) : PW;
     D.inputs.forEach(function (inp, i) {
@@ -715,7 +727,8 @@
     if (links.childNodes.length) fact(dl, 'creator’s group', links);
     else if (g.creatorGroups && g.creatorGroups.length) {
       (g.creatorGroups || []).forEach(function (p, i) { if (i) add(links, ', '); links.appendChild(groupLink(p)); });
-      add(links, el('span', 'dim', ' (the creating goroutine is gone; these groups run ' + fFunc(g.creator) + ')'));
+      var who = g.parents && g.parents.length ? 'goroutine ' + g.parents.join(', ') + ' is gone' : 'the dump does not name the creating goroutine';
+      add(links, el('span', 'dim', ' (' + who + '; these groups run ' + fFunc(g.creator) + ')'));
       fact(dl, 'creator’s group', links);
     }
     if (g.children.length) {
