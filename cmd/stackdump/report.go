@@ -79,9 +79,13 @@ func runReport(cmd *cobra.Command, files []string, o reportOptions) error {
 		}
 		inputs = append(inputs, in...)
 	}
-	_, comp := formats.FromPath(o.output)
+	path := o.output
+	if path == "-" {
+		path = ""
+	}
+	_, comp := formats.FromPath(path)
 	opts := report.Options{Title: o.title, MaxGroups: o.maxGroups, Series: o.series, Generated: time.Now()}
-	return writeOutput(cmd, o.output, comp, func(w io.Writer) error {
+	return writeTo(path, cmd.OutOrStdout(), comp, func(w io.Writer) error {
 		return report.Write(w, inputs, opts)
 	})
 }

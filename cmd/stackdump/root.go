@@ -16,6 +16,9 @@ writes them as text or JSON, grouped or not, compressed or not.`,
 	}
 	root.AddCommand(
 		newConvertCommand(),
+		newCaptureCommand(),
+		newWatchCommand(),
+		newDiffCommand(),
 		newReportCommand(),
 		newVersionCommand(),
 	)
