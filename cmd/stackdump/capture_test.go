@@ -19,7 +19,9 @@ import (
 	"testing"
 
 	"github.com/stackdump/stackdump/dedupe"
+	"github.com/stackdump/stackdump/dumper"
 	"github.com/stackdump/stackdump/formats"
+	"github.com/stackdump/stackdump/remote"
 )
 
 // pprofServer serves this test process's net/http/pprof on 127.0.0.1.
@@ -259,5 +261,27 @@ func TestCaptureRecoversTruncatedDump(t *testing.T) {
 	}
 	if bytes.Contains([]byte(stderr), []byte("failed")) {
 		t.Errorf("stderr: %s", stderr)
+	}
+}
+
+// TestCaptureFindsStackdumpEndpoint captures a service that mounts
+// dumper.Handler at the default path: capture finds it from the base URL
+// and reads its compressed JSON.
+func TestCaptureFindsStackdumpEndpoint(t *testing.T) {
+	leak(t, 9)
+	mux := http.NewServeMux()
+	mux.Handle(remote.DefaultEndpointPath, dumper.Handler(dumper.HandlerOptions{}))
+	srv := httptest.NewServer(mux)
+	defer srv.Close()
+	out := filepath.Join(t.TempDir(), "dump.json.zst")
+	if _, stderr, err := runCLI(t, "capture", "-q", srv.URL, "-o", out); err != nil {
+		t.Fatalf("%v\n%s", err, stderr)
+	}
+	dumps := readDumpFile(t, out)
+	if got := countFunc(dumps[0], ".leakyWorker"); got != 9 {
+		t.Errorf("capture through the endpoint counts %d leakyWorker goroutines, want 9", got)
+	}
+	if c := dumps[0].Source.Capture; c == nil || c.Mode != "full" {
+		t.Errorf("the endpoint's capture metadata did not come through: %+v", c)
 	}
 }
