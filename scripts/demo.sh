@@ -3,7 +3,8 @@
 # goroutine zoo: idle keep-alive connections, a worker pool, a leak that
 # grows every second, mutex contention, a WaitGroup waiter, sleepers),
 # capture it over HTTP through its stackdump endpoint, write
-# demo/dump.json.gz and print the analysis. Then query the capture.
+# demo/dump.json.gz and demo/report.html and print the analysis. Then query
+# the capture.
 # Run by `make demo` after `make build`; needs nothing else.
 set -euo pipefail
 cd "$(dirname "$0")/.."

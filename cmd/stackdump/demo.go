@@ -14,6 +14,7 @@ import (
 	"github.com/stackdump/stackdump/dedupe"
 	"github.com/stackdump/stackdump/formats"
 	"github.com/stackdump/stackdump/internal/demo"
+	"github.com/stackdump/stackdump/report"
 )
 
 type demoOptions struct {
@@ -24,13 +25,13 @@ type demoOptions struct {
 }
 
 // newDemoCommand is the hidden command behind `make demo`: it runs the
-// demo service, captures it through its endpoint, writes the files and
-// prints the analysis.
+// demo service, captures it through its endpoint, writes dump.json.gz and
+// report.html and prints the analysis.
 func newDemoCommand() *cobra.Command {
 	var o demoOptions
 	cmd := &cobra.Command{
 		Use:    "demo",
-		Short:  "Run the demo service, capture it over HTTP, write the dump and print its analysis",
+		Short:  "Run the demo service, capture it over HTTP, write the dump and its report, print the analysis",
 		Hidden: true,
 		Args:   cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -38,7 +39,7 @@ func newDemoCommand() *cobra.Command {
 		},
 	}
 	f := cmd.Flags()
-	f.StringVarP(&o.out, "out", "o", "demo", "write dump.json.gz into `DIR`")
+	f.StringVarP(&o.out, "out", "o", "demo", "write dump.json.gz and report.html into `DIR`")
 	f.DurationVar(&o.duration, "duration", 3*time.Second, "how long the leak grows before the capture")
 	f.IntVar(&o.leakRate, "leak-rate", 100, "goroutines leaked per second")
 	f.StringVar(&o.color, "color", "auto", "color the analysis: auto, always or never")
@@ -86,9 +87,17 @@ func runDemo(cmd *cobra.Command, o demoOptions) error {
 	if err != nil {
 		return fmt.Errorf("write %s: %w", dumpPath, err)
 	}
-	fmt.Fprintf(log, "wrote %s\n\n", dumpPath)
-
 	groups := dedupe.Group(d, dedupe.Options{})
+	reportPath := filepath.Join(o.out, "report.html")
+	err = writeTo(reportPath, nil, formats.CompressNone, func(w io.Writer) error {
+		in := report.Input{Name: dumpPath, Dump: d, Groups: groups}
+		return report.Write(w, []report.Input{in}, report.Options{Generated: time.Now()})
+	})
+	if err != nil {
+		return fmt.Errorf("write %s: %w", reportPath, err)
+	}
+	fmt.Fprintf(log, "wrote %s and %s\n\n", dumpPath, reportPath)
+
 	s := analyze.Summarize(d, groups, analyze.Options{})
 	s.Source.Name = dumpPath
 	return analyze.WriteText(cmd.OutOrStdout(), s, analyze.TextOptions{Color: color})

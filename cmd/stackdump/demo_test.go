@@ -10,7 +10,8 @@ import (
 )
 
 // The whole demo, shortened: the service runs, is captured over HTTP,
-// the dump is written and the analysis names the leak and the contention.
+// the dump and its report are written and the analysis names the leak and
+// the contention.
 func TestDemoEndToEnd(t *testing.T) {
 	dir := t.TempDir()
 	out, stderr, err := runCLI(t, "demo", "--out", dir, "--duration", "1s", "--leak-rate", "200", "--color", "never")
@@ -41,7 +42,14 @@ func TestDemoEndToEnd(t *testing.T) {
 	if first, _, _ := strings.Cut(contention, "\n\n"); !strings.Contains(first, "sync.Mutex") || !strings.Contains(first, "demo.(*priceCache).Get") {
 		t.Errorf("no contention on the price cache in\n%s", out)
 	}
-	if !strings.Contains(stderr, "wrote "+filepath.Join(dir, "dump.json.gz")) {
+	if !strings.Contains(stderr, "wrote "+filepath.Join(dir, "dump.json.gz")+" and "+filepath.Join(dir, "report.html")) {
 		t.Errorf("stderr:\n%s", stderr)
+	}
+	page, err := os.ReadFile(filepath.Join(dir, "report.html"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(strings.ToLower(string(page)), "<!doctype html>") || !strings.Contains(string(page), "fetchQuote") || !strings.Contains(string(page), "priceCache") {
+		t.Errorf("report.html (%d bytes) does not show the demo's goroutines", len(page))
 	}
 }
