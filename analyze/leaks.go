@@ -112,7 +112,7 @@ func (x *leakedIndex) rows(n int) ([]LeakedRow, int64) {
 // likelyLeaks scores every group (see the comment at the top of this file)
 // and returns the flagged ones, highest score first.
 func likelyLeaks(groups []*formats.Group, ids *idIndex, opts Options) []LeakSuspect {
-	var out []LeakSuspect
+	out := []LeakSuspect{}
 	for _, g := range groups {
 		blocked := chanBlocked(g)
 		if blocked < int64(opts.LeakMinCount) {

@@ -175,3 +175,20 @@ func TestWriteTextTruncatedAndLongPreamble(t *testing.T) {
 		t.Errorf("got\n%s\nwant it to contain\n%s", b.String(), want)
 	}
 }
+
+// Lists are [] in JSON when empty, never null: "none found".
+func TestWriteJSONEmptyListsAreArrays(t *testing.T) {
+	quiet := dumpOf(t, formats.KindJVMText, g{id: 1, state: "RUNNABLE", frames: []string{"java.lang.Thread.run Thread.java:1"}})
+	var b bytes.Buffer
+	if err := WriteJSON(&b, summarize(quiet, Options{})); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(b.String(), "null") {
+		t.Errorf("null in\n%s", b.String())
+	}
+	for _, key := range []string{"longest_waits", "leaked", "likely_leaks", "contention", "creators", "parents", "deadlocks", "blockers"} {
+		if !strings.Contains(b.String(), `"`+key+`": []`) {
+			t.Errorf("%s is not [] in\n%s", key, b.String())
+		}
+	}
+}

@@ -8,8 +8,9 @@
 //   - likely leaks: large groups parked on channels or select whose
 //     creators and wait times do not look like a worker pool (leaks.go
 //     explains the heuristic and its thresholds, [Options]);
-//   - lock contention: goroutines waiting on sync.Mutex, sync.RWMutex or a
-//     runtime semaphore, by the frame that waits;
+//   - lock contention: goroutines waiting on a sync.Mutex, a sync.RWMutex,
+//     a sync.Once, a file descriptor's lock or a runtime semaphore, by the
+//     frame that waits;
 //   - the creator tree: which go statements and which parent goroutines
 //     started the goroutines that are alive;
 //   - for JVM dumps, the deadlocks and top blockers of [Locks];
@@ -19,7 +20,8 @@
 // (docs/analyze.md has the schema). Summaries are built while a dump
 // streams: an [Analyzer] sees each routine once and keeps aggregates keyed
 // by interned frames and stacks, so memory follows the number of distinct
-// stacks and creators, not the number of goroutines.
+// stacks, creators and parents (counted up to a bound), not the number of
+// goroutines.
 
 package analyze
 

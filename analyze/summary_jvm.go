@@ -66,7 +66,11 @@ func jvmLocks(d *formats.Dump, withLocks []*formats.Routine, n int) *JVMLocks {
 		dd.Routines = withLocks
 	}
 	rep := Locks(&dd)
-	out := &JVMLocks{ReportedDeadlocks: max(rep.ReportedCount, len(rep.Reported))}
+	out := &JVMLocks{
+		Deadlocks:         []JVMDeadlock{},
+		ReportedDeadlocks: max(rep.ReportedCount, len(rep.Reported)),
+		Blockers:          []JVMBlocker{},
+	}
 	for _, dl := range rep.Deadlocks {
 		var cycle JVMDeadlock
 		for i, r := range dl.Routines {
