@@ -55,26 +55,3 @@ func writeCaptured(ctx context.Context, w io.Writer, f formats.Format, d *format
 func wantsRawText(f formats.Format, dedupe bool) bool {
 	return f == formats.FormatText && !dedupe
 }
-
-// fileExt returns the file name extension of format f with compression c:
-// ".txt", ".json.gz", ".pb.zst". formats.FromPath reads it back.
-func fileExt(f formats.Format, c formats.Compression) string {
-	var ext string
-	switch f {
-	case formats.FormatJSON:
-		ext = ".json"
-	case formats.FormatPprof:
-		ext = ".pb"
-	case formats.FormatFolded:
-		ext = ".folded"
-	default: // text and debug1 are both text dumps
-		ext = ".txt"
-	}
-	switch c {
-	case formats.CompressGzip:
-		ext += ".gz"
-	case formats.CompressZstd:
-		ext += ".zst"
-	}
-	return ext
-}

@@ -33,7 +33,7 @@ func WriteFile(ctx context.Context, path string, opts FileOptions) error {
 		return err
 	}
 	dedupe := opts.Dedupe || opts.By != ""
-	if dedupe && !groupable(format) {
+	if dedupe && !formats.CanGroup(format) {
 		return fmt.Errorf("write %s: dedupe applies to text, json or debug1, not %s", path, format)
 	}
 	if opts.By != "" {
@@ -74,23 +74,9 @@ func WriteFile(ctx context.Context, path string, opts FileOptions) error {
 
 // fileFormat resolves the format and compression of a dump file.
 func fileFormat(path string, opts FileOptions) (formats.Format, formats.Compression, error) {
-	format, comp := formats.FromPath(path)
-	if opts.Format != "" {
-		f, err := formats.ParseFormat(string(opts.Format))
-		if err != nil {
-			return "", "", fmt.Errorf("write %s: %w", path, err)
-		}
-		format = f
+	f, c, err := formats.OutputFor(path, string(opts.Format), string(opts.Compression))
+	if err != nil {
+		return "", "", fmt.Errorf("write %s: %w", path, err)
 	}
-	if format == "" {
-		format = formats.FormatText
-	}
-	if opts.Compression != "" {
-		c, err := formats.ParseCompression(string(opts.Compression))
-		if err != nil {
-			return "", "", fmt.Errorf("write %s: %w", path, err)
-		}
-		comp = c
-	}
-	return format, comp, nil
+	return f, c, nil
 }

@@ -272,7 +272,7 @@ func (h *dumpHandler) writeHeaders(w http.ResponseWriter, req dumpRequest, d *fo
 	if req.format == formats.FormatPprof {
 		disposition = "attachment"
 	}
-	name := "goroutines-" + d.Source.CapturedAt.UTC().Format("20060102T150405Z") + fileExt(req.format, formats.CompressNone)
+	name := "goroutines-" + d.Source.CapturedAt.UTC().Format("20060102T150405Z") + formats.Extension(req.format, formats.CompressNone)
 	hd.Set("Content-Disposition", fmt.Sprintf("%s; filename=%q", disposition, name))
 	if c := d.Source.Capture; c != nil {
 		hd.Set("X-Stackdump-Mode", c.Mode)

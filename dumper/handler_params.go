@@ -71,7 +71,7 @@ func parseDumpRequest(r *http.Request, opts *HandlerOptions) (dumpRequest, error
 		}
 		req.by, req.dedupe = v, true
 	}
-	if req.dedupe && !groupable(req.format) {
+	if req.dedupe && !formats.CanGroup(req.format) {
 		return req, fmt.Errorf("dedupe applies to format text, json or debug1; %s output is always one record per stack", req.format)
 	}
 	if v := q.Get("window"); v != "" {
@@ -107,11 +107,6 @@ func parseWindow(v string, limit time.Duration) (time.Duration, error) {
 		return 0, fmt.Errorf("%v is out of range (want more than 0 and at most %v)", d, limit)
 	}
 	return d, nil
-}
-
-// groupable reports whether formats.WriteGroups writes format f.
-func groupable(f formats.Format) bool {
-	return f == formats.FormatText || f == formats.FormatJSON || f == formats.FormatDebug1
 }
 
 // encodingPreference orders the encodings Handler offers when the client

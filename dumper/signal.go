@@ -93,7 +93,7 @@ func dumpOnSignal(ctx context.Context, dir string, opts *SignalOptions) {
 		}
 	}
 	name := fmt.Sprintf("%s-%s-%d%s", opts.Prefix, time.Now().UTC().Format("20060102-150405.000000"),
-		os.Getpid(), fileExt(opts.File.Format, opts.File.Compression))
+		os.Getpid(), formats.Extension(opts.File.Format, opts.File.Compression))
 	path := filepath.Join(dir, name)
 	if err := WriteFile(ctx, path, opts.File); err != nil {
 		report(fmt.Errorf("dump on signal: %w", err))

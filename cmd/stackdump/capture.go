@@ -198,7 +198,7 @@ func planCaptures(cmd *cobra.Command, raw []string, o captureOptions) ([]*captur
 			return nil, err
 		}
 	}
-	format, comp, err := outputFormat(formatPath, o.format, o.compress)
+	format, comp, err := formats.OutputFor(formatPath, o.format, o.compress)
 	if err != nil {
 		return nil, err
 	}
@@ -415,22 +415,7 @@ func snapshotName(t remote.Target, at time.Time, f formats.Format, c formats.Com
 		name = "gops-" + t.Addr
 	}
 	name = strings.Trim(unsafeName.ReplaceAllString(name, "_"), "_")
-	return name + "-" + at.Format("20060102T150405.000Z") + extension(f, c)
-}
-
-// extension is the file extension of a format and compression.
-func extension(f formats.Format, c formats.Compression) string {
-	ext := map[formats.Format]string{
-		formats.FormatText: ".txt", formats.FormatJSON: ".json", formats.FormatDebug1: ".debug1.txt",
-		formats.FormatPprof: ".pb", formats.FormatFolded: ".folded",
-	}[f]
-	switch c {
-	case formats.CompressGzip:
-		ext += ".gz"
-	case formats.CompressZstd:
-		ext += ".zst"
-	}
-	return ext
+	return name + "-" + at.Format("20060102T150405.000Z") + formats.Extension(f, c)
 }
 
 func readTargetsFile(path string) ([]string, error) {

@@ -63,7 +63,7 @@ only, so two builds with shifted lines still match). --by implies --dedupe.`,
 }
 
 func runConvert(cmd *cobra.Command, in string, o convertOptions) error {
-	format, comp, err := outputFormat(o.output, o.format, o.compress)
+	format, comp, err := formats.OutputFor(o.output, o.format, o.compress)
 	if err != nil {
 		return err
 	}
@@ -104,28 +104,4 @@ func openInput(cmd *cobra.Command, name string) (io.Reader, func(), error) {
 		return nil, nil, err
 	}
 	return f, func() { f.Close() }, nil
-}
-
-// outputFormat settles format and compression from the flags, falling back
-// to the output file's extension, then to text without compression.
-func outputFormat(path, format, compress string) (formats.Format, formats.Compression, error) {
-	extFormat, extComp := formats.FromPath(path)
-	f := extFormat
-	if format != "" {
-		var err error
-		if f, err = formats.ParseFormat(format); err != nil {
-			return "", "", err
-		}
-	}
-	if f == "" {
-		f = formats.FormatText
-	}
-	c := extComp
-	if compress != "" {
-		var err error
-		if c, err = formats.ParseCompression(compress); err != nil {
-			return "", "", err
-		}
-	}
-	return f, c, nil
 }

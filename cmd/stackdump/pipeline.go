@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"io"
-	"slices"
 	"sync/atomic"
 
 	"github.com/stackdump/stackdump/dedupe"
@@ -29,13 +28,10 @@ type pipeline struct {
 	source func(*formats.Source)
 }
 
-// groupedFormats are the formats grouped output can be written in.
-var groupedFormats = []formats.Format{formats.FormatText, formats.FormatJSON, formats.FormatDebug1}
-
 // check reports a format that cannot carry the requested output.
 func (p pipeline) check() error {
-	if p.grouped && !slices.Contains(groupedFormats, p.format) {
-		return fmt.Errorf("--dedupe writes formats %v, not %s", groupedFormats, p.format)
+	if p.grouped && !formats.CanGroup(p.format) {
+		return fmt.Errorf("--dedupe writes formats %v, not %s", formats.GroupedFormats, p.format)
 	}
 	return nil
 }
