@@ -37,7 +37,7 @@ func TestGoTextGolden(t *testing.T) {
 			}
 			got := modelText(readGoText(t, data))
 			path := filepath.Join("testdata", "gotext", name+".golden")
-			if update() {
+			if *updateGolden {
 				if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 					t.Fatal(err)
 				}

@@ -32,7 +32,7 @@ func TestJVMGolden(t *testing.T) {
 		t.Run(filepath.Base(name), func(t *testing.T) {
 			got := renderJVM(readJVMFile(t, filepath.Join("..", "testdata", name)))
 			golden := filepath.Join("..", "testdata", "jvm", "golden", filepath.Base(name)+".golden")
-			if updateGolden() {
+			if *updateGolden {
 				if err := os.MkdirAll(filepath.Dir(golden), 0o755); err != nil {
 					t.Fatal(err)
 				}

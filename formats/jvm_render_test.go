@@ -1,26 +1,10 @@
 package formats
 
 import (
-	"flag"
 	"fmt"
 	"strings"
 	"time"
 )
-
-// updateGolden reports whether -update was given: golden files are then
-// rewritten rather than compared. The flag is shared with other golden
-// tests of the package; it is defined here only if no one else did.
-func updateGolden() bool {
-	f := flag.Lookup("update")
-	return f != nil && f.Value.String() == "true"
-}
-
-var _ = func() bool {
-	if flag.Lookup("update") == nil {
-		flag.Bool("update", false, "rewrite golden files")
-	}
-	return true
-}()
 
 // renderJVM is a stable, test-only text rendering of JVM dumps for golden
 // files: every modelled field, one line per routine, frame and lock.

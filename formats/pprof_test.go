@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"strconv"
 	"strings"
@@ -310,7 +311,9 @@ func TestPprofRoundTrip(t *testing.T) {
 			}
 			checkSameGroups(t, []*formats.Dump{first}, second)
 			for i, r := range second[0].Routines {
-				if r.Values != first.Routines[i].Values {
+				// Values are interned through a bounded cache, so equal
+				// values need not share a pointer: compare contents.
+				if !reflect.DeepEqual(r.Values, first.Routines[i].Values) {
 					t.Errorf("sample %d: values %v, want %v", i, r.Values, first.Routines[i].Values)
 				}
 			}

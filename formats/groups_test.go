@@ -1,0 +1,177 @@
+package formats
+
+import (
+	"bytes"
+	"fmt"
+	"strings"
+	"testing"
+)
+
+// wantGroupsText is the fixture's groups as WriteGroups prints them.
+const wantGroupsText = `
+1238 goroutines in 3 groups, go1.26.8, http://127.0.0.1:6060/debug/pprof/goroutine?debug=2
+warning: the dump is truncated; counts are lower bounds
+warning: 2 parts of the input could not be read; first: line 12: frame without file line: "main.broken("
+panic: first [recovered]
+	panic: second "quoted" \ back
+[signal SIGSEGV: segmentation violation code=0x1 addr=0x0 pc=0x514143]
+
+1234 goroutines [chan receive: 1200, select: 34, 3~17 minutes, 2 locked to thread] created by main.startWorkers in goroutine 1
+ids 5, 7, 9-12, 200, … (+1227 more)
+labels {svc: users}: 1200, {"odd key": "x y", svc: admin}: 34
+runtime.gopark(...)
+	/usr/local/go/src/runtime/proc.go:460 +0xce
+main.worker[...](...)
+	/src/app/worker.go:18 +0x5c
+...additional frames elided...
+
+1 goroutine [running, locked to thread]
+ids 1
+labels {svc: users, "weird key": "a\"b\nc\t\u00fc\x01"}
+main.(*Server).work(0xc000010000, {0x0?, 0x1})
+	/src/app/server.go:42 +0x1d
+main.helper(...)
+	/src/app/helper.go:7
+...103 frames elided...
+main.worker[...](0x0?, ...)
+	/src/app/worker.go:18 +0x5c
+main.main()
+	/src/app/main.go:30 +0x1f3
+
+3 goroutines [select]
+runtime.gopark(...)
+	/usr/local/go/src/runtime/proc.go:460 +0xce
+main.(*Server).work(...)
+	/src/app/server.go:42 +0x1d
+`
+
+func TestWriteGroupsText(t *testing.T) {
+	tab := NewTable()
+	d := fixtureGoDump(tab)
+	var buf bytes.Buffer
+	if err := WriteGroups(&buf, FormatText, d, fixtureGroups(tab, d)); err != nil {
+		t.Fatal(err)
+	}
+	if diff := diffText(strings.TrimPrefix(wantGroupsText, "\n"), buf.String()); diff != "" {
+		t.Error(diff)
+	}
+}
+
+func TestWriteGroupsTextThreads(t *testing.T) {
+	tab := NewTable()
+	d := fixtureJVMDump(tab)
+	g := &Group{Count: 1, IDs: []int64{23}, States: map[string]int64{"WAITING (parking)": 1}, Sample: d.Routines[0]}
+	var buf bytes.Buffer
+	if err := WriteGroups(&buf, FormatText, d, []*Group{g}); err != nil {
+		t.Fatal(err)
+	}
+	first, _, _ := strings.Cut(buf.String(), "\n")
+	if want := "1 thread in 1 group (of 2 in the dump), OpenJDK 64-Bit Server VM (17.0.15+6), pid 4242"; first != want {
+		t.Errorf("first line %q, want %q", first, want)
+	}
+}
+
+func TestGroupIDList(t *testing.T) {
+	seq := func(from, to int64) (ids []int64) {
+		for id := from; id <= to; id += 2 {
+			ids = append(ids, id)
+		}
+		return ids
+	}
+	for _, c := range []struct {
+		ids   []int64
+		more  int64
+		limit int
+		want  string
+	}{
+		{[]int64{1}, 0, 24, "1"},
+		{[]int64{1, 2}, 0, 24, "1, 2"},
+		{[]int64{1, 2, 3}, 0, 24, "1-3"},
+		{[]int64{5, 7, 9, 10, 11, 12, 200}, 0, 24, "5, 7, 9-12, 200"},
+		{[]int64{1, 2, 4, 5, 6, 8}, 0, 24, "1, 2, 4-6, 8"},
+		{[]int64{1, 2, 4, 5, 6, 8}, 0, 3, "1, 2, 4-6, … (+1 more)"},
+		{[]int64{5, 7}, 1100, 24, "5, 7, … (+1100 more)"},
+		{seq(1, 99), 0, 4, "1, 3, 5, 7, … (+46 more)"},
+	} {
+		if got := string(appendGroupIDList(nil, c.ids, c.more, c.limit)); got != c.want {
+			t.Errorf("%v (+%d, limit %d): %q, want %q", c.ids, c.more, c.limit, got, c.want)
+		}
+	}
+}
+
+func TestWriteGroupsOtherFormats(t *testing.T) {
+	for _, f := range []Format{FormatPprof, FormatFolded, "yaml"} {
+		err := WriteGroups(&bytes.Buffer{}, f, &Dump{}, nil)
+		if err == nil || !strings.Contains(err.Error(), "cannot be written as") {
+			t.Errorf("%s: error %v, want a clear refusal", f, err)
+		}
+	}
+}
+
+func TestGroupRecords(t *testing.T) {
+	tab := NewTable()
+	d := fixtureGoDump(tab)
+	gs := fixtureGroups(tab, d)
+	type rec struct {
+		count  int64
+		labels string
+	}
+	for i, want := range [][]rec{
+		{{1200, "svc=users"}, {34, "odd key=x y,svc=admin"}},
+		{{1, "svc=users,weird key=a\"b\nc\tü\x01"}},
+		{{3, ""}},
+	} {
+		var got []rec
+		for _, r := range groupRecords(gs[i]) {
+			var ls []string
+			for _, l := range r.Labels {
+				ls = append(ls, l.Key+"="+l.Value)
+			}
+			got = append(got, rec{r.Count, strings.Join(ls, ",")})
+			if r.Stack != gs[i].Sample.Stack {
+				t.Errorf("group %d: record does not carry the sample's stack", i)
+			}
+		}
+		if fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Errorf("group %d: records %v, want %v", i, got, want)
+		}
+	}
+	if d.Routines[1].Count != 1 {
+		t.Error("groupRecords changed the sample")
+	}
+}
+
+// TestWriteGroupsDebug1 reads the debug=1 output back with the debug=1
+// reader: the counts and label sets of the groups come back.
+func TestWriteGroupsDebug1(t *testing.T) {
+	tab := NewTable()
+	d := fixtureGoDump(tab)
+	var buf bytes.Buffer
+	if err := WriteGroups(&buf, FormatDebug1, d, fixtureGroups(tab, d)); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(buf.String(), "goroutine profile: total ") {
+		t.Fatalf("not debug=1 text:\n%s", buf.String())
+	}
+	dumps, err := ReadAll(&buf, ReadOptions{})
+	if err != nil || len(dumps) != 1 {
+		t.Fatalf("read back: %d dumps, %v", len(dumps), err)
+	}
+	counts := map[string]int64{}
+	var total int64
+	for _, r := range dumps[0].Routines {
+		counts[fmt.Sprint(r.Labels)] += r.Count
+		total += r.Count
+	}
+	if total != 1238 {
+		t.Errorf("records sum to %d goroutines, want 1238", total)
+	}
+	for labels, want := range map[string]int64{
+		"[{svc users}]": 1200, "[{odd key x y} {svc admin}]": 34, "[]": 3,
+		fmt.Sprint(d.Routines[0].Labels): 1,
+	} {
+		if counts[labels] != want {
+			t.Errorf("label set %s: %d goroutines, want %d (all: %v)", labels, counts[labels], want, counts)
+		}
+	}
+}

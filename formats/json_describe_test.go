@@ -1,0 +1,152 @@
+package formats
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+)
+
+// describeOptions says what a model comparison leaves out.
+type describeOptions struct {
+	lines    bool // Routine.Line is compared (it names input lines)
+	warnings bool // Dump.Warnings are compared
+}
+
+// describeDump renders every field of a dump, one per line, frames by
+// value, so that two models compare by their text and a mismatch shows
+// as a readable line. Pointer identity and Table ids are left out.
+func describeDump(d *Dump, o describeOptions) string {
+	var sb strings.Builder
+	p := func(format string, args ...any) { fmt.Fprintf(&sb, format+"\n", args...) }
+	s := d.Source
+	p("source kind=%q runtime=%q target=%q captured=%s", s.Kind, s.Runtime, s.Target, describeTime(s))
+	if c := s.Capture; c != nil {
+		p("capture mode=%q goroutines=%d duration=%d pause=%d pauses=%d missing=%q", c.Mode, c.Goroutines, c.Duration, c.Pause, c.Pauses, c.Missing)
+	}
+	for _, l := range d.Preamble {
+		p("preamble %q", l)
+	}
+	p("truncated=%v total=%d", d.Truncated, d.Total)
+	if o.warnings {
+		for _, w := range d.Warnings {
+			p("warning line=%d offset=%d msg=%q text=%q", w.Line, w.Offset, w.Msg, w.Text)
+		}
+	}
+	for i, r := range d.Routines {
+		p("routine %d", i)
+		describeRoutine(&sb, r, o)
+	}
+	return sb.String()
+}
+
+func describeTime(s Source) string {
+	if s.CapturedAt.IsZero() {
+		return "zero"
+	}
+	return s.CapturedAt.UTC().Format("2006-01-02T15:04:05.999999999Z")
+}
+
+func describeRoutine(sb *strings.Builder, r *Routine, o describeOptions) {
+	p := func(format string, args ...any) { fmt.Fprintf(sb, "  "+format+"\n", args...) }
+	p("id=%d count=%d name=%q state=%q wait=%d", r.ID, r.Count, r.Name, r.State, r.WaitMinutes)
+	p("locked=%v leaked=%v durable=%v scan=%v bubble=%d unavailable=%v stale=%v inferred=%q",
+		r.Locked, r.Leaked, r.Durable, r.Scan, r.Bubble, r.Unavailable, r.Stale, r.Inferred)
+	if len(r.Labels) > 0 {
+		p("labels %q", r.Labels)
+	}
+	if r.HasGP {
+		p("gp=%#x m=%d mp=%#x", r.GP, r.M, r.MP)
+	}
+	p("parent=%d", r.ParentID)
+	if r.CreatedBy != nil {
+		p("created by %s", describeFrame(r.CreatedBy, r.CreatedByValues))
+	}
+	describeStack(sb, "  ", r.Stack, r.Values)
+	for _, a := range r.Ancestors {
+		p("ancestor %d", a.ID)
+		if a.CreatedBy != nil {
+			p("  created by %s", describeFrame(a.CreatedBy, nil))
+		}
+		describeStack(sb, "    ", a.Stack, a.Values)
+	}
+	if rc := r.Race; rc != nil {
+		p("race report=%d role=%q addr=%#x main=%v", rc.Report, rc.Role, rc.Addr, rc.Main)
+	}
+	if t := r.Thread; t != nil {
+		p("thread os=%d daemon=%v prio=%d osprio=%d cpu=%d elapsed=%d virtual=%v carrier=%d container=%q native=%v detail=%q",
+			t.OSID, t.Daemon, t.Priority, t.OSPrio, t.CPU, t.Elapsed, t.Virtual, t.Carrier, t.Container, t.Native, t.Detail)
+		for _, l := range t.Synchronizers {
+			p("  synchronizer %q %q %q", l.Kind, l.Addr, l.Class)
+		}
+	}
+	if o.lines {
+		p("line=%d", r.Line)
+	}
+}
+
+func describeStack(sb *strings.Builder, indent string, s *Stack, vs *FrameValues) {
+	if s == nil {
+		fmt.Fprintf(sb, "%snil stack\n", indent)
+		return
+	}
+	if s.Elided {
+		fmt.Fprintf(sb, "%selided at=%d count=%d\n", indent, s.ElidedAt, s.ElidedCount)
+	}
+	for i, f := range s.Frames {
+		var v *FrameValue
+		if vs != nil && i < len(vs.Frames) {
+			v = &vs.Frames[i]
+		}
+		fmt.Fprintf(sb, "%sframe %s\n", indent, describeFrame(f, v))
+	}
+}
+
+func describeFrame(f *Frame, v *FrameValue) string {
+	s := fmt.Sprintf("%q file=%q line=%d off=%#x/%v inlined=%v module=%q native=%v",
+		f.Func, f.File, f.Line, f.Offset, f.HasOffset, f.Inlined, f.Module, f.Native)
+	if v != nil && !jsonValueEmpty(v) {
+		s += fmt.Sprintf(" args=%q fp=%#x sp=%#x pc=%#x", v.Args, v.FP, v.SP, v.PC)
+		for _, l := range v.Locks {
+			s += fmt.Sprintf(" lock=%q/%q/%q", l.Kind, l.Addr, l.Class)
+		}
+	}
+	return s
+}
+
+// diffText reports the first line where got differs from want, with
+// context, or "" when they are equal.
+func diffText(want, got string) string {
+	if want == got {
+		return ""
+	}
+	wl, gl := strings.Split(want, "\n"), strings.Split(got, "\n")
+	for i := 0; i < max(len(wl), len(gl)); i++ {
+		var w, g string
+		if i < len(wl) {
+			w = wl[i]
+		}
+		if i < len(gl) {
+			g = gl[i]
+		}
+		if w != g {
+			from := max(0, i-3)
+			return fmt.Sprintf("first difference at line %d:\ncontext:\n%s\nwant: %s\ngot:  %s",
+				i+1, strings.Join(wl[from:i], "\n"), w, g)
+		}
+	}
+	return "texts differ"
+}
+
+// equalDumps fails t when the dumps differ in any compared field.
+func equalDumps(t *testing.T, name string, want, got []*Dump, o describeOptions) {
+	t.Helper()
+	if len(want) != len(got) {
+		t.Errorf("%s: %d dumps, want %d", name, len(got), len(want))
+		return
+	}
+	for i := range want {
+		if d := diffText(describeDump(want[i], o), describeDump(got[i], o)); d != "" {
+			t.Errorf("%s: dump %d: %s", name, i, d)
+		}
+	}
+}

@@ -1,0 +1,123 @@
+package formats
+
+import "github.com/tidwall/gjson"
+
+// decodeGroup reads a group object of a grouped document back as
+// routines, keeping what the model can hold (docs/json.md, "Reading
+// grouped documents"): one routine per state, each standing for that
+// state's members (Count), sharing the group's stack and creator. The
+// member ids survive only for a group of one; the wait time becomes the
+// group's minimum; labels, locking and parent survive when all members
+// share them.
+func (d *jsonDecoder) decodeGroup(v gjson.Result, off int64) {
+	base := &Routine{Count: 1}
+	var (
+		count, locked int64
+		ids, parents  []int64
+		states        []groupStateCount
+		labels        []LabelCount
+		stack, elided gjson.Result
+	)
+	count = 1
+	d.forEach(v, func(k, v gjson.Result) bool {
+		switch k.Str {
+		case "count":
+			count = d.int(off, v, "count")
+		case "ids":
+			ids = d.ints(off, v, "ids")
+		case "states":
+			if !v.IsObject() {
+				d.bad(off, v, "states", "an object of counts")
+				break
+			}
+			v.ForEach(func(k, v gjson.Result) bool {
+				states = append(states, groupStateCount{d.t.String(k.Str), d.int(off, v, "states")})
+				return true
+			})
+		case "wait_minutes":
+			d.forEach(v, func(k, v gjson.Result) bool {
+				if k.Str == "min" {
+					base.WaitMinutes = int(d.int(off, v, "wait_minutes.min"))
+				}
+				return true
+			})
+		case "locked":
+			locked = d.int(off, v, "locked")
+		case "labels":
+			if !v.IsArray() {
+				d.bad(off, v, "labels", "an array of label counts")
+				break
+			}
+			v.ForEach(func(_, v gjson.Result) bool {
+				var lc LabelCount
+				d.forEach(v, func(k, v gjson.Result) bool {
+					switch k.Str {
+					case "labels":
+						lc.Labels = d.decodeLabels(off, v, "labels.labels")
+					case "count":
+						lc.Count = d.int(off, v, "labels.count")
+					}
+					return true
+				})
+				labels = append(labels, lc)
+				return true
+			})
+		case "parent_ids":
+			parents = d.ints(off, v, "parent_ids")
+		case "created_by":
+			f, _ := d.decodeFrame(off, v, jsonCreatorFields)
+			base.CreatedBy = d.t.Frame(f)
+		case "stack":
+			stack = v
+		case "elided":
+			elided = v
+		case "unavailable":
+			base.Unavailable = d.bool(off, v, "unavailable")
+		case "name":
+			base.Name = d.t.String(d.str(off, v, "name"))
+		}
+		return true
+	})
+	base.Stack, base.Values = d.cachedStack(off, stack, elided)
+	if count == 1 && len(ids) == 1 {
+		base.ID = ids[0]
+	}
+	if len(parents) == 1 {
+		base.ParentID = parents[0]
+	}
+	base.Locked = count > 0 && locked >= count
+	if len(labels) == 1 && labels[0].Count >= count {
+		base.Labels = labels[0].Labels
+	}
+	if len(states) == 0 {
+		states = []groupStateCount{{"", count}}
+	}
+	var sum int64
+	for _, s := range states {
+		sum += s.n
+	}
+	if sum < count {
+		states[0].n += count - sum
+	}
+	for _, s := range states {
+		r := new(Routine)
+		*r = *base
+		r.State, r.Count = s.state, s.n
+		d.addTotal(r.Count)
+		d.pending = append(d.pending, r)
+	}
+}
+
+// ints returns an array of integers.
+func (d *jsonDecoder) ints(base int64, v gjson.Result, field string) []int64 {
+	if !v.IsArray() {
+		d.bad(base, v, field, "an array of integers")
+		return nil
+	}
+	var ns []int64
+	v.ForEach(func(_, n gjson.Result) bool {
+		ns = append(ns, d.int(base, n, field))
+		return true
+	})
+	return ns
+}

@@ -1,0 +1,467 @@
+package formats
+
+import (
+	"io"
+	"strconv"
+)
+
+// JSONFormatVersion is the "format" value of every stackdump JSON
+// document. Version 1 only ever grows: new keys may appear, existing keys
+// keep their names, types and meaning (docs/json.md).
+const JSONFormatVersion = "stackdump/v1"
+
+// jsonFlushSize is how much a JSON or text writer buffers before it hands
+// its bytes to the destination (itself a large bufio.Writer).
+const jsonFlushSize = 64 << 10
+
+// jsonEncoder writes stackdump/v1 documents, one per dump, each on its own
+// line. It streams: a document is opened by BeginDump, each routine is
+// appended as it comes, and the keys only known at the end (truncated,
+// warnings, total) close it.
+type jsonEncoder struct {
+	w     io.Writer
+	buf   []byte
+	n     int   // routines written in the current dump
+	total int64 // their counts, for dumps that carry no Total
+}
+
+func newJSONEncoder(w io.Writer) Encoder {
+	return &jsonEncoder{w: w, buf: make([]byte, 0, 2*jsonFlushSize)}
+}
+
+// BeginDump opens the dump's document and writes its metadata.
+func (e *jsonEncoder) BeginDump(d *Dump) error {
+	e.n, e.total = 0, 0
+	b := append(e.buf, `{"format":"`+JSONFormatVersion+`",`...)
+	b = appendJSONHead(b, d)
+	b = append(b, `,"goroutines":[`...)
+	e.buf = b
+	return e.flushIfFull()
+}
+
+// WriteRoutine appends one routine object to the goroutines array.
+func (e *jsonEncoder) WriteRoutine(r *Routine) error {
+	b := e.buf
+	if e.n > 0 {
+		b = append(b, ',')
+	}
+	e.n++
+	e.total += jsonRoutineCount(r)
+	e.buf = appendJSONRoutine(b, r)
+	return e.flushIfFull()
+}
+
+// EndDump closes the goroutines array and writes the final metadata.
+func (e *jsonEncoder) EndDump(d *Dump) error {
+	total := d.Total
+	if total == 0 {
+		total = e.total
+	}
+	b := append(e.buf, ']')
+	b = appendJSONTail(b, d, total)
+	e.buf = append(b, '}', '\n')
+	return e.flush()
+}
+
+func (e *jsonEncoder) flushIfFull() error {
+	if len(e.buf) < jsonFlushSize {
+		return nil
+	}
+	return e.flush()
+}
+
+func (e *jsonEncoder) flush() error {
+	_, err := e.w.Write(e.buf)
+	e.buf = e.buf[:0]
+	return err
+}
+
+// jsonRoutineCount is the number of goroutines r stands for; records of a
+// hand-built dump may leave Count at zero.
+func jsonRoutineCount(r *Routine) int64 {
+	if r.Count <= 0 {
+		return 1
+	}
+	return r.Count
+}
+
+// appendJSONHead appends the "source" and "preamble" members.
+func appendJSONHead(b []byte, d *Dump) []byte {
+	b = appendJSONSource(b, &d.Source)
+	b = append(b, `,"preamble":[`...)
+	for i, line := range d.Preamble {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = appendJSONString(b, line)
+	}
+	return append(b, ']')
+}
+
+// appendJSONTail appends the members known once the routines are written.
+func appendJSONTail(b []byte, d *Dump, total int64) []byte {
+	b = append(b, `,"truncated":`...)
+	b = strconv.AppendBool(b, d.Truncated)
+	b = append(b, `,"warnings":`...)
+	b = appendJSONWarnings(b, d.Warnings)
+	b = append(b, `,"total":`...)
+	return strconv.AppendInt(b, total, 10)
+}
+
+// appendJSONWarnings appends a dump's warnings as an array.
+func appendJSONWarnings(b []byte, ws []*ParseError) []byte {
+	b = append(b, '[')
+	for i, w := range ws {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, `{"line":`...)
+		b = strconv.AppendInt(b, int64(w.Line), 10)
+		b = append(b, `,"offset":`...)
+		b = strconv.AppendInt(b, w.Offset, 10)
+		b = append(b, `,"message":`...)
+		b = appendJSONString(b, w.Msg)
+		if w.Text != "" {
+			b = append(b, `,"text":`...)
+			b = appendJSONString(b, w.Text)
+		}
+		b = append(b, '}')
+	}
+	return append(b, ']')
+}
+
+func appendJSONSource(b []byte, s *Source) []byte {
+	b = append(b, `"source":{"kind":`...)
+	b = appendJSONString(b, string(s.Kind))
+	if s.Runtime != "" {
+		b = append(b, `,"runtime":`...)
+		b = appendJSONString(b, s.Runtime)
+	}
+	if s.Target != "" {
+		b = append(b, `,"target":`...)
+		b = appendJSONString(b, s.Target)
+	}
+	if !s.CapturedAt.IsZero() {
+		b = append(b, `,"captured_at":`...)
+		b = appendJSONTime(b, s.CapturedAt)
+	}
+	if c := s.Capture; c != nil {
+		b = append(b, `,"capture":{`...)
+		first := true
+		if c.Mode != "" {
+			b = appendJSONKey(b, "mode", first)
+			b = appendJSONString(b, c.Mode)
+			first = false
+		}
+		for _, n := range [...]struct {
+			key string
+			v   int64
+		}{
+			{"goroutines", int64(c.Goroutines)},
+			{"duration_ns", int64(c.Duration)},
+			{"pause_ns", int64(c.Pause)},
+			{"pauses", int64(c.Pauses)},
+		} {
+			if n.v != 0 {
+				b = appendJSONKey(b, n.key, first)
+				b = strconv.AppendInt(b, n.v, 10)
+				first = false
+			}
+		}
+		if len(c.Missing) > 0 {
+			b = appendJSONKey(b, "missing", first)
+			b = appendJSONStrings(b, c.Missing)
+		}
+		b = append(b, '}')
+	}
+	return append(b, '}')
+}
+
+func appendJSONStrings(b []byte, ss []string) []byte {
+	b = append(b, '[')
+	for i, s := range ss {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = appendJSONString(b, s)
+	}
+	return append(b, ']')
+}
+
+// appendJSONRoutine appends one goroutine or thread object.
+func appendJSONRoutine(b []byte, r *Routine) []byte {
+	b = append(b, `{"id":`...)
+	b = strconv.AppendInt(b, r.ID, 10)
+	if r.Count != 1 {
+		b = append(b, `,"count":`...)
+		b = strconv.AppendInt(b, r.Count, 10)
+	}
+	if r.Name != "" {
+		b = append(b, `,"name":`...)
+		b = appendJSONString(b, r.Name)
+	}
+	b = append(b, `,"state":`...)
+	b = appendJSONString(b, r.State)
+	if r.WaitMinutes != 0 {
+		b = append(b, `,"wait_minutes":`...)
+		b = strconv.AppendInt(b, int64(r.WaitMinutes), 10)
+	}
+	if r.Locked {
+		b = append(b, `,"locked":true`...)
+	}
+	if r.Leaked {
+		b = append(b, `,"leaked":true`...)
+	}
+	if r.Durable {
+		b = append(b, `,"durable":true`...)
+	}
+	if r.Scan {
+		b = append(b, `,"scan":true`...)
+	}
+	if r.Bubble != 0 {
+		b = append(b, `,"bubble":`...)
+		b = strconv.AppendInt(b, r.Bubble, 10)
+	}
+	if len(r.Labels) > 0 {
+		b = append(b, `,"labels":`...)
+		b = appendJSONLabels(b, r.Labels)
+	}
+	if r.HasGP {
+		b = append(b, `,"gp":`...)
+		b = appendJSONHex(b, r.GP)
+		b = append(b, `,"m":`...)
+		b = strconv.AppendInt(b, r.M, 10)
+		if r.MP != 0 {
+			b = append(b, `,"mp":`...)
+			b = appendJSONHex(b, r.MP)
+		}
+	}
+	if r.ParentID != 0 {
+		b = append(b, `,"parent_id":`...)
+		b = strconv.AppendInt(b, r.ParentID, 10)
+	}
+	if r.CreatedBy != nil {
+		b = append(b, `,"created_by":`...)
+		b = appendJSONFrame(b, r.CreatedBy, r.CreatedByValues)
+	}
+	b = appendJSONStack(b, r.Stack, r.Values)
+	if r.Unavailable {
+		b = append(b, `,"unavailable":true`...)
+	}
+	if len(r.Ancestors) > 0 {
+		b = append(b, `,"ancestors":[`...)
+		for i := range r.Ancestors {
+			a := &r.Ancestors[i]
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = append(b, `{"id":`...)
+			b = strconv.AppendInt(b, a.ID, 10)
+			if a.CreatedBy != nil {
+				b = append(b, `,"created_by":`...)
+				b = appendJSONFrame(b, a.CreatedBy, nil)
+			}
+			b = appendJSONStack(b, a.Stack, a.Values)
+			b = append(b, '}')
+		}
+		b = append(b, ']')
+	}
+	if rc := r.Race; rc != nil {
+		b = append(b, `,"race":{"report":`...)
+		b = strconv.AppendInt(b, int64(rc.Report), 10)
+		b = append(b, `,"role":`...)
+		b = appendJSONString(b, rc.Role)
+		if rc.Addr != 0 {
+			b = append(b, `,"addr":`...)
+			b = appendJSONHex(b, rc.Addr)
+		}
+		if rc.Main {
+			b = append(b, `,"main":true`...)
+		}
+		b = append(b, '}')
+	}
+	if len(r.Inferred) > 0 {
+		b = append(b, `,"inferred":`...)
+		b = appendJSONStrings(b, r.Inferred)
+	}
+	if r.Stale {
+		b = append(b, `,"stale":true`...)
+	}
+	if r.Thread != nil {
+		b = append(b, `,"thread":`...)
+		b = appendJSONThread(b, r.Thread)
+	}
+	if r.Line != 0 {
+		b = append(b, `,"line":`...)
+		b = strconv.AppendInt(b, int64(r.Line), 10)
+	}
+	return append(b, '}')
+}
+
+// appendJSONLabels appends a label set as an object, keys in label order.
+func appendJSONLabels(b []byte, ls Labels) []byte {
+	b = append(b, '{')
+	for i, l := range ls {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = appendJSONString(b, l.Key)
+		b = append(b, ':')
+		b = appendJSONString(b, l.Value)
+	}
+	return append(b, '}')
+}
+
+// appendJSONStack appends `,"stack":[…]` and, when frames were elided,
+// `,"elided":{…}`. A nil stack is written as an empty one.
+func appendJSONStack(b []byte, s *Stack, vs *FrameValues) []byte {
+	b = append(b, `,"stack":[`...)
+	if s == nil {
+		return append(b, ']')
+	}
+	for i, f := range s.Frames {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		var v *FrameValue
+		if vs != nil && i < len(vs.Frames) {
+			v = &vs.Frames[i]
+		}
+		b = appendJSONFrame(b, f, v)
+	}
+	b = append(b, ']')
+	if s.Elided {
+		b = append(b, `,"elided":{"at":`...)
+		b = strconv.AppendInt(b, int64(s.ElidedAt), 10)
+		if s.ElidedCount != 0 {
+			b = append(b, `,"count":`...)
+			b = strconv.AppendInt(b, int64(s.ElidedCount), 10)
+		}
+		b = append(b, '}')
+	}
+	return b
+}
+
+// appendJSONFrame appends a frame object with the routine's values for it
+// (v may be nil).
+func appendJSONFrame(b []byte, f *Frame, v *FrameValue) []byte {
+	b = append(b, `{"func":`...)
+	b = appendJSONString(b, f.Func)
+	if f.File != "" {
+		b = append(b, `,"file":`...)
+		b = appendJSONString(b, f.File)
+	}
+	if f.Line != 0 {
+		b = append(b, `,"line":`...)
+		b = strconv.AppendInt(b, int64(f.Line), 10)
+	}
+	if f.HasOffset {
+		b = append(b, `,"offset":`...)
+		b = strconv.AppendUint(b, f.Offset, 10)
+	}
+	if f.Inlined {
+		b = append(b, `,"inlined":true`...)
+	}
+	if f.Module != "" {
+		b = append(b, `,"module":`...)
+		b = appendJSONString(b, f.Module)
+	}
+	if f.Native {
+		b = append(b, `,"native":true`...)
+	}
+	if v != nil {
+		b = appendJSONValue(b, v)
+	}
+	return append(b, '}')
+}
+
+// appendJSONValue appends the members of a frame's per-routine values.
+func appendJSONValue(b []byte, v *FrameValue) []byte {
+	if v.Args != "" {
+		b = append(b, `,"args":`...)
+		b = appendJSONString(b, v.Args)
+	}
+	if v.FP != 0 {
+		b = append(b, `,"fp":`...)
+		b = appendJSONHex(b, v.FP)
+	}
+	if v.SP != 0 {
+		b = append(b, `,"sp":`...)
+		b = appendJSONHex(b, v.SP)
+	}
+	if v.PC != 0 {
+		b = append(b, `,"pc":`...)
+		b = appendJSONHex(b, v.PC)
+	}
+	if len(v.Locks) > 0 {
+		b = append(b, `,"locks":`...)
+		b = appendJSONLocks(b, v.Locks)
+	}
+	return b
+}
+
+func appendJSONLocks(b []byte, ls []Lock) []byte {
+	b = append(b, '[')
+	for i, l := range ls {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, `{"kind":`...)
+		b = appendJSONString(b, string(l.Kind))
+		if l.Addr != "" {
+			b = append(b, `,"addr":`...)
+			b = appendJSONString(b, l.Addr)
+		}
+		if l.Class != "" {
+			b = append(b, `,"class":`...)
+			b = appendJSONString(b, l.Class)
+		}
+		b = append(b, '}')
+	}
+	return append(b, ']')
+}
+
+// appendJSONThread appends a JVM thread's details.
+func appendJSONThread(b []byte, t *Thread) []byte {
+	b = append(b, '{')
+	first := true
+	for _, n := range [...]struct {
+		key string
+		v   int64
+	}{
+		{"os_id", t.OSID},
+		{"priority", int64(t.Priority)},
+		{"os_priority", int64(t.OSPrio)},
+		{"cpu_ns", int64(t.CPU)},
+		{"elapsed_ns", int64(t.Elapsed)},
+		{"carrier", t.Carrier},
+	} {
+		if n.v != 0 {
+			b = appendJSONKey(b, n.key, first)
+			b = strconv.AppendInt(b, n.v, 10)
+			first = false
+		}
+	}
+	for _, f := range [...]struct {
+		key string
+		v   bool
+	}{{"daemon", t.Daemon}, {"virtual", t.Virtual}, {"native", t.Native}} {
+		if f.v {
+			b = appendJSONKey(b, f.key, first)
+			b = append(b, "true"...)
+			first = false
+		}
+	}
+	for _, s := range [...]struct{ key, v string }{{"container", t.Container}, {"detail", t.Detail}} {
+		if s.v != "" {
+			b = appendJSONKey(b, s.key, first)
+			b = appendJSONString(b, s.v)
+			first = false
+		}
+	}
+	if len(t.Synchronizers) > 0 {
+		b = appendJSONKey(b, "synchronizers", first)
+		b = appendJSONLocks(b, t.Synchronizers)
+	}
+	return append(b, '}')
+}

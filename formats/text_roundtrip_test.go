@@ -1,0 +1,109 @@
+package formats
+
+import (
+	"bytes"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// TestTextRoundTripCorpus reads every Go corpus file, writes it as text
+// and reads that again: the models must be equal, field by field (input
+// line numbers and the original's parse warnings aside). Writing the
+// model read back gives the same text again.
+func TestTextRoundTripCorpus(t *testing.T) {
+	for _, path := range corpusFiles(t, "corpus/go/*.txt", "go/*.txt") {
+		t.Run(filepath.Base(path), func(t *testing.T) {
+			want := readCorpusFile(t, path)
+			text := writeText(t, want...)
+			got, err := ReadAll(bytes.NewReader([]byte(text)), ReadOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			// debug=1 text is written sorted by count, as the runtime sorts it.
+			sortRecords(want)
+			sortRecords(got)
+			equalDumps(t, "text round trip", want, got, describeOptions{})
+			// Our text is as well-formed as the input was: a frame that had
+			// no file line still has none, and nothing else is amiss.
+			known := map[string]bool{}
+			for _, d := range want {
+				for _, w := range d.Warnings {
+					known[w.Msg] = true
+				}
+			}
+			for _, d := range got {
+				for _, w := range d.Warnings {
+					if !known[w.Msg] {
+						t.Errorf("our text read with a new warning: %v", w)
+					}
+				}
+			}
+			if again := writeText(t, got...); again != text {
+				t.Errorf("writing the model read back changes the text:\n%s", diffText(text, again))
+			}
+		})
+	}
+}
+
+// sortRecords orders the records of grouped dumps, whose writers choose
+// their own order, by their description.
+func sortRecords(dumps []*Dump) {
+	for _, d := range dumps {
+		if d.Source.Kind != KindGoDebug1 {
+			continue
+		}
+		slices.SortStableFunc(d.Routines, func(a, b *Routine) int {
+			var sa, sb strings.Builder
+			describeRoutine(&sa, a, describeOptions{})
+			describeRoutine(&sb, b, describeOptions{})
+			return strings.Compare(sa.String(), sb.String())
+		})
+	}
+}
+
+// TestJSONRoundTripGoCorpus does the same through JSON, where every
+// field, line numbers and warnings included, must survive, also for the
+// malformed inputs.
+func TestJSONRoundTripGoCorpus(t *testing.T) {
+	for _, path := range corpusFiles(t, "corpus/go/*.txt", "go/*.txt", "corpus/go/malformed/*.txt") {
+		t.Run(filepath.Base(path), func(t *testing.T) {
+			want := readCorpusFile(t, path)
+			got := readJSON(t, writeJSON(t, want...), ReadOptions{})
+			equalDumps(t, "JSON round trip", want, got, describeOptions{lines: true, warnings: true})
+		})
+	}
+}
+
+// TestTextRoundTripFixture reads the text of the hand-built Go fixture
+// back with the Go traceback reader: every field text can carry comes
+// back. (Counts, trace-mode marks, truncation and warnings have no place
+// in traceback text; race reports are read as a dump of their own.)
+func TestTextRoundTripFixture(t *testing.T) {
+	want := fixtureGoDump(NewTable())
+	text := writeText(t, want)
+	dumps, err := ReadAll(bytes.NewReader([]byte(text)), ReadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	flat := &Dump{Source: Source{Kind: KindGoTraceback}, Preamble: dumps[0].Preamble}
+	for _, d := range dumps {
+		flat.Routines = append(flat.Routines, d.Routines...)
+		for _, w := range d.Warnings {
+			t.Errorf("our text read with a warning: %v", w)
+		}
+	}
+	norm := &Dump{Source: Source{Kind: KindGoTraceback}, Preamble: want.Preamble}
+	for _, r := range want.Routines {
+		c := *r
+		c.Count, c.Inferred, c.Stale, c.Line = 1, nil, false, 0
+		norm.Routines = append(norm.Routines, &c)
+	}
+	for _, r := range flat.Routines {
+		r.Line = 0
+	}
+	if d := diffText(describeDump(norm, describeOptions{}), describeDump(flat, describeOptions{})); d != "" {
+		t.Error(d)
+	}
+}

@@ -1,0 +1,389 @@
+package formats
+
+import (
+	"io"
+	"strconv"
+)
+
+// textEncoder writes dumps as Go traceback text, the form the runtime
+// prints (debug=2, panics, SIGQUIT), so that its output is itself a dump
+// any Go tool reads. Dumps that came from debug=1 or pprof go out as
+// debug=1 text and JVM dumps as jstack text: each is written by its own
+// format's encoder, chosen per dump.
+type textEncoder struct {
+	w        io.Writer
+	buf      []byte
+	deleg    Encoder // the current dump's encoder; nil for traceback text
+	debug1   Encoder
+	jvm      Encoder
+	dumps    int  // dumps written so far
+	n        int  // routines written in the current dump
+	race     bool // a race report block is open
+	preamble bool // the current dump has a preamble
+	report   int  // its report number
+}
+
+func newTextEncoder(w io.Writer) Encoder {
+	return &textEncoder{w: w, buf: make([]byte, 0, 2*jsonFlushSize)}
+}
+
+// BeginDump picks the dump's text form and writes its preamble.
+func (e *textEncoder) BeginDump(d *Dump) error {
+	e.deleg = nil
+	switch d.Source.Kind {
+	case KindGoDebug1, KindGoPprof:
+		if e.debug1 == nil {
+			e.debug1 = newDebug1Encoder(e.w)
+		}
+		e.deleg = e.debug1
+	case KindJVMText, KindJVMJSON:
+		if e.jvm == nil {
+			e.jvm = newJVMTextEncoder(e.w)
+		}
+		e.deleg = e.jvm
+	}
+	first := e.dumps == 0
+	e.dumps++
+	if e.deleg != nil {
+		if !first {
+			// Dumps of different forms are still separated by a blank line.
+			if _, err := e.w.Write([]byte{'\n'}); err != nil {
+				return err
+			}
+		}
+		return e.deleg.BeginDump(d)
+	}
+	e.n, e.race, e.preamble = 0, false, len(d.Preamble) > 0
+	b := e.buf
+	if !first {
+		b = append(b, '\n')
+	}
+	for _, line := range d.Preamble {
+		b = append(b, line...)
+		b = append(b, '\n')
+	}
+	if len(d.Preamble) > 0 {
+		b = append(b, '\n')
+	}
+	e.buf = b
+	return e.flushIfFull()
+}
+
+// WriteRoutine writes one goroutine, or one access of a race report.
+func (e *textEncoder) WriteRoutine(r *Routine) error {
+	if e.deleg != nil {
+		return e.deleg.WriteRoutine(r)
+	}
+	b := e.buf
+	if r.Race != nil {
+		b = e.appendRace(b, r)
+	} else {
+		if e.race {
+			b = append(b, textRaceRule...)
+			e.race = false
+		}
+		if e.n > 0 {
+			b = append(b, '\n')
+		}
+		b = appendTextRoutine(b, r, e.n == 0 && e.preamble)
+	}
+	e.n++
+	e.buf = b
+	return e.flushIfFull()
+}
+
+// EndDump closes an open race report and hands the text on.
+func (e *textEncoder) EndDump(d *Dump) error {
+	if e.deleg != nil {
+		return e.deleg.EndDump(d)
+	}
+	if e.race {
+		e.buf = append(e.buf, textRaceRule...)
+		e.race = false
+	}
+	return e.flush()
+}
+
+func (e *textEncoder) flushIfFull() error {
+	if len(e.buf) < jsonFlushSize {
+		return nil
+	}
+	return e.flush()
+}
+
+func (e *textEncoder) flush() error {
+	_, err := e.w.Write(e.buf)
+	e.buf = e.buf[:0]
+	return err
+}
+
+// appendTextRoutine appends a goroutine in traceback form: header, frames,
+// elision marker, creator, ancestors. Two routines the runtime prints
+// without a goroutine header keep their form: a throw's system stack
+// (`runtime stack:`, read as goroutine 0 in state "runtime stack") and,
+// right after the preamble, the crashing thread's frames of old signal
+// dumps (goroutine 0, no state).
+func appendTextRoutine(b []byte, r *Routine, afterPreamble bool) []byte {
+	switch {
+	case r.ID == 0 && r.State == "runtime stack" && textHeaderless(r):
+		b = append(b, "runtime stack:\n"...)
+	case r.ID == 0 && r.State == "" && afterPreamble && textHeaderless(r) && len(r.Frames()) > 0 && !r.Frames()[0].Native:
+	default:
+		b = appendTextHeader(b, r)
+	}
+	if r.Unavailable {
+		b = append(b, "\tgoroutine running on other thread; stack unavailable\n"...)
+	}
+	b = appendTextStack(b, r.Stack, r.Values)
+	if r.CreatedBy != nil {
+		b = appendTextCreator(b, r.CreatedBy, r.CreatedByValues, r.ParentID)
+	}
+	for i := range r.Ancestors {
+		a := &r.Ancestors[i]
+		b = append(b, "[originating from goroutine "...)
+		b = strconv.AppendInt(b, a.ID, 10)
+		b = append(b, "]:\n"...)
+		b = appendTextAncestorStack(b, a.Stack, a.Values)
+		if a.CreatedBy != nil {
+			b = appendTextCreator(b, a.CreatedBy, nil, 0)
+		}
+	}
+	return b
+}
+
+// textHeaderless reports whether a header would say nothing about r but
+// its id and state.
+func textHeaderless(r *Routine) bool {
+	return !r.HasGP && !r.Leaked && !r.Scan && !r.Durable && r.WaitMinutes == 0 && !r.Locked &&
+		r.Bubble == 0 && len(r.Labels) == 0 && !r.Unavailable
+}
+
+// appendTextHeader appends `goroutine N [gp=… m=… mp=…] [state…]:`, the
+// suffixes in the order runtime.goroutineheader prints them.
+func appendTextHeader(b []byte, r *Routine) []byte {
+	b = append(b, "goroutine "...)
+	b = strconv.AppendInt(b, r.ID, 10)
+	if r.HasGP {
+		b = append(b, " gp=0x"...)
+		b = strconv.AppendUint(b, r.GP, 16)
+		if r.M < 0 {
+			b = append(b, " m=nil"...)
+		} else {
+			b = append(b, " m="...)
+			b = strconv.AppendInt(b, r.M, 10)
+			b = append(b, " mp=0x"...)
+			b = strconv.AppendUint(b, r.MP, 16)
+		}
+	}
+	b = append(b, " ["...)
+	b = append(b, r.State...)
+	if r.Leaked {
+		b = append(b, " (leaked)"...)
+	}
+	if r.Scan {
+		b = append(b, " (scan)"...)
+	}
+	if r.Durable {
+		b = append(b, " (durable)"...)
+	}
+	if r.WaitMinutes > 0 {
+		b = append(b, ", "...)
+		b = strconv.AppendInt(b, int64(r.WaitMinutes), 10)
+		b = append(b, " minutes"...)
+	}
+	if r.Locked {
+		b = append(b, ", locked to thread"...)
+	}
+	if r.Bubble != 0 {
+		b = append(b, ", synctest bubble "...)
+		b = strconv.AppendInt(b, r.Bubble, 10)
+	}
+	if len(r.Labels) > 0 {
+		b = append(b, " labels:{"...)
+		for i, l := range r.Labels {
+			if i > 0 {
+				b = append(b, ", "...)
+			}
+			b = appendTextQuoted(b, l.Key)
+			b = append(b, ": "...)
+			b = appendTextQuoted(b, l.Value)
+		}
+		b = append(b, '}')
+	}
+	return append(b, "]:\n"...)
+}
+
+// appendTextStack appends a stack's frames with the elision marker where
+// the runtime printed it.
+func appendTextStack(b []byte, s *Stack, vs *FrameValues) []byte {
+	if s == nil {
+		return b
+	}
+	for i, f := range s.Frames {
+		if s.Elided && i == s.ElidedAt {
+			b = appendTextElision(b, s)
+		}
+		var v *FrameValue
+		if vs != nil && i < len(vs.Frames) {
+			v = &vs.Frames[i]
+		}
+		b = appendTextFrame(b, f, v)
+	}
+	if s.Elided && s.ElidedAt >= len(s.Frames) {
+		b = appendTextElision(b, s)
+	}
+	return b
+}
+
+// appendTextAncestorStack appends an ancestor section's frames, which the
+// runtime prints as `f(...)` whatever their arguments were.
+func appendTextAncestorStack(b []byte, s *Stack, vs *FrameValues) []byte {
+	if s == nil {
+		return b
+	}
+	for i, f := range s.Frames {
+		if s.Elided && i == s.ElidedAt {
+			b = appendTextElision(b, s)
+		}
+		var v *FrameValue
+		if vs != nil && i < len(vs.Frames) {
+			v = &vs.Frames[i]
+		}
+		b = append(b, f.Func...)
+		b = append(b, "(...)\n"...)
+		b = appendTextLocation(b, f, v, "\t")
+	}
+	if s.Elided && s.ElidedAt >= len(s.Frames) {
+		b = appendTextElision(b, s)
+	}
+	return b
+}
+
+func appendTextElision(b []byte, s *Stack) []byte {
+	if s.ElidedCount > 0 {
+		b = append(b, "..."...)
+		b = strconv.AppendInt(b, int64(s.ElidedCount), 10)
+		return append(b, " frames elided...\n"...)
+	}
+	return append(b, "...additional frames elided...\n"...)
+}
+
+// appendTextFrame appends `func(args)` and its `\tfile:line +0x…` line.
+func appendTextFrame(b []byte, f *Frame, v *FrameValue) []byte {
+	if f.Native && f.Func == "non-Go function" && f.File == "" && f.Line == 0 && !f.HasOffset {
+		// A cgo frame the runtime could not symbolize: one line.
+		b = append(b, "non-Go function"...)
+		if v != nil && v.PC != 0 {
+			b = append(b, " at pc=0x"...)
+			b = strconv.AppendUint(b, v.PC, 16)
+		}
+		return append(b, '\n')
+	}
+	b = append(b, f.Func...)
+	switch {
+	case f.Native:
+		// A cgo frame symbolized without Go metadata prints no parentheses.
+	case f.Inlined:
+		b = append(b, "(...)"...)
+	default:
+		b = append(b, '(')
+		if v != nil {
+			b = append(b, v.Args...)
+		}
+		b = append(b, ')')
+	}
+	b = append(b, '\n')
+	return appendTextLocation(b, f, v, "\t")
+}
+
+// appendTextLocation appends a frame's file line: file:line, the pc
+// offset and the fp/sp/pc annotations, after indent. A frame that knows
+// none of them has no file line.
+func appendTextLocation(b []byte, f *Frame, v *FrameValue, indent string) []byte {
+	hasValues := v != nil && (v.FP != 0 || v.SP != 0 || v.PC != 0)
+	if f.File == "" && f.Line == 0 && !f.HasOffset && !hasValues {
+		return b
+	}
+	b = append(b, indent...)
+	sep := ""
+	if f.File != "" || f.Line != 0 || f.HasOffset {
+		b = append(b, f.File...)
+		b = append(b, ':')
+		b = strconv.AppendInt(b, int64(f.Line), 10)
+		sep = " "
+	}
+	if f.HasOffset {
+		b = append(b, " +0x"...)
+		b = strconv.AppendUint(b, f.Offset, 16)
+	}
+	if hasValues {
+		// `\tpc=0x…` alone: a cgo frame without a file.
+		for _, a := range [...]struct {
+			name string
+			v    uint64
+		}{{"fp=0x", v.FP}, {"sp=0x", v.SP}, {"pc=0x", v.PC}} {
+			if a.v != 0 {
+				b = append(b, sep...)
+				b = append(b, a.name...)
+				b = strconv.AppendUint(b, a.v, 16)
+				sep = " "
+			}
+		}
+	}
+	return append(b, '\n')
+}
+
+// appendTextCreator appends `created by F in goroutine N` and its file line.
+func appendTextCreator(b []byte, f *Frame, v *FrameValue, parent int64) []byte {
+	b = append(b, "created by "...)
+	b = append(b, f.Func...)
+	if parent != 0 {
+		b = append(b, " in goroutine "...)
+		b = strconv.AppendInt(b, parent, 10)
+	}
+	b = append(b, '\n')
+	return appendTextLocation(b, f, v, "\t")
+}
+
+// appendTextQuoted quotes s as the runtime's printquoted does for
+// labels in Go 1.26 headers: \n \r \t \\ \" escaped, printable ASCII as
+// is, anything else as \xNN, \uNNNN or \UNNNNNNNN.
+func appendTextQuoted(b []byte, s string) []byte {
+	b = append(b, '"')
+	for _, r := range s {
+		switch {
+		case r == '\n':
+			b = append(b, `\n`...)
+		case r == '\r':
+			b = append(b, `\r`...)
+		case r == '\t':
+			b = append(b, `\t`...)
+		case r == '\\' || r == '"':
+			b = append(b, '\\', byte(r))
+		case r >= ' ' && r <= '~':
+			b = append(b, byte(r))
+		case r < 0x7f:
+			b = append(b, '\\', 'x')
+			b = appendTextHex(b, uint64(r), 2)
+		case r < 0x10000:
+			b = append(b, '\\', 'u')
+			b = appendTextHex(b, uint64(r), 4)
+		default:
+			b = append(b, '\\', 'U')
+			b = appendTextHex(b, uint64(r), 8)
+		}
+	}
+	return append(b, '"')
+}
+
+// appendTextHex appends v in lower-case hex, at least n digits.
+func appendTextHex(b []byte, v uint64, n int) []byte {
+	var tmp [16]byte
+	i := len(tmp)
+	for v != 0 || len(tmp)-i < n {
+		i--
+		tmp[i] = jsonHexDigits[v&0xf]
+		v >>= 4
+	}
+	return append(b, tmp[i:]...)
+}

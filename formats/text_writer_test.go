@@ -1,0 +1,262 @@
+package formats
+
+import (
+	"bytes"
+	"fmt"
+	"strings"
+	"testing"
+)
+
+// writeText encodes dumps as text through NewEncoder and an Output.
+func writeText(t testing.TB, dumps ...*Dump) string {
+	t.Helper()
+	var buf bytes.Buffer
+	out, err := NewOutput(&buf, CompressNone)
+	if err != nil {
+		t.Fatal(err)
+	}
+	enc, err := NewEncoder(out, FormatText)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range dumps {
+		if err := WriteDump(enc, d); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := out.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return buf.String()
+}
+
+// wantFixtureText is the Go fixture as the runtime would print it, checked
+// by hand against runtime.goroutineheader, traceback.go and the race
+// detector's report format.
+const wantFixtureText = `panic: first [recovered]
+	panic: second "quoted" \ back
+[signal SIGSEGV: segmentation violation code=0x1 addr=0x0 pc=0x514143]
+
+goroutine 1 gp=0xc0000061c0 m=5 mp=0xc00008b008 [running, locked to thread labels:{"svc": "users", "weird key": "a\"b\nc\t\u00fc\x01"}]:
+main.(*Server).work(0xc000010000, {0x0?, 0x1})
+	/src/app/server.go:42 +0x1d fp=0xc000050f80 sp=0xc000050f50 pc=0x4a1b2c
+main.helper(...)
+	/src/app/helper.go:7
+...103 frames elided...
+main.worker[...](0x0?, ...)
+	/src/app/worker.go:18 +0x5c
+main.main()
+	/src/app/main.go:30 +0x1f3
+
+goroutine 17 [chan receive (leaked) (scan) (durable), 3 minutes, synctest bubble 2]:
+runtime.gopark(0x1?)
+	/usr/local/go/src/runtime/proc.go:460 +0xce
+main.worker[...]({})
+	/src/app/worker.go:18 +0x5c
+...additional frames elided...
+created by main.startWorkers in goroutine 1
+	/src/app/main.go:55 +0x44 fp=0xc000051fe0 sp=0xc000051fb8 pc=0x4a1c00
+[originating from goroutine 1]:
+main.startWorkers.func1(...)
+	/src/app/main.go:61 +0x2b
+created by main.main
+	/src/app/main.go:30 +0x1f3
+[originating from goroutine 0]:
+main.main(...)
+	/src/app/main.go:30 +0x1f3 pc=0x4a0000
+...additional frames elided...
+
+goroutine 5 gp=0xc000007000 m=nil [running]:
+	goroutine running on other thread; stack unavailable
+created by main.startWorkers in goroutine 1
+	/src/app/main.go:55 +0x44
+
+goroutine 9 [IO wait, 61 minutes]:
+main.windows()
+	C:/Users/dev/app/win.go:3 +0x9f
+main.odd()
+	??:0
+main.entry()
+	/src/app/entry.go:1 +0x0
+
+goroutine 33 [sleep]:
+runtime.gopark()
+	/usr/local/go/src/runtime/proc.go:460 +0xce
+
+goroutine 0 [select]:
+runtime.gopark()
+	/usr/local/go/src/runtime/proc.go:460 +0xce
+main.(*Server).work()
+	/src/app/server.go:42 +0x1d
+
+==================
+WARNING: DATA RACE
+Write at 0x00c000014100 by goroutine 7:
+  main.(*Server).work()
+      /src/app/server.go:42 +0x1d
+  main.main()
+      /src/app/main.go:30 +0x1f3
+
+Previous read at 0x00c000014100 by main goroutine:
+  main.main()
+      /src/app/main.go:30 +0x1f3
+
+Goroutine 7 (running) created at:
+  main.startWorkers()
+      /src/app/main.go:55 +0x44
+  main.main()
+      /src/app/main.go:30 +0x1f3
+==================
+==================
+WARNING: DATA RACE
+Read by goroutine 8:
+  [failed to restore the stack]
+==================
+`
+
+func TestTextWriterGoTraceback(t *testing.T) {
+	got := writeText(t, fixtureGoDump(NewTable()))
+	if d := diffText(wantFixtureText, got); d != "" {
+		t.Error(d)
+	}
+}
+
+func TestTextWriterForms(t *testing.T) {
+	tab := NewTable()
+	f := fixtureFrame(tab, "main.f", "/x.go", 3, 0x10)
+	cgo := tab.Frame(Frame{Func: "c_sleep", File: "sleep.c", Line: 12, Native: true})
+	for _, c := range []struct {
+		name string
+		r    *Routine
+		want string
+	}{
+		{"plain", &Routine{ID: 4, State: "sleep", Stack: tab.Stack([]*Frame{f}, false, 0, 0)},
+			"goroutine 4 [sleep]:\nmain.f()\n\t/x.go:3 +0x10\n"},
+		{"empty stack", &Routine{ID: 4, State: "chan send", Stack: tab.Stack(nil, false, 0, 0)},
+			"goroutine 4 [chan send]:\n"},
+		{"elided at the end", &Routine{ID: 4, State: "running", Stack: tab.Stack([]*Frame{f}, true, 7, 1)},
+			"goroutine 4 [running]:\nmain.f()\n\t/x.go:3 +0x10\n...7 frames elided...\n"},
+		{"cgo frame", &Routine{ID: 6, State: "syscall", Stack: tab.Stack([]*Frame{cgo}, false, 0, 0),
+			Values: tab.Values([]FrameValue{{PC: 0x4012ab}})},
+			"goroutine 6 [syscall]:\nc_sleep\n\tsleep.c:12 pc=0x4012ab\n"},
+		{"label quoting", &Routine{ID: 2, State: "select", Labels: Labels{{"k", "tab\there 🙂 \x7f"}}, Stack: tab.Stack(nil, false, 0, 0)},
+			`goroutine 2 [select labels:{"k": "tab\there \U0001f642 \u007f"}]:` + "\n"},
+		{"non-Go function", &Routine{ID: 6, State: "syscall", Stack: tab.Stack([]*Frame{tab.Frame(Frame{Func: "non-Go function", Native: true}), f}, false, 0, 0),
+			Values: tab.Values([]FrameValue{{PC: 0x4a7e0f}, {}})},
+			"goroutine 6 [syscall]:\nnon-Go function at pc=0x4a7e0f\nmain.f()\n\t/x.go:3 +0x10\n"},
+		{"cgo frame without file", &Routine{ID: 6, State: "syscall", Stack: tab.Stack([]*Frame{tab.Frame(Frame{Func: "c_loop", Native: true})}, false, 0, 0),
+			Values: tab.Values([]FrameValue{{PC: 0x4012ab}})},
+			"goroutine 6 [syscall]:\nc_loop\n\tpc=0x4012ab\n"},
+		{"system stack", &Routine{ID: 0, State: "runtime stack", Stack: tab.Stack([]*Frame{f}, false, 0, 0)},
+			"runtime stack:\nmain.f()\n\t/x.go:3 +0x10\n"},
+		{"old creator", &Routine{ID: 3, State: "IO wait", CreatedBy: f, Stack: tab.Stack(nil, false, 0, 0)},
+			"goroutine 3 [IO wait]:\ncreated by main.f\n\t/x.go:3 +0x10\n"},
+	} {
+		got := writeText(t, &Dump{Routines: []*Routine{c.r}})
+		if got != c.want {
+			t.Errorf("%s:\n got %q\nwant %q", c.name, got, c.want)
+		}
+	}
+}
+
+func TestTextWriterSeparatesDumps(t *testing.T) {
+	tab := NewTable()
+	f := fixtureFrame(tab, "main.f", "/x.go", 3, 0x10)
+	d1 := &Dump{Preamble: []string{"SIGQUIT: quit"}, Routines: []*Routine{
+		{ID: 1, State: "running", Stack: tab.Stack([]*Frame{f}, false, 0, 0)},
+		{ID: 2, State: "sleep", Stack: tab.Stack([]*Frame{f}, false, 0, 0)},
+	}}
+	d2 := &Dump{Routines: []*Routine{{ID: 1, State: "running", Stack: tab.Stack([]*Frame{f}, false, 0, 0)}}}
+	want := "SIGQUIT: quit\n\n" +
+		"goroutine 1 [running]:\nmain.f()\n\t/x.go:3 +0x10\n\n" +
+		"goroutine 2 [sleep]:\nmain.f()\n\t/x.go:3 +0x10\n\n" +
+		"goroutine 1 [running]:\nmain.f()\n\t/x.go:3 +0x10\n"
+	if got := writeText(t, d1, d2); got != want {
+		t.Errorf("got %q\nwant %q", got, want)
+	}
+}
+
+// TestTextWriterHeaderlessRoutine writes the frames an old signal dump
+// printed right after its preamble without a goroutine header.
+func TestTextWriterHeaderlessRoutine(t *testing.T) {
+	tab := NewTable()
+	f := fixtureFrame(tab, "runtime.notetsleepg", "/go/src/pkg/runtime/lock_futex.c", 190, 0x46)
+	d := &Dump{Preamble: []string{"SIGABRT: abort", "PC=0x424dd1"}, Routines: []*Routine{
+		{ID: 0, Stack: tab.Stack([]*Frame{f}, false, 0, 0), Values: tab.Values([]FrameValue{{Args: "0x649aa0", FP: 0x2ba270d3ff48}})},
+		{ID: 0, Stack: tab.Stack([]*Frame{f}, false, 0, 0)},
+	}}
+	want := "SIGABRT: abort\nPC=0x424dd1\n\n" +
+		"runtime.notetsleepg(0x649aa0)\n\t/go/src/pkg/runtime/lock_futex.c:190 +0x46 fp=0x2ba270d3ff48\n\n" +
+		"goroutine 0 []:\nruntime.notetsleepg()\n\t/go/src/pkg/runtime/lock_futex.c:190 +0x46\n"
+	if got := writeText(t, d); got != want {
+		t.Errorf("got %q\nwant %q", got, want)
+	}
+}
+
+func TestTextWriterChoosesFormPerDump(t *testing.T) {
+	for _, c := range []struct {
+		kind Kind
+		form string
+	}{
+		{KindGoTraceback, "traceback"}, {KindJSON, "traceback"}, {KindGoTrace, "traceback"}, {"", "traceback"},
+		{KindGoDebug1, "debug1"}, {KindGoPprof, "debug1"},
+		{KindJVMText, "jvm"}, {KindJVMJSON, "jvm"},
+	} {
+		e := newTextEncoder(&bytes.Buffer{}).(*textEncoder)
+		_ = e.BeginDump(&Dump{Source: Source{Kind: c.kind}})
+		form := "traceback"
+		switch {
+		case e.deleg == nil:
+		case e.deleg == e.debug1:
+			form = "debug1"
+		case e.deleg == e.jvm:
+			form = "jvm"
+		}
+		if form != c.form {
+			t.Errorf("kind %q written as %s, want %s", c.kind, form, c.form)
+		}
+	}
+}
+
+func TestTextWriterRaceAfterGoroutines(t *testing.T) {
+	tab := NewTable()
+	f := fixtureFrame(tab, "main.f", "/x.go", 3, 0x10)
+	d := &Dump{Routines: []*Routine{
+		{ID: 1, State: "running", Stack: tab.Stack([]*Frame{f}, false, 0, 0)},
+		{ID: 6, Race: &RaceAccess{Report: 1, Role: "Read", Addr: 0x1234}, Stack: tab.Stack([]*Frame{f}, false, 0, 0)},
+		{ID: 2, State: "sleep", Stack: tab.Stack(nil, false, 0, 0)},
+	}}
+	want := "goroutine 1 [running]:\nmain.f()\n\t/x.go:3 +0x10\n\n" +
+		"==================\nWARNING: DATA RACE\nRead at 0x000000001234 by goroutine 6:\n  main.f()\n      /x.go:3 +0x10\n==================\n\n" +
+		"goroutine 2 [sleep]:\n"
+	if got := writeText(t, d); got != want {
+		t.Errorf("got %q\nwant %q", got, want)
+	}
+}
+
+// TestTextWriterDebug1Dump writes a dump read from debug=1 text back as
+// debug=1 text, which reads back with the same counts.
+func TestTextWriterDebug1Dump(t *testing.T) {
+	tab := NewTable()
+	f := fixtureFrame(tab, "main.f", "/x.go", 3, 0x10)
+	g := fixtureFrame(tab, "main.g", "/x.go", 9, 0x22)
+	d := &Dump{Source: Source{Kind: KindGoDebug1}, Total: 7, Routines: []*Routine{
+		{Count: 5, Stack: tab.Stack([]*Frame{f}, false, 0, 0)},
+		{Count: 2, Stack: tab.Stack([]*Frame{g, f}, false, 0, 0), Labels: tab.Labels(Labels{{"k", "v"}})},
+	}}
+	out := writeText(t, d)
+	if !strings.HasPrefix(out, "goroutine profile: total 7\n") {
+		t.Fatalf("not debug=1 text:\n%s", out)
+	}
+	dumps, err := ReadAll(strings.NewReader(out), ReadOptions{})
+	if err != nil || len(dumps) != 1 || dumps[0].Source.Kind != KindGoDebug1 {
+		t.Fatalf("read back: %v, %v", dumps, err)
+	}
+	var got []string
+	for _, r := range dumps[0].Routines {
+		got = append(got, fmt.Sprintf("%d %d %v", r.Count, len(r.Frames()), r.Labels))
+	}
+	if want := "[5 1 [] 2 2 [{k v}]]"; fmt.Sprint(got) != want {
+		t.Errorf("records %v, want %s", got, want)
+	}
+}
