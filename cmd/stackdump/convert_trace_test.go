@@ -1,24 +1,10 @@
 package main
 
 import (
-	"bytes"
 	"path/filepath"
 	"strings"
 	"testing"
 )
-
-// runCLI runs the stackdump command line with args and returns its
-// standard output, standard error and error.
-func runCLI(t *testing.T, args ...string) (string, string, error) {
-	t.Helper()
-	var out, errOut bytes.Buffer
-	root := newRootCommand()
-	root.SetArgs(args)
-	root.SetOut(&out)
-	root.SetErr(&errOut)
-	err := root.Execute()
-	return out.String(), errOut.String(), err
-}
 
 // TestConvertExecutionTrace converts a saved execution trace (recorded by
 // testdata/gen/trace) through the ordinary reader.
@@ -39,6 +25,28 @@ func TestConvertExecutionTrace(t *testing.T) {
 	}
 	if !strings.Contains(errOut, "asynchronously preempted") {
 		t.Errorf("standard error lacks the note about the preempted spinner: %q", errOut)
+	}
+}
+
+// TestConvertExecutionTraceText converts a saved execution trace to the
+// default text form: a goroutine dump with the inferred wait reasons.
+func TestConvertExecutionTraceText(t *testing.T) {
+	in := filepath.Join("..", "..", "testdata", "trace", "go126.trace")
+	out, errOut, err := runCLI(t, "convert", in)
+	if err != nil {
+		t.Fatalf("convert: %v\n%s", err, errOut)
+	}
+	for _, want := range []string{
+		"goroutine 14 [sync.RWMutex.RLock]:\nsync.runtime_SemacquireRWMutexR()\n",
+		"goroutine 34 [IO wait]:\n",
+		"main.deep()\n",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q", want)
+		}
+	}
+	if n := strings.Count("\n"+out, "\ngoroutine "); n != 31 {
+		t.Errorf("%d goroutines in the output, want the trace's 31", n)
 	}
 }
 
