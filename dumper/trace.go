@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
-	"runtime/pprof"
 	"runtime/trace"
 	"slices"
 	"strings"
@@ -55,7 +54,7 @@ func captureTrace(ctx context.Context, window time.Duration, t *formats.Table) (
 // calling process, and what recording them cost.
 type traceRecording struct {
 	trace      *bytes.Buffer
-	profile    *bytes.Buffer // goroutine profile, debug=0
+	labels     *labelIndex // from the goroutine profile; nil when profileErr
 	profileErr error
 	start      time.Time
 	duration   time.Duration // trace.Start to the end of the profile
@@ -78,7 +77,7 @@ func recordTrace(ctx context.Context, window time.Duration) (*traceRecording, er
 	}
 	defer func() { <-traceSlot }()
 
-	rec := &traceRecording{trace: new(bytes.Buffer), profile: new(bytes.Buffer), goroutines: runtime.NumGoroutine()}
+	rec := &traceRecording{trace: new(bytes.Buffer), goroutines: runtime.NumGoroutine()}
 	rec.trace.Grow(traceBufferSize(rec.goroutines))
 	meter := startPauseMeter(metricPausesOther)
 	rec.start = time.Now()
@@ -100,7 +99,7 @@ func recordTrace(ctx context.Context, window time.Duration) (*traceRecording, er
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	rec.profileErr = pprof.Lookup("goroutine").WriteTo(rec.profile, 0)
+	rec.labels, rec.profileErr = profileLabels()
 	rec.duration = time.Since(rec.start)
 	rec.pauses = meter.stop()
 	return rec, nil
@@ -141,19 +140,13 @@ func (rec *traceRecording) decode(t *formats.Table) (*formats.Dump, error) {
 // addLabels joins the goroutine profile's labels into d and returns
 // missing without "labels" when every goroutine's labels are known.
 func (rec *traceRecording) addLabels(d *formats.Dump, t *formats.Table, missing []string) []string {
-	warn := func(format string, args ...any) []string {
-		d.Warnings = append(d.Warnings, &formats.ParseError{Msg: fmt.Sprintf(format, args...)})
+	if rec.profileErr != nil {
+		d.Warnings = append(d.Warnings, &formats.ParseError{Msg: "pprof labels unavailable: " + rec.profileErr.Error()})
 		return missing
 	}
-	if rec.profileErr != nil {
-		return warn("no pprof labels: goroutine profile: %v", rec.profileErr)
-	}
-	p, err := readProfile(rec.profile.Bytes())
-	if err != nil {
-		return warn("no pprof labels: goroutine profile: %v", err)
-	}
-	if j := joinLabels(d, p, t); j.ambiguous > 0 {
-		return warn("pprof labels of %d goroutines are unknown: other goroutines with the same stack carry different labels", j.ambiguous)
+	if w := joinTraceLabels(d, rec.labels, t).warning(); w != nil {
+		d.Warnings = append(d.Warnings, w)
+		return missing
 	}
 	return slices.DeleteFunc(missing, func(m string) bool { return m == "labels" })
 }

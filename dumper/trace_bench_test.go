@@ -88,7 +88,8 @@ func fullMode() captureMode {
 }
 
 // traceMode is captureTrace: the trace and the goroutine profile for
-// labels; its parse reads both and joins them.
+// labels (read while recording: it is one record per stack); its size is
+// the trace's, its parse reads the trace and joins the labels.
 func traceMode() captureMode {
 	var traced, tracePause time.Duration
 	return captureMode{
@@ -104,7 +105,7 @@ func traceMode() captureMode {
 			}
 			traced += rec.traced
 			tracePause = max(tracePause, rec.tracePause.Longest)
-			return rec.trace.Len() + rec.profile.Len(), func() error {
+			return rec.trace.Len(), func() error {
 				_, err := rec.decode(nil)
 				return err
 			}

@@ -78,7 +78,7 @@ func TestCaptureTraceLabels(t *testing.T) {
 	if !slices.Contains(d.Source.Capture.Missing, "labels") {
 		t.Errorf("Missing = %v, want labels listed: 10 goroutines' labels are unknown", d.Source.Capture.Missing)
 	}
-	if !hasWarning(d, "pprof labels of 10 goroutines are unknown") {
+	if !hasWarning(d, "pprof labels of 10 goroutines on 1 stack(s) are unknown") {
 		t.Errorf("no warning about the 10 ambiguous goroutines: %v", d.Warnings)
 	}
 

@@ -121,7 +121,7 @@ func TestCaptureTraceMatchesRuntimeStack(t *testing.T) {
 	if c == nil || c.Mode != "trace" || c.Goroutines < n || c.Duration <= 0 || c.Pauses < 1 || c.Pause <= 0 {
 		t.Fatalf("Capture = %+v, want mode trace, ≥%d goroutines, a duration and trace.Start's pause", c, n)
 	}
-	for _, m := range []string{"wait_minutes", "locked", "args", "offsets"} {
+	for _, m := range []string{"wait_minutes", "locked", "args", "offset", "created_by", "parent_id"} {
 		if !slices.Contains(c.Missing, m) {
 			t.Errorf("Capture.Missing = %v lacks %q", c.Missing, m)
 		}

@@ -47,8 +47,10 @@ import (
 // goroutine statuses carry stacks (EvGoStatusStack).
 const minTraceVersion = 23
 
-// traceMissing lists what a trace dump never carries (Capture.Missing).
-var traceMissing = []string{"wait_minutes", "locked", "args", "offsets", "labels", "ancestors", "created_by"}
+// traceMissing lists what a trace dump does not carry, by JSON field name
+// (Capture.Missing): created_by and parent_id are known only for goroutines
+// created during the trace.
+var traceMissing = []string{"wait_minutes", "locked", "args", "offset", "labels", "ancestors", "created_by", "parent_id"}
 
 // inferredState is shared by every routine whose state was inferred; it
 // is never appended to in place (its capacity is its length).
