@@ -59,8 +59,8 @@ type traceRecording struct {
 	start      time.Time
 	duration   time.Duration // trace.Start to the end of the profile
 	traced     time.Duration // trace.Start to the end of trace.Stop
-	pauses     pauseStats    // all of them
-	tracePause pauseStats    // trace.Start to the end of trace.Stop
+	pauses     stwPauses     // all of them
+	tracePause stwPauses     // trace.Start to the end of trace.Stop
 	goroutines int           // runtime.NumGoroutine() when it started
 }
 
@@ -79,7 +79,7 @@ func recordTrace(ctx context.Context, window time.Duration) (*traceRecording, er
 
 	rec := &traceRecording{trace: new(bytes.Buffer), goroutines: runtime.NumGoroutine()}
 	rec.trace.Grow(traceBufferSize(rec.goroutines))
-	meter := startPauseMeter(metricPausesOther)
+	before := readPauses()
 	rec.start = time.Now()
 	if err := trace.Start(rec.trace); err != nil {
 		if strings.Contains(err.Error(), "already enabled") {
@@ -95,13 +95,13 @@ func recordTrace(ctx context.Context, window time.Duration) (*traceRecording, er
 	}
 	trace.Stop()
 	rec.traced = time.Since(rec.start)
-	rec.tracePause = meter.stop()
+	rec.tracePause = readPauses().since(before)
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
 	rec.labels, rec.profileErr = profileLabels()
 	rec.duration = time.Since(rec.start)
-	rec.pauses = meter.stop()
+	rec.pauses = readPauses().since(before)
 	return rec, nil
 }
 

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"runtime"
+	"runtime/metrics"
 	"runtime/pprof"
 	"sync/atomic"
 	"testing"
@@ -126,7 +127,7 @@ func groupedMode() captureMode {
 	}
 }
 
-// benchCapture measures mode. The pause meter and the stall probe are read
+// benchCapture measures mode. The pause histograms and the stall probe are read
 // inside the benchmark timer, because StartTimer and StopTimer stop the
 // world themselves (runtime.ReadMemStats).
 func benchCapture(b *testing.B, probe *stallProbe, mode captureMode) {
@@ -139,15 +140,16 @@ func benchCapture(b *testing.B, probe *stallProbe, mode captureMode) {
 		runtime.GC()
 		time.Sleep(20 * time.Millisecond) // let the probe settle
 		b.StartTimer()
-		meter, gcMeter := startPauseMeter(metricPausesOther), startPauseMeter(metricPausesGC)
+		before, gcBefore := readPauses(), readGCPauses()
 		probe.reset()
 		start := time.Now()
 		n, parseOut := mode.capture(b)
 		wall += time.Since(start)
 		stall = max(stall, probe.max())
-		s, gc := meter.stop(), gcMeter.stop()
+		s := readPauses().since(before)
+		_, _, gcLongest := histDiff(gcBefore, readGCPauses())
 		b.StopTimer()
-		gcMax = max(gcMax, gc.Longest)
+		gcMax = max(gcMax, gcLongest)
 		stwMax = max(stwMax, s.Longest)
 		stwTotal += s.Total
 		pauses += s.Count
@@ -173,6 +175,14 @@ func benchCapture(b *testing.B, probe *stallProbe, mode captureMode) {
 	if mode.report != nil {
 		mode.report(b)
 	}
+}
+
+// readGCPauses reads the histogram of GC stop-the-world pauses: a
+// capture's allocations can start a collection.
+func readGCPauses() metrics.Value {
+	s := []metrics.Sample{{Name: "/sched/pauses/total/gc:seconds"}}
+	metrics.Read(s)
+	return s[0].Value
 }
 
 // stallProbe is a goroutine woken by a 100 µs ticker that records the
