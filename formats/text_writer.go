@@ -216,28 +216,19 @@ func appendTextHeader(b []byte, r *Routine) []byte {
 // appendTextStack appends a stack's frames with the elision marker where
 // the runtime printed it.
 func appendTextStack(b []byte, s *Stack, vs *FrameValues) []byte {
-	if s == nil {
-		return b
-	}
-	for i, f := range s.Frames {
-		if s.Elided && i == s.ElidedAt {
-			b = appendTextElision(b, s)
-		}
-		var v *FrameValue
-		if vs != nil && i < len(vs.Frames) {
-			v = &vs.Frames[i]
-		}
-		b = appendTextFrame(b, f, v)
-	}
-	if s.Elided && s.ElidedAt >= len(s.Frames) {
-		b = appendTextElision(b, s)
-	}
-	return b
+	return appendTextFrames(b, s, vs, appendTextFrame)
 }
 
 // appendTextAncestorStack appends an ancestor section's frames, which the
 // runtime prints as `f(...)` whatever their arguments were.
 func appendTextAncestorStack(b []byte, s *Stack, vs *FrameValues) []byte {
+	return appendTextFrames(b, s, vs, appendTextAncestorFrame)
+}
+
+// appendTextFrames appends a stack's frames, each by appendFrame with its
+// value from vs (nil where vs has none), and the elision marker where the
+// runtime printed it.
+func appendTextFrames(b []byte, s *Stack, vs *FrameValues, appendFrame func(b []byte, f *Frame, v *FrameValue) []byte) []byte {
 	if s == nil {
 		return b
 	}
@@ -249,9 +240,7 @@ func appendTextAncestorStack(b []byte, s *Stack, vs *FrameValues) []byte {
 		if vs != nil && i < len(vs.Frames) {
 			v = &vs.Frames[i]
 		}
-		b = append(b, f.Func...)
-		b = append(b, "(...)\n"...)
-		b = appendTextLocation(b, f, v, "\t")
+		b = appendFrame(b, f, v)
 	}
 	if s.Elided && s.ElidedAt >= len(s.Frames) {
 		b = appendTextElision(b, s)
@@ -266,6 +255,13 @@ func appendTextElision(b []byte, s *Stack) []byte {
 		return append(b, " frames elided...\n"...)
 	}
 	return append(b, "...additional frames elided...\n"...)
+}
+
+// appendTextAncestorFrame appends `func(...)` and its file line.
+func appendTextAncestorFrame(b []byte, f *Frame, v *FrameValue) []byte {
+	b = append(b, f.Func...)
+	b = append(b, "(...)\n"...)
+	return appendTextLocation(b, f, v, "\t")
 }
 
 // appendTextFrame appends `func(args)` and its `\tfile:line +0x…` line.
