@@ -27,7 +27,7 @@ func writeGroupsText(w io.Writer, d *Dump, groups []*Group) error {
 		noun = "thread"
 	}
 	total := groupsTotal(groups)
-	b := make([]byte, 0, 2*jsonFlushSize)
+	b := make([]byte, 0, 2*writeChunkSize)
 	b = appendGroupCounted(b, total, noun)
 	b = append(b, " in "...)
 	b = appendGroupCounted(b, int64(len(groups)), "group")
@@ -62,11 +62,9 @@ func writeGroupsText(w io.Writer, d *Dump, groups []*Group) error {
 	for _, g := range groups {
 		b = append(b, '\n')
 		b = appendGroupText(b, g, noun)
-		if len(b) >= jsonFlushSize {
-			if _, err := w.Write(b); err != nil {
-				return err
-			}
-			b = b[:0]
+		var err error
+		if b, err = writeIfFull(w, b); err != nil {
+			return err
 		}
 	}
 	_, err := w.Write(b)

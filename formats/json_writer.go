@@ -10,10 +10,6 @@ import (
 // keep their names, types and meaning (docs/json.md).
 const JSONFormatVersion = "stackdump/v1"
 
-// jsonFlushSize is how much a JSON or text writer buffers before it hands
-// its bytes to the destination (itself a large bufio.Writer).
-const jsonFlushSize = 64 << 10
-
 // jsonEncoder writes stackdump/v1 documents, one per dump, each on its own
 // line. It streams: a document is opened by BeginDump, each routine is
 // appended as it comes, and the keys only known at the end (truncated,
@@ -26,7 +22,7 @@ type jsonEncoder struct {
 }
 
 func newJSONEncoder(w io.Writer) Encoder {
-	return &jsonEncoder{w: w, buf: make([]byte, 0, 2*jsonFlushSize)}
+	return &jsonEncoder{w: w, buf: make([]byte, 0, 2*writeChunkSize)}
 }
 
 // BeginDump opens the dump's document and writes its metadata.
@@ -64,15 +60,14 @@ func (e *jsonEncoder) EndDump(d *Dump) error {
 }
 
 func (e *jsonEncoder) flushIfFull() error {
-	if len(e.buf) < jsonFlushSize {
+	if len(e.buf) < writeChunkSize {
 		return nil
 	}
 	return e.flush()
 }
 
-func (e *jsonEncoder) flush() error {
-	_, err := e.w.Write(e.buf)
-	e.buf = e.buf[:0]
+func (e *jsonEncoder) flush() (err error) {
+	e.buf, err = writeRest(e.w, e.buf)
 	return err
 }
 

@@ -24,7 +24,7 @@ type textEncoder struct {
 }
 
 func newTextEncoder(w io.Writer) Encoder {
-	return &textEncoder{w: w, buf: make([]byte, 0, 2*jsonFlushSize)}
+	return &textEncoder{w: w, buf: make([]byte, 0, 2*writeChunkSize)}
 }
 
 // BeginDump picks the dump's text form and writes its preamble.
@@ -105,15 +105,14 @@ func (e *textEncoder) EndDump(d *Dump) error {
 }
 
 func (e *textEncoder) flushIfFull() error {
-	if len(e.buf) < jsonFlushSize {
+	if len(e.buf) < writeChunkSize {
 		return nil
 	}
 	return e.flush()
 }
 
-func (e *textEncoder) flush() error {
-	_, err := e.w.Write(e.buf)
-	e.buf = e.buf[:0]
+func (e *textEncoder) flush() (err error) {
+	e.buf, err = writeRest(e.w, e.buf)
 	return err
 }
 
