@@ -93,24 +93,13 @@ type jsonDecoder struct {
 }
 
 func newJSONDecoder(in *Input, opts ReadOptions) decoder {
-	t := opts.Table
-	if t == nil {
-		t = NewTable()
-	}
-	elem := opts.MaxLineBytes
-	if elem <= 0 {
-		elem = defaultMaxLine
-	}
-	doc := opts.MaxDecompressedBytes
-	if doc <= 0 {
-		doc = defaultMaxDecompressed
-	}
+	opts = opts.withDefaults()
 	return &jsonDecoder{
-		t:         t,
+		t:         opts.Table,
 		s:         jsonStream{r: in.R},
-		elemLimit: elem,
-		metaLimit: 16 * elem,
-		docLimit:  min(doc, math.MaxInt),
+		elemLimit: opts.MaxLineBytes,
+		metaLimit: 16 * opts.MaxLineBytes,
+		docLimit:  min(opts.MaxDecompressedBytes, math.MaxInt),
 	}
 }
 
