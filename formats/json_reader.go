@@ -721,16 +721,25 @@ func (d *jsonDecoder) bool(base int64, v gjson.Result, field string) bool {
 
 // strings returns an array of strings, interned.
 func (d *jsonDecoder) strings(base int64, v gjson.Result, field string) []string {
+	return decodeJSONArray(d, base, v, field, "an array of strings", func(s gjson.Result) string {
+		return d.t.String(d.str(base, s, field))
+	})
+}
+
+// decodeJSONArray returns the elements of the array v, each decoded by
+// decode. A v that is not an array is reported as field, wanting want, and
+// yields nil.
+func decodeJSONArray[T any](d *jsonDecoder, base int64, v gjson.Result, field, want string, decode func(gjson.Result) T) []T {
 	if !v.IsArray() {
-		d.bad(base, v, field, "an array of strings")
+		d.bad(base, v, field, want)
 		return nil
 	}
-	var ss []string
-	d.forEach(v, func(_, s gjson.Result) bool {
-		ss = append(ss, d.t.String(d.str(base, s, field)))
+	var xs []T
+	v.ForEach(func(_, e gjson.Result) bool {
+		xs = append(xs, decode(e))
 		return true
 	})
-	return ss
+	return xs
 }
 
 // forEach iterates over the members or elements of an object or array;
