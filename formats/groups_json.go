@@ -114,12 +114,7 @@ func appendJSONGroup(b []byte, g *Group) []byte {
 }
 
 func appendJSONInts(b []byte, ns []int64) []byte {
-	b = append(b, '[')
-	for i, n := range ns {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = strconv.AppendInt(b, n, 10)
-	}
-	return append(b, ']')
+	return appendJSONArray(b, ns, appendJSONInt)
 }
+
+func appendJSONInt(b []byte, n int64) []byte { return strconv.AppendInt(b, n, 10) }

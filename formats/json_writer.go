@@ -83,14 +83,8 @@ func jsonRoutineCount(r *Routine) int64 {
 // appendJSONHead appends the "source" and "preamble" members.
 func appendJSONHead(b []byte, d *Dump) []byte {
 	b = appendJSONSource(b, &d.Source)
-	b = append(b, `,"preamble":[`...)
-	for i, line := range d.Preamble {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = appendJSONString(b, line)
-	}
-	return append(b, ']')
+	b = append(b, `,"preamble":`...)
+	return appendJSONStrings(b, d.Preamble)
 }
 
 // appendJSONTail appends the members known once the routines are written.
@@ -105,24 +99,22 @@ func appendJSONTail(b []byte, d *Dump, total int64) []byte {
 
 // appendJSONWarnings appends a dump's warnings as an array.
 func appendJSONWarnings(b []byte, ws []*ParseError) []byte {
-	b = append(b, '[')
-	for i, w := range ws {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = append(b, `{"line":`...)
-		b = strconv.AppendInt(b, int64(w.Line), 10)
-		b = append(b, `,"offset":`...)
-		b = strconv.AppendInt(b, w.Offset, 10)
-		b = append(b, `,"message":`...)
-		b = appendJSONString(b, w.Msg)
-		if w.Text != "" {
-			b = append(b, `,"text":`...)
-			b = appendJSONString(b, w.Text)
-		}
-		b = append(b, '}')
+	return appendJSONArray(b, ws, appendJSONWarning)
+}
+
+// appendJSONWarning appends one warning object.
+func appendJSONWarning(b []byte, w *ParseError) []byte {
+	b = append(b, `{"line":`...)
+	b = strconv.AppendInt(b, int64(w.Line), 10)
+	b = append(b, `,"offset":`...)
+	b = strconv.AppendInt(b, w.Offset, 10)
+	b = append(b, `,"message":`...)
+	b = appendJSONString(b, w.Msg)
+	if w.Text != "" {
+		b = append(b, `,"text":`...)
+		b = appendJSONString(b, w.Text)
 	}
-	return append(b, ']')
+	return append(b, '}')
 }
 
 func appendJSONSource(b []byte, s *Source) []byte {
@@ -173,12 +165,17 @@ func appendJSONSource(b []byte, s *Source) []byte {
 }
 
 func appendJSONStrings(b []byte, ss []string) []byte {
+	return appendJSONArray(b, ss, appendJSONString)
+}
+
+// appendJSONArray appends xs as a JSON array, each element by appendElem.
+func appendJSONArray[T any](b []byte, xs []T, appendElem func([]byte, T) []byte) []byte {
 	b = append(b, '[')
-	for i, s := range ss {
+	for i, x := range xs {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = appendJSONString(b, s)
+		b = appendElem(b, x)
 	}
 	return append(b, ']')
 }
@@ -396,24 +393,22 @@ func appendJSONValue(b []byte, v *FrameValue) []byte {
 }
 
 func appendJSONLocks(b []byte, ls []Lock) []byte {
-	b = append(b, '[')
-	for i, l := range ls {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = append(b, `{"kind":`...)
-		b = appendJSONString(b, string(l.Kind))
-		if l.Addr != "" {
-			b = append(b, `,"addr":`...)
-			b = appendJSONString(b, l.Addr)
-		}
-		if l.Class != "" {
-			b = append(b, `,"class":`...)
-			b = appendJSONString(b, l.Class)
-		}
-		b = append(b, '}')
+	return appendJSONArray(b, ls, appendJSONLock)
+}
+
+// appendJSONLock appends one lock object.
+func appendJSONLock(b []byte, l Lock) []byte {
+	b = append(b, `{"kind":`...)
+	b = appendJSONString(b, string(l.Kind))
+	if l.Addr != "" {
+		b = append(b, `,"addr":`...)
+		b = appendJSONString(b, l.Addr)
 	}
-	return append(b, ']')
+	if l.Class != "" {
+		b = append(b, `,"class":`...)
+		b = appendJSONString(b, l.Class)
+	}
+	return append(b, '}')
 }
 
 // appendJSONThread appends a JVM thread's details.
