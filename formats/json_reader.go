@@ -674,23 +674,8 @@ func parseJSONInt(s string) (int64, bool) {
 
 // hex returns v, a "0x…" string, as a number.
 func (d *jsonDecoder) hex(base int64, v gjson.Result, field string) uint64 {
-	if v.Type == gjson.String && len(v.Str) > 2 && len(v.Str) <= 18 && v.Str[0] == '0' && (v.Str[1] == 'x' || v.Str[1] == 'X') {
-		var n uint64
-		ok := true
-		for i := 2; i < len(v.Str) && ok; i++ {
-			c := v.Str[i]
-			switch {
-			case c >= '0' && c <= '9':
-				n = n<<4 | uint64(c-'0')
-			case c >= 'a' && c <= 'f':
-				n = n<<4 | uint64(c-'a'+10)
-			case c >= 'A' && c <= 'F':
-				n = n<<4 | uint64(c-'A'+10)
-			default:
-				ok = false
-			}
-		}
-		if ok {
+	if v.Type == gjson.String && len(v.Str) > 2 && v.Str[0] == '0' && (v.Str[1] == 'x' || v.Str[1] == 'X') {
+		if n, ok := parseHexDigits(v.Str[2:]); ok {
 			return n
 		}
 	}
