@@ -167,19 +167,7 @@ func appendGroupText(b []byte, g *Group, noun string) []byte {
 // appendGroupFrame appends a frame of a group of one: `func(args)` with the
 // member's arguments, and its file line without the member's fp/sp/pc.
 func appendGroupFrame(b []byte, f *Frame, v *FrameValue) []byte {
-	b = append(b, f.Func...)
-	switch {
-	case f.Native:
-	case f.Inlined:
-		b = append(b, "(...)"...)
-	default:
-		b = append(b, '(')
-		if v != nil {
-			b = append(b, v.Args...)
-		}
-		b = append(b, ')')
-	}
-	b = append(b, '\n')
+	b = appendTextCall(b, f, v)
 	return appendTextLocation(b, f, nil, "\t")
 }
 

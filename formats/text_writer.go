@@ -274,6 +274,14 @@ func appendTextFrame(b []byte, f *Frame, v *FrameValue) []byte {
 		}
 		return append(b, '\n')
 	}
+	b = appendTextCall(b, f, v)
+	return appendTextLocation(b, f, v, "\t")
+}
+
+// appendTextCall appends a frame's call line: `func(args)` with v's
+// arguments, `func(...)` for an inlined frame, the bare name for a native
+// one.
+func appendTextCall(b []byte, f *Frame, v *FrameValue) []byte {
 	b = append(b, f.Func...)
 	switch {
 	case f.Native:
@@ -287,8 +295,7 @@ func appendTextFrame(b []byte, f *Frame, v *FrameValue) []byte {
 		}
 		b = append(b, ')')
 	}
-	b = append(b, '\n')
-	return appendTextLocation(b, f, v, "\t")
+	return append(b, '\n')
 }
 
 // appendTextLocation appends a frame's file line: file:line, the pc
