@@ -3,6 +3,8 @@ package dumper
 import (
 	"context"
 	"errors"
+	"net/http"
+	"net/http/httptest"
 	"runtime"
 	"runtime/trace"
 	"slices"
@@ -226,6 +228,12 @@ func TestCaptureTraceTracerBusy(t *testing.T) {
 	}
 	if !strings.Contains(err.Error(), "mode=full") {
 		t.Errorf("error %q does not suggest full mode", err)
+	}
+	// The endpoint answers 503 with Retry-After while the tracer is busy.
+	rec := httptest.NewRecorder()
+	Handler(HandlerOptions{}).ServeHTTP(rec, httptest.NewRequest("GET", "/debug/stackdump?mode=trace", nil))
+	if rec.Code != http.StatusServiceUnavailable || rec.Header().Get("Retry-After") == "" {
+		t.Errorf("mode=trace while tracing: %d, Retry-After %q; want 503 with Retry-After", rec.Code, rec.Header().Get("Retry-After"))
 	}
 }
 
