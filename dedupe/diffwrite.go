@@ -66,7 +66,7 @@ func WriteDiffText(w io.Writer, rep DiffReport) error {
 			signed(e.Delta),
 			percentText(e.Delta, e.Old),
 			cmpOr(MainState(e.Group), "-"),
-			topFrameText(e.Group),
+			TopFrameText(e.Group),
 		})
 	}
 	b = append(b, '\n')
@@ -126,8 +126,9 @@ func MainState(g *formats.Group) string {
 	return best
 }
 
-// topFrameText is "func (file.go:line)" of the group's top frame.
-func topFrameText(g *formats.Group) string {
+// TopFrameText describes the group's top frame (see TopFrame) as
+// "func (file.go:line)", for tables and summaries.
+func TopFrameText(g *formats.Group) string {
 	if g.Sample == nil {
 		return "-"
 	}

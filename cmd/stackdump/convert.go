@@ -4,12 +4,10 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"slices"
 
 	"github.com/spf13/cobra"
 
 	"github.com/stackdump/stackdump/dedupe"
-	"github.com/stackdump/stackdump/dumper"
 	"github.com/stackdump/stackdump/formats"
 )
 
@@ -65,32 +63,32 @@ only, so two builds with shifted lines still match). --by implies --dedupe.`,
 }
 
 func runConvert(cmd *cobra.Command, in string, o convertOptions) error {
+	format, comp, err := formats.OutputFor(o.output, o.format, o.compress)
+	if err != nil {
+		return err
+	}
+	by, err := dedupe.ParseBy(o.by)
+	if err != nil {
+		return err
+	}
+	p := pipeline{format: format, grouped: o.dedupe, by: by, onWarning: func(pe *formats.ParseError) {
+		fmt.Fprintf(cmd.ErrOrStderr(), "stackdump: warning: %s: %v\n", in, pe)
+	}}
+	if err := p.check(); err != nil {
+		return err
+	}
 	src, closeIn, err := openInput(cmd, in)
 	if err != nil {
 		return err
 	}
 	defer closeIn()
-	format, comp, err := outputFormat(o.output, o.format, o.compress)
-	if err != nil {
-		return err
+	out := o.output
+	if out == "-" {
+		out = ""
 	}
-	if o.dedupe {
-		return runConvertGrouped(cmd, in, src, format, comp, o)
-	}
-	return writeOutput(cmd, o.output, comp, func(w io.Writer) error {
-		enc, err := formats.NewEncoder(w, format)
-		if err != nil {
-			return err
-		}
-		rd := formats.NewReader(src, formats.ReadOptions{})
-		n, err := formats.Copy(enc, rd, func(pe *formats.ParseError) {
-			fmt.Fprintf(cmd.ErrOrStderr(), "stackdump: warning: %s: %v\n", in, pe)
-		})
-		if err != nil {
+	return writeTo(out, cmd.OutOrStdout(), comp, func(w io.Writer) error {
+		if _, err := p.run(formats.NewReader(src, formats.ReadOptions{}), w); err != nil {
 			return fmt.Errorf("%s: %w", in, err)
-		}
-		if n == 0 {
-			return fmt.Errorf("%s: no dump found", in)
 		}
 		return nil
 	})
@@ -106,95 +104,4 @@ func openInput(cmd *cobra.Command, name string) (io.Reader, func(), error) {
 		return nil, nil, err
 	}
 	return f, func() { f.Close() }, nil
-}
-
-// outputFormat settles format and compression from the flags, falling back
-// to the output file's extension, then to text without compression.
-func outputFormat(path, format, compress string) (formats.Format, formats.Compression, error) {
-	extFormat, extComp := formats.FromPath(path)
-	f := extFormat
-	if format != "" {
-		var err error
-		if f, err = formats.ParseFormat(format); err != nil {
-			return "", "", err
-		}
-	}
-	if f == "" {
-		f = formats.FormatText
-	}
-	c := extComp
-	if compress != "" {
-		var err error
-		if c, err = formats.ParseCompression(compress); err != nil {
-			return "", "", err
-		}
-	}
-	return f, c, nil
-}
-
-// writeOutput runs write against standard output or an atomically written
-// file, through one large buffer and the chosen compression.
-func writeOutput(cmd *cobra.Command, path string, comp formats.Compression, write func(io.Writer) error) error {
-	if path == "" || path == "-" {
-		out, err := formats.NewOutput(cmd.OutOrStdout(), comp)
-		if err != nil {
-			return err
-		}
-		if err := write(out); err != nil {
-			out.Close()
-			return err
-		}
-		return out.Close()
-	}
-	f, err := dumper.CreateAtomic(path)
-	if err != nil {
-		return err
-	}
-	defer f.Abort()
-	out, err := formats.NewOutput(f, comp)
-	if err != nil {
-		return err
-	}
-	if err := write(out); err != nil {
-		return err
-	}
-	if err := out.Close(); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	return f.Commit()
-}
-
-// groupedFormats are the formats --dedupe writes.
-var groupedFormats = []formats.Format{formats.FormatText, formats.FormatJSON, formats.FormatDebug1}
-
-// runConvertGrouped groups every dump of src as it streams and writes
-// each dump's groups.
-func runConvertGrouped(cmd *cobra.Command, in string, src io.Reader, format formats.Format, comp formats.Compression, o convertOptions) error {
-	by, err := dedupe.ParseBy(o.by)
-	if err != nil {
-		return err
-	}
-	if !slices.Contains(groupedFormats, format) {
-		return fmt.Errorf("--dedupe writes formats %v, not %s", groupedFormats, format)
-	}
-	return writeOutput(cmd, o.output, comp, func(w io.Writer) error {
-		rd := formats.NewReader(src, formats.ReadOptions{})
-		for n := 0; ; n++ {
-			d, groups, err := dedupe.GroupNext(rd, dedupe.Options{By: by}, func(pe *formats.ParseError) {
-				fmt.Fprintf(cmd.ErrOrStderr(), "stackdump: warning: %s: %v\n", in, pe)
-			})
-			if err == io.EOF {
-				if n == 0 {
-					return fmt.Errorf("%s: no dump found", in)
-				}
-				return nil
-			}
-			if err != nil {
-				return fmt.Errorf("%s: %w", in, err)
-			}
-			if err := formats.WriteGroups(w, format, d, groups); err != nil {
-				return fmt.Errorf("%s: writing groups: %w", in, err)
-			}
-		}
-	})
 }

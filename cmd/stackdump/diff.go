@@ -80,7 +80,11 @@ func runDiff(cmd *cobra.Command, oldPath, newPath string, o diffOptions) error {
 		return err
 	}
 	rep := dedupe.DiffReport{Result: dedupe.Diff(oldGroups, newGroups), By: by, Old: oldInfo, New: newInfo}
-	err = writeOutput(cmd, o.output, formats.CompressNone, func(w io.Writer) error { return write(w, rep) })
+	out := o.output
+	if out == "-" {
+		out = ""
+	}
+	err = writeTo(out, cmd.OutOrStdout(), formats.CompressNone, func(w io.Writer) error { return write(w, rep) })
 	if err != nil {
 		return err
 	}
