@@ -308,6 +308,15 @@ func (g *goTextDecoder) feed(raw []byte) {
 
 // dispatch handles a line that is not the awaited file line.
 func (g *goTextDecoder) dispatch(line, raw []byte) {
+	// Most lines are the call of the frame expected next, and special
+	// cannot claim one whose function is plain (see stackNode.plain):
+	// take it at once.
+	if g.st == stFunc && g.r != nil && g.sec.expectsPlain() {
+		if name, args, form := g.sec.expectedCall(line); form != callNone {
+			g.call(name, args, form, line)
+			return
+		}
+	}
 	if isBlankLine(line) {
 		g.blank()
 		return

@@ -1,6 +1,9 @@
 package formats
 
-import "bytes"
+import (
+	"bytes"
+	"strings"
+)
 
 // section collects the frames of one stack section of a routine (its own
 // stack, or one `[originating from goroutine N]:` ancestor) and turns them
@@ -73,6 +76,13 @@ type stackNode struct {
 	// again is the same location.
 	loc        string
 	creatorLoc string
+	// plain is set when no line calling frame's function can be one of
+	// the lines goTextDecoder.special handles. Those all start with a
+	// fixed prefix that holds a space and no '(' (`goroutine `,
+	// `created by `, `panic: `, `[signal `, …), or with `PC=`, and the
+	// space would have to fall inside the function's name: plain names
+	// have no space and do not start with `PC=`.
+	plain bool
 }
 
 // Frame record flags: how a call line was written.
@@ -112,6 +122,12 @@ func (s *section) begin(creator bool, name, args []byte) {
 	s.pendArgs = len(s.argBuf)
 	s.argBuf = append(s.argBuf, args...)
 	s.pendArgSpan = [2]int{s.pendArgs, len(s.argBuf)}
+}
+
+// expectsPlain reports whether the frame expected next is plain.
+func (s *section) expectsPlain() bool {
+	n := s.cur.last
+	return n != nil && n.plain
 }
 
 // expectedCall splits line as parseCall does when it calls the function
@@ -256,7 +272,7 @@ func (s *section) child(fl *fileLine, flags uint8) *stackNode {
 		}
 	}
 	f := s.intern(fl, flags)
-	c := &stackNode{frame: f}
+	c := &stackNode{frame: f, plain: !strings.Contains(f.Func, " ") && !strings.HasPrefix(f.Func, "PC=")}
 	switch {
 	case p.children != nil:
 		c.sibling = p.children[f.Func]
