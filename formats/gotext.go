@@ -85,8 +85,10 @@ type goTextDecoder struct {
 	frameLine   int // number of the last location line read into a frame
 
 	// states caches interned states by length: most goroutines of a dump
-	// share a few states, and a compare is cheaper than a map lookup.
-	states [16]string
+	// share a few states, and a compare is cheaper than a map lookup. Each
+	// holds the path of the stack read last in that state, the section's
+	// guess for the next one.
+	states [16]stateGuess
 
 	// Scratch.
 	hdr    goHeader
@@ -629,7 +631,9 @@ func (g *goTextDecoder) header() {
 	} else if g.seen.has(h.ID) {
 		g.endDump() // a second dump of the same process
 	}
-	g.startRoutine(h.ID, g.state(h.State))
+	sg := g.state(h.State)
+	g.startRoutine(h.ID, sg.state)
+	g.sec.setGuess(&sg.path)
 	g.seen.add(h.ID)
 	r := g.r
 	r.WaitMinutes, r.Locked, r.Leaked, r.Durable, r.Scan, r.Bubble = h.WaitMinutes, h.Locked, h.Leaked, h.Durable, h.Scan, h.Bubble
@@ -644,13 +648,20 @@ func (g *goTextDecoder) header() {
 	}
 }
 
-// state returns the interned state b.
-func (g *goTextDecoder) state(b []byte) string {
+// stateGuess is an interned state and the path of the stack of the
+// routine read last in it (see section.guess).
+type stateGuess struct {
+	state string
+	path  []*stackNode
+}
+
+// state returns the interned state b and its guess.
+func (g *goTextDecoder) state(b []byte) *stateGuess {
 	c := &g.states[len(b)%len(g.states)]
-	if *c != string(b) {
-		*c = g.t.Bytes(b)
+	if c.state != string(b) {
+		c.state, c.path = g.t.Bytes(b), c.path[:0]
 	}
-	return *c
+	return c
 }
 
 // startRoutine closes the open routine and opens a new one at this line.

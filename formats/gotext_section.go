@@ -24,6 +24,15 @@ type section struct {
 	root  *stackNode
 	cur   *stackNode // the node of the frames read so far
 	depth int        // frames read so far
+	path  []*stackNode
+
+	// guess is the path of the stack read last for the routine's state
+	// (see goTextDecoder.header). While the frames read follow it, the
+	// frame expected next is the guess's, not the child taken last: at a
+	// branch, goroutines alternate between the branches, but those in one
+	// state mostly take the same one.
+	guess   *[]*stackNode
+	onGuess bool
 
 	// The frames read, for a stack the trie does not hold yet.
 	frames []*Frame
@@ -107,9 +116,12 @@ func (s *section) begin(creator bool, name, args []byte) {
 			s.match = c
 		}
 	} else {
-		n := s.cur.last
+		n := s.next()
 		if !s.expected && n != nil && n.frame.Func != bstr(name) {
 			n = s.cur.children[bstr(name)] // nil map: nil
+			if l := s.cur.last; s.cur.children == nil && l != nil && l.frame.Func == bstr(name) {
+				n = l // off the guess, onto the only child
+			}
 		}
 		if n != nil {
 			s.match, s.node = n.frame, n
@@ -124,9 +136,24 @@ func (s *section) begin(creator bool, name, args []byte) {
 	s.pendArgSpan = [2]int{s.pendArgs, len(s.argBuf)}
 }
 
+// setGuess makes *path the guess for this section's frames; the section
+// stores its own path there when it finishes.
+func (s *section) setGuess(path *[]*stackNode) {
+	s.guess, s.onGuess = path, len(*path) > 0
+}
+
+// next returns the node expected next: the guess's while the frames
+// follow it, else the child taken last; nil when there is none.
+func (s *section) next() *stackNode {
+	if s.onGuess && s.depth < len(*s.guess) {
+		return (*s.guess)[s.depth]
+	}
+	return s.cur.last
+}
+
 // expectsPlain reports whether the frame expected next is plain.
 func (s *section) expectsPlain() bool {
-	n := s.cur.last
+	n := s.next()
 	return n != nil && n.plain
 }
 
@@ -137,7 +164,7 @@ func (s *section) expectsPlain() bool {
 // the native ones (`non-Go function`, cgo symbols), which are left to
 // parseCall.
 func (s *section) expectedCall(line []byte) (name, args []byte, form callForm) {
-	n := s.cur.last
+	n := s.next()
 	if n == nil || n.frame.Native {
 		return nil, nil, callNone
 	}
@@ -287,8 +314,12 @@ func (s *section) child(fl *fileLine, flags uint8) *stackNode {
 
 // push moves to node n, a child of the current node.
 func (s *section) push(n *stackNode) {
+	if s.onGuess && (s.depth >= len(*s.guess) || (*s.guess)[s.depth] != n) {
+		s.onGuess = false
+	}
 	s.cur.last, s.cur = n, n
 	s.frames = append(s.frames, n.frame)
+	s.path = append(s.path, n)
 	s.depth++
 }
 
@@ -356,6 +387,9 @@ func (s *section) lastFunc() string {
 // still there to take (hasVals, argBuf, vals); reset readies it for the
 // next section.
 func (s *section) finish() (st *Stack, creator *Frame) {
+	if s.guess != nil && (!s.onGuess || len(*s.guess) != len(s.path)) {
+		*s.guess = append((*s.guess)[:0], s.path...)
+	}
 	if s.hasCreator {
 		creator = s.creator
 	}
@@ -369,6 +403,8 @@ func (s *section) finish() (st *Stack, creator *Frame) {
 }
 
 func (s *section) reset() {
+	s.path = s.path[:0]
+	s.guess, s.onGuess = nil, false
 	s.frames, s.vals, s.argBuf = s.frames[:0], s.vals[:0], s.argBuf[:0]
 	s.cur, s.depth = s.root, 0
 	s.hasVals, s.hasCreator, s.creator, s.match, s.node, s.hit, s.line = false, false, nil, nil, nil, false, nil
