@@ -388,7 +388,8 @@ func (s *section) lastFunc() string {
 // next section.
 func (s *section) finish() (st *Stack, creator *Frame) {
 	if s.guess != nil && (!s.onGuess || len(*s.guess) != len(s.path)) {
-		*s.guess = append((*s.guess)[:0], s.path...)
+		// This stack is the state's next guess: swap, not copy.
+		*s.guess, s.path = s.path, (*s.guess)[:0]
 	}
 	if s.hasCreator {
 		creator = s.creator
