@@ -170,9 +170,9 @@ func hostileCorpusDump(t *testing.T) ([]byte, int) {
 	return data, routines[0]
 }
 
-// hostileRoutine is the text of goroutine id in generated dumps.
-func hostileRoutine(id int) []byte {
-	return fmt.Appendf(nil, "goroutine %d [chan receive, %d minutes]:\nmain.worker(0xc000%06x)\n\t/app/worker.go:42 +0x1d\ncreated by main.main in goroutine 1\n\t/app/main.go:30 +0x45\n\n", id, id%60, id)
+// appendRoutine appends the text of goroutine id of generated dumps.
+func appendRoutine(dst []byte, id int) []byte {
+	return fmt.Appendf(dst, "goroutine %d [chan receive, %d minutes]:\nmain.worker(0xc000%06x)\n\t/app/worker.go:42 +0x1d\ncreated by main.main in goroutine 1\n\t/app/main.go:30 +0x45\n\n", id, id%60, id)
 }
 
 // TestHostileCorruptCompression flips bytes in the middle of a gzip and a
@@ -184,7 +184,7 @@ func TestHostileCorruptCompression(t *testing.T) {
 	const total = 4000 // about 500 KiB: several zstd blocks
 	var data []byte
 	for id := 1; id <= total; id++ {
-		data = append(data, hostileRoutine(id)...)
+		data = appendRoutine(data, id)
 	}
 	for _, w := range []uint8{wrapGzip, wrapZstd} {
 		z := wrapInput(t, data, w)
@@ -313,12 +313,13 @@ func TestHostileCutAt64MiB(t *testing.T) {
 		t.Skip("reads 64 MiB")
 	}
 	id, size, whole := 0, 0, 0
+	var b []byte
 	in := &genReader{next: func() []byte {
 		if size >= TruncationSize {
 			return nil
 		}
 		id++
-		b := hostileRoutine(id)
+		b = appendRoutine(b[:0], id)
 		if size+len(b) <= TruncationSize {
 			whole++
 		} else {
@@ -451,5 +452,60 @@ func TestPprofHeadAcceptsRealProfiles(t *testing.T) {
 		t.Error("zeros accepted")
 	} else {
 		t.Logf("zeros: %s", msg)
+	}
+}
+
+// TestHostileWholeDocuments covers the two readers that may hold a whole
+// document: a stackdump JSON document whose array comes before its
+// metadata (as `jq -S` sorts it) and a JVM JSON thread dump. Both are
+// bounded by MaxDecompressedBytes, which untrusted input should set:
+// past it reading stops with a clear error, in bounded memory.
+func TestHostileWholeDocuments(t *testing.T) {
+	const size, limit = 64 << 20, 16 << 20
+	// elem generates prefix, then elements separated by sep, without
+	// allocating: the heap measured is the reader's.
+	elem := func(prefix, sep, suffix string, one func(dst []byte, i int) []byte) io.Reader {
+		i, n := 0, 0
+		var b []byte
+		return &genReader{next: func() []byte {
+			if n > size {
+				return nil
+			}
+			if n == size {
+				n++
+				return []byte(suffix)
+			}
+			if i == 0 {
+				b = append(b[:0], prefix...)
+			} else {
+				b = append(b[:0], sep...)
+			}
+			i++
+			b = one(b, i)
+			n = min(n+len(b), size)
+			return b
+		}}
+	}
+	for _, tc := range []struct {
+		name string
+		in   io.Reader
+	}{
+		{"stackdump json, array first", elem(`{"format":"stackdump/v1","goroutines":[`, ",", `],"preamble":[],"source":{"kind":"go-traceback"}}`, func(dst []byte, i int) []byte {
+			return fmt.Appendf(dst, `{"id":%d,"state":"chan receive","stack":[{"func":"main.worker","file":"/app/w.go","line":42}]}`, i)
+		})},
+		{"jvm json", elem(`{"threadDump":{"processId":1,"threadContainers":[{"container":"<root>","threads":[`, ",", "]}]}}", func(dst []byte, i int) []byte {
+			return fmt.Appendf(dst, `{"tid":"%d","name":"worker-%d","stack":["java.lang.Thread.sleep(Thread.java:1)"]}`, i, i)
+		})},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var err error
+			checkHeap(t, tc.name+", 64 MiB with a 16 MiB cap", func() {
+				_, _, err = readCounting(tc.in, ReadOptions{MaxDecompressedBytes: limit})
+			})
+			if !errors.Is(err, ErrTooLarge) && !errors.Is(err, errJSONValueSize) {
+				t.Fatalf("error %v, want one saying the input is over the limit", err)
+			}
+			t.Logf("error: %v", err)
+		})
 	}
 }
