@@ -85,13 +85,25 @@ type sniffRead struct {
 // fuzzSniffLimits keep the fuzzer fast on inputs that inflate.
 var fuzzSniffLimits = ReadOptions{MaxLineBytes: 4 << 10, MaxDecompressedBytes: 1 << 20}
 
+// sniffInput is what is known of an input's decompressed bytes: all of
+// them (plain), or only a bound on their size.
+type sniffInput struct {
+	plain []byte // nil when unknown
+	size  int64
+	lines int // 0 when unknown
+}
+
+func knownInput(plain []byte) sniffInput {
+	return sniffInput{plain: plain, size: int64(len(plain)), lines: bytes.Count(plain, []byte("\n")) + 1}
+}
+
 // readSniffed reads data through the sniffing path and checks what must
 // hold for any input: no panic, a known kind, routines with a stack and a
-// count, every warning positioned within size bytes and lines lines (0:
-// unknown), a terminal error that is sticky.
-func readSniffed(t *testing.T, data []byte, size int64, lines int) sniffRead {
+// count, every warning positioned within the input and quoting its text,
+// a terminal error that is sticky.
+func readSniffed(t *testing.T, data []byte, opts ReadOptions, in sniffInput) sniffRead {
 	t.Helper()
-	rd := NewReader(bytes.NewReader(data), fuzzSniffLimits)
+	rd := NewReader(bytes.NewReader(data), opts)
 	var out sniffRead
 	for dumps := 0; ; dumps++ {
 		if dumps > len(data)+1 {
@@ -119,7 +131,7 @@ func readSniffed(t *testing.T, data []byte, size int64, lines int) sniffRead {
 				if !errors.As(err, &pe) {
 					continue // a stopping error: Next returns it
 				}
-				checkPositioned(t, pe, size, lines)
+				checkPositioned(t, pe, in)
 				continue
 			}
 			if r == nil || r.Stack == nil || r.Count < 1 {
@@ -130,7 +142,7 @@ func readSniffed(t *testing.T, data []byte, size int64, lines int) sniffRead {
 		}
 		for _, w := range d.Warnings {
 			if rd.Kind() != KindJSON { // a document's warnings are its original input's
-				checkPositioned(t, w, size, lines)
+				checkPositioned(t, w, in)
 			}
 			out.summary = append(out.summary, "warning "+w.Error())
 		}
@@ -144,10 +156,13 @@ func readSniffed(t *testing.T, data []byte, size int64, lines int) sniffRead {
 	return out
 }
 
-func checkPositioned(t *testing.T, pe *ParseError, size int64, lines int) {
+func checkPositioned(t *testing.T, pe *ParseError, in sniffInput) {
 	t.Helper()
-	if pe.Msg == "" || pe.Line < 0 || pe.Offset < 0 || pe.Offset > size || lines > 0 && pe.Line > lines {
-		t.Fatalf("warning outside the input (%d bytes, %d lines): %+v", size, lines, pe)
+	if pe.Msg == "" || pe.Line < 0 || pe.Offset < 0 || pe.Offset > in.size || in.lines > 0 && pe.Line > in.lines {
+		t.Fatalf("warning outside the input (%d bytes, %d lines): %+v", in.size, in.lines, pe)
+	}
+	if in.plain != nil && pe.Line > 0 && !bytes.Contains(in.plain, []byte(pe.Text)) {
+		t.Fatalf("warning quotes text that is not in the input: %+v", pe)
 	}
 }
 
@@ -157,31 +172,35 @@ func checkPositioned(t *testing.T, pe *ParseError, size int64, lines int) {
 // wrapped in gzip, zstd or both reads exactly as the plain input does.
 func FuzzSniffAndRead(f *testing.F) {
 	for _, s := range sniffSeeds(f) {
-		f.Add(s, wrapNone)
+		f.Add(s, wrapNone, uint16(0))
 		if len(s) < 1<<10 || s[0] == '{' {
-			f.Add(s, wrapGzipZstd)
+			f.Add(s, wrapGzipZstd, uint16(60))
 		}
 	}
 	good := []byte("goroutine 1 [running]:\nmain.main()\n\t/m.go:3 +0x1\n")
-	f.Add(wrapInput(f, good, wrapGzip), wrapNone)
-	f.Add(wrapInput(f, good, wrapZstd), wrapNone)
+	f.Add(wrapInput(f, good, wrapGzip), wrapNone, uint16(0))
+	f.Add(wrapInput(f, good, wrapZstd), wrapNone, uint16(0))
 	gz := wrapInput(f, good, wrapGzip)
-	f.Add(gz[:len(gz)/2], wrapNone)                      // cut mid-stream
-	f.Add(append(gz[:len(gz):len(gz)], gz...), wrapNone) // two members
-	f.Add([]byte("\x1f\x8b"), wrapNone)
-	f.Add([]byte("\x28\xb5\x2f\xfd"), wrapNone)
-	f.Add([]byte("go 1.23 trace\x00\x00\x00"), wrapNone)
-	f.Fuzz(func(t *testing.T, data []byte, wrap uint8) {
-		size, lines := int64(len(data)), bytes.Count(data, []byte("\n"))+1
+	f.Add(gz[:len(gz)/2], wrapNone, uint16(0))                      // cut mid-stream
+	f.Add(append(gz[:len(gz):len(gz)], gz...), wrapNone, uint16(0)) // two members
+	f.Add([]byte("\x1f\x8b"), wrapNone, uint16(0))
+	f.Add([]byte("\x28\xb5\x2f\xfd"), wrapNone, uint16(0))
+	f.Add([]byte("go 1.23 trace\x00\x00\x00"), wrapNone, uint16(0))
+	f.Fuzz(func(t *testing.T, data []byte, wrap uint8, maxLine uint16) {
+		opts := fuzzSniffLimits
+		if maxLine != 0 {
+			opts.MaxLineBytes = int(maxLine)
+		}
+		in := knownInput(data)
 		compressed := bytes.HasPrefix(data, gzipMagic) || bytes.HasPrefix(data, zstdMagic)
 		if compressed {
-			size, lines = fuzzSniffLimits.MaxDecompressedBytes, 0
+			in = sniffInput{size: opts.MaxDecompressedBytes}
 		}
-		plain := readSniffed(t, data, size, lines)
+		plain := readSniffed(t, data, opts, in)
 		if wrap%wrapCount == wrapNone || len(data) > 64<<10 || compressed {
 			return
 		}
-		wrapped := readSniffed(t, wrapInput(t, data, wrap), size, lines)
+		wrapped := readSniffed(t, wrapInput(t, data, wrap), opts, in)
 		if plain.kind != wrapped.kind {
 			t.Fatalf("sniffed %s plain, %s wrapped", plain.kind, wrapped.kind)
 		}
@@ -198,16 +217,16 @@ func FuzzSniffAndRead(f *testing.F) {
 // doubly compressed, and expects the same dumps from each.
 func TestSniffCompressedCorpus(t *testing.T) {
 	for _, s := range sniffSeeds(t) {
-		size, lines := int64(len(s)), bytes.Count(s, []byte("\n"))+1
+		in := knownInput(s)
 		if bytes.HasPrefix(s, gzipMagic) {
-			size, lines = fuzzSniffLimits.MaxDecompressedBytes, 0
+			in = sniffInput{size: fuzzSniffLimits.MaxDecompressedBytes}
 		}
-		plain := readSniffed(t, s, size, lines)
+		plain := readSniffed(t, s, fuzzSniffLimits, in)
 		if plain.err != nil || len(plain.summary) == 0 {
 			t.Fatalf("%.40q: nothing read (%v)", s, plain.err)
 		}
 		for _, w := range []uint8{wrapGzip, wrapZstd, wrapGzipZstd} {
-			got := readSniffed(t, wrapInput(t, s, w), size, 0)
+			got := readSniffed(t, wrapInput(t, s, w), fuzzSniffLimits, in)
 			if got.kind != plain.kind || strings.Join(got.summary, "\n") != strings.Join(plain.summary, "\n") {
 				t.Fatalf("wrap %d of %.40q: %s %d lines, plain %s %d lines", w, s, got.kind, len(got.summary), plain.kind, len(plain.summary))
 			}
