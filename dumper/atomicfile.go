@@ -3,6 +3,7 @@ package dumper
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -70,6 +71,29 @@ func removeStaleTemps(dir, base, keep string) {
 			os.Remove(filepath.Join(dir, e.Name()))
 		}
 	}
+}
+
+// Write writes to the temporary file; errors name the destination, which
+// is what the caller knows, not the temporary name.
+func (a *AtomicFile) Write(p []byte) (int, error) {
+	n, err := a.File.Write(p)
+	return n, a.named(err)
+}
+
+// WriteString is Write of a string.
+func (a *AtomicFile) WriteString(s string) (int, error) {
+	n, err := a.File.WriteString(s)
+	return n, a.named(err)
+}
+
+// named gives a *fs.PathError about the temporary file the destination's
+// path.
+func (a *AtomicFile) named(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) && pe.Path == a.Name() {
+		return &fs.PathError{Op: pe.Op, Path: a.path, Err: pe.Err}
+	}
+	return err
 }
 
 // Path returns the destination path.
