@@ -246,8 +246,8 @@ func checkUntouched(dir, dst string, old []byte) error {
 }
 
 // TestAtomicFileNoSpace fills a 64 KiB tmpfs with a 1 MiB dump: the write
-// fails with ENOSPC, Abort removes the temporary file, and the old dump
-// is untouched.
+// fails with ENOSPC naming the destination, Abort removes the temporary
+// file, and the old dump is untouched.
 func TestAtomicFileNoSpace(t *testing.T) {
 	old := []byte("old dump\n")
 	inFaultyDir(t, 64<<10, old, func(dir, dst string) error {
@@ -266,8 +266,8 @@ func TestAtomicFileNoSpace(t *testing.T) {
 		} else {
 			f.Abort()
 		}
-		if !errors.Is(err, syscall.ENOSPC) {
-			return fmt.Errorf("error %v, want ENOSPC", err)
+		if !errors.Is(err, syscall.ENOSPC) || !strings.Contains(err.Error(), dst) {
+			return fmt.Errorf("error %v, want ENOSPC naming %s", err, dst)
 		}
 		t.Logf("error: %v", err)
 		return checkUntouched(dir, dst, old)
