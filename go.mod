@@ -6,6 +6,7 @@ require (
 	github.com/google/gops v0.3.28
 	github.com/google/pprof v0.0.0-20261105003125-4bf881d7fb0b
 	github.com/klauspost/compress v1.20.4
+	github.com/klauspost/pgzip v1.3.0
 	github.com/spf13/cobra v1.10.2
 	github.com/tidwall/gjson v1.20.2
 	go.uber.org/goleak v1.3.0

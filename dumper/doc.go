@@ -1,3 +1,40 @@
 // Package dumper captures goroutine dumps inside a running Go process,
 // serves them over HTTP and writes them to files atomically.
+//
+// # Capture
+//
+// [Capture] returns a [formats.Dump] of the calling process in one of three
+// modes (docs/capture.md has what each costs, measured):
+//
+//   - [ModeFull]: every goroutine with id, state, wait time, arguments,
+//     creator and labels, from one stop-the-world runtime.Stack pass into a
+//     presized buffer: never the repeated passes and silent 64 MiB cut of
+//     /debug/pprof/goroutine?debug=2.
+//   - [ModeGrouped]: counts per distinct stack and label set from the
+//     runtime's concurrent goroutine profile; pauses of microseconds.
+//   - [ModeTrace]: every goroutine from a short runtime/trace window,
+//     without a long pause.
+//
+// The dump's Source.Capture records the mode and what the capture cost:
+// wall time and the stop-the-world pauses seen by runtime/metrics.
+//
+// # Serving
+//
+// [Handler] is an http.Handler to mount where you choose:
+//
+//	mux.Handle("/debug/stackdump", dumper.Handler(dumper.HandlerOptions{
+//		Authorize: isAdmin,
+//	}))
+//
+// It serves text, JSON, debug=1, pprof or folded output, optionally
+// deduplicated and compressed (gzip, zstd), one dump at a time, with write
+// deadlines so that a stalled client cannot hold the process's memory.
+// [GoroutineHandler] is a drop-in for net/http/pprof's goroutine handler.
+// Nothing is registered on import.
+//
+// # Files
+//
+// [WriteFile] captures into a file atomically (temporary file, fsync,
+// rename); [OnSignal] writes one on each signal, keeping the newest few.
+// [CreateAtomic] is the atomic file underneath.
 package dumper

@@ -3,6 +3,7 @@ package formats
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 )
 
@@ -20,6 +21,12 @@ const (
 
 // Formats lists every output format, for flag help and errors.
 var Formats = []Format{FormatText, FormatJSON, FormatDebug1, FormatPprof, FormatFolded}
+
+// GroupedFormats lists the formats WriteGroups writes.
+var GroupedFormats = []Format{FormatText, FormatJSON, FormatDebug1}
+
+// CanGroup reports whether WriteGroups writes format f.
+func CanGroup(f Format) bool { return slices.Contains(GroupedFormats, f) }
 
 // ParseFormat parses a --format value.
 func ParseFormat(s string) (Format, error) {

@@ -96,3 +96,50 @@ func FromPath(path string) (Format, Compression) {
 	}
 	return "", comp
 }
+
+// OutputFor settles the format and compression of an output from explicit
+// choices (empty when not given, as --format and --compress flags are),
+// falling back to what the file name's extension says, then to text
+// without compression.
+func OutputFor(path, format, compress string) (Format, Compression, error) {
+	f, c := FromPath(path)
+	if format != "" {
+		var err error
+		if f, err = ParseFormat(format); err != nil {
+			return "", "", err
+		}
+	}
+	if f == "" {
+		f = FormatText
+	}
+	if compress != "" {
+		var err error
+		if c, err = ParseCompression(compress); err != nil {
+			return "", "", err
+		}
+	}
+	return f, c, nil
+}
+
+// Extension returns the file name extension of format f with compression
+// c, the inverse of FromPath: ".txt", ".json.gz", ".pb.zst".
+func Extension(f Format, c Compression) string {
+	var ext string
+	switch f {
+	case FormatJSON:
+		ext = ".json"
+	case FormatPprof:
+		ext = ".pb"
+	case FormatFolded:
+		ext = ".folded"
+	default: // text and debug1 are both text dumps
+		ext = ".txt"
+	}
+	switch c {
+	case CompressGzip:
+		ext += ".gz"
+	case CompressZstd:
+		ext += ".zst"
+	}
+	return ext
+}

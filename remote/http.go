@@ -157,6 +157,9 @@ func DumpURL(t Target, mode Mode, window time.Duration) string {
 	case t.Kind == TargetEndpoint:
 		q.Set("format", "json")
 		q.Set("mode", string(mode))
+		if mode == ModeTrace {
+			q.Set("window", window.String())
+		}
 	case mode == ModeGrouped:
 		q.Set("debug", "0")
 	case mode == ModeCounts:

@@ -16,6 +16,13 @@ writes them as text or JSON, grouped or not, compressed or not.`,
 	}
 	root.AddCommand(
 		newConvertCommand(),
+		newCaptureCommand(),
+		newWatchCommand(),
+		newAnalyzeCommand(),
+		newQueryCommand(),
+		newDemoCommand(),
+		newDiffCommand(),
+		newReportCommand(),
 		newVersionCommand(),
 	)
 	return root

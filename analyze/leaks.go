@@ -1,0 +1,247 @@
+package analyze
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/stackdump/stackdump/formats"
+)
+
+// Two kinds of leak are reported.
+//
+// Leaked: goroutines the runtime itself marked `(leaked)`. A Go 1.26
+// program built with GOEXPERIMENT=goroutineleakprofile (GA in Go 1.27)
+// runs, when its goroutineleak profile is taken, a GC cycle that finds
+// goroutines blocked on channels, locks or select that no runnable
+// goroutine can reach; they can never wake up. These are certain.
+//
+// Likely leaks: a heuristic over the groups of any Go dump. A group is a
+// suspect when at least LeakMinCount of its members are parked on a
+// channel operation or a select ("chan receive", "chan send", "select",
+// their "(nil chan)" and "(no cases)" forms; for inputs without states, a
+// stack whose innermost runtime frames are chanrecv, chansend, selectgo or
+// block). Worker pools look the same in a single dump, so a suspect is
+// flagged only with evidence that it is not one, scored:
+//
+//	+2  its members were started by at least LeakMinParents distinct
+//	    goroutines: a pool is started by one goroutine, a leak per request
+//	    by each request's goroutine;
+//	+1  most of those parents have exited: the goroutines that could have
+//	    closed or drained the channel are gone;
+//	+1  its members have been blocked for LeakMinWait minutes or more;
+//	+1  it holds LeakLargeCount goroutines or more (+2 when the input has
+//	    neither creators nor wait times to weigh: debug=1 and pprof).
+//
+// A suspect scoring 2 or more is a likely leak. An idle pool started by
+// one goroutine that is still alive is flagged only when it is both huge
+// (LeakLargeCount) and idle for LeakMinWait minutes.
+
+// LeakedRow is a set of goroutines the runtime marked leaked, blocked at
+// one frame and started by one go statement.
+type LeakedRow struct {
+	Count   int64     `json:"count"`
+	State   string    `json:"state,omitempty"`
+	WaitMax int       `json:"wait_max"`
+	Frame   *FrameRef `json:"frame,omitempty"`
+	// CreatedBy is the go statement that started them.
+	CreatedBy *FrameRef `json:"created_by,omitempty"`
+	IDs       []int64   `json:"ids,omitempty"`
+}
+
+// LeakSuspect is a group the leak heuristic flags.
+type LeakSuspect struct {
+	GroupRow
+	// Blocked counts the members parked on a channel or select.
+	Blocked int64 `json:"blocked"`
+	// Parents counts the distinct goroutines that started the members;
+	// ExitedParents how many of them are not in the dump (-1: unknown).
+	Parents       int `json:"parents"`
+	ExitedParents int `json:"exited_parents"`
+	// Score is the heuristic's score (2 or more); Reasons say what scored.
+	Score   int      `json:"score"`
+	Reasons []string `json:"reasons"`
+}
+
+// leakedIndex counts runtime-marked leaked routines by where they block.
+type leakedIndex struct {
+	byKey map[leakedKey]*LeakedRow
+	order []*LeakedRow
+	total int64
+}
+
+type leakedKey struct {
+	frame, creator *formats.Frame
+	state          string
+}
+
+func newLeakedIndex() leakedIndex { return leakedIndex{byKey: make(map[leakedKey]*LeakedRow)} }
+
+func (x *leakedIndex) add(r *formats.Routine) {
+	top := whereFrame(r.Stack)
+	k := leakedKey{top, r.CreatedBy, r.State}
+	row := x.byKey[k]
+	if row == nil {
+		row = &LeakedRow{State: r.State, Frame: frameRef(top), CreatedBy: frameRef(r.CreatedBy)}
+		x.byKey[k] = row
+		x.order = append(x.order, row)
+	}
+	n := weight(r)
+	row.Count += n
+	x.total += n
+	row.WaitMax = max(row.WaitMax, r.WaitMinutes)
+	if r.ID != 0 {
+		row.IDs = keepSmallest(row.IDs, r.ID, maxRowIDs)
+	}
+}
+
+// rows returns the n largest rows and the number of leaked routines.
+func (x *leakedIndex) rows(n int) ([]LeakedRow, int64) {
+	sorted := slices.Clone(x.order)
+	slices.SortStableFunc(sorted, func(a, b *LeakedRow) int {
+		return cmp.Or(cmp.Compare(b.Count, a.Count), compareRefs(a.Frame, b.Frame), strings.Compare(a.State, b.State))
+	})
+	out := make([]LeakedRow, 0, min(n, len(sorted)))
+	for _, r := range sorted[:min(n, len(sorted))] {
+		out = append(out, *r)
+	}
+	return out, x.total
+}
+
+// likelyLeaks scores every group (see the comment at the top of this file)
+// and returns the flagged ones, highest score first.
+func likelyLeaks(groups []*formats.Group, ids *idIndex, opts Options) []LeakSuspect {
+	out := []LeakSuspect{}
+	for _, g := range groups {
+		blocked := chanBlocked(g)
+		if blocked < int64(opts.LeakMinCount) {
+			continue
+		}
+		s := LeakSuspect{GroupRow: groupRow(g), Blocked: blocked, Parents: len(g.ParentIDs), ExitedParents: exitedParents(g, ids)}
+		s.score(g, opts)
+		if s.Score >= 2 {
+			out = append(out, s)
+		}
+	}
+	slices.SortStableFunc(out, func(a, b LeakSuspect) int {
+		return cmp.Or(cmp.Compare(b.Score, a.Score), cmp.Compare(b.Blocked, a.Blocked))
+	})
+	return out[:min(len(out), opts.Top)]
+}
+
+func (s *LeakSuspect) score(g *formats.Group, opts Options) {
+	add := func(points int, format string, args ...any) {
+		s.Score += points
+		s.Reasons = append(s.Reasons, fmt.Sprintf(format, args...))
+	}
+	if s.Parents >= opts.LeakMinParents {
+		add(2, "started by %d different goroutines (a pool is started by one)", s.Parents)
+	}
+	if s.ExitedParents > 0 && 2*s.ExitedParents > s.Parents {
+		if s.Parents == 1 {
+			add(1, "the goroutine that started them has exited")
+		} else {
+			add(1, "%d of those %d goroutines have exited", s.ExitedParents, s.Parents)
+		}
+	}
+	if g.WaitMax >= opts.LeakMinWait {
+		add(1, "blocked for up to %d minutes", g.WaitMax)
+	}
+	if s.Blocked >= opts.LeakLargeCount {
+		noCreators := s.Parents == 0 && (g.Sample == nil || g.Sample.CreatedBy == nil)
+		if noCreators && g.WaitMax == 0 {
+			add(2, "%d goroutines at one place, and the input has no creators or wait times to tell it from a pool", s.Blocked)
+		} else {
+			add(1, "%d goroutines at one place", s.Blocked)
+		}
+	}
+}
+
+// exitedParents counts g's parents that are not in the dump; -1 when that
+// cannot be known for any of them.
+func exitedParents(g *formats.Group, ids *idIndex) int {
+	n, known := 0, false
+	for _, p := range g.ParentIDs {
+		switch _, where := ids.find(p); where {
+		case absent:
+			n++
+			known = true
+		case present:
+			known = true
+		}
+	}
+	if !known {
+		return -1
+	}
+	return n
+}
+
+// chanBlocked counts g's members parked on a channel operation or select.
+func chanBlocked(g *formats.Group) int64 {
+	if len(g.States) == 0 {
+		if g.Sample != nil && chanWaitFrames(g.Sample.Frames()) {
+			return g.Count
+		}
+		return 0
+	}
+	var n int64
+	for s, c := range g.States {
+		if isChanWait(s) {
+			n += c
+		}
+	}
+	return n
+}
+
+// isChanWait reports whether a wait reason is a channel operation or a
+// select that a goroutine can stay in forever.
+func isChanWait(state string) bool {
+	switch state {
+	case "chan receive", "chan send", "select",
+		"chan receive (nil chan)", "chan send (nil chan)", "select (no cases)":
+		return true
+	}
+	return false
+}
+
+// chanWaitFrames reports whether the innermost runtime frames are those of
+// a blocked channel operation or select.
+func chanWaitFrames(frames []*formats.Frame) bool {
+	for _, f := range frames {
+		if !f.IsRuntime() {
+			return false
+		}
+		switch f.Func {
+		case "runtime.chanrecv", "runtime.chanrecv1", "runtime.chanrecv2",
+			"runtime.chansend", "runtime.chansend1", "runtime.selectgo", "runtime.block":
+			return true
+		}
+	}
+	return false
+}
+
+// weight is how many routines r stands for.
+func weight(r *formats.Routine) int64 { return max(r.Count, 1) }
+
+// keepSmallest adds id to the sorted ids, keeping the n smallest.
+func keepSmallest(ids []int64, id int64, n int) []int64 {
+	i, found := slices.BinarySearch(ids, id)
+	if found || i >= n {
+		return ids
+	}
+	ids = slices.Insert(ids, i, id)
+	return ids[:min(len(ids), n)]
+}
+
+func compareRefs(a, b *FrameRef) int {
+	switch {
+	case a == nil && b == nil:
+		return 0
+	case a == nil:
+		return -1
+	case b == nil:
+		return 1
+	}
+	return cmp.Or(strings.Compare(a.Func, b.Func), strings.Compare(a.File, b.File), cmp.Compare(a.Line, b.Line))
+}

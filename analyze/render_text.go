@@ -1,0 +1,421 @@
+package analyze
+
+import (
+	"fmt"
+	"io"
+	"maps"
+	"slices"
+	"strings"
+	"time"
+)
+
+// TextOptions configure [WriteText].
+type TextOptions struct {
+	// Color styles headings and findings with ANSI escapes. Callers set it
+	// for terminals, and leave it off when NO_COLOR is set (no-color.org).
+	Color bool
+	// FuncWidth bounds the width of function names in tables (their end is
+	// kept); 0 means 72.
+	FuncWidth int
+}
+
+// WriteText renders s as one screen of text for an on-call engineer: a
+// headline with totals, then each non-empty section, most alarming first.
+func WriteText(w io.Writer, s *Summary, opts TextOptions) error {
+	if opts.FuncWidth <= 0 {
+		opts.FuncWidth = 72
+	}
+	r := &textRenderer{textWriter: textWriter{color: opts.Color}, s: s, width: opts.FuncWidth}
+	r.headline()
+	r.leaked()
+	r.likelyLeaks()
+	r.jvm()
+	r.contention()
+	r.topGroups()
+	r.longestWaits()
+	r.creators()
+	r.parents()
+	r.allClear()
+	_, err := w.Write(r.b)
+	return err
+}
+
+type textRenderer struct {
+	textWriter
+	s     *Summary
+	width int
+}
+
+func (r *textRenderer) heading(title string, s style, detail string) {
+	r.b = append(r.b, '\n')
+	r.styled(bold+s, title)
+	if detail != "" {
+		r.b = append(r.b, "  "...)
+		r.styled(dim, detail)
+	}
+	r.b = append(r.b, '\n')
+}
+
+func (r *textRenderer) headline() {
+	s := r.s
+	var where []string
+	if s.Source.Name != "" {
+		where = append(where, s.Source.Name)
+	}
+	where = append(where, string(s.Source.Kind))
+	if s.Source.Runtime != "" {
+		where = append(where, s.Source.Runtime)
+	}
+	if s.Source.Target != "" && s.Source.Target != s.Source.Name {
+		where = append(where, s.Source.Target)
+	}
+	if s.Source.CapturedAt != nil {
+		where = append(where, s.Source.CapturedAt.UTC().Format(time.DateTime+" UTC"))
+	}
+	r.line(cell{text: strings.Join(where, " · "), style: dim})
+	total := fmt.Sprintf("%d %s in %d groups", s.Total, s.Noun, s.Groups)
+	r.styled(bold, total)
+	if len(s.States) > 0 {
+		r.b = append(r.b, ": "...)
+		r.b = append(r.b, stateList(s.States, 6)...)
+	}
+	if s.Locked > 0 {
+		r.b = fmt.Appendf(r.b, "; %d locked to threads", s.Locked)
+	}
+	r.b = append(r.b, '\n')
+	if s.Truncated {
+		r.line(cell{text: "TRUNCATED: the dump was cut short; every count is a lower bound", style: bold + red})
+	}
+	r.preamble()
+	if s.WarningCount > 0 {
+		r.line(cell{text: fmt.Sprintf("%s; first: %s", plural(s.WarningCount, "parse warning"), warningText(s.Warnings[0])), style: yellow})
+	}
+	if len(s.Missing) > 0 {
+		r.line(cell{text: "this input carries no " + strings.ReplaceAll(strings.Join(s.Missing, ", "), "_", " "), style: dim})
+	}
+}
+
+// textPreamble is how many preamble lines the text shows.
+const textPreamble = 4
+
+// preamble shows the start of the dump's preamble (a panic, a fatal
+// error, a signal), except a JVM's deadlock report when the deadlocks
+// section shows the deadlocks.
+func (r *textRenderer) preamble() {
+	s := r.s
+	if s.JVM != nil && len(s.JVM.Deadlocks) > 0 {
+		return
+	}
+	lines := s.Preamble[:min(len(s.Preamble), textPreamble)]
+	for i, p := range lines {
+		st := red
+		if i > 0 {
+			st = plain
+		}
+		r.line(cell{text: p, style: st})
+	}
+	if s.PreambleLines > len(lines) {
+		r.line(cell{text: fmt.Sprintf("… %d more preamble lines", s.PreambleLines-len(lines)), style: dim})
+	}
+}
+
+func stateList(states []StateCount, n int) string {
+	var parts []string
+	for i, sc := range states {
+		if i == n {
+			parts = append(parts, fmt.Sprintf("%d more", len(states)-n))
+			break
+		}
+		parts = append(parts, fmt.Sprintf("%d %s", sc.Count, sc.State))
+	}
+	return strings.Join(parts, ", ")
+}
+
+func warningText(w Warning) string {
+	msg := w.Message
+	if w.Line > 0 {
+		msg = fmt.Sprintf("line %d: %s", w.Line, msg)
+	} else {
+		msg = fmt.Sprintf("offset %d: %s", w.Offset, msg)
+	}
+	if w.Text != "" {
+		msg += fmt.Sprintf(": %q", shorten(w.Text, 60))
+	}
+	return msg
+}
+
+func (r *textRenderer) where(f *FrameRef) cell {
+	if f == nil {
+		return cell{text: "(no frames)", style: dim}
+	}
+	return cell{text: shorten(shortFunc(f.Func), r.width) + " " + f.Location()}
+}
+
+func (r *textRenderer) creator(f *FrameRef) cell {
+	if f == nil {
+		return cell{}
+	}
+	return cell{text: "← " + shorten(shortFunc(f.Func), r.width/2), style: dim}
+}
+
+func count(n int64, s style) cell { return cell{text: itoa(n), style: s, right: true} }
+
+func (r *textRenderer) leaked() {
+	if r.s.LeakedTotal == 0 {
+		return
+	}
+	r.heading(fmt.Sprintf("Leaked: %d %s the runtime marked (leaked)", r.s.LeakedTotal, r.s.Noun), red, "blocked forever: nothing can wake them")
+	var rows [][]cell
+	for _, l := range r.s.Leaked {
+		rows = append(rows, []cell{count(l.Count, bold+red), {text: l.State}, r.where(l.Frame), r.creator(l.CreatedBy)})
+	}
+	r.table(rows)
+}
+
+func (r *textRenderer) likelyLeaks() {
+	if len(r.s.LikelyLeaks) == 0 {
+		return
+	}
+	r.heading("Likely leaks", red, "large groups parked on channels that do not look like a pool")
+	var rows [][]cell
+	for _, l := range r.s.LikelyLeaks {
+		rows = append(rows, []cell{count(l.Blocked, bold+red), {text: l.State}, {text: waitRange(l.WaitMin, l.WaitMax)}, r.where(l.Frame), r.creator(l.CreatedBy)})
+		rows = append(rows, []cell{{}, {text: strings.Join(l.Reasons, "; "), style: dim}})
+	}
+	r.leakTable(rows)
+}
+
+// leakTable writes suspect rows, each followed by its reasons on a line
+// of their own that does not widen the columns.
+func (r *textRenderer) leakTable(rows [][]cell) {
+	var main [][]cell
+	for i := 0; i < len(rows); i += 2 {
+		main = append(main, rows[i])
+	}
+	sub := textWriter{color: r.color}
+	sub.table(main)
+	lines := strings.SplitAfter(string(sub.b), "\n")
+	for i, l := range lines {
+		if l == "" {
+			continue
+		}
+		r.b = append(r.b, l...)
+		reason := rows[2*i+1][1]
+		r.b = append(r.b, "        "...)
+		r.styled(reason.style, reason.text)
+		r.b = append(r.b, '\n')
+	}
+}
+
+func (r *textRenderer) contention() {
+	if r.s.ContentionTotal == 0 {
+		return
+	}
+	r.heading(fmt.Sprintf("Lock contention: %d %s waiting", r.s.ContentionTotal, r.s.Noun), yellow, "by the code that waits")
+	var rows [][]cell
+	for _, c := range r.s.Contention {
+		wait := ""
+		if c.WaitMax > 0 {
+			wait = "up to " + minutes(c.WaitMax)
+		}
+		rows = append(rows, []cell{count(c.Count, bold+yellow), {text: c.Lock}, {text: wait}, r.where(&c.Frame)})
+	}
+	r.table(rows)
+}
+
+func (r *textRenderer) topGroups() {
+	if len(r.s.TopGroups) == 0 {
+		return
+	}
+	r.heading("Largest groups", plain, "")
+	var rows [][]cell
+	for _, g := range r.s.TopGroups {
+		state := cell{text: stateText(g.State), style: stateStyle(g.State)}
+		if g.State == "" && len(g.Labels) > 0 {
+			state = cell{text: labelText(g.Labels), style: dim}
+		}
+		rows = append(rows, []cell{count(g.Count, bold), state, {text: waitRange(g.WaitMin, g.WaitMax)}, r.where(g.Frame), r.creator(g.CreatedBy)})
+	}
+	r.table(rows)
+}
+
+func (r *textRenderer) longestWaits() {
+	if len(r.s.LongestWaits) == 0 {
+		return
+	}
+	r.heading("Longest waits", plain, "")
+	var rows [][]cell
+	for _, g := range r.s.LongestWaits {
+		rows = append(rows, []cell{{text: minutes(g.WaitMax), style: bold, right: true}, count(g.Count, plain), {text: stateText(g.State)}, r.where(g.Frame), {text: idList(g.IDs, g.Count), style: dim}})
+	}
+	r.table(rows)
+}
+
+func (r *textRenderer) creators() {
+	if len(r.s.Creators) == 0 {
+		return
+	}
+	r.heading("Top creators", plain, "go statements that started the live "+r.s.Noun)
+	var rows [][]cell
+	for _, c := range r.s.Creators {
+		by := ""
+		if c.Parents > 1 {
+			by = fmt.Sprintf("in %d goroutines", c.Parents)
+		}
+		rows = append(rows, []cell{count(c.Count, bold), r.where(&c.Frame), {text: by, style: dim}, {text: childList(c.Children, r.width/2), style: dim}})
+	}
+	r.table(rows)
+}
+
+func (r *textRenderer) parents() {
+	if len(r.s.Parents) == 0 {
+		return
+	}
+	r.heading("Top parents", plain, "goroutines that started the most live ones")
+	var rows [][]cell
+	for _, p := range r.s.Parents {
+		now := cell{text: p.Status, style: dim}
+		switch p.Status {
+		case "alive":
+			now.text = stateText(p.State)
+			if p.Frame != nil {
+				now.text += " in " + shorten(shortFunc(p.Frame.Func), r.width/2)
+			}
+		case "exited":
+			now.style = yellow
+		}
+		rows = append(rows, []cell{count(p.Children, bold), {text: "goroutine " + itoa(p.ID)}, now})
+	}
+	r.table(rows)
+	if r.s.ParentsUncounted > 0 {
+		r.line(cell{text: fmt.Sprintf("  (%d more children of parents past the counting limit)", r.s.ParentsUncounted), style: dim})
+	}
+}
+
+// allClear says which checks found nothing, so that silence is not
+// mistaken for "not looked".
+func (r *textRenderer) allClear() {
+	s := r.s
+	var ok []string
+	switch {
+	case s.JVM != nil:
+		if len(s.JVM.Deadlocks) == 0 {
+			ok = append(ok, "no deadlocks")
+		}
+		if len(s.JVM.Blockers) == 0 {
+			ok = append(ok, "no threads blocked on a held lock")
+		}
+	default:
+		if s.LeakedTotal == 0 && len(s.LikelyLeaks) == 0 && s.Has("states") {
+			ok = append(ok, "no leaks")
+		}
+		if s.ContentionTotal == 0 {
+			ok = append(ok, "no lock contention")
+		}
+	}
+	if len(ok) == 0 {
+		return
+	}
+	r.b = append(r.b, '\n')
+	r.line(cell{text: "✓ " + strings.Join(ok, ", "), style: green})
+}
+
+func stateText(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+func stateStyle(s string) style {
+	switch {
+	case isChanWait(s):
+		return cyan
+	case lockOfState(s) != "":
+		return yellow
+	}
+	return plain
+}
+
+func idList(ids []int64, n int64) string {
+	if len(ids) == 0 {
+		return ""
+	}
+	parts := make([]string, len(ids))
+	for i, id := range ids {
+		parts[i] = "#" + itoa(id)
+	}
+	s := strings.Join(parts, " ")
+	if int64(len(ids)) < n {
+		s += " …"
+	}
+	return s
+}
+
+func childList(children []FrameCount, width int) string {
+	parts := make([]string, len(children))
+	for i, c := range children {
+		parts[i] = fmt.Sprintf("%d %s", c.Count, shorten(shortFunc(c.Frame.Func), width))
+	}
+	return "→ " + strings.Join(parts, ", ")
+}
+
+func (r *textRenderer) jvm() {
+	j := r.s.JVM
+	if j == nil {
+		return
+	}
+	if len(j.Deadlocks) > 0 {
+		detail := ""
+		if j.ReportedDeadlocks > 0 {
+			detail = fmt.Sprintf("the JVM reported %d", j.ReportedDeadlocks)
+		}
+		r.heading(fmt.Sprintf("Deadlocks: %d", len(j.Deadlocks)), red, detail)
+		for i, d := range j.Deadlocks {
+			for k, t := range d.Threads {
+				next := d.Threads[(k+1)%len(d.Threads)]
+				lead := "   "
+				if k == 0 {
+					lead = fmt.Sprintf("%2d.", i+1)
+				}
+				r.line(cell{text: "  " + lead + " "}, cell{text: quoteName(t.Name), style: bold + red},
+					cell{text: " waits for " + t.WaitsFor + " held by "}, cell{text: quoteName(next.Name), style: bold})
+			}
+		}
+	}
+	if len(j.Blockers) > 0 {
+		r.heading("Top blockers", yellow, "locks with threads blocked on them")
+		var rows [][]cell
+		for _, b := range j.Blockers {
+			owner := cell{text: "owner unknown", style: dim}
+			if b.Owner != nil {
+				owner.text = "held by " + quoteName(b.Owner.Name)
+				if b.Owner.Frame != nil {
+					owner.text += " in " + shorten(shortFunc(b.Owner.Frame.Func), r.width/2)
+				}
+			}
+			rows = append(rows, []cell{count(int64(b.Blocked), bold+yellow), {text: b.Lock}, owner})
+		}
+		r.table(rows)
+	}
+}
+
+func quoteName(s string) string { return `"` + s + `"` }
+
+// plural is "1 thing" or "n things".
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return itoa(int64(n)) + " " + noun + "s"
+}
+
+// labelText renders a label set as "k=v k2=v2", sorted by key.
+func labelText(labels map[string]string) string {
+	keys := slices.Sorted(maps.Keys(labels))
+	parts := make([]string, len(keys))
+	for i, k := range keys {
+		parts[i] = k + "=" + labels[k]
+	}
+	return strings.Join(parts, " ")
+}

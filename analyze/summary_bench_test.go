@@ -1,0 +1,89 @@
+package analyze
+
+import (
+	"fmt"
+	"runtime"
+	"testing"
+
+	"github.com/stackdump/stackdump/dedupe"
+	"github.com/stackdump/stackdump/formats"
+)
+
+// benchTemplates are routines of a server dump over 40 stacks: channel
+// waits, mutex waits, IO waits, with creators and parents, a few leaked.
+func benchTemplates(b *testing.B) []formats.Routine {
+	var specs []g
+	for i := range 40 {
+		fn := fmt.Sprintf("app.handler%d /app/h.go:%d", i, 10+i)
+		switch i % 4 {
+		case 0:
+			specs = append(specs, g{state: "chan send", wait: i, frames: []string{gopark, chansend1, fn, goexit}, creator: "app.serve /app/s.go:5"})
+		case 1:
+			specs = append(specs, g{state: "sync.Mutex.Lock", frames: []string{gopark, semacq, "sync.(*Mutex).Lock /go/src/sync/mutex.go:92", fn, goexit}, creator: "app.serve /app/s.go:6"})
+		case 2:
+			specs = append(specs, g{state: "IO wait", frames: []string{gopark, "internal/poll.runtime_pollWait /go/src/runtime/netpoll.go:351", fn, goexit}, creator: "app.serve /app/s.go:7"})
+		default:
+			specs = append(specs, g{state: "chan receive", leaked: i%8 == 3, frames: []string{gopark, chanrecv1, fn, goexit}, creator: "app.pool /app/p.go:3"})
+		}
+	}
+	d := dumpOf(b, formats.KindGoTraceback, specs...)
+	out := make([]formats.Routine, len(d.Routines))
+	for i, r := range d.Routines {
+		out[i] = *r
+	}
+	return out
+}
+
+// analyzeStream adds n routines cycling through tmpl, with fresh ids and
+// a parent per 100 routines, to a grouper and an analyzer, as the analyze
+// command does, and returns the summary.
+func analyzeStream(tmpl []formats.Routine, n int) *Summary {
+	grouper := dedupe.NewGrouper(dedupe.Options{})
+	a := NewAnalyzer(Options{})
+	d := &formats.Dump{Source: formats.Source{Kind: formats.KindGoTraceback}}
+	for i := range n {
+		r := &tmpl[i%len(tmpl)]
+		r.ID = int64(i + 1)
+		r.ParentID = int64(n + 1 + i/100)
+		grouper.Add(r)
+		a.Add(r)
+		d.Total++
+	}
+	return a.Summary(d, grouper.Groups(), "")
+}
+
+func BenchmarkAnalyze(b *testing.B) {
+	tmpl := benchTemplates(b)
+	for _, n := range []int{10_000, 100_000, 1_000_000} {
+		b.Run(fmt.Sprintf("%dk", n/1000), func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				analyzeStream(tmpl, n)
+			}
+			b.ReportMetric(float64(n)*float64(b.N)/b.Elapsed().Seconds(), "routines/s")
+		})
+	}
+}
+
+// BenchmarkAnalyzerHeap reports the live heap an Analyzer holds after a
+// million routines: it follows stacks and parents, not routines.
+func BenchmarkAnalyzerHeap(b *testing.B) {
+	tmpl := benchTemplates(b)
+	const n = 1_000_000
+	for b.Loop() {
+		var before, after runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&before)
+		a := NewAnalyzer(Options{})
+		for i := range n {
+			r := &tmpl[i%len(tmpl)]
+			r.ID = int64(i + 1)
+			r.ParentID = int64(n + 1 + i/100)
+			a.Add(r)
+		}
+		runtime.GC()
+		runtime.ReadMemStats(&after)
+		runtime.KeepAlive(a)
+		b.ReportMetric(float64(after.HeapAlloc-before.HeapAlloc)/(1<<20), "heap-MiB")
+	}
+}

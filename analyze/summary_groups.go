@@ -1,0 +1,155 @@
+package analyze
+
+import (
+	"cmp"
+	"maps"
+	"slices"
+	"strings"
+
+	"github.com/stackdump/stackdump/dedupe"
+	"github.com/stackdump/stackdump/formats"
+)
+
+// stateTotals sums the groups' states, most common first, and their
+// locked members.
+func stateTotals(groups []*formats.Group) ([]StateCount, int64) {
+	sum := make(map[string]int64)
+	var locked int64
+	for _, g := range groups {
+		for s, n := range g.States {
+			sum[s] += n
+		}
+		locked += g.Locked
+	}
+	out := make([]StateCount, 0, len(sum))
+	for s, n := range sum {
+		out = append(out, StateCount{State: s, Count: n})
+	}
+	slices.SortFunc(out, func(a, b StateCount) int {
+		return cmp.Or(cmp.Compare(b.Count, a.Count), strings.Compare(a.State, b.State))
+	})
+	return out, locked
+}
+
+// topGroups returns the n largest groups; groups come sorted by count.
+func topGroups(groups []*formats.Group, n int) []GroupRow {
+	rows := make([]GroupRow, 0, min(n, len(groups)))
+	for _, g := range groups[:min(n, len(groups))] {
+		rows = append(rows, groupRow(g))
+	}
+	return rows
+}
+
+// longestWaits returns the n groups whose members waited longest: by
+// WaitMax, then by size. Groups whose members waited under a minute are
+// left out.
+func longestWaits(groups []*formats.Group, n int) []GroupRow {
+	var waiting []*formats.Group
+	for _, g := range groups {
+		if g.WaitMax > 0 {
+			waiting = append(waiting, g)
+		}
+	}
+	slices.SortStableFunc(waiting, func(a, b *formats.Group) int {
+		return cmp.Or(cmp.Compare(b.WaitMax, a.WaitMax), cmp.Compare(b.Count, a.Count))
+	})
+	return topGroups(waiting, n)
+}
+
+// groupRow describes g.
+func groupRow(g *formats.Group) GroupRow {
+	row := GroupRow{
+		Key:     g.Key,
+		Count:   g.Count,
+		State:   dedupe.MainState(g),
+		WaitMin: g.WaitMin,
+		WaitMax: g.WaitMax,
+		IDs:     g.IDs[:min(len(g.IDs), maxRowIDs)],
+	}
+	if len(g.States) > 1 {
+		row.States = maps.Clone(g.States)
+	}
+	if g.Sample != nil {
+		row.Frame = frameRef(whereFrame(g.Sample.Stack))
+		row.CreatedBy = frameRef(g.Sample.CreatedBy)
+	}
+	if len(g.Labels) > 0 {
+		row.Labels = labelMap(g.Labels[0].Labels)
+	}
+	return row
+}
+
+func labelMap(ls formats.Labels) map[string]string {
+	if len(ls) == 0 {
+		return nil
+	}
+	m := make(map[string]string, len(ls))
+	for _, l := range ls {
+		m[l.Key] = l.Value
+	}
+	return m
+}
+
+// frameRef names f; nil for a nil frame.
+func frameRef(f *formats.Frame) *FrameRef {
+	if f == nil {
+		return nil
+	}
+	return &FrameRef{Func: f.Func, File: f.File, Line: f.Line}
+}
+
+// String is "func (file.go:line)", or the function alone when the file is
+// unknown.
+func (f FrameRef) String() string {
+	if f.File == "" {
+		return f.Func
+	}
+	return f.Func + " (" + f.Location() + ")"
+}
+
+// Location is "file.go:line": the file's base name and the line.
+func (f FrameRef) Location() string {
+	file := f.File
+	if i := strings.LastIndexAny(file, `/\`); i >= 0 {
+		file = file[i+1:]
+	}
+	if f.Line == 0 {
+		return file
+	}
+	return file + ":" + itoa(int64(f.Line))
+}
+
+// whereFrame is where a routine of stack s is: its first frame outside
+// the runtime and the blocking primitives whose waits the routine's state
+// already names (Go: package sync and internal/sync, internal/poll,
+// time.Sleep; JVM: java.util.concurrent.locks, Object.wait, Thread.sleep);
+// the first frame outside the runtime when the stack has nothing else, nil
+// when it has no frames.
+func whereFrame(s *formats.Stack) *formats.Frame {
+	if s == nil {
+		return nil
+	}
+	for _, f := range s.Frames {
+		if !isPlumbing(f) {
+			return f
+		}
+	}
+	return dedupe.TopFrame(s)
+}
+
+func isPlumbing(f *formats.Frame) bool {
+	fn := f.Func
+	if f.IsRuntime() || fn == "panic" || fn == "time.Sleep" {
+		return true
+	}
+	if strings.HasPrefix(fn, "java.") {
+		return strings.HasPrefix(fn, "java.util.concurrent.locks.") ||
+			strings.HasPrefix(fn, "java.lang.Object.wait") ||
+			strings.HasPrefix(fn, "java.lang.Thread.sleep")
+	}
+	switch f.Package() {
+	case "sync", "internal/sync", "internal/poll":
+		return true
+	}
+	return false
+}

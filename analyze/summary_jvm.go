@@ -1,0 +1,97 @@
+package analyze
+
+import "github.com/stackdump/stackdump/formats"
+
+// JVMLocks is the lock analysis of a JVM thread dump: its deadlocks and
+// the locks that block the most threads, from [Locks].
+type JVMLocks struct {
+	Deadlocks []JVMDeadlock `json:"deadlocks"`
+	// ReportedDeadlocks is how many deadlocks the JVM itself reported
+	// ("Found one Java-level deadlock", "Found N deadlocks"); 0 when the
+	// dump has no such report.
+	ReportedDeadlocks int `json:"reported_deadlocks"`
+	// Blockers are the locks with the most blocked threads.
+	Blockers []JVMBlocker `json:"blockers"`
+}
+
+// JVMDeadlock is a cycle of threads, each waiting for a lock the next one
+// holds.
+type JVMDeadlock struct {
+	Threads []JVMThreadRef `json:"threads"`
+}
+
+// JVMThreadRef names a thread and, in a deadlock, the lock it waits for.
+type JVMThreadRef struct {
+	Name  string    `json:"name"`
+	ID    int64     `json:"id,omitempty"`
+	State string    `json:"state,omitempty"`
+	Frame *FrameRef `json:"frame,omitempty"`
+	// WaitsFor is the lock the thread waits for ("<0x…> (a java.lang.Object)").
+	WaitsFor string `json:"waits_for,omitempty"`
+}
+
+// JVMBlocker is a lock that threads are blocked on, and its owner.
+type JVMBlocker struct {
+	Lock string `json:"lock"`
+	// Owner is the thread holding it; nil when the dump does not say.
+	Owner   *JVMThreadRef `json:"owner,omitempty"`
+	Blocked int           `json:"blocked"`
+	// Waiting counts threads in Object.wait() on it (they block no one).
+	Waiting int `json:"waiting"`
+}
+
+// holdsLockLines reports whether r has lock lines: a JVM thread that
+// holds, waits for or is parked on a lock.
+func holdsLockLines(r *formats.Routine) bool {
+	if r.Thread != nil && len(r.Thread.Synchronizers) > 0 {
+		return true
+	}
+	if r.Values == nil {
+		return false
+	}
+	for _, fv := range r.Values.Frames {
+		if len(fv.Locks) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// jvmLocks runs [Locks] over the threads of d that have lock lines (d's
+// own routines when it holds them) and keeps the deadlocks and the n
+// blockers with the most blocked threads.
+func jvmLocks(d *formats.Dump, withLocks []*formats.Routine, n int) *JVMLocks {
+	dd := *d
+	if len(dd.Routines) == 0 {
+		dd.Routines = withLocks
+	}
+	rep := Locks(&dd)
+	out := &JVMLocks{
+		Deadlocks:         []JVMDeadlock{},
+		ReportedDeadlocks: max(rep.ReportedCount, len(rep.Reported)),
+		Blockers:          []JVMBlocker{},
+	}
+	for _, dl := range rep.Deadlocks {
+		var cycle JVMDeadlock
+		for i, r := range dl.Routines {
+			t := threadRef(r)
+			if lk := dl.Locks[i]; lk != nil {
+				t.WaitsFor = lk.String()
+			}
+			cycle.Threads = append(cycle.Threads, *t)
+		}
+		out.Deadlocks = append(out.Deadlocks, cycle)
+	}
+	for _, lk := range rep.Blockers[:min(n, len(rep.Blockers))] {
+		b := JVMBlocker{Lock: lk.String(), Blocked: len(lk.Blocked), Waiting: len(lk.Waiting)}
+		if lk.Owner != nil {
+			b.Owner = threadRef(lk.Owner)
+		}
+		out.Blockers = append(out.Blockers, b)
+	}
+	return out
+}
+
+func threadRef(r *formats.Routine) *JVMThreadRef {
+	return &JVMThreadRef{Name: r.Name, ID: r.ID, State: r.State, Frame: frameRef(whereFrame(r.Stack))}
+}

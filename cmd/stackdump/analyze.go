@@ -1,0 +1,167 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/spf13/cobra"
+
+	"github.com/stackdump/stackdump/analyze"
+	"github.com/stackdump/stackdump/dedupe"
+	"github.com/stackdump/stackdump/formats"
+)
+
+type analyzeOptions struct {
+	json           bool
+	top            int
+	by             string
+	color          string
+	leakMinCount   int
+	leakMinParents int
+	leakMinWait    int
+}
+
+func newAnalyzeCommand() *cobra.Command {
+	var o analyzeOptions
+	cmd := &cobra.Command{
+		Use:   "analyze FILE...",
+		Short: "Summarise dumps: states, largest groups, leaks, lock contention, creators",
+		Long: `analyze reads each FILE (any format stackdump reads, compressed or not; "-"
+for standard input), groups every dump in it by stack and prints one screen
+per dump: totals by state, the largest groups, the longest waits,
+goroutines the runtime marked (leaked), likely leaks (large groups parked on
+channels that do not look like a worker pool), lock contention by the code
+that waits, who started the live goroutines, and for JVM dumps deadlocks
+and the locks that block the most threads. Truncation and parse warnings
+are in the headline.
+
+The leak heuristic and every field of --json are described in
+docs/analyze.md.`,
+		Example: `  stackdump analyze goroutines.txt
+  curl -s 'localhost:6060/debug/pprof/goroutine?debug=2' | stackdump analyze -
+  stackdump analyze --json --top 20 dump.json.gz | jq '.dumps[0].likely_leaks'`,
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runAnalyze(cmd, args, o)
+		},
+	}
+	f := cmd.Flags()
+	f.BoolVar(&o.json, "json", false, "write the analysis as JSON (schema stackdump-analysis/v1)")
+	f.IntVar(&o.top, "top", analyze.DefaultTop, "rows per section")
+	f.StringVar(&o.by, "by", "stack", "group routines by: exact, stack or func")
+	f.StringVar(&o.color, "color", "auto", "color the text: auto (on a terminal, unless NO_COLOR is set), always or never")
+	f.IntVar(&o.leakMinCount, "leak-min-count", analyze.DefaultLeakMinCount, "least goroutines parked at one place for a leak suspect")
+	f.IntVar(&o.leakMinParents, "leak-min-parents", analyze.DefaultLeakMinParents, "distinct parents that flag a leak suspect by themselves")
+	f.IntVar(&o.leakMinWait, "leak-min-wait", analyze.DefaultLeakMinWait, "minutes blocked that count as evidence of a leak")
+	return cmd
+}
+
+func (o analyzeOptions) summaryOptions() (analyze.StreamOptions, error) {
+	by, err := dedupe.ParseBy(o.by)
+	if err != nil {
+		return analyze.StreamOptions{}, err
+	}
+	if o.top < 1 {
+		return analyze.StreamOptions{}, fmt.Errorf("--top %d: want 1 or more", o.top)
+	}
+	return analyze.StreamOptions{
+		Options: analyze.Options{
+			Top:            o.top,
+			LeakMinCount:   o.leakMinCount,
+			LeakMinParents: o.leakMinParents,
+			LeakMinWait:    o.leakMinWait,
+		},
+		Group: dedupe.Options{By: by},
+	}, nil
+}
+
+func runAnalyze(cmd *cobra.Command, files []string, o analyzeOptions) error {
+	opts, err := o.summaryOptions()
+	if err != nil {
+		return err
+	}
+	color, err := useColor(o.color, cmd.OutOrStdout())
+	if err != nil {
+		return err
+	}
+	var summaries []*analyze.Summary
+	for _, name := range files {
+		s, err := summarizeFile(cmd, name, opts)
+		summaries = append(summaries, s...)
+		if err != nil {
+			// Show what was read before the error, then fail.
+			writeSummaries(cmd.OutOrStdout(), summaries, o.json, color)
+			return err
+		}
+	}
+	return writeSummaries(cmd.OutOrStdout(), summaries, o.json, color)
+}
+
+// summarizeFile summarises every dump of one file ("-": standard input).
+func summarizeFile(cmd *cobra.Command, name string, opts analyze.StreamOptions) ([]*analyze.Summary, error) {
+	src, closeIn, err := openInput(cmd, name)
+	if err != nil {
+		return nil, err
+	}
+	defer closeIn()
+	opts.Name = name
+	if name == "-" {
+		opts.Name = "standard input"
+	}
+	rd := formats.NewReader(src, formats.ReadOptions{})
+	var out []*analyze.Summary
+	for {
+		s, _, err := analyze.SummarizeNext(rd, opts)
+		if s != nil {
+			out = append(out, s)
+		}
+		if err == io.EOF {
+			if len(out) == 0 {
+				return nil, fmt.Errorf("%s: no dump found", name)
+			}
+			return out, nil
+		}
+		if err != nil {
+			return out, fmt.Errorf("%s: %w", name, err)
+		}
+	}
+}
+
+func writeSummaries(w io.Writer, summaries []*analyze.Summary, asJSON, color bool) error {
+	var b bytes.Buffer
+	if asJSON {
+		if err := analyze.WriteJSON(&b, summaries...); err != nil {
+			return err
+		}
+	} else {
+		for i, s := range summaries {
+			if i > 0 {
+				b.WriteString("\n")
+			}
+			if err := analyze.WriteText(&b, s, analyze.TextOptions{Color: color}); err != nil {
+				return err
+			}
+		}
+	}
+	_, err := w.Write(b.Bytes())
+	return err
+}
+
+// useColor settles --color: auto colors a terminal unless NO_COLOR is set
+// (no-color.org) or TERM is "dumb".
+func useColor(mode string, w io.Writer) (bool, error) {
+	switch mode {
+	case "always":
+		return true, nil
+	case "never":
+		return false, nil
+	case "auto", "":
+		if os.Getenv("NO_COLOR") != "" || os.Getenv("TERM") == "dumb" {
+			return false, nil
+		}
+		return isTerminal(w), nil
+	}
+	return false, fmt.Errorf("--color %q: want auto, always or never", mode)
+}

@@ -1,0 +1,287 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"net/http/pprof"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/stackdump/stackdump/dedupe"
+	"github.com/stackdump/stackdump/dumper"
+	"github.com/stackdump/stackdump/formats"
+	"github.com/stackdump/stackdump/remote"
+)
+
+// pprofServer serves this test process's net/http/pprof on 127.0.0.1.
+func pprofServer(t *testing.T) *httptest.Server {
+	mux := http.NewServeMux()
+	mux.HandleFunc("/debug/pprof/", pprof.Index)
+	srv := httptest.NewServer(mux)
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+func readDumpFile(t *testing.T, path string) []*formats.Dump {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	dumps, err := formats.ReadAll(f, formats.ReadOptions{})
+	if err != nil {
+		t.Fatalf("reading %s: %v", path, err)
+	}
+	return dumps
+}
+
+func countFunc(d *formats.Dump, fn string) int64 {
+	var n int64
+	for _, r := range d.Routines {
+		for _, f := range r.Frames() {
+			if strings.HasSuffix(f.Func, fn) {
+				n += r.Count
+				break
+			}
+		}
+	}
+	return n
+}
+
+func TestCaptureSeveralTargetsOneFailing(t *testing.T) {
+	leak(t, 25)
+	a, b := pprofServer(t), pprofServer(t)
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	refused := l.Addr().String()
+	l.Close()
+
+	dir := t.TempDir() + "/out/"
+	stdout, stderr, err := runCLI(t, "capture", "--retries", "-1", a.URL, refused, b.URL+"/debug/pprof/goroutine", "-o", dir)
+	var ex exitError
+	if !errors.As(err, &ex) || ex.code != 1 {
+		t.Fatalf("err = %v, want exit status 1 for the refused target", err)
+	}
+	if !strings.Contains(stderr, refused) || !strings.Contains(stderr, "refused") {
+		t.Errorf("stderr does not name the failing target:\n%s", stderr)
+	}
+	files, _ := filepath.Glob(dir + "*")
+	if len(files) != 2 {
+		t.Fatalf("files in the output directory: %v, want one per good target", files)
+	}
+	for _, f := range files {
+		if !strings.HasSuffix(f, ".json.gz") || strings.Contains(filepath.Base(f), ".tmp-") {
+			t.Errorf("unexpected file %s", f)
+		}
+		dumps := readDumpFile(t, f)
+		if len(dumps) != 1 || countFunc(dumps[0], ".leakyWorker") != 25 {
+			t.Errorf("%s: %d dumps, %d leakyWorker goroutines; want 1 dump with 25", f, len(dumps), countFunc(dumps[0], ".leakyWorker"))
+		}
+		if dumps[0].Source.Target == "" {
+			t.Errorf("%s: the dump does not say which target it came from", f)
+		}
+	}
+	if !strings.Contains(stdout, "leakyWorker") || !strings.Contains(stdout, "states:") {
+		t.Errorf("summary lacks the top group or the states:\n%s", stdout)
+	}
+}
+
+func TestCaptureOneTargetToStdout(t *testing.T) {
+	leak(t, 12)
+	srv := pprofServer(t)
+	stdout, stderr, err := runCLI(t, "capture", "-q", "--format", "json", strings.TrimPrefix(srv.URL, "http://"))
+	if err != nil {
+		t.Fatalf("%v\n%s", err, stderr)
+	}
+	var doc struct {
+		Format     string `json:"format"`
+		Total      int64  `json:"total"`
+		Goroutines []struct {
+			Stack []struct {
+				Func string `json:"func"`
+			} `json:"stack"`
+		} `json:"goroutines"`
+	}
+	if err := json.Unmarshal([]byte(stdout), &doc); err != nil {
+		t.Fatalf("stdout is not one JSON document: %v\n%.500s", err, stdout)
+	}
+	n := 0
+	for _, g := range doc.Goroutines {
+		for _, f := range g.Stack {
+			if strings.HasSuffix(f.Func, ".leakyWorker") {
+				n++
+			}
+		}
+	}
+	if doc.Format != "stackdump/v1" || n != 12 || doc.Total != int64(len(doc.Goroutines)) {
+		t.Errorf("format %q, %d leakyWorker goroutines, total %d of %d listed", doc.Format, n, doc.Total, len(doc.Goroutines))
+	}
+	if stderr != "" {
+		t.Errorf("-q still printed: %s", stderr)
+	}
+}
+
+func TestCaptureDedupeGrouped(t *testing.T) {
+	leak(t, 30)
+	srv := pprofServer(t)
+	out := filepath.Join(t.TempDir(), "groups.json")
+	if _, stderr, err := runCLI(t, "capture", "-q", "--dedupe", "--mode", "grouped", srv.URL, "-o", out); err != nil {
+		t.Fatalf("%v\n%s", err, stderr)
+	}
+	dumps := readDumpFile(t, out)
+	if got := countFunc(dumps[0], ".leakyWorker"); got != 30 {
+		t.Errorf("grouped capture counts %d leakyWorker goroutines, want 30", got)
+	}
+}
+
+func TestCaptureArguments(t *testing.T) {
+	for _, tt := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"capture"}, "no target"},
+		{[]string{"capture", "a:1", "b:2", "-o", "x.json"}, "need a directory"},
+		{[]string{"capture", "--mode", "fast", "a:1"}, `unknown mode "fast"`},
+		{[]string{"capture", "--by", "line", "a:1"}, "unknown similarity"},
+		{[]string{"capture", "ftp://x:1/"}, "unsupported scheme"},
+	} {
+		_, _, err := runCLI(t, tt.args...)
+		if err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("%v: err = %v, want %q", tt.args, err, tt.want)
+		}
+	}
+}
+
+// The truncation child: STACKDUMP_TRUNC_CHILD=N starts N goroutines with
+// stacks deep enough that debug=2 passes 64 MiB, serves net/http/pprof on
+// 127.0.0.1 and prints its address.
+func init() {
+	n, err := strconv.Atoi(os.Getenv("STACKDUMP_TRUNC_CHILD"))
+	if err != nil || n <= 0 {
+		return
+	}
+	var ready sync.WaitGroup
+	for i := range n {
+		ready.Add(1)
+		go deepPark(12+i%3, &ready)
+	}
+	ready.Wait()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		fmt.Println("error", err)
+		os.Exit(1)
+	}
+	fmt.Println("addr", l.Addr())
+	mux := http.NewServeMux()
+	mux.HandleFunc("/debug/pprof/", pprof.Index)
+	http.Serve(l, mux)
+	os.Exit(0)
+}
+
+var parkForever = make(chan struct{})
+
+//go:noinline
+func deepPark(depth int, ready *sync.WaitGroup) {
+	if depth > 0 {
+		deepPark(depth-1, ready)
+		return
+	}
+	ready.Done()
+	<-parkForever
+}
+
+// TestCaptureRecoversTruncatedDump captures a child process whose debug=2
+// dump passes the runtime's 64 MiB cap: the capture is flagged truncated,
+// and the counts recovered from debug=1 add up to the real goroutine count.
+func TestCaptureRecoversTruncatedDump(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: skipping the 64 MiB truncation test")
+	}
+	const parked = 60000
+	child := exec.Command(os.Args[0], "-test.run=^$")
+	child.Env = append(os.Environ(), "STACKDUMP_TRUNC_CHILD="+strconv.Itoa(parked))
+	stdout, err := child.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := child.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { child.Process.Kill(); child.Wait() })
+	line, _ := bufio.NewReader(stdout).ReadString('\n')
+	addr, ok := strings.CutPrefix(strings.TrimSpace(line), "addr ")
+	if !ok {
+		t.Fatalf("child did not start: %q", line)
+	}
+	out := filepath.Join(t.TempDir(), "dump.json")
+	_, stderr, err := runCLI(t, "capture", "-q", addr, "-o", out)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, stderr)
+	}
+	if !strings.Contains(stderr, "truncated") || !strings.Contains(stderr, "recovered") {
+		t.Errorf("stderr does not report the truncation and the recovery:\n%s", stderr)
+	}
+	dumps := readDumpFile(t, out)
+	if len(dumps) != 2 {
+		t.Fatalf("%d documents in the output, want the truncated dump and the recovered groups", len(dumps))
+	}
+	cut, rec := dumps[0], dumps[1]
+	if !cut.Truncated {
+		t.Error("the debug=2 dump is not flagged truncated")
+	}
+	got := countFunc(rec, ".deepPark")
+	if got != parked {
+		t.Errorf("recovered counts give %d deepPark goroutines, want %d (the truncated dump had %d)", got, parked, countFunc(cut, ".deepPark"))
+	}
+	if rec.Total < parked || len(rec.Warnings) == 0 || !strings.Contains(rec.Warnings[0].Msg, "truncated") {
+		t.Errorf("recovered dump: total %d, warnings %v", rec.Total, rec.Warnings)
+	}
+	// The ids the truncated dump gave are joined into the complete groups.
+	groups := dedupe.Group(rec, dedupe.Options{})
+	withIDs := false
+	for _, r := range rec.Routines {
+		withIDs = withIDs || r.ID != 0 || r.State != ""
+	}
+	if len(groups) == 0 || !withIDs {
+		t.Errorf("recovered groups carry no ids or states from the truncated dump")
+	}
+	if bytes.Contains([]byte(stderr), []byte("failed")) {
+		t.Errorf("stderr: %s", stderr)
+	}
+}
+
+// TestCaptureFindsStackdumpEndpoint captures a service that mounts
+// dumper.Handler at the default path: capture finds it from the base URL
+// and reads its compressed JSON.
+func TestCaptureFindsStackdumpEndpoint(t *testing.T) {
+	leak(t, 9)
+	mux := http.NewServeMux()
+	mux.Handle(remote.DefaultEndpointPath, dumper.Handler(dumper.HandlerOptions{}))
+	srv := httptest.NewServer(mux)
+	defer srv.Close()
+	out := filepath.Join(t.TempDir(), "dump.json.zst")
+	if _, stderr, err := runCLI(t, "capture", "-q", srv.URL, "-o", out); err != nil {
+		t.Fatalf("%v\n%s", err, stderr)
+	}
+	dumps := readDumpFile(t, out)
+	if got := countFunc(dumps[0], ".leakyWorker"); got != 9 {
+		t.Errorf("capture through the endpoint counts %d leakyWorker goroutines, want 9", got)
+	}
+	if c := dumps[0].Source.Capture; c == nil || c.Mode != "full" {
+		t.Errorf("the endpoint's capture metadata did not come through: %+v", c)
+	}
+}

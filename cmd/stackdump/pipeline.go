@@ -1,0 +1,118 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"sync/atomic"
+
+	"github.com/stackdump/stackdump/dedupe"
+	"github.com/stackdump/stackdump/formats"
+)
+
+// pipeline streams dumps from a reader to a writer: routines through an
+// Encoder as they arrive, or, when grouped, each dump's groups at its end.
+// Either way every dump is grouped as it streams, for summaries.
+type pipeline struct {
+	format  formats.Format
+	grouped bool
+	// summarize groups every dump even when routines are written, so that
+	// results carry groups for summaries; otherwise ungrouped output skips
+	// grouping.
+	summarize bool
+	by        dedupe.By
+	onWarning func(*formats.ParseError)
+	// routines, when not nil, counts routines read (for progress displays).
+	routines *atomic.Int64
+	// source, when not nil, completes each dump's Source before it is
+	// written (the capture's target and time).
+	source func(*formats.Source)
+}
+
+// check reports a format that cannot carry the requested output.
+func (p pipeline) check() error {
+	if p.grouped && !formats.CanGroup(p.format) {
+		return fmt.Errorf("--dedupe writes formats %v, not %s", formats.GroupedFormats, p.format)
+	}
+	return nil
+}
+
+// dumpResult is one dump that went through a pipeline, with its groups.
+type dumpResult struct {
+	dump   *formats.Dump
+	groups []*formats.Group
+	by     dedupe.By // the level groups were made at
+}
+
+// run streams every dump of rd into w. It returns the dumps it wrote.
+func (p pipeline) run(rd *formats.Reader, w io.Writer) ([]dumpResult, error) {
+	var enc formats.Encoder
+	if !p.grouped {
+		var err error
+		if enc, err = formats.NewEncoder(w, p.format); err != nil {
+			return nil, err
+		}
+	}
+	var results []dumpResult
+	for {
+		d, err := rd.Next()
+		if err == io.EOF {
+			if len(results) == 0 {
+				return nil, fmt.Errorf("no dump found")
+			}
+			return results, nil
+		}
+		if err != nil {
+			return results, err
+		}
+		if p.source != nil {
+			p.source(&d.Source)
+		}
+		if enc != nil {
+			if err := enc.BeginDump(d); err != nil {
+				return results, err
+			}
+		}
+		var g *dedupe.Grouper
+		if p.grouped || p.summarize {
+			g = dedupe.NewGrouper(dedupe.Options{By: p.by})
+		}
+		for r, err := range rd.Routines() {
+			if err != nil {
+				if pe, ok := err.(*formats.ParseError); ok {
+					if p.onWarning != nil {
+						p.onWarning(pe)
+					}
+					continue
+				}
+				return results, err
+			}
+			if r == nil {
+				continue
+			}
+			if g != nil {
+				g.Add(r)
+			}
+			if p.routines != nil {
+				p.routines.Add(r.Count)
+			}
+			if enc != nil {
+				if err := enc.WriteRoutine(r); err != nil {
+					return results, err
+				}
+			}
+		}
+		var groups []*formats.Group
+		if g != nil {
+			groups = g.Groups()
+		}
+		if enc != nil {
+			err = enc.EndDump(d)
+		} else {
+			err = formats.WriteGroups(w, p.format, d, groups)
+		}
+		if err != nil {
+			return results, err
+		}
+		results = append(results, dumpResult{dump: d, groups: groups, by: p.by})
+	}
+}

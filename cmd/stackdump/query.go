@@ -1,0 +1,194 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/spf13/cobra"
+	"github.com/tidwall/gjson"
+
+	"github.com/stackdump/stackdump/dedupe"
+	"github.com/stackdump/stackdump/formats"
+)
+
+// Exit statuses of query, as grep's.
+const (
+	queryNoMatch = 1
+	queryFailed  = 2
+)
+
+type queryOptions struct {
+	raw    bool
+	dedupe bool
+	by     string
+}
+
+func newQueryCommand() *cobra.Command {
+	var o queryOptions
+	cmd := &cobra.Command{
+		Use:   "query FILE PATH",
+		Short: "Select parts of a dump with a gjson path",
+		Long: `query reads FILE (any format stackdump reads; "-" for standard input),
+turns each dump in it into its stackdump JSON document (docs/json.md), or
+into the grouped document with --dedupe, and prints what the gjson PATH
+selects in each (syntax: github.com/tidwall/gjson, SYNTAX.md). A PATH that
+starts with ".." is applied once to all the documents as JSON lines
+("..#" counts the dumps, "..0.total" is the first dump's total).
+
+Results are printed as JSON, one per matching dump. With --raw a string
+is printed without quotes and an array one element per line.
+
+Exit status: 0 when some dump matched, 1 when none did (like grep; an
+empty array counts as no match), 2 on an error such as an unreadable
+input or an invalid path.`,
+		Example: `  stackdump query dump.txt 'goroutines.#(state=="chan receive")#.id'
+  stackdump query --dedupe --raw dump.txt 'groups.#(count>100)#.stack.0.func'
+  stackdump query dump.json.gz total`,
+		Args: cobra.ExactArgs(2),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			err := runQuery(cmd, args[0], args[1], o)
+			var ex exitError
+			if err != nil && !errors.As(err, &ex) {
+				err = exitError{code: queryFailed, err: err}
+			}
+			return err
+		},
+	}
+	f := cmd.Flags()
+	f.BoolVar(&o.raw, "raw", false, "print strings without quotes and arrays one element per line")
+	f.BoolVar(&o.dedupe, "dedupe", false, "query the grouped document (groups of identical stacks) instead of every goroutine")
+	f.StringVar(&o.by, "by", "stack", "with --dedupe, group by: exact, stack or func")
+	return cmd
+}
+
+// errNoMatch says a path selected nothing in any dump.
+var errNoMatch = errors.New("no match")
+
+func runQuery(cmd *cobra.Command, in, path string, o queryOptions) error {
+	if err := checkPath(path); err != nil {
+		return err
+	}
+	by, err := dedupe.ParseBy(o.by)
+	if err != nil {
+		return err
+	}
+	src, closeIn, err := openInput(cmd, in)
+	if err != nil {
+		return err
+	}
+	defer closeIn()
+	docs, err := dumpDocuments(src, o.dedupe, dedupe.Options{By: by})
+	if err != nil {
+		return fmt.Errorf("%s: %w", in, err)
+	}
+	var results []gjson.Result
+	if strings.HasPrefix(path, "..") {
+		results = append(results, gjson.GetBytes(bytes.Join(docs, []byte{'\n'}), path))
+	} else {
+		for _, doc := range docs {
+			results = append(results, gjson.GetBytes(doc, path))
+		}
+	}
+	var out bytes.Buffer
+	matched := false
+	for _, r := range results {
+		if !r.Exists() {
+			continue
+		}
+		// An empty array, what a #(…)# query that selects nothing
+		// gives, is printed but is no match.
+		if !r.IsArray() || len(r.Array()) > 0 {
+			matched = true
+		}
+		writeResult(&out, r, o.raw)
+	}
+	if _, err := cmd.OutOrStdout().Write(out.Bytes()); err != nil {
+		return err
+	}
+	if !matched {
+		return exitError{code: queryNoMatch, err: fmt.Errorf("%s: %w for %q", in, errNoMatch, path)}
+	}
+	return nil
+}
+
+// dumpDocuments reads every dump of src into its stackdump JSON document,
+// grouped or not.
+func dumpDocuments(src io.Reader, grouped bool, by dedupe.Options) ([][]byte, error) {
+	rd := formats.NewReader(src, formats.ReadOptions{})
+	var docs [][]byte
+	for {
+		var b bytes.Buffer
+		var err error
+		if grouped {
+			var d *formats.Dump
+			var groups []*formats.Group
+			d, groups, err = dedupe.GroupNext(rd, by, nil)
+			if err == nil {
+				err = formats.WriteGroups(&b, formats.FormatJSON, d, groups)
+			}
+		} else {
+			err = copyNextJSON(rd, &b)
+		}
+		if err == io.EOF {
+			if len(docs) == 0 {
+				return nil, errors.New("no dump found")
+			}
+			return docs, nil
+		}
+		if err != nil {
+			return docs, err
+		}
+		docs = append(docs, bytes.TrimSpace(b.Bytes()))
+	}
+}
+
+// copyNextJSON writes rd's next dump to w as a JSON document; io.EOF when
+// there is none.
+func copyNextJSON(rd *formats.Reader, w io.Writer) error {
+	d, err := rd.Next()
+	if err != nil {
+		return err
+	}
+	enc, err := formats.NewEncoder(w, formats.FormatJSON)
+	if err != nil {
+		return err
+	}
+	if err := enc.BeginDump(d); err != nil {
+		return err
+	}
+	for r, err := range rd.Routines() {
+		if err != nil {
+			var pe *formats.ParseError
+			if errors.As(err, &pe) {
+				continue // kept in the document's warnings
+			}
+			return err
+		}
+		if r != nil {
+			if err := enc.WriteRoutine(r); err != nil {
+				return err
+			}
+		}
+	}
+	return enc.EndDump(d)
+}
+
+// writeResult prints one result: JSON, or with raw, strings unquoted and
+// arrays one element per line (elements that are strings unquoted too).
+func writeResult(b *bytes.Buffer, r gjson.Result, raw bool) {
+	switch {
+	case raw && r.Type == gjson.String:
+		b.WriteString(r.Str)
+		b.WriteByte('\n')
+	case raw && r.IsArray():
+		for _, e := range r.Array() {
+			writeResult(b, e, e.Type == gjson.String)
+		}
+	default:
+		b.WriteString(r.Raw)
+		b.WriteByte('\n')
+	}
+}

@@ -1,0 +1,111 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/stackdump/stackdump/dedupe"
+	"github.com/stackdump/stackdump/formats"
+	"github.com/stackdump/stackdump/report"
+)
+
+type reportOptions struct {
+	output    string
+	by        string
+	title     string
+	maxGroups int
+	series    int
+}
+
+func newReportCommand() *cobra.Command {
+	var o reportOptions
+	cmd := &cobra.Command{
+		Use:   "report FILE...",
+		Short: "Write dumps as one self-contained HTML page: groups, states, flame graph, timeline",
+		Long: `report reads one or more dumps (any format stackdump reads; "-" is standard
+input), groups each one by stack (see --by) and writes a single HTML file that
+opens in a browser from disk and loads nothing from the network.
+
+The page shows a summary of the dump (source, totals, truncation, warnings),
+a chart of states, a flame graph of the groups' stacks, the groups themselves,
+largest first, with their stacks, states, wait times, labels and links to the
+group of their creator, and a filter box. Several dumps (several FILEs, or a
+file holding several dumps) add a timeline of the largest groups' counts, in
+the order given, and a picker to switch between the dumps.`,
+		Example: `  stackdump report goroutines.txt -o report.html
+  stackdump report before.txt during.txt after.txt -o leak.html
+  curl -s localhost:6060/debug/pprof/goroutine?debug=2 | stackdump report - -o now.html`,
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runReport(cmd, args, o)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVarP(&o.output, "output", "o", "", "write to `FILE` (atomically) instead of standard output")
+	f.StringVar(&o.by, "by", "stack", "similarity of grouped stacks: exact, stack or func")
+	f.StringVar(&o.title, "title", "", "page title (default from the first file's name)")
+	f.IntVar(&o.maxGroups, "max-groups", report.DefaultMaxGroups, "groups per dump the page lists, largest first; the rest are counted")
+	f.IntVar(&o.series, "series", report.DefaultSeries, "groups the timeline of several dumps follows")
+	return cmd
+}
+
+func runReport(cmd *cobra.Command, files []string, o reportOptions) error {
+	by, err := dedupe.ParseBy(o.by)
+	if err != nil {
+		return err
+	}
+	if o.maxGroups <= 0 || o.series <= 0 {
+		return errors.New("--max-groups and --series must be positive")
+	}
+	stdin := 0
+	for _, f := range files {
+		if f == "-" {
+			stdin++
+		}
+	}
+	if stdin > 1 {
+		return errors.New(`standard input ("-") can be read only once`)
+	}
+	table := formats.NewTable() // frames shared by every dump
+	var inputs []report.Input
+	for _, name := range files {
+		in, err := readReportInput(cmd, name, by, table)
+		if err != nil {
+			return err
+		}
+		inputs = append(inputs, in...)
+	}
+	path := o.output
+	if path == "-" {
+		path = ""
+	}
+	_, comp := formats.FromPath(path)
+	opts := report.Options{Title: o.title, MaxGroups: o.maxGroups, Series: o.series, Generated: time.Now()}
+	return writeTo(path, cmd.OutOrStdout(), comp, func(w io.Writer) error {
+		return report.Write(w, inputs, opts)
+	})
+}
+
+// readReportInput reads and groups every dump of one file.
+func readReportInput(cmd *cobra.Command, name string, by dedupe.By, table *formats.Table) ([]report.Input, error) {
+	src, closeIn, err := openInput(cmd, name)
+	if err != nil {
+		return nil, err
+	}
+	defer closeIn()
+	label := name
+	if name == "-" {
+		label = "stdin"
+	}
+	return report.Read(src, label, report.ReadOptions{
+		Format: formats.ReadOptions{Table: table},
+		Group:  dedupe.Options{By: by},
+		OnWarning: func(pe *formats.ParseError) {
+			fmt.Fprintf(cmd.ErrOrStderr(), "stackdump: warning: %s: %v\n", label, pe)
+		},
+	})
+}

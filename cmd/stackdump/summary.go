@@ -1,0 +1,84 @@
+package main
+
+import (
+	"cmp"
+	"fmt"
+	"io"
+	"maps"
+	"slices"
+	"strings"
+
+	"github.com/stackdump/stackdump/dedupe"
+	"github.com/stackdump/stackdump/formats"
+)
+
+// summaryTopGroups is how many groups a capture summary lists.
+const summaryTopGroups = 5
+
+// writeCaptureSummary prints one screen about a captured target: where it
+// went, totals by state, the largest groups and the warnings.
+func writeCaptureSummary(w io.Writer, r captureResult) {
+	dest := r.job.path
+	if dest == "" {
+		dest = "standard output"
+	}
+	fmt.Fprintf(w, "%s → %s (%s in %s)\n", r.job.target, dest, humanBytes(r.job.received.Load()), r.elapsed.Round(1e6))
+	for _, dr := range r.dumps {
+		writeDumpSummary(w, dr)
+	}
+	if r.recovered != nil {
+		fmt.Fprintf(w, "  recovered from debug=1: %d goroutines in %d groups\n", r.recovered.dump.Total, len(r.recovered.groups))
+	}
+}
+
+func writeDumpSummary(w io.Writer, dr dumpResult) {
+	d := dr.dump
+	states := make(map[string]int64)
+	for _, g := range dr.groups {
+		for s, n := range g.States {
+			states[s] += n
+		}
+	}
+	noun := "goroutines"
+	if d.Source.Kind == formats.KindJVMText || d.Source.Kind == formats.KindJVMJSON {
+		noun = "threads"
+	}
+	fmt.Fprintf(w, "  %d %s in %d groups", d.Total, noun, len(dr.groups))
+	if d.Truncated {
+		fmt.Fprint(w, " (TRUNCATED)")
+	}
+	fmt.Fprintln(w)
+	if len(states) > 0 {
+		fmt.Fprintf(w, "  states: %s\n", stateHistogram(states, 6))
+	}
+	for _, g := range dr.groups[:min(len(dr.groups), summaryTopGroups)] {
+		line := fmt.Sprintf("  %8d  %-16s %s", g.Count, dedupe.MainState(g), dedupe.TopFrameText(g))
+		if g.Sample != nil && g.Sample.CreatedBy != nil {
+			line += "  ← " + g.Sample.CreatedBy.Func
+		}
+		fmt.Fprintln(w, line)
+	}
+	if n := len(d.Warnings); n > 0 {
+		fmt.Fprintf(w, "  %d warnings; first: %v\n", n, d.Warnings[0])
+	}
+}
+
+// stateHistogram renders the n most common states with their counts.
+func stateHistogram(states map[string]int64, n int) string {
+	keys := slices.SortedFunc(maps.Keys(states), func(a, b string) int {
+		return cmp.Or(cmp.Compare(states[b], states[a]), cmp.Compare(a, b))
+	})
+	var parts []string
+	for i, k := range keys {
+		if i == n {
+			parts = append(parts, fmt.Sprintf("%d more", len(keys)-n))
+			break
+		}
+		name := k
+		if name == "" {
+			name = "unknown"
+		}
+		parts = append(parts, fmt.Sprintf("%d %s", states[k], name))
+	}
+	return strings.Join(parts, ", ")
+}

@@ -1,0 +1,102 @@
+package main
+
+import (
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"net/http/pprof"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+)
+
+// growingServer serves net/http/pprof and starts `step` more leakyWorker
+// goroutines before answering each dump request: a leak that grows with
+// every snapshot.
+func growingServer(t *testing.T, step int) *httptest.Server {
+	ch := make(chan struct{})
+	var wg sync.WaitGroup
+	t.Cleanup(func() { close(ch); wg.Wait() })
+	mux := http.NewServeMux()
+	mux.HandleFunc("/debug/pprof/", func(w http.ResponseWriter, r *http.Request) {
+		var started sync.WaitGroup
+		for range step {
+			wg.Add(1)
+			started.Add(1)
+			go func() { defer wg.Done(); watchedWorker(ch, &started) }()
+		}
+		started.Wait() // every new goroutine is inside watchedWorker
+		pprof.Index(w, r)
+	})
+	srv := httptest.NewServer(mux)
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+//go:noinline
+func watchedWorker(ch chan struct{}, started *sync.WaitGroup) {
+	started.Done()
+	<-ch
+}
+
+func TestWatchFlagsGrowingGroup(t *testing.T) {
+	srv := growingServer(t, 7)
+	dir := filepath.Join(t.TempDir(), "snaps")
+	stdout, stderr, err := runCLI(t, "watch", srv.URL, "--every", "20ms", "--count", "5", "--keep", "3", "--leak-after", "2", "--json", "-o", dir)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, stderr)
+	}
+	lines := strings.Split(strings.TrimSpace(stdout), "\n")
+	if len(lines) != 5 {
+		t.Fatalf("%d JSON lines, want one per snapshot (5):\n%s", len(lines), stdout)
+	}
+	var last struct {
+		Snapshot int `json:"snapshot"`
+		Groups   []struct {
+			Key        string `json:"key"`
+			Count      int64  `json:"count"`
+			DeltaLast  int64  `json:"delta_last"`
+			DeltaFirst int64  `json:"delta_first"`
+			Top        string `json:"top"`
+			Suspect    bool   `json:"suspect"`
+		} `json:"groups"`
+		Suspects []string `json:"suspects"`
+	}
+	if err := json.Unmarshal([]byte(lines[4]), &last); err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, g := range last.Groups {
+		if strings.Contains(g.Top, "watchedWorker") {
+			found = true
+			if !g.Suspect || g.Count != 35 || g.DeltaLast != 7 || g.DeltaFirst != 28 {
+				t.Errorf("leaking group: %+v; want a suspect of 35 grown by 7 since the last and 28 since the first snapshot", g)
+			}
+			if len(last.Suspects) == 0 || last.Suspects[0] != g.Key {
+				t.Errorf("suspects %v do not lead with the leaking group %s", last.Suspects, g.Key)
+			}
+		}
+	}
+	if !found || last.Snapshot != 5 {
+		t.Errorf("snapshot %d has no watchedWorker group: %+v", last.Snapshot, last.Groups)
+	}
+	files, _ := os.ReadDir(dir)
+	if len(files) != 3 {
+		t.Errorf("%d snapshot files kept, want --keep 3", len(files))
+	}
+}
+
+func TestWatchTableAndReport(t *testing.T) {
+	srv := growingServer(t, 3)
+	stdout, stderr, err := runCLI(t, "watch", srv.URL, "--every", "10ms", "--count", "4", "--leak-after", "3")
+	if err != nil {
+		t.Fatalf("%v\n%s", err, stderr)
+	}
+	for _, want := range []string{"snapshot 4", "Δ LAST", "leak suspect", "4 snapshots; total"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("watch output lacks %q:\n%s", want, stdout)
+		}
+	}
+}

@@ -1,0 +1,67 @@
+package dedupe
+
+import (
+	"fmt"
+	"strings"
+)
+
+// By is how alike two routines must be to share a group.
+type By int
+
+// Similarity levels, from the finest to the coarsest. The zero value is
+// [ByStack], the default.
+const (
+	// ByStack groups routines whose frames have the same function, file and
+	// line. Arguments, pc offsets, states and ids are ignored (states are
+	// counted in the group), and so are runtime frames, so that a debug=2
+	// dump, a debug=1 dump and a pprof profile of one process give the same
+	// groups and keys.
+	ByStack By = iota
+	// ByExact groups routines only when their state, every frame (runtime
+	// frames and pc offsets included), every argument and their creator
+	// are equal, as debug=2 printed them.
+	ByExact
+	// ByFunc groups routines whose frames call the same functions, whatever
+	// the files and lines: two builds of a program whose lines shifted
+	// still match.
+	ByFunc
+)
+
+// Levels lists the similarity levels from the finest to the coarsest, for
+// flag help and errors.
+var Levels = []By{ByExact, ByStack, ByFunc}
+
+// String returns the level's name as ParseBy accepts it.
+func (b By) String() string {
+	switch b {
+	case ByStack:
+		return "stack"
+	case ByExact:
+		return "exact"
+	case ByFunc:
+		return "func"
+	}
+	return fmt.Sprintf("By(%d)", int(b))
+}
+
+// ParseBy parses a similarity level name ("exact", "stack" or "func",
+// in any case). The empty string is ByStack.
+func ParseBy(s string) (By, error) {
+	if s == "" {
+		return ByStack, nil
+	}
+	for _, b := range Levels {
+		if strings.EqualFold(s, b.String()) {
+			return b, nil
+		}
+	}
+	return 0, fmt.Errorf("unknown similarity %q (want one of %s)", s, levelNames())
+}
+
+func levelNames() string {
+	names := make([]string, len(Levels))
+	for i, b := range Levels {
+		names[i] = b.String()
+	}
+	return strings.Join(names, ", ")
+}

@@ -1,0 +1,280 @@
+package dedupe
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"path"
+	"strconv"
+	"strings"
+
+	"github.com/stackdump/stackdump/formats"
+)
+
+// DiffReport is a diff with what printing it needs.
+type DiffReport struct {
+	Result   DiffResult
+	By       By
+	Old, New DumpInfo
+}
+
+// DumpInfo names one side of a diff.
+type DumpInfo struct {
+	Name string       // the file name as given; "-" for standard input
+	Kind formats.Kind // the format it was read from
+}
+
+// DiffSchema names the JSON document WriteDiffJSON writes (docs/dedupe.md).
+const DiffSchema = "stackdump-diff/v1"
+
+// WriteDiffText writes rep as a summary and an aligned table, one row per
+// changed group with its top frame:
+//
+//	old  before.txt (go-traceback): 112 goroutines in 9 groups
+//	new  after.txt (go-debug1): 1112 goroutines in 10 groups
+//	by stack: total +1000 (+892.9%): 1 new, 0 gone, 1 grown, 0 shrunk, 8 unchanged
+//
+//	CHANGE  OLD   NEW  DELTA        %  STATE         TOP FRAME
+//	grown    10  1000   +990  +9900.0%  chan receive  main.worker (worker.go:42)
+//	new       0    10    +10        -  IO wait       main.serve (serve.go:7)
+func WriteDiffText(w io.Writer, rep DiffReport) error {
+	res := rep.Result
+	var b []byte
+	b = appendSide(b, "old", rep.Old, res.OldTotal, res.OldGroups)
+	b = appendSide(b, "new", rep.New, res.NewTotal, res.NewGroups)
+	b = fmt.Appendf(b, "by %s: total %s (%s)", rep.By, signed(res.Delta()), percentText(res.Delta(), res.OldTotal))
+	for i, c := range Changes {
+		sep := ", "
+		if i == 0 {
+			sep = ": "
+		}
+		b = fmt.Appendf(b, "%s%d %s", sep, res.Count(c), c)
+	}
+	b = fmt.Appendf(b, ", %d unchanged\n", res.Unchanged)
+	if len(res.Entries) == 0 {
+		b = append(b, "\nno group changed\n"...)
+		_, err := w.Write(b)
+		return err
+	}
+	rows := [][]string{{"CHANGE", "OLD", "NEW", "DELTA", "%", "STATE", "TOP FRAME"}}
+	for _, e := range res.Entries {
+		rows = append(rows, []string{
+			string(e.Change),
+			strconv.FormatInt(e.Old, 10),
+			strconv.FormatInt(e.New, 10),
+			signed(e.Delta),
+			percentText(e.Delta, e.Old),
+			cmpOr(MainState(e.Group), "-"),
+			TopFrameText(e.Group),
+		})
+	}
+	b = append(b, '\n')
+	b = appendTable(b, rows, []bool{false, true, true, true, true, false, false})
+	_, err := w.Write(b)
+	return err
+}
+
+func appendSide(b []byte, label string, d DumpInfo, total int64, groups int) []byte {
+	b = fmt.Appendf(b, "%s  %s", label, cmpOr(d.Name, "-"))
+	if d.Kind != "" {
+		b = fmt.Appendf(b, " (%s)", d.Kind)
+	}
+	return fmt.Appendf(b, ": %d %s in %d groups\n", total, routineNoun(d.Kind), groups)
+}
+
+// appendTable writes rows as columns padded to their widest cell, right
+// aligned where right says so; the last column is not padded.
+func appendTable(b []byte, rows [][]string, right []bool) []byte {
+	widths := make([]int, len(rows[0]))
+	for _, row := range rows {
+		for i, cell := range row {
+			widths[i] = max(widths[i], len(cell))
+		}
+	}
+	for _, row := range rows {
+		for i, cell := range row {
+			pad := widths[i] - len(cell)
+			switch {
+			case i == len(row)-1:
+				b = append(b, cell...)
+			case right[i]:
+				b = append(b, strings.Repeat(" ", pad)...)
+				b = append(b, cell...)
+			default:
+				b = append(b, cell...)
+				b = append(b, strings.Repeat(" ", pad)...)
+			}
+			if i < len(row)-1 {
+				b = append(b, "  "...)
+			}
+		}
+		b = append(b, '\n')
+	}
+	return b
+}
+
+// MainState returns a group's most common state (ties go to the name that
+// sorts first); "" when its members have none (debug=1, pprof).
+func MainState(g *formats.Group) string {
+	best, n := "", int64(0)
+	for s, c := range g.States {
+		if c > n || c == n && s < best {
+			best, n = s, c
+		}
+	}
+	return best
+}
+
+// TopFrameText describes the group's top frame (see TopFrame) as
+// "func (file.go:line)", for tables and summaries.
+func TopFrameText(g *formats.Group) string {
+	if g.Sample == nil {
+		return "-"
+	}
+	f := TopFrame(g.Sample.Stack)
+	if f == nil {
+		if g.Sample.Unavailable {
+			return "(stack unavailable)"
+		}
+		return "(no frames)"
+	}
+	if f.File == "" {
+		return f.Func
+	}
+	return fmt.Sprintf("%s (%s:%d)", f.Func, path.Base(strings.ReplaceAll(f.File, `\`, "/")), f.Line)
+}
+
+func routineNoun(k formats.Kind) string {
+	if k == formats.KindJVMText || k == formats.KindJVMJSON {
+		return "threads"
+	}
+	return "goroutines"
+}
+
+func signed(n int64) string {
+	if n > 0 {
+		return "+" + strconv.FormatInt(n, 10)
+	}
+	return strconv.FormatInt(n, 10)
+}
+
+// percentText is delta relative to base with one decimal, "-" without a base.
+func percentText(delta, base int64) string {
+	if base == 0 {
+		return "-"
+	}
+	p := percent(delta, base)
+	s := strconv.FormatFloat(p, 'f', 1, 64) + "%"
+	if p > 0 {
+		s = "+" + s
+	}
+	return s
+}
+
+func cmpOr(s, fallback string) string {
+	if s == "" {
+		return fallback
+	}
+	return s
+}
+
+// WriteDiffJSON writes rep as one indented JSON document of schema
+// DiffSchema, described in docs/dedupe.md.
+func WriteDiffJSON(w io.Writer, rep DiffReport) error {
+	res := rep.Result
+	doc := diffDoc{
+		Schema:  DiffSchema,
+		By:      rep.By.String(),
+		Old:     sideDoc{Name: rep.Old.Name, Kind: string(rep.Old.Kind), Total: res.OldTotal, Groups: res.OldGroups},
+		New:     sideDoc{Name: rep.New.Name, Kind: string(rep.New.Kind), Total: res.NewTotal, Groups: res.NewGroups},
+		Delta:   res.Delta(),
+		Percent: jsonPercent(res.Delta(), res.OldTotal),
+		Counts:  map[string]int{"unchanged": res.Unchanged},
+		Changes: make([]changeDoc, 0, len(res.Entries)),
+	}
+	for _, c := range Changes {
+		doc.Counts[string(c)] = res.Count(c)
+	}
+	for _, e := range res.Entries {
+		cd := changeDoc{
+			Change:  string(e.Change),
+			Key:     e.Key,
+			Old:     e.Old,
+			New:     e.New,
+			Delta:   e.Delta,
+			Percent: jsonPercent(e.Delta, e.Old),
+			States:  e.Group.States,
+			Stack:   []frameDoc{},
+		}
+		if s := e.Group.Sample; s != nil {
+			if f := TopFrame(s.Stack); f != nil {
+				cd.Top = frameDocOf(f)
+			}
+			for _, f := range s.Frames() {
+				cd.Stack = append(cd.Stack, *frameDocOf(f))
+			}
+			if s.CreatedBy != nil {
+				cd.CreatedBy = frameDocOf(s.CreatedBy)
+			}
+		}
+		doc.Changes = append(doc.Changes, cd)
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(doc); err != nil {
+		return fmt.Errorf("writing diff: %w", err)
+	}
+	return nil
+}
+
+type diffDoc struct {
+	Schema  string         `json:"schema"`
+	By      string         `json:"by"`
+	Old     sideDoc        `json:"old"`
+	New     sideDoc        `json:"new"`
+	Delta   int64          `json:"delta"`
+	Percent *float64       `json:"percent,omitempty"`
+	Counts  map[string]int `json:"counts"`
+	Changes []changeDoc    `json:"changes"`
+}
+
+type sideDoc struct {
+	Name   string `json:"name"`
+	Kind   string `json:"kind,omitempty"`
+	Total  int64  `json:"total"`
+	Groups int    `json:"groups"`
+}
+
+type changeDoc struct {
+	Change    string           `json:"change"`
+	Key       string           `json:"key"`
+	Old       int64            `json:"old"`
+	New       int64            `json:"new"`
+	Delta     int64            `json:"delta"`
+	Percent   *float64         `json:"percent,omitempty"`
+	States    map[string]int64 `json:"states,omitempty"`
+	Top       *frameDoc        `json:"top,omitempty"`
+	Stack     []frameDoc       `json:"stack"`
+	CreatedBy *frameDoc        `json:"created_by,omitempty"`
+}
+
+type frameDoc struct {
+	Func string `json:"func"`
+	File string `json:"file,omitempty"`
+	Line int    `json:"line,omitempty"`
+}
+
+func frameDocOf(f *formats.Frame) *frameDoc {
+	return &frameDoc{Func: f.Func, File: f.File, Line: f.Line}
+}
+
+// jsonPercent is the percentage rounded to two decimals, nil without a base.
+func jsonPercent(delta, base int64) *float64 {
+	if base == 0 {
+		return nil
+	}
+	p := math.Round(percent(delta, base)*100) / 100
+	return &p
+}

@@ -1,0 +1,181 @@
+package dumper
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"time"
+
+	"github.com/stackdump/stackdump/formats"
+)
+
+// Mode says how [Capture] takes a dump, and so what it costs the process
+// and what the dump holds. docs/capture.md has measured numbers.
+type Mode string
+
+// Capture modes.
+const (
+	// ModeFull is every goroutine with its id, state, wait time, arguments,
+	// creator and labels, from one stop-the-world pass of runtime.Stack. The
+	// pause grows with the number of goroutines (about 0.3 µs each plus
+	// printing time).
+	ModeFull Mode = "full"
+	// ModeGrouped is one record per distinct stack and label set with a
+	// count, from the runtime's concurrent goroutine profile: pauses of
+	// microseconds whatever the number of goroutines, but no ids, states,
+	// wait times, arguments or creators.
+	ModeGrouped Mode = "grouped"
+	// ModeTrace is every goroutine with id, state and stack reconstructed
+	// from a short runtime/trace window: no long pause, but states may be
+	// inferred and stacks of goroutines that ran during the window stale.
+	ModeTrace Mode = "trace"
+)
+
+// Modes lists the capture modes, for flag help and error messages.
+var Modes = []Mode{ModeFull, ModeGrouped, ModeTrace}
+
+// ParseMode parses a mode name; "" means ModeFull.
+func ParseMode(s string) (Mode, error) {
+	if s == "" {
+		return ModeFull, nil
+	}
+	for _, m := range Modes {
+		if string(m) == strings.ToLower(s) {
+			return m, nil
+		}
+	}
+	return "", fmt.Errorf("unknown capture mode %q (want full: every goroutine, one pause; grouped: counts per stack, microsecond pauses; or trace: every goroutine from a runtime/trace window)", s)
+}
+
+// DefaultMaxBytes is the full-mode traceback size past which a capture is
+// cut and marked truncated, when CaptureOptions.MaxBytes is zero: 1 GiB,
+// about 700k goroutines of typical depth.
+const DefaultMaxBytes = 1 << 30
+
+// CaptureOptions configure [Capture].
+type CaptureOptions struct {
+	// Mode is the capture mode; empty means ModeFull.
+	Mode Mode
+	// TraceWindow is how long trace mode records; zero means
+	// DefaultTraceWindow (dumper/trace.go).
+	TraceWindow time.Duration
+	// Table interns the dump's frames and stacks; nil means a new Table.
+	Table *formats.Table
+	// MaxBytes bounds the traceback text of a full capture (the memory it
+	// takes while it is parsed). A capture that would exceed it is cut there
+	// and marked Truncated. Zero means DefaultMaxBytes; there is no 64 MiB cap.
+	MaxBytes int
+	// NoLabels leaves pprof labels out of full captures: GODEBUG is not
+	// touched and no goroutine profile is joined (labels the runtime prints
+	// anyway, under GODEBUG=tracebacklabels=1, are kept).
+	NoLabels bool
+}
+
+// missingByMode names what each mode's routines lack, as recorded in
+// Capture.Missing (names are those of the JSON fields).
+var missingByMode = map[Mode][]string{
+	ModeFull:    nil,
+	ModeGrouped: {"id", "state", "wait_minutes", "locked", "created_by", "parent_id", "args"},
+	ModeTrace:   {"wait_minutes", "args"},
+}
+
+// Capture takes a goroutine dump of the calling process. The dump's
+// Source.Capture says how it was taken and what it cost: mode, goroutine
+// count, wall time, and the stop-the-world pauses from runtime/metrics.
+//
+// Capture is safe for concurrent use; concurrent full captures each stop
+// the world in turn.
+func Capture(ctx context.Context, opts CaptureOptions) (*formats.Dump, error) {
+	d, _, err := capture(ctx, opts, false)
+	return d, err
+}
+
+// capture is Capture. With rawText set, a full capture whose labels the
+// runtime printed is not read: raw is the runtime's traceback text — what
+// the text encoder would write from the model, byte for byte
+// (TestRawTextMatchesEncoder) — and d holds the metadata only. The caller
+// returns raw.buf with putStackBuf.
+func capture(ctx context.Context, opts CaptureOptions, rawText bool) (d *formats.Dump, raw *stackText, err error) {
+	mode, err := ParseMode(string(opts.Mode))
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, nil, err
+	}
+	t := opts.Table
+	if t == nil {
+		t = formats.NewTable()
+	}
+	start := time.Now()
+	before := readPauses()
+	switch mode {
+	case ModeFull:
+		st, headerLabels := takeStacks(opts)
+		if rawText && (headerLabels || opts.NoLabels) {
+			raw = &st
+			recordStackBytes(st.n, runtime.NumGoroutine())
+			d = &formats.Dump{Source: formats.Source{Kind: formats.KindGoTraceback}, Truncated: st.truncated}
+			if st.truncated {
+				d.Warnings = append(d.Warnings, truncationWarning(st))
+			}
+			break
+		}
+		d, err = readStacks(ctx, t, st, headerLabels, opts)
+		putStackBuf(st.buf)
+	case ModeGrouped:
+		d, err = captureGrouped(ctx, t)
+	case ModeTrace:
+		d, err = captureTrace(ctx, opts.TraceWindow, t)
+	}
+	if err == nil && d == nil {
+		err = errors.New("no dump")
+	}
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s capture: %w", mode, err)
+	}
+	c := d.Source.Capture
+	if c == nil {
+		c = &formats.Capture{Missing: missingByMode[mode]}
+		d.Source.Capture = c
+	}
+	if c.Mode == "" { // not measured by the mode itself
+		p := readPauses().since(before)
+		c.Mode = string(mode)
+		c.Goroutines = runtime.NumGoroutine()
+		c.Duration = time.Since(start)
+		c.Pause, c.Pauses = p.Total, p.Count
+	}
+	if d.Source.Runtime == "" {
+		d.Source.Runtime = runtime.Version()
+	}
+	if d.Source.CapturedAt.IsZero() {
+		d.Source.CapturedAt = start
+	}
+	if d.Source.Target == "" {
+		d.Source.Target = selfTarget()
+	}
+	return d, raw, nil
+}
+
+// selfTarget names the calling process as "name[pid]".
+func selfTarget() string {
+	name := "process"
+	if len(os.Args) > 0 {
+		name = filepath.Base(os.Args[0])
+	}
+	return fmt.Sprintf("%s[%d]", name, os.Getpid())
+}
+
+// sumCounts returns the number of goroutines d's routines stand for.
+func sumCounts(d *formats.Dump) int64 {
+	var n int64
+	for _, r := range d.Routines {
+		n += max(r.Count, 1)
+	}
+	return n
+}

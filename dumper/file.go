@@ -1,0 +1,82 @@
+package dumper
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/stackdump/stackdump/formats"
+)
+
+// FileOptions configure [WriteFile].
+type FileOptions struct {
+	// Format is the output format; empty means the one the path's
+	// extension names (.json, .txt, .pb, .folded), else text.
+	Format formats.Format
+	// Compression is the file's compression; empty means the one the
+	// path's extension names (.gz, .zst), else none.
+	Compression formats.Compression
+	// Capture configures the capture (mode, limits).
+	Capture CaptureOptions
+	// Dedupe groups identical stacks (text, json and debug1 only); By sets
+	// the similarity (dedupe.ParseBy names), empty for the default.
+	Dedupe bool
+	By     string
+}
+
+// WriteFile captures a goroutine dump and writes it to path atomically:
+// into a temporary file in the same directory, synced, then renamed over
+// path. On any error — a full disk, a failed write, a cancelled ctx — the
+// temporary file is removed and an existing file at path is left as it was.
+func WriteFile(ctx context.Context, path string, opts FileOptions) error {
+	format, comp, err := fileFormat(path, opts)
+	if err != nil {
+		return err
+	}
+	dedupe := opts.Dedupe || opts.By != ""
+	if dedupe && !formats.CanGroup(format) {
+		return fmt.Errorf("write %s: dedupe applies to text, json or debug1, not %s", path, format)
+	}
+	if opts.By != "" {
+		if err := checkBy(opts.By); err != nil {
+			return fmt.Errorf("write %s: %w", path, err)
+		}
+	}
+	// Create the file before the capture, so that an unwritable
+	// destination costs the process no pause.
+	af, err := CreateAtomic(path)
+	if err != nil {
+		return err
+	}
+	defer af.Abort()
+	d, raw, err := capture(ctx, opts.Capture, wantsRawText(format, dedupe))
+	if err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if raw != nil {
+		defer putStackBuf(raw.buf)
+	}
+	out, err := newDumpOutput(af, comp)
+	if err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	err = writeCaptured(ctx, out, format, d, raw, dedupe, opts.By)
+	if cerr := out.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = ctx.Err()
+	}
+	if err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return af.Commit()
+}
+
+// fileFormat resolves the format and compression of a dump file.
+func fileFormat(path string, opts FileOptions) (formats.Format, formats.Compression, error) {
+	f, c, err := formats.OutputFor(path, string(opts.Format), string(opts.Compression))
+	if err != nil {
+		return "", "", fmt.Errorf("write %s: %w", path, err)
+	}
+	return f, c, nil
+}

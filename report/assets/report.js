@@ -1,0 +1,890 @@
+/* stackdump report: draws the page from the JSON in #report-data.
+   Plain DOM and SVG, no libraries, no network. Text from the dump is only
+   ever set with textContent or setAttribute, never parsed as HTML. */
+(function () {
+  'use strict';
+
+  var t0 = performance.now();
+  var doc = document, root = doc.documentElement;
+  var D = JSON.parse(doc.getElementById('report-data').textContent);
+  var S = D.strings, F = D.frames;
+
+  var FL_RUNTIME = 1, FL_INLINED = 2, FL_NATIVE = 4, FL_STD = 8;
+  var PAGE = 100;              // groups rendered per "show more"
+  var MAX_FLAME_NODES = 5000;  // rectangles drawn at most
+  var FLAME_ROW = 18;
+  var SVGNS = 'http://www.w3.org/2000/svg';
+  var PALETTE = ['#4e79a7', '#f28e2b', '#e15759', '#76b7b2', '#59a14f', '#edc948',
+    '#b07aa1', '#ff9da7', '#9c755f', '#bab0ac'];
+  var FIELDS = { func: 1, pkg: 1, file: 1, state: 1, label: 1, name: 1, creator: 1, id: 1, key: 1 };
+
+  var view = {
+    dump: D.inputs.length - 1, // the input shown
+    filter: '',
+    terms: [],
+    visible: [],   // indexes of the groups that pass the filter, largest first
+    routines: 0,   // their members
+    shown: 0,      // how many of visible are rendered in the list
+    zoom: [],      // flame graph zoom: frame indexes from the root down
+    tree: null     // flame graph of the visible groups
+  };
+  var lastHash = '';
+
+  // ---- small helpers ----
+
+  function $(id) { return doc.getElementById(id); }
+
+  function el(tag, cls, text) {
+    var e = doc.createElement(tag);
+    if (cls) e.className = cls;
+    if (text != null) e.textContent = text;
+    return e;
+  }
+
+  function add(parent) {
+    for (var i = 1; i < arguments.length; i++) {
+      var c = arguments[i];
+      if (c == null) continue;
+      parent.appendChild(typeof c === 'string' ? doc.createTextNode(c) : c);
+    }
+    return parent;
+  }
+
+  function svg(tag, attrs, text) {
+    var e = doc.createElementNS(SVGNS, tag);
+    for (var k in attrs) e.setAttribute(k, attrs[k]);
+    if (text != null) e.textContent = text;
+    return e;
+  }
+
+  function num(n) { return Number(n).toLocaleString('en-US'); }
+
+  function percent(n, total) {
+    if (!total) return '';
+    var p = 100 * n / total;
+    return (p >= 10 || p === 0 ? p.toFixed(0) : p < 0.1 ? '<0.1' : p.toFixed(1)) + '%';
+  }
+
+  function plural(n, one, many) { return num(n) + ' ' + (n === 1 ? one : many); }
+
+  function hash32(s) {
+    var h = 2166136261;
+    for (var i = 0; i < s.length; i++) { h ^= s.charCodeAt(i); h = Math.imul(h, 16777619); }
+    return h >>> 0;
+  }
+
+  function clipText(s, px, charPx) {
+    var n = Math.floor(px / charPx);
+    if (s.length <= n) return s;
+    return n < 2 ? '' : s.slice(0, n - 1) + '…';
+  }
+
+  // ---- frames ----
+
+  function fFunc(i) { return S[F[i][0]]; }
+  function fFile(i) { return S[F[i][1]]; }
+  function fLine(i) { return F[i][2]; }
+  function fFlags(i) { return F[i][3]; }
+  function fPkg(i) { return S[F[i][4]]; }
+  function fModule(i) { return F[i].length > 5 ? S[F[i][5]] : ''; }
+
+  function baseName(p) { return p.slice(Math.max(p.lastIndexOf('/'), p.lastIndexOf('\\')) + 1); }
+
+  function fWhere(i, full) {
+    var f = fFile(i), l = fLine(i);
+    if (!f) return fModule(i) || (fFlags(i) & FL_NATIVE ? 'native' : '');
+    return (full ? f : baseName(f)) + (l ? ':' + l : '');
+  }
+
+  // shortFunc drops the import path: "net/http.(*conn).serve" → "http.(*conn).serve".
+  function shortFunc(s) {
+    var b = s.indexOf('[');
+    var j = s.lastIndexOf('/', b < 0 ? s.length : b);
+    return s.slice(j + 1);
+  }
+
+  // shortName is a frame's function without its package path: the Go form
+  // above, or "LockSupport.park" for "java.util.concurrent.locks.LockSupport.park".
+  function shortName(fi) {
+    var fn = fFunc(fi), pkg = fPkg(fi);
+    if (pkg && pkg.indexOf('/') < 0 && pkg.indexOf('.') > 0 && fn.indexOf(pkg + '.') === 0) return fn.slice(pkg.length + 1);
+    return shortFunc(fn);
+  }
+
+  // topFrame is the innermost frame outside the runtime; appFrame the
+  // innermost frame of the application (not runtime, standard library or JDK).
+  function topFrame(stack) {
+    for (var i = 0; i < stack.length; i++) if (!(fFlags(stack[i]) & FL_RUNTIME)) return stack[i];
+    return stack.length ? stack[0] : -1;
+  }
+
+  function appFrame(stack) {
+    for (var i = 0; i < stack.length; i++) if (!(fFlags(stack[i]) & (FL_RUNTIME | FL_STD))) return stack[i];
+    return -1;
+  }
+
+  // entryFrame is the outermost frame outside the runtime (and below
+  // java.lang.Thread.run): what the goroutine or thread was started to do.
+  function entryFrame(stack) {
+    for (var i = stack.length - 1; i >= 0; i--) {
+      if (!(fFlags(stack[i]) & FL_RUNTIME) && fFunc(stack[i]).indexOf('java.lang.Thread.run') !== 0) return stack[i];
+    }
+    return -1;
+  }
+
+  function frameColor(fi) {
+    var fl = fFlags(fi), h = hash32(fPkg(fi) || fFunc(fi));
+    if (fl & FL_RUNTIME) return 'hsl(0,0%,' + (70 + h % 12) + '%)';
+    if (fl & FL_STD) return 'hsl(' + (185 + h % 45) + ',50%,' + (66 + h % 12) + '%)';
+    return 'hsl(' + (8 + h % 42) + ',82%,' + (58 + h % 14) + '%)';
+  }
+
+  // ---- the data of one dump ----
+
+  function prepare(inp) {
+    if (inp.ready) return inp;
+    var gs = inp.groups, states = {};
+    inp.byKey = {};
+    for (var i = 0; i < gs.length; i++) {
+      var g = gs[i], k;
+      g.index = i;
+      g.children = [];
+      g.top = topFrame(g.stack);
+      g.app = appFrame(g.stack);
+      if (g.app < 0) g.app = entryFrame(g.stack);
+      inp.byKey[g.key] = i;
+      var funcs = [], pkgs = [], files = [], st = [], labels = [];
+      for (k = 0; k < g.stack.length; k++) {
+        funcs.push(fFunc(g.stack[k]));
+        pkgs.push(fPkg(g.stack[k]));
+        files.push(fFile(g.stack[k]));
+      }
+      (g.states || []).forEach(function (s) {
+        st.push(s.s);
+        states[s.s] = (states[s.s] || 0) + s.n;
+      });
+      (g.labels || []).forEach(function (l) {
+        labels.push(l.set.map(function (kv) { return kv[0] + '=' + kv[1]; }).join(' '));
+      });
+      var creator = g.creator != null ? fFunc(g.creator) : '';
+      g.hay = {
+        func: funcs.join('\n').toLowerCase(),
+        pkg: pkgs.join('\n').toLowerCase(),
+        file: files.join('\n').toLowerCase(),
+        state: st.join('\n').toLowerCase(),
+        label: labels.join('\n').toLowerCase(),
+        name: (g.name || '').toLowerCase(),
+        creator: creator.toLowerCase(),
+        key: g.key.toLowerCase()
+      };
+      g.hay.all = [g.hay.func, g.hay.state, g.hay.label, g.hay.name, g.hay.creator].join('\n');
+    }
+    gs.forEach(function (g, i) {
+      (g.parentGroups || []).concat(g.creatorGroups || []).forEach(function (p) {
+        if (gs[p] && gs[p].children.indexOf(i) < 0) gs[p].children.push(i);
+      });
+    });
+    inp.states = Object.keys(states).map(function (s) { return [s, states[s]]; })
+      .sort(function (a, b) { return b[1] - a[1] || (a[0] < b[0] ? -1 : 1); });
+    inp.ready = true;
+    return inp;
+  }
+
+  function cur() { return prepare(D.inputs[view.dump]); }
+
+  // ---- filtering ----
+
+  // parseFilter splits "net/http state:\"chan receive\" -runtime" into terms.
+  function parseFilter(s) {
+    var terms = [], re = /(-?)(?:([A-Za-z]+):)?(?:"([^"]*)"?|(\S+))/g, m;
+    while ((m = re.exec(s)) !== null) {
+      if (m[0] === '') { re.lastIndex++; continue; }
+      var field = (m[2] || '').toLowerCase();
+      var value = m[3] != null ? m[3] : (m[4] || '');
+      if (field && !FIELDS[field]) { value = m[2] + ':' + value; field = ''; }
+      if (value === '') continue;
+      terms.push({ neg: m[1] === '-', field: field, value: value.toLowerCase() });
+    }
+    return terms;
+  }
+
+  function matches(g, terms) {
+    for (var i = 0; i < terms.length; i++) {
+      var t = terms[i], hit;
+      if (t.field === 'id') {
+        hit = (g.ids || []).indexOf(Number(t.value)) >= 0;
+      } else if (t.field === 'key') {
+        hit = g.hay.key.indexOf(t.value) === 0;
+      } else {
+        hit = (t.field ? g.hay[t.field] : g.hay.all).indexOf(t.value) >= 0;
+      }
+      if (hit === t.neg) return false;
+    }
+    return true;
+  }
+
+  function computeVisible() {
+    var inp = cur(), vis = [], n = 0;
+    for (var i = 0; i < inp.groups.length; i++) {
+      var g = inp.groups[i];
+      if (!view.terms.length || matches(g, view.terms)) { vis.push(i); n += g.count; }
+    }
+    view.visible = vis;
+    view.routines = n;
+  }
+
+  function setFilter(text, opts) {
+    view.filter = text;
+    view.terms = parseFilter(text);
+    var box = $('filter');
+    if (box.value !== text) box.value = text;
+    refresh();
+    if (!opts || opts.hash !== false) writeHash(false);
+  }
+
+  function refresh() {
+    computeVisible();
+    renderCount();
+    renderStates();
+    view.tree = null;
+    renderFlame();
+    renderGroups(true);
+  }
+
+  function renderCount() {
+    var inp = cur(), c = $('count'), groups = inp.groups.length;
+    var total = groups ? inp.groups.reduce(function (a, g) { return a + g.count; }, 0) : 0;
+    c.setAttribute('data-visible-groups', String(view.visible.length));
+    c.setAttribute('data-visible-routines', String(view.routines));
+    c.setAttribute('data-total-groups', String(groups));
+    if (view.terms.length) {
+      c.textContent = num(view.visible.length) + ' of ' + plural(groups, 'group', 'groups') + ' · ' +
+        num(view.routines) + ' of ' + num(total) + ' ' + inp.noun;
+      c.className = view.visible.length ? 'filtered' : 'filtered none';
+    } else {
+      c.textContent = plural(groups, 'group', 'groups') + ' · ' + num(total) + ' ' + inp.noun;
+      c.className = '';
+    }
+  }
+
+  // ---- the address: #filter=…&dump=N&group=KEY ----
+
+  function readHash() {
+    var h = location.hash.replace(/^#/, ''), out = {};
+    if (!h) return out;
+    h.split('&').forEach(function (kv) {
+      var i = kv.indexOf('='), k = i < 0 ? kv : kv.slice(0, i), v = i < 0 ? '' : kv.slice(i + 1);
+      try { out[decodeURIComponent(k)] = decodeURIComponent(v.replace(/\+/g, ' ')); } catch (e) { /* not ours */ }
+    });
+    return out;
+  }
+
+  function writeHash(push, group) {
+    var parts = [];
+    if (view.filter) parts.push('filter=' + encodeURIComponent(view.filter));
+    if (D.inputs.length > 1) parts.push('dump=' + view.dump);
+    if (group) parts.push('group=' + encodeURIComponent(group));
+    var h = parts.length ? '#' + parts.join('&') : '';
+    if (h === lastHash) return;
+    lastHash = h;
+    var url = location.href.replace(/#.*$/, '') + h;
+    try {
+      if (push) history.pushState(null, '', url); else history.replaceState(null, '', url);
+    } catch (e) {
+      // Some browsers refuse history changes on file:// pages; the view still works.
+    }
+  }
+
+  function applyHash() {
+    var h = readHash();
+    lastHash = location.hash;
+    var d = h.dump != null ? parseInt(h.dump, 10) : view.dump;
+    if (!(d >= 0 && d < D.inputs.length)) d = view.dump;
+    var changed = d !== view.dump;
+    view.dump = d;
+    $('dump-select').value = String(d);
+    var f = h.filter || '';
+    view.filter = f;
+    view.terms = parseFilter(f);
+    $('filter').value = f;
+    if (changed) { view.zoom = []; renderSummary(); renderTimeline(); }
+    refresh();
+    if (h.group) {
+      var gi = cur().byKey[h.group];
+      if (gi != null) goToGroup(gi, false);
+    }
+  }
+
+  // ---- summary ----
+
+  function fact(dl, name, value) {
+    if (value == null || value === '') return;
+    add(dl, el('dt', null, name), typeof value === 'string' ? el('dd', null, value) : add(el('dd'), value));
+  }
+
+  function card(big, small, title) {
+    var c = el('div', 'card');
+    if (title) c.title = title;
+    return add(c, el('div', 'big', big), el('div', 'small', small));
+  }
+
+  function renderSummary() {
+    var inp = cur(), box = $('summary');
+    box.textContent = '';
+    var groups = inp.groups, listed = 0;
+    groups.forEach(function (g) { listed += g.count; });
+    var cards = el('div', 'cards');
+    add(cards, card(num(inp.total), inp.noun, 'goroutines or threads in the dump'));
+    add(cards, card(num(groups.length + (inp.groupsOmitted || 0)), 'groups', 'distinct stacks after grouping'));
+    if (inp.states.length) {
+      add(cards, card(percent(inp.states[0][1], listed), inp.states[0][0], num(inp.states[0][1]) + ' ' + inp.noun + ' in the most common state'));
+    }
+    if (groups.length) {
+      var g0 = groups[0];
+      add(cards, card(percent(g0.count, listed), 'in the largest group', num(g0.count) + ' ' + inp.noun + ' at ' + (g0.top >= 0 ? fFunc(g0.top) : 'no frame')));
+    }
+    box.appendChild(cards);
+
+    var dl = el('dl', 'facts');
+    fact(dl, 'dump', inp.name);
+    fact(dl, 'format', inp.kind);
+    fact(dl, 'runtime', inp.runtime);
+    if (inp.target && inp.target !== inp.name) fact(dl, 'target', inp.target);
+    fact(dl, 'captured', inp.capturedAt);
+    if (inp.capture) {
+      var c = inp.capture, bits = [];
+      if (c.mode) bits.push(c.mode);
+      if (c.goroutines) bits.push(num(c.goroutines) + ' goroutines');
+      if (c.duration) bits.push('took ' + c.duration);
+      if (c.pause) bits.push('paused the process ' + c.pause + (c.pauses ? ' in ' + plural(c.pauses, 'pause', 'pauses') : ''));
+      fact(dl, 'capture', bits.join(', '));
+      if (c.missing && c.missing.length) fact(dl, 'not recorded', c.missing.join(', '));
+    }
+    if (D.generated) fact(dl, 'report made', D.generated);
+    box.appendChild(dl);
+
+    if (inp.truncated) {
+      box.appendChild(el('p', 'banner bad', 'This dump is truncated: it ends in the middle of a stack, or is exactly 64 MiB, the size at which the Go runtime silently cuts debug=2 dumps. Goroutines past the cut are missing.'));
+    }
+    if (inp.groupsOmitted) {
+      box.appendChild(el('p', 'banner', 'The page lists the ' + num(groups.length) + ' largest groups; ' +
+        plural(inp.groupsOmitted, 'smaller group', 'smaller groups') + ' with ' + num(inp.routinesOmitted) + ' ' + inp.noun + ' are left out.'));
+    }
+    var warns = inp.warnings || [];
+    if (warns.length) {
+      var det = el('details', 'warnings');
+      var n = warns.length + (inp.warningsMore || 0);
+      add(det, el('summary', 'banner warn', plural(n, 'warning', 'warnings') + ' while reading: lines skipped or not understood'));
+      var ul = el('ul');
+      warns.forEach(function (w) {
+        var li = el('li');
+        add(li, el('span', 'where', w.line ? 'line ' + w.line : 'offset ' + w.offset), ' ', w.msg);
+        if (w.text) add(li, ' ', el('code', null, w.text));
+        ul.appendChild(li);
+      });
+      if (inp.warningsMore) ul.appendChild(el('li', 'dim', '… and ' + num(inp.warningsMore) + ' more'));
+      det.appendChild(ul);
+      box.appendChild(det);
+    }
+    if (inp.preamble && inp.preamble.length) {
+      add(box, el('h3', null, 'Preamble'), el('pre', 'preamble', inp.preamble.join('\n')));
+    }
+  }
+
+  // ---- states chart ----
+
+  function renderStates() {
+    var inp = cur(), box = $('states-chart'), note = $('states-note');
+    box.textContent = '';
+    if (!inp.states.length) {
+      note.textContent = '';
+      var why = inp.kind === 'go-debug1' || inp.kind === 'go-pprof' ? ' (debug=1 and pprof profiles do not)' : '';
+      box.appendChild(el('p', 'dim', inp.groups.length ? 'This dump records no states' + why + '.' : 'No ' + inp.noun + '.'));
+      return;
+    }
+    var shown = {};
+    view.visible.forEach(function (gi) {
+      (inp.groups[gi].states || []).forEach(function (s) { shown[s.s] = (shown[s.s] || 0) + s.n; });
+    });
+    var rows = inp.states.slice(0, 16);
+    if (inp.states.length > 16) {
+      var rest = 0, restShown = 0;
+      inp.states.slice(16).forEach(function (s) { rest += s[1]; restShown += shown[s[0]] || 0; });
+      rows.push(['(' + (inp.states.length - 16) + ' other states)', rest, restShown, true]);
+    }
+    note.textContent = view.terms.length ? 'solid: the filtered groups; pale: the whole dump; click a bar to filter' : 'click a bar to filter';
+    var W = Math.max(360, box.clientWidth || 900), RH = 22, LW = Math.min(260, W * 0.3), NW = 150;
+    var BW = W - LW - NW - 12, H = rows.length * RH + 4;
+    var max = rows.reduce(function (a, r) { return Math.max(a, r[1]); }, 1);
+    var s = svg('svg', { width: W, height: H, viewBox: '0 0 ' + W + ' ' + H, role: 'img', 'aria-label': 'goroutines per state', 'class': 'states-svg' });
+    rows.forEach(function (r, i) {
+      var y = i * RH + 2, cnt = r[1], sh = r.length > 2 ? r[2] : (shown[r[0]] || 0);
+      var g = svg('g', { 'class': r[3] ? 'state-row other' : 'state-row' });
+      if (!r[3]) g.setAttribute('data-state', r[0]);
+      var w = Math.max(1, cnt / max * BW);
+      add(g,
+        svg('title', {}, r[0] + ': ' + num(cnt) + ' ' + inp.noun + (view.terms.length ? ', ' + num(sh) + ' in the filtered groups' : '')),
+        svg('rect', { x: 0, y: y, width: W, height: RH - 2, 'class': 'hit' }),
+        svg('text', { x: LW - 8, y: y + RH / 2 + 3, 'text-anchor': 'end', 'class': 'label' }, clipText(r[0], LW - 12, 7)),
+        svg('rect', { x: LW, y: y + 2, width: w, height: RH - 6, rx: 2, 'class': view.terms.length ? 'bar pale' : 'bar' }));
+      if (view.terms.length && sh > 0) {
+        g.appendChild(svg('rect', { x: LW, y: y + 2, width: Math.max(1, sh / max * BW), height: RH - 6, rx: 2, 'class': 'bar' }));
+      }
+      g.appendChild(svg('text', { x: LW + w + 6, y: y + RH / 2 + 3, 'class': 'num' },
+        num(cnt) + ' (' + percent(cnt, inp.total) + ')' + (view.terms.length ? ' · ' + num(sh) + ' shown' : '')));
+      s.appendChild(g);
+    });
+    s.addEventListener('click', function (e) {
+      var g = e.target.closest && e.target.closest('[data-state]');
+      if (g) setFilter('state:"' + g.getAttribute('data-state') + '"');
+    });
+    box.appendChild(s);
+  }
+
+  // ---- flame graph (icicle: callers on top) ----
+
+  function buildTree() {
+    var inp = cur(), rootNode = { f: -1, n: 0, kids: null, parent: null };
+    view.visible.forEach(function (gi) {
+      var g = inp.groups[gi], node = rootNode, c = g.count;
+      rootNode.n += c;
+      for (var i = g.stack.length - 1; i >= 0; i--) {
+        var f = g.stack[i];
+        if (!node.kids) node.kids = new Map();
+        var k = node.kids.get(f);
+        if (!k) { k = { f: f, n: 0, kids: null, parent: node }; node.kids.set(f, k); }
+        k.n += c;
+        node = k;
+      }
+    });
+    return rootNode;
+  }
+
+  function sortedKids(node) {
+    if (!node.kids) return [];
+    if (!node.sorted) {
+      node.sorted = Array.from(node.kids.values()).sort(function (a, b) {
+        return b.n - a.n || (fFunc(a.f) < fFunc(b.f) ? -1 : 1);
+      });
+    }
+    return node.sorted;
+  }
+
+  function nodeName(node) { return node.f < 0 ? 'all ' + cur().noun : fFunc(node.f); }
+
+  function renderFlame() {
+    var inp = cur(), box = $('flame-chart'), crumbs = $('flame-crumbs');
+    if (!view.tree) view.tree = buildTree();
+    box.textContent = '';
+    crumbs.textContent = '';
+    var tree = view.tree;
+    if (!tree.n) {
+      box.appendChild(el('p', 'dim', view.terms.length ? 'No group matches the filter.' : 'No stacks.'));
+      return;
+    }
+    // Follow the zoom path as far as it still exists under the filter.
+    var chain = [tree], z = tree;
+    for (var i = 0; i < view.zoom.length; i++) {
+      var k = z.kids && z.kids.get(view.zoom[i]);
+      if (!k) break;
+      z = k;
+      chain.push(z);
+    }
+    if (chain.length > 1) {
+      chain.forEach(function (n, d) {
+        var b = el('button', 'crumb', d === 0 ? 'all' : shortName(n.f));
+        b.type = 'button';
+        b.title = nodeName(n);
+        b.addEventListener('click', function () { view.zoom = view.zoom.slice(0, d); renderFlame(); });
+        if (d) crumbs.appendChild(el('span', 'sep', '›'));
+        crumbs.appendChild(b);
+      });
+    }
+    var W = Math.max(320, box.clientWidth || 1200), items = [];
+    chain.forEach(function (n, d) { items.push({ n: n, x: 0, w: W, d: d, anc: n !== z }); });
+    var depth = chain.length;
+    (function lay(node, x, d) {
+      var kids = sortedKids(node), cx = x;
+      for (var j = 0; j < kids.length && items.length < MAX_FLAME_NODES; j++) {
+        var w = kids[j].n / z.n * W;
+        if (w < 1) break; // sorted by count: the rest are narrower
+        items.push({ n: kids[j], x: cx, w: w, d: d });
+        if (d + 1 > depth) depth = d + 1;
+        lay(kids[j], cx, d + 1);
+        cx += w;
+      }
+    })(z, 0, chain.length);
+    var H = depth * FLAME_ROW + 1;
+    var s = svg('svg', { width: W, height: H, viewBox: '0 0 ' + W + ' ' + H, 'class': 'flame-svg', role: 'img', 'aria-label': 'flame graph of the stacks' });
+    items.forEach(function (it, idx) {
+      var n = it.n, g = svg('g', { 'data-i': idx, 'class': it.anc ? 'fn anc' : 'fn' });
+      var name = nodeName(n);
+      var tip = name + (n.f >= 0 && fWhere(n.f, true) ? '\n' + fWhere(n.f, true) : '') +
+        '\n' + num(n.n) + ' ' + inp.noun + ' (' + percent(n.n, tree.n) + ')';
+      add(g,
+        svg('title', {}, tip),
+        svg('rect', { x: it.x.toFixed(1), y: it.d * FLAME_ROW, width: Math.max(0.5, it.w - 0.5).toFixed(1), height: FLAME_ROW - 1, fill: n.f < 0 ? '#c9ccd1' : frameColor(n.f) }));
+      if (it.w > 28) {
+        g.appendChild(svg('text', { x: (it.x + 3).toFixed(1), y: it.d * FLAME_ROW + 12.5 }, clipText(n.f < 0 ? name : shortName(n.f), it.w - 6, 6.6)));
+      }
+      s.appendChild(g);
+    });
+    s.addEventListener('click', function (e) {
+      var g = e.target.closest && e.target.closest('g[data-i]');
+      if (!g) return;
+      var n = items[Number(g.getAttribute('data-i'))].n, path = [];
+      for (var p = n; p && p.f >= 0; p = p.parent) path.unshift(p.f);
+      view.zoom = path;
+      renderFlame();
+    });
+    box.appendChild(s);
+    if (items.length >= MAX_FLAME_NODES) box.appendChild(el('p', 'dim', 'Only the ' + num(MAX_FLAME_NODES) + ' widest frames are drawn; click to zoom in.'));
+  }
+
+  // ---- timeline ----
+
+  // niceStep is the smallest of 1, 2, 5, 10, 20, 50… at least v.
+  function niceStep(v) {
+    if (v <= 1) return 1;
+    var p = Math.pow(10, Math.floor(Math.log10(v))), m = v / p;
+    return (m <= 1 ? 1 : m <= 2 ? 2 : m <= 5 ? 5 : 10) * p;
+  }
+
+  function renderTimeline() {
+    var tl = D.timeline, sec = $('timeline');
+    if (!tl || D.inputs.length < 2) { sec.hidden = true; return; }
+    sec.hidden = false;
+    var box = $('timeline-chart'), legend = $('timeline-legend'), withTotal = $('timeline-total').checked;
+    box.textContent = '';
+    legend.textContent = '';
+    var n = D.inputs.length, W = Math.max(360, box.clientWidth || 900), H = 280;
+    var L = 64, R = 24, T = 14, B = 46, PW = W - L - R, PH = H - T - B;
+    var series = tl.series.map(function (s, i) { return { label: s.label, key: s.key, counts: s.counts, color: PALETTE[i % PALETTE.length] }; });
+    if (withTotal) series.unshift({ label: 'total', counts: tl.totals, color: 'currentColor', total: true });
+    var maxY = 0;
+    series.forEach(function (s) { s.counts.forEach(function (c) { if (c > maxY) maxY = c; }); });
+    var step = niceStep(maxY / 4);
+    maxY = step * 4;
+    function X(i) { return L + (n === 1 ? PW / 2 : i * PW / (n - 1)); }
+    function Y(v) { return T + PH - v / maxY * PH; }
+    var s = svg('svg', { width: W, height: H, viewBox: '0 0 ' + W + ' ' + H, 'class': 'timeline-svg', role: 'img', 'aria-label': 'group counts over the dumps' });
+    for (var t = 0; t <= 4; t++) {
+      var v = step * t, y = Y(v);
+      add(s, svg('line', { x1: L, x2: W - R, y1: y, y2: y, 'class': 'grid' }),
+        svg('text', { x: L - 6, y: y + 4, 'text-anchor': 'end', 'class': 'tick' }, num(v)));
+    }
+    var slot = n > 1 ? PW / (n - 1) : PW;
+    D.inputs.forEach(function (inp, i) {
+      var col = svg('g', { 'class': i === view.dump ? 'col current' : 'col', 'data-dump': i });
+      // The end labels hang inwards so that they stay inside the chart.
+      var anchor = n > 1 && i === 0 ? 'start' : n > 1 && i === n - 1 ? 'end' : 'middle';
+      var lx = anchor === 'start' ? X(i) - Math.min(slot / 2, L - 4) : anchor === 'end' ? X(i) + Math.min(slot / 2, R - 2) : X(i);
+      var room = n > 1 ? Math.max(slot - 8, 40) : PW;
+      add(col,
+        svg('title', {}, inp.name + ': ' + num(tl.totals[i]) + ' ' + inp.noun + ' (click to show this dump)'),
+        svg('rect', { x: X(i) - slot / 2, y: T, width: slot, height: PH + B - 4, 'class': 'hit' }),
+        svg('line', { x1: X(i), x2: X(i), y1: T, y2: T + PH, 'class': 'mark' }),
+        svg('text', { x: lx, y: T + PH + 16, 'text-anchor': anchor, 'class': 'tick' }, clipText(baseName(inp.name), room, 6.5)),
+        svg('text', { x: lx, y: T + PH + 32, 'text-anchor': anchor, 'class': 'tick dim' }, num(tl.totals[i])));
+      s.appendChild(col);
+    });
+    series.forEach(function (sr) {
+      var pts = sr.counts.map(function (c, i) { return X(i).toFixed(1) + ',' + Y(c).toFixed(1); }).join(' ');
+      var g = svg('g', { 'class': sr.total ? 'series total' : 'series' });
+      g.appendChild(svg('polyline', { points: pts, stroke: sr.color, fill: 'none' }));
+      sr.counts.forEach(function (c, i) {
+        var dot = svg('circle', { cx: X(i).toFixed(1), cy: Y(c).toFixed(1), r: 3.5, fill: sr.color });
+        dot.appendChild(svg('title', {}, sr.label + '\n' + D.inputs[i].name + ': ' + num(c)));
+        g.appendChild(dot);
+      });
+      s.appendChild(g);
+    });
+    s.addEventListener('click', function (e) {
+      var c = e.target.closest && e.target.closest('[data-dump]');
+      if (c) showDump(Number(c.getAttribute('data-dump')));
+    });
+    box.appendChild(s);
+
+    var inp = cur();
+    series.forEach(function (sr) {
+      if (sr.total) return;
+      var li = el('li'), gi = inp.byKey[sr.key];
+      var sw = el('span', 'swatch');
+      sw.style.background = sr.color;
+      var first = sr.counts[0], last = sr.counts[sr.counts.length - 1];
+      add(li, sw);
+      if (gi != null) {
+        var a = el('a', 'glink', sr.label);
+        a.href = '#group=' + encodeURIComponent(sr.key);
+        a.setAttribute('data-group', String(gi));
+        li.appendChild(a);
+      } else {
+        add(li, el('span', 'dim', sr.label), el('span', 'dim', ' (not in this dump)'));
+      }
+      add(li, el('span', 'num', ' ' + num(first) + ' → ' + num(last) + (last !== first ? ' (' + (last > first ? '+' : '') + num(last - first) + ')' : '')));
+      legend.appendChild(li);
+    });
+  }
+
+  // ---- groups ----
+
+  function chip(cls, text, title) {
+    var c = el('span', 'chip ' + cls, text);
+    if (title) c.title = title;
+    return c;
+  }
+
+  function waitText(g) {
+    if (!g.wait) return '';
+    return g.wait[0] === g.wait[1] ? g.wait[1] + ' min' : g.wait[0] + '–' + g.wait[1] + ' min';
+  }
+
+  function labelText(set) { return set.map(function (kv) { return kv[0] + '=' + kv[1]; }).join(' '); }
+
+  function groupLink(gi, text) {
+    var g = cur().groups[gi];
+    var a = el('a', 'glink', text || ('#' + (gi + 1) + ' ' + (g.top >= 0 ? shortName(g.top) : '(no frames)')));
+    a.href = '#group=' + encodeURIComponent(g.key);
+    a.setAttribute('data-group', String(gi));
+    a.title = num(g.count) + ' ' + cur().noun + (g.top >= 0 ? ' at ' + fFunc(g.top) : '');
+    return a;
+  }
+
+  function groupItem(g) {
+    var inp = cur(), det = el('details', 'group');
+    det.id = 'g' + g.index;
+    var sum = el('summary');
+    var share = el('span', 'share');
+    var bar = el('span', 'share-bar');
+    bar.style.width = Math.max(1, Math.round(100 * g.count / Math.max(1, inp.total))) + '%';
+    share.appendChild(bar);
+    share.title = percent(g.count, inp.total) + ' of the ' + inp.noun;
+    add(sum, el('span', 'rank', '#' + (g.index + 1)), el('span', 'count', num(g.count)), share);
+    var what = el('span', 'what');
+    if (g.top >= 0) {
+      add(what, el('span', 'func', fFunc(g.top)), ' ', el('span', 'loc', fWhere(g.top, false)));
+      if (g.app >= 0 && g.app !== g.top) add(what, el('span', 'via', ' in '), el('span', 'func app', shortName(g.app)));
+    } else {
+      what.appendChild(el('span', 'func dim', g.unavailable ? '(stack unavailable)' : '(no frames)'));
+    }
+    sum.appendChild(what);
+    var meta = el('span', 'meta');
+    (g.states || []).slice(0, 2).forEach(function (s) {
+      meta.appendChild(chip('state', s.s + (g.states.length > 1 ? ' ' + num(s.n) : ''), num(s.n) + ' ' + s.s));
+    });
+    if (g.states && g.states.length > 2) meta.appendChild(chip('state', '+' + (g.states.length - 2)));
+    if (g.wait) meta.appendChild(chip('wait', waitText(g), 'blocked for ' + waitText(g) + 'utes'));
+    if (g.locked) meta.appendChild(chip('locked', 'locked', num(g.locked) + ' locked to their thread'));
+    (g.labels || []).slice(0, 2).forEach(function (l) { meta.appendChild(chip('label', labelText(l.set), num(l.n) + ' with these labels')); });
+    if (g.labels && g.labels.length > 2) meta.appendChild(chip('label', '+' + (g.labels.length - 2) + ' label sets'));
+    if (g.name) meta.appendChild(chip('name', g.name, 'thread name (of one member)'));
+    sum.appendChild(meta);
+    det.appendChild(sum);
+    det.addEventListener('toggle', function () {
+      if (det.open && !det.built) { det.built = true; det.appendChild(groupBody(g)); }
+    });
+    return det;
+  }
+
+  function idList(ids, more, noun) {
+    var span = el('span', 'ids');
+    var first = ids.slice(0, 40);
+    span.textContent = first.join(', ');
+    var rest = ids.length - first.length;
+    if (rest > 0) {
+      var b = el('button', 'linkish', ' … show ' + num(rest) + ' more');
+      b.type = 'button';
+      b.addEventListener('click', function () { span.textContent = ids.join(', ') + (more ? ' and ' + num(more) + ' more ' + noun + ' not listed' : ''); });
+      add(span, b);
+    } else if (more) {
+      add(span, ' and ' + num(more) + ' more');
+    }
+    return span;
+  }
+
+  function groupBody(g) {
+    var inp = cur(), body = el('div', 'body'), dl = el('dl', 'facts');
+    if (g.states && g.states.length) {
+      fact(dl, 'states', g.states.map(function (s) { return s.s + ' ' + num(s.n); }).join(' · '));
+    }
+    if (g.wait) fact(dl, 'waiting', waitText(g) + 'utes (from the time of the first GC that saw them blocked)');
+    if (g.locked) fact(dl, 'locked', num(g.locked) + ' locked to their OS thread');
+    if (g.labels && g.labels.length) {
+      var lab = el('span');
+      g.labels.forEach(function (l, i) { if (i) add(lab, ' · '); add(lab, el('code', null, labelText(l.set)), ' ' + num(l.n)); });
+      fact(dl, 'labels', lab);
+    }
+    if (g.ids && g.ids.length) fact(dl, inp.noun === 'threads' ? 'thread ids' : 'goroutine ids', idList(g.ids, g.moreIds, 'ids'));
+    if (g.name) fact(dl, 'thread', g.name + (g.daemon ? ' (daemon)' : '') + (g.virtual ? ' (virtual)' : ''));
+    if (g.creator != null) {
+      var cb = el('span');
+      add(cb, el('code', null, fFunc(g.creator)), ' ', el('span', 'loc', fWhere(g.creator, true)));
+      if (g.parents && g.parents.length) add(cb, ' in goroutine ' + g.parents.slice(0, 10).join(', ') + (g.parents.length > 10 || g.moreParents ? ', …' : ''));
+      fact(dl, 'created by', cb);
+    }
+    var links = el('span');
+    (g.parentGroups || []).forEach(function (p, i) { if (i) add(links, ', '); links.appendChild(groupLink(p)); });
+    if (links.childNodes.length) fact(dl, 'creator’s group', links);
+    else if (g.creatorGroups && g.creatorGroups.length) {
+      (g.creatorGroups || []).forEach(function (p, i) { if (i) add(links, ', '); links.appendChild(groupLink(p)); });
+      var who = g.parents && g.parents.length ? 'goroutine ' + g.parents.join(', ') + ' is gone' : 'the dump does not name the creating goroutine';
+      add(links, el('span', 'dim', ' (' + who + '; these groups run ' + fFunc(g.creator) + ')'));
+      fact(dl, 'creator’s group', links);
+    }
+    if (g.children.length) {
+      var kids = el('span');
+      g.children.slice(0, 12).forEach(function (c, i) { if (i) add(kids, ', '); kids.appendChild(groupLink(c)); });
+      if (g.children.length > 12) add(kids, ' and ' + (g.children.length - 12) + ' more');
+      fact(dl, 'started', kids);
+    }
+    fact(dl, 'key', g.key);
+    body.appendChild(dl);
+    var ol = el('ol', 'frames');
+    g.stack.forEach(function (fi, i) {
+      if (g.elided && g.elided.at === i) {
+        ol.appendChild(el('li', 'elided', '… ' + (g.elided.n ? num(g.elided.n) + ' frames' : 'more frames') + ' elided by the runtime …'));
+      }
+      var fl = fFlags(fi), li = el('li', 'frame' + (fl & FL_RUNTIME ? ' runtime' : fl & FL_STD ? ' std' : ' app'));
+      add(li, el('span', 'fn', fFunc(fi)));
+      if (fl & FL_INLINED) add(li, ' ', chip('tag', 'inlined'));
+      if (fl & FL_NATIVE) add(li, ' ', chip('tag', 'native'));
+      add(li, el('span', 'file', fWhere(fi, true)));
+      ol.appendChild(li);
+    });
+    if (g.elided && g.elided.at >= g.stack.length) {
+      ol.appendChild(el('li', 'elided', '… ' + (g.elided.n ? num(g.elided.n) + ' frames' : 'more frames') + ' elided by the runtime …'));
+    }
+    if (!g.stack.length) ol.appendChild(el('li', 'dim', g.unavailable ? 'stack unavailable: the goroutine was running on another thread' : 'no frames'));
+    body.appendChild(ol);
+    return body;
+  }
+
+  function renderGroups(reset, upTo) {
+    var inp = cur(), list = $('groups-list');
+    if (reset) { list.textContent = ''; view.shown = 0; }
+    var end = Math.min(view.visible.length, Math.max(view.shown + (reset ? PAGE : 0), upTo || 0));
+    var frag = doc.createDocumentFragment();
+    for (; view.shown < end; view.shown++) frag.appendChild(groupItem(inp.groups[view.visible[view.shown]]));
+    list.appendChild(frag);
+    if (!view.visible.length) {
+      list.textContent = '';
+      list.appendChild(el('p', 'dim', inp.groups.length ? 'No group matches the filter.' : 'No ' + inp.noun + ' in this dump.'));
+    }
+    var left = view.visible.length - view.shown, more = $('show-more'), all = $('show-all');
+    more.hidden = left <= 0;
+    all.hidden = left <= PAGE;
+    more.textContent = 'Show ' + num(Math.min(PAGE, left)) + ' more';
+    all.textContent = 'Show all ' + num(left) + ' remaining';
+  }
+
+  function goToGroup(gi, push) {
+    var pos = view.visible.indexOf(gi);
+    if (pos < 0) {
+      setFilter('', { hash: false });
+      pos = view.visible.indexOf(gi);
+    }
+    renderGroups(false, pos + 1);
+    var det = $('g' + gi);
+    if (!det) return;
+    det.open = true;
+    if (!det.built) { det.built = true; det.appendChild(groupBody(cur().groups[gi])); }
+    det.scrollIntoView({ block: 'start' });
+    det.classList.remove('flash');
+    void det.offsetWidth;
+    det.classList.add('flash');
+    writeHash(push, cur().groups[gi].key);
+  }
+
+  // ---- dumps ----
+
+  function showDump(i) {
+    if (i === view.dump || i < 0 || i >= D.inputs.length) return;
+    view.dump = i;
+    view.zoom = [];
+    $('dump-select').value = String(i);
+    renderSummary();
+    renderTimeline();
+    refresh();
+    writeHash(false);
+  }
+
+  function renderHeader() {
+    $('title').textContent = D.title;
+    var sel = $('dump-select');
+    if (D.inputs.length > 1) {
+      $('dump-pick').hidden = false;
+      D.inputs.forEach(function (inp, i) {
+        var o = el('option', null, (i + 1) + '. ' + inp.name + ' (' + num(inp.total) + ')');
+        o.value = String(i);
+        sel.appendChild(o);
+      });
+      sel.value = String(view.dump);
+      sel.addEventListener('change', function () { showDump(Number(sel.value)); });
+    }
+    var foot = $('foot');
+    add(foot, 'Made by stackdump' + (D.generated ? ' at ' + D.generated : '') + '. This page is self-contained: it loads nothing from the network.');
+  }
+
+  // ---- wiring ----
+
+  function debounce(fn, ms) {
+    var t = 0;
+    return function () { clearTimeout(t); t = setTimeout(fn, ms); };
+  }
+
+  function wire() {
+    var box = $('filter');
+    box.addEventListener('input', debounce(function () { setFilter(box.value); }, 150));
+    box.addEventListener('keydown', function (e) {
+      if (e.key === 'Escape') { setFilter(''); }
+      if (e.key === 'Enter') { setFilter(box.value); }
+    });
+    doc.addEventListener('keydown', function (e) {
+      if (e.key === '/' && doc.activeElement !== box && !/^(INPUT|SELECT|TEXTAREA)$/.test(doc.activeElement.tagName)) {
+        e.preventDefault();
+        box.focus();
+        box.select();
+      }
+    });
+    $('show-more').addEventListener('click', function () { renderGroups(false, view.shown + PAGE); });
+    $('show-all').addEventListener('click', function () { renderGroups(false, view.visible.length); });
+    $('timeline-total').addEventListener('change', renderTimeline);
+    doc.addEventListener('click', function (e) {
+      var a = e.target.closest && e.target.closest('a.glink[data-group]');
+      if (!a || e.button !== 0 || e.ctrlKey || e.metaKey || e.shiftKey) return;
+      e.preventDefault();
+      goToGroup(Number(a.getAttribute('data-group')), true);
+    });
+    window.addEventListener('hashchange', function () {
+      if (location.hash !== lastHash) applyHash();
+    });
+    var redraw = debounce(function () { renderStates(); renderFlame(); renderTimeline(); }, 200);
+    var lastWidth = window.innerWidth;
+    window.addEventListener('resize', function () {
+      if (window.innerWidth !== lastWidth) { lastWidth = window.innerWidth; redraw(); }
+    });
+  }
+
+  function start() {
+    var h = readHash();
+    var d = h.dump != null ? parseInt(h.dump, 10) : view.dump;
+    if (d >= 0 && d < D.inputs.length) view.dump = d;
+    view.filter = h.filter || '';
+    view.terms = parseFilter(view.filter);
+    $('filter').value = view.filter;
+    lastHash = location.hash;
+    renderHeader();
+    renderSummary();
+    renderTimeline();
+    wire();
+    refresh();
+    if (h.group) {
+      var gi = cur().byKey[h.group];
+      if (gi != null) goToGroup(gi, false);
+    }
+    root.setAttribute('data-render-ms', String(Math.round(performance.now() - t0)));
+    root.setAttribute('data-ready', '1');
+  }
+
+  start();
+})();

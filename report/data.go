@@ -1,0 +1,311 @@
+package report
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/stackdump/stackdump/dedupe"
+	"github.com/stackdump/stackdump/formats"
+)
+
+// The JSON document the page renders. docs/report.md describes it; field
+// names are short but spelled out, since a page of 10,000 groups repeats
+// them 10,000 times.
+
+// docVersion is the version of the embedded document's shape.
+const docVersion = 1
+
+type pageDoc struct {
+	Version   int          `json:"version"`
+	Title     string       `json:"title"`
+	Generated string       `json:"generated,omitempty"`
+	Strings   []string     `json:"strings"`
+	Frames    []frameRow   `json:"frames"`
+	Inputs    []inputDoc   `json:"inputs"`
+	Timeline  *timelineDoc `json:"timeline,omitempty"`
+}
+
+// frameRow is [func, file, line, flags, package] or, with a module,
+// [func, file, line, flags, package, module]; strings are indexes into
+// pageDoc.Strings.
+type frameRow []int
+
+// Frame flags.
+const (
+	flagRuntime = 1 << iota // the Go runtime's or the JVM's internals
+	flagInlined             // an inlined call
+	flagNative              // a native or cgo frame
+	flagStd                 // Go standard library or JDK, not the application
+)
+
+type inputDoc struct {
+	Name       string       `json:"name"`
+	Kind       formats.Kind `json:"kind"`
+	Noun       string       `json:"noun"` // "goroutines" or "threads"
+	Runtime    string       `json:"runtime,omitempty"`
+	Target     string       `json:"target,omitempty"`
+	CapturedAt string       `json:"capturedAt,omitempty"`
+	Capture    *captureDoc  `json:"capture,omitempty"`
+	Total      int64        `json:"total"`
+	Truncated  bool         `json:"truncated,omitempty"`
+	Preamble   []string     `json:"preamble,omitempty"`
+	Warnings   []warningDoc `json:"warnings,omitempty"`
+	// WarningsMore counts warnings past the ones listed.
+	WarningsMore int        `json:"warningsMore,omitempty"`
+	Groups       []groupDoc `json:"groups"`
+	// GroupsOmitted and RoutinesOmitted count the groups past
+	// Options.MaxGroups and their members.
+	GroupsOmitted   int   `json:"groupsOmitted,omitempty"`
+	RoutinesOmitted int64 `json:"routinesOmitted,omitempty"`
+}
+
+type captureDoc struct {
+	Mode       string   `json:"mode,omitempty"`
+	Goroutines int      `json:"goroutines,omitempty"`
+	Duration   string   `json:"duration,omitempty"`
+	Pause      string   `json:"pause,omitempty"`
+	Pauses     int      `json:"pauses,omitempty"`
+	Missing    []string `json:"missing,omitempty"`
+}
+
+type warningDoc struct {
+	Line   int    `json:"line,omitempty"`
+	Offset int64  `json:"offset"`
+	Msg    string `json:"msg"`
+	Text   string `json:"text,omitempty"`
+}
+
+type groupDoc struct {
+	Key    string     `json:"key"`
+	Count  int64      `json:"count"`
+	States []stateDoc `json:"states,omitempty"`
+	// Wait is [min, max] minutes; absent when no member waited a minute.
+	Wait    []int      `json:"wait,omitempty"`
+	Locked  int64      `json:"locked,omitempty"`
+	Labels  []labelDoc `json:"labels,omitempty"`
+	IDs     []int64    `json:"ids,omitempty"`
+	MoreIDs int64      `json:"moreIds,omitempty"`
+	Parents []int64    `json:"parents,omitempty"`
+	// MoreParents counts creator ids past the ones listed.
+	MoreParents int `json:"moreParents,omitempty"`
+	// Stack lists frame indexes, innermost first.
+	Stack  []int      `json:"stack"`
+	Elided *elidedDoc `json:"elided,omitempty"`
+	// Creator is the frame of the go statement that started the sample.
+	Creator *int `json:"creator,omitempty"`
+	// ParentGroups are the groups holding the creating goroutines, found
+	// by id; CreatorGroups, when no parent was found, the groups running
+	// the creator function.
+	ParentGroups  []int  `json:"parentGroups,omitempty"`
+	CreatorGroups []int  `json:"creatorGroups,omitempty"`
+	Name          string `json:"name,omitempty"` // the sample's thread name
+	Unavailable   bool   `json:"unavailable,omitempty"`
+	Daemon        bool   `json:"daemon,omitempty"`
+	Virtual       bool   `json:"virtual,omitempty"`
+}
+
+type stateDoc struct {
+	State string `json:"s"`
+	Count int64  `json:"n"`
+}
+
+type labelDoc struct {
+	Set   [][2]string `json:"set"`
+	Count int64       `json:"n"`
+}
+
+type elidedDoc struct {
+	At    int `json:"at"`
+	Count int `json:"n,omitempty"` // 0: unknown
+}
+
+type timelineDoc struct {
+	Totals []int64     `json:"totals"`
+	Series []seriesDoc `json:"series"`
+}
+
+type seriesDoc struct {
+	Key    string  `json:"key"`
+	Label  string  `json:"label"`
+	Counts []int64 `json:"counts"`
+}
+
+// Caps on what a dump's summary lists.
+const (
+	maxPreambleLines = 400
+	maxWarnings      = 500
+	maxWarningText   = 300
+)
+
+// buildDoc builds the page's document from the inputs, grouping those that
+// come without groups.
+func buildDoc(inputs []Input, opts Options) *pageDoc {
+	doc := &pageDoc{Version: docVersion, Title: opts.Title}
+	if !opts.Generated.IsZero() {
+		doc.Generated = opts.Generated.UTC().Format(time.RFC3339)
+	}
+	if doc.Title == "" {
+		doc.Title = defaultTitle(inputs)
+	}
+	tab := newDocTable()
+	all := make([][]*formats.Group, len(inputs))
+	for i, in := range inputs {
+		groups := in.Groups
+		if groups == nil {
+			groups = dedupe.Group(in.Dump, opts.Group)
+		}
+		all[i] = groups
+		doc.Inputs = append(doc.Inputs, buildInput(tab, i, in, groups, opts))
+	}
+	if len(inputs) > 1 {
+		doc.Timeline = buildTimeline(all, inputs, opts.Series)
+	}
+	doc.Strings, doc.Frames = tab.strs, tab.frames
+	return doc
+}
+
+func defaultTitle(inputs []Input) string {
+	name := inputName(inputs[0], 0)
+	if len(inputs) == 1 {
+		return "stackdump report: " + name
+	}
+	return fmt.Sprintf("stackdump report: %s and %d more", name, len(inputs)-1)
+}
+
+func inputName(in Input, i int) string {
+	switch {
+	case in.Name != "":
+		return in.Name
+	case in.Dump.Source.Target != "":
+		return in.Dump.Source.Target
+	}
+	return fmt.Sprintf("dump %d", i+1)
+}
+
+func buildInput(tab *docTable, i int, in Input, groups []*formats.Group, opts Options) inputDoc {
+	d := in.Dump
+	jvm := isJVM(d.Source.Kind)
+	out := inputDoc{
+		Name:      inputName(in, i),
+		Kind:      d.Source.Kind,
+		Noun:      "goroutines",
+		Runtime:   d.Source.Runtime,
+		Target:    d.Source.Target,
+		Total:     d.Total,
+		Truncated: d.Truncated,
+		Groups:    []groupDoc{},
+	}
+	if jvm {
+		out.Noun = "threads"
+	}
+	if !d.Source.CapturedAt.IsZero() {
+		out.CapturedAt = d.Source.CapturedAt.Format(time.RFC3339)
+	}
+	if c := d.Source.Capture; c != nil {
+		out.Capture = &captureDoc{Mode: c.Mode, Goroutines: c.Goroutines, Pauses: c.Pauses, Missing: c.Missing}
+		if c.Duration > 0 {
+			out.Capture.Duration = c.Duration.String()
+		}
+		if c.Pause > 0 {
+			out.Capture.Pause = c.Pause.String()
+		}
+	}
+	out.Preamble = d.Preamble[:min(len(d.Preamble), maxPreambleLines)]
+	for _, w := range d.Warnings[:min(len(d.Warnings), maxWarnings)] {
+		out.Warnings = append(out.Warnings, warningDoc{Line: w.Line, Offset: w.Offset, Msg: w.Msg, Text: clip(w.Text, maxWarningText)})
+	}
+	out.WarningsMore = len(d.Warnings) - len(out.Warnings)
+
+	var sum int64
+	for _, g := range groups {
+		sum += g.Count
+	}
+	if out.Total == 0 {
+		out.Total = sum
+	}
+	shown := groups[:min(len(groups), opts.MaxGroups)]
+	tab.addGoroots(shown)
+	for _, g := range groups[len(shown):] {
+		out.GroupsOmitted++
+		out.RoutinesOmitted += g.Count
+	}
+	links := findCreatorGroups(shown)
+	out.Groups = make([]groupDoc, len(shown))
+	for gi, g := range shown {
+		out.Groups[gi] = buildGroup(tab, g, jvm, opts.MaxIDs)
+		out.Groups[gi].ParentGroups = links[gi].parents
+		out.Groups[gi].CreatorGroups = links[gi].creators
+	}
+	return out
+}
+
+func buildGroup(tab *docTable, g *formats.Group, jvm bool, maxIDs int) groupDoc {
+	out := groupDoc{Key: g.Key, Count: g.Count, Locked: g.Locked, Stack: []int{}}
+	for s, n := range g.States {
+		out.States = append(out.States, stateDoc{State: s, Count: n})
+	}
+	slices.SortFunc(out.States, func(a, b stateDoc) int {
+		if c := cmp.Compare(b.Count, a.Count); c != 0 {
+			return c
+		}
+		return strings.Compare(a.State, b.State)
+	})
+	if g.WaitMax > 0 {
+		out.Wait = []int{g.WaitMin, g.WaitMax}
+	}
+	for _, lc := range g.Labels {
+		ld := labelDoc{Count: lc.Count, Set: make([][2]string, len(lc.Labels))}
+		for i, l := range lc.Labels {
+			ld.Set[i] = [2]string{l.Key, l.Value}
+		}
+		out.Labels = append(out.Labels, ld)
+	}
+	out.IDs = g.IDs[:min(len(g.IDs), maxIDs)]
+	out.MoreIDs = g.MoreIDs + int64(len(g.IDs)-len(out.IDs))
+	out.Parents = g.ParentIDs[:min(len(g.ParentIDs), maxIDs)]
+	out.MoreParents = len(g.ParentIDs) - len(out.Parents)
+	if len(out.IDs) == 1 && out.IDs[0] == 0 {
+		out.IDs = nil // inputs without ids
+	}
+	if len(out.Parents) == 1 && out.Parents[0] == 0 {
+		out.Parents = nil
+	}
+	r := g.Sample
+	if r == nil {
+		return out
+	}
+	if st := r.Stack; st != nil {
+		for _, f := range st.Frames {
+			out.Stack = append(out.Stack, tab.frame(f, jvm))
+		}
+		if st.Elided {
+			out.Elided = &elidedDoc{At: st.ElidedAt, Count: st.ElidedCount}
+		}
+	}
+	if r.CreatedBy != nil {
+		fi := tab.frame(r.CreatedBy, jvm)
+		out.Creator = &fi
+	}
+	out.Name = r.Name
+	out.Unavailable = r.Unavailable
+	if t := r.Thread; t != nil {
+		out.Daemon, out.Virtual = t.Daemon, t.Virtual
+	}
+	return out
+}
+
+func isJVM(k formats.Kind) bool { return k == formats.KindJVMText || k == formats.KindJVMJSON }
+
+// clip shortens s to at most n bytes, on a rune boundary.
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && n < len(s) && s[n]&0xc0 == 0x80 {
+		n--
+	}
+	return s[:n] + "…"
+}

@@ -1,0 +1,99 @@
+package report
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/stackdump/stackdump/dedupe"
+	"github.com/stackdump/stackdump/formats"
+)
+
+// Defaults for the zero values of Options.
+const (
+	// DefaultMaxGroups is how many groups per dump the page carries when
+	// Options.MaxGroups is 0.
+	DefaultMaxGroups = 20000
+	// DefaultMaxIDs is how many member ids per group the page lists when
+	// Options.MaxIDs is 0.
+	DefaultMaxIDs = 100
+	// DefaultSeries is how many groups the timeline follows when
+	// Options.Series is 0.
+	DefaultSeries = 8
+)
+
+// Input is one dump of a report and its groups.
+type Input struct {
+	// Name labels the dump in the page, usually its file name. Empty means
+	// the dump's Source.Target, else "dump N".
+	Name string
+	// Dump is the dump: its source, preamble, truncation, warnings and
+	// total. Its Routines are only used when Groups is nil.
+	Dump *formats.Dump
+	// Groups are the dump's groups, largest first, as package dedupe
+	// builds them. Nil means group Dump.Routines with Options.Group.
+	Groups []*formats.Group
+}
+
+// Options configure a report.
+type Options struct {
+	// Title is the page title; empty means "stackdump report: NAME" after
+	// the first input (and the number of inputs when there are several).
+	Title string
+	// Group configures grouping of inputs that come without groups.
+	Group dedupe.Options
+	// MaxGroups caps the groups per dump the page carries, largest first;
+	// the others are counted in the summary. 0 means DefaultMaxGroups.
+	MaxGroups int
+	// MaxIDs caps the member and parent ids listed per group; 0 means
+	// DefaultMaxIDs.
+	MaxIDs int
+	// Series is how many groups the timeline of several dumps follows, the
+	// largest first; 0 means DefaultSeries.
+	Series int
+	// Generated is shown as the time the report was made; zero omits it,
+	// which keeps the output byte for byte the same for the same inputs.
+	Generated time.Time
+}
+
+// ErrNoInput is returned by Write when it is given no dump.
+var ErrNoInput = errors.New("report: no dump to report on")
+
+// Write writes the HTML page of inputs to w: one self-contained document,
+// written through one buffer. Inputs are shown in the order given, which
+// is the timeline's order when there are several.
+func Write(w io.Writer, inputs []Input, opts Options) error {
+	if len(inputs) == 0 {
+		return ErrNoInput
+	}
+	for i, in := range inputs {
+		if in.Dump == nil {
+			return fmt.Errorf("report: input %d (%q) has no dump", i+1, in.Name)
+		}
+	}
+	opts = opts.withDefaults()
+	doc := buildDoc(inputs, opts)
+	bw := bufio.NewWriterSize(w, 256<<10)
+	if err := writePage(bw, doc); err != nil {
+		return fmt.Errorf("report: %w", err)
+	}
+	if err := bw.Flush(); err != nil {
+		return fmt.Errorf("report: %w", err)
+	}
+	return nil
+}
+
+func (o Options) withDefaults() Options {
+	if o.MaxGroups <= 0 {
+		o.MaxGroups = DefaultMaxGroups
+	}
+	if o.MaxIDs <= 0 {
+		o.MaxIDs = DefaultMaxIDs
+	}
+	if o.Series <= 0 {
+		o.Series = DefaultSeries
+	}
+	return o
+}

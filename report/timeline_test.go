@@ -1,0 +1,116 @@
+package report
+
+import (
+	"fmt"
+	"slices"
+	"testing"
+
+	"github.com/stackdump/stackdump/formats"
+)
+
+// leakDumps are three dumps of a process whose request handlers leak:
+// idle workers stay, a poller comes and goes, leaked handlers grow.
+func leakDumps() []Input {
+	type shape struct{ workers, pollers, leaked int }
+	var inputs []Input
+	for i, s := range []shape{{10, 5, 0}, {10, 0, 40}, {10, 1, 90}} {
+		b := newDump(formats.KindGoTraceback, "")
+		b.add(1, 1, formats.Routine{State: "semacquire", Stack: b.stack("sync.(*WaitGroup).Wait@/go/src/sync/waitgroup.go:118", "main.main@/app/main.go:30")})
+		b.add(100, s.workers, formats.Routine{State: "chan receive", Stack: b.stack("main.worker@/app/worker.go:12"), CreatedBy: b.frame("main.main@/app/main.go:21"), ParentID: 1})
+		b.add(200, s.pollers, formats.Routine{State: "sleep", Stack: b.stack("time.Sleep@/go/src/runtime/time.go:300", "main.poll@/app/poll.go:8")})
+		b.add(1000, s.leaked, formats.Routine{State: "chan send", WaitMinutes: i * 5, Stack: b.stack("main.handle@/app/handler.go:55"), CreatedBy: b.frame("net/http.(*Server).Serve@/go/src/net/http/server.go:3285"), ParentID: 7})
+		inputs = append(inputs, Input{Name: []string{"t0.txt", "t1.txt", "t2.txt"}[i], Dump: b.dump})
+	}
+	return inputs
+}
+
+func TestTimelineFollowsTheLargestGroups(t *testing.T) {
+	inputs := leakDumps()
+	doc := pageData(t, writeReport(t, inputs, Options{Series: 2}))
+	tl := doc.Timeline
+	if tl == nil {
+		t.Fatal("no timeline for three dumps")
+	}
+	if !slices.Equal(tl.Totals, []int64{16, 51, 102}) {
+		t.Errorf("totals %v", tl.Totals)
+	}
+	// Ranked by their peak: leaked handlers (90), then the workers (10).
+	if len(tl.Series) != 2 {
+		t.Fatalf("%d series, want 2", len(tl.Series))
+	}
+	want := []struct {
+		label  string
+		counts []int64
+	}{
+		{"main.handle", []int64{0, 40, 90}},
+		{"main.worker", []int64{10, 10, 10}},
+	}
+	for i, w := range want {
+		s := tl.Series[i]
+		if s.Label != w.label || !slices.Equal(s.Counts, w.counts) {
+			t.Errorf("series %d: %s %v, want %s %v", i, s.Label, s.Counts, w.label, w.counts)
+		}
+		// The series' key is the group's key in every dump that has it.
+		for d, in := range doc.Inputs {
+			var n int64
+			for _, g := range in.Groups {
+				if g.Key == s.Key {
+					n = g.Count
+				}
+			}
+			if n != s.Counts[d] {
+				t.Errorf("series %s in dump %d: %d, the dump's group has %d", s.Label, d, s.Counts[d], n)
+			}
+		}
+	}
+	names := []string{doc.Inputs[0].Name, doc.Inputs[1].Name, doc.Inputs[2].Name}
+	if !slices.Equal(names, []string{"t0.txt", "t1.txt", "t2.txt"}) {
+		t.Errorf("dumps out of argument order: %v", names)
+	}
+	if doc.Title != "stackdump report: t0.txt and 2 more" {
+		t.Errorf("title %q", doc.Title)
+	}
+}
+
+func TestNoTimelineForOneDump(t *testing.T) {
+	doc := pageData(t, writeReport(t, leakDumps()[:1], Options{}))
+	if doc.Timeline != nil {
+		t.Errorf("one dump has a timeline: %+v", doc.Timeline)
+	}
+}
+
+func TestFramesAreSharedAcrossDumps(t *testing.T) {
+	inputs := leakDumps() // three Tables: the same frames, different pointers
+	doc := pageData(t, writeReport(t, inputs, Options{}))
+	seen := map[string]bool{}
+	for _, row := range doc.Frames {
+		k := fmt.Sprint(doc.Strings[row[0]], " ", doc.Strings[row[1]], ":", row[2])
+		if seen[k] {
+			t.Errorf("frame %s written twice", k)
+		}
+		seen[k] = true
+	}
+	if len(doc.Frames) != 8 { // 7 in stacks, and main.main:21 creating the workers
+		t.Errorf("%d frames, want the 8 distinct ones", len(doc.Frames))
+	}
+}
+
+func TestTimelineLabelsTellGroupsApart(t *testing.T) {
+	var inputs []Input
+	for i := range 2 {
+		b := newDump(formats.KindGoTraceback, "")
+		b.add(1, 3+i, formats.Routine{State: "sync.Cond.Wait", Stack: b.stack("sync.(*Cond).Wait@/go/src/sync/cond.go:70", "example.com/pool.(*Pool).get@/src/pool/pool.go:40", "main.main@/app/main.go:5")})
+		b.add(100, 2, formats.Routine{State: "sync.Cond.Wait", Stack: b.stack("sync.(*Cond).Wait@/go/src/sync/cond.go:70", "example.com/queue.(*Queue).pop@/src/queue/q.go:12", "main.main@/app/main.go:6")})
+		b.add(200, 1, formats.Routine{State: "select", Stack: b.stack("main.loop@/app/loop.go:9")})
+		inputs = append(inputs, Input{Dump: b.dump})
+	}
+	doc := pageData(t, writeReport(t, inputs, Options{}))
+	var labels []string
+	for _, s := range doc.Timeline.Series {
+		labels = append(labels, s.Label)
+	}
+	want := []string{"sync.(*Cond).Wait ← pool.(*Pool).get", "sync.(*Cond).Wait ← queue.(*Queue).pop", "main.loop"}
+	if !slices.Equal(labels, want) {
+		t.Errorf("labels %q, want %q", labels, want)
+	}
+}
