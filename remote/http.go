@@ -256,6 +256,9 @@ func getOnce(ctx context.Context, client *http.Client, t Target, dumpURL string,
 	resp, err := client.Do(req)
 	if err != nil {
 		cancel()
+		if ctx.Err() == nil && errors.Is(err, context.DeadlineExceeded) {
+			err = fmt.Errorf("no answer within the %v timeout: %w", opts.Timeout, err)
+		}
 		return nil, ctx.Err() == nil && !errors.Is(err, ErrRedirectLoop), err
 	}
 	if resp.StatusCode/100 != 2 {
@@ -269,7 +272,7 @@ func getOnce(ctx context.Context, client *http.Client, t Target, dumpURL string,
 		cancel()
 		return nil, false, fmt.Errorf("GET %s: answered %s, not a dump (is this a debug endpoint?)", dumpURL, ct)
 	}
-	body := io.ReadCloser(&limitedBody{ReadCloser: resp.Body, left: opts.MaxBytes, progress: opts.Progress})
+	body := io.ReadCloser(&limitedBody{ReadCloser: resp.Body, left: opts.MaxBytes, progress: opts.Progress, attempt: actx, timeout: opts.Timeout})
 	p := newPump(body, opts.ReadAhead)
 	return &Stream{
 		Reader:      p,
@@ -284,11 +287,14 @@ func getOnce(ctx context.Context, client *http.Client, t Target, dumpURL string,
 }
 
 // limitedBody fails with ErrTooLarge past its limit and reports progress.
+// When attempt is set, a read cut by its deadline says so.
 type limitedBody struct {
 	io.ReadCloser
 	left     int64
 	total    int64
 	progress func(int64)
+	attempt  context.Context
+	timeout  time.Duration
 }
 
 func (l *limitedBody) Read(p []byte) (int, error) {
@@ -304,6 +310,9 @@ func (l *limitedBody) Read(p []byte) (int, error) {
 		p = p[:l.left]
 	}
 	n, err := l.ReadCloser.Read(p)
+	if err != nil && err != io.EOF && l.attempt != nil && errors.Is(l.attempt.Err(), context.DeadlineExceeded) {
+		err = fmt.Errorf("body not complete within the %v timeout, after %d bytes: %w", l.timeout, l.total+int64(n), err)
+	}
 	l.left -= int64(n)
 	l.total += int64(n)
 	if l.progress != nil && n > 0 {
