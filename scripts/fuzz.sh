@@ -3,8 +3,8 @@
 # New crashers land in the package's testdata/fuzz and fail the run.
 # $FUZZMINTIME (default 2s) bounds the minimizing of each new input: with
 # go test's default of 60s, minimizing the corpus's multi-KiB seeds takes
-# most of a one-minute run (FuzzPprof: 24 executions in a minute, 159,000
-# with 1s; docs/RELIABILITY.md).
+# most of a one-minute run (FuzzPprof ran 24 inputs in a minute with 10s,
+# 159,000 with 1s; docs/RELIABILITY.md).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 fuzztime=${FUZZTIME:-3s}
