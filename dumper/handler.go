@@ -182,13 +182,17 @@ func (h *dumpHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 // serveFailure answers a capture or encoding that failed before anything
 // was sent: nothing when the client went away, 503 when WriteTimeout
-// passed, 500 otherwise.
+// passed or the execution tracer is busy with another trace (with
+// Retry-After), 500 otherwise.
 func (h *dumpHandler) serveFailure(ctx context.Context, w http.ResponseWriter, r *http.Request, err error) {
 	switch {
 	case r.Context().Err() != nil:
 		return // the client went away
 	case ctx.Err() != nil:
 		serveError(w, http.StatusServiceUnavailable, fmt.Sprintf("the dump took longer than the handler's WriteTimeout (%v); try mode=grouped", h.opts.WriteTimeout))
+	case errors.Is(err, ErrTracerBusy):
+		w.Header().Set("Retry-After", "1")
+		serveError(w, http.StatusServiceUnavailable, err.Error())
 	default:
 		serveError(w, http.StatusInternalServerError, err.Error())
 	}

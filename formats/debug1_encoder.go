@@ -43,9 +43,6 @@ type debug1Encoder struct {
 	rec []byte // scratch for rendering records
 }
 
-// debug1FlushSize is how much output debug1Encoder gathers per Write.
-const debug1FlushSize = 64 << 10
-
 func newDebug1Encoder(w io.Writer) Encoder {
 	return &debug1Encoder{w: w, agg: newRoutineAggregate(false)}
 }
@@ -106,24 +103,17 @@ func (e *debug1Encoder) EndDump(*Dump) error {
 	b = append(b, " profile: total "...)
 	b = strconv.AppendInt(b, e.agg.total, 10)
 	b = append(b, '\n')
+	var err error
 	for _, r := range records {
 		b = strconv.AppendInt(b, r.count, 10)
 		b = append(b, ' ')
 		b = append(b, r.text...)
-		if len(b) >= debug1FlushSize {
-			if _, err := e.w.Write(b); err != nil {
-				return err
-			}
-			b = b[:0]
-		}
-	}
-	e.buf = b[:0]
-	if len(b) > 0 {
-		if _, err := e.w.Write(b); err != nil {
+		if b, err = writeIfFull(e.w, b); err != nil {
 			return err
 		}
 	}
-	return nil
+	e.buf, err = writeRest(e.w, b)
+	return err
 }
 
 // appendDebug1Record renders an entry without its count: the `@` line, the

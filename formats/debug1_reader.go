@@ -44,11 +44,8 @@ type debug1Decoder struct {
 }
 
 func newDebug1Decoder(in *Input, opts ReadOptions) decoder {
-	t := opts.Table
-	if t == nil {
-		t = NewTable()
-	}
-	return &debug1Decoder{lines: newDebug1Lines(in.R, opts.MaxLineBytes), t: t}
+	opts = opts.withDefaults()
+	return &debug1Decoder{lines: newDebug1Lines(in.R, opts.MaxLineBytes), t: opts.Table}
 }
 
 // nextDump skips to the next profile header.

@@ -82,25 +82,18 @@ func (e *foldedEncoder) EndDump(*Dump) error {
 	}
 	slices.Sort(lines)
 	b := e.buf[:0]
+	var err error
 	for _, line := range lines {
 		b = append(b, line...)
 		b = append(b, ' ')
 		b = strconv.AppendInt(b, counts[line], 10)
 		b = append(b, '\n')
-		if len(b) >= debug1FlushSize {
-			if _, err := e.w.Write(b); err != nil {
-				return err
-			}
-			b = b[:0]
-		}
-	}
-	e.buf = b[:0]
-	if len(b) > 0 {
-		if _, err := e.w.Write(b); err != nil {
+		if b, err = writeIfFull(e.w, b); err != nil {
 			return err
 		}
 	}
-	return nil
+	e.buf, err = writeRest(e.w, b)
+	return err
 }
 
 // appendFoldedStack appends the frames of s, outermost first, joined by ';'.

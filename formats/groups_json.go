@@ -15,7 +15,7 @@ func writeGroupsJSON(w io.Writer, d *Dump, groups []*Group) error {
 	if total == 0 {
 		total = groupsTotal(groups)
 	}
-	b := make([]byte, 0, 2*jsonFlushSize)
+	b := make([]byte, 0, 2*writeChunkSize)
 	b = append(b, `{"format":"`+JSONFormatVersion+`",`...)
 	b = appendJSONHead(b, d)
 	b = append(b, `,"total":`...)
@@ -26,11 +26,9 @@ func writeGroupsJSON(w io.Writer, d *Dump, groups []*Group) error {
 			b = append(b, ',')
 		}
 		b = appendJSONGroup(b, g)
-		if len(b) >= jsonFlushSize {
-			if _, err := w.Write(b); err != nil {
-				return err
-			}
-			b = b[:0]
+		var err error
+		if b, err = writeIfFull(w, b); err != nil {
+			return err
 		}
 	}
 	b = append(b, `],"truncated":`...)
@@ -116,12 +114,7 @@ func appendJSONGroup(b []byte, g *Group) []byte {
 }
 
 func appendJSONInts(b []byte, ns []int64) []byte {
-	b = append(b, '[')
-	for i, n := range ns {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = strconv.AppendInt(b, n, 10)
-	}
-	return append(b, ']')
+	return appendJSONArray(b, ns, appendJSONInt)
 }
+
+func appendJSONInt(b []byte, n int64) []byte { return strconv.AppendInt(b, n, 10) }

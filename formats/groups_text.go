@@ -27,7 +27,7 @@ func writeGroupsText(w io.Writer, d *Dump, groups []*Group) error {
 		noun = "thread"
 	}
 	total := groupsTotal(groups)
-	b := make([]byte, 0, 2*jsonFlushSize)
+	b := make([]byte, 0, 2*writeChunkSize)
 	b = appendGroupCounted(b, total, noun)
 	b = append(b, " in "...)
 	b = appendGroupCounted(b, int64(len(groups)), "group")
@@ -62,11 +62,9 @@ func writeGroupsText(w io.Writer, d *Dump, groups []*Group) error {
 	for _, g := range groups {
 		b = append(b, '\n')
 		b = appendGroupText(b, g, noun)
-		if len(b) >= jsonFlushSize {
-			if _, err := w.Write(b); err != nil {
-				return err
-			}
-			b = b[:0]
+		var err error
+		if b, err = writeIfFull(w, b); err != nil {
+			return err
 		}
 	}
 	_, err := w.Write(b)
@@ -160,41 +158,28 @@ func appendGroupText(b []byte, g *Group, noun string) []byte {
 	if s.Unavailable {
 		b = append(b, "\tgoroutine running on other thread; stack unavailable\n"...)
 	}
-	values := s.Values
 	if g.Count != 1 {
-		values = nil
+		return appendTextFrames(b, s.Stack, nil, appendGroupSharedFrame)
 	}
-	st := s.Stack
-	if st == nil {
-		return b
+	return appendTextFrames(b, s.Stack, s.Values, appendGroupFrame)
+}
+
+// appendGroupFrame appends a frame of a group of one: `func(args)` with the
+// member's arguments, and its file line without the member's fp/sp/pc.
+func appendGroupFrame(b []byte, f *Frame, v *FrameValue) []byte {
+	b = appendTextCall(b, f, v)
+	return appendTextLocation(b, f, nil, "\t")
+}
+
+// appendGroupSharedFrame appends a frame of a group of many, whose members'
+// arguments differ: `func(...)` and its file line.
+func appendGroupSharedFrame(b []byte, f *Frame, _ *FrameValue) []byte {
+	b = append(b, f.Func...)
+	if !f.Native {
+		b = append(b, "(...)"...)
 	}
-	for i, f := range st.Frames {
-		if st.Elided && i == st.ElidedAt {
-			b = appendTextElision(b, st)
-		}
-		var v *FrameValue
-		if values != nil && i < len(values.Frames) {
-			v = &values.Frames[i]
-		}
-		b = append(b, f.Func...)
-		switch {
-		case f.Native:
-		case f.Inlined || g.Count != 1:
-			b = append(b, "(...)"...)
-		default:
-			b = append(b, '(')
-			if v != nil {
-				b = append(b, v.Args...)
-			}
-			b = append(b, ')')
-		}
-		b = append(b, '\n')
-		b = appendTextLocation(b, f, nil, "\t")
-	}
-	if st.Elided && st.ElidedAt >= len(st.Frames) {
-		b = appendTextElision(b, st)
-	}
-	return b
+	b = append(b, '\n')
+	return appendTextLocation(b, f, nil, "\t")
 }
 
 func groupHasIDs(ids []int64) bool {

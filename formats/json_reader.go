@@ -93,24 +93,13 @@ type jsonDecoder struct {
 }
 
 func newJSONDecoder(in *Input, opts ReadOptions) decoder {
-	t := opts.Table
-	if t == nil {
-		t = NewTable()
-	}
-	elem := opts.MaxLineBytes
-	if elem <= 0 {
-		elem = defaultMaxLine
-	}
-	doc := opts.MaxDecompressedBytes
-	if doc <= 0 {
-		doc = defaultMaxDecompressed
-	}
+	opts = opts.withDefaults()
 	return &jsonDecoder{
-		t:         t,
+		t:         opts.Table,
 		s:         jsonStream{r: in.R},
-		elemLimit: elem,
-		metaLimit: 16 * elem,
-		docLimit:  min(doc, math.MaxInt),
+		elemLimit: opts.MaxLineBytes,
+		metaLimit: 16 * opts.MaxLineBytes,
+		docLimit:  min(opts.MaxDecompressedBytes, math.MaxInt),
 	}
 }
 
@@ -685,23 +674,8 @@ func parseJSONInt(s string) (int64, bool) {
 
 // hex returns v, a "0x…" string, as a number.
 func (d *jsonDecoder) hex(base int64, v gjson.Result, field string) uint64 {
-	if v.Type == gjson.String && len(v.Str) > 2 && len(v.Str) <= 18 && v.Str[0] == '0' && (v.Str[1] == 'x' || v.Str[1] == 'X') {
-		var n uint64
-		ok := true
-		for i := 2; i < len(v.Str) && ok; i++ {
-			c := v.Str[i]
-			switch {
-			case c >= '0' && c <= '9':
-				n = n<<4 | uint64(c-'0')
-			case c >= 'a' && c <= 'f':
-				n = n<<4 | uint64(c-'a'+10)
-			case c >= 'A' && c <= 'F':
-				n = n<<4 | uint64(c-'A'+10)
-			default:
-				ok = false
-			}
-		}
-		if ok {
+	if v.Type == gjson.String && len(v.Str) > 2 && v.Str[0] == '0' && (v.Str[1] == 'x' || v.Str[1] == 'X') {
+		if n, ok := parseHexDigits(v.Str[2:]); ok {
 			return n
 		}
 	}
@@ -732,16 +706,25 @@ func (d *jsonDecoder) bool(base int64, v gjson.Result, field string) bool {
 
 // strings returns an array of strings, interned.
 func (d *jsonDecoder) strings(base int64, v gjson.Result, field string) []string {
+	return decodeJSONArray(d, base, v, field, "an array of strings", func(s gjson.Result) string {
+		return d.t.String(d.str(base, s, field))
+	})
+}
+
+// decodeJSONArray returns the elements of the array v, each decoded by
+// decode. A v that is not an array is reported as field, wanting want, and
+// yields nil.
+func decodeJSONArray[T any](d *jsonDecoder, base int64, v gjson.Result, field, want string, decode func(gjson.Result) T) []T {
 	if !v.IsArray() {
-		d.bad(base, v, field, "an array of strings")
+		d.bad(base, v, field, want)
 		return nil
 	}
-	var ss []string
-	d.forEach(v, func(_, s gjson.Result) bool {
-		ss = append(ss, d.t.String(d.str(base, s, field)))
+	var xs []T
+	v.ForEach(func(_, e gjson.Result) bool {
+		xs = append(xs, decode(e))
 		return true
 	})
-	return ss
+	return xs
 }
 
 // forEach iterates over the members or elements of an object or array;

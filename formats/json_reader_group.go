@@ -44,11 +44,8 @@ func (d *jsonDecoder) decodeGroup(v gjson.Result, off int64) {
 		case "locked":
 			locked = d.int(off, v, "locked")
 		case "labels":
-			if !v.IsArray() {
-				d.bad(off, v, "labels", "an array of label counts")
-				break
-			}
-			v.ForEach(func(_, v gjson.Result) bool {
+			// A repeated "labels" member adds to the label counts read so far.
+			labels = append(labels, decodeJSONArray(d, off, v, "labels", "an array of label counts", func(v gjson.Result) LabelCount {
 				var lc LabelCount
 				d.forEach(v, func(k, v gjson.Result) bool {
 					switch k.Str {
@@ -59,9 +56,8 @@ func (d *jsonDecoder) decodeGroup(v gjson.Result, off int64) {
 					}
 					return true
 				})
-				labels = append(labels, lc)
-				return true
-			})
+				return lc
+			})...)
 		case "parent_ids":
 			parents = d.ints(off, v, "parent_ids")
 		case "created_by":
@@ -110,14 +106,7 @@ func (d *jsonDecoder) decodeGroup(v gjson.Result, off int64) {
 
 // ints returns an array of integers.
 func (d *jsonDecoder) ints(base int64, v gjson.Result, field string) []int64 {
-	if !v.IsArray() {
-		d.bad(base, v, field, "an array of integers")
-		return nil
-	}
-	var ns []int64
-	v.ForEach(func(_, n gjson.Result) bool {
-		ns = append(ns, d.int(base, n, field))
-		return true
+	return decodeJSONArray(d, base, v, field, "an array of integers", func(n gjson.Result) int64 {
+		return d.int(base, n, field)
 	})
-	return ns
 }

@@ -227,12 +227,7 @@ func (d *jsonDecoder) decodeFrame(off int64, v gjson.Result, names *jsonFrameFie
 }
 
 func (d *jsonDecoder) decodeLocks(off int64, v gjson.Result, field string) []Lock {
-	if !v.IsArray() {
-		d.bad(off, v, field, "an array of locks")
-		return nil
-	}
-	var ls []Lock
-	v.ForEach(func(_, v gjson.Result) bool {
+	return decodeJSONArray(d, off, v, field, "an array of locks", func(v gjson.Result) Lock {
 		var l Lock
 		d.forEach(v, func(k, v gjson.Result) bool {
 			switch k.Str {
@@ -245,10 +240,8 @@ func (d *jsonDecoder) decodeLocks(off int64, v gjson.Result, field string) []Loc
 			}
 			return true
 		})
-		ls = append(ls, l)
-		return true
+		return l
 	})
-	return ls
 }
 
 func (d *jsonDecoder) decodeLabels(off int64, v gjson.Result, field string) Labels {
@@ -266,12 +259,7 @@ func (d *jsonDecoder) decodeLabels(off int64, v gjson.Result, field string) Labe
 }
 
 func (d *jsonDecoder) decodeAncestors(off int64, v gjson.Result) []Ancestor {
-	if !v.IsArray() {
-		d.bad(off, v, "ancestors", "an array")
-		return nil
-	}
-	var as []Ancestor
-	v.ForEach(func(_, v gjson.Result) bool {
+	return decodeJSONArray(d, off, v, "ancestors", "an array", func(v gjson.Result) Ancestor {
 		var a Ancestor
 		var stack, elided gjson.Result
 		d.forEach(v, func(k, v gjson.Result) bool {
@@ -289,10 +277,8 @@ func (d *jsonDecoder) decodeAncestors(off int64, v gjson.Result) []Ancestor {
 			return true
 		})
 		a.Stack, a.Values = d.cachedStack(off, stack, elided)
-		as = append(as, a)
-		return true
+		return a
 	})
-	return as
 }
 
 func (d *jsonDecoder) decodeRace(off int64, v gjson.Result) *RaceAccess {

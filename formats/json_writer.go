@@ -10,10 +10,6 @@ import (
 // keep their names, types and meaning (docs/json.md).
 const JSONFormatVersion = "stackdump/v1"
 
-// jsonFlushSize is how much a JSON or text writer buffers before it hands
-// its bytes to the destination (itself a large bufio.Writer).
-const jsonFlushSize = 64 << 10
-
 // jsonEncoder writes stackdump/v1 documents, one per dump, each on its own
 // line. It streams: a document is opened by BeginDump, each routine is
 // appended as it comes, and the keys only known at the end (truncated,
@@ -26,7 +22,7 @@ type jsonEncoder struct {
 }
 
 func newJSONEncoder(w io.Writer) Encoder {
-	return &jsonEncoder{w: w, buf: make([]byte, 0, 2*jsonFlushSize)}
+	return &jsonEncoder{w: w, buf: make([]byte, 0, 2*writeChunkSize)}
 }
 
 // BeginDump opens the dump's document and writes its metadata.
@@ -64,15 +60,14 @@ func (e *jsonEncoder) EndDump(d *Dump) error {
 }
 
 func (e *jsonEncoder) flushIfFull() error {
-	if len(e.buf) < jsonFlushSize {
+	if len(e.buf) < writeChunkSize {
 		return nil
 	}
 	return e.flush()
 }
 
-func (e *jsonEncoder) flush() error {
-	_, err := e.w.Write(e.buf)
-	e.buf = e.buf[:0]
+func (e *jsonEncoder) flush() (err error) {
+	e.buf, err = writeRest(e.w, e.buf)
 	return err
 }
 
@@ -88,14 +83,8 @@ func jsonRoutineCount(r *Routine) int64 {
 // appendJSONHead appends the "source" and "preamble" members.
 func appendJSONHead(b []byte, d *Dump) []byte {
 	b = appendJSONSource(b, &d.Source)
-	b = append(b, `,"preamble":[`...)
-	for i, line := range d.Preamble {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = appendJSONString(b, line)
-	}
-	return append(b, ']')
+	b = append(b, `,"preamble":`...)
+	return appendJSONStrings(b, d.Preamble)
 }
 
 // appendJSONTail appends the members known once the routines are written.
@@ -110,24 +99,22 @@ func appendJSONTail(b []byte, d *Dump, total int64) []byte {
 
 // appendJSONWarnings appends a dump's warnings as an array.
 func appendJSONWarnings(b []byte, ws []*ParseError) []byte {
-	b = append(b, '[')
-	for i, w := range ws {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = append(b, `{"line":`...)
-		b = strconv.AppendInt(b, int64(w.Line), 10)
-		b = append(b, `,"offset":`...)
-		b = strconv.AppendInt(b, w.Offset, 10)
-		b = append(b, `,"message":`...)
-		b = appendJSONString(b, w.Msg)
-		if w.Text != "" {
-			b = append(b, `,"text":`...)
-			b = appendJSONString(b, w.Text)
-		}
-		b = append(b, '}')
+	return appendJSONArray(b, ws, appendJSONWarning)
+}
+
+// appendJSONWarning appends one warning object.
+func appendJSONWarning(b []byte, w *ParseError) []byte {
+	b = append(b, `{"line":`...)
+	b = strconv.AppendInt(b, int64(w.Line), 10)
+	b = append(b, `,"offset":`...)
+	b = strconv.AppendInt(b, w.Offset, 10)
+	b = append(b, `,"message":`...)
+	b = appendJSONString(b, w.Msg)
+	if w.Text != "" {
+		b = append(b, `,"text":`...)
+		b = appendJSONString(b, w.Text)
 	}
-	return append(b, ']')
+	return append(b, '}')
 }
 
 func appendJSONSource(b []byte, s *Source) []byte {
@@ -178,12 +165,17 @@ func appendJSONSource(b []byte, s *Source) []byte {
 }
 
 func appendJSONStrings(b []byte, ss []string) []byte {
+	return appendJSONArray(b, ss, appendJSONString)
+}
+
+// appendJSONArray appends xs as a JSON array, each element by appendElem.
+func appendJSONArray[T any](b []byte, xs []T, appendElem func([]byte, T) []byte) []byte {
 	b = append(b, '[')
-	for i, s := range ss {
+	for i, x := range xs {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = appendJSONString(b, s)
+		b = appendElem(b, x)
 	}
 	return append(b, ']')
 }
@@ -401,24 +393,22 @@ func appendJSONValue(b []byte, v *FrameValue) []byte {
 }
 
 func appendJSONLocks(b []byte, ls []Lock) []byte {
-	b = append(b, '[')
-	for i, l := range ls {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = append(b, `{"kind":`...)
-		b = appendJSONString(b, string(l.Kind))
-		if l.Addr != "" {
-			b = append(b, `,"addr":`...)
-			b = appendJSONString(b, l.Addr)
-		}
-		if l.Class != "" {
-			b = append(b, `,"class":`...)
-			b = appendJSONString(b, l.Class)
-		}
-		b = append(b, '}')
+	return appendJSONArray(b, ls, appendJSONLock)
+}
+
+// appendJSONLock appends one lock object.
+func appendJSONLock(b []byte, l Lock) []byte {
+	b = append(b, `{"kind":`...)
+	b = appendJSONString(b, string(l.Kind))
+	if l.Addr != "" {
+		b = append(b, `,"addr":`...)
+		b = appendJSONString(b, l.Addr)
 	}
-	return append(b, ']')
+	if l.Class != "" {
+		b = append(b, `,"class":`...)
+		b = appendJSONString(b, l.Class)
+	}
+	return append(b, '}')
 }
 
 // appendJSONThread appends a JVM thread's details.

@@ -37,10 +37,8 @@ type jvmTextEncoder struct {
 	pend *Routine
 }
 
-const jvmFlushAt = 64 << 10
-
 func newJVMTextEncoder(w io.Writer) Encoder {
-	return &jvmTextEncoder{w: w, buf: make([]byte, 0, 2*jvmFlushAt)}
+	return &jvmTextEncoder{w: w, buf: make([]byte, 0, 2*writeChunkSize)}
 }
 
 func (e *jvmTextEncoder) BeginDump(d *Dump) error {
@@ -62,7 +60,7 @@ func (e *jvmTextEncoder) BeginDump(d *Dump) error {
 	}
 	b = append(b, ":\n\n"...)
 	e.buf = b
-	return e.flush(false)
+	return e.flushIfFull()
 }
 
 func (e *jvmTextEncoder) WriteRoutine(r *Routine) error {
@@ -70,16 +68,16 @@ func (e *jvmTextEncoder) WriteRoutine(r *Routine) error {
 		e.pend = nil
 		if mountable(p, r) {
 			e.buf = e.appendThread(e.buf, p, r)
-			return e.flush(false)
+			return e.flushIfFull()
 		}
 		e.buf = e.appendThread(e.buf, p, nil)
 	}
 	if th := r.Thread; th != nil && !th.Virtual && !th.Native && r.State == "" && r.ID != 0 {
 		e.pend = r
-		return e.flush(false)
+		return e.flushIfFull()
 	}
 	e.buf = e.appendThread(e.buf, r, nil)
-	return e.flush(false)
+	return e.flushIfFull()
 }
 
 // mountable reports whether v can be written as the virtual thread mounted
@@ -112,16 +110,20 @@ func (e *jvmTextEncoder) EndDump(d *Dump) error {
 		b = append(b, '\n')
 	}
 	e.buf = b
-	return e.flush(true)
+	return e.flush()
 }
 
-// flush hands the buffer to w once it is large, or always when final.
-func (e *jvmTextEncoder) flush(final bool) error {
-	if len(e.buf) == 0 || (!final && len(e.buf) < jvmFlushAt) {
+// flushIfFull hands the buffer to w once it is large.
+func (e *jvmTextEncoder) flushIfFull() error {
+	if len(e.buf) < writeChunkSize {
 		return nil
 	}
-	_, err := e.w.Write(e.buf)
-	e.buf = e.buf[:0]
+	return e.flush()
+}
+
+// flush hands whatever the buffer holds to w.
+func (e *jvmTextEncoder) flush() (err error) {
+	e.buf, err = writeRest(e.w, e.buf)
 	return err
 }
 

@@ -226,23 +226,11 @@ func jvmAtoi(b []byte) (int64, bool) {
 // parseJVMNid parses an OS thread id, hex with "0x" (JDK ≤ 17) or decimal.
 func parseJVMNid(b []byte) (int64, bool) {
 	if h, ok := bytes.CutPrefix(b, []byte("0x")); ok {
-		if len(h) == 0 || len(h) > 15 {
+		if len(h) > 15 { // beyond int64
 			return 0, false
 		}
-		var n int64
-		for _, c := range h {
-			switch {
-			case c >= '0' && c <= '9':
-				n = n<<4 | int64(c-'0')
-			case c >= 'a' && c <= 'f':
-				n = n<<4 | int64(c-'a'+10)
-			case c >= 'A' && c <= 'F':
-				n = n<<4 | int64(c-'A'+10)
-			default:
-				return 0, false
-			}
-		}
-		return n, true
+		n, ok := parseHexDigits(h)
+		return int64(n), ok
 	}
 	return jvmAtoi(b)
 }

@@ -61,15 +61,8 @@ type jvmJSONLock struct {
 }
 
 func newJVMJSONDecoder(in *Input, opts ReadOptions) decoder {
-	t := opts.Table
-	if t == nil {
-		t = NewTable()
-	}
-	max := opts.MaxDecompressedBytes
-	if max <= 0 {
-		max = defaultMaxDecompressed
-	}
-	return &jvmJSONDecoder{in: in, max: max, t: t, frames: make(map[string]*Frame)}
+	opts = opts.withDefaults()
+	return &jvmJSONDecoder{in: in, max: opts.MaxDecompressedBytes, t: opts.Table, frames: make(map[string]*Frame)}
 }
 
 // load reads the whole input: in chunks of growing size, then into one

@@ -61,13 +61,10 @@ const (
 )
 
 func newJVMTextDecoder(in *Input, opts ReadOptions) decoder {
-	t := opts.Table
-	if t == nil {
-		t = NewTable()
-	}
+	opts = opts.withDefaults()
 	return &jvmTextDecoder{
 		lr:     newJVMLineReader(in.R, opts.MaxLineBytes),
-		t:      t,
+		t:      opts.Table,
 		frames: make(map[string]*Frame),
 		locks:  make(map[string]Lock),
 		fvals:  make(map[string]*FrameValues),

@@ -80,11 +80,8 @@ type pprofDecoder struct {
 }
 
 func newPprofDecoder(in *Input, opts ReadOptions) decoder {
-	t := opts.Table
-	if t == nil {
-		t = NewTable()
-	}
-	return &pprofDecoder{in: in, opts: opts, t: t, locs: make(map[*profile.Location][]*Frame)}
+	opts = opts.withDefaults()
+	return &pprofDecoder{in: in, opts: opts, t: opts.Table, locs: make(map[*profile.Location][]*Frame)}
 }
 
 // ErrNotGoroutineProfile is returned for a pprof profile of something
@@ -134,9 +131,6 @@ func (d *pprofDecoder) nextDump() (*Dump, error) {
 // readAll reads the decompressed input, at most MaxDecompressedBytes.
 func (d *pprofDecoder) readAll() ([]byte, error) {
 	limit := d.opts.MaxDecompressedBytes
-	if limit <= 0 {
-		limit = defaultMaxDecompressed
-	}
 	// The whole input is held in memory: binary junk that was taken for
 	// a profile is refused from its first bytes instead.
 	if head, _ := d.in.R.Peek(64 << 10); len(head) > 0 {

@@ -24,7 +24,7 @@ type textEncoder struct {
 }
 
 func newTextEncoder(w io.Writer) Encoder {
-	return &textEncoder{w: w, buf: make([]byte, 0, 2*jsonFlushSize)}
+	return &textEncoder{w: w, buf: make([]byte, 0, 2*writeChunkSize)}
 }
 
 // BeginDump picks the dump's text form and writes its preamble.
@@ -105,15 +105,14 @@ func (e *textEncoder) EndDump(d *Dump) error {
 }
 
 func (e *textEncoder) flushIfFull() error {
-	if len(e.buf) < jsonFlushSize {
+	if len(e.buf) < writeChunkSize {
 		return nil
 	}
 	return e.flush()
 }
 
-func (e *textEncoder) flush() error {
-	_, err := e.w.Write(e.buf)
-	e.buf = e.buf[:0]
+func (e *textEncoder) flush() (err error) {
+	e.buf, err = writeRest(e.w, e.buf)
 	return err
 }
 
@@ -216,28 +215,19 @@ func appendTextHeader(b []byte, r *Routine) []byte {
 // appendTextStack appends a stack's frames with the elision marker where
 // the runtime printed it.
 func appendTextStack(b []byte, s *Stack, vs *FrameValues) []byte {
-	if s == nil {
-		return b
-	}
-	for i, f := range s.Frames {
-		if s.Elided && i == s.ElidedAt {
-			b = appendTextElision(b, s)
-		}
-		var v *FrameValue
-		if vs != nil && i < len(vs.Frames) {
-			v = &vs.Frames[i]
-		}
-		b = appendTextFrame(b, f, v)
-	}
-	if s.Elided && s.ElidedAt >= len(s.Frames) {
-		b = appendTextElision(b, s)
-	}
-	return b
+	return appendTextFrames(b, s, vs, appendTextFrame)
 }
 
 // appendTextAncestorStack appends an ancestor section's frames, which the
 // runtime prints as `f(...)` whatever their arguments were.
 func appendTextAncestorStack(b []byte, s *Stack, vs *FrameValues) []byte {
+	return appendTextFrames(b, s, vs, appendTextAncestorFrame)
+}
+
+// appendTextFrames appends a stack's frames, each by appendFrame with its
+// value from vs (nil where vs has none), and the elision marker where the
+// runtime printed it.
+func appendTextFrames(b []byte, s *Stack, vs *FrameValues, appendFrame func(b []byte, f *Frame, v *FrameValue) []byte) []byte {
 	if s == nil {
 		return b
 	}
@@ -249,9 +239,7 @@ func appendTextAncestorStack(b []byte, s *Stack, vs *FrameValues) []byte {
 		if vs != nil && i < len(vs.Frames) {
 			v = &vs.Frames[i]
 		}
-		b = append(b, f.Func...)
-		b = append(b, "(...)\n"...)
-		b = appendTextLocation(b, f, v, "\t")
+		b = appendFrame(b, f, v)
 	}
 	if s.Elided && s.ElidedAt >= len(s.Frames) {
 		b = appendTextElision(b, s)
@@ -268,6 +256,13 @@ func appendTextElision(b []byte, s *Stack) []byte {
 	return append(b, "...additional frames elided...\n"...)
 }
 
+// appendTextAncestorFrame appends `func(...)` and its file line.
+func appendTextAncestorFrame(b []byte, f *Frame, v *FrameValue) []byte {
+	b = append(b, f.Func...)
+	b = append(b, "(...)\n"...)
+	return appendTextLocation(b, f, v, "\t")
+}
+
 // appendTextFrame appends `func(args)` and its `\tfile:line +0x…` line.
 func appendTextFrame(b []byte, f *Frame, v *FrameValue) []byte {
 	if f.Native && f.Func == "non-Go function" && f.File == "" && f.Line == 0 && !f.HasOffset {
@@ -279,6 +274,14 @@ func appendTextFrame(b []byte, f *Frame, v *FrameValue) []byte {
 		}
 		return append(b, '\n')
 	}
+	b = appendTextCall(b, f, v)
+	return appendTextLocation(b, f, v, "\t")
+}
+
+// appendTextCall appends a frame's call line: `func(args)` with v's
+// arguments, `func(...)` for an inlined frame, the bare name for a native
+// one.
+func appendTextCall(b []byte, f *Frame, v *FrameValue) []byte {
 	b = append(b, f.Func...)
 	switch {
 	case f.Native:
@@ -292,8 +295,7 @@ func appendTextFrame(b []byte, f *Frame, v *FrameValue) []byte {
 		}
 		b = append(b, ')')
 	}
-	b = append(b, '\n')
-	return appendTextLocation(b, f, v, "\t")
+	return append(b, '\n')
 }
 
 // appendTextLocation appends a frame's file line: file:line, the pc

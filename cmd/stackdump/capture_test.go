@@ -285,3 +285,34 @@ func TestCaptureFindsStackdumpEndpoint(t *testing.T) {
 		t.Errorf("the endpoint's capture metadata did not come through: %+v", c)
 	}
 }
+
+// TestCaptureTraceMode takes an execution-trace snapshot through
+// net/http/pprof's /debug/pprof/trace and through stackdump's endpoint.
+func TestCaptureTraceMode(t *testing.T) {
+	leak(t, 14)
+	mux := http.NewServeMux()
+	mux.HandleFunc("/debug/pprof/", pprof.Index)
+	mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
+	mux.Handle("/custom/dump", dumper.Handler(dumper.HandlerOptions{}))
+	srv := httptest.NewServer(mux)
+	defer srv.Close()
+	for _, target := range []string{srv.URL + "/debug/pprof/goroutine", srv.URL + "/custom/dump"} {
+		out := filepath.Join(t.TempDir(), "snap.json")
+		if _, stderr, err := runCLI(t, "capture", "-q", "--mode", "trace", "--endpoint", "/custom/dump", target, "-o", out); err != nil {
+			t.Fatalf("%s: %v\n%s", target, err, stderr)
+		}
+		d := readDumpFile(t, out)[0]
+		n := 0
+		for _, r := range d.Routines {
+			if len(r.Frames()) > 0 && strings.HasSuffix(r.Frames()[0].Func, ".leakyWorker") {
+				n++
+				if r.State != "chan receive" {
+					t.Errorf("%s: goroutine %d in leakyWorker has state %q, want chan receive", target, r.ID, r.State)
+				}
+			}
+		}
+		if n != 14 || d.Source.Capture == nil || d.Source.Capture.Mode != "trace" {
+			t.Errorf("%s: %d leakyWorker goroutines (want 14), capture %+v", target, n, d.Source.Capture)
+		}
+	}
+}

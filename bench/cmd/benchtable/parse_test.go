@@ -1,0 +1,67 @@
+package main
+
+import (
+	"strings"
+	"testing"
+)
+
+// Output of a real run of this package's benchmarks.
+const sample = `goos: linux
+goarch: amd64
+pkg: github.com/stackdump/stackdump/bench
+cpu: AMD EPYC
+BenchmarkRead/compatible/10k/stackdump-2         	      20	  50000000 ns/op	 263.12 MB/s	       278.7 cpu-MB/s	     10000 goroutines	  500000 B/op	   2000 allocs/op
+BenchmarkRead/compatible/10k/gostackparse-2      	      51	  27659976 ns/op	  47.25 MB/s	       303.5 cpu-MB/s	      10000 goroutines	 1927528 B/op	   38424 allocs/op
+BenchmarkRead/modern/10k/gostackparse-2          	      51	  27659976 ns/op	  47.25 MB/s	      9700 goroutines	 1927528 B/op	   38424 allocs/op
+BenchmarkGroup/compatible/100k/panicparse-AnyValue-2 	       1	5123456789 ns/op	  25.60 MB/s	       160.0 groups	1740046100 B/op	12044200 allocs/op
+BenchmarkGroup/compatible/100k/stackdump-2 	       1	 423456789 ns/op	 310.60 MB/s	       162.0 groups	 40046100 B/op	  120442 allocs/op
+BenchmarkGroup/compatible/100k/gostackparse+map 	       1	1423456789 ns/op	 90.60 MB/s	       162.0 groups	 40046100 B/op	  120442 allocs/op
+PASS
+ok  	github.com/stackdump/stackdump/bench	1.798s
+`
+
+func TestParseResults(t *testing.T) {
+	rs, err := ParseResults(strings.NewReader(sample))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rs) != 6 {
+		t.Fatalf("parsed %d results, want 6: %+v", len(rs), rs)
+	}
+	r := rs[3]
+	if r.Name != "BenchmarkGroup/compatible/100k/panicparse-AnyValue" || r.N != 1 || r.Func() != "BenchmarkGroup" {
+		t.Errorf("name %q N %d func %q", r.Name, r.N, r.Func())
+	}
+	if got := r.Metrics["groups"]; got != 160 {
+		t.Errorf("groups = %v", got)
+	}
+	if got := rs[5].Name; got != "BenchmarkGroup/compatible/100k/gostackparse+map" {
+		t.Errorf("a name without a GOMAXPROCS suffix lost its tail: %q", got)
+	}
+	if p := rs[0].Path(); strings.Join(p, "/") != "compatible/10k/stackdump" {
+		t.Errorf("path %v", p)
+	}
+}
+
+func TestTablesAndTargets(t *testing.T) {
+	rs, _ := ParseResults(strings.NewReader(sample))
+	var b strings.Builder
+	writeTables(&b, index(rs))
+	missed := writeTargets(&b, index(rs))
+	out := b.String()
+	for _, want := range []string{
+		"| compatible | 10k | gostackparse | 47.2 | 303.5 | 1.8 MiB | 38.4k | 10000 | 5.57× | 0.92× | 0.26× | 0.052× |",
+		"| modern | 10k | gostackparse | 47.2 | 0.0 | 1.8 MiB | 38.4k | 9700 (300 dropped) | – |",
+		"| 100k | panicparse-AnyValue | 5123 | 25.6 | 0.0 | 1.6 GiB | 12.0M | 160 | 12× | – |",
+		"| read 10k: ≥ 3× gostackparse MB/s | 263.1 vs 47.2 MB/s = 5.57×; CPU 278.7 vs 303.5 = 0.92× | met | **missed** |",
+		"| read 10k: ≤ 0.2× gostackparse bytes allocated | 488.3 KiB vs 1.8 MiB = 0.26× | **missed** | **missed** |",
+		"| read + group 100k: ≥ 3× gostackparse+map | 423 vs 1423 ms = 3.36× | met | – |",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("tables lack %q:\n%s", want, out)
+		}
+	}
+	if missed != 2 {
+		t.Errorf("missed = %d, want 2", missed)
+	}
+}

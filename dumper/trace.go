@@ -1,0 +1,159 @@
+package dumper
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"runtime"
+	"runtime/trace"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/stackdump/stackdump/formats"
+)
+
+// DefaultTraceWindow is how long a trace-mode capture records by default.
+// The window only needs to be long enough for trace.Start to take effect:
+// the goroutine stacks are written when the trace stops.
+const DefaultTraceWindow = time.Millisecond
+
+// ErrTracerBusy is returned by a trace-mode capture when the process's
+// execution tracer already has a writer (runtime/trace.Start, a running
+// /debug/pprof/trace request, go test -trace): the tracer takes one at a
+// time. A running FlightRecorder does not count; it shares the tracer.
+var ErrTracerBusy = errors.New("execution tracer already in use by another trace (runtime/trace.Start, /debug/pprof/trace or go test -trace); retry later or use mode=full")
+
+// traceSlot serialises this package's own trace captures, so that
+// concurrent requests queue instead of failing with ErrTracerBusy.
+var traceSlot = make(chan struct{}, 1)
+
+// captureTrace takes a trace-mode dump of the calling process: every
+// goroutine's id, state and stack, for one stop-the-world pause of tens of
+// microseconds whatever the number of goroutines (trace.Start's; trace.Stop
+// walks the goroutines one at a time while the program runs).
+//
+// It records an execution trace into memory for window (DefaultTraceWindow
+// when <= 0), then the goroutine profile (debug=0, two short pauses), and
+// reads both with package formats, interning into t (a new Table when
+// nil): the trace gives the routines, the profile their pprof labels,
+// joined by stack. Source.Capture says what it cost: the wall time of the
+// recording and the non-GC stop-the-world pauses runtime/metrics saw
+// meanwhile. What a trace cannot tell (wait minutes, locked to thread,
+// arguments…) is listed in Capture.Missing. See docs/modes.md.
+func captureTrace(ctx context.Context, window time.Duration, t *formats.Table) (*formats.Dump, error) {
+	rec, err := recordTrace(ctx, window)
+	if err != nil {
+		return nil, err
+	}
+	return rec.decode(t)
+}
+
+// traceRecording is an execution trace and a goroutine profile of the
+// calling process, and what recording them cost.
+type traceRecording struct {
+	trace      *bytes.Buffer
+	labels     *labelIndex // from the goroutine profile; nil when profileErr
+	profileErr error
+	start      time.Time
+	duration   time.Duration // trace.Start to the end of the profile
+	traced     time.Duration // trace.Start to the end of trace.Stop
+	pauses     stwPauses     // all of them
+	tracePause stwPauses     // trace.Start to the end of trace.Stop
+	goroutines int           // runtime.NumGoroutine() when it started
+}
+
+// recordTrace records an execution trace of window (DefaultTraceWindow
+// when <= 0) into memory, then the goroutine profile for the labels.
+func recordTrace(ctx context.Context, window time.Duration) (*traceRecording, error) {
+	if window <= 0 {
+		window = DefaultTraceWindow
+	}
+	select {
+	case traceSlot <- struct{}{}:
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	defer func() { <-traceSlot }()
+
+	rec := &traceRecording{trace: new(bytes.Buffer), goroutines: runtime.NumGoroutine()}
+	rec.trace.Grow(traceBufferSize(rec.goroutines))
+	before := readPauses()
+	rec.start = time.Now()
+	if err := trace.Start(rec.trace); err != nil {
+		if strings.Contains(err.Error(), "already enabled") {
+			return nil, ErrTracerBusy
+		}
+		return nil, fmt.Errorf("start execution trace: %w", err)
+	}
+	timer := time.NewTimer(window)
+	select {
+	case <-timer.C:
+	case <-ctx.Done():
+		timer.Stop()
+	}
+	trace.Stop()
+	rec.traced = time.Since(rec.start)
+	rec.tracePause = readPauses().since(before)
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	rec.labels, rec.profileErr = profileLabels()
+	rec.duration = time.Since(rec.start)
+	rec.pauses = readPauses().since(before)
+	return rec, nil
+}
+
+// decode reads the recording into a dump, interning into t (a new Table
+// when nil).
+func (rec *traceRecording) decode(t *formats.Table) (*formats.Dump, error) {
+	if t == nil {
+		t = formats.NewTable()
+	}
+	dumps, err := formats.ReadAll(bytes.NewReader(rec.trace.Bytes()), formats.ReadOptions{Kind: formats.KindGoTrace, Table: t})
+	if err != nil {
+		return nil, fmt.Errorf("read own execution trace: %w", err)
+	}
+	if len(dumps) != 1 {
+		return nil, fmt.Errorf("read own execution trace: %d dumps, want 1", len(dumps))
+	}
+	d := dumps[0]
+	missing := []string(nil)
+	if d.Source.Capture != nil {
+		missing = slices.Clone(d.Source.Capture.Missing)
+	}
+	missing = rec.addLabels(d, t, missing)
+	d.Source.Runtime = runtime.Version()
+	d.Source.CapturedAt = rec.start
+	d.Source.Capture = &formats.Capture{
+		Mode:       "trace",
+		Goroutines: rec.goroutines,
+		Duration:   rec.duration,
+		Pause:      rec.pauses.Total,
+		Pauses:     rec.pauses.Count,
+		Missing:    missing,
+	}
+	return d, nil
+}
+
+// addLabels joins the goroutine profile's labels into d and returns
+// missing without "labels" when every goroutine's labels are known.
+func (rec *traceRecording) addLabels(d *formats.Dump, t *formats.Table, missing []string) []string {
+	if rec.profileErr != nil {
+		d.Warnings = append(d.Warnings, &formats.ParseError{Msg: "pprof labels unavailable: " + rec.profileErr.Error()})
+		return missing
+	}
+	if w := joinTraceLabels(d, rec.labels, t).warning(); w != nil {
+		d.Warnings = append(d.Warnings, w)
+		return missing
+	}
+	return slices.DeleteFunc(missing, func(m string) bool { return m == "labels" })
+}
+
+// traceBufferSize guesses the trace's size for n goroutines (about 18
+// bytes each, plus the fixed part) so the buffer rarely grows while the
+// tracer writes into it.
+func traceBufferSize(n int) int {
+	return 64<<10 + 24*n
+}

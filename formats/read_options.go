@@ -1,0 +1,17 @@
+package formats
+
+// withDefaults returns o with a nil Table and zero limits replaced by
+// their defaults (a new Table, 1 MiB lines, 16 GiB decompressed), as the
+// ReadOptions doc comment promises.
+func (o ReadOptions) withDefaults() ReadOptions {
+	if o.Table == nil {
+		o.Table = NewTable()
+	}
+	if o.MaxLineBytes <= 0 {
+		o.MaxLineBytes = defaultMaxLine
+	}
+	if o.MaxDecompressedBytes <= 0 {
+		o.MaxDecompressedBytes = defaultMaxDecompressed
+	}
+	return o
+}

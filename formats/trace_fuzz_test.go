@@ -1,0 +1,41 @@
+package formats
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// FuzzTraceReader feeds mutated execution traces to the reader: it must
+// never panic, and every dump it returns must be well formed.
+func FuzzTraceReader(f *testing.F) {
+	paths, _ := filepath.Glob(filepath.Join("..", "testdata", "trace", "*.trace"))
+	if len(paths) == 0 {
+		f.Fatal("no seeds in testdata/trace")
+	}
+	for _, p := range paths {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(b)
+	}
+	f.Add([]byte("go 1.26 trace\x00\x00\x00"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		dumps, err := ReadAll(bytes.NewReader(data), ReadOptions{Kind: KindGoTrace})
+		if err != nil && len(dumps) > 0 {
+			t.Fatalf("error %v together with %d dumps", err, len(dumps))
+		}
+		for _, d := range dumps {
+			if d.Total != int64(len(d.Routines)) {
+				t.Fatalf("Total %d, %d routines", d.Total, len(d.Routines))
+			}
+			for _, r := range d.Routines {
+				if r.Stack == nil || r.State == "" || r.Count != 1 {
+					t.Fatalf("malformed routine %+v", r)
+				}
+			}
+		}
+	})
+}
