@@ -3,15 +3,21 @@ package dumper
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
+	"time"
 )
 
 // AtomicFile is a file written under a temporary name in its destination's
 // directory and renamed into place by Commit, so that readers, crashes and
 // kill -9 see either the old file or the complete new one, never a partial
 // one. Abort (or any failed Commit) removes the temporary file and leaves an
-// existing file at the destination untouched.
+// existing file at the destination untouched. A writer killed before
+// Commit or Abort leaves its temporary file (".NAME.tmp-DIGITS") behind;
+// CreateAtomic removes those of the same destination older than
+// StaleTempAge.
 type AtomicFile struct {
 	*os.File
 	path string
@@ -38,7 +44,56 @@ func CreateAtomic(path string) (*AtomicFile, error) {
 		os.Remove(f.Name())
 		return nil, fmt.Errorf("create %s: %w", path, err)
 	}
+	removeStaleTemps(dir, base, f.Name())
 	return &AtomicFile{File: f, path: path}, nil
+}
+
+// StaleTempAge is how long a temporary file of CreateAtomic may go
+// unmodified before a later CreateAtomic of the same path removes it: a
+// writer killed with SIGKILL (or a crash) leaves its temporary file behind.
+const StaleTempAge = time.Hour
+
+// removeStaleTemps removes the temporary files of base in dir ("."+base+
+// ".tmp-" and digits, as CreateTemp names them) not modified for
+// StaleTempAge, except keep. Errors are ignored: this is tidying.
+func removeStaleTemps(dir, base, keep string) {
+	prefix := "." + base + ".tmp-"
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		digits, ok := strings.CutPrefix(e.Name(), prefix)
+		if !ok || digits == "" || strings.Trim(digits, "0123456789") != "" || !e.Type().IsRegular() {
+			continue
+		}
+		if fi, err := e.Info(); err == nil && time.Since(fi.ModTime()) > StaleTempAge && e.Name() != filepath.Base(keep) {
+			os.Remove(filepath.Join(dir, e.Name()))
+		}
+	}
+}
+
+// Write writes to the temporary file; errors name the destination, which
+// is what the caller knows, not the temporary name.
+func (a *AtomicFile) Write(p []byte) (int, error) {
+	n, err := a.File.Write(p)
+	return n, a.named(err)
+}
+
+// WriteString is Write of a string.
+func (a *AtomicFile) WriteString(s string) (int, error) {
+	n, err := a.File.WriteString(s)
+	return n, a.named(err)
+}
+
+// named gives a *fs.PathError about the temporary file the destination's
+// path.
+func (a *AtomicFile) named(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) && pe.Path == a.Name() {
+		return &fs.PathError{Op: pe.Op, Path: a.path, Err: pe.Err}
+	}
+	return err
 }
 
 // Path returns the destination path.

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/klauspost/compress/gzip"
 	"github.com/klauspost/compress/zstd"
@@ -66,7 +67,7 @@ func OpenInput(r io.Reader, opts ReadOptions) (*Input, error) {
 				return nil, fmt.Errorf("gzip input: %w", err)
 			}
 			comp = CompressGzip
-			br = bufio.NewReaderSize(&limitedReader{r: zr, left: limit}, 64<<10)
+			br = bufio.NewReaderSize(&limitedReader{r: zr, left: limit, name: CompressGzip}, 64<<10)
 			continue
 		case bytes.HasPrefix(head, zstdMagic):
 			zr, err := zstd.NewReader(br, zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxMemory(256<<20))
@@ -76,7 +77,7 @@ func OpenInput(r io.Reader, opts ReadOptions) (*Input, error) {
 			if comp == CompressNone {
 				comp = CompressZstd
 			}
-			br = bufio.NewReaderSize(&limitedReader{r: zr.IOReadCloser(), left: limit}, 64<<10)
+			br = bufio.NewReaderSize(&limitedReader{r: zr.IOReadCloser(), left: limit, name: CompressZstd}, 64<<10)
 			continue
 		}
 		break
@@ -85,7 +86,9 @@ func OpenInput(r io.Reader, opts ReadOptions) (*Input, error) {
 	in := &Input{Kind: opts.Kind, Compression: comp, count: cr, R: bufio.NewReaderSize(cr, 256<<10)}
 	if in.Kind == "" {
 		head, err := in.R.Peek(64 << 10)
-		if err != nil && err != io.EOF && !errors.Is(err, bufio.ErrBufferFull) {
+		if err != nil && err != io.EOF && !errors.Is(err, bufio.ErrBufferFull) && len(head) == 0 {
+			// With bytes in hand (a compressed stream cut or corrupt
+			// after them) the reader reads them and then meets the error.
 			return nil, err
 		}
 		in.Kind = SniffKind(head)
@@ -218,10 +221,13 @@ func (c *countingReader) Read(p []byte) (int, error) {
 }
 
 // limitedReader fails with ErrTooLarge rather than stopping silently, so a
-// decompression bomb is an error, not a truncated dump.
+// decompression bomb is an error, not a truncated dump. Errors of the
+// decompressor it reads are named after it ("zstd: …"): zstd's own do not
+// say where they come from.
 type limitedReader struct {
 	r    io.Reader
 	left int64
+	name Compression
 }
 
 func (l *limitedReader) Read(p []byte) (int, error) {
@@ -233,5 +239,8 @@ func (l *limitedReader) Read(p []byte) (int, error) {
 	}
 	n, err := l.r.Read(p)
 	l.left -= int64(n)
+	if err != nil && err != io.EOF && !strings.HasPrefix(err.Error(), string(l.name)+":") {
+		err = fmt.Errorf("%s: %w", l.name, err)
+	}
 	return n, err
 }

@@ -54,7 +54,7 @@ func (lr *jvmLineReader) read() ([]byte, error) {
 	lr.noEOL = err == io.EOF
 	lr.line = jvmTrimEOL(raw)
 	if len(lr.line) > lr.max {
-		text := lr.line[:80]
+		text := lr.line[:min(len(lr.line), 80)]
 		lr.line = nil
 		return nil, &ParseError{Line: lr.num, Offset: lr.off, Msg: "line longer than the line limit skipped", Text: string(text)}
 	}

@@ -131,6 +131,13 @@ func (d *pprofDecoder) nextDump() (*Dump, error) {
 // readAll reads the decompressed input, at most MaxDecompressedBytes.
 func (d *pprofDecoder) readAll() ([]byte, error) {
 	limit := d.opts.MaxDecompressedBytes
+	// The whole input is held in memory: binary junk that was taken for
+	// a profile is refused from its first bytes instead.
+	if head, _ := d.in.R.Peek(64 << 10); len(head) > 0 {
+		if off, msg, bad := pprofHeadProblem(head, limit); bad {
+			return nil, fmt.Errorf("pprof protobuf, offset %d: %s: not a profile", off, msg)
+		}
+	}
 	data, err := io.ReadAll(io.LimitReader(d.in.R, limit+1))
 	if err != nil {
 		return nil, fmt.Errorf("reading pprof data, after %d bytes: %w", len(data), err)

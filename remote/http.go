@@ -49,8 +49,11 @@ type Options struct {
 	// attempt, body included (default 2m).
 	ConnectTimeout time.Duration
 	Timeout        time.Duration
-	// Retries is how many times a connection error or 5xx answer is retried
-	// (default 2; negative: none). 4xx answers are never retried.
+	// Retries is how many times a connection error, a timeout before the
+	// answer or a 5xx answer is retried (default 2; negative: none). 4xx
+	// answers and redirect loops are never retried, nor is a failure once
+	// the body has started streaming (a reset or stall mid-body): the
+	// error then comes from reading the Stream.
 	Retries int
 	// Backoff is the first retry's delay; it doubles each time (default 250ms).
 	Backoff time.Duration
@@ -94,6 +97,10 @@ func (o Options) withDefaults() Options {
 	}
 	return o
 }
+
+// ErrRedirectLoop is returned when a target redirects more than 10 times;
+// like a 4xx answer it is not retried.
+var ErrRedirectLoop = errors.New("remote: too many redirects")
 
 // ErrTooLarge is returned when a body exceeds Options.MaxBytes.
 var ErrTooLarge = errors.New("remote: dump exceeds the size limit")
@@ -179,13 +186,22 @@ func (o Options) client() *http.Client {
 		return o.Client
 	}
 	d := &net.Dialer{Timeout: o.ConnectTimeout}
-	return &http.Client{Transport: &http.Transport{
+	return &http.Client{CheckRedirect: checkRedirect, Transport: &http.Transport{
 		DialContext:           d.DialContext,
 		TLSHandshakeTimeout:   o.ConnectTimeout,
 		ResponseHeaderTimeout: o.Timeout,
 		DisableCompression:    true, // we ask for gzip/zstd ourselves; formats sniffs them
 		MaxIdleConnsPerHost:   1,
 	}}
+}
+
+// checkRedirect follows at most 10 redirects, as net/http does, then
+// fails with ErrRedirectLoop.
+func checkRedirect(req *http.Request, via []*http.Request) error {
+	if len(via) >= 10 {
+		return fmt.Errorf("%w: %d requests, the last redirected to %s", ErrRedirectLoop, len(via), req.URL)
+	}
+	return nil
 }
 
 func openHTTP(ctx context.Context, t Target, opts Options) (*Stream, error) {
@@ -240,7 +256,10 @@ func getOnce(ctx context.Context, client *http.Client, t Target, dumpURL string,
 	resp, err := client.Do(req)
 	if err != nil {
 		cancel()
-		return nil, ctx.Err() == nil, err
+		if ctx.Err() == nil && errors.Is(err, context.DeadlineExceeded) {
+			err = fmt.Errorf("no answer within the %v timeout: %w", opts.Timeout, err)
+		}
+		return nil, ctx.Err() == nil && !errors.Is(err, ErrRedirectLoop), err
 	}
 	if resp.StatusCode/100 != 2 {
 		head, _ := io.ReadAll(io.LimitReader(resp.Body, 512))
@@ -253,7 +272,7 @@ func getOnce(ctx context.Context, client *http.Client, t Target, dumpURL string,
 		cancel()
 		return nil, false, fmt.Errorf("GET %s: answered %s, not a dump (is this a debug endpoint?)", dumpURL, ct)
 	}
-	body := io.ReadCloser(&limitedBody{ReadCloser: resp.Body, left: opts.MaxBytes, progress: opts.Progress})
+	body := io.ReadCloser(&limitedBody{ReadCloser: resp.Body, left: opts.MaxBytes, progress: opts.Progress, attempt: actx, timeout: opts.Timeout})
 	p := newPump(body, opts.ReadAhead)
 	return &Stream{
 		Reader:      p,
@@ -268,11 +287,14 @@ func getOnce(ctx context.Context, client *http.Client, t Target, dumpURL string,
 }
 
 // limitedBody fails with ErrTooLarge past its limit and reports progress.
+// When attempt is set, a read cut by its deadline says so.
 type limitedBody struct {
 	io.ReadCloser
 	left     int64
 	total    int64
 	progress func(int64)
+	attempt  context.Context
+	timeout  time.Duration
 }
 
 func (l *limitedBody) Read(p []byte) (int, error) {
@@ -288,6 +310,9 @@ func (l *limitedBody) Read(p []byte) (int, error) {
 		p = p[:l.left]
 	}
 	n, err := l.ReadCloser.Read(p)
+	if err != nil && err != io.EOF && l.attempt != nil && errors.Is(l.attempt.Err(), context.DeadlineExceeded) {
+		err = fmt.Errorf("body not complete within the %v timeout, after %d bytes: %w", l.timeout, l.total+int64(n), err)
+	}
 	l.left -= int64(n)
 	l.total += int64(n)
 	if l.progress != nil && n > 0 {

@@ -209,6 +209,7 @@ func planCaptures(cmd *cobra.Command, raw []string, o captureOptions) ([]*captur
 		comp = formats.CompressGzip
 	}
 	now := time.Now().UTC()
+	names := map[string]bool{}
 	var jobs []*captureJob
 	for _, s := range raw {
 		t, err := remote.ParseTarget(s, o.endpoint)
@@ -231,7 +232,7 @@ func planCaptures(cmd *cobra.Command, raw []string, o captureOptions) ([]*captur
 			job.path = ""
 		}
 		if dirMode {
-			job.path = filepath.Join(o.output, snapshotName(t, now, format, comp))
+			job.path = filepath.Join(o.output, uniqueName(names, snapshotName(t, now, format, comp), formats.Extension(format, comp)))
 		}
 		jobs = append(jobs, job)
 	}
@@ -400,6 +401,19 @@ func writeTo(path string, w io.Writer, comp formats.Compression, write func(io.W
 		return fmt.Errorf("write %s: %w", path, err)
 	}
 	return f.Commit()
+}
+
+// uniqueName returns name, or name with "-2", "-3"… before its extension
+// ext when used already holds it: targets on one host (two paths, or one
+// target given twice) would otherwise write the same file, the last
+// overwriting the others.
+func uniqueName(used map[string]bool, name, ext string) string {
+	unique := name
+	for n := 2; used[unique]; n++ {
+		unique = fmt.Sprintf("%s-%d%s", strings.TrimSuffix(name, ext), n, ext)
+	}
+	used[unique] = true
+	return unique
 }
 
 var unsafeName = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
