@@ -339,18 +339,29 @@ func (s *section) commitFrame(fl *fileLine, flags uint8) {
 	if fl != nil {
 		fp, sp, pc = fl.FP, fl.SP, fl.PC
 	}
-	s.vals = append(s.vals, valueSpan{argStart: s.pendArgSpan[0], argEnd: s.pendArgSpan[1], fp: fp, sp: sp, pc: pc})
+	s.addValue(s.pendArgSpan[0], s.pendArgSpan[1], fp, sp, pc)
 	if s.pendArgSpan[1] > s.pendArgSpan[0] || fp != 0 || sp != 0 || pc != 0 {
 		s.hasVals = true
 	}
 	s.match, s.node, s.hit, s.line = nil, nil, false, nil
 }
 
+// addValue appends a frame's values, setting the new element's fields
+// one by one (an appended literal is built on the stack and copied).
+func (s *section) addValue(argStart, argEnd int, fp, sp, pc uint64) {
+	if len(s.vals) == cap(s.vals) {
+		s.vals = append(s.vals, valueSpan{})[:len(s.vals)]
+	}
+	s.vals = s.vals[:len(s.vals)+1]
+	v := &s.vals[len(s.vals)-1]
+	v.argStart, v.argEnd, v.fp, v.sp, v.pc = argStart, argEnd, fp, sp, pc
+}
+
 // commitNative completes a pending `non-Go function at pc=0x…` line, a
 // frame without a file line.
 func (s *section) commitNative(pc uint64) {
 	s.push(s.child(nil, recNative))
-	s.vals = append(s.vals, valueSpan{argStart: s.pendArgSpan[0], argEnd: s.pendArgSpan[0], pc: pc})
+	s.addValue(s.pendArgSpan[0], s.pendArgSpan[0], 0, 0, pc)
 	s.hasVals = s.hasVals || pc != 0
 	s.match, s.node, s.hit, s.line = nil, nil, false, nil
 }
