@@ -713,7 +713,7 @@ func (g *goTextDecoder) pendingLine() []byte {
 		return c.text
 	}
 	b := append(append([]byte(nil), g.sec.pendingName()...), '(')
-	if c.form == callInlined {
+	if c.form == callInlined || g.anc >= 0 { // ancestors' frames print (...)
 		b = append(b, "..."...)
 	}
 	b = append(b, g.sec.pendingArgs()...)
