@@ -12,7 +12,7 @@ import (
 // the grouping `stackdump` prints by default.
 func GroupStackdump(r io.Reader) (GroupResult, error) {
 	var res GroupResult
-	rd := formats.NewReader(r, formats.ReadOptions{})
+	rd := formats.NewReader(r, formats.ReadOptions{ReuseRoutines: true})
 	for {
 		_, err := rd.Next()
 		if err == io.EOF {

@@ -25,18 +25,32 @@ type Parser struct {
 	Read func(io.Reader) (Result, error)
 }
 
-// Parsers are the contestants, stackdump first.
+// Parsers are the contestants, stackdump first. "stackdump" is the
+// streaming mode every stackdump pipeline (convert, capture, group) reads
+// with; "stackdump-fresh" is the default mode, in which each routine is a
+// new allocation the caller may keep (formats.ReadAll).
 var Parsers = []Parser{
 	{"stackdump", ReadStackdump},
 	{"gostackparse", ReadGostackparse},
 	{"panicparse", ReadPanicparse},
+	{"stackdump-fresh", ReadStackdumpFresh},
 }
 
-// ReadStackdump streams the dump with formats.NewReader, one routine at a
-// time, and drops each routine after touching it.
+// ReadStackdump streams the dump with formats.NewReader in its streaming
+// mode (ReadOptions.ReuseRoutines), one routine at a time, and drops each
+// routine after touching it.
 func ReadStackdump(r io.Reader) (Result, error) {
+	return readStackdump(r, formats.ReadOptions{ReuseRoutines: true})
+}
+
+// ReadStackdumpFresh is ReadStackdump with a new routine per goroutine.
+func ReadStackdumpFresh(r io.Reader) (Result, error) {
+	return readStackdump(r, formats.ReadOptions{})
+}
+
+func readStackdump(r io.Reader, opts formats.ReadOptions) (Result, error) {
 	var res Result
-	rd := formats.NewReader(r, formats.ReadOptions{})
+	rd := formats.NewReader(r, opts)
 	for {
 		_, err := rd.Next()
 		if err == io.EOF {

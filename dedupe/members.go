@@ -72,7 +72,7 @@ func (a *group) add(g *Grouper, r *formats.Routine) {
 		a.addLabels(g, r.Labels, w)
 	}
 	if !a.hasSample || g.compareSample(r, &a.sample) < 0 {
-		a.sample = *r
+		a.sample = *r.Clone() // r's values may be reused by a streaming reader
 		a.hasSample = true
 	}
 }

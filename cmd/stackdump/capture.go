@@ -286,7 +286,7 @@ func captureTarget(ctx context.Context, job *captureJob) (res captureResult) {
 			return err
 		}
 		defer s.Close()
-		rd := formats.NewReader(s, formats.ReadOptions{})
+		rd := formats.NewReader(s, formats.ReadOptions{ReuseRoutines: true})
 		res.dumps, err = pipe.run(rd, w)
 		if err != nil {
 			return fmt.Errorf("%s: %w", s.URL, err)
@@ -332,7 +332,7 @@ func recoverCounts(ctx context.Context, t remote.Target, ropts remote.Options, c
 		return nil, err
 	}
 	defer s.Close()
-	d, groups, err := dedupe.GroupNext(formats.NewReader(s, formats.ReadOptions{}), dedupe.Options{By: dedupe.ByStack}, nil)
+	d, groups, err := dedupe.GroupNext(formats.NewReader(s, formats.ReadOptions{ReuseRoutines: true}), dedupe.Options{By: dedupe.ByStack}, nil)
 	if err != nil {
 		return nil, err
 	}

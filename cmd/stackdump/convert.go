@@ -87,7 +87,7 @@ func runConvert(cmd *cobra.Command, in string, o convertOptions) error {
 		out = ""
 	}
 	return writeTo(out, cmd.OutOrStdout(), comp, func(w io.Writer) error {
-		if _, err := p.run(formats.NewReader(src, formats.ReadOptions{}), w); err != nil {
+		if _, err := p.run(formats.NewReader(src, formats.ReadOptions{ReuseRoutines: true}), w); err != nil {
 			return fmt.Errorf("%s: %w", in, err)
 		}
 		return nil

@@ -109,7 +109,7 @@ func groupFile(cmd *cobra.Command, name string, opts dedupe.Options) (dedupe.Dum
 		return dedupe.DumpInfo{}, nil, err
 	}
 	defer closeIn()
-	rd := formats.NewReader(src, formats.ReadOptions{})
+	rd := formats.NewReader(src, formats.ReadOptions{ReuseRoutines: true})
 	d, groups, err := dedupe.GroupNext(rd, opts, func(pe *formats.ParseError) {
 		fmt.Fprintf(cmd.ErrOrStderr(), "stackdump: warning: %s: %v\n", name, pe)
 	})
