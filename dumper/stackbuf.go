@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"runtime"
 	"sync"
+	"time"
 )
 
 // Full capture prints every goroutine with runtime.Stack(buf, true), which
@@ -23,14 +24,19 @@ const (
 	// bufSlack is added to every estimate, with 20%, for goroutines
 	// started between NumGoroutine and the pause and for deeper stacks.
 	bufSlack = 64 << 10
-	// retainMax is the largest buffer kept for the next capture; larger
-	// ones are left to the garbage collector so a spike does not pin
-	// hundreds of MiB for the life of the process.
+	// retainMax is the largest buffer kept for the next capture for good;
+	// a larger one is kept only for largeRetention after its capture, so
+	// that repeated captures (watch, a scraper, several requests) reuse it
+	// instead of faulting in hundreds of MiB each time, while a spike does
+	// not pin that memory for the life of the process.
 	retainMax = 64 << 20
 	// maxStackTries bounds the passes (and so the pauses) of one capture.
 	maxStackTries = 4
 	pageSize      = 4096
 )
+
+// largeRetention is how long a buffer above retainMax is kept unused.
+var largeRetention = 30 * time.Second
 
 // stackSizer remembers the measured traceback bytes per goroutine.
 var stackSizer struct {
@@ -68,7 +74,8 @@ func recordStackBytes(size, n int) {
 // taken (another capture is running) allocates its own.
 var stackPool struct {
 	sync.Mutex
-	buf []byte
+	buf  []byte
+	drop *time.Timer // releases a buffer above retainMax left unused
 }
 
 // getStackBuf returns a buffer of at least n bytes, its pages touched so
@@ -78,6 +85,7 @@ func getStackBuf(n int) []byte {
 	b := stackPool.buf
 	if cap(b) >= n {
 		stackPool.buf = nil
+		stopDrop()
 		stackPool.Unlock()
 		return b[:cap(b)]
 	}
@@ -89,16 +97,33 @@ func getStackBuf(n int) []byte {
 	return b
 }
 
-// putStackBuf offers b for reuse; buffers above retainMax are dropped.
+// putStackBuf offers b for reuse. A buffer above retainMax is released
+// after largeRetention unless a capture takes it first.
 func putStackBuf(b []byte) {
-	if cap(b) > retainMax {
+	stackPool.Lock()
+	defer stackPool.Unlock()
+	if cap(b) <= cap(stackPool.buf) {
 		return
 	}
-	stackPool.Lock()
-	if cap(b) > cap(stackPool.buf) {
-		stackPool.buf = b
+	stackPool.buf = b
+	stopDrop()
+	if cap(b) > retainMax {
+		stackPool.drop = time.AfterFunc(largeRetention, func() {
+			stackPool.Lock()
+			if cap(stackPool.buf) > retainMax {
+				stackPool.buf = nil
+			}
+			stackPool.Unlock()
+		})
 	}
-	stackPool.Unlock()
+}
+
+// stopDrop cancels a pending release; stackPool is locked.
+func stopDrop() {
+	if stackPool.drop != nil {
+		stackPool.drop.Stop()
+		stackPool.drop = nil
+	}
 }
 
 // stackText is the result of printAllStacks.
