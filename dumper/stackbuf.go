@@ -90,7 +90,10 @@ func getStackBuf(n int) []byte {
 		return b[:cap(b)]
 	}
 	stackPool.Unlock()
-	b = make([]byte, n)
+	// An eighth more than asked, so that the next capture, whose estimate
+	// grows with every goroutine started meanwhile, still fits the
+	// retained buffer instead of allocating (and faulting in) a new one.
+	b = make([]byte, n+n/8)
 	for i := 0; i < len(b); i += pageSize {
 		b[i] = 0
 	}
