@@ -17,7 +17,7 @@ func openGops(ctx context.Context, t Target, opts Options) (*Stream, error) {
 	d := net.Dialer{Timeout: opts.ConnectTimeout}
 	conn, err := d.DialContext(ctx, "tcp", t.Addr)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", t, err)
+		return nil, err
 	}
 	deadline := time.Now().Add(opts.Timeout)
 	if dl, ok := ctx.Deadline(); ok && dl.Before(deadline) {
@@ -26,7 +26,7 @@ func openGops(ctx context.Context, t Target, opts Options) (*Stream, error) {
 	conn.SetDeadline(deadline)
 	if _, err := conn.Write([]byte{gopsStackTrace}); err != nil {
 		conn.Close()
-		return nil, fmt.Errorf("%s: sending the stack command: %w", t, err)
+		return nil, fmt.Errorf("sending the stack command to %s: %w", t.Addr, err)
 	}
 	stop := context.AfterFunc(ctx, func() { conn.Close() })
 	body := &limitedBody{ReadCloser: conn, left: opts.MaxBytes, progress: opts.Progress}

@@ -139,7 +139,9 @@ func (s *Stream) Close() error {
 	return s.closer()
 }
 
-// Open starts capturing t and returns the dump as a stream.
+// Open starts capturing t and returns the dump as a stream. Errors name
+// the URL, address or command that failed, not t itself: callers that
+// report several targets say which one.
 func Open(ctx context.Context, t Target, opts Options) (*Stream, error) {
 	opts = opts.withDefaults()
 	switch t.Kind {
@@ -227,7 +229,7 @@ func openHTTP(ctx context.Context, t Target, opts Options) (*Stream, error) {
 			select {
 			case <-time.After(backoff):
 			case <-ctx.Done():
-				return nil, fmt.Errorf("%s: %w (last error: %v)", t, ctx.Err(), lastErr)
+				return nil, fmt.Errorf("%w (last error: %v)", ctx.Err(), lastErr)
 			}
 			backoff *= 2
 		}
@@ -240,7 +242,7 @@ func openHTTP(ctx context.Context, t Target, opts Options) (*Stream, error) {
 			break
 		}
 	}
-	return nil, fmt.Errorf("%s: %w", t, lastErr)
+	return nil, lastErr
 }
 
 // getOnce makes one request; retry says whether the failure is worth another try.

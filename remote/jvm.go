@@ -39,7 +39,7 @@ func openJVM(ctx context.Context, t Target, opts Options) (*Stream, error) {
 		}
 		errs = append(errs, err)
 	}
-	return nil, fmt.Errorf("%s: %w", t, errors.Join(errs...))
+	return nil, errors.Join(errs...)
 }
 
 // runJVMTool starts one tool and streams its standard output. It waits
