@@ -108,3 +108,29 @@ func TestJVMNoSuchProcess(t *testing.T) {
 	}
 	t.Logf("error (as shown to users): %v", err)
 }
+
+// TestJVMCaptureJSON asks for Thread.dump_to_file -format=json: a JDK 21+
+// JVM answers with its JSON dump, an older one (Java 17 here) does not know
+// the command, and the capture falls back to Thread.print.
+func TestJVMCaptureJSON(t *testing.T) {
+	pid := startJVM(t)
+	tg, _ := ParseTarget("jvm:"+strconv.Itoa(pid), "")
+	s, err := Open(context.Background(), tg, Options{JVMJSON: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	body := readStream(t, s)
+	switch {
+	case bytes.Contains(body, []byte(`"threadDump"`)):
+		if n := bytes.Count(body, []byte(`"parked-waiter-`)); n != 3 {
+			t.Errorf("JSON dump names %d parked-waiter threads, want 3", n)
+		}
+	case bytes.Contains(body, []byte("Full thread dump")):
+		t.Logf("this JVM has no Thread.dump_to_file; fell back to %s", s.URL)
+		if !strings.Contains(s.URL, "Thread.print") {
+			t.Errorf("fell back to %q, want Thread.print", s.URL)
+		}
+	default:
+		t.Fatalf("neither a JSON nor a text thread dump from %s:\n%.500s", s.URL, body)
+	}
+}

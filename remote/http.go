@@ -64,6 +64,10 @@ type Options struct {
 	ReadAhead int
 	// TraceWindow is the trace mode's window (default 1ms).
 	TraceWindow time.Duration
+	// JVMJSON asks JVM targets for `jcmd PID Thread.dump_to_file -format=json`
+	// (JDK 21+: virtual threads and thread containers included), falling
+	// back to Thread.print when the JVM does not know the command.
+	JVMJSON bool
 	// Client, when set, is used instead of one built from the timeouts.
 	Client *http.Client
 	// Progress, when set, is called as bytes arrive with the running total.

@@ -32,6 +32,13 @@ var attachFailures = []string{
 
 func openJVM(ctx context.Context, t Target, opts Options) (*Stream, error) {
 	var errs []error
+	if opts.JVMJSON {
+		s, err := dumpJVMToFile(ctx, t, opts)
+		if err == nil {
+			return s, nil
+		}
+		errs = append(errs, err)
+	}
 	for _, tool := range jvmTools {
 		s, err := runJVMTool(ctx, t, tool, opts)
 		if err == nil {
@@ -120,4 +127,57 @@ func lookJavaHome(name string) (string, error) {
 type readCloser struct {
 	io.Reader
 	io.Closer
+}
+
+// dumpJVMToFile runs `jcmd PID Thread.dump_to_file -format=json FILE` into
+// a temporary file (the JVM writes the file itself; JDK 21+) and streams
+// it; the file is removed on Close.
+func dumpJVMToFile(ctx context.Context, t Target, opts Options) (*Stream, error) {
+	path, err := exec.LookPath("jcmd")
+	if err != nil {
+		if path, err = lookJavaHome("jcmd"); err != nil {
+			return nil, err
+		}
+	}
+	dir, err := os.MkdirTemp("", "stackdump-jvm-")
+	if err != nil {
+		return nil, err
+	}
+	file := dir + "/threads.json"
+	cleanup := func() { os.RemoveAll(dir) }
+	cctx, cancel := context.WithTimeout(ctx, opts.Timeout)
+	defer cancel()
+	args := []string{strconv.Itoa(t.PID), "Thread.dump_to_file", "-format=json", file}
+	cmdline := "jcmd " + strings.Join(args, " ")
+	out, err := exec.CommandContext(cctx, path, args...).CombinedOutput()
+	if err != nil || bytes.Contains(out, []byte("Exception")) || bytes.Contains(out, []byte("Unknown diagnostic command")) {
+		cleanup()
+		msg := firstLine(out, []byte(strconv.Itoa(t.PID)+":"))
+		if msg == "" && err != nil {
+			msg = err.Error()
+		}
+		return nil, fmt.Errorf("%s: %s", cmdline, msg)
+	}
+	f, err := os.Open(file)
+	if err != nil {
+		cleanup()
+		return nil, fmt.Errorf("%s: the JVM wrote no file: %w", cmdline, err)
+	}
+	body := &limitedBody{ReadCloser: f, left: opts.MaxBytes, progress: opts.Progress}
+	return &Stream{Reader: body, Target: t, URL: cmdline, closer: func() error {
+		err := f.Close()
+		cleanup()
+		return err
+	}}, nil
+}
+
+// firstLine returns the first non-empty line of out that is not skip.
+func firstLine(out, skip []byte) string {
+	for _, line := range bytes.Split(out, []byte("\n")) {
+		line = bytes.TrimSpace(line)
+		if len(line) > 0 && !bytes.Equal(line, skip) {
+			return string(line)
+		}
+	}
+	return ""
 }

@@ -38,6 +38,7 @@ type captureOptions struct {
 	connectTimeout time.Duration
 	retries        int
 	maxBytes       int64
+	jvmJSON        bool
 }
 
 func (o *captureOptions) addRemoteFlags(cmd *cobra.Command) {
@@ -53,6 +54,7 @@ func (o *captureOptions) addRemoteFlags(cmd *cobra.Command) {
 	f.StringVar(&o.format, "format", "", "output format: text, json, debug1, pprof or folded (default from -o; json in a directory)")
 	f.StringVar(&o.compress, "compress", "", "compression: none, gzip or zstd (default from -o; gzip in a directory)")
 	f.BoolVarP(&o.quiet, "quiet", "q", false, "no progress display and no summary")
+	f.BoolVar(&o.jvmJSON, "jvm-json", false, "JVM targets: jcmd Thread.dump_to_file -format=json (JDK 21+, virtual threads), else Thread.print")
 }
 
 func (o captureOptions) remoteOptions() (remote.Options, error) {
@@ -67,6 +69,7 @@ func (o captureOptions) remoteOptions() (remote.Options, error) {
 		ConnectTimeout: o.connectTimeout,
 		Retries:        max(o.retries, -1),
 		MaxBytes:       o.maxBytes,
+		JVMJSON:        o.jvmJSON,
 	}, nil
 }
 
