@@ -706,18 +706,12 @@ func (g *goTextDecoder) pend(tag byte, name, args []byte, form callForm, parent 
 	}
 }
 
-// pendingLine returns the pending line as written, for errors.
+// pendingLine returns the pending line as written, for errors, or nil
+// when it was not kept: plain function lines are not copied (they are most
+// of a dump), and a rebuilt line could quote text the input does not hold,
+// so their errors name the line by number only.
 func (g *goTextDecoder) pendingLine() []byte {
-	c := &g.waiting
-	if len(c.text) > 0 {
-		return c.text
-	}
-	b := append(append([]byte(nil), g.sec.pendingName()...), '(')
-	if c.form == callInlined || g.anc >= 0 { // ancestors' frames print (...)
-		b = append(b, "..."...)
-	}
-	b = append(b, g.sec.pendingArgs()...)
-	return append(b, ')')
+	return g.waiting.text
 }
 
 // callFlags are the frame flags of the pending call's form.

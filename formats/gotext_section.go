@@ -184,16 +184,6 @@ func (s *section) expectedCall(line []byte) (name, args []byte, form callForm) {
 	return line[:k], args, callGo
 }
 
-// pendingName and pendingArgs return the pending call's text.
-func (s *section) pendingName() []byte {
-	if s.match != nil {
-		return []byte(s.match.Func)
-	}
-	return s.name
-}
-
-func (s *section) pendingArgs() []byte { return s.argBuf[s.pendArgSpan[0]:s.pendArgSpan[1]] }
-
 // rollback forgets the pending call.
 func (s *section) rollback() {
 	s.argBuf = s.argBuf[:s.pendArgs]
