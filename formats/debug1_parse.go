@@ -170,8 +170,9 @@ var (
 )
 
 // parseDebug1Frame parses a frame line after its leading '#'. Fields are
-// separated by runs of tabs (text/tabwriter padding); runs of spaces are
-// accepted too, for dumps that went through a terminal or an editor. A
+// separated by runs of tabs (text/tabwriter padding); runs of spaces (and
+// stray carriage returns) are accepted too, for dumps that went through a
+// terminal or an editor. A
 // function name may contain spaces (generic shapes such as
 // "go.shape.struct { A int }"), so the function ends at its "+0x…" offset,
 // not at the first blank.
@@ -183,8 +184,8 @@ var (
 // Example output: debug1Frame{pc: 0x4a3b2c}
 func parseDebug1Frame(rest []byte) (debug1Frame, error) {
 	var f debug1Frame
-	rest = bytes.TrimLeft(rest, " \t")
-	end := bytes.IndexAny(rest, " \t")
+	rest = bytes.TrimLeft(rest, " \t\r")
+	end := bytes.IndexAny(rest, " \t\r")
 	if end < 0 {
 		end = len(rest)
 	}
@@ -193,7 +194,7 @@ func parseDebug1Frame(rest []byte) (debug1Frame, error) {
 		return f, errDebug1PC
 	}
 	f.pc = pc
-	rest = bytes.Trim(rest[end:], " \t")
+	rest = bytes.Trim(rest[end:], " \t\r")
 	if len(rest) == 0 {
 		return f, nil
 	}
@@ -208,7 +209,7 @@ func parseDebug1Frame(rest []byte) (debug1Frame, error) {
 	if len(f.fn) == 0 {
 		return f, errDebug1Frame
 	}
-	after = bytes.Trim(after, " \t")
+	after = bytes.Trim(after, " \t\r")
 	if len(after) == 0 {
 		f.noFile = true
 		return f, nil

@@ -152,6 +152,11 @@ func parseJVMObject(obj []byte) (addr, class string) {
 		if end < 0 {
 			return jvmSplitIdentity(obj[1:])
 		}
+		if !bytes.Contains(obj[end:], []byte("(a ")) {
+			// No "(a X)": the whole <…> is one object, which may
+			// itself hold '>' (an identity string).
+			end = bytes.LastIndexByte(obj, '>')
+		}
 		inside, rest := obj[1:end], bytes.TrimSpace(obj[end+1:])
 		// "(a X)" normally follows at once; tolerate text spliced in between.
 		if i := bytes.Index(rest, []byte("(a ")); i >= 0 {
