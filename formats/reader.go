@@ -85,16 +85,7 @@ type Reader struct {
 // NewReader returns a Reader of r. Compression (gzip, zstd) and the format
 // are sniffed from the first bytes unless opts says otherwise.
 func NewReader(r io.Reader, opts ReadOptions) *Reader {
-	if opts.Table == nil {
-		opts.Table = NewTable()
-	}
-	if opts.MaxLineBytes <= 0 {
-		opts.MaxLineBytes = defaultMaxLine
-	}
-	if opts.MaxDecompressedBytes <= 0 {
-		opts.MaxDecompressedBytes = defaultMaxDecompressed
-	}
-	return &Reader{src: r, opts: opts, done: true}
+	return &Reader{src: r, opts: opts.withDefaults(), done: true}
 }
 
 // Kind returns the sniffed or forced input format; empty before the first Next.
