@@ -214,7 +214,7 @@ func BenchmarkPipeline(b *testing.B) {
 				}
 				b.ReportMetric(float64(n)*float64(b.N)/b.Elapsed().Seconds(), "goroutines/s")
 			})
-			for _, name := range []string{"dump.json.gz", "dump.json.zst", "dump.txt.gz"} {
+			for _, name := range []string{"dump.json.gz", "dump.json", "dump.json.zst", "dump.txt.gz"} {
 				b.Run("WriteFile-"+name, func(b *testing.B) {
 					path := filepath.Join(benchDir(b), name)
 					for b.Loop() {
