@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -87,10 +88,12 @@ func runConvert(cmd *cobra.Command, in string, o convertOptions) error {
 		out = ""
 	}
 	return writeTo(out, cmd.OutOrStdout(), comp, func(w io.Writer) error {
-		if _, err := p.run(formats.NewReader(src, formats.ReadOptions{ReuseRoutines: true}), w); err != nil {
+		_, err := p.run(formats.NewReader(src, formats.ReadOptions{ReuseRoutines: true}), w)
+		var oe outputError
+		if err != nil && !errors.As(err, &oe) {
 			return fmt.Errorf("%s: %w", in, err)
 		}
-		return nil
+		return err
 	})
 }
 

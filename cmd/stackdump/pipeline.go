@@ -69,7 +69,7 @@ func (p pipeline) run(rd *formats.Reader, w io.Writer) ([]dumpResult, error) {
 		}
 		if enc != nil {
 			if err := enc.BeginDump(d); err != nil {
-				return results, err
+				return results, outputError{err}
 			}
 		}
 		var g *dedupe.Grouper
@@ -97,7 +97,7 @@ func (p pipeline) run(rd *formats.Reader, w io.Writer) ([]dumpResult, error) {
 			}
 			if enc != nil {
 				if err := enc.WriteRoutine(r); err != nil {
-					return results, err
+					return results, outputError{err}
 				}
 			}
 		}
@@ -111,8 +111,16 @@ func (p pipeline) run(rd *formats.Reader, w io.Writer) ([]dumpResult, error) {
 			err = formats.WriteGroups(w, p.format, d, groups)
 		}
 		if err != nil {
-			return results, err
+			return results, outputError{err}
 		}
 		results = append(results, dumpResult{dump: d, groups: groups, by: p.by})
 	}
 }
+
+// outputError is a failure to write the output rather than to read the
+// input, so that callers name the output (its own error does) and not the
+// input.
+type outputError struct{ err error }
+
+func (e outputError) Error() string { return e.err.Error() }
+func (e outputError) Unwrap() error { return e.err }
