@@ -93,9 +93,9 @@ func appendJSONGroup(b []byte, g *Group) []byte {
 	if s := g.Sample; s != nil {
 		if s.CreatedBy != nil {
 			b = append(b, `,"created_by":`...)
-			b = appendJSONFrame(b, s.CreatedBy, nil)
+			b = appendJSONFrame(b, s.CreatedBy, nil, nil)
 		}
-		b = appendJSONStack(b, s.Stack, nil)
+		b = appendJSONStack(b, s.Stack, nil, nil)
 		if s.Unavailable {
 			b = append(b, `,"unavailable":true`...)
 		}

@@ -15,10 +15,11 @@ const JSONFormatVersion = "stackdump/v1"
 // appended as it comes, and the keys only known at the end (truncated,
 // warnings, total) close it.
 type jsonEncoder struct {
-	w     io.Writer
-	buf   []byte
-	n     int   // routines written in the current dump
-	total int64 // their counts, for dumps that carry no Total
+	w      io.Writer
+	buf    []byte
+	n      int            // routines written in the current dump
+	frames jsonFrameCache // encoded frames, shared by every dump
+	total  int64          // their counts, for dumps that carry no Total
 }
 
 func newJSONEncoder(w io.Writer) Encoder {
@@ -43,7 +44,7 @@ func (e *jsonEncoder) WriteRoutine(r *Routine) error {
 	}
 	e.n++
 	e.total += jsonRoutineCount(r)
-	e.buf = appendJSONRoutine(b, r)
+	e.buf = appendJSONRoutine(b, r, &e.frames)
 	return e.flushIfFull()
 }
 
@@ -181,7 +182,7 @@ func appendJSONArray[T any](b []byte, xs []T, appendElem func([]byte, T) []byte)
 }
 
 // appendJSONRoutine appends one goroutine or thread object.
-func appendJSONRoutine(b []byte, r *Routine) []byte {
+func appendJSONRoutine(b []byte, r *Routine, c *jsonFrameCache) []byte {
 	b = append(b, `{"id":`...)
 	b = strconv.AppendInt(b, r.ID, 10)
 	if r.Count != 1 {
@@ -234,9 +235,9 @@ func appendJSONRoutine(b []byte, r *Routine) []byte {
 	}
 	if r.CreatedBy != nil {
 		b = append(b, `,"created_by":`...)
-		b = appendJSONFrame(b, r.CreatedBy, r.CreatedByValues)
+		b = appendJSONFrame(b, r.CreatedBy, r.CreatedByValues, c)
 	}
-	b = appendJSONStack(b, r.Stack, r.Values)
+	b = appendJSONStack(b, r.Stack, r.Values, c)
 	if r.Unavailable {
 		b = append(b, `,"unavailable":true`...)
 	}
@@ -251,9 +252,9 @@ func appendJSONRoutine(b []byte, r *Routine) []byte {
 			b = strconv.AppendInt(b, a.ID, 10)
 			if a.CreatedBy != nil {
 				b = append(b, `,"created_by":`...)
-				b = appendJSONFrame(b, a.CreatedBy, nil)
+				b = appendJSONFrame(b, a.CreatedBy, nil, c)
 			}
-			b = appendJSONStack(b, a.Stack, a.Values)
+			b = appendJSONStack(b, a.Stack, a.Values, c)
 			b = append(b, '}')
 		}
 		b = append(b, ']')
@@ -306,7 +307,7 @@ func appendJSONLabels(b []byte, ls Labels) []byte {
 
 // appendJSONStack appends `,"stack":[…]` and, when frames were elided,
 // `,"elided":{…}`. A nil stack is written as an empty one.
-func appendJSONStack(b []byte, s *Stack, vs *FrameValues) []byte {
+func appendJSONStack(b []byte, s *Stack, vs *FrameValues, c *jsonFrameCache) []byte {
 	b = append(b, `,"stack":[`...)
 	if s == nil {
 		return append(b, ']')
@@ -319,7 +320,7 @@ func appendJSONStack(b []byte, s *Stack, vs *FrameValues) []byte {
 		if vs != nil && i < len(vs.Frames) {
 			v = &vs.Frames[i]
 		}
-		b = appendJSONFrame(b, f, v)
+		b = appendJSONFrame(b, f, v, c)
 	}
 	b = append(b, ']')
 	if s.Elided {
@@ -335,8 +336,18 @@ func appendJSONStack(b []byte, s *Stack, vs *FrameValues) []byte {
 }
 
 // appendJSONFrame appends a frame object with the routine's values for it
-// (v may be nil).
-func appendJSONFrame(b []byte, f *Frame, v *FrameValue) []byte {
+// (v may be nil). c, when not nil, caches the frame's own members.
+func appendJSONFrame(b []byte, f *Frame, v *FrameValue, c *jsonFrameCache) []byte {
+	b = c.appendFields(b, f)
+	if v != nil {
+		b = appendJSONValue(b, v)
+	}
+	return append(b, '}')
+}
+
+// appendJSONFrameFields appends `{"func":…` and the frame's other members,
+// leaving the object open for the routine's values.
+func appendJSONFrameFields(b []byte, f *Frame) []byte {
 	b = append(b, `{"func":`...)
 	b = appendJSONString(b, f.Func)
 	if f.File != "" {
@@ -361,10 +372,39 @@ func appendJSONFrame(b []byte, f *Frame, v *FrameValue) []byte {
 	if f.Native {
 		b = append(b, `,"native":true`...)
 	}
-	if v != nil {
-		b = appendJSONValue(b, v)
+	return b
+}
+
+// jsonFrameCacheMax bounds the bytes a jsonFrameCache holds.
+const jsonFrameCacheMax = 16 << 20
+
+// jsonFrameCache keeps the encoded members of interned frames, so that a
+// frame shared by thousands of routines is escaped and formatted once and
+// then copied. It is per encoder; its memory follows distinct frames, up
+// to jsonFrameCacheMax. A nil cache encodes every time.
+type jsonFrameCache struct {
+	m     map[*Frame][]byte
+	bytes int
+}
+
+func (c *jsonFrameCache) appendFields(b []byte, f *Frame) []byte {
+	if c == nil {
+		return appendJSONFrameFields(b, f)
 	}
-	return append(b, '}')
+	if enc, ok := c.m[f]; ok {
+		return append(b, enc...)
+	}
+	start := len(b)
+	b = appendJSONFrameFields(b, f)
+	if c.bytes < jsonFrameCacheMax {
+		if c.m == nil {
+			c.m = make(map[*Frame][]byte)
+		}
+		enc := append([]byte(nil), b[start:]...)
+		c.m[f] = enc
+		c.bytes += len(enc)
+	}
+	return b
 }
 
 // appendJSONValue appends the members of a frame's per-routine values.
