@@ -11,7 +11,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"syscall"
 	"testing"
@@ -56,25 +55,16 @@ func runAtomicChild(path string) {
 	os.Exit(0)
 }
 
-var tempName = regexp.MustCompile(`^\.dump\.txt\.tmp-[0-9]+$`)
-
-// dirEntries lists dir's names other than keep, failing on any that is
-// not a temporary file of dump.txt.
+// tempFiles returns dir's temporary files of dump.txt, failing on
+// anything else but dump.txt itself.
 func tempFiles(t *testing.T, dir string) []string {
 	t.Helper()
-	entries, err := os.ReadDir(dir)
+	temps, others, err := faultfs.Leftovers(dir, "dump.txt")
 	if err != nil {
 		t.Fatal(err)
 	}
-	var temps []string
-	for _, e := range entries {
-		switch {
-		case e.Name() == "dump.txt":
-		case tempName.MatchString(e.Name()):
-			temps = append(temps, e.Name())
-		default:
-			t.Errorf("unexpected file %s", e.Name())
-		}
+	if len(others) > 0 {
+		t.Errorf("unexpected files %v", others)
 	}
 	return temps
 }

@@ -11,7 +11,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"syscall"
 	"testing"
@@ -25,25 +24,16 @@ func appendGoroutine(dst []byte, id int) []byte {
 	return fmt.Appendf(dst, "goroutine %d [chan receive]:\nmain.worker(0xc000%06x)\n\t/app/worker.go:42 +0x1d\ncreated by main.main in goroutine 1\n\t/app/main.go:30 +0x45\n\n", id, id)
 }
 
-var convertTemp = regexp.MustCompile(`^\.dump\.txt\.tmp-[0-9]+$`)
-
 // convertLeftovers returns dir's temporary files of dump.txt, failing on
 // anything else but dump.txt itself.
 func convertLeftovers(t *testing.T, dir string) []string {
 	t.Helper()
-	entries, err := os.ReadDir(dir)
+	temps, others, err := faultfs.Leftovers(dir, "dump.txt")
 	if err != nil {
 		t.Fatal(err)
 	}
-	var temps []string
-	for _, e := range entries {
-		switch {
-		case e.Name() == "dump.txt":
-		case convertTemp.MatchString(e.Name()):
-			temps = append(temps, e.Name())
-		default:
-			t.Errorf("unexpected file %s", e.Name())
-		}
+	if len(others) > 0 {
+		t.Errorf("unexpected files %v", others)
 	}
 	return temps
 }

@@ -11,7 +11,9 @@ package faultfs
 import (
 	"errors"
 	"fmt"
+	"os"
 	"runtime"
+	"strings"
 	"syscall"
 	"unsafe"
 )
@@ -105,3 +107,33 @@ func DropPermissionOverride() error {
 
 // Skip reports whether err says the faults cannot be made here.
 func Skip(err error) bool { return errors.Is(err, ErrNotPermitted) }
+
+// Leftovers lists what a write of dir/name left in dir: its temporary
+// files (".NAME.tmp-DIGITS", as dumper.CreateAtomic names them) and any
+// other file but name itself.
+func Leftovers(dir, name string) (temps, others []string, err error) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, nil, err
+	}
+	prefix := "." + name + ".tmp-"
+	for _, e := range entries {
+		switch n := e.Name(); {
+		case n == name:
+		case strings.HasPrefix(n, prefix) && isDigits(n[len(prefix):]):
+			temps = append(temps, n)
+		default:
+			others = append(others, n)
+		}
+	}
+	return temps, others, nil
+}
+
+func isDigits(s string) bool {
+	for _, c := range s {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return s != ""
+}
