@@ -17,12 +17,18 @@ import (
 // writeJSON encodes dumps through NewEncoder and an Output, as the CLI does.
 func writeJSON(t testing.TB, dumps ...*Dump) []byte {
 	t.Helper()
+	return encodeAs(t, FormatJSON, dumps...)
+}
+
+// encodeAs encodes dumps in format f through NewEncoder and an Output.
+func encodeAs(t testing.TB, f Format, dumps ...*Dump) []byte {
+	t.Helper()
 	var buf bytes.Buffer
 	out, err := NewOutput(&buf, CompressNone)
 	if err != nil {
 		t.Fatal(err)
 	}
-	enc, err := NewEncoder(out, FormatJSON)
+	enc, err := NewEncoder(out, f)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,24 +10,7 @@ import (
 // writeText encodes dumps as text through NewEncoder and an Output.
 func writeText(t testing.TB, dumps ...*Dump) string {
 	t.Helper()
-	var buf bytes.Buffer
-	out, err := NewOutput(&buf, CompressNone)
-	if err != nil {
-		t.Fatal(err)
-	}
-	enc, err := NewEncoder(out, FormatText)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, d := range dumps {
-		if err := WriteDump(enc, d); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := out.Close(); err != nil {
-		t.Fatal(err)
-	}
-	return buf.String()
+	return string(encodeAs(t, FormatText, dumps...))
 }
 
 // wantFixtureText is the Go fixture as the runtime would print it, checked

@@ -16,17 +16,10 @@ import (
 	"github.com/stackdump/stackdump/formats"
 )
 
-// runCLI runs the real root command with args.
+// runCLI runs the real root command with args and an empty stdin.
 func runCLI(t *testing.T, args ...string) (stdout, stderr string, err error) {
 	t.Helper()
-	cmd := newRootCommand()
-	var out, errOut bytes.Buffer
-	cmd.SetOut(&out)
-	cmd.SetErr(&errOut)
-	cmd.SetIn(strings.NewReader(""))
-	cmd.SetArgs(args)
-	err = cmd.Execute()
-	return out.String(), errOut.String(), err
+	return runCLIInput(t, nil, args...)
 }
 
 //go:noinline

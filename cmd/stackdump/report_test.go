@@ -13,19 +13,6 @@ import (
 	"time"
 )
 
-// runReportCLI runs the stackdump command line with args and stdin.
-func runReportCLI(t *testing.T, stdin []byte, args ...string) (stdout, stderr string, err error) {
-	t.Helper()
-	cmd := newRootCommand()
-	var out, errOut bytes.Buffer
-	cmd.SetOut(&out)
-	cmd.SetErr(&errOut)
-	cmd.SetIn(bytes.NewReader(stdin))
-	cmd.SetArgs(args)
-	err = cmd.Execute()
-	return out.String(), errOut.String(), err
-}
-
 // reportParked blocks until ch closes: the goroutines the report must find.
 func reportParked(ch chan struct{}) { <-ch }
 
@@ -125,7 +112,7 @@ func TestReportCommandTimeline(t *testing.T) {
 		files = append(files, f)
 	}
 	out := filepath.Join(dir, "report.html")
-	if _, stderr, err := runReportCLI(t, nil, append([]string{"report", "-o", out, "--title", "leak <check>"}, files...)...); err != nil {
+	if _, stderr, err := runCLIInput(t, nil, append([]string{"report", "-o", out, "--title", "leak <check>"}, files...)...); err != nil {
 		t.Fatalf("report: %v\n%s", err, stderr)
 	}
 	page, err := os.ReadFile(out)
@@ -162,7 +149,7 @@ func TestReportCommandStdin(t *testing.T) {
 	ch := make(chan struct{})
 	defer close(ch)
 	parkGoroutines(t, ch, 4, 4)
-	stdout, stderr, err := runReportCLI(t, goroutineDebug1(t), "report", "-")
+	stdout, stderr, err := runCLIInput(t, goroutineDebug1(t), "report", "-")
 	if err != nil {
 		t.Fatalf("report -: %v\n%s", err, stderr)
 	}
@@ -204,7 +191,7 @@ func TestReportCommandArguments(t *testing.T) {
 		{[]string{"report", filepath.Join(dir, "missing.txt")}, "no such file"},
 		{[]string{"report", "-o", out, junk}, "junk.txt"},
 	} {
-		_, _, err := runReportCLI(t, nil, c.args...)
+		_, _, err := runCLIInput(t, nil, c.args...)
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%v: error %v, want %q", c.args, err, c.want)
 		}
