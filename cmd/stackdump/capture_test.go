@@ -316,3 +316,28 @@ func TestCaptureTraceMode(t *testing.T) {
 		}
 	}
 }
+
+// TestCaptureTargetsFile reads targets from a file with comments and blank
+// lines and captures each into the directory.
+func TestCaptureTargetsFile(t *testing.T) {
+	leak(t, 5)
+	a, b := pprofServer(t), pprofServer(t)
+	list := filepath.Join(t.TempDir(), "targets.txt")
+	content := "# production pprof endpoints\n" + a.URL + "\n\n  " + b.URL + "/debug/pprof/goroutine  # the second one\n"
+	if err := os.WriteFile(list, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir() + "/"
+	if _, stderr, err := runCLI(t, "capture", "-q", "--targets", list, "--concurrency", "2", "-o", dir); err != nil {
+		t.Fatalf("%v\n%s", err, stderr)
+	}
+	files, _ := filepath.Glob(dir + "*.json.gz")
+	if len(files) != 2 {
+		t.Fatalf("files %v, want one per listed target", files)
+	}
+	for _, f := range files {
+		if got := countFunc(readDumpFile(t, f)[0], ".leakyWorker"); got != 5 {
+			t.Errorf("%s: %d leakyWorker goroutines, want 5", f, got)
+		}
+	}
+}
