@@ -1,0 +1,118 @@
+package zseg
+
+import (
+	"fmt"
+	"hash/crc32"
+
+	"github.com/klauspost/compress/flate"
+	"github.com/klauspost/compress/zstd"
+
+	"github.com/stackdump/stackdump/formats"
+)
+
+// Segment is a piece of a stream compressed on its own by an Encoder,
+// ready for Stream.WriteSegment. Its fields must not be changed.
+type Segment struct {
+	// Data is the compressed bytes (the bytes as written without
+	// compression). Once the segment is written, Data may be passed to
+	// Encoder.Take to hold a later segment.
+	Data []byte
+	// Size is the number of bytes written into the segment, before
+	// compression.
+	Size int64
+
+	crc  uint32              // CRC-32 (IEEE) of the Size bytes, for gzip
+	comp formats.Compression // the compression of the Encoder that made it
+	err  error               // the compressor's error; the segment is unusable
+}
+
+// Encoder compresses what is written to it into its current segment,
+// independently of every other Encoder and of its own earlier segments.
+// One goroutine uses an Encoder at a time; give each worker its own.
+type Encoder struct {
+	comp  formats.Compression
+	out   sliceWriter
+	flate *flate.Writer // gzip
+	zstd  *zstd.Encoder // zstd
+	crc   uint32        // of the current segment
+	size  int64         // of the current segment
+	err   error         // sticky: the compressor failed
+}
+
+// NewEncoder returns an Encoder making segments for s. It is safe to call
+// from any goroutine.
+func (s *Stream) NewEncoder() *Encoder {
+	e := &Encoder{comp: s.opts.Compression}
+	switch e.comp {
+	case formats.CompressGzip:
+		e.flate, e.err = flate.NewWriter(&e.out, s.opts.Level)
+	case formats.CompressZstd:
+		e.zstd, e.err = zstd.NewWriter(&e.out,
+			zstd.WithEncoderLevel(zstd.EncoderLevel(s.opts.Level)),
+			zstd.WithEncoderConcurrency(1))
+	}
+	if e.err != nil {
+		e.err = fmt.Errorf("zseg: new %s encoder: %w", e.comp, e.err)
+	}
+	return e
+}
+
+// Write compresses p into the current segment. It fails only if the
+// compressor does, and then keeps failing.
+func (e *Encoder) Write(p []byte) (int, error) {
+	if e.err != nil {
+		return 0, e.err
+	}
+	var n int
+	switch e.comp {
+	case formats.CompressGzip:
+		n, e.err = e.flate.Write(p)
+		e.crc = crc32.Update(e.crc, crc32.IEEETable, p[:n])
+	case formats.CompressZstd:
+		n, e.err = e.zstd.Write(p)
+	default:
+		n, _ = e.out.Write(p)
+	}
+	e.size += int64(n)
+	if e.err != nil {
+		e.err = fmt.Errorf("zseg: compressing with %s: %w", e.comp, e.err)
+	}
+	return n, e.err
+}
+
+// Take ends the current segment and returns it. The Encoder goes on with
+// a new, empty segment whose compressed bytes are appended to buf[:0]:
+// pass the Data of a segment already written to reuse its memory, or nil.
+// A segment the compressor failed on is refused by Stream.WriteSegment.
+func (e *Encoder) Take(buf []byte) Segment {
+	if e.err == nil && e.size > 0 {
+		switch e.comp {
+		case formats.CompressGzip:
+			e.err = e.flate.Flush() // sync flush: byte-aligned, not final
+		case formats.CompressZstd:
+			e.err = e.zstd.Close() // ends the frame
+		}
+		if e.err != nil {
+			e.err = fmt.Errorf("zseg: ending a %s segment: %w", e.comp, e.err)
+		}
+	}
+	seg := Segment{Data: e.out.b, Size: e.size, crc: e.crc, comp: e.comp, err: e.err}
+	e.out.b, e.size, e.crc = buf[:0], 0, 0
+	switch {
+	case e.err != nil:
+	case e.flate != nil:
+		e.flate.Reset(&e.out)
+	case e.zstd != nil:
+		e.zstd.Reset(&e.out)
+	}
+	return seg
+}
+
+// sliceWriter appends what is written to it to b.
+type sliceWriter struct{ b []byte }
+
+// Write appends p to w.b; it never fails.
+func (w *sliceWriter) Write(p []byte) (int, error) {
+	w.b = append(w.b, p...)
+	return len(p), nil
+}

@@ -1,0 +1,228 @@
+package zseg
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"hash/crc32"
+	"io"
+	"strings"
+	"testing"
+
+	"github.com/stackdump/stackdump/formats"
+)
+
+func TestOptions(t *testing.T) {
+	good := []Options{
+		{}, {Compression: formats.CompressNone},
+		{Compression: formats.CompressGzip}, {Compression: formats.CompressGzip, Level: -2}, {Compression: formats.CompressGzip, Level: 9},
+		{Compression: formats.CompressZstd}, {Compression: formats.CompressZstd, Level: 1}, {Compression: formats.CompressZstd, Level: 4},
+	}
+	for _, o := range good {
+		if _, err := NewStream(io.Discard, o); err != nil {
+			t.Errorf("%+v: %v", o, err)
+		}
+	}
+	bad := map[Options]string{
+		{Compression: "lz4"}:                           `unknown compression "lz4"`,
+		{Compression: formats.CompressNone, Level: 3}:  "level 3 given without compression",
+		{Compression: formats.CompressGzip, Level: -3}: "gzip level -3 out of range [-2, 9]",
+		{Compression: formats.CompressGzip, Level: 10}: "gzip level 10 out of range",
+		{Compression: formats.CompressZstd, Level: 5}:  "zstd level 5 out of range [1, 4]",
+		{Compression: formats.CompressZstd, Level: -1}: "zstd level -1 out of range",
+	}
+	for o, want := range bad {
+		if _, err := NewStream(io.Discard, o); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%+v: error %v, want one saying %q", o, err, want)
+		}
+	}
+}
+
+// failingWriter takes up to room bytes, then fails, counting the writes
+// it is asked for after failing.
+type failingWriter struct {
+	room       int
+	short      bool // fail with a short count and no error
+	got        bytes.Buffer
+	afterFails int
+	failed     bool
+}
+
+var errDiskFull = errors.New("disk full")
+
+func (w *failingWriter) Write(p []byte) (int, error) {
+	if w.failed {
+		w.afterFails++
+	}
+	if len(p) <= w.room {
+		w.room -= len(p)
+		return w.got.Write(p)
+	}
+	n := w.room
+	w.got.Write(p[:n])
+	w.room, w.failed = 0, true
+	if w.short {
+		return n, nil
+	}
+	return n, errDiskFull
+}
+
+// A writer that fails anywhere in the stream: the error comes back from
+// WriteSegment or Close and every call after, wrapped with context, and
+// nothing more is written.
+func TestFailingWriter(t *testing.T) {
+	chunks := [][]byte{[]byte(strings.Repeat("goroutine 1 [running]:\n", 100)), nil, []byte("main.main()\n")}
+	for _, c := range compressions {
+		full := len(segmentsOf(t, Options{Compression: c}, chunks...))
+		for room := range full {
+			for _, short := range []bool{false, true} {
+				w := &failingWriter{room: room, short: short}
+				s, err := NewStream(w, Options{Compression: c})
+				if err != nil {
+					t.Fatal(err)
+				}
+				enc := s.NewEncoder()
+				var first error
+				for _, chunk := range chunks {
+					enc.Write(chunk)
+					if err := s.WriteSegment(enc.Take(nil)); err != nil && first == nil {
+						first = err
+					}
+				}
+				if err := s.Close(); first == nil {
+					first = err
+				}
+				want := errDiskFull
+				if short {
+					want = io.ErrShortWrite
+				}
+				if !errors.Is(first, want) || !strings.HasPrefix(first.Error(), "zseg: writing ") {
+					t.Fatalf("%s, fails after %d of %d bytes: error %v, want a zseg error wrapping %v", c, room, full, first, want)
+				}
+				if err := s.WriteSegment(enc.Take(nil)); err != first {
+					t.Fatalf("%s: WriteSegment after the failure: %v, want %v", c, err, first)
+				}
+				if err := s.Close(); err != first {
+					t.Fatalf("%s: Close after the failure: %v, want %v", c, err, first)
+				}
+				if w.afterFails != 0 {
+					t.Fatalf("%s: %d writes after the failure", c, w.afterFails)
+				}
+			}
+		}
+	}
+}
+
+func TestWriteAfterClose(t *testing.T) {
+	for _, c := range compressions {
+		var out bytes.Buffer
+		s, _ := NewStream(&out, Options{Compression: c})
+		enc := s.NewEncoder()
+		enc.Write([]byte("x"))
+		if err := s.Close(); err != nil {
+			t.Fatal(err)
+		}
+		n := out.Len()
+		if err := s.WriteSegment(enc.Take(nil)); !errors.Is(err, ErrClosed) {
+			t.Fatalf("%s: WriteSegment after Close: %v, want ErrClosed", c, err)
+		}
+		if err := s.Close(); err != nil || out.Len() != n {
+			t.Fatalf("%s: second Close: %v, %d bytes more", c, err, out.Len()-n)
+		}
+	}
+}
+
+// A segment goes only into a stream of the compression it was made for.
+func TestSegmentOfAnotherCompression(t *testing.T) {
+	gz, _ := NewStream(io.Discard, Options{Compression: formats.CompressGzip})
+	enc := gz.NewEncoder()
+	enc.Write([]byte("goroutine 1 [running]:\n"))
+	seg := enc.Take(nil)
+	var out bytes.Buffer
+	zs, _ := NewStream(&out, Options{Compression: formats.CompressZstd})
+	if err := zs.WriteSegment(seg); err == nil || !strings.Contains(err.Error(), `segment made for "gzip" written to a zstd stream`) {
+		t.Fatalf("error %v", err)
+	}
+	if out.Len() != 0 {
+		t.Fatalf("%d bytes written", out.Len())
+	}
+	if err := gz.WriteSegment(seg); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// Take appends the next segment to the buffer it is given.
+func TestTakeRecyclesBuffer(t *testing.T) {
+	for _, c := range compressions {
+		s, _ := NewStream(io.Discard, Options{Compression: c})
+		enc := s.NewEncoder()
+		buf := make([]byte, 0, 64<<10)
+		enc.Take(buf)
+		enc.Write([]byte(strings.Repeat("goroutine 1 [running]:\n", 100)))
+		seg := enc.Take(nil)
+		if len(seg.Data) == 0 || &seg.Data[:1][0] != &buf[:1][0] {
+			t.Fatalf("%s: segment not in the buffer given", c)
+		}
+	}
+}
+
+// With recycled buffers, a segment costs no allocation of ours, at any
+// size. klauspost's zstd encoder allocates two small arrays per frame (the
+// frame header and checksum it hands the writer).
+func TestSegmentAllocations(t *testing.T) {
+	data := dumpJSON(300<<10, 10)
+	for _, c := range compressions {
+		s, _ := NewStream(io.Discard, Options{Compression: c})
+		enc := s.NewEncoder()
+		var buf []byte
+		cycle := func() {
+			enc.Write(data)
+			seg := enc.Take(buf)
+			if err := s.WriteSegment(seg); err != nil {
+				t.Fatal(err)
+			}
+			buf = seg.Data
+		}
+		cycle()
+		cycle()
+		limit := 0.0
+		if c == formats.CompressZstd {
+			limit = 2
+		}
+		if allocs := testing.AllocsPerRun(5, cycle); allocs > limit {
+			t.Errorf("%s: %.1f allocations per segment", c, allocs)
+		}
+	}
+}
+
+// A stream past 4 GiB: the trailer holds the CRC of it all and its size
+// modulo 2^32. One segment of 64 MiB of zeros is written 65 times.
+func TestGzipTrailerPast4GiB(t *testing.T) {
+	if testing.Short() {
+		t.Skip("computes the CRC of 4 GiB")
+	}
+	zeros := make([]byte, 64<<20)
+	var out bytes.Buffer
+	s, _ := NewStream(&out, Options{Compression: formats.CompressGzip, Level: 1})
+	enc := s.NewEncoder()
+	enc.Write(zeros)
+	seg := enc.Take(nil)
+	const times = 65
+	want := uint32(0)
+	for range times {
+		if err := s.WriteSegment(seg); err != nil {
+			t.Fatal(err)
+		}
+		want = crc32.Update(want, crc32.IEEETable, zeros)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	trailer := out.Bytes()[out.Len()-8:]
+	if got := binary.LittleEndian.Uint32(trailer); got != want {
+		t.Errorf("CRC-32 %08x, want %08x", got, want)
+	}
+	if got, want := binary.LittleEndian.Uint32(trailer[4:]), uint32(times*len(zeros)); got != want {
+		t.Errorf("ISIZE %d, want %d", got, want)
+	}
+}
