@@ -1,6 +1,6 @@
-// Package zseg builds one gzip or zstd stream out of segments that were
-// compressed independently, on as many goroutines as there are segments in
-// flight, and writes them in order.
+// Package zseg builds one gzip or zstd stream out of segments compressed
+// independently of each other, on many goroutines at once, and written in
+// order by one.
 //
 // A [Stream] hands out one [Encoder] per worker goroutine. A worker writes
 // a chunk of output into its Encoder and calls [Encoder.Take], which ends

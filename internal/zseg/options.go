@@ -9,9 +9,9 @@ import (
 	"github.com/stackdump/stackdump/formats"
 )
 
-// DefaultGzipLevel is the deflate level used when Options.Level is 0: on
-// dump JSON it compresses nearly as well as level 9 at several times the
-// speed.
+// DefaultGzipLevel is the deflate level used when Options.Level is 0: the
+// level klauspost's gzip writer uses for gzip.DefaultCompression, as
+// formats.NewOutput does.
 const DefaultGzipLevel = 5
 
 // Options configures a Stream.

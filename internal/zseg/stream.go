@@ -34,7 +34,7 @@ type Stream struct {
 	opts   Options
 	begun  bool   // the gzip header or a zstd frame is written
 	closed bool   // Close was called
-	crc    uint32 // of all the data so far (gzip)
+	crc    uint32 // of all the data so far, for gzip
 	size   int64  // of all the data so far
 	err    error  // sticky: w failed
 }
@@ -76,7 +76,9 @@ func (s *Stream) WriteSegment(seg Segment) error {
 	if err := s.write(seg.Data, "segment"); err != nil {
 		return err
 	}
-	s.crc = crc32Combine(s.crc, seg.crc, uint64(seg.Size))
+	if s.opts.Compression == formats.CompressGzip {
+		s.crc = crc32Combine(s.crc, seg.crc, uint64(seg.Size))
+	}
 	s.size += seg.Size
 	return nil
 }
