@@ -1,11 +1,10 @@
 package dumper
 
 import (
-	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"io"
+	"sync"
 
 	"github.com/stackdump/stackdump/formats"
 )
@@ -36,10 +35,35 @@ func encodeDump(ctx context.Context, w io.Writer, f formats.Format, d *formats.D
 	return ctx.Err()
 }
 
+// writeCapture writes a capture to w compressed with c: as JSON made in
+// parallel from the runtime's traceback text when the capture kept it
+// (raw) and f is JSON, else through one large buffered output (see
+// writeCaptured). It returns how many bytes went to w: after an error,
+// what was still buffered or being compressed is dropped, so when
+// encoding fails before the first buffer reached w nothing was sent.
+func writeCapture(ctx context.Context, w io.Writer, c formats.Compression, f formats.Format, d *formats.Dump, raw *stackText, dedupe bool, by string) (sent int64, err error) {
+	gw := &gateWriter{w: w}
+	if raw != nil && f == formats.FormatJSON {
+		err = writeJSONParallel(ctx, gw, c, d, raw)
+		return gw.sent(), err
+	}
+	out, err := newDumpOutput(gw, c)
+	if err != nil {
+		return 0, err
+	}
+	err = writeCaptured(ctx, out, f, d, raw, dedupe, by)
+	if err != nil {
+		gw.close()
+	}
+	if cerr := out.Close(); err == nil {
+		err = cerr
+	}
+	return gw.sent(), err
+}
+
 // writeCaptured writes a capture to w: the runtime's text as is when the
-// capture kept it (raw) and f is text, the raw text streamed through the
-// reader into format f otherwise, else d's groups in format f when dedupe
-// is set (at similarity by), else d in format f.
+// capture kept it (raw) and f is text, else d's groups in format f when
+// dedupe is set (at similarity by), else d in format f.
 func writeCaptured(ctx context.Context, w io.Writer, f formats.Format, d *formats.Dump, raw *stackText, dedupe bool, by string) error {
 	switch {
 	case raw != nil && f == formats.FormatText:
@@ -48,7 +72,7 @@ func writeCaptured(ctx context.Context, w io.Writer, f formats.Format, d *format
 		}
 		return ctx.Err()
 	case raw != nil:
-		return streamCaptured(ctx, w, f, d, raw)
+		return fmt.Errorf("write %s: no encoder for the raw traceback", f) // wantsRawText and writeCapture disagree
 	case dedupe:
 		return writeGrouped(ctx, w, f, d, by)
 	}
@@ -56,56 +80,40 @@ func writeCaptured(ctx context.Context, w io.Writer, f formats.Format, d *format
 }
 
 // wantsRawText reports whether output in format f can be written from the
-// runtime's traceback text as it is read, one routine at a time, rather
-// than from a dump read whole first: text (the runtime's own bytes) and
-// JSON. Streaming reads on one CPU without building the dump in memory,
-// leaving the others to the compressor.
+// runtime's traceback text as it is read rather than from a dump read whole
+// first: text (the runtime's own bytes) and JSON (writeJSONParallel).
 func wantsRawText(f formats.Format, dedupe bool) bool {
 	return (f == formats.FormatText || f == formats.FormatJSON) && !dedupe
 }
 
-// streamCaptured reads raw's traceback text in the reader's streaming mode
-// and writes each routine in format f as it is read. d carries the
-// capture's metadata (source, cost, truncation), which the read dump takes.
-func streamCaptured(ctx context.Context, w io.Writer, f formats.Format, d *formats.Dump, raw *stackText) error {
-	enc, err := formats.NewEncoder(w, f)
-	if err != nil {
-		return err
+// gateWriter passes writes to w until closed, then drops them, and counts
+// what it passed. Compressors write to it from their own goroutines.
+type gateWriter struct {
+	mu     sync.Mutex
+	w      io.Writer
+	n      int64
+	closed bool
+}
+
+func (g *gateWriter) Write(p []byte) (int, error) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.closed {
+		return len(p), nil
 	}
-	rd := formats.NewReader(bytes.NewReader(raw.buf[:raw.n]), formats.ReadOptions{Kind: formats.KindGoTraceback, ReuseRoutines: true})
-	read, err := rd.Next()
-	if err == io.EOF { // no goroutine at all: write the metadata alone
-		read, err = &formats.Dump{}, nil
-	}
-	if err != nil {
-		return fmt.Errorf("read stacks: %w", err)
-	}
-	read.Source = d.Source
-	if err := enc.BeginDump(read); err != nil {
-		return fmt.Errorf("write %s: %w", f, err)
-	}
-	i := 0
-	for r, err := range rd.Routines() {
-		if i++; i%ctxCheckEvery == 0 {
-			if err := ctx.Err(); err != nil {
-				return err
-			}
-		}
-		if err != nil {
-			var pe *formats.ParseError
-			if errors.As(err, &pe) {
-				continue // kept in read.Warnings
-			}
-			return fmt.Errorf("read stacks: %w", err)
-		}
-		if err := enc.WriteRoutine(r); err != nil {
-			return fmt.Errorf("write %s: %w", f, err)
-		}
-	}
-	read.Truncated = read.Truncated || d.Truncated
-	read.Warnings = append(read.Warnings, d.Warnings...)
-	if err := enc.EndDump(read); err != nil {
-		return fmt.Errorf("write %s: %w", f, err)
-	}
-	return ctx.Err()
+	n, err := g.w.Write(p)
+	g.n += int64(n)
+	return n, err
+}
+
+func (g *gateWriter) close() {
+	g.mu.Lock()
+	g.closed = true
+	g.mu.Unlock()
+}
+
+func (g *gateWriter) sent() int64 {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.n
 }

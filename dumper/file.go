@@ -55,14 +55,7 @@ func WriteFile(ctx context.Context, path string, opts FileOptions) error {
 	if raw != nil {
 		defer putStackBuf(raw.buf)
 	}
-	out, err := newDumpOutput(af, comp)
-	if err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	err = writeCaptured(ctx, out, format, d, raw, dedupe, opts.By)
-	if cerr := out.Close(); err == nil {
-		err = cerr
-	}
+	_, err = writeCapture(ctx, af, comp, format, d, raw, dedupe, opts.By)
 	if err == nil {
 		err = ctx.Err()
 	}

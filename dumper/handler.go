@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"math"
 	"net/http"
 	"strconv"
@@ -291,56 +290,12 @@ func (h *dumpHandler) writeHeaders(w http.ResponseWriter, req dumpRequest, d *fo
 	}
 }
 
-// writeResponse streams d through one large buffered, compressed output.
-// It returns how many bytes went to w: when encoding fails before the
-// first buffer reached w, nothing has been sent and the caller can still
-// answer with an error status.
+// writeResponse streams d, compressed, to w. It returns how many bytes
+// went to w: when encoding fails before the first buffer reached w,
+// nothing has been sent and the caller can still answer with an error
+// status.
 func writeResponse(ctx context.Context, w http.ResponseWriter, req dumpRequest, d *formats.Dump, raw *stackText) (sent int64, err error) {
-	gw := &gateWriter{w: w}
-	out, err := newDumpOutput(gw, req.comp)
-	if err != nil {
-		return 0, err
-	}
-	err = writeCaptured(ctx, out, req.format, d, raw, req.dedupe, req.by)
-	if err != nil {
-		gw.close() // drop what is still buffered or being compressed
-	}
-	if cerr := out.Close(); err == nil {
-		err = cerr
-	}
-	return gw.sent(), err
-}
-
-// gateWriter passes writes to w until closed, then drops them, and counts
-// what it passed. Compressors write to it from their own goroutines.
-type gateWriter struct {
-	mu     sync.Mutex
-	w      io.Writer
-	n      int64
-	closed bool
-}
-
-func (g *gateWriter) Write(p []byte) (int, error) {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	if g.closed {
-		return len(p), nil
-	}
-	n, err := g.w.Write(p)
-	g.n += int64(n)
-	return n, err
-}
-
-func (g *gateWriter) close() {
-	g.mu.Lock()
-	g.closed = true
-	g.mu.Unlock()
-}
-
-func (g *gateWriter) sent() int64 {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	return g.n
+	return writeCapture(ctx, w, req.comp, req.format, d, raw, req.dedupe, req.by)
 }
 
 func (h *dumpHandler) reportError(r *http.Request, err error) {

@@ -147,7 +147,7 @@ func newGoTextDecoder(in *Input, opts ReadOptions) decoder {
 	}
 	g := &goTextDecoder{
 		in:  in,
-		lr:  newLineReader(in.R, opts.MaxLineBytes),
+		lr:  newInputLineReader(in, opts.MaxLineBytes),
 		t:   t,
 		anc: -1,
 		sec: newSection(t),

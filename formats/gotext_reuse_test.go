@@ -9,13 +9,17 @@ import (
 	"testing"
 )
 
-// readReusing streams data with ReuseRoutines. Each routine is rendered as
-// it is yielded (the text must equal what ReadAll reads) and kept as a
-// Clone (which must survive the reuse of the original).
-func readReusing(t testing.TB, data []byte, opts ReadOptions) (rendered []string, dumps []*Dump) {
+// readReusing streams data with ReuseRoutines, through a bufio.Reader or,
+// when mem is set, from data itself (NewReaderBytes). Each routine is
+// rendered as it is yielded (the text must equal what ReadAll reads) and
+// kept as a Clone (which must survive the reuse of the original).
+func readReusing(t testing.TB, data []byte, opts ReadOptions, mem bool) (rendered []string, dumps []*Dump) {
 	t.Helper()
 	opts.Kind, opts.ReuseRoutines = KindGoTraceback, true
 	rd := NewReader(bytes.NewReader(data), opts)
+	if mem {
+		rd = NewReaderBytes(data, opts)
+	}
 	for {
 		d, err := rd.Next()
 		if err == io.EOF {
@@ -37,7 +41,8 @@ func readReusing(t testing.TB, data []byte, opts ReadOptions) (rendered []string
 	}
 }
 
-// checkReuseMatchesReadAll reads data both ways and compares every field.
+// checkReuseMatchesReadAll reads data with ReadAll and reusing routines,
+// through a buffer and in memory, and compares every field.
 func checkReuseMatchesReadAll(t testing.TB, data []byte, opts ReadOptions) {
 	t.Helper()
 	opts.Kind = KindGoTraceback
@@ -45,7 +50,6 @@ func checkReuseMatchesReadAll(t testing.TB, data []byte, opts ReadOptions) {
 	if err != nil {
 		t.Fatalf("ReadAll: %v", err)
 	}
-	rendered, got := readReusing(t, data, opts)
 	var wantRoutines []string
 	for _, d := range want {
 		for _, r := range d.Routines {
@@ -54,16 +58,19 @@ func checkReuseMatchesReadAll(t testing.TB, data []byte, opts ReadOptions) {
 			wantRoutines = append(wantRoutines, b.String())
 		}
 	}
-	if len(rendered) != len(wantRoutines) {
-		t.Fatalf("reusing read %d routines, ReadAll %d", len(rendered), len(wantRoutines))
-	}
-	for i := range rendered {
-		if rendered[i] != wantRoutines[i] {
-			t.Fatalf("routine %d as yielded:\n%s\nReadAll:\n%s", i, rendered[i], wantRoutines[i])
+	for _, mem := range []bool{false, true} {
+		rendered, got := readReusing(t, data, opts, mem)
+		if len(rendered) != len(wantRoutines) {
+			t.Fatalf("reusing (in memory: %v) read %d routines, ReadAll %d", mem, len(rendered), len(wantRoutines))
 		}
-	}
-	if g, w := modelText(got), modelText(want); g != w {
-		t.Fatalf("clones differ from ReadAll:\n%s", firstDiff(w, g))
+		for i := range rendered {
+			if rendered[i] != wantRoutines[i] {
+				t.Fatalf("routine %d as yielded (in memory: %v):\n%s\nReadAll:\n%s", i, mem, rendered[i], wantRoutines[i])
+			}
+		}
+		if g, w := modelText(got), modelText(want); g != w {
+			t.Fatalf("clones (in memory: %v) differ from ReadAll:\n%s", mem, firstDiff(w, g))
+		}
 	}
 }
 

@@ -39,6 +39,9 @@ type Input struct {
 	R *bufio.Reader
 
 	count *countingReader
+	// mem is the whole input when it is held in memory uncompressed
+	// (NewReaderBytes); R reads the same bytes.
+	mem []byte
 }
 
 // Read reads decompressed bytes.
@@ -46,7 +49,12 @@ func (in *Input) Read(p []byte) (int, error) { return in.R.Read(p) }
 
 // BytesRead reports how many decompressed bytes were consumed from the
 // source so far (including what sits in R's buffer).
-func (in *Input) BytesRead() int64 { return in.count.n }
+func (in *Input) BytesRead() int64 {
+	if in.mem != nil {
+		return int64(len(in.mem)) // all of it is in hand
+	}
+	return in.count.n
+}
 
 // OpenInput detects gzip or zstd by their magic bytes and decompresses on
 // the fly (repeatedly, for doubly compressed inputs), then sniffs the dump
@@ -92,6 +100,21 @@ func OpenInput(r io.Reader, opts ReadOptions) (*Input, error) {
 			return nil, err
 		}
 		in.Kind = SniffKind(head)
+	}
+	return in, nil
+}
+
+// openMemInput is OpenInput for an input held in memory: uncompressed, it
+// is not copied through buffers (mem), and only a small buffer is made for
+// the decoders that read R.
+func openMemInput(b []byte, opts ReadOptions) (*Input, error) {
+	if bytes.HasPrefix(b, gzipMagic) || bytes.HasPrefix(b, zstdMagic) {
+		return OpenInput(bytes.NewReader(b), opts)
+	}
+	cr := &countingReader{r: bytes.NewReader(b)}
+	in := &Input{Kind: opts.Kind, Compression: CompressNone, count: cr, R: bufio.NewReaderSize(cr, 64<<10), mem: b}
+	if in.Kind == "" {
+		in.Kind = SniffKind(b[:min(len(b), 64<<10)])
 	}
 	return in, nil
 }

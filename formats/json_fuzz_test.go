@@ -107,7 +107,7 @@ func fuzzCheckPositioned(t *testing.T, err error, size int) {
 func fuzzCount(d *Dump) int64 {
 	var n int64
 	for _, r := range d.Routines {
-		n += jsonRoutineCount(r)
+		n += r.Goroutines()
 	}
 	return n
 }

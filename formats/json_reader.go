@@ -582,7 +582,7 @@ func (d *jsonDecoder) decodeElement(elem []byte, off int64) error {
 		return nil
 	}
 	r := d.decodeRoutine(v, off)
-	d.addTotal(jsonRoutineCount(r))
+	d.addTotal(r.Goroutines())
 	d.pending = append(d.pending, r)
 	return nil
 }

@@ -15,11 +15,11 @@ const JSONFormatVersion = "stackdump/v1"
 // appended as it comes, and the keys only known at the end (truncated,
 // warnings, total) close it.
 type jsonEncoder struct {
-	w      io.Writer
-	buf    []byte
-	n      int            // routines written in the current dump
-	frames jsonFrameCache // encoded frames, shared by every dump
-	total  int64          // their counts, for dumps that carry no Total
+	w        io.Writer
+	buf      []byte
+	n        int                 // routines written in the current dump
+	routines JSONRoutineAppender // shared by every dump
+	total    int64               // their counts, for dumps that carry no Total
 }
 
 func newJSONEncoder(w io.Writer) Encoder {
@@ -29,34 +29,21 @@ func newJSONEncoder(w io.Writer) Encoder {
 // BeginDump opens the dump's document and writes its metadata.
 func (e *jsonEncoder) BeginDump(d *Dump) error {
 	e.n, e.total = 0, 0
-	b := append(e.buf, `{"format":"`+JSONFormatVersion+`",`...)
-	b = appendJSONHead(b, d)
-	b = append(b, `,"goroutines":[`...)
-	e.buf = b
+	e.buf = AppendJSONStart(e.buf, d)
 	return e.flushIfFull()
 }
 
 // WriteRoutine appends one routine object to the goroutines array.
 func (e *jsonEncoder) WriteRoutine(r *Routine) error {
-	b := e.buf
-	if e.n > 0 {
-		b = append(b, ',')
-	}
+	e.buf = e.routines.Append(e.buf, r, e.n == 0)
 	e.n++
-	e.total += jsonRoutineCount(r)
-	e.buf = appendJSONRoutine(b, r, &e.frames)
+	e.total += r.Goroutines()
 	return e.flushIfFull()
 }
 
 // EndDump closes the goroutines array and writes the final metadata.
 func (e *jsonEncoder) EndDump(d *Dump) error {
-	total := d.Total
-	if total == 0 {
-		total = e.total
-	}
-	b := append(e.buf, ']')
-	b = appendJSONTail(b, d, total)
-	e.buf = append(b, '}', '\n')
+	e.buf = AppendJSONEnd(e.buf, d, e.total)
 	return e.flush()
 }
 
@@ -72,13 +59,47 @@ func (e *jsonEncoder) flush() (err error) {
 	return err
 }
 
-// jsonRoutineCount is the number of goroutines r stands for; records of a
-// hand-built dump may leave Count at zero.
-func jsonRoutineCount(r *Routine) int64 {
-	if r.Count <= 0 {
-		return 1
+// A document can also be written in parts made apart — by several
+// goroutines, each encoding (and compressing) its share of the routines —
+// and joined in order: AppendJSONStart, the routines from
+// JSONRoutineAppenders, then AppendJSONEnd. The bytes are those the
+// encoder writes.
+
+// AppendJSONStart appends the opening of d's document: its metadata up to
+// and including the '[' of the goroutines array.
+func AppendJSONStart(b []byte, d *Dump) []byte {
+	b = append(b, `{"format":"`+JSONFormatVersion+`",`...)
+	b = appendJSONHead(b, d)
+	return append(b, `,"goroutines":[`...)
+}
+
+// AppendJSONEnd appends the rest of d's document after its last routine,
+// with its newline. The total written is d.Total, or total when d.Total is
+// zero (the sum of Goroutines over the routines written).
+func AppendJSONEnd(b []byte, d *Dump, total int64) []byte {
+	if d.Total != 0 {
+		total = d.Total
 	}
-	return r.Count
+	b = append(b, ']')
+	b = appendJSONTail(b, d, total)
+	return append(b, '}', '\n')
+}
+
+// JSONRoutineAppender appends routines as elements of a document's
+// goroutines array. It keeps the encoding of every interned frame it meets,
+// so it is worth keeping across dumps read into one Table; it is not safe
+// for concurrent use.
+type JSONRoutineAppender struct {
+	frames jsonFrameCache
+}
+
+// Append appends r's object to b, after a separating comma unless r is
+// the first element of the array.
+func (a *JSONRoutineAppender) Append(b []byte, r *Routine, first bool) []byte {
+	if !first {
+		b = append(b, ',')
+	}
+	return appendJSONRoutine(b, r, &a.frames)
 }
 
 // appendJSONHead appends the "source" and "preamble" members.
@@ -312,6 +333,7 @@ func appendJSONStack(b []byte, s *Stack, vs *FrameValues, c *jsonFrameCache) []b
 	if s == nil {
 		return append(b, ']')
 	}
+	encoded := c.stackFields(s) // nil: encode each frame
 	for i, f := range s.Frames {
 		if i > 0 {
 			b = append(b, ',')
@@ -320,7 +342,15 @@ func appendJSONStack(b []byte, s *Stack, vs *FrameValues, c *jsonFrameCache) []b
 		if vs != nil && i < len(vs.Frames) {
 			v = &vs.Frames[i]
 		}
-		b = appendJSONFrame(b, f, v, c)
+		if encoded != nil {
+			b = append(b, encoded[i]...)
+		} else {
+			b = c.appendFields(b, f)
+		}
+		if v != nil {
+			b = appendJSONValue(b, v)
+		}
+		b = append(b, '}')
 	}
 	b = append(b, ']')
 	if s.Elided {
@@ -380,31 +410,68 @@ const jsonFrameCacheMax = 16 << 20
 
 // jsonFrameCache keeps the encoded members of interned frames, so that a
 // frame shared by thousands of routines is escaped and formatted once and
-// then copied. It is per encoder; its memory follows distinct frames, up
-// to jsonFrameCacheMax. A nil cache encodes every time.
+// then copied, and for each interned stack the list of its frames' — one
+// lookup per routine, not one per frame. It is per encoder; its memory
+// follows distinct frames and stacks, up to jsonFrameCacheMax. A nil cache
+// encodes every time.
 type jsonFrameCache struct {
-	m     map[*Frame][]byte
-	bytes int
+	m      map[*Frame][]byte
+	stacks map[*Stack][][]byte
+	bytes  int
 }
 
+// appendFields appends f's members (appendJSONFrameFields).
 func (c *jsonFrameCache) appendFields(b []byte, f *Frame) []byte {
-	if c == nil {
-		return appendJSONFrameFields(b, f)
-	}
-	if enc, ok := c.m[f]; ok {
+	if enc := c.fields(f); enc != nil {
 		return append(b, enc...)
 	}
-	start := len(b)
-	b = appendJSONFrameFields(b, f)
-	if c.bytes < jsonFrameCacheMax {
-		if c.m == nil {
-			c.m = make(map[*Frame][]byte)
-		}
-		enc := append([]byte(nil), b[start:]...)
-		c.m[f] = enc
-		c.bytes += len(enc)
+	return appendJSONFrameFields(b, f)
+}
+
+// fields returns f's encoded members, nil when the cache is nil or full.
+func (c *jsonFrameCache) fields(f *Frame) []byte {
+	if c == nil {
+		return nil
 	}
-	return b
+	if enc, ok := c.m[f]; ok {
+		return enc
+	}
+	if c.bytes >= jsonFrameCacheMax {
+		return nil
+	}
+	if c.m == nil {
+		c.m = make(map[*Frame][]byte)
+	}
+	enc := appendJSONFrameFields(nil, f)
+	c.m[f] = enc
+	c.bytes += len(enc)
+	return enc
+}
+
+// stackFields returns the encoded members of s's frames, nil when the
+// cache is nil or full.
+func (c *jsonFrameCache) stackFields(s *Stack) [][]byte {
+	if c == nil {
+		return nil
+	}
+	if enc, ok := c.stacks[s]; ok {
+		return enc
+	}
+	if c.bytes >= jsonFrameCacheMax {
+		return nil
+	}
+	enc := make([][]byte, len(s.Frames))
+	for i, f := range s.Frames {
+		if enc[i] = c.fields(f); enc[i] == nil {
+			return nil
+		}
+	}
+	if c.stacks == nil {
+		c.stacks = make(map[*Stack][][]byte)
+	}
+	c.stacks[s] = enc
+	c.bytes += 24 * len(enc)
+	return enc
 }
 
 // appendJSONValue appends the members of a frame's per-routine values.

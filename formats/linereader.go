@@ -10,9 +10,11 @@ import (
 // lineReader yields the lines of a stream one at a time without copying
 // them when they fit in the bufio.Reader's buffer. It has no fixed line cap
 // other than max: a longer line is skipped (read and dropped without being
-// kept) and reported with errLineTooLong, so memory stays bounded.
+// kept) and reported with errLineTooLong, so memory stays bounded. Over an
+// input held in memory (newMemLineReader) there is no bufio.Reader: lines
+// are cut from the input itself.
 type lineReader struct {
-	r   *bufio.Reader
+	r   *bufio.Reader // nil in memory
 	max int
 	// win is what r held buffered when it was last looked at, and pos how
 	// much of it was returned. Lines are cut from win directly, which
@@ -45,6 +47,24 @@ func newLineReader(r *bufio.Reader, max int) *lineReader {
 	return &lineReader{r: r, max: max}
 }
 
+// newMemLineReader returns a lineReader over b, an input held whole in
+// memory; the lines it returns are slices of b.
+func newMemLineReader(b []byte, max int) *lineReader {
+	if max <= 0 {
+		max = defaultMaxLine
+	}
+	return &lineReader{win: b, max: max}
+}
+
+// newInputLineReader returns a lineReader over in: over its bytes when it
+// is held in memory, else over in.R.
+func newInputLineReader(in *Input, max int) *lineReader {
+	if in.mem != nil {
+		return newMemLineReader(in.mem, max)
+	}
+	return newLineReader(in.R, max)
+}
+
 // readLine returns the next line without its "\n" or "\r\n". The slice is
 // valid until the next call. At the end of the input it returns io.EOF (a
 // last line without a newline is returned first, with noEOL set). A line
@@ -56,6 +76,9 @@ func (lr *lineReader) readLine() ([]byte, error) {
 		line := lr.win[lr.pos : lr.pos+i+1]
 		lr.pos += i + 1
 		return lr.whole(line)
+	}
+	if lr.r == nil {
+		return lr.memTail()
 	}
 	// The window holds no whole line: hand it back, let ReadSlice find
 	// the line (reading more), then look at what is buffered again.
@@ -79,6 +102,25 @@ func (lr *lineReader) readLine() ([]byte, error) {
 	if err != io.EOF {
 		return nil, err
 	}
+	line = trimEOL(line)
+	if len(line) > lr.max {
+		lr.skipped(line, int64(len(line)))
+		return nil, errLineTooLong
+	}
+	return line, nil
+}
+
+// memTail returns the last line of an input in memory, one without a
+// "\n", or io.EOF when there is none.
+func (lr *lineReader) memTail() ([]byte, error) {
+	line := lr.win[lr.pos:]
+	if len(line) == 0 {
+		return nil, io.EOF
+	}
+	lr.pos = len(lr.win)
+	lr.num++
+	lr.next += int64(len(line))
+	lr.noEOL = true
 	line = trimEOL(line)
 	if len(line) > lr.max {
 		lr.skipped(line, int64(len(line)))

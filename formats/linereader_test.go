@@ -42,7 +42,8 @@ func refLines(data []byte, max int) []refLine {
 }
 
 // TestLineReader reads random text, with lines around the buffer size and
-// the line limit, through small buffers and one-byte reads, and compares
+// the line limit, through small buffers, one-byte reads and in memory
+// (newMemLineReader), and compares
 // every line, number, offset and error with refLines; every other line is
 // first offered to skipLine, which may take it only when it is exactly the
 // text given and a "\n".
@@ -73,10 +74,13 @@ func TestLineReader(t *testing.T) {
 		}
 		max := 16 + rng.IntN(120)
 		var src io.Reader = bytes.NewReader(data)
-		if round%2 == 1 {
+		if round%3 == 1 {
 			src = iotest.OneByteReader(src)
 		}
 		lr := newLineReader(bufio.NewReaderSize(src, 16+rng.IntN(64)), max)
+		if round%3 == 2 {
+			lr = newMemLineReader(data, max) // the input in memory
+		}
 		want := refLines(data, max)
 		for i, w := range want {
 			if !w.long && rng.IntN(2) == 0 {

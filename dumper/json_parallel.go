@@ -1,0 +1,267 @@
+package dumper
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"runtime"
+	"sync"
+
+	"github.com/stackdump/stackdump/formats"
+	"github.com/stackdump/stackdump/internal/zseg"
+)
+
+// A full capture written as JSON is made in parallel. The traceback text
+// is cut at goroutine headers into chunks of about jsonChunkBytes; each
+// worker reads a chunk (in memory, reusing its routines), encodes its
+// routines and compresses them as an independent segment of the output
+// stream (internal/zseg); the calling goroutine writes the segments in
+// order. One goroutine parsing and encoding while others compress was
+// the bottleneck: at 100k goroutines reading and encoding took longer than
+// gzip. The chunks in flight are bounded (jsonWindow per worker), so
+// memory stays a few compressed chunks above the traceback itself.
+
+const (
+	// jsonChunkBytes is the traceback text of one chunk: large enough
+	// that a chunk's reader and segment cost nothing much, small enough
+	// that the workers share the text evenly.
+	jsonChunkBytes = 4 << 20
+	// jsonWindow is how many chunks per worker may be read ahead of the
+	// one being written.
+	jsonWindow = 2
+	// jsonFlushBytes is how much encoded JSON a worker collects before it
+	// hands it to its compressor.
+	jsonFlushBytes = 64 << 10
+)
+
+// jsonChunk is one run of whole goroutines of the traceback text.
+type jsonChunk struct {
+	index  int
+	text   []byte
+	line   int   // lines of the text before it
+	offset int64 // bytes of the text before it
+	done   chan jsonChunkResult
+}
+
+// jsonChunkResult is a chunk encoded and compressed.
+type jsonChunkResult struct {
+	seg       zseg.Segment
+	routines  int // routines encoded
+	total     int64
+	warnings  []*formats.ParseError
+	truncated bool
+	err       error
+}
+
+// jsonWriter writes one capture's JSON document.
+type jsonWriter struct {
+	d      *formats.Dump // the capture's metadata
+	stream *zseg.Stream
+	free   chan []byte // written segments' buffers, for reuse
+}
+
+// writeJSONParallel writes the capture d, whose traceback text is raw, as
+// a stackdump JSON document to w, compressed with c.
+func writeJSONParallel(ctx context.Context, w io.Writer, c formats.Compression, d *formats.Dump, raw *stackText) error {
+	workers := max(1, min(runtime.GOMAXPROCS(0), maxCompressWorkers))
+	return writeJSONChunks(ctx, w, c, d, raw.buf[:raw.n], jsonChunkBytes, workers)
+}
+
+// writeJSONChunks writes text in chunks of about chunkBytes on workers
+// goroutines.
+func writeJSONChunks(ctx context.Context, w io.Writer, c formats.Compression, d *formats.Dump, text []byte, chunkBytes, workers int) error {
+	opts := zseg.Options{Compression: c}
+	if c == formats.CompressGzip {
+		opts.Level = gzipLevel
+	}
+	stream, err := zseg.NewStream(w, opts)
+	if err != nil {
+		return err
+	}
+	// The caller's ctx is checked between chunks and routines; stop ends
+	// the producer when the writer returns early.
+	stop, cancel := context.WithCancel(ctx)
+	defer cancel()
+	jw := &jsonWriter{d: d, stream: stream, free: make(chan []byte, workers*jsonWindow+1)}
+
+	jobs := make(chan jsonChunk)
+	order := make(chan jsonChunk, workers*jsonWindow)
+	var wg sync.WaitGroup
+	wg.Go(func() { splitJSONChunks(stop, text, chunkBytes, jobs, order) })
+	for range workers {
+		wg.Go(func() {
+			st := jw.newChunkState()
+			for job := range jobs {
+				job.done <- jw.encodeChunk(ctx, st, job, job.index == 0)
+			}
+		})
+	}
+	err = jw.writeChunks(ctx, order)
+	cancel() // on an error, stop the producer; the workers end with it
+	wg.Wait()
+	return err
+}
+
+// splitJSONChunks cuts text into chunks and hands each to the workers
+// (jobs) and, in the same order, to the writer (order), which bounds how
+// far ahead the workers get.
+func splitJSONChunks(ctx context.Context, text []byte, size int, jobs, order chan<- jsonChunk) {
+	defer close(jobs)
+	defer close(order)
+	sep := []byte("\n\ngoroutine ")
+	line, offset := 0, int64(0)
+	for i := 0; i == 0 || len(text) > 0; i++ {
+		cut := len(text)
+		if len(text) > size {
+			if j := bytes.Index(text[size:], sep); j >= 0 {
+				cut = size + j + 1 // the next chunk starts with the blank line
+			}
+		}
+		job := jsonChunk{index: i, text: text[:cut], line: line, offset: offset, done: make(chan jsonChunkResult, 1)}
+		select {
+		case order <- job:
+		case <-ctx.Done():
+			return
+		}
+		select {
+		case jobs <- job:
+		case <-ctx.Done():
+			job.done <- jsonChunkResult{err: ctx.Err()}
+			return
+		}
+		line += bytes.Count(job.text, []byte("\n"))
+		offset += int64(cut)
+		text = text[cut:]
+	}
+}
+
+// writeChunks writes the document: the chunks' segments in order, then
+// the members known at the end. It returns at the first error; results
+// still to come go to their buffered channels unread.
+func (jw *jsonWriter) writeChunks(ctx context.Context, order <-chan jsonChunk) error {
+	var (
+		routines  int
+		total     int64
+		warnings  []*formats.ParseError
+		truncated = jw.d.Truncated
+		own       *chunkState // for a chunk that must be encoded again
+	)
+	for job := range order {
+		res := <-job.done
+		if res.err == nil && routines == 0 && res.routines > 0 && job.index > 0 {
+			// The chunks before held no routine: this one's leading
+			// comma would open the array. Encode it again as its first
+			// element. (runtime.Stack text never comes here: every chunk
+			// starts with a goroutine header.)
+			if own == nil {
+				own = jw.newChunkState()
+			}
+			res = jw.encodeChunk(ctx, own, job, true)
+		}
+		if res.err != nil {
+			return res.err
+		}
+		if err := jw.stream.WriteSegment(res.seg); err != nil {
+			return err
+		}
+		select {
+		case jw.free <- res.seg.Data:
+		default:
+		}
+		routines += res.routines
+		total += res.total
+		warnings = append(warnings, res.warnings...)
+		truncated = truncated || res.truncated
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	end := &formats.Dump{Truncated: truncated, Warnings: append(warnings, jw.d.Warnings...), Total: total}
+	enc := jw.stream.NewEncoder()
+	if _, err := enc.Write(formats.AppendJSONEnd(nil, end, total)); err != nil {
+		return err
+	}
+	if err := jw.stream.WriteSegment(enc.Take(nil)); err != nil {
+		return err
+	}
+	return jw.stream.Close()
+}
+
+// chunkState is what a worker keeps from chunk to chunk: the Table its
+// readers intern into and the encoding of the frames it has met.
+type chunkState struct {
+	table  *formats.Table
+	frames formats.JSONRoutineAppender
+	enc    *zseg.Encoder
+	buf    []byte
+}
+
+func (jw *jsonWriter) newChunkState() *chunkState {
+	return &chunkState{table: formats.NewTable(), enc: jw.stream.NewEncoder(), buf: make([]byte, 0, 2*jsonFlushBytes)}
+}
+
+// encodeChunk reads job's text and encodes its routines into a segment;
+// first is set when its first routine opens the goroutines array. The
+// first chunk also carries the document's opening.
+func (jw *jsonWriter) encodeChunk(ctx context.Context, st *chunkState, job jsonChunk, first bool) (res jsonChunkResult) {
+	if err := ctx.Err(); err != nil {
+		return jsonChunkResult{err: err}
+	}
+	rd := formats.NewReaderBytes(job.text, formats.ReadOptions{Kind: formats.KindGoTraceback, Table: st.table, ReuseRoutines: true})
+	read, err := rd.Next()
+	if err == io.EOF { // nothing but blank lines
+		read, err = &formats.Dump{}, nil
+	}
+	if err != nil {
+		return jsonChunkResult{err: fmt.Errorf("read stacks: %w", err)}
+	}
+	b := st.buf[:0]
+	if job.index == 0 {
+		head := *read
+		head.Source = jw.d.Source
+		b = formats.AppendJSONStart(b, &head)
+	}
+	for r, err := range rd.Routines() {
+		if err != nil {
+			var pe *formats.ParseError
+			if errors.As(err, &pe) {
+				continue // kept in read.Warnings
+			}
+			return jsonChunkResult{err: fmt.Errorf("read stacks: %w", err)}
+		}
+		if res.routines++; res.routines%ctxCheckEvery == 0 {
+			if err := ctx.Err(); err != nil {
+				return jsonChunkResult{err: err}
+			}
+		}
+		r.Line += job.line
+		b = st.frames.Append(b, r, first && res.routines == 1)
+		if len(b) >= jsonFlushBytes {
+			if _, err := st.enc.Write(b); err != nil {
+				return jsonChunkResult{err: err}
+			}
+			b = b[:0]
+		}
+	}
+	if _, err := st.enc.Write(b); err != nil {
+		return jsonChunkResult{err: err}
+	}
+	st.buf = b[:0]
+	var spare []byte
+	select {
+	case spare = <-jw.free:
+	default:
+	}
+	res.seg = st.enc.Take(spare)
+	res.total, res.truncated = read.Total, read.Truncated
+	for _, w := range read.Warnings {
+		if w.Line > 0 {
+			w.Line += job.line
+		}
+		w.Offset += job.offset
+	}
+	res.warnings = read.Warnings
+	return res
+}

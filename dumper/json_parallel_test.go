@@ -1,0 +1,175 @@
+package dumper
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"runtime"
+	"strings"
+	"testing"
+
+	"github.com/stackdump/stackdump/formats"
+)
+
+// serialJSON is the document the JSON encoder writes for text read whole
+// by one reader, with d's metadata: what writeJSONChunks must write.
+func serialJSON(t *testing.T, d *formats.Dump, text []byte) []byte {
+	t.Helper()
+	read, err := formats.ReadAll(bytes.NewReader(text), formats.ReadOptions{Kind: formats.KindGoTraceback})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(read) > 1 {
+		t.Fatalf("text holds %d dumps, want 1", len(read))
+	}
+	want := &formats.Dump{}
+	if len(read) == 1 {
+		want = read[0]
+	}
+	want.Source = d.Source
+	want.Truncated = want.Truncated || d.Truncated
+	want.Warnings = append(want.Warnings, d.Warnings...)
+	var out bytes.Buffer
+	if err := encodeDump(context.Background(), &out, formats.FormatJSON, want); err != nil {
+		t.Fatal(err)
+	}
+	return out.Bytes()
+}
+
+// parallelJSON writes text with writeJSONChunks and decompresses it.
+func parallelJSON(t *testing.T, d *formats.Dump, text []byte, c formats.Compression, chunkBytes, workers int) []byte {
+	t.Helper()
+	var out bytes.Buffer
+	if err := writeJSONChunks(context.Background(), &out, c, d, text, chunkBytes, workers); err != nil {
+		t.Fatalf("%s, %d-byte chunks, %d workers: %v", c, chunkBytes, workers, err)
+	}
+	rd, err := formats.OpenInput(&out, formats.ReadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rd.Compression != c {
+		t.Fatalf("output compressed with %s, want %s", rd.Compression, c)
+	}
+	plain, err := io.ReadAll(rd)
+	if err != nil {
+		t.Fatalf("%s output does not decompress: %v", c, err)
+	}
+	return plain
+}
+
+// checkSameJSON fails unless got equals want, showing where they part.
+func checkSameJSON(t *testing.T, what string, got, want []byte) {
+	t.Helper()
+	if bytes.Equal(got, want) {
+		return
+	}
+	i := 0
+	for i < min(len(got), len(want)) && got[i] == want[i] {
+		i++
+	}
+	t.Fatalf("%s differs from the serial encoding at byte %d of %d:\n got  %q\n want %q", what, i, len(want),
+		got[max(0, i-80):min(len(got), i+80)], want[max(0, i-80):min(len(want), i+80)])
+}
+
+// TestJSONChunksMatchSerial writes a real traceback of labelled and
+// parked goroutines, and the same text with malformed goroutines in it, in
+// chunks of many sizes on 1 to 4 workers, uncompressed and compressed: the
+// document must be byte for byte the one the encoder writes from the text
+// read whole — ids, lines of headers, warnings with their lines and
+// offsets, totals.
+func TestJSONChunksMatchSerial(t *testing.T) {
+	startFixture(t, 30)
+	d, raw, err := capture(context.Background(), CaptureOptions{}, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if raw == nil {
+		t.Fatal("capture kept no raw text")
+	}
+	text := bytes.Clone(raw.buf[:raw.n])
+	putStackBuf(raw.buf)
+	d.Warnings = []*formats.ParseError{{Msg: "a warning of the capture"}}
+
+	// Malformed goroutines between real ones: a frame line without its
+	// file line, and a header whose state is cut.
+	i := len(text) / 2
+	i += bytes.Index(text[i:], []byte("\n\ngoroutine ")) + 1
+	bad := "\ngoroutine 999999 [chan receive]:\nmain.broken(0x1)\nmain.next()\n\tmain.go:7 +0x1\n\ngoroutine 999998 [sel\n"
+	broken := append(append(bytes.Clone(text[:i]), bad...), text[i:]...)
+
+	for _, tc := range []struct {
+		name string
+		text []byte
+	}{{"runtime", text}, {"malformed", broken}} {
+		want := serialJSON(t, d, tc.text)
+		if tc.name == "malformed" && !bytes.Contains(want, []byte(`"warnings":[{"line":`)) {
+			t.Fatalf("the malformed text gave no warning to compare:\n%s", want[len(want)-300:])
+		}
+		for _, chunk := range []int{1, 700, 64 << 10, len(tc.text)} {
+			for _, workers := range []int{1, 3} {
+				got := parallelJSON(t, d, tc.text, formats.CompressNone, chunk, workers)
+				checkSameJSON(t, fmt.Sprintf("%s, %d-byte chunks, %d workers", tc.name, chunk, workers), got, want)
+			}
+		}
+		for _, c := range []formats.Compression{formats.CompressGzip, formats.CompressZstd} {
+			got := parallelJSON(t, d, tc.text, c, 4<<10, 4)
+			checkSameJSON(t, fmt.Sprintf("%s, %s", tc.name, c), got, want)
+		}
+	}
+}
+
+// TestJSONChunksEdges covers the texts the runtime does not print but a
+// reader must survive: nothing at all, and a first chunk of lines that
+// hold no goroutine (its successor's first routine opens the array).
+func TestJSONChunksEdges(t *testing.T) {
+	d := &formats.Dump{Source: formats.Source{Kind: formats.KindGoTraceback, Runtime: runtime.Version()}}
+	var b strings.Builder
+	for i := range 200 {
+		fmt.Fprintf(&b, "log line %d before the dump\n", i)
+	}
+	b.WriteString("\n")
+	for i := range 50 {
+		fmt.Fprintf(&b, "\ngoroutine %d [chan receive]:\nmain.worker(0x%x)\n\t/src/main.go:%d +0x1f\ncreated by main.main in goroutine 1\n\t/src/main.go:9 +0x2a\n", i+1, i, 10+i%3)
+	}
+	for _, tc := range []struct {
+		name string
+		text []byte
+	}{{"empty", nil}, {"junk first", []byte(b.String())}} {
+		want := serialJSON(t, d, tc.text)
+		for _, chunk := range []int{1, 512, 4 << 10} {
+			for _, c := range []formats.Compression{formats.CompressNone, formats.CompressGzip, formats.CompressZstd} {
+				got := parallelJSON(t, d, tc.text, c, chunk, 2)
+				checkSameJSON(t, fmt.Sprintf("%s, %d-byte chunks, %s", tc.name, chunk, c), got, want)
+			}
+		}
+	}
+}
+
+// TestJSONChunksStop: a failing destination or a cancelled context stops
+// the writers and workers (goleak checks that none is left) and returns
+// the error.
+func TestJSONChunksStop(t *testing.T) {
+	startFixture(t, 30)
+	d, raw, err := capture(context.Background(), CaptureOptions{}, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer putStackBuf(raw.buf)
+	text := raw.buf[:raw.n]
+	for _, c := range []formats.Compression{formats.CompressNone, formats.CompressGzip, formats.CompressZstd} {
+		for _, after := range []int{0, 100, 5000} {
+			w := &failAfter{n: after}
+			err := writeJSONChunks(context.Background(), w, c, d, text, 1<<10, 3)
+			if !errors.Is(err, errDiskGone) {
+				t.Errorf("%s, failing after %d bytes: err = %v, want the write error", c, after, err)
+			}
+		}
+		ctx, cancel := context.WithCancel(context.Background())
+		cancel()
+		if err := writeJSONChunks(ctx, io.Discard, c, d, text, 1<<10, 3); !errors.Is(err, context.Canceled) {
+			t.Errorf("%s, cancelled: err = %v", c, err)
+		}
+	}
+}
