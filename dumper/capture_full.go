@@ -48,6 +48,9 @@ func readStacks(ctx context.Context, t *formats.Table, st stackText, headerLabel
 		return nil, err
 	}
 	recordStackBytes(st.n, len(d.Routines))
+	for _, r := range d.Routines {
+		r.Line = 0 // a line of text no one has: the traceback is not kept
+	}
 	if st.truncated {
 		d.Truncated = true
 		d.Warnings = append(d.Warnings, truncationWarning(st))

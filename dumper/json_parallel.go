@@ -14,7 +14,7 @@ import (
 )
 
 // A full capture written as JSON is made in parallel. The traceback text
-// is cut at goroutine headers into chunks of about jsonChunkBytes; each
+// is cut at goroutine headers into chunks of up to 4 MiB; each
 // worker reads a chunk (in memory, reusing its routines), encodes its
 // routines and compresses them as an independent segment of the output
 // stream (internal/zseg); the calling goroutine writes the segments in
@@ -24,10 +24,12 @@ import (
 // memory stays a few compressed chunks above the traceback itself.
 
 const (
-	// jsonChunkBytes is the traceback text of one chunk: large enough
+	// A chunk is an eighth of a worker's share of the traceback text, so
+	// that the workers finish together, within these bounds: large enough
 	// that a chunk's reader and segment cost nothing much, small enough
-	// that the workers share the text evenly.
-	jsonChunkBytes = 4 << 20
+	// to bound the memory of the chunks in flight.
+	minJSONChunk = 256 << 10
+	maxJSONChunk = 4 << 20
 	// jsonWindow is how many chunks per worker may be read ahead of the
 	// one being written.
 	jsonWindow = 2
@@ -40,7 +42,6 @@ const (
 type jsonChunk struct {
 	index  int
 	text   []byte
-	line   int   // lines of the text before it
 	offset int64 // bytes of the text before it
 	done   chan jsonChunkResult
 }
@@ -58,6 +59,7 @@ type jsonChunkResult struct {
 // jsonWriter writes one capture's JSON document.
 type jsonWriter struct {
 	d      *formats.Dump // the capture's metadata
+	text   []byte        // its traceback text
 	stream *zseg.Stream
 	free   chan []byte // written segments' buffers, for reuse
 }
@@ -66,7 +68,8 @@ type jsonWriter struct {
 // a stackdump JSON document to w, compressed with c.
 func writeJSONParallel(ctx context.Context, w io.Writer, c formats.Compression, d *formats.Dump, raw *stackText) error {
 	workers := max(1, min(runtime.GOMAXPROCS(0), maxCompressWorkers))
-	return writeJSONChunks(ctx, w, c, d, raw.buf[:raw.n], jsonChunkBytes, workers)
+	chunk := min(max(raw.n/(8*workers), minJSONChunk), maxJSONChunk)
+	return writeJSONChunks(ctx, w, c, d, raw.buf[:raw.n], chunk, workers)
 }
 
 // writeJSONChunks writes text in chunks of about chunkBytes on workers
@@ -84,7 +87,7 @@ func writeJSONChunks(ctx context.Context, w io.Writer, c formats.Compression, d 
 	// the producer when the writer returns early.
 	stop, cancel := context.WithCancel(ctx)
 	defer cancel()
-	jw := &jsonWriter{d: d, stream: stream, free: make(chan []byte, workers*jsonWindow+1)}
+	jw := &jsonWriter{d: d, text: text, stream: stream, free: make(chan []byte, workers*jsonWindow+1)}
 
 	jobs := make(chan jsonChunk)
 	order := make(chan jsonChunk, workers*jsonWindow)
@@ -93,6 +96,7 @@ func writeJSONChunks(ctx context.Context, w io.Writer, c formats.Compression, d 
 	for range workers {
 		wg.Go(func() {
 			st := jw.newChunkState()
+			defer st.release()
 			for job := range jobs {
 				job.done <- jw.encodeChunk(ctx, st, job, job.index == 0)
 			}
@@ -111,7 +115,7 @@ func splitJSONChunks(ctx context.Context, text []byte, size int, jobs, order cha
 	defer close(jobs)
 	defer close(order)
 	sep := []byte("\n\ngoroutine ")
-	line, offset := 0, int64(0)
+	offset := int64(0)
 	for i := 0; i == 0 || len(text) > 0; i++ {
 		cut := len(text)
 		if len(text) > size {
@@ -119,7 +123,7 @@ func splitJSONChunks(ctx context.Context, text []byte, size int, jobs, order cha
 				cut = size + j + 1 // the next chunk starts with the blank line
 			}
 		}
-		job := jsonChunk{index: i, text: text[:cut], line: line, offset: offset, done: make(chan jsonChunkResult, 1)}
+		job := jsonChunk{index: i, text: text[:cut], offset: offset, done: make(chan jsonChunkResult, 1)}
 		select {
 		case order <- job:
 		case <-ctx.Done():
@@ -131,7 +135,6 @@ func splitJSONChunks(ctx context.Context, text []byte, size int, jobs, order cha
 			job.done <- jsonChunkResult{err: ctx.Err()}
 			return
 		}
-		line += bytes.Count(job.text, []byte("\n"))
 		offset += int64(cut)
 		text = text[cut:]
 	}
@@ -147,6 +150,7 @@ func (jw *jsonWriter) writeChunks(ctx context.Context, order <-chan jsonChunk) e
 		warnings  []*formats.ParseError
 		truncated = jw.d.Truncated
 		own       *chunkState // for a chunk that must be encoded again
+		lines     = lineCounter{text: jw.text}
 	)
 	for job := range order {
 		res := <-job.done
@@ -157,6 +161,7 @@ func (jw *jsonWriter) writeChunks(ctx context.Context, order <-chan jsonChunk) e
 			// starts with a goroutine header.)
 			if own == nil {
 				own = jw.newChunkState()
+				defer own.release()
 			}
 			res = jw.encodeChunk(ctx, own, job, true)
 		}
@@ -169,10 +174,20 @@ func (jw *jsonWriter) writeChunks(ctx context.Context, order <-chan jsonChunk) e
 		select {
 		case jw.free <- res.seg.Data:
 		default:
+			putSegmentBuf(res.seg.Data)
 		}
 		routines += res.routines
 		total += res.total
-		warnings = append(warnings, res.warnings...)
+		if len(res.warnings) > 0 {
+			line := lines.before(job.offset)
+			for _, w := range res.warnings {
+				if w.Line > 0 {
+					w.Line += line
+				}
+				w.Offset += job.offset
+			}
+			warnings = append(warnings, res.warnings...)
+		}
 		truncated = truncated || res.truncated
 	}
 	if err := ctx.Err(); err != nil {
@@ -180,13 +195,21 @@ func (jw *jsonWriter) writeChunks(ctx context.Context, order <-chan jsonChunk) e
 	}
 	end := &formats.Dump{Truncated: truncated, Warnings: append(warnings, jw.d.Warnings...), Total: total}
 	enc := jw.stream.NewEncoder()
+	defer enc.Release()
 	if _, err := enc.Write(formats.AppendJSONEnd(nil, end, total)); err != nil {
 		return err
 	}
 	if err := jw.stream.WriteSegment(enc.Take(nil)); err != nil {
 		return err
 	}
-	return jw.stream.Close()
+	for {
+		select {
+		case b := <-jw.free:
+			putSegmentBuf(b)
+		default:
+			return jw.stream.Close()
+		}
+	}
 }
 
 // chunkState is what a worker keeps from chunk to chunk: the Table its
@@ -199,7 +222,41 @@ type chunkState struct {
 }
 
 func (jw *jsonWriter) newChunkState() *chunkState {
-	return &chunkState{table: formats.NewTable(), enc: jw.stream.NewEncoder(), buf: make([]byte, 0, 2*jsonFlushBytes)}
+	st := &chunkState{table: formats.NewTable(), enc: jw.stream.NewEncoder()}
+	st.enc.Take(getSegmentBuf()) // an empty segment: the next goes into a kept buffer
+	if b, ok := jsonBufPool.Get().(*[]byte); ok {
+		st.buf = (*b)[:0]
+	} else {
+		st.buf = make([]byte, 0, 2*jsonFlushBytes)
+	}
+	return st
+}
+
+// release gives back the compressor and buffer for later captures.
+func (st *chunkState) release() {
+	putSegmentBuf(st.enc.Take(nil).Data) // the empty segment's buffer
+	st.enc.Release()
+	b := st.buf[:0]
+	jsonBufPool.Put(&b)
+}
+
+// Buffers kept between captures (until a GC): a worker's encoded JSON, and
+// written segments, which hold a compressed chunk (or, uncompressed, the
+// chunk's JSON).
+var jsonBufPool, segmentBufPool sync.Pool
+
+func getSegmentBuf() []byte {
+	if b, ok := segmentBufPool.Get().(*[]byte); ok {
+		return (*b)[:0]
+	}
+	return nil
+}
+
+func putSegmentBuf(b []byte) {
+	if cap(b) >= 64<<10 { // not the small ones: a chunk would outgrow them
+		b = b[:0]
+		segmentBufPool.Put(&b)
+	}
 }
 
 // encodeChunk reads job's text and encodes its routines into a segment;
@@ -236,7 +293,7 @@ func (jw *jsonWriter) encodeChunk(ctx context.Context, st *chunkState, job jsonC
 				return jsonChunkResult{err: err}
 			}
 		}
-		r.Line += job.line
+		r.Line = 0 // a line of text no one has
 		b = st.frames.Append(b, r, first && res.routines == 1)
 		if len(b) >= jsonFlushBytes {
 			if _, err := st.enc.Write(b); err != nil {
@@ -253,15 +310,27 @@ func (jw *jsonWriter) encodeChunk(ctx context.Context, st *chunkState, job jsonC
 	select {
 	case spare = <-jw.free:
 	default:
+		spare = getSegmentBuf()
 	}
 	res.seg = st.enc.Take(spare)
 	res.total, res.truncated = read.Total, read.Truncated
-	for _, w := range read.Warnings {
-		if w.Line > 0 {
-			w.Line += job.line
-		}
-		w.Offset += job.offset
-	}
-	res.warnings = read.Warnings
+	res.warnings = read.Warnings // their lines and offsets are the chunk's: see writeChunks
 	return res
+}
+
+// lineCounter numbers the lines of a text read front to back, counting
+// only as far as asked: routines of a capture carry no line (the text is
+// not kept), so lines are counted only to place a warning.
+type lineCounter struct {
+	text    []byte
+	counted int // bytes counted
+	lines   int // newlines in text[:counted]
+}
+
+// before returns the number of lines of text before offset, which must not
+// decrease from call to call.
+func (c *lineCounter) before(offset int64) int {
+	c.lines += bytes.Count(c.text[c.counted:offset], []byte("\n"))
+	c.counted = int(offset)
+	return c.lines
 }

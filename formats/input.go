@@ -111,12 +111,18 @@ func openMemInput(b []byte, opts ReadOptions) (*Input, error) {
 	if bytes.HasPrefix(b, gzipMagic) || bytes.HasPrefix(b, zstdMagic) {
 		return OpenInput(bytes.NewReader(b), opts)
 	}
-	cr := &countingReader{r: bytes.NewReader(b)}
-	in := &Input{Kind: opts.Kind, Compression: CompressNone, count: cr, R: bufio.NewReaderSize(cr, 64<<10), mem: b}
-	if in.Kind == "" {
-		in.Kind = SniffKind(b[:min(len(b), 64<<10)])
+	kind := opts.Kind
+	if kind == "" {
+		kind = SniffKind(b[:min(len(b), 64<<10)])
 	}
-	return in, nil
+	// The Go traceback reader cuts its lines from b and never reads R:
+	// give it the smallest buffer (a capture reads one input per chunk).
+	size := 64 << 10
+	if kind == KindGoTraceback {
+		size = 16
+	}
+	cr := &countingReader{r: bytes.NewReader(b)}
+	return &Input{Kind: kind, Compression: CompressNone, count: cr, R: bufio.NewReaderSize(cr, size), mem: b}, nil
 }
 
 // SniffKind guesses a dump's format from its first bytes (after

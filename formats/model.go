@@ -131,7 +131,9 @@ type Routine struct {
 	Stale    bool
 	// Thread carries JVM thread details; nil for goroutines.
 	Thread *Thread
-	// Line is the 1-based input line of the routine's header; 0 when not from text.
+	// Line is the 1-based input line of the routine's header; 0 when not
+	// read from text, or from text the caller never sees (the traceback an
+	// in-process capture reads and drops).
 	Line int
 }
 

@@ -1,8 +1,11 @@
 package zseg
 
 import (
+	"errors"
 	"fmt"
 	"hash/crc32"
+	"io"
+	"sync"
 
 	"github.com/klauspost/compress/flate"
 	"github.com/klauspost/compress/zstd"
@@ -31,6 +34,7 @@ type Segment struct {
 // One goroutine uses an Encoder at a time; give each worker its own.
 type Encoder struct {
 	comp  formats.Compression
+	level int
 	out   sliceWriter
 	flate *flate.Writer // gzip
 	zstd  *zstd.Encoder // zstd
@@ -40,21 +44,75 @@ type Encoder struct {
 }
 
 // NewEncoder returns an Encoder making segments for s. It is safe to call
-// from any goroutine.
+// from any goroutine. Its compressor comes from the ones earlier encoders
+// released, when there is one of the same compression and level.
 func (s *Stream) NewEncoder() *Encoder {
-	e := &Encoder{comp: s.opts.Compression}
+	e := &Encoder{comp: s.opts.Compression, level: s.opts.Level}
+	pool := compressors(e.comp, e.level)
 	switch e.comp {
 	case formats.CompressGzip:
-		e.flate, e.err = flate.NewWriter(&e.out, s.opts.Level)
+		if fw, ok := pool.Get().(*flate.Writer); ok {
+			e.flate = fw
+			fw.Reset(&e.out)
+		} else {
+			e.flate, e.err = flate.NewWriter(&e.out, e.level)
+		}
 	case formats.CompressZstd:
-		e.zstd, e.err = zstd.NewWriter(&e.out,
-			zstd.WithEncoderLevel(zstd.EncoderLevel(s.opts.Level)),
-			zstd.WithEncoderConcurrency(1))
+		if zw, ok := pool.Get().(*zstd.Encoder); ok {
+			e.zstd = zw
+			zw.Reset(&e.out)
+		} else {
+			e.zstd, e.err = zstd.NewWriter(&e.out,
+				zstd.WithEncoderLevel(zstd.EncoderLevel(e.level)),
+				zstd.WithEncoderConcurrency(1))
+		}
 	}
 	if e.err != nil {
 		e.err = fmt.Errorf("zseg: new %s encoder: %w", e.comp, e.err)
 	}
 	return e
+}
+
+// Release gives the encoder's compressor back for later encoders of the
+// same compression and level: a flate writer is about 600 KB and a zstd
+// one holds a history of megabytes, too much to make for every stream. The
+// encoder must not be used after; its current segment is dropped.
+func (e *Encoder) Release() {
+	if e.err == nil {
+		pool := compressors(e.comp, e.level)
+		switch {
+		case e.flate != nil:
+			e.flate.Reset(io.Discard)
+			pool.Put(e.flate)
+		case e.zstd != nil:
+			e.zstd.Reset(io.Discard)
+			pool.Put(e.zstd)
+		}
+	}
+	e.flate, e.zstd, e.out.b = nil, nil, nil
+	e.err = errReleased
+}
+
+// errReleased is the error of an Encoder used after Release.
+var errReleased = errors.New("zseg: encoder used after Release")
+
+// pools holds released compressors by compression and level; the sync.Pool
+// drops them when the garbage collector runs.
+var pools sync.Map // poolKey → *sync.Pool
+
+type poolKey struct {
+	comp  formats.Compression
+	level int
+}
+
+// compressors returns the pool of compressors for comp at level.
+func compressors(comp formats.Compression, level int) *sync.Pool {
+	k := poolKey{comp, level}
+	if p, ok := pools.Load(k); ok {
+		return p.(*sync.Pool)
+	}
+	p, _ := pools.LoadOrStore(k, new(sync.Pool))
+	return p.(*sync.Pool)
 }
 
 // Write compresses p into the current segment. It fails only if the

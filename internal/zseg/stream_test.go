@@ -226,3 +226,49 @@ func TestGzipTrailerPast4GiB(t *testing.T) {
 		t.Errorf("ISIZE %d, want %d", got, want)
 	}
 }
+
+// A released compressor serves the next encoder of its compression and
+// level: the stream it makes is byte for byte a fresh encoder's, even after
+// it was released mid-segment, and taking it allocates no compressor.
+func TestReleaseReuses(t *testing.T) {
+	data := dumpJSON(200<<10, 3)
+	for _, c := range []formats.Compression{formats.CompressGzip, formats.CompressZstd} {
+		write := func(release bool) []byte {
+			var out bytes.Buffer
+			s, _ := NewStream(&out, Options{Compression: c, Level: 1})
+			enc := s.NewEncoder()
+			enc.Write(data)
+			if err := s.WriteSegment(enc.Take(nil)); err != nil {
+				t.Fatal(err)
+			}
+			if release {
+				enc.Write(data[:1000]) // dropped with the encoder
+				enc.Release()
+			}
+			if err := s.Close(); err != nil {
+				t.Fatal(err)
+			}
+			return out.Bytes()
+		}
+		fresh := write(false)
+		write(true)
+		if again := write(true); !bytes.Equal(again, fresh) {
+			t.Errorf("%s: a reused compressor wrote %d bytes differing from a fresh one's %d", c, len(again), len(fresh))
+		}
+		if got := decode(t, c, fresh); !bytes.Equal(got, data) {
+			t.Fatalf("%s: stream does not decode to its input", c)
+		}
+		s, _ := NewStream(io.Discard, Options{Compression: c, Level: 1})
+		s.NewEncoder().Release()
+		// The pool may drop what it holds at a GC; a few tries see reuse.
+		allocs := testing.AllocsPerRun(20, func() { s.NewEncoder().Release() })
+		if allocs > 3 {
+			t.Errorf("%s: NewEncoder after Release allocates %.1f times: the compressor is not reused", c, allocs)
+		}
+		enc := s.NewEncoder()
+		enc.Release()
+		if _, err := enc.Write(data); err == nil {
+			t.Errorf("%s: Write after Release succeeded", c)
+		}
+	}
+}
