@@ -1,8 +1,10 @@
 package formats
 
 import (
+	"bytes"
 	"fmt"
 	"io"
+	"sync/atomic"
 )
 
 // goTextDecoder reads Go traceback text (KindGoTraceback): runtime.Stack
@@ -227,8 +229,13 @@ func (g *goTextDecoder) emit(ev goEvent) { g.events = append(g.events, ev) }
 // step reads one line and feeds it to the machine; at the end of the input
 // it closes what is open.
 func (g *goTextDecoder) step() {
-	if g.st == stFile || g.st == stCreatedFile {
+	switch g.st {
+	case stFile, stCreatedFile:
 		if g.skipKnownLine() {
+			return
+		}
+	case stFunc:
+		if !slowFrames.Load() && g.wholeFrame() {
 			return
 		}
 	}
@@ -271,6 +278,65 @@ func (g *goTextDecoder) skipKnownLine() bool {
 	} else {
 		g.commitCreatedBy()
 	}
+	return true
+}
+
+// slowFrames turns wholeFrame off, for tests to compare.
+var slowFrames atomic.Bool
+
+// wholeFrame takes the frame expected next (see section.next) in one step
+// when the input holds, next, its function line — with any arguments — and
+// then its known file line, both whole in the buffered window. Most frames
+// of a dump are such frames, and this is what step, feed, dispatch, call
+// and skipKnownLine do with their two lines, without finding the end of the
+// file line, classifying the lines or going through the state machine
+// twice. Anything else (ancestor sections, race reports, prefixed lines,
+// other functions or lines, overlong lines, CRLF) is left to them. It
+// reports whether it took the frame.
+func (g *goTextDecoder) wholeFrame() bool {
+	if g.r == nil || g.r.Race != nil || g.anc >= 0 || g.provisional || g.prefix.active() {
+		return false
+	}
+	n := g.sec.next()
+	if n == nil || !n.plain || n.loc == "" || n.frame.Native {
+		return false
+	}
+	lr := g.lr
+	win, fn, loc := lr.win[lr.pos:], n.frame.Func, n.loc
+	k := len(fn)
+	if len(win) <= k || win[k] != '(' || string(win[:k]) != fn {
+		return false
+	}
+	e := bytes.IndexByte(win[k:], '\n') + k // end of the function line
+	if e < k+2 || win[e-1] != ')' || e > lr.max {
+		return false
+	}
+	args := win[k+1 : e-1]
+	if bytes.IndexByte(args, '(') >= 0 { // parseCall splits at the last '('
+		return false
+	}
+	inlined := string(args) == "..." // `f(...)`: no arguments
+	if inlined {
+		args = nil
+	}
+	if n.frame.Inlined != inlined {
+		return false
+	}
+	f := e + 1 // the file line
+	if end := f + len(loc); end >= len(win) || win[end] != '\n' || len(loc) > lr.max || string(win[f:end]) != loc {
+		return false
+	}
+	// Both lines, as readLine and skipKnownLine take them; the frame as
+	// call and commitFrame make it (the pending call they go through is
+	// read by nothing once the frame is made).
+	lr.num += 2
+	lr.off = lr.next + int64(f)
+	lr.next += int64(f + len(loc) + 1)
+	lr.pos += f + len(loc) + 1
+	lr.noEOL = false
+	g.num, g.off = lr.num, lr.off
+	g.sec.takeFrame(n, args)
+	g.frameLine = g.num
 	return true
 }
 

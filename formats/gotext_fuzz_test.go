@@ -12,7 +12,8 @@ import (
 // every problem must be a *ParseError naming a line of the input, every
 // routine must have a stack, and each dump's Total must be the sum of its
 // routines' counts. A small line limit exercises the long-line path.
-// Reading with ReuseRoutines must yield the same routines as ReadAll.
+// Reading with ReuseRoutines must yield the same routines as ReadAll, and
+// reading frames whole (wholeFrame) the same as line by line.
 func FuzzGoText(f *testing.F) {
 	var seeds []string
 	for _, pat := range []string{"../testdata/corpus/go/*.txt", "../testdata/corpus/go/malformed/*.txt", "../testdata/go/*.txt", "testdata/fuzz/FuzzGoText/*"} {
@@ -65,5 +66,7 @@ func FuzzGoText(f *testing.F) {
 		}
 		// Reused routines read the same as fresh ones.
 		checkReuseMatchesReadAll(t, data, ReadOptions{MaxLineBytes: int(maxLine)})
+		// Frames taken whole read the same as line by line.
+		checkWholeFrames(t, data, ReadOptions{MaxLineBytes: int(maxLine)})
 	})
 }

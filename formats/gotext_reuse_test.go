@@ -96,6 +96,51 @@ func TestGoTextReuseRoutines(t *testing.T) {
 	})
 }
 
+// checkWholeFrames reads data with the decoder's whole-frame step on and
+// off: the dumps, warnings included, must be the same.
+func checkWholeFrames(t testing.TB, data []byte, opts ReadOptions) {
+	t.Helper()
+	opts.Kind = KindGoTraceback
+	read := func(slow bool) string {
+		slowFrames.Store(slow)
+		defer slowFrames.Store(false)
+		d, err := ReadAll(bytes.NewReader(data), opts)
+		if err != nil {
+			t.Fatalf("ReadAll (frames whole: %v): %v", !slow, err)
+		}
+		return modelText(d)
+	}
+	if fast, slow := read(false), read(true); fast != slow {
+		t.Fatalf("frames read whole differ from frames read line by line:\n%s", firstDiff(slow, fast))
+	}
+}
+
+// TestGoTextWholeFrames reads every Go text input of testdata, the
+// malformed ones and generated dumps with frames taken whole and line by
+// line; a small line limit and CRLF line ends take the other paths, and
+// the generated dump, larger than the reader's buffer, has frames cut by
+// the buffer's edge.
+func TestGoTextWholeFrames(t *testing.T) {
+	files := goTextFiles(t)
+	malformed, _ := filepath.Glob("../testdata/corpus/go/malformed/*.txt")
+	inputs := map[string][]byte{"generated": benchDumpBytes(3000)}
+	for _, path := range append(files, malformed...) {
+		data, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		inputs[filepath.Base(path)] = data
+	}
+	for name, data := range inputs {
+		t.Run(name, func(t *testing.T) {
+			checkWholeFrames(t, data, ReadOptions{})
+			checkWholeFrames(t, data, ReadOptions{MaxLineBytes: 60})
+			checkWholeFrames(t, bytes.ReplaceAll(data, []byte("\n"), []byte("\r\n")), ReadOptions{})
+			checkWholeFrames(t, data, ReadOptions{MaxLineBytes: 200})
+		})
+	}
+}
+
 // TestGoTextReuseAllocations shows the point of ReuseRoutines: once the
 // Table knows the stacks, streaming a dump again allocates a fixed amount
 // (buffers, the reader), not one routine and its values per goroutine.

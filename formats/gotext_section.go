@@ -184,6 +184,17 @@ func (s *section) expectedCall(line []byte) (name, args []byte, form callForm) {
 	return line[:k], args, callGo
 }
 
+// takeFrame adds n, the frame expected next, read with args and at its
+// known line (see goTextDecoder.wholeFrame): what begin and commitFrame do
+// for it.
+func (s *section) takeFrame(n *stackNode, args []byte) {
+	start := len(s.argBuf)
+	s.argBuf = append(s.argBuf, args...)
+	s.push(n)
+	s.addValue(start, len(s.argBuf), 0, 0, 0)
+	s.hasVals = s.hasVals || len(args) > 0
+}
+
 // rollback forgets the pending call.
 func (s *section) rollback() {
 	s.argBuf = s.argBuf[:s.pendArgs]
