@@ -7,6 +7,11 @@
 // the chunk as a [Segment]; one goroutine passes the segments, in stream
 // order, to [Stream.WriteSegment], and [Stream.Close] ends the stream.
 //
+// A [Writer] is the same as an io.WriteCloser: it cuts what is written
+// to it into blocks, compresses them on worker goroutines and writes the
+// segments in order from the goroutine that calls Write and Close (a
+// parallel gzip like klauspost/pgzip, which measured half as fast here).
+//
 // Framing:
 //
 //   - gzip (RFC 1952): the 10-byte header, then every segment as raw
