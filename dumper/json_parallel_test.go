@@ -102,11 +102,20 @@ func TestJSONChunksMatchSerial(t *testing.T) {
 	bad := "\ngoroutine 999999 [chan receive]:\nmain.broken(0x1)\nmain.next()\n\tmain.go:7 +0x1\n\ngoroutine 999998 [sel\n"
 	broken := append(append(bytes.Clone(text[:i]), bad...), text[i:]...)
 
+	// Cut mid-goroutine, as a capture that reached MaxBytes is.
+	cut := text[:len(text)*2/3]
+
 	for _, tc := range []struct {
 		name string
 		text []byte
-	}{{"runtime", text}, {"malformed", broken}} {
+	}{{"runtime", text}, {"malformed", broken}, {"cut", cut}} {
+		if tc.name == "cut" {
+			d.Truncated = true
+		}
 		want := serialJSON(t, d, tc.text)
+		if tc.name == "cut" && !bytes.Contains(want, []byte(`"truncated":true`)) {
+			t.Fatalf("the cut text is not marked truncated:\n%s", want[len(want)-300:])
+		}
 		if tc.name == "malformed" && !bytes.Contains(want, []byte(`"warnings":[{"line":`)) {
 			t.Fatalf("the malformed text gave no warning to compare:\n%s", want[len(want)-300:])
 		}
