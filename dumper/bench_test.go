@@ -331,11 +331,7 @@ func (s *segmentWriter) Write(p []byte) (int, error) {
 }
 
 func (s *segmentWriter) Close() error {
-	opts := zseg.Options{Compression: s.c}
-	if s.c == formats.CompressGzip {
-		opts.Level = gzipLevel
-	}
-	stream, err := zseg.NewStream(s.w, opts)
+	stream, err := zseg.NewStream(s.w, compressOptions(s.c))
 	if err != nil {
 		return err
 	}
@@ -351,7 +347,7 @@ func (s *segmentWriter) Close() error {
 	}
 	close(next)
 	var wg sync.WaitGroup
-	for range max(1, min(runtime.GOMAXPROCS(0), maxCompressWorkers)) {
+	for range compressWorkers() {
 		wg.Go(func() {
 			enc := stream.NewEncoder()
 			defer enc.Release()

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"runtime"
 	"sync"
 
 	"github.com/stackdump/stackdump/formats"
@@ -67,7 +66,7 @@ type jsonWriter struct {
 // writeJSONParallel writes the capture d, whose traceback text is raw, as
 // a stackdump JSON document to w, compressed with c.
 func writeJSONParallel(ctx context.Context, w io.Writer, c formats.Compression, d *formats.Dump, raw *stackText) error {
-	workers := max(1, min(runtime.GOMAXPROCS(0), maxCompressWorkers))
+	workers := compressWorkers()
 	chunk := min(max(raw.n/(8*workers), minJSONChunk), maxJSONChunk)
 	return writeJSONChunks(ctx, w, c, d, raw.buf[:raw.n], chunk, workers)
 }
@@ -75,11 +74,7 @@ func writeJSONParallel(ctx context.Context, w io.Writer, c formats.Compression, 
 // writeJSONChunks writes text in chunks of about chunkBytes on workers
 // goroutines.
 func writeJSONChunks(ctx context.Context, w io.Writer, c formats.Compression, d *formats.Dump, text []byte, chunkBytes, workers int) error {
-	opts := zseg.Options{Compression: c}
-	if c == formats.CompressGzip {
-		opts.Level = gzipLevel
-	}
-	stream, err := zseg.NewStream(w, opts)
+	stream, err := zseg.NewStream(w, compressOptions(c))
 	if err != nil {
 		return err
 	}

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -19,6 +20,7 @@ import (
 	"github.com/stackdump/stackdump/dedupe"
 	"github.com/stackdump/stackdump/dumper"
 	"github.com/stackdump/stackdump/formats"
+	"github.com/stackdump/stackdump/internal/zseg"
 	"github.com/stackdump/stackdump/remote"
 )
 
@@ -375,10 +377,11 @@ func joinCounts(complete, cut []*formats.Group) {
 }
 
 // writeTo runs write against an atomically written file, or w when path
-// is empty, through one large buffer and compression comp.
+// is empty, through one large buffer and compression comp, compressed on
+// every CPU (a dump is a file to keep: gzip at its default level).
 func writeTo(path string, w io.Writer, comp formats.Compression, write func(io.Writer) error) error {
 	if path == "" {
-		out, err := formats.NewOutput(w, comp)
+		out, err := newOutput(w, comp)
 		if err != nil {
 			return err
 		}
@@ -393,7 +396,7 @@ func writeTo(path string, w io.Writer, comp formats.Compression, write func(io.W
 		return err
 	}
 	defer f.Abort()
-	out, err := formats.NewOutput(f, comp)
+	out, err := newOutput(f, comp)
 	if err != nil {
 		return err
 	}
@@ -404,6 +407,12 @@ func writeTo(path string, w io.Writer, comp formats.Compression, write func(io.W
 		return fmt.Errorf("write %s: %w", path, err)
 	}
 	return f.Commit()
+}
+
+// newOutput returns the buffered output, compressed with comp, a command
+// writes to w.
+func newOutput(w io.Writer, comp formats.Compression) (io.WriteCloser, error) {
+	return zseg.NewOutput(w, zseg.Options{Compression: comp}, runtime.GOMAXPROCS(0))
 }
 
 // uniqueName returns name, or name with "-2", "-3"… before its extension

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"io"
 	"sync"
+
+	"github.com/stackdump/stackdump/formats"
 )
 
 // Writer is an io.WriteCloser that compresses what is written to it into
@@ -161,4 +163,33 @@ func (z *Writer) putBuf(b []byte) {
 	case z.free <- b[:0]:
 	default:
 	}
+}
+
+// Block sizes of the Writers NewOutput makes. Deflate looks back only
+// 32 KiB; zstd's window is megabytes, and on our 28 MB JSON its 1 MiB
+// segments compressed 11% worse than 2 MiB ones (4 MiB ones 1% better, but
+// at two thirds of the speed).
+const (
+	GzipBlockSize = 1 << 20
+	ZstdBlockSize = 2 << 20
+)
+
+// NewOutput returns the buffered writer a dump is written through: with
+// compression, a Writer of GzipBlockSize or ZstdBlockSize blocks
+// compressed on up to workers goroutines; without, one formats.Output (a
+// 1 MiB bufio.Writer). Either way w sees a few large writes, never one per
+// line, all from the goroutine calling Write and Close. Close flushes and
+// ends the stream; it does not close w.
+func NewOutput(w io.Writer, opts Options, workers int) (io.WriteCloser, error) {
+	opts, err := opts.settle()
+	if err != nil {
+		return nil, err
+	}
+	switch opts.Compression {
+	case formats.CompressGzip:
+		return NewWriter(w, opts, GzipBlockSize, workers)
+	case formats.CompressZstd:
+		return NewWriter(w, opts, ZstdBlockSize, workers)
+	}
+	return formats.NewOutput(w, formats.CompressNone)
 }
