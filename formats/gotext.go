@@ -298,8 +298,8 @@ func (g *goTextDecoder) wholeFrame() bool {
 		return false
 	}
 	n := g.sec.next()
-	if n == nil || !n.plain || n.loc == "" || n.frame.Native {
-		return false
+	if n == nil || !n.plain || n.loc == "" || n.frame.Native || n.loc[len(n.loc)-1] == '\r' {
+		return false // as skipLine: a known line ending in '\r' is not taken in place
 	}
 	lr := g.lr
 	win, fn, loc := lr.win[lr.pos:], n.frame.Func, n.loc

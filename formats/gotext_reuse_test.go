@@ -136,6 +136,7 @@ func TestGoTextWholeFrames(t *testing.T) {
 			checkWholeFrames(t, data, ReadOptions{})
 			checkWholeFrames(t, data, ReadOptions{MaxLineBytes: 60})
 			checkWholeFrames(t, bytes.ReplaceAll(data, []byte("\n"), []byte("\r\n")), ReadOptions{})
+			checkWholeFrames(t, bytes.ReplaceAll(data, []byte("\n"), []byte("\r\r\n")), ReadOptions{})
 			checkWholeFrames(t, data, ReadOptions{MaxLineBytes: 200})
 		})
 	}
