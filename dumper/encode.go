@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"sync"
 
 	"github.com/stackdump/stackdump/formats"
 )
@@ -87,17 +86,15 @@ func wantsRawText(f formats.Format, dedupe bool) bool {
 }
 
 // gateWriter passes writes to w until closed, then drops them, and counts
-// what it passed. Compressors write to it from their own goroutines.
+// what it passed. Only the goroutine writing the dump uses it: the
+// compressors hand their blocks back to it rather than writing themselves.
 type gateWriter struct {
-	mu     sync.Mutex
 	w      io.Writer
 	n      int64
 	closed bool
 }
 
 func (g *gateWriter) Write(p []byte) (int, error) {
-	g.mu.Lock()
-	defer g.mu.Unlock()
 	if g.closed {
 		return len(p), nil
 	}
@@ -106,14 +103,6 @@ func (g *gateWriter) Write(p []byte) (int, error) {
 	return n, err
 }
 
-func (g *gateWriter) close() {
-	g.mu.Lock()
-	g.closed = true
-	g.mu.Unlock()
-}
+func (g *gateWriter) close() { g.closed = true }
 
-func (g *gateWriter) sent() int64 {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	return g.n
-}
+func (g *gateWriter) sent() int64 { return g.n }
