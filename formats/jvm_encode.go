@@ -54,9 +54,18 @@ func (e *jvmTextEncoder) BeginDump(d *Dump) error {
 		b = append(b, '\n')
 	}
 	b = append(b, "Full thread dump"...)
-	if d.Source.Runtime != "" {
+	if rt := d.Source.Runtime; rt != "" {
+		// A runtime the reader would take for the HP-UX date ("[…]") or
+		// unwrap ("(…)") is written in parentheses, which it removes.
+		wrap := rt[0] == '[' || rt[0] == '(' && rt[len(rt)-1] == ')'
 		b = append(b, ' ')
-		b = append(b, d.Source.Runtime...)
+		if wrap {
+			b = append(b, '(')
+		}
+		b = append(b, rt...)
+		if wrap {
+			b = append(b, ')')
+		}
 	}
 	b = append(b, ":\n\n"...)
 	e.buf = b
@@ -182,6 +191,10 @@ func appendJVMHeader(b []byte, r *Routine, th *Thread) []byte {
 	nid := strings.Index(th.Detail, "nid=")
 	if th.OSID != 0 && (nid < 0 || (r.ID != 0 && !strings.HasPrefix(th.Detail[nid+4:], "0x"))) {
 		// JDK 21+ prints the OS id in brackets and as a decimal nid.
+		if last < 0 {
+			// "[osId]" alone after the name does not make a header.
+			b = append(b, " #0"...)
+		}
 		b = append(b, " ["...)
 		b = strconv.AppendInt(b, th.OSID, 10)
 		b = append(b, ']')

@@ -152,9 +152,10 @@ func parseJVMObject(obj []byte) (addr, class string) {
 		if end < 0 {
 			return jvmSplitIdentity(obj[1:])
 		}
-		if !bytes.Contains(obj[end:], []byte("(a ")) {
-			// No "(a X)": the whole <…> is one object, which may
-			// itself hold '>' (an identity string).
+		if obj[len(obj)-1] == '>' || !bytes.Contains(obj[end:], []byte("(a ")) {
+			// No "(a X)" after it (HotSpot's "<0x…> (a X)" ends with
+			// ')'): the whole <…> is one object, which may itself hold
+			// '>' (an identity string).
 			end = bytes.LastIndexByte(obj, '>')
 		}
 		inside, rest := obj[1:end], bytes.TrimSpace(obj[end+1:])

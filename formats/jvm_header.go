@@ -237,8 +237,8 @@ func (h *jvmHeader) token(tok []byte) bool {
 // after "Id=": `76 WAITING on java.lang.Object@5a679233 owned by "t" Id=3 (in native)`.
 func parseJVMThreadInfoHeader(h jvmHeader, r []byte) (jvmHeader, bool) {
 	word := func() []byte {
-		r = bytes.TrimLeft(r, " ")
-		i := bytes.IndexByte(r, ' ')
+		r = bytes.TrimLeft(r, " \t")
+		i := bytes.IndexAny(r, " \t")
 		if i < 0 {
 			i = len(r)
 		}
@@ -368,14 +368,20 @@ func jvmParseFixed(b []byte, unit time.Duration) (time.Duration, bool) {
 	return d, true
 }
 
-// jvmAppendFixed writes d in unit with two decimals, as HotSpot's
-// "%.2f" does.
+// jvmAppendFixed writes d in unit with two decimals, as HotSpot's "%.2f"
+// does, or with as many more as d holds (down to the nanosecond), so that
+// jvmParseFixed reads back d. d is not negative (jvmParseFixed makes none)
+// and unit is a power of ten of at least 100.
 func jvmAppendFixed(b []byte, d time.Duration, unit time.Duration) []byte {
-	hundredth := unit / 100
-	v := (d + hundredth/2) / hundredth
-	b = strconv.AppendInt(b, int64(v/100), 10)
+	b = strconv.AppendInt(b, int64(d/unit), 10)
 	b = append(b, '.')
-	frac := v % 100
-	b = append(b, byte('0'+frac/10), byte('0'+frac%10))
-	return b
+	start := len(b)
+	for u := unit / 10; u > 0; u /= 10 {
+		b = append(b, byte('0'+(d%unit)/u%10))
+	}
+	end := len(b)
+	for end > start+2 && b[end-1] == '0' {
+		end--
+	}
+	return b[:end]
 }

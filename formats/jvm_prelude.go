@@ -119,7 +119,7 @@ func parseJVMDumpLine(rest []byte) (runtime string, at time.Time) {
 	}
 	rest = bytes.TrimSpace(bytes.TrimSuffix(rest, []byte(":")))
 	if len(rest) > 1 && rest[0] == '(' && rest[len(rest)-1] == ')' {
-		rest = rest[1 : len(rest)-1]
+		rest = bytes.TrimSpace(rest[1 : len(rest)-1])
 	}
 	return string(rest), at
 }
