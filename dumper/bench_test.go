@@ -301,71 +301,18 @@ var compressors = []compressor{
 	// What Handler and WriteFile use (compress.go), behind the 1 MiB buffer.
 	{"dumper-gzip", dumperOutput(formats.CompressGzip)},
 	{"dumper-zstd", dumperOutput(formats.CompressZstd)},
-	// What a full capture's JSON goes through (json_parallel.go): 4 MiB
-	// segments compressed on one goroutine per CPU (up to 4), in order.
+	// What a full capture's JSON goes through (json_parallel.go).
 	{"segments-gzip", segmented(formats.CompressGzip)},
 	{"segments-zstd", segmented(formats.CompressZstd)},
 }
 
-// segmented compresses what is written to it, at Close, as internal/zseg
-// segments of 4 MiB made by the workers writeJSONParallel would run.
+// segmented compresses as full-capture JSON is: segments of a chunk's
+// size on one goroutine per CPU (up to 4), in order.
 func segmented(c formats.Compression) func(io.Writer) io.WriteCloser {
-	return func(w io.Writer) io.WriteCloser { return &segmentWriter{w: w, c: c} }
-}
-
-type segmentWriter struct {
-	w    io.Writer
-	c    formats.Compression
-	data []byte
-}
-
-// Write keeps p until Close, unlike an io.Writer should: the benchmark
-// writes one buffer it does not change, and a copy would be measured.
-func (s *segmentWriter) Write(p []byte) (int, error) {
-	if s.data == nil {
-		s.data = p
-	} else {
-		s.data = append(s.data[:len(s.data):len(s.data)], p...)
+	return func(w io.Writer) io.WriteCloser {
+		z, _ := zseg.NewWriter(w, compressOptions(c), maxJSONChunk, compressWorkers())
+		return z
 	}
-	return len(p), nil
-}
-
-func (s *segmentWriter) Close() error {
-	stream, err := zseg.NewStream(s.w, compressOptions(s.c))
-	if err != nil {
-		return err
-	}
-	var chunks [][]byte
-	for d := s.data; len(d) > 0; {
-		n := min(len(d), maxJSONChunk)
-		chunks, d = append(chunks, d[:n]), d[n:]
-	}
-	segs := make([]zseg.Segment, len(chunks))
-	next := make(chan int, len(chunks))
-	for i := range chunks {
-		next <- i
-	}
-	close(next)
-	var wg sync.WaitGroup
-	for range compressWorkers() {
-		wg.Go(func() {
-			enc := stream.NewEncoder()
-			defer enc.Release()
-			enc.Take(getSegmentBuf())
-			for i := range next {
-				enc.Write(chunks[i])
-				segs[i] = enc.Take(getSegmentBuf())
-			}
-		})
-	}
-	wg.Wait()
-	for _, seg := range segs {
-		if err := stream.WriteSegment(seg); err != nil {
-			return err
-		}
-		putSegmentBuf(seg.Data)
-	}
-	return stream.Close()
 }
 
 func dumperOutput(c formats.Compression) func(io.Writer) io.WriteCloser {

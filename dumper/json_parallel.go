@@ -60,7 +60,6 @@ type jsonWriter struct {
 	d      *formats.Dump // the capture's metadata
 	text   []byte        // its traceback text
 	stream *zseg.Stream
-	free   chan []byte // written segments' buffers, for reuse
 }
 
 // writeJSONParallel writes the capture d, whose traceback text is raw, as
@@ -82,7 +81,7 @@ func writeJSONChunks(ctx context.Context, w io.Writer, c formats.Compression, d 
 	// the producer when the writer returns early.
 	stop, cancel := context.WithCancel(ctx)
 	defer cancel()
-	jw := &jsonWriter{d: d, text: text, stream: stream, free: make(chan []byte, workers*jsonWindow+1)}
+	jw := &jsonWriter{d: d, text: text, stream: stream}
 
 	jobs := make(chan jsonChunk)
 	order := make(chan jsonChunk, workers*jsonWindow)
@@ -166,11 +165,7 @@ func (jw *jsonWriter) writeChunks(ctx context.Context, order <-chan jsonChunk) e
 		if err := jw.stream.WriteSegment(res.seg); err != nil {
 			return err
 		}
-		select {
-		case jw.free <- res.seg.Data:
-		default:
-			putSegmentBuf(res.seg.Data)
-		}
+		putSegmentBuf(res.seg.Data)
 		routines += res.routines
 		total += res.total
 		if len(res.warnings) > 0 {
@@ -197,14 +192,7 @@ func (jw *jsonWriter) writeChunks(ctx context.Context, order <-chan jsonChunk) e
 	if err := jw.stream.WriteSegment(enc.Take(nil)); err != nil {
 		return err
 	}
-	for {
-		select {
-		case b := <-jw.free:
-			putSegmentBuf(b)
-		default:
-			return jw.stream.Close()
-		}
-	}
+	return jw.stream.Close()
 }
 
 // chunkState is what a worker keeps from chunk to chunk: the Table its
@@ -301,13 +289,7 @@ func (jw *jsonWriter) encodeChunk(ctx context.Context, st *chunkState, job jsonC
 		return jsonChunkResult{err: err}
 	}
 	st.buf = b[:0]
-	var spare []byte
-	select {
-	case spare = <-jw.free:
-	default:
-		spare = getSegmentBuf()
-	}
-	res.seg = st.enc.Take(spare)
+	res.seg = st.enc.Take(getSegmentBuf())
 	res.total, res.truncated = read.Total, read.Truncated
 	res.warnings = read.Warnings // their lines and offsets are the chunk's: see writeChunks
 	return res
