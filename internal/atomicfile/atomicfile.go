@@ -83,18 +83,8 @@ func resolve(path string) (string, fs.FileInfo, error) {
 	target := path
 	for range maxLinks {
 		fi, err := os.Lstat(target)
-		if errors.Is(err, fs.ErrNotExist) {
-			dir := filepath.Dir(target)
-			dfi, derr := os.Stat(dir)
-			switch {
-			case errors.Is(derr, fs.ErrNotExist):
-				return "", nil, fmt.Errorf("directory %s does not exist: %w", dir, fs.ErrNotExist)
-			case derr != nil:
-				return "", nil, derr
-			case !dfi.IsDir():
-				return "", nil, fmt.Errorf("%s is not a directory: %w", dir, syscall.ENOTDIR)
-			}
-			return target, nil, nil
+		if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) {
+			return target, nil, checkDir(filepath.Dir(target))
 		}
 		if err != nil {
 			return "", nil, err
@@ -112,6 +102,19 @@ func resolve(path string) (string, fs.FileInfo, error) {
 		target = link
 	}
 	return "", nil, fmt.Errorf("following symbolic links: %w", syscall.ELOOP)
+}
+
+// checkDir returns an error naming dir when it is not a directory that
+// exists, nil otherwise.
+func checkDir(dir string) error {
+	fi, err := os.Stat(dir)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return &fs.PathError{Op: "directory", Path: dir, Err: syscall.ENOENT}
+	case errors.Is(err, syscall.ENOTDIR) || err == nil && !fi.IsDir():
+		return &fs.PathError{Op: "directory", Path: dir, Err: syscall.ENOTDIR}
+	}
+	return err
 }
 
 // openDirect opens a device, FIFO or socket for writing in place. Opening
@@ -310,4 +313,32 @@ func syncDir(dir string) {
 		d.Sync()
 		d.Close()
 	}
+}
+
+// Check reports whether Create of path would fail, without writing
+// anything at path: for a regular file or a new path it creates and
+// removes a temporary file beside it; for a device, FIFO or socket it
+// checks write access (opening a FIFO would wait for its reader).
+func Check(path string) error {
+	target, fi, err := resolve(path)
+	if err != nil {
+		return fmt.Errorf("create %s: %w", path, err)
+	}
+	if fi != nil {
+		switch m := fi.Mode(); {
+		case m.IsDir():
+			return fmt.Errorf("create %s: %w", path, syscall.EISDIR)
+		case !m.IsRegular():
+			if err := syscall.Access(target, 2 /* W_OK */); err != nil {
+				return fmt.Errorf("create %s: %w", path, err)
+			}
+			return nil
+		}
+	}
+	f, err := createTemp(path, target, fi)
+	if err != nil {
+		return err
+	}
+	f.Abort()
+	return nil
 }

@@ -263,7 +263,7 @@ func TestCreateErrorsNameWhatIsWrong(t *testing.T) {
 	dir := t.TempDir()
 	missing := filepath.Join(dir, "nodir")
 	_, err := Create(filepath.Join(missing, "out.json"))
-	if !errors.Is(err, fs.ErrNotExist) || !strings.Contains(err.Error(), "directory "+missing+" does not exist") || strings.Contains(err.Error(), ".tmp-") {
+	if !errors.Is(err, fs.ErrNotExist) || !strings.Contains(err.Error(), "directory "+missing+": no such file or directory") || strings.Contains(err.Error(), ".tmp-") {
 		t.Fatalf("missing directory: %v", err)
 	}
 	_, err = Create(dir)
