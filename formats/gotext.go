@@ -389,6 +389,10 @@ func (g *goTextDecoder) dispatch(line, raw []byte) {
 		g.blank()
 		return
 	}
+	if line[0] == 's' && hasPrefixStr(line, CutMarker) {
+		g.cut(line)
+		return
+	}
 	if g.st == stSkip && !g.endsSkip(line) {
 		return
 	}
@@ -410,6 +414,16 @@ func (g *goTextDecoder) blank() {
 		g.endRoutine()
 	}
 	g.st = stIdle
+}
+
+// cut ends the open routine at a CutMarker line and marks the dump
+// truncated, warning with what the writer said.
+func (g *goTextDecoder) cut(line []byte) {
+	g.blank()
+	g.ensureDump()
+	g.d.Truncated = true
+	g.announce()
+	g.problem("dump truncated: "+string(line[len(CutMarker):]), line)
 }
 
 // endsSkip reports whether line ends a skip after a problem: a header or

@@ -68,10 +68,11 @@ type pprofDecoder struct {
 	read     bool // the input was read (one dump per input)
 	p        *profile.Profile
 	dump     *Dump
-	value    int    // index of the goroutine count in Sample.Value
-	leaked   bool   // a goroutineleak profile
-	stateKey string // the label holding the State in a profile stackdump wrote
-	next     int    // next sample
+	value    int      // index of the goroutine count in Sample.Value
+	leaked   bool     // a goroutineleak profile
+	stateKey string   // the label holding the State in a profile stackdump wrote
+	next     int      // next sample
+	held     *Routine // a routine to return after the warning about it
 
 	locs   map[*profile.Location][]*Frame
 	frames []*Frame
@@ -162,6 +163,10 @@ func (d *pprofDecoder) pickValue(p *profile.Profile) error {
 }
 
 func (d *pprofDecoder) nextRoutine() (*Routine, error) {
+	if r := d.held; r != nil {
+		d.held = nil
+		return r, nil
+	}
 	for d.next < len(d.p.Sample) {
 		s := d.p.Sample[d.next]
 		d.next++
@@ -169,8 +174,17 @@ func (d *pprofDecoder) nextRoutine() (*Routine, error) {
 			return nil, &ParseError{Msg: "sample " + strconv.Itoa(d.next) + " has " + strconv.Itoa(len(s.Value)) + " values"}
 		}
 		count := s.Value[d.value]
+		if count < 0 {
+			return nil, &ParseError{Msg: "sample " + strconv.Itoa(d.next) + " has a negative count, " +
+				strconv.FormatInt(count, 10) + " (a delta profile?); skipped"}
+		}
 		if count == 0 {
 			continue
+		}
+		var warning *ParseError
+		if kept, cut := boundCount(d.dump.Total, count); cut {
+			warning = &ParseError{Msg: countTooLarge("sample "+strconv.Itoa(d.next)+"'s count", count, kept)}
+			count = kept
 		}
 		r := &Routine{Count: count, Leaked: d.leaked}
 		d.frames, d.values = d.frames[:0], d.values[:0]
@@ -188,6 +202,10 @@ func (d *pprofDecoder) nextRoutine() (*Routine, error) {
 		}
 		r.Labels, r.State = d.sampleLabels(s)
 		d.dump.Total += count
+		if warning != nil {
+			d.held = r // returned after its warning, as readers do
+			return nil, warning
+		}
 		return r, nil
 	}
 	return nil, errEndOfDump

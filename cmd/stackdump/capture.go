@@ -9,7 +9,6 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
-	"runtime"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -18,9 +17,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/stackdump/stackdump/dedupe"
-	"github.com/stackdump/stackdump/dumper"
 	"github.com/stackdump/stackdump/formats"
-	"github.com/stackdump/stackdump/internal/zseg"
 	"github.com/stackdump/stackdump/remote"
 )
 
@@ -239,6 +236,11 @@ func planCaptures(cmd *cobra.Command, raw []string, o captureOptions) ([]*captur
 		if dirMode {
 			job.path = filepath.Join(o.output, uniqueName(names, snapshotName(t, now, format, comp), formats.Extension(format, comp)))
 		}
+		// An output that cannot be written is reported before any
+		// capture pauses a target for a dump that cannot be saved.
+		if err := checkOutput(job.path); err != nil {
+			return nil, err
+		}
 		jobs = append(jobs, job)
 	}
 	return jobs, nil
@@ -374,45 +376,6 @@ func joinCounts(complete, cut []*formats.Group) {
 			g.Sample = c.Sample
 		}
 	}
-}
-
-// writeTo runs write against an atomically written file, or w when path
-// is empty, through one large buffer and compression comp, compressed on
-// every CPU (a dump is a file to keep: gzip at its default level).
-func writeTo(path string, w io.Writer, comp formats.Compression, write func(io.Writer) error) error {
-	if path == "" {
-		out, err := newOutput(w, comp)
-		if err != nil {
-			return err
-		}
-		if err := write(out); err != nil {
-			out.Close()
-			return err
-		}
-		return out.Close()
-	}
-	f, err := dumper.CreateAtomic(path)
-	if err != nil {
-		return err
-	}
-	defer f.Abort()
-	out, err := newOutput(f, comp)
-	if err != nil {
-		return err
-	}
-	if err := write(out); err != nil {
-		return err
-	}
-	if err := out.Close(); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	return f.Commit()
-}
-
-// newOutput returns the buffered output, compressed with comp, a command
-// writes to w.
-func newOutput(w io.Writer, comp formats.Compression) (io.WriteCloser, error) {
-	return zseg.NewOutput(w, zseg.Options{Compression: comp}, runtime.GOMAXPROCS(0))
 }
 
 // uniqueName returns name, or name with "-2", "-3"… before its extension
