@@ -49,7 +49,7 @@ func (o *captureOptions) addRemoteFlags(cmd *cobra.Command) {
 	f.StringVar(&o.endpoint, "endpoint", "", "`PATH` of stackdump's endpoint on the targets (found at "+remote.DefaultEndpointPath+" when not given)")
 	f.DurationVar(&o.timeout, "timeout", 2*time.Minute, "time limit for one capture attempt, body included")
 	f.DurationVar(&o.connectTimeout, "connect-timeout", 5*time.Second, "time limit for connecting")
-	f.IntVar(&o.retries, "retries", 2, "retries on connection errors and 5xx answers (never on 4xx)")
+	f.IntVar(&o.retries, "retries", 2, "retries on connection errors and 5xx answers (never on 4xx); 0: one attempt only")
 	f.Int64Var(&o.maxBytes, "max-bytes", 2<<30, "largest dump accepted, in bytes")
 	f.BoolVar(&o.dedupe, "dedupe", false, "write counted groups of identical stacks")
 	f.StringVar(&o.by, "by", "stack", "similarity of grouped stacks: exact, stack or func")
@@ -64,12 +64,16 @@ func (o captureOptions) remoteOptions() (remote.Options, error) {
 	if err != nil {
 		return remote.Options{}, err
 	}
+	retries := o.retries
+	if retries <= 0 {
+		retries = -1 // remote.Options.Retries: zero is the default, negative none
+	}
 	return remote.Options{
 		Mode:           mode,
 		Endpoint:       o.endpoint,
 		Timeout:        o.timeout,
 		ConnectTimeout: o.connectTimeout,
-		Retries:        max(o.retries, -1),
+		Retries:        retries,
 		MaxBytes:       o.maxBytes,
 		JVMJSON:        o.jvmJSON,
 	}, nil
