@@ -562,6 +562,10 @@ func (d *jsonDecoder) decodeCapture(v gjson.Result, off int64) *Capture {
 			c.Pauses = int(d.int(off, v, "capture.pauses"))
 		case "missing":
 			c.Missing = d.strings(off, v, "capture.missing")
+		case "methods":
+			c.Methods = d.strings(off, v, "capture.methods")
+		case "joined":
+			c.Joined = d.strings(off, v, "capture.joined")
 		}
 		return true
 	})

@@ -177,9 +177,15 @@ func appendJSONSource(b []byte, s *Source) []byte {
 				first = false
 			}
 		}
-		if len(c.Missing) > 0 {
-			b = appendJSONKey(b, "missing", first)
-			b = appendJSONStrings(b, c.Missing)
+		for _, l := range [...]struct {
+			key string
+			v   []string
+		}{{"missing", c.Missing}, {"methods", c.Methods}, {"joined", c.Joined}} {
+			if len(l.v) > 0 {
+				b = appendJSONKey(b, l.key, first)
+				b = appendJSONStrings(b, l.v)
+				first = false
+			}
 		}
 		b = append(b, '}')
 	}

@@ -41,6 +41,14 @@ type Capture struct {
 	// Missing names fields this mode cannot provide ("wait_minutes", "args", ...),
 	// so that consumers never mistake an absent value for zero.
 	Missing []string
+	// Methods lists, in order, what was fetched from another process to
+	// make this one document ("debug1", "debug2", "trace", "debug0"); each
+	// method's pause is in docs/modes.md. Empty for in-process captures.
+	Methods []string
+	// Joined says what was joined into the routines from another method
+	// than the one they were read from, as "FIELD from METHOD" ("labels
+	// from debug1").
+	Joined []string
 }
 
 // Dump is one goroutine or thread dump: its metadata and its routines.

@@ -4,11 +4,13 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/http/pprof"
+	"os"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -18,7 +20,15 @@ import (
 	"go.uber.org/goleak"
 )
 
+// blockChildEnv makes the test binary a child that prints "ready" and
+// blocks until killed: a plain Go process for tests that must not harm it.
+const blockChildEnv = "REMOTE_TEST_BLOCK_CHILD"
+
 func TestMain(m *testing.M) {
+	if os.Getenv(blockChildEnv) == "1" {
+		fmt.Println("ready")
+		select {}
+	}
 	goleak.VerifyTestMain(m)
 }
 
