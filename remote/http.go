@@ -68,8 +68,16 @@ type Options struct {
 	// (JDK 21+: virtual threads and thread containers included), falling
 	// back to Thread.print when the JVM does not know the command.
 	JVMJSON bool
-	// Client, when set, is used instead of one built from the timeouts.
+	// Client, when set, is used instead of one built from the timeouts
+	// (see NewClient). Captures that share a client reuse its kept-alive
+	// connections: a target watched every few seconds then sees one
+	// connection, not one per capture.
 	Client *http.Client
+	// Resolved, when set, is called with the target a bare base URL turned
+	// out to be (the endpoint, or net/http/pprof when the endpoint answered
+	// 404) once the probe has settled it. Passing that target to later
+	// captures skips the probe.
+	Resolved func(Target)
 	// Progress, when set, is called as bytes arrive with the running total.
 	Progress func(received int64)
 }
@@ -191,6 +199,16 @@ func (o Options) client() *http.Client {
 	if o.Client != nil {
 		return o.Client
 	}
+	return NewClient(o)
+}
+
+// NewClient returns the HTTP client a capture with opts uses when
+// opts.Client is nil: opts' connect and answer timeouts, at most 10
+// redirects, no transparent decompression, one idle connection kept per
+// host. Give it to several captures of one target (Options.Client) to
+// reuse one connection, and call CloseIdleConnections when done.
+func NewClient(opts Options) *http.Client {
+	o := opts.withDefaults()
 	d := &net.Dialer{Timeout: o.ConnectTimeout}
 	return &http.Client{CheckRedirect: checkRedirect, Transport: &http.Transport{
 		DialContext:           d.DialContext,
@@ -220,9 +238,15 @@ func openHTTP(ctx context.Context, t Target, opts Options) (*Stream, error) {
 		s, err := openHTTP(ctx, ep, opts)
 		var he *HTTPError
 		if err == nil || !errors.As(err, &he) || he.Status != http.StatusNotFound {
+			if err == nil && opts.Resolved != nil {
+				opts.Resolved(ep)
+			}
 			return s, err
 		}
 		t.Discover = false
+		if opts.Resolved != nil {
+			opts.Resolved(t)
+		}
 	}
 	client := opts.client()
 	dumpURL := DumpURL(t, opts.Mode, opts.TraceWindow)
@@ -269,12 +293,12 @@ func getOnce(ctx context.Context, client *http.Client, t Target, dumpURL string,
 	}
 	if resp.StatusCode/100 != 2 {
 		head, _ := io.ReadAll(io.LimitReader(resp.Body, 512))
-		resp.Body.Close()
+		drainBody(resp.Body)
 		cancel()
 		return nil, resp.StatusCode >= 500, &HTTPError{URL: dumpURL, Status: resp.StatusCode, Body: strings.TrimSpace(string(head))}
 	}
 	if ct := resp.Header.Get("Content-Type"); strings.HasPrefix(ct, "text/html") {
-		resp.Body.Close()
+		drainBody(resp.Body)
 		cancel()
 		return nil, false, fmt.Errorf("GET %s: answered %s, not a dump (is this a debug endpoint?)", dumpURL, ct)
 	}
@@ -286,10 +310,31 @@ func getOnce(ctx context.Context, client *http.Client, t Target, dumpURL string,
 		URL:         dumpURL,
 		ContentType: resp.Header.Get("Content-Type"),
 		closer: func() error {
+			// Read the rest of a short remainder so that the connection
+			// goes back to the client's pool; past drainLimit bytes or
+			// drainWait, give the connection up.
+			abort := time.AfterFunc(drainWait, cancel)
+			p.drain(drainLimit)
+			abort.Stop()
 			cancel() // aborts a read in flight; the body's Close would wait for it
 			return p.Close()
 		},
 	}, false, nil
+}
+
+// A closed stream's or refused answer's unread rest is read and dropped,
+// up to drainLimit bytes and for at most drainWait, so that its kept-alive
+// connection can serve the next request: an HTTP/1 connection whose body
+// was not read to its end is closed.
+const (
+	drainLimit = 256 << 10
+	drainWait  = time.Second
+)
+
+// drainBody reads and drops up to drainLimit bytes of body, then closes it.
+func drainBody(body io.ReadCloser) {
+	io.Copy(io.Discard, io.LimitReader(body, drainLimit))
+	body.Close()
 }
 
 // limitedBody fails with ErrTooLarge past its limit and reports progress.

@@ -98,6 +98,19 @@ func (p *pump) Read(b []byte) (int, error) {
 	return n, nil
 }
 
+// drain reads and drops what is left, up to limit bytes, until the end of
+// src or an error.
+func (p *pump) drain(limit int64) {
+	var buf [32 << 10]byte
+	for limit > 0 {
+		n, err := p.Read(buf[:min(int64(len(buf)), limit)])
+		limit -= int64(n)
+		if err != nil {
+			return
+		}
+	}
+}
+
 // Close stops the pump and closes src; it waits for the pump goroutine.
 func (p *pump) Close() error {
 	p.mu.Lock()

@@ -42,6 +42,9 @@ type dumpResult struct {
 	dump   *formats.Dump
 	groups []*formats.Group
 	by     dedupe.By // the level groups were made at
+	// leaked counts routines in `(leaked)` states (proven leaks, from the
+	// Go runtime's goroutine leak detection).
+	leaked int64
 }
 
 // dumpSource is what a pipeline reads: a *formats.Reader, or a capture's
@@ -80,6 +83,7 @@ func (p pipeline) run(rd dumpSource, w io.Writer) ([]dumpResult, error) {
 				return results, outputError{err}
 			}
 		}
+		var leaked int64
 		var g *dedupe.Grouper
 		if p.grouped || p.summarize {
 			g = dedupe.NewGrouper(dedupe.Options{By: p.by})
@@ -99,6 +103,9 @@ func (p pipeline) run(rd dumpSource, w io.Writer) ([]dumpResult, error) {
 			}
 			if g != nil {
 				g.Add(r)
+			}
+			if r.Leaked {
+				leaked += r.Count
 			}
 			if p.routines != nil {
 				p.routines.Add(r.Count)
@@ -121,7 +128,7 @@ func (p pipeline) run(rd dumpSource, w io.Writer) ([]dumpResult, error) {
 		if err != nil {
 			return results, outputError{err}
 		}
-		results = append(results, dumpResult{dump: d, groups: groups, by: p.by})
+		results = append(results, dumpResult{dump: d, groups: groups, by: p.by, leaked: leaked})
 	}
 }
 

@@ -1,21 +1,17 @@
 package main
 
 import (
-	"cmp"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"os"
-	"path/filepath"
-	"slices"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
-
-	"github.com/stackdump/stackdump/dedupe"
-	"github.com/stackdump/stackdump/formats"
 )
 
 type watchOptions struct {
@@ -27,194 +23,153 @@ type watchOptions struct {
 	leakAfter int
 	top       int
 	json      bool
+	metrics   string
 }
 
 func newWatchCommand() *cobra.Command {
 	var o watchOptions
 	cmd := &cobra.Command{
-		Use:   "watch TARGET",
-		Short: "Capture a process periodically and track which stack groups grow",
-		Long: `watch captures TARGET every --every, optionally keeps each snapshot in a
-directory (rotating, at most --keep files), and prints a table of the largest
-groups: their count now, the change since the previous snapshot and since the
-first. Groups that grew in each of the last --leak-after snapshots are flagged
-as leak suspects. Ctrl-C (or --count) ends it with a final report. With
---json, one JSON object per snapshot is printed on its own line.`,
+		Use:   "watch TARGET... [--targets FILE]",
+		Short: "Capture processes periodically and track which stack groups grow",
+		Long: `watch captures every TARGET each --every (at most --concurrency at once),
+optionally keeps each snapshot in a directory (rotating, at most --keep files
+per target), and prints, per target, a table of the largest groups: their
+count now, the change since the previous snapshot and since the group was
+first seen. Groups that grew in each of the last --leak-after snapshots are
+flagged as leak suspects. Ctrl-C (or --count) ends it with a final report.
+With --json, one JSON object per snapshot and target is printed on its own
+line. With --metrics ADDR, Prometheus metrics are served at
+http://ADDR/metrics (see docs/fleet.md).
+
+Each target keeps one connection alive between snapshots and is probed for
+stackdump's endpoint once. A failing target is reported on standard error
+and the others go on. Memory is bounded by --top and --leak-after, not by
+the number of snapshots.
+
+Exit status: 0 when every target gave at least one snapshot; 1 when any
+target gave none (unreachable, 404, not a dump), even if others succeeded;
+2 for bad flags.`,
 		Example: `  stackdump watch localhost:6060 --every 30s -o snapshots/ --keep 20
-  stackdump watch http://svc:6060 --every 5s --count 12 --json | jq .suspects`,
-		Args: cobra.ExactArgs(1),
+  stackdump watch http://svc:6060 --every 5s --count 12 --json | jq .suspects
+  stackdump watch --targets hosts.txt --concurrency 50 --every 1m --metrics :9464`,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return runWatch(cmd, args[0], o)
+			return runWatch(cmd, args, o)
 		},
 	}
 	o.addRemoteFlags(cmd)
 	f := cmd.Flags()
 	f.DurationVar(&o.every, "every", 10*time.Second, "time between snapshots")
-	f.IntVar(&o.count, "count", 0, "stop after N snapshots (0: until Ctrl-C)")
+	f.IntVar(&o.count, "count", 0, "stop after N rounds of snapshots (0: until Ctrl-C)")
 	f.StringVarP(&o.dir, "output", "o", "", "keep each snapshot in `DIR`")
-	f.IntVar(&o.keep, "keep", 10, "snapshots kept in DIR; older ones are removed")
+	f.IntVar(&o.keep, "keep", 10, "snapshots kept in DIR per target; older ones are removed")
 	f.IntVar(&o.leakAfter, "leak-after", 3, "flag groups that grew in each of the last N snapshots")
-	f.IntVar(&o.top, "top", 15, "groups shown in the table")
+	f.IntVar(&o.top, "top", 15, "groups shown in the table (and followed, and exported as metrics) per target")
 	f.BoolVar(&o.json, "json", false, "print one JSON line per snapshot instead of the table")
+	f.StringVar(&o.targetsFile, "targets", "", "read targets from `FILE`, one per line (# comments allowed)")
+	f.IntVar(&o.concurrency, "concurrency", 8, "targets captured at once")
+	f.StringVar(&o.metrics, "metrics", "", "serve Prometheus metrics at http://`ADDR`/metrics (e.g. :9464)")
 	return cmd
 }
 
-// watchHistory follows group counts across snapshots by group key.
-type watchHistory struct {
-	snapshots int
-	totals    []int64
-	counts    map[string][]int64 // per key, one count per snapshot
-	latest    map[string]*formats.Group
-}
-
-// add records a snapshot's groups.
-func (h *watchHistory) add(total int64, groups []*formats.Group) {
-	if h.counts == nil {
-		h.counts = make(map[string][]int64)
-	}
-	h.latest = make(map[string]*formats.Group, len(groups))
-	for _, g := range groups {
-		h.latest[g.Key] = g
-		if _, ok := h.counts[g.Key]; !ok {
-			h.counts[g.Key] = make([]int64, h.snapshots)
-		}
-	}
-	for k, series := range h.counts {
-		var n int64
-		if g := h.latest[k]; g != nil {
-			n = g.Count
-		}
-		h.counts[k] = append(series, n)
-	}
-	h.snapshots++
-	h.totals = append(h.totals, total)
-}
-
-// suspect reports whether key grew in each of the last k snapshots.
-func (h *watchHistory) suspect(key string, k int) bool {
-	s := h.counts[key]
-	if k < 1 || len(s) < k+1 {
-		return false
-	}
-	for i := len(s) - k; i < len(s); i++ {
-		if s[i] <= s[i-1] {
-			return false
-		}
-	}
-	return true
-}
-
-// watchRow is one group's line in the table and in --json output.
-type watchRow struct {
-	Key        string `json:"key"`
-	Count      int64  `json:"count"`
-	DeltaLast  int64  `json:"delta_last"`
-	DeltaFirst int64  `json:"delta_first"`
-	State      string `json:"state"`
-	Top        string `json:"top"`
-	Suspect    bool   `json:"suspect"`
-}
-
-// rows returns the current groups, suspects first, then by count.
-func (h *watchHistory) rows(leakAfter int) []watchRow {
-	var rows []watchRow
-	for k, g := range h.latest {
-		s := h.counts[k]
-		r := watchRow{Key: k, Count: g.Count, DeltaFirst: g.Count - s[0], State: dedupe.MainState(g), Top: dedupe.TopFrameText(g), Suspect: h.suspect(k, leakAfter)}
-		if len(s) > 1 {
-			r.DeltaLast = g.Count - s[len(s)-2]
-		}
-		rows = append(rows, r)
-	}
-	slices.SortFunc(rows, func(a, b watchRow) int {
-		if a.Suspect != b.Suspect {
-			if a.Suspect {
-				return -1
-			}
-			return 1
-		}
-		return cmp.Or(cmp.Compare(b.Count, a.Count), cmp.Compare(a.Key, b.Key))
-	})
-	return rows
-}
-
-func runWatch(cmd *cobra.Command, target string, o watchOptions) error {
+func runWatch(cmd *cobra.Command, args []string, o watchOptions) error {
 	if o.every <= 0 {
 		return errors.New("--every must be positive")
+	}
+	raw := append([]string(nil), args...)
+	if o.targetsFile != "" {
+		more, err := readTargetsFile(o.targetsFile)
+		if err != nil {
+			return err
+		}
+		raw = append(raw, more...)
+	}
+	if len(raw) == 0 {
+		return errors.New("no target: give TARGET arguments or --targets FILE")
 	}
 	if o.dir != "" {
 		if err := os.MkdirAll(o.dir, 0o755); err != nil {
 			return err
 		}
 	}
-	jobs, err := planCaptures(cmd, []string{target}, o.captureOptions)
+	w, err := newWatcher(cmd, raw, o)
 	if err != nil {
 		return err
 	}
-	tmpl := jobs[0]
-	tmpl.pipe.grouped = o.dir == "" || o.dedupe // nothing to keep: group straight away
-	if o.dir != "" && o.format == "" {
-		tmpl.pipe.format = formats.FormatJSON
-	}
-	if o.dir != "" && o.compress == "" {
-		tmpl.comp = formats.CompressGzip
-	}
+	defer w.close()
 	ctx, stop := signalContext(cmd.Context())
 	defer stop()
+	if o.metrics != "" {
+		ln, err := net.Listen("tcp", o.metrics)
+		if err != nil {
+			return fmt.Errorf("--metrics: %w", err)
+		}
+		w.metrics = newWatchMetrics()
+		mctx, cancel := context.WithCancel(ctx)
+		wait := w.metrics.serve(mctx, ln, w.stderr)
+		defer func() { cancel(); wait() }()
+		fmt.Fprintf(w.stderr, "stackdump: serving metrics at http://%s/metrics\n", ln.Addr())
+	}
 
 	out := cmd.OutOrStdout()
 	tty := isTerminal(out) && !o.json
-	var h watchHistory
-	var kept []string
 	tick := time.NewTicker(o.every)
 	defer tick.Stop()
 	for n := 1; ; n++ {
-		job := &captureJob{target: tmpl.target, ropts: tmpl.ropts, pipe: tmpl.pipe, comp: tmpl.comp, stdout: io.Discard, stderr: cmd.ErrOrStderr()}
-		if o.dir != "" {
-			job.path = filepath.Join(o.dir, snapshotName(job.target, time.Now().UTC(), job.pipe.format, job.comp))
-		} else {
-			job.pipe.format = formats.FormatJSON
+		outcomes := w.round(ctx)
+		if ctx.Err() != nil {
+			break
 		}
-		res := captureTarget(ctx, job)
-		switch {
-		case ctx.Err() != nil:
-			writeWatchReport(out, &h, o)
-			return nil
-		case res.err != nil:
-			fmt.Fprintf(cmd.ErrOrStderr(), "stackdump: snapshot %d of %s: %v\n", n, target, res.err)
-		default:
-			last := res.dumps[len(res.dumps)-1]
-			if res.recovered != nil {
-				last = *res.recovered
-			}
-			h.add(last.dump.Total, last.groups)
-			if o.dir != "" {
-				kept = append(kept, job.path)
-				kept = rotate(kept, o.keep, cmd.ErrOrStderr())
-			}
-			if o.json {
-				if err := writeWatchJSON(out, target, &h, o); err != nil {
-					return err
-				}
-			} else {
-				writeWatchTable(out, target, &h, o, tty)
-			}
+		if err := writeWatchRound(out, w, outcomes, o, tty); err != nil {
+			return err
 		}
 		if o.count > 0 && n >= o.count {
-			if !o.json {
-				writeWatchReport(out, &h, o)
-			}
-			return nil
+			break
 		}
 		select {
 		case <-tick.C:
 		case <-ctx.Done():
-			if !o.json {
-				writeWatchReport(out, &h, o)
-			}
-			return nil
+		}
+		if ctx.Err() != nil {
+			break
 		}
 	}
+	if !o.json {
+		for _, t := range w.targets {
+			writeWatchReport(out, t, len(w.targets) > 1, o)
+		}
+	}
+	failed := 0
+	for _, t := range w.targets {
+		if t.snapshots == 0 {
+			failed++
+		}
+	}
+	if failed > 0 {
+		return exitError{code: 1, err: fmt.Errorf("%d of %d targets gave no snapshot", failed, len(w.targets))}
+	}
+	return nil
+}
+
+// writeWatchRound prints a round: failures on standard error, then a table
+// (or a JSON line) per target that gave a snapshot.
+func writeWatchRound(out io.Writer, w *watcher, outcomes []watchOutcome, o watchOptions, tty bool) error {
+	if tty {
+		io.WriteString(out, "\033[H\033[2J")
+	}
+	for _, oc := range outcomes {
+		if oc.err != nil {
+			fmt.Fprintf(w.stderr, "stackdump: snapshot %d of %s: %v\n", oc.target.snapshots+oc.target.failures, oc.target.raw, oc.err)
+			continue
+		}
+		if o.json {
+			if err := writeWatchJSON(out, oc.target, o); err != nil {
+				return err
+			}
+			continue
+		}
+		writeWatchTable(out, oc.target, o)
+	}
+	return nil
 }
 
 // rotate removes the oldest snapshot files beyond keep.
@@ -228,14 +183,12 @@ func rotate(files []string, keep int, stderr io.Writer) []string {
 	return files
 }
 
-func writeWatchTable(w io.Writer, target string, h *watchHistory, o watchOptions, tty bool) {
+func writeWatchTable(w io.Writer, t *watchedTarget, o watchOptions) {
 	var b strings.Builder
-	if tty {
-		b.WriteString("\033[H\033[2J")
-	}
-	total := h.totals[len(h.totals)-1]
+	h := t.hist
+	total := h.total()
 	fmt.Fprintf(&b, "%s  snapshot %d at %s  total %d (%+d since last, %+d since first)\n",
-		target, h.snapshots, time.Now().Format("15:04:05"), total, total-h.totals[max(0, len(h.totals)-2)], total-h.totals[0])
+		t.raw, h.snapshots, time.Now().Format("15:04:05"), total, total-h.prevTotal(), total-h.firstTotal)
 	fmt.Fprintf(&b, "%8s %8s %8s  %-16s %s\n", "COUNT", "Δ LAST", "Δ FIRST", "STATE", "TOP FRAME")
 	rows := h.rows(o.leakAfter)
 	for _, r := range rows[:min(len(rows), o.top)] {
@@ -245,15 +198,13 @@ func writeWatchTable(w io.Writer, target string, h *watchHistory, o watchOptions
 		}
 		fmt.Fprintf(&b, "%8d %+8d %+8d  %-16s %s%s\n", r.Count, r.DeltaLast, r.DeltaFirst, truncate(r.State, 16), r.Top, flag)
 	}
-	if !tty {
-		b.WriteString("\n")
-	}
+	b.WriteString("\n")
 	io.WriteString(w, b.String())
 }
 
-func writeWatchJSON(w io.Writer, target string, h *watchHistory, o watchOptions) error {
-	rows := h.rows(o.leakAfter)
-	var suspects []string
+func writeWatchJSON(w io.Writer, t *watchedTarget, o watchOptions) error {
+	rows := t.hist.rows(o.leakAfter)
+	suspects := []string{}
 	for _, r := range rows {
 		if r.Suspect {
 			suspects = append(suspects, r.Key)
@@ -266,7 +217,7 @@ func writeWatchJSON(w io.Writer, target string, h *watchHistory, o watchOptions)
 		Total    int64      `json:"total"`
 		Groups   []watchRow `json:"groups"`
 		Suspects []string   `json:"suspects"`
-	}{time.Now().UTC(), target, h.snapshots, h.totals[len(h.totals)-1], rows[:min(len(rows), o.top)], suspects})
+	}{time.Now().UTC(), t.raw, t.hist.snapshots, t.hist.total(), rows[:min(len(rows), o.top)], suspects})
 	if err != nil {
 		return err
 	}
@@ -274,24 +225,38 @@ func writeWatchJSON(w io.Writer, target string, h *watchHistory, o watchOptions)
 	return err
 }
 
-// writeWatchReport is the final report: totals over time and the suspects
-// with their series.
-func writeWatchReport(w io.Writer, h *watchHistory, o watchOptions) {
+// writeWatchReport is a target's final report: its total over time and
+// the suspects with their last counts; named names the target (when
+// several are watched).
+func writeWatchReport(w io.Writer, t *watchedTarget, named bool, o watchOptions) {
+	h := t.hist
+	prefix := ""
+	if named {
+		prefix = t.raw + ": "
+	}
 	if h.snapshots == 0 {
-		fmt.Fprintln(w, "no snapshot taken")
+		fmt.Fprintf(w, "%sno snapshot taken", prefix)
+		if t.lastErr != nil {
+			fmt.Fprintf(w, " (%d failed; last error: %v)", t.failures, t.lastErr)
+		}
+		fmt.Fprintln(w)
 		return
 	}
-	fmt.Fprintf(w, "\n%d snapshots; total %d → %d (%+d)\n", h.snapshots, h.totals[0], h.totals[len(h.totals)-1], h.totals[len(h.totals)-1]-h.totals[0])
+	fmt.Fprintf(w, "\n%s%d snapshots; total %d → %d (%+d)", prefix, h.snapshots, h.firstTotal, h.total(), h.total()-h.firstTotal)
+	if t.failures > 0 {
+		fmt.Fprintf(w, "; %d failed", t.failures)
+	}
+	fmt.Fprintln(w)
 	found := false
 	for _, r := range h.rows(o.leakAfter) {
 		if !r.Suspect {
 			break
 		}
 		found = true
-		fmt.Fprintf(w, "leak suspect %s: %s counts %v\n", r.State, r.Top, h.counts[r.Key])
+		fmt.Fprintf(w, "%sleak suspect %s: %s last counts %v\n", prefix, r.State, r.Top, h.series[r.Key].counts)
 	}
 	if !found {
-		fmt.Fprintf(w, "no group grew in each of the last %d snapshots\n", o.leakAfter)
+		fmt.Fprintf(w, "%sno group grew in each of the last %d snapshots\n", prefix, o.leakAfter)
 	}
 }
 

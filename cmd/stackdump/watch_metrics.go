@@ -1,0 +1,209 @@
+package main
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+)
+
+// Bounds on the series one target can make, whatever it sends: states
+// past maxMetricStates are summed into "other", and label values are cut
+// at maxLabelBytes.
+const (
+	maxMetricStates = 24
+	maxLabelBytes   = 200
+	otherState      = "other"
+)
+
+// watchMetrics are watch's Prometheus metrics, in their own registry (the
+// process's default registry is left alone). Per target they make at most
+// 10 + maxMetricStates + top series.
+type watchMetrics struct {
+	reg        *prometheus.Registry
+	goroutines *prometheus.GaugeVec
+	byState    *prometheus.GaugeVec
+	groups     *prometheus.GaugeVec
+	suspects   *prometheus.GaugeVec
+	leaked     *prometheus.GaugeVec
+	up         *prometheus.GaugeVec
+	duration   *prometheus.GaugeVec
+	bytes      *prometheus.GaugeVec
+	pause      *prometheus.GaugeVec
+	captures   *prometheus.CounterVec
+	errors     *prometheus.CounterVec
+	round      prometheus.Gauge
+
+	mu   sync.Mutex
+	sets map[string]*metricSets // per target, the label values set last
+}
+
+// metricSets are the variable label values one target's series have now,
+// so that those a new snapshot no longer has are deleted.
+type metricSets struct {
+	states map[string]bool
+	groups map[[2]string]bool
+}
+
+func newWatchMetrics() *watchMetrics {
+	gauge := func(name, help string, labels ...string) *prometheus.GaugeVec {
+		return prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: name, Help: help}, append([]string{"target"}, labels...))
+	}
+	counter := func(name, help string) *prometheus.CounterVec {
+		return prometheus.NewCounterVec(prometheus.CounterOpts{Name: name, Help: help}, []string{"target"})
+	}
+	m := &watchMetrics{
+		reg:        prometheus.NewRegistry(),
+		goroutines: gauge("stackdump_goroutines", "Goroutines (or threads) in the target's last snapshot."),
+		byState:    gauge("stackdump_goroutines_by_state", "Goroutines in the last snapshot by state (the most common states; the rest summed as \"other\").", "state"),
+		groups:     gauge("stackdump_group_goroutines", "Goroutines in each of the target's largest groups of identical stacks (at most --top per target).", "group", "func"),
+		suspects:   gauge("stackdump_leak_suspects", "Groups that grew in each of the last --leak-after snapshots."),
+		leaked:     gauge("stackdump_leaked_goroutines", "Goroutines in (leaked) states in the last snapshot: proven leaks found by the Go runtime."),
+		up:         gauge("stackdump_target_up", "1 when the target's last capture succeeded, else 0."),
+		duration:   gauge("stackdump_capture_duration_seconds", "Wall time of the target's last capture, successful or not."),
+		bytes:      gauge("stackdump_capture_bytes", "Bytes received in the target's last capture."),
+		pause:      gauge("stackdump_capture_pause_seconds", "Stop-the-world pause the last capture cost the target, when its endpoint reports it."),
+		captures:   counter("stackdump_captures_total", "Captures attempted."),
+		errors:     counter("stackdump_capture_errors_total", "Captures that failed."),
+		round: prometheus.NewGauge(prometheus.GaugeOpts{Name: "stackdump_watch_round_duration_seconds",
+			Help: "Wall time of watch's last round over every target."}),
+		sets: map[string]*metricSets{},
+	}
+	m.reg.MustRegister(m.goroutines, m.byState, m.groups, m.suspects, m.leaked, m.up,
+		m.duration, m.bytes, m.pause, m.captures, m.errors, m.round)
+	return m
+}
+
+// snapshotMetrics is what one successful capture of a target gave.
+type snapshotMetrics struct {
+	total    int64
+	states   map[string]int64 // goroutines by state, every group
+	rows     []watchRow       // the largest groups, at most --top
+	suspects int
+	leaked   int64
+	pause    time.Duration // 0: unknown
+	hasPause bool
+}
+
+// captured records a target's capture: its cost, and snap when it succeeded
+// (nil when it failed).
+func (m *watchMetrics) captured(target string, elapsed time.Duration, received int64, snap *snapshotMetrics) {
+	m.captures.WithLabelValues(target).Inc()
+	m.duration.WithLabelValues(target).Set(elapsed.Seconds())
+	m.bytes.WithLabelValues(target).Set(float64(received))
+	if snap == nil {
+		m.errors.WithLabelValues(target).Inc()
+		m.up.WithLabelValues(target).Set(0)
+		return
+	}
+	m.errors.WithLabelValues(target).Add(0) // present from the start, for rate()
+	m.up.WithLabelValues(target).Set(1)
+	m.goroutines.WithLabelValues(target).Set(float64(snap.total))
+	m.suspects.WithLabelValues(target).Set(float64(snap.suspects))
+	m.leaked.WithLabelValues(target).Set(float64(snap.leaked))
+	if snap.hasPause {
+		m.pause.WithLabelValues(target).Set(snap.pause.Seconds())
+	}
+
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	old := m.sets[target]
+	if old == nil {
+		old = &metricSets{}
+	}
+	now := &metricSets{states: map[string]bool{}, groups: map[[2]string]bool{}}
+	for state, n := range boundStates(snap.states) {
+		now.states[state] = true
+		m.byState.WithLabelValues(target, state).Set(float64(n))
+	}
+	for _, r := range snap.rows {
+		k := [2]string{r.Key, labelValue(r.fn)}
+		now.groups[k] = true
+		m.groups.WithLabelValues(target, k[0], k[1]).Set(float64(r.Count))
+	}
+	for state := range old.states {
+		if !now.states[state] {
+			m.byState.DeleteLabelValues(target, state)
+		}
+	}
+	for k := range old.groups {
+		if !now.groups[k] {
+			m.groups.DeleteLabelValues(target, k[0], k[1])
+		}
+	}
+	m.sets[target] = now
+}
+
+// boundStates keeps the maxMetricStates-1 most common states (label values
+// cut to maxLabelBytes) and sums the rest as "other".
+func boundStates(states map[string]int64) map[string]int64 {
+	type sc struct {
+		state string
+		n     int64
+	}
+	all := make([]sc, 0, len(states))
+	for s, n := range states {
+		all = append(all, sc{s, n})
+	}
+	slices.SortFunc(all, func(a, b sc) int { return cmp.Or(cmp.Compare(b.n, a.n), strings.Compare(a.state, b.state)) })
+	out := make(map[string]int64, min(len(all), maxMetricStates))
+	for i, s := range all {
+		name := labelValue(s.state)
+		if name == "" {
+			name = "unknown"
+		}
+		if i >= maxMetricStates-1 && len(all) > maxMetricStates {
+			name = otherState
+		}
+		out[name] += s.n
+	}
+	return out
+}
+
+// labelValue cuts s to at most maxLabelBytes, on a rune boundary.
+func labelValue(s string) string {
+	if len(s) <= maxLabelBytes {
+		return s
+	}
+	return strings.ToValidUTF8(s[:maxLabelBytes], "") // drops a cut rune
+}
+
+// serve serves /metrics on ln until ctx ends; the returned function waits
+// for the server to stop.
+func (m *watchMetrics) serve(ctx context.Context, ln net.Listener, errLog io.Writer) (wait func()) {
+	mux := http.NewServeMux()
+	mux.Handle("/metrics", promhttp.HandlerFor(m.reg, promhttp.HandlerOpts{Timeout: 10 * time.Second}))
+	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			fmt.Fprintf(errLog, "stackdump: metrics server: %v\n", err)
+		}
+	}()
+	stopped := make(chan struct{})
+	go func() {
+		defer close(stopped)
+		select {
+		case <-ctx.Done():
+		case <-done:
+			return
+		}
+		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		if err := srv.Shutdown(sctx); err != nil {
+			srv.Close()
+		}
+	}()
+	return func() { <-stopped; <-done }
+}

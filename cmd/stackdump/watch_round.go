@@ -1,0 +1,209 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/stackdump/stackdump/formats"
+	"github.com/stackdump/stackdump/remote"
+)
+
+// watcher follows targets in rounds: each round captures every target, at
+// most concurrency at once, and updates each target's history, kept files
+// and metrics. What it holds does not grow with the number of rounds.
+type watcher struct {
+	targets     []*watchedTarget
+	concurrency int
+	leakAfter   int
+	top         int
+	keep        int
+	dir         string          // "" keeps no snapshot files
+	metrics     *watchMetrics   // nil without --metrics
+	stderr      io.Writer       // shared by concurrent captures: locked
+	rounds      int             // rounds run
+	lastRound   time.Duration   // the last round's wall time
+	names       map[string]bool // file names used in the current round
+}
+
+// watchedTarget is one target's state across rounds.
+type watchedTarget struct {
+	raw    string        // the target as given: the metrics' target label
+	target remote.Target // the probed kind once known (see remote.Options.Resolved)
+	ropts  remote.Options
+	client *http.Client // one per HTTP target, kept alive between rounds
+	pipe   pipeline
+	comp   formats.Compression
+	hist   *watchHistory
+	kept   []string // snapshot files, oldest first, at most keep
+
+	snapshots int   // successful captures
+	failures  int   // failed captures
+	lastErr   error // the last failure
+}
+
+// watchOutcome is one target's part of a round.
+type watchOutcome struct {
+	target  *watchedTarget
+	err     error // the capture failed (nil when it succeeded)
+	elapsed time.Duration
+}
+
+// newWatcher plans the captures of raw targets with o; cmd gives the
+// outputs planCaptures needs.
+func newWatcher(cmd *cobra.Command, raw []string, o watchOptions) (*watcher, error) {
+	w := &watcher{
+		concurrency: max(o.concurrency, 1),
+		leakAfter:   o.leakAfter,
+		top:         max(o.top, 1),
+		keep:        o.keep,
+		dir:         o.dir,
+		stderr:      &lockedWriter{w: cmd.ErrOrStderr()},
+	}
+	seen := map[string]bool{}
+	for _, s := range raw {
+		if seen[s] {
+			return nil, fmt.Errorf("target %s is given twice", s)
+		}
+		seen[s] = true
+		jobs, err := planCaptures(cmd, []string{s}, o.captureOptions)
+		if err != nil {
+			return nil, err
+		}
+		job := jobs[0]
+		t := &watchedTarget{raw: s, target: job.target, ropts: job.ropts, pipe: job.pipe, comp: job.comp,
+			hist: newWatchHistory(w.top, o.leakAfter)}
+		t.pipe.grouped = o.dir == "" || o.dedupe // nothing to keep: group straight away
+		switch {
+		case o.dir == "":
+			t.pipe.format = formats.FormatJSON // written to io.Discard
+		case o.format == "":
+			t.pipe.format = formats.FormatJSON
+		}
+		if o.dir != "" && o.compress == "" {
+			t.comp = formats.CompressGzip
+		}
+		if err := t.pipe.check(); err != nil {
+			return nil, err
+		}
+		if t.target.Kind == remote.TargetPprof || t.target.Kind == remote.TargetEndpoint {
+			t.client = remote.NewClient(t.ropts)
+			t.ropts.Client = t.client
+			t.ropts.Resolved = func(rt remote.Target) { t.target = rt }
+		}
+		w.targets = append(w.targets, t)
+	}
+	return w, nil
+}
+
+// round captures every target once and records what each gave. Captures
+// cut short because ctx ended are not counted as failures.
+func (w *watcher) round(ctx context.Context) []watchOutcome {
+	start := time.Now()
+	w.rounds++
+	clear(w.names)
+	if w.names == nil {
+		w.names = map[string]bool{}
+	}
+	jobs := make([]*captureJob, len(w.targets))
+	for i, t := range w.targets {
+		job := &captureJob{target: t.target, ropts: t.ropts, pipe: t.pipe, comp: t.comp, stdout: io.Discard, stderr: w.stderr}
+		if w.dir != "" {
+			ext := formats.Extension(job.pipe.format, job.comp)
+			job.path = filepath.Join(w.dir, uniqueName(w.names, snapshotName(job.target, start.UTC(), job.pipe.format, job.comp), ext))
+		}
+		jobs[i] = job
+	}
+	results := captureAll(ctx, jobs, w.concurrency)
+	out := make([]watchOutcome, 0, len(results))
+	for i, res := range results {
+		if res.err != nil && ctx.Err() != nil {
+			continue // interrupted, not failed
+		}
+		out = append(out, w.record(w.targets[i], res))
+	}
+	w.lastRound = time.Since(start)
+	if w.metrics != nil {
+		w.metrics.round.Set(w.lastRound.Seconds())
+	}
+	return out
+}
+
+// record updates t with one capture's result.
+func (w *watcher) record(t *watchedTarget, res captureResult) watchOutcome {
+	received := res.job.received.Load()
+	if res.err != nil {
+		t.failures++
+		t.lastErr = res.err
+		if w.metrics != nil {
+			w.metrics.captured(t.raw, res.elapsed, received, nil)
+		}
+		return watchOutcome{target: t, err: res.err, elapsed: res.elapsed}
+	}
+	last := res.dumps[len(res.dumps)-1]
+	if res.recovered != nil {
+		last = *res.recovered
+	}
+	t.hist.add(last.dump.Total, last.groups)
+	t.snapshots++
+	if w.dir != "" {
+		t.kept = rotate(append(t.kept, res.job.path), w.keep, w.stderr)
+	}
+	if w.metrics != nil {
+		w.metrics.captured(t.raw, res.elapsed, received, snapshotOf(t.hist, last, w.leakAfter, w.top))
+	}
+	return watchOutcome{target: t, elapsed: res.elapsed}
+}
+
+// snapshotOf is what the metrics show of a target's last snapshot.
+func snapshotOf(h *watchHistory, last dumpResult, leakAfter, top int) *snapshotMetrics {
+	snap := &snapshotMetrics{total: last.dump.Total, leaked: last.leaked, states: map[string]int64{}}
+	for _, g := range last.groups {
+		var inStates int64
+		for s, n := range g.States {
+			snap.states[s] += n
+			inStates += n
+		}
+		if g.Count > inStates {
+			snap.states[""] += g.Count - inStates // a source without states
+		}
+	}
+	rows := h.rows(leakAfter)
+	for _, r := range rows {
+		if r.Suspect {
+			snap.suspects++
+		}
+	}
+	snap.rows = rows[:min(len(rows), top)]
+	if c := last.dump.Source.Capture; c != nil && c.Pause > 0 {
+		snap.pause, snap.hasPause = c.Pause, true
+	}
+	return snap
+}
+
+// close releases the targets' kept-alive connections.
+func (w *watcher) close() {
+	for _, t := range w.targets {
+		if t.client != nil {
+			t.client.CloseIdleConnections()
+		}
+	}
+}
+
+// lockedWriter serializes writes from concurrent captures.
+type lockedWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
+}
