@@ -123,6 +123,13 @@ func TestGo127TracebackHeaders(t *testing.T) {
 			wantFP := strings.Count(string(data), " fp=0x")
 			gotFP := 0
 			for _, d := range dumps {
+				if s := d.SystemStack; s != nil && s.Values != nil {
+					for _, v := range s.Values.Frames {
+						if v.FP != 0 {
+							gotFP++
+						}
+					}
+				}
 				for _, r := range d.Routines {
 					if r.CreatedByValues != nil && r.CreatedByValues.FP != 0 {
 						gotFP++
