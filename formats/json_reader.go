@@ -45,10 +45,12 @@ const (
 	memberTruncated
 	memberWarnings
 	memberTotal
+	memberRaces
+	memberSystemStack
 	numMembers
 )
 
-var jsonMemberNames = [numMembers]string{"format", "source", "preamble", "truncated", "warnings", "total"}
+var jsonMemberNames = [numMembers]string{"format", "source", "preamble", "truncated", "warnings", "total", "races", "system_stack"}
 
 // jsonRaw is a top-level member's value as read, with its input offset.
 type jsonRaw struct {
@@ -70,8 +72,12 @@ type jsonDecoder struct {
 	needComma bool // a member was read in the current object
 	grouped   bool // the array is "groups"
 	hasTotal  bool // the document's "total" was applied; routines no longer add to it
-	nelem     int
-	members   [numMembers]jsonRaw
+	// legacyRaces counts goroutine objects read as race blocks (documents
+	// from before races were dump records), whose "total" counted them;
+	// legacyReport is the report number of the last one.
+	legacyRaces, legacyReport int
+	nelem                     int
+	members                   [numMembers]jsonRaw
 
 	buffered    []byte // jsonBuffered: the array, from its '['
 	bufferedOff int64
@@ -155,6 +161,7 @@ func (d *jsonDecoder) nextDump() (*Dump, error) {
 	d.s.skipByte()
 	d.members = [numMembers]jsonRaw{}
 	d.needComma, d.nelem, d.grouped, d.hasTotal = false, 0, false, false
+	d.legacyRaces, d.legacyReport = 0, 0
 	d.buffered, d.pending, d.deferred = nil, d.pending[:0], nil
 
 	key, err := d.readMembers()
@@ -466,17 +473,19 @@ func (d *jsonDecoder) buildDump() (*Dump, error) {
 			return true
 		})
 	}
+	d.applyDumpParts(dump)
 	return dump, nil
 }
 
 // applyTail applies the members that follow the routines.
 func (d *jsonDecoder) applyTail() {
 	dump := d.dump
+	d.applyDumpParts(dump)
 	if m := d.members[memberTruncated]; m.set {
 		dump.Truncated = d.bool(m.off, d.parseMember(m, "truncated"), "truncated")
 	}
 	if m := d.members[memberTotal]; m.set {
-		dump.Total = d.int(m.off, d.parseMember(m, "total"), "total")
+		dump.Total = max(0, d.int(m.off, d.parseMember(m, "total"), "total")-int64(d.legacyRaces))
 		d.hasTotal = true
 	}
 	if m := d.members[memberWarnings]; m.set {
@@ -583,6 +592,9 @@ func (d *jsonDecoder) decodeElement(elem []byte, off int64) error {
 	}
 	if d.grouped {
 		d.decodeGroup(v, off)
+		return nil
+	}
+	if d.legacyRace(v, off) {
 		return nil
 	}
 	r := d.decodeRoutine(v, off)

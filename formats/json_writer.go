@@ -102,11 +102,13 @@ func (a *JSONRoutineAppender) Append(b []byte, r *Routine, first bool) []byte {
 	return appendJSONRoutine(b, r, &a.frames)
 }
 
-// appendJSONHead appends the "source" and "preamble" members.
+// appendJSONHead appends the "source" and "preamble" members, and
+// "races" and "system_stack" when the dump has them.
 func appendJSONHead(b []byte, d *Dump) []byte {
 	b = appendJSONSource(b, &d.Source)
 	b = append(b, `,"preamble":`...)
-	return appendJSONStrings(b, d.Preamble)
+	b = appendJSONStrings(b, d.Preamble)
+	return appendJSONDumpParts(b, d)
 }
 
 // appendJSONTail appends the members known once the routines are written.
@@ -285,20 +287,6 @@ func appendJSONRoutine(b []byte, r *Routine, c *jsonFrameCache) []byte {
 			b = append(b, '}')
 		}
 		b = append(b, ']')
-	}
-	if rc := r.Race; rc != nil {
-		b = append(b, `,"race":{"report":`...)
-		b = strconv.AppendInt(b, int64(rc.Report), 10)
-		b = append(b, `,"role":`...)
-		b = appendJSONString(b, rc.Role)
-		if rc.Addr != 0 {
-			b = append(b, `,"addr":`...)
-			b = appendJSONHex(b, rc.Addr)
-		}
-		if rc.Main {
-			b = append(b, `,"main":true`...)
-		}
-		b = append(b, '}')
 	}
 	if len(r.Inferred) > 0 {
 		b = append(b, `,"inferred":`...)

@@ -72,6 +72,13 @@ type Dump struct {
 	// Total is the number of goroutines or threads the dump stands for: the
 	// sum of Routine.Count. Readers keep it current.
 	Total int64
+	// Races are the data race reports (`WARNING: DATA RACE`) read with the
+	// dump, in input order. Their accesses are not goroutines: they are
+	// neither Routines nor counted in Total.
+	Races []*Race
+	// SystemStack is the runtime's system stack a throw prints under
+	// `runtime stack:` (a fatal error's M, not a goroutine); nil when none.
+	SystemStack *SystemStack
 }
 
 // Routine is one goroutine or thread, or, for grouped inputs (debug=1,
@@ -130,8 +137,6 @@ type Routine struct {
 	// Ancestors are the `[originating from goroutine N]:` sections
 	// (GODEBUG=tracebackancestors), nearest first.
 	Ancestors []Ancestor
-	// Race is set when the routine was read from a data race report.
-	Race *RaceAccess
 	// Inferred names fields that were inferred rather than read (trace mode:
 	// "state"); Stale is set when the stack may be out of date (trace mode
 	// goroutines that ran during the window).
@@ -172,7 +177,7 @@ func (r *Routine) Arg(i int) string {
 
 // Clone returns a copy of r that shares only what the Table interned
 // (stacks, frames, label sets, names and states) and copies the rest:
-// Values and their Args, CreatedByValues, Ancestors, Race, Inferred and
+// Values and their Args, CreatedByValues, Ancestors, Inferred and
 // Thread. Use it to keep a routine read with ReadOptions.ReuseRoutines.
 func (r *Routine) Clone() *Routine {
 	c := *r
@@ -188,10 +193,6 @@ func (r *Routine) Clone() *Routine {
 			a.Values = a.Values.clone()
 			c.Ancestors[i] = a
 		}
-	}
-	if r.Race != nil {
-		race := *r.Race
-		c.Race = &race
 	}
 	if r.Inferred != nil {
 		c.Inferred = append([]string(nil), r.Inferred...)
@@ -241,14 +242,6 @@ type Ancestor struct {
 	Stack     *Stack
 	CreatedBy *Frame
 	Values    *FrameValues
-}
-
-// RaceAccess is a routine's role in a `WARNING: DATA RACE` report.
-type RaceAccess struct {
-	Report int    // 1-based index of the report within the dump
-	Role   string // "Write", "Read", "Previous write", "Previous read", "created"
-	Addr   uint64 // accessed address, 0 for "created"
-	Main   bool   // "by main goroutine"
 }
 
 // Label is one pprof label.

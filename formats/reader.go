@@ -25,7 +25,7 @@ type ReadOptions struct {
 	// count it) and keep none: reading then allocates next to nothing per
 	// routine. Like bufio.Scanner.Bytes, a routine and everything in it
 	// that is not interned in the Table (Values and their Args strings,
-	// CreatedByValues, Ancestors, Race) are valid only until the next
+	// CreatedByValues, Ancestors) are valid only until the next
 	// routine is read or Next is called; use [Routine.Clone] to keep one.
 	// Stacks, frames, label sets and State stay valid, as always. Formats
 	// whose readers do not reuse routines ignore it. ReadAll never reuses.
