@@ -66,3 +66,15 @@ func TestDiffCommandByExactComparesArguments(t *testing.T) {
 		}
 	}
 }
+
+// The generator's debug=1 and debug=0 profiles are of one process; pprof
+// names its generic functions main.process[go.shape.int], debug=1
+// main.process[...]. Diffing them finds no change at stack or func.
+func TestDiffCommandGenericsAcrossFormats(t *testing.T) {
+	for _, by := range []string{"stack", "func"} {
+		changes := diffJSON(t, "--by", by, generated("debug1_go126.txt"), generated("debug0_go126.pb.gz"))
+		if len(changes) != 0 {
+			t.Errorf("--by %s: debug=1 → debug=0 of one process: changes %+v; want none", by, changes)
+		}
+	}
+}
