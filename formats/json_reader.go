@@ -47,10 +47,12 @@ const (
 	memberTotal
 	memberRaces
 	memberSystemStack
+	memberEpilogue // preamble lines a streaming writer met after the routines
 	numMembers
 )
 
-var jsonMemberNames = [numMembers]string{"format", "source", "preamble", "truncated", "warnings", "total", "races", "system_stack"}
+var jsonMemberNames = [numMembers]string{"format", "source", "preamble", "truncated", "warnings", "total",
+	"races", "system_stack", "epilogue"}
 
 // jsonRaw is a top-level member's value as read, with its input offset.
 type jsonRaw struct {
@@ -460,21 +462,28 @@ func (d *jsonDecoder) buildDump() (*Dump, error) {
 		d.decodeSource(&dump.Source, d.parseMember(m, "source"), m.off)
 	}
 	if m := d.members[memberPreamble]; m.set {
-		v := d.parseMember(m, "preamble")
-		if !v.IsArray() {
-			d.bad(m.off, v, "preamble", "an array of strings")
-		}
-		d.forEach(v, func(_, line gjson.Result) bool {
-			if line.Type != gjson.String {
-				d.bad(m.off, line, "preamble", "an array of strings")
-				return true
-			}
-			dump.Preamble = append(dump.Preamble, strings.Clone(line.Str))
-			return true
-		})
+		dump.Preamble = d.appendLines(dump.Preamble, m, "preamble")
 	}
 	d.applyDumpParts(dump)
 	return dump, nil
+}
+
+// appendLines appends the strings of member m, an array of strings, to
+// lines.
+func (d *jsonDecoder) appendLines(lines []string, m jsonRaw, name string) []string {
+	v := d.parseMember(m, name)
+	if !v.IsArray() {
+		d.bad(m.off, v, name, "an array of strings")
+	}
+	d.forEach(v, func(_, line gjson.Result) bool {
+		if line.Type != gjson.String {
+			d.bad(m.off, line, name, "an array of strings")
+			return true
+		}
+		lines = append(lines, strings.Clone(line.Str))
+		return true
+	})
+	return lines
 }
 
 // applyTail applies the members that follow the routines.
@@ -487,6 +496,9 @@ func (d *jsonDecoder) applyTail() {
 	if m := d.members[memberTotal]; m.set {
 		dump.Total = max(0, d.int(m.off, d.parseMember(m, "total"), "total")-int64(d.legacyRaces))
 		d.hasTotal = true
+	}
+	if m := d.members[memberEpilogue]; m.set {
+		dump.Preamble = d.appendLines(dump.Preamble, m, "epilogue")
 	}
 	if m := d.members[memberWarnings]; m.set {
 		var ws []*ParseError

@@ -20,6 +20,7 @@ type jsonEncoder struct {
 	n        int                 // routines written in the current dump
 	routines JSONRoutineAppender // shared by every dump
 	total    int64               // their counts, for dumps that carry no Total
+	head     int                 // preamble lines written before the routines
 }
 
 func newJSONEncoder(w io.Writer) Encoder {
@@ -28,7 +29,7 @@ func newJSONEncoder(w io.Writer) Encoder {
 
 // BeginDump opens the dump's document and writes its metadata.
 func (e *jsonEncoder) BeginDump(d *Dump) error {
-	e.n, e.total = 0, 0
+	e.n, e.total, e.head = 0, 0, len(d.Preamble)
 	e.buf = AppendJSONStart(e.buf, d)
 	return e.flushIfFull()
 }
@@ -43,7 +44,7 @@ func (e *jsonEncoder) WriteRoutine(r *Routine) error {
 
 // EndDump closes the goroutines array and writes the final metadata.
 func (e *jsonEncoder) EndDump(d *Dump) error {
-	e.buf = AppendJSONEnd(e.buf, d, e.total)
+	e.buf = appendJSONEnd(e.buf, d, e.total, d.Preamble[min(e.head, len(d.Preamble)):])
 	return e.flush()
 }
 
@@ -75,13 +76,26 @@ func AppendJSONStart(b []byte, d *Dump) []byte {
 
 // AppendJSONEnd appends the rest of d's document after its last routine,
 // with its newline. The total written is d.Total, or total when d.Total is
-// zero (the sum of Goroutines over the routines written).
+// zero (the sum of Goroutines over the routines written). Preamble lines
+// added to d after AppendJSONStart are not written; the streaming encoder
+// (NewEncoder) writes them as "epilogue".
 func AppendJSONEnd(b []byte, d *Dump, total int64) []byte {
+	return appendJSONEnd(b, d, total, nil)
+}
+
+// appendJSONEnd is AppendJSONEnd that also writes late, the preamble lines
+// the reader met after the routines (the JVM's deadlock report), as the
+// "epilogue" member when there are any.
+func appendJSONEnd(b []byte, d *Dump, total int64, late []string) []byte {
 	if d.Total != 0 {
 		total = d.Total
 	}
 	b = append(b, ']')
 	b = appendJSONTail(b, d, total)
+	if len(late) > 0 {
+		b = append(b, `,"epilogue":`...)
+		b = appendJSONStrings(b, late)
+	}
 	return append(b, '}', '\n')
 }
 
