@@ -2,8 +2,8 @@ package leakcheck
 
 import (
 	"errors"
-	"io"
 	"fmt"
+	"io"
 	"strings"
 	"sync"
 	"testing"

@@ -43,8 +43,8 @@ type TestingM interface {
 
 // Where VerifyTestMain exits and writes; tests replace them.
 var (
-	osExit             = os.Exit
-	stderr   io.Writer = os.Stderr
+	osExit           = os.Exit
+	stderr io.Writer = os.Stderr
 )
 
 // VerifyTestMain runs the tests (m.Run) and, when they passed, fails the
