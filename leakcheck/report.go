@@ -84,7 +84,13 @@ func (e *Error) Error() string {
 	case e.ProvenCount > 0:
 		b = append(b, ", "...)
 		b = strconv.AppendInt(b, e.ProvenCount, 10)
-		b = append(b, " of them proven leaked (blocked on something nothing reachable can wake)"...)
+		b = append(b, " of them proven leaked (blocked on something nothing reachable can wake) "...)
+		if e.Retries == 0 {
+			b = append(b, "at the first look"...)
+		} else {
+			b = append(b, "after "...)
+			b = appendCount(b, int64(e.Retries), "retry")
+		}
 	case e.LeakProfile:
 		b = append(b, ", none proven leaked, still there after "...)
 		b = appendCount(b, int64(e.Retries), "retry")
