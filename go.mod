@@ -9,14 +9,12 @@ require (
 	github.com/klauspost/pgzip v1.3.0
 	github.com/spf13/cobra v1.10.2
 	github.com/tidwall/gjson v1.20.2
-	go.uber.org/goleak v1.3.0
 	golang.org/x/exp v0.0.0-20261113113407-e3970619a1a4
 )
 
 require (
 	github.com/inconshreveable/mousetrap v1.1.0 // indirect
 	github.com/spf13/pflag v1.0.9 // indirect
-	github.com/stretchr/testify v1.8.4 // indirect
 	github.com/tidwall/match v1.1.1 // indirect
 	github.com/tidwall/pretty v1.3.0 // indirect
 	golang.org/x/sys v0.32.0 // indirect
