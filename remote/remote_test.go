@@ -17,7 +17,7 @@ import (
 	"testing"
 	"time"
 
-	"go.uber.org/goleak"
+	"github.com/stackdump/stackdump/leakcheck"
 )
 
 // blockChildEnv makes the test binary a child that prints "ready" and
@@ -29,7 +29,7 @@ func TestMain(m *testing.M) {
 		fmt.Println("ready")
 		select {}
 	}
-	goleak.VerifyTestMain(m)
+	leakcheck.VerifyTestMain(m)
 }
 
 func TestParseTarget(t *testing.T) {

@@ -14,10 +14,10 @@ import (
 	"syscall"
 	"testing"
 
-	"go.uber.org/goleak"
+	"github.com/stackdump/stackdump/leakcheck"
 )
 
-func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+func TestMain(m *testing.M) { leakcheck.VerifyTestMain(m) }
 
 // write writes data to path through Create and Commit.
 func write(path string, data []byte) error {
