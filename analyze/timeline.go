@@ -125,21 +125,27 @@ func NewTimeline(opts TimelineOptions) *Timeline {
 	}
 }
 
-// Add adds an in-memory dump (its Routines) as the next snapshot.
+// Add adds an in-memory dump (its Routines) as the next snapshot, named
+// after its Source.Target.
 func (t *Timeline) Add(d *formats.Dump) {
-	t.BeginSnapshot(d)
+	t.BeginSnapshot("", d)
 	for _, r := range d.Routines {
 		t.AddRoutine(r)
 	}
 	t.EndSnapshot(d)
 }
 
-// BeginSnapshot starts the next snapshot, described by d's Source; its
-// routines follow with AddRoutine, and EndSnapshot ends it.
-func (t *Timeline) BeginSnapshot(d *formats.Dump) {
+// BeginSnapshot starts the next snapshot, described by d's Source and
+// called name (a file name; "" means d.Source.Target); its routines follow
+// with AddRoutine, and EndSnapshot ends it.
+func (t *Timeline) BeginSnapshot(name string, d *formats.Dump) {
+	if name == "" {
+		name = d.Source.Target
+	}
 	t.cur = &TimelineSnapshot{
 		Index:      t.seq,
-		Name:       d.Source.Target,
+		Name:       name,
+		Target:     d.Source.Target,
 		Kind:       d.Source.Kind,
 		CapturedAt: d.Source.CapturedAt,
 	}

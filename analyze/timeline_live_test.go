@@ -1,54 +1,18 @@
 package analyze
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"io"
 	"net/http"
-	"os/exec"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/stackdump/stackdump/formats"
+	"github.com/stackdump/stackdump/internal/livechild"
 )
-
-// startStuckProgram builds and runs testdata/gen/stuck until the test ends
-// and returns the base URL of its net/http/pprof server.
-func startStuckProgram(ctx context.Context, t *testing.T) string {
-	t.Helper()
-	bin := filepath.Join(t.TempDir(), "stuck")
-	build := exec.CommandContext(ctx, "go", "build", "-o", bin, "./testdata/gen/stuck")
-	build.Dir = ".."
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build ./testdata/gen/stuck: %v\n%s", err, out)
-	}
-	cmd := exec.CommandContext(ctx, bin)
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		stdin.Close() // the program exits when its stdin closes
-		_ = cmd.Wait()
-	})
-	line, err := bufio.NewReader(stdout).ReadString('\n')
-	addr, ok := strings.CutPrefix(strings.TrimSpace(line), "listening ")
-	if err != nil || !ok {
-		t.Fatalf("the program did not say where it listens: %q, %v", line, err)
-	}
-	return "http://" + addr
-}
 
 // getDebug2 fetches the program's goroutines as debug=2 text and reads
 // them, with the capture time and target a capture would record.
@@ -105,7 +69,7 @@ func idSet(d *formats.Dump) map[int64]bool {
 func TestTimelineLiveGo(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	base := startStuckProgram(ctx, t)
+	base := livechild.StartStuck(ctx, t)
 	var dumps []*formats.Dump
 	tl := NewTimeline(TimelineOptions{})
 	for i := range 3 {

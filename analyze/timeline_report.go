@@ -13,8 +13,11 @@ import (
 
 // TimelineSnapshot describes one snapshot of a timeline.
 type TimelineSnapshot struct {
-	Index      int          `json:"index"` // 0 for the first snapshot added
+	Index int `json:"index"` // 0 for the first snapshot added
+	// Name is what the caller called the snapshot (a file name), Target
+	// where it was captured from (Source.Target); either may be empty.
 	Name       string       `json:"name,omitempty"`
+	Target     string       `json:"target,omitempty"`
 	Kind       formats.Kind `json:"kind,omitempty"`
 	CapturedAt time.Time    `json:"captured_at,omitzero"`
 	// Total is the number of routines; Tracked how many of them had an id

@@ -145,10 +145,7 @@ func addSnapshots(cmd *cobra.Command, tl *analyze.Timeline, files []string, refs
 				}
 				return nil
 			}
-			if d.Source.Target == "" {
-				d.Source.Target = name
-			}
-			tl.BeginSnapshot(d)
+			tl.BeginSnapshot(name, d)
 			for r, err := range rd.Routines() {
 				if err != nil {
 					var pe *formats.ParseError
