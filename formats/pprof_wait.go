@@ -16,10 +16,10 @@ type pprofWaitBucket uint8
 // on, so a goroutine that is running, runnable or blocked for less is in
 // "<1m".
 const (
-	waitUnderMinute pprofWaitBucket = iota // "<1m": 0 minutes
-	waitMinutes                            // "1-10m": 1 to 9 minutes
-	waitTensOfMinutes                      // "10-60m": 10 to 59 minutes
-	waitHours                              // ">=1h": 60 minutes or more
+	waitUnderMinute   pprofWaitBucket = iota // "<1m": 0 minutes
+	waitMinutes                              // "1-10m": 1 to 9 minutes
+	waitTensOfMinutes                        // "10-60m": 10 to 59 minutes
+	waitHours                                // ">=1h": 60 minutes or more
 )
 
 var pprofWaitNames = [...]string{"<1m", "1-10m", "10-60m", ">=1h"}
