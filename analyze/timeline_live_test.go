@@ -165,6 +165,26 @@ func TestTimelineLiveGo(t *testing.T) {
 	if workers == nil || !slices.Equal(workers.Counts, []int64{7, 7, 7}) {
 		t.Errorf("groups over time %+v; want main.stuckWorker at 7, 7, 7", rep.Groups)
 	}
+
+	// Memory follows the last snapshot: one entry per routine alive in it.
+	if len(tl.live) != len(dumps[2].Routines) {
+		t.Errorf("the timeline keeps %d routines; the last snapshot has %d", len(tl.live), len(dumps[2].Routines))
+	}
+	// A bounded timeline describes the last two snapshots and still finds
+	// what was stuck since the first.
+	bounded := NewTimeline(TimelineOptions{KeepSnapshots: 2})
+	for _, d := range dumps {
+		bounded.Add(d)
+	}
+	brep := bounded.Report()
+	if len(brep.Snapshots) != 2 || brep.Dropped != 1 || brep.Snapshots[0].Index != 1 || brep.StuckTotal != rep.StuckTotal {
+		t.Errorf("bounded: %d snapshots (first #%d), %d dropped, %d stuck", len(brep.Snapshots), brep.Snapshots[0].Index, brep.Dropped, brep.StuckTotal)
+	}
+	for _, g := range brep.Groups {
+		if len(g.Counts) != 2 {
+			t.Errorf("bounded group %s keeps %d counts", g.Key, len(g.Counts))
+		}
+	}
 	if t.Failed() {
 		var b bytes.Buffer
 		_ = WriteTimelineText(&b, rep, TextOptions{})

@@ -65,8 +65,11 @@ func (r *timelineRenderer) snapshots() {
 		}
 		change := ""
 		if s.Index > 0 && !rep.NoIDs {
-			change = fmt.Sprintf("+%d new %s, -%d gone %s", s.New, idList(s.NewIDs, int64(s.New)), s.Gone, idList(s.GoneIDs, int64(s.Gone)))
-			change = strings.ReplaceAll(strings.ReplaceAll(change, "new ,", "new,"), "  ", " ")
+			change = "no ids new or gone"
+			if s.New+s.Gone > 0 {
+				change = strings.Join(strings.Fields(fmt.Sprintf("+%d new %s, -%d gone %s", s.New, idList(s.NewIDs, int64(s.New)), s.Gone, idList(s.GoneIDs, int64(s.Gone)))), " ")
+				change = strings.ReplaceAll(change, " ,", ",")
+			}
 		}
 		rows = append(rows, []cell{{text: "#" + itoa(int64(s.Index))}, {text: at}, count(s.Total, plain), {text: routineNoun(s.Kind)}, {text: shorten(s.Name, 40), style: dim}, {text: strings.TrimSpace(change)}})
 	}
@@ -90,8 +93,9 @@ func (r *timelineRenderer) stuck() {
 	for _, s := range rep.Stuck {
 		who := idList(s.IDs, int64(s.Count))
 		if len(s.Names) > 0 {
-			who = strings.Join(quoteNames(s.Names), " ")
-			if len(s.Names) < s.Count {
+			shown := s.Names[:min(len(s.Names), textNames)]
+			who = strings.Join(quoteNames(shown), " ")
+			if len(shown) < s.Count {
 				who += " …"
 			}
 		}
@@ -106,6 +110,9 @@ func (r *timelineRenderer) stuck() {
 		r.line(cell{text: fmt.Sprintf("  … %d more", rep.StuckTotal-sumStuck(rep.Stuck)), style: dim})
 	}
 }
+
+// textNames is how many thread names a stuck row shows in text.
+const textNames = 4
 
 func sumStuck(rows []StuckRow) int {
 	n := 0

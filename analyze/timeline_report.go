@@ -48,7 +48,8 @@ type TimelineReport struct {
 	// followed, and only the groups say anything about them.
 	NoIDs bool `json:"no_ids,omitempty"`
 	// Stuck lists routines unchanged in every snapshot (same id, state and
-	// stack), grouped by state and stack, longest stuck first; StuckTotal
+	// stack), grouped by state and stack, longest stuck first (rows without
+	// frames last); StuckTotal
 	// counts the routines of all rows, listed or not. Empty with fewer
 	// than two snapshots.
 	Stuck      []StuckRow `json:"stuck"`
@@ -218,8 +219,16 @@ func (t *Timeline) stuck(last time.Time) ([]StuckRow, int) {
 		row.For = max(row.Observed, time.Duration(row.WaitMinutes)*time.Minute)
 		out = append(out, *row)
 	}
+	// Rows without frames (JVM threads with no Java stack: compiler, GC,
+	// VM threads) come after those that show where they are.
+	noFrames := func(r StuckRow) int {
+		if len(r.Stack) == 0 {
+			return 1
+		}
+		return 0
+	}
 	slices.SortFunc(out, func(a, b StuckRow) int {
-		return cmp.Or(cmp.Compare(b.For, a.For), cmp.Compare(b.Count, a.Count), strings.Compare(a.State, b.State), cmpFrames(a.Stack, b.Stack))
+		return cmp.Or(cmp.Compare(noFrames(a), noFrames(b)), cmp.Compare(b.For, a.For), cmp.Compare(b.Count, a.Count), strings.Compare(a.State, b.State), cmpFrames(a.Stack, b.Stack))
 	})
 	return out, total
 }
