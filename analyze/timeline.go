@@ -164,6 +164,9 @@ func (t *Timeline) BeginSnapshot(name string, d *formats.Dump) {
 // the Table interned (stack, state, name), so routines read with
 // ReadOptions.ReuseRoutines may be passed as they stream.
 func (t *Timeline) AddRoutine(r *formats.Routine) {
+	if t.cur == nil {
+		t.BeginSnapshot("", &formats.Dump{})
+	}
 	t.cur.Total += r.Goroutines()
 	t.grouper.Add(r)
 	k, ok := routineKey(r)
@@ -177,7 +180,11 @@ func (t *Timeline) AddRoutine(r *formats.Routine) {
 	t.cur.Tracked++
 	h := t.stackHash(r.Stack)
 	prev := t.live[k]
-	tr := &tracked{key: k, state: r.State, stack: r.Stack, hash: h, since: t.seq, sinceAt: t.cur.CapturedAt, wait: r.WaitMinutes}
+	stack := r.Stack
+	if stack == nil {
+		stack = &formats.Stack{} // a routine built by hand without one
+	}
+	tr := &tracked{key: k, state: r.State, stack: stack, hash: h, since: t.seq, sinceAt: t.cur.CapturedAt, wait: r.WaitMinutes}
 	if th := r.Thread; th != nil {
 		tr.cpu, tr.hasCPU, tr.virtual = th.CPU, th.CPU > 0, th.Virtual
 	}
@@ -199,6 +206,9 @@ func (t *Timeline) AddRoutine(r *formats.Routine) {
 // EndSnapshot ends the current snapshot (d's Truncated and Warnings are
 // final now) and returns its description.
 func (t *Timeline) EndSnapshot(d *formats.Dump) TimelineSnapshot {
+	if t.cur == nil {
+		t.BeginSnapshot("", d) // an empty snapshot
+	}
 	s := t.cur
 	s.Truncated = d.Truncated
 	if t.seq > 0 {
@@ -240,6 +250,9 @@ func routineKey(r *formats.Routine) (threadKey, bool) {
 // stackHash hashes the functions, files and lines of s, so that equal
 // stacks read into different Tables hash alike; memoised per snapshot.
 func (t *Timeline) stackHash(s *formats.Stack) uint64 {
+	if s == nil {
+		return 0
+	}
 	if h, ok := t.hashes[s]; ok {
 		return h
 	}
