@@ -42,8 +42,9 @@ kill -3 dumps) and reports:
 
 Snapshots are taken in the order of their capture times when every dump
 has one (JVM dumps, stackdump JSON, pprof), else in argument order (and in
-file order within a file). Each file is read twice: once for the times,
-once for the routines. docs/fleet.md describes --json
+file order within a file). Files given out of capture order are read a
+second time, in order; standard input ("-") is read once, so its dumps
+must come in order. docs/fleet.md describes --json
 (schema stackdump-timeline/v1).`,
 		Example: `  for i in 1 2 3; do curl -s 'host:6060/debug/pprof/goroutine?debug=2' > g$i.txt; sleep 30; done
   stackdump timeline g1.txt g2.txt g3.txt
@@ -82,15 +83,20 @@ func runTimeline(cmd *cobra.Command, files []string, o timelineOptions) error {
 	if err != nil {
 		return err
 	}
-	if slices.Contains(files, "-") {
-		return errors.New("timeline reads each file twice (for the capture times, then the routines): give files, not standard input")
+	opts := analyze.TimelineOptions{Top: o.top, MaxStuck: o.maxStuck, By: by}
+	tl := analyze.NewTimeline(opts)
+	refs, err := addInArgumentOrder(cmd, tl, files)
+	if err == nil {
+		if sorted, resort := captureOrder(refs); resort {
+			// Read again, in capture order.
+			tl = analyze.NewTimeline(opts)
+			if slices.Contains(files, "-") {
+				err = errors.New("the dumps are not in capture order, and standard input cannot be read again in order: give files")
+			} else {
+				err = addSnapshots(cmd, tl, files, sorted)
+			}
+		}
 	}
-	refs, err := timelineOrder(cmd, files)
-	if err != nil {
-		return err
-	}
-	tl := analyze.NewTimeline(analyze.TimelineOptions{Top: o.top, MaxStuck: o.maxStuck, By: by})
-	err = addSnapshots(cmd, tl, files, refs)
 	if tl.Snapshots() > 0 {
 		if werr := writeTimeline(cmd.OutOrStdout(), tl.Report(), o.json, color); err == nil {
 			err = werr
@@ -99,41 +105,45 @@ func runTimeline(cmd *cobra.Command, files []string, o timelineOptions) error {
 	return err
 }
 
-// timelineOrder reads every dump of every file for its capture time and
-// returns the dumps in time order when all have one, else in argument
-// order.
-func timelineOrder(cmd *cobra.Command, files []string) ([]snapshotRef, error) {
+// addInArgumentOrder adds every dump of every file to tl in argument
+// order, and returns where each dump is and its capture time.
+func addInArgumentOrder(cmd *cobra.Command, tl *analyze.Timeline, files []string) ([]snapshotRef, error) {
 	var refs []snapshotRef
-	allTimed := true
 	for i, name := range files {
 		n := 0
 		err := eachDump(cmd, name, func(d *formats.Dump, rd *formats.Reader) error {
-			for _, err := range rd.Routines() {
-				var pe *formats.ParseError
-				if err != nil && !errors.As(err, &pe) {
-					return err
-				}
-			}
-			refs = append(refs, snapshotRef{file: i, dump: n, at: d.Source.CapturedAt})
-			allTimed = allTimed && !d.Source.CapturedAt.IsZero()
+			ref := snapshotRef{file: i, dump: n}
 			n++
-			return nil
+			err := addSnapshot(cmd, tl, displayName(name), d, rd, ref, true)
+			ref.at = d.Source.CapturedAt
+			refs = append(refs, ref)
+			return err
 		})
 		if err != nil {
-			return nil, err
+			return refs, err
 		}
 		if n == 0 {
-			return nil, fmt.Errorf("%s: no dump found", name)
+			return refs, fmt.Errorf("%s: no dump found", displayName(name))
 		}
-	}
-	if allTimed {
-		slices.SortStableFunc(refs, func(a, b snapshotRef) int { return a.at.Compare(b.at) })
 	}
 	return refs, nil
 }
 
-// addSnapshots streams the dumps into tl in the order of refs. On an
-// error the snapshots added so far stay in tl.
+// captureOrder returns refs sorted by capture time, and whether that
+// differs from their order; refs stay as they are when a dump has no time.
+func captureOrder(refs []snapshotRef) ([]snapshotRef, bool) {
+	for _, r := range refs {
+		if r.at.IsZero() {
+			return refs, false
+		}
+	}
+	sorted := slices.Clone(refs)
+	slices.SortStableFunc(sorted, func(a, b snapshotRef) int { return a.at.Compare(b.at) })
+	return sorted, !slices.Equal(sorted, refs)
+}
+
+// addSnapshots adds the dumps of refs to tl in that order, reading each
+// file again up to the dump wanted. Warnings were told in the first pass.
 func addSnapshots(cmd *cobra.Command, tl *analyze.Timeline, files []string, refs []snapshotRef) error {
 	for _, ref := range refs {
 		name := files[ref.file]
@@ -145,25 +155,8 @@ func addSnapshots(cmd *cobra.Command, tl *analyze.Timeline, files []string, refs
 				}
 				return nil
 			}
-			tl.BeginSnapshot(name, d)
-			for r, err := range rd.Routines() {
-				if err != nil {
-					var pe *formats.ParseError
-					if errors.As(err, &pe) {
-						fmt.Fprintf(cmd.ErrOrStderr(), "stackdump: warning: %s: %v\n", name, pe)
-						if r != nil {
-							tl.AddRoutine(r) // the partial routine the error is about
-						}
-						continue
-					}
-					tl.EndSnapshot(d) // keep what was read
-					return err
-				}
-				tl.AddRoutine(r)
-			}
-			tl.EndSnapshot(d)
-			if d.Truncated {
-				fmt.Fprintf(cmd.ErrOrStderr(), "stackdump: warning: %s: dump %d is truncated; routines past the cut look gone\n", name, ref.dump+1)
+			if err := addSnapshot(cmd, tl, name, d, rd, ref, false); err != nil {
+				return err
 			}
 			return errStopDumps
 		})
@@ -172,6 +165,41 @@ func addSnapshots(cmd *cobra.Command, tl *analyze.Timeline, files []string, refs
 		}
 	}
 	return nil
+}
+
+// addSnapshot streams the routines of d into tl as one snapshot. On an
+// error the routines read so far stay in it. warn tells the parse
+// warnings and truncation on standard error.
+func addSnapshot(cmd *cobra.Command, tl *analyze.Timeline, name string, d *formats.Dump, rd *formats.Reader, ref snapshotRef, warn bool) error {
+	tl.BeginSnapshot(name, d)
+	defer tl.EndSnapshot(d)
+	for r, err := range rd.Routines() {
+		if err != nil {
+			var pe *formats.ParseError
+			if !errors.As(err, &pe) {
+				return err
+			}
+			if warn {
+				fmt.Fprintf(cmd.ErrOrStderr(), "stackdump: warning: %s: %v\n", name, pe)
+			}
+			if r != nil {
+				tl.AddRoutine(r) // the partial routine the error is about
+			}
+			continue
+		}
+		tl.AddRoutine(r)
+	}
+	if d.Truncated && warn {
+		fmt.Fprintf(cmd.ErrOrStderr(), "stackdump: warning: %s: dump %d is truncated; routines past the cut look gone\n", name, ref.dump+1)
+	}
+	return nil
+}
+
+func displayName(name string) string {
+	if name == "-" {
+		return "standard input"
+	}
+	return name
 }
 
 // errStopDumps ends eachDump early without an error.
@@ -198,7 +226,7 @@ func eachDump(cmd *cobra.Command, name string, fn func(*formats.Dump, *formats.R
 			return nil
 		}
 		if err != nil {
-			return fmt.Errorf("%s: %w", name, err)
+			return fmt.Errorf("%s: %w", displayName(name), err)
 		}
 	}
 }

@@ -110,6 +110,21 @@ func TestTimelineCommandLiveGo(t *testing.T) {
 		t.Errorf("busiest %s; want [] for goroutines", doc.Busiest)
 	}
 
+	// Standard input is read once: in capture order it is a snapshot like
+	// the others, out of order it cannot be read again.
+	third, err := os.ReadFile(files[2])
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, _, err = runCLIInput(t, third, "timeline", "--json", files[0], files[1], "-")
+	if err != nil || !strings.Contains(out, `"name": "standard input"`) {
+		t.Errorf("stdin last, in order: %v\n%s", err, out)
+	}
+	out, _, err = runCLIInput(t, third, "timeline", "--json", "-", files[0])
+	if err == nil || !strings.Contains(err.Error(), "standard input") || out != "" {
+		t.Errorf("stdin out of order: %v\n%s", err, out)
+	}
+
 	text, _, err := runCLI(t, append([]string{"timeline", "--color", "never"}, files...)...)
 	if err != nil {
 		t.Fatal(err)
@@ -157,7 +172,7 @@ func TestTimelineCommandBadInput(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), bad) {
 		t.Errorf("error %v; want one naming %s", err, bad)
 	}
-	if _, _, err := runCLI(t, "timeline", "-"); err == nil || !strings.Contains(err.Error(), "standard input") {
-		t.Errorf("timeline - : %v", err)
+	if _, _, err := runCLI(t, "timeline", "-"); err == nil || !strings.Contains(err.Error(), "standard input: no dump found") {
+		t.Errorf("timeline - with nothing on standard input: %v", err)
 	}
 }
