@@ -22,6 +22,7 @@ import (
 	"encoding/binary"
 	"hash/maphash"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/stackdump/stackdump/dedupe"
@@ -91,11 +92,11 @@ type Timeline struct {
 }
 
 // threadKey identifies a routine across snapshots: the goroutine id, or
-// for JVM threads the thread id (#N, tid), the OS thread id (nid) and the
-// name.
+// for JVM threads the thread id (#N), the JavaThread address (tid=), the
+// OS thread id (nid) and the name.
 type threadKey struct {
-	id, osid int64
-	name     string
+	id, osid  int64
+	name, tid string
 }
 
 // tracked is what a timeline keeps of a routine alive in the last snapshot.
@@ -184,6 +185,7 @@ func (t *Timeline) AddRoutine(r *formats.Routine) {
 	if stack == nil {
 		stack = &formats.Stack{} // a routine built by hand without one
 	}
+	k.tid = strings.Clone(k.tid) // not a view of a reused routine's header
 	tr := &tracked{key: k, state: r.State, stack: stack, hash: h, since: t.seq, sinceAt: t.cur.CapturedAt, wait: r.WaitMinutes}
 	if th := r.Thread; th != nil {
 		tr.cpu, tr.hasCPU, tr.virtual = th.CPU, th.CPU > 0, th.Virtual
@@ -243,8 +245,22 @@ func routineKey(r *formats.Routine) (threadKey, bool) {
 	k := threadKey{id: r.ID, name: r.Name}
 	if r.Thread != nil {
 		k.osid = r.Thread.OSID
+		k.tid = tidOf(r.Thread.Detail)
 	}
-	return k, k.id != 0 || k.osid != 0 || k.name != ""
+	return k, k.id != 0 || k.osid != 0 || k.name != "" || k.tid != ""
+}
+
+// tidOf returns the tid= value of a JVM thread header's detail, "" when
+// it has none.
+func tidOf(detail string) string {
+	_, rest, ok := strings.Cut(detail, "tid=")
+	if !ok {
+		return ""
+	}
+	if end := strings.IndexByte(rest, ' '); end >= 0 {
+		rest = rest[:end]
+	}
+	return rest
 }
 
 // stackHash hashes the functions, files and lines of s, so that equal

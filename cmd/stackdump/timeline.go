@@ -36,7 +36,7 @@ kill -3 dumps) and reports:
     stack, with how long at least (from the capture times and the
     runtime's wait minutes);
   - for each snapshot, the ids that are new and those that went away;
-  - for JVM threads (matched by id, nid and name), the CPU time each used
+  - for JVM threads (matched by id, tid, nid and name), the CPU time each used
     between snapshots (cpu=…ms), busiest first;
   - the largest groups of identical stacks over time.
 
