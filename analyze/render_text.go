@@ -46,7 +46,7 @@ type textRenderer struct {
 	width int
 }
 
-func (r *textRenderer) heading(title string, s style, detail string) {
+func (r *textWriter) heading(title string, s style, detail string) {
 	r.b = append(r.b, '\n')
 	r.styled(bold+s, title)
 	if detail != "" {

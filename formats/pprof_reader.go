@@ -59,7 +59,9 @@ func parsePprofStateComment(c string) (key string, ok bool) {
 // Native frame without function whose Offset is the address. Samples with
 // a zero count stand for no goroutine and are skipped. A goroutineleak
 // profile marks its routines Leaked, and in a profile stackdump wrote the
-// state label its comment names ("state") is the Routine's State.
+// state label its comment names ("state") is the Routine's State and the
+// wait bucket label ("wait") sets WaitMinutes to the bucket's least
+// minutes (0, 1, 10, 60).
 type pprofDecoder struct {
 	in   *Input
 	opts ReadOptions
@@ -71,6 +73,7 @@ type pprofDecoder struct {
 	value    int      // index of the goroutine count in Sample.Value
 	leaked   bool     // a goroutineleak profile
 	stateKey string   // the label holding the State in a profile stackdump wrote
+	waitKey  string   // the label holding the wait bucket in a profile stackdump wrote
 	next     int      // next sample
 	held     *Routine // a routine to return after the warning about it
 
@@ -122,6 +125,10 @@ func (d *pprofDecoder) nextDump() (*Dump, error) {
 	for _, c := range p.Comments {
 		if key, ok := parsePprofStateComment(c); ok {
 			d.stateKey = key
+			continue
+		}
+		if key, ok := parsePprofWaitComment(c); ok {
+			d.waitKey = key
 			continue
 		}
 		d.dump.Preamble = append(d.dump.Preamble, c)
@@ -200,7 +207,7 @@ func (d *pprofDecoder) nextRoutine() (*Routine, error) {
 		if hasPC {
 			r.Values = d.t.Values(d.values)
 		}
-		r.Labels, r.State = d.sampleLabels(s)
+		r.Labels, r.State, r.WaitMinutes = d.sampleLabels(s)
 		d.dump.Total += count
 		if warning != nil {
 			d.held = r // returned after its warning, as readers do
@@ -235,14 +242,21 @@ func (d *pprofDecoder) locationFrames(loc *profile.Location) []*Frame {
 }
 
 // sampleLabels returns the sample's labels, interned, and the goroutine
-// state when stackdump wrote it.
-func (d *pprofDecoder) sampleLabels(s *profile.Sample) (Labels, string) {
+// state and the least wait minutes of its wait bucket when stackdump wrote
+// them.
+func (d *pprofDecoder) sampleLabels(s *profile.Sample) (Labels, string, int) {
 	ls := d.labels[:0]
-	state := ""
+	state, wait := "", 0
 	for k, vs := range s.Label {
 		if d.stateKey != "" && k == d.stateKey && len(vs) > 0 {
 			state = d.t.String(vs[0])
 			continue
+		}
+		if d.waitKey != "" && k == d.waitKey && len(vs) == 1 {
+			if b, ok := parseWaitBucket(vs[0]); ok {
+				wait = pprofWaitFloor[b]
+				continue
+			}
 		}
 		for _, v := range vs {
 			ls = append(ls, Label{Key: k, Value: v})
@@ -267,5 +281,5 @@ func (d *pprofDecoder) sampleLabels(s *profile.Sample) (Labels, string) {
 		return strings.Compare(a.Value, b.Value)
 	})
 	d.labels = ls
-	return d.t.Labels(ls), state
+	return d.t.Labels(ls), state, wait
 }
