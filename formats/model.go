@@ -64,6 +64,11 @@ type Dump struct {
 	// Total is the number of goroutines or threads the dump stands for: the
 	// sum of Routine.Count. Readers keep it current.
 	Total int64
+	// ThreadBlocks counts the blocks of a dump the runtime printed once per
+	// OS thread (GOTRACEBACK=crash or system on a signal: "SIGQUIT: quit",
+	// the thread's goroutines, "-----", the next thread), read as one dump
+	// of the process; 0 for other dumps.
+	ThreadBlocks int
 }
 
 // Routine is one goroutine or thread, or, for grouped inputs (debug=1,
