@@ -79,6 +79,11 @@ type Dump struct {
 	// SystemStack is the runtime's system stack a throw prints under
 	// `runtime stack:` (a fatal error's M, not a goroutine); nil when none.
 	SystemStack *SystemStack
+	// ThreadBlocks counts the blocks of a dump the runtime printed once per
+	// OS thread (GOTRACEBACK=crash or system on a signal: "SIGQUIT: quit",
+	// the thread's goroutines, "-----", the next thread), read as one dump
+	// of the process; 0 for other dumps.
+	ThreadBlocks int
 }
 
 // Routine is one goroutine or thread, or, for grouped inputs (debug=1,
