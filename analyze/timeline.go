@@ -113,7 +113,6 @@ type tracked struct {
 	cpu     time.Duration
 	hasCPU  bool
 	work    time.Duration // sum of CPU time used between snapshots
-	virtual bool
 }
 
 // NewTimeline returns an empty timeline.
@@ -188,7 +187,7 @@ func (t *Timeline) AddRoutine(r *formats.Routine) {
 	k.tid = strings.Clone(k.tid) // not a view of a reused routine's header
 	tr := &tracked{key: k, state: r.State, stack: stack, hash: h, since: t.seq, sinceAt: t.cur.CapturedAt, wait: r.WaitMinutes}
 	if th := r.Thread; th != nil {
-		tr.cpu, tr.hasCPU, tr.virtual = th.CPU, th.CPU > 0, th.Virtual
+		tr.cpu, tr.hasCPU = th.CPU, th.CPU > 0
 	}
 	if prev != nil {
 		if prev.state == r.State && prev.hash == h {
