@@ -257,6 +257,10 @@ func (a *Analyzer) Summary(d *formats.Dump, groups []*formats.Group, name string
 		s.Warnings = append(s.Warnings, Warning{Line: w.Line, Offset: w.Offset, Message: w.Msg, Text: w.Text})
 	}
 	s.States, s.Locked = stateTotals(groups)
+	if isJVM(d.Source.Kind) && stateSum(s.States) < s.Total && !slices.Contains(s.Missing, "states") {
+		// JDK 5 dumps and Thread.dump_to_file before JDK 25 print no states.
+		s.Missing = append(s.Missing, "states")
+	}
 	s.TopGroups = topGroups(groups, a.opts.Top)
 	s.LongestWaits = longestWaits(groups, a.opts.Top)
 	s.Leaked, s.LeakedTotal = a.leaked.rows(a.opts.Top)
