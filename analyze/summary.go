@@ -265,7 +265,7 @@ func (a *Analyzer) Summary(d *formats.Dump, groups []*formats.Group, name string
 	s.LongestWaits = longestWaits(groups, a.opts.Top)
 	s.Leaked, s.LeakedTotal = a.leaked.rows(a.opts.Top)
 	ids := newIDIndex(groups)
-	s.LikelyLeaks = likelyLeaks(groups, ids, &a.leaked, a.opts)
+	s.LikelyLeaks = likelyLeaks(groups, ids, a.opts)
 	s.Contention, s.ContentionTotal = contention(groups, a.opts.Top)
 	s.Creators = a.creators.topCreators(a.opts.Top)
 	s.Parents, s.ParentsUncounted = a.creators.topParents(a.opts.Top, ids)

@@ -434,6 +434,9 @@ type Group struct {
 	// WaitMin and WaitMax are the members' wait minutes range.
 	WaitMin, WaitMax int
 	Locked           int64
+	// Leaked counts members the runtime proved leaked (`(leaked)` states,
+	// from the Go 1.27+ goroutine leak profile).
+	Leaked int64
 	// Labels counts members per label set.
 	Labels []LabelCount
 	// ParentIDs are distinct creators' ids (capped like IDs).
