@@ -10,25 +10,33 @@ import (
 	"net/url"
 	"strings"
 	"time"
+
+	"github.com/stackdump/stackdump/dumper"
 )
 
-// Mode selects what a capture asks the target for.
-type Mode string
+// Mode selects what a capture asks the target for. It is dumper.Mode, the
+// module's one capture-mode type: a mode means the same in a process
+// (dumper) and from outside it (remote), and remote adds ModeCounts.
+type Mode = dumper.Mode
 
 // Capture modes.
 const (
-	ModeFull    Mode = "full"    // every goroutine: debug=2 (or the endpoint's full mode)
-	ModeGrouped Mode = "grouped" // counts and labels: debug=0 protobuf
-	ModeTrace   Mode = "trace"   // an execution-trace snapshot: /debug/pprof/trace?seconds=…
-	// ModeCounts fetches debug=1: per-stack counts of every goroutine, never
-	// truncated; OpenDocument fetches it first to predict debug=2's 64 MiB cut.
-	ModeCounts Mode = "debug1"
+	// ModeFull is every goroutine: debug=2 (or the endpoint's full mode);
+	// OpenDocument makes it complete past the runtime's 64 MiB cut.
+	ModeFull = dumper.ModeFull
+	// ModeGrouped is counts and labels: debug=0 protobuf.
+	ModeGrouped = dumper.ModeGrouped
+	// ModeTrace is an execution-trace snapshot: /debug/pprof/trace?seconds=….
+	ModeTrace = dumper.ModeTrace
 	// ModeLeak fetches Go 1.27's goroutine leak profile at debug=2
 	// (/debug/pprof/goroutineleak, or mode=leak on the endpoint): every
 	// goroutine, those proven leaked by a GC cycle marked `(leaked)`. The
 	// target runs a GC cycle. A target without the profile answers 404,
 	// reported as ErrNoLeakProfile.
-	ModeLeak Mode = "leak"
+	ModeLeak = dumper.ModeLeak
+	// ModeCounts fetches debug=1: per-stack counts of every goroutine, never
+	// truncated; OpenDocument fetches it first to predict debug=2's 64 MiB cut.
+	ModeCounts Mode = "debug1"
 )
 
 // ErrNoLeakProfile is wrapped by the error of a ModeLeak capture whose
