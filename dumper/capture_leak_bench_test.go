@@ -4,7 +4,9 @@ import (
 	"fmt"
 	"runtime"
 	"runtime/pprof"
+	"sync"
 	"testing"
+	"time"
 )
 
 // BenchmarkLeakMode measures what leak mode adds to a full capture: the
@@ -63,5 +65,55 @@ func leakMode(b *testing.B) captureMode {
 			}
 			return full.capture(b)
 		},
+	}
+}
+
+// BenchmarkLeakGCSharedWaiters measures the leak-detection GC cycle alone
+// with n goroutines waiting on just two primitives, half receiving from
+// one channel and half locking one sync.Mutex (both reachable: nothing
+// leaks), beside runtime.GC. Unlike the parking lot's spread-out waiters,
+// long wait queues make the cycle grow faster than n (docs/modes.md).
+//
+//	GOTOOLCHAIN=go1.27.3 go test ./dumper -run '^$' -bench LeakGCSharedWaiters -benchtime 1x
+func BenchmarkLeakGCSharedWaiters(b *testing.B) {
+	if pprof.Lookup(LeakProfile) == nil {
+		b.Skipf("%s has no goroutineleak profile (Go 1.27): run with GOTOOLCHAIN=go1.27.3", runtime.Version())
+	}
+	for _, n := range []int{5_000, 10_000, 20_000} {
+		b.Run(fmt.Sprintf("n=%d", n), func(b *testing.B) {
+			ch := make(chan int)
+			var mu sync.Mutex
+			var started, done sync.WaitGroup
+			mu.Lock()
+			for i := range n {
+				started.Add(1)
+				done.Add(1)
+				go func() {
+					defer done.Done()
+					started.Done()
+					if i%2 == 0 {
+						<-ch
+						return
+					}
+					mu.Lock()
+					mu.Unlock()
+				}()
+			}
+			started.Wait()
+			time.Sleep(50 * time.Millisecond) // from started to parked
+			defer func() { close(ch); mu.Unlock(); done.Wait() }()
+			b.Run("step=runtime.GC", func(b *testing.B) {
+				for range b.N {
+					runtime.GC()
+				}
+			})
+			b.Run("step=leak-gc", func(b *testing.B) {
+				for range b.N {
+					if _, err := detectLeaks(); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+		})
 	}
 }
