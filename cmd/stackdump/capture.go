@@ -45,7 +45,7 @@ type captureOptions struct {
 
 func (o *captureOptions) addRemoteFlags(cmd *cobra.Command) {
 	f := cmd.Flags()
-	f.StringVar(&o.mode, "mode", "full", "what to fetch: full (every goroutine: debug=2, or past the runtime's 64 MiB cut a trace snapshot), grouped (debug=0 counts and labels), trace (execution-trace snapshot), leak (Go 1.27's goroutineleak profile: every goroutine, proven leaks marked (leaked); runs a GC cycle in the target, about as long as a runtime.GC)")
+	f.StringVar(&o.mode, "mode", "full", "what to fetch: full (every goroutine: debug=2, or past the runtime's 64 MiB cut a trace snapshot), grouped (debug=0 counts and labels), trace (execution-trace snapshot), leak (Go 1.27's goroutineleak profile: every goroutine, proven leaks marked (leaked); runs a leak-detection GC cycle in the target that stalls it 35-80 ms at 10k goroutines and about a minute at 100k, see docs/modes.md)")
 	f.StringVar(&o.endpoint, "endpoint", "", "`PATH` of stackdump's endpoint on the targets (found at "+remote.DefaultEndpointPath+" when not given)")
 	f.DurationVar(&o.timeout, "timeout", 2*time.Minute, "time limit for one capture attempt, body included")
 	f.DurationVar(&o.connectTimeout, "connect-timeout", 5*time.Second, "time limit for connecting")
@@ -110,7 +110,7 @@ in the output says which methods made the document.`,
   stackdump capture --targets hosts.txt --concurrency 16 --dedupe -o dumps/
   stackdump capture jvm:4242 -o threads.txt
   stackdump capture --mode trace localhost:6060 -o snapshot.json
-  stackdump capture --mode leak localhost:6060 -o leaks.txt   # Go 1.27+ targets; runs a GC`,
+  stackdump capture --mode leak localhost:6060 -o leaks.txt   # Go 1.27+; a GC cycle that stops big targets long`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if cmd.Flags().Changed("by") {
 				o.dedupe = true
