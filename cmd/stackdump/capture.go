@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -307,8 +308,12 @@ func captureTarget(ctx context.Context, job *captureJob) (res captureResult) {
 		}
 		defer doc.Close()
 		if doc.Cut {
-			fmt.Fprintf(job.stderr, "stackdump: %s: debug=2 would be cut at %d MiB; writing every goroutine from %s instead\n",
-				job.target, formats.TruncationSize>>20, doc.URL)
+			how := "every goroutine from the execution-trace snapshot " + doc.URL
+			if !slices.Contains(doc.Methods, string(remote.ModeTrace)) {
+				how = "complete counts per stack from " + doc.URL + " (the target serves no /debug/pprof/trace)"
+			}
+			fmt.Fprintf(job.stderr, "stackdump: %s: debug=2 is cut at %d MiB for this many goroutines; writing %s instead\n",
+				job.target, formats.TruncationSize>>20, how)
 		}
 		res.dumps, err = pipe.run(doc, w)
 		if err != nil {
