@@ -1,11 +1,14 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"io"
 	"net/http"
 	"path/filepath"
+	"runtime"
+	"slices"
 	"sync"
 	"time"
 
@@ -46,6 +49,9 @@ type watchedTarget struct {
 	snapshots int   // successful captures
 	failures  int   // failed captures
 	lastErr   error // the last failure
+	// lastElapsed is how long the last capture took: rounds start the
+	// slowest targets first.
+	lastElapsed time.Duration
 }
 
 // watchOutcome is one target's part of a round.
@@ -66,6 +72,10 @@ func newWatcher(cmd *cobra.Command, raw []string, o watchOptions) (*watcher, err
 		dir:         o.dir,
 		stderr:      &lockedWriter{w: cmd.ErrOrStderr()},
 	}
+	// Captures parse GOMAXPROCS at a time (remote.Options.CPU), however
+	// many are in flight: the metrics endpoint is then not queued behind
+	// --concurrency parsing goroutines.
+	cpu := make(chan struct{}, runtime.GOMAXPROCS(0))
 	seen := map[string]bool{}
 	for _, s := range raw {
 		if seen[s] {
@@ -95,6 +105,7 @@ func newWatcher(cmd *cobra.Command, raw []string, o watchOptions) (*watcher, err
 		if t.target.Kind == remote.TargetPprof || t.target.Kind == remote.TargetEndpoint {
 			t.client = remote.NewClient(t.ropts)
 			t.ropts.Client = t.client
+			t.ropts.CPU = cpu
 			t.ropts.Resolved = func(rt remote.Target) { t.target = rt }
 		}
 		w.targets = append(w.targets, t)
@@ -120,7 +131,7 @@ func (w *watcher) round(ctx context.Context) []watchOutcome {
 		}
 		jobs[i] = job
 	}
-	results := captureAll(ctx, jobs, w.concurrency)
+	results := w.captureLongestFirst(ctx, jobs)
 	out := make([]watchOutcome, 0, len(results))
 	for i, res := range results {
 		if res.err != nil && ctx.Err() != nil {
@@ -135,9 +146,40 @@ func (w *watcher) round(ctx context.Context) []watchOutcome {
 	return out
 }
 
+// captureLongestFirst captures jobs (one per target, in the targets'
+// order) with at most w.concurrency at once, starting the targets whose
+// last capture took longest first: a slow target then does not start
+// last and stretch the round past its own capture time.
+func (w *watcher) captureLongestFirst(ctx context.Context, jobs []*captureJob) []captureResult {
+	order := make([]int, len(jobs))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int {
+		return cmp.Compare(w.targets[b].lastElapsed, w.targets[a].lastElapsed)
+	})
+	results := make([]captureResult, len(jobs))
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for range min(w.concurrency, len(jobs)) {
+		wg.Go(func() {
+			for i := range next {
+				results[i] = captureTarget(ctx, jobs[i])
+			}
+		})
+	}
+	for _, i := range order {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	return results
+}
+
 // record updates t with one capture's result.
 func (w *watcher) record(t *watchedTarget, res captureResult) watchOutcome {
 	received := res.job.received.Load()
+	t.lastElapsed = res.elapsed
 	if res.err != nil {
 		t.failures++
 		t.lastErr = res.err

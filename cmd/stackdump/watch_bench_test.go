@@ -1,0 +1,214 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"runtime"
+	"runtime/metrics"
+	"runtime/pprof"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+)
+
+// Fleet benchmark shape: 200 targets; 10 answer after fleetSlowDelay, 5
+// answer 404 and 5 refuse connections; the others answer at once with a
+// real debug=2 dump of 150 to 450 goroutines.
+const (
+	fleetTargets   = 200
+	fleetSlowDelay = 400 * time.Millisecond
+)
+
+//go:noinline
+func fleetParked(ch chan struct{}, started *sync.WaitGroup) {
+	started.Done()
+	<-ch
+}
+
+// fleetDump is a real debug=2 dump of this process while n extra
+// goroutines are parked in fleetParked.
+func fleetDump(b *testing.B, n int) []byte {
+	ch := make(chan struct{})
+	var started, done sync.WaitGroup
+	for range n {
+		started.Add(1)
+		done.Go(func() { fleetParked(ch, &started) })
+	}
+	started.Wait()
+	var buf bytes.Buffer
+	if err := pprof.Lookup("goroutine").WriteTo(&buf, 2); err != nil {
+		b.Fatal(err)
+	}
+	close(ch)
+	done.Wait()
+	return buf.Bytes()
+}
+
+// fleetTargetsFor starts the benchmark's 200 loopback targets.
+func fleetTargetsFor(b *testing.B) []string {
+	dumps := [][]byte{fleetDump(b, 150), fleetDump(b, 300), fleetDump(b, 450)}
+	var targets []string
+	for i := range fleetTargets {
+		var h http.HandlerFunc
+		switch {
+		case i%40 == 13:
+			targets = append(targets, "http://"+closedAddrB(b))
+			continue
+		case i%40 == 33:
+			h = http.NotFound
+		default:
+			body := dumps[i%len(dumps)]
+			slow := i%20 == 7
+			h = func(w http.ResponseWriter, r *http.Request) {
+				if r.URL.Path != "/debug/pprof/goroutine" {
+					http.NotFound(w, r) // the endpoint probe
+					return
+				}
+				if slow {
+					time.Sleep(fleetSlowDelay)
+				}
+				w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+				w.Write(body)
+			}
+		}
+		srv := httptest.NewServer(h)
+		b.Cleanup(srv.Close)
+		targets = append(targets, srv.URL)
+	}
+	return targets
+}
+
+// closedAddrB returns a loopback address nothing listens on.
+func closedAddrB(b *testing.B) string {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		b.Fatal(err)
+	}
+	addr := l.Addr().String()
+	l.Close()
+	return addr
+}
+
+// BenchmarkWatchFleet runs watch rounds over 200 loopback targets at
+// --concurrency 50 with --metrics served, while a client scrapes /metrics
+// every 20 ms. Reported: round-ms, the worst round's time over its slowest
+// capture (slowest-ratio, after the first round, which also probes every
+// target's endpoint), the first round's (first-ratio), the largest heap
+// seen (peak-heap-MiB), the live heap's growth from round 10 to the last
+// (live-growth-MiB; run with -benchtime=100x for 100 rounds), and the
+// slowest /metrics answer during rounds (metrics-max-ms, metrics-p99-ms).
+func BenchmarkWatchFleet(b *testing.B) {
+	targets := fleetTargetsFor(b)
+	cmd := newWatchCommand()
+	cmd.SetErr(io.Discard)
+	o := watchOptions{
+		captureOptions: captureOptions{concurrency: 50, mode: "full", by: "stack", retries: -1,
+			timeout: 30 * time.Second, connectTimeout: 5 * time.Second, maxBytes: 1 << 30},
+		top: 15, leakAfter: 3,
+	}
+	w, err := newWatcher(cmd, targets, o)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer w.close()
+	w.metrics = newWatchMetrics()
+	mln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		b.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	wait := w.metrics.serve(ctx, mln, io.Discard)
+	defer func() { cancel(); wait() }()
+
+	// The scraper: GET /metrics every 20 ms while a round runs.
+	var (
+		mu        sync.Mutex
+		inRound   bool
+		latencies []time.Duration
+		peak      uint64
+	)
+	client := &http.Client{Transport: &http.Transport{}}
+	defer client.CloseIdleConnections()
+	scrapeURL := "http://" + mln.Addr().String() + "/metrics"
+	stop := make(chan struct{})
+	var scraper sync.WaitGroup
+	scraper.Go(func() {
+		var ms runtime.MemStats
+		tick := time.NewTicker(20 * time.Millisecond)
+		defer tick.Stop()
+		for {
+			select {
+			case <-stop:
+				return
+			case <-tick.C:
+			}
+			start := time.Now()
+			resp, err := client.Get(scrapeURL)
+			if err != nil {
+				continue
+			}
+			io.Copy(io.Discard, resp.Body)
+			resp.Body.Close()
+			d := time.Since(start)
+			runtime.ReadMemStats(&ms)
+			mu.Lock()
+			if inRound {
+				latencies = append(latencies, d)
+			}
+			peak = max(peak, ms.HeapAlloc)
+			mu.Unlock()
+		}
+	})
+
+	liveHeap := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
+	var worstRatio, firstRatio float64
+	var live10, liveLast uint64
+	var total time.Duration
+	b.ResetTimer()
+	for i := range b.N {
+		mu.Lock()
+		inRound = true
+		mu.Unlock()
+		outcomes := w.round(ctx)
+		mu.Lock()
+		inRound = false
+		mu.Unlock()
+		total += w.lastRound
+		var slowest time.Duration
+		for _, oc := range outcomes {
+			slowest = max(slowest, oc.elapsed)
+		}
+		ratio := w.lastRound.Seconds() / slowest.Seconds()
+		if i == 0 {
+			firstRatio = ratio
+		} else {
+			worstRatio = max(worstRatio, ratio)
+		}
+		metrics.Read(liveHeap)
+		if i == min(9, b.N-1) {
+			live10 = liveHeap[0].Value.Uint64()
+		}
+		liveLast = liveHeap[0].Value.Uint64()
+	}
+	b.StopTimer()
+	close(stop)
+	scraper.Wait()
+	slices.Sort(latencies)
+	if n := len(latencies); n > 0 {
+		b.Logf("%d scrapes: p50 %v p90 %v p99 %v max %v", n, latencies[n/2], latencies[n*9/10], latencies[n*99/100], latencies[n-1])
+	}
+	if len(latencies) > 0 {
+		b.ReportMetric(float64(latencies[len(latencies)-1].Microseconds())/1000, "metrics-max-ms")
+		b.ReportMetric(float64(latencies[len(latencies)*99/100].Microseconds())/1000, "metrics-p99-ms")
+	}
+	b.ReportMetric(float64(total.Milliseconds())/float64(b.N), "round-ms")
+	b.ReportMetric(worstRatio, "slowest-ratio")
+	b.ReportMetric(firstRatio, "first-ratio")
+	b.ReportMetric(float64(peak)/(1<<20), "peak-heap-MiB")
+	b.ReportMetric((float64(liveLast)-float64(live10))/(1<<20), "live-growth-MiB")
+}
