@@ -188,8 +188,10 @@ func TestWatchMetrics(t *testing.T) {
 		if worker != float64(4*round) {
 			t.Errorf("round %d: watchedWorker group %v, want %d", round, worker, 4*round)
 		}
-		if want := float64(min(1, max(0, round-2))); one(t, fams, "stackdump_leak_suspects", grow.URL) != want {
-			t.Errorf("round %d: %v leak suspects, want %v", round, one(t, fams, "stackdump_leak_suspects", grow.URL), want)
+		// Suspects need leakAfter+1 = 3 snapshots. The target is this test
+		// process, whose other goroutines may grow too: at least one.
+		if n := one(t, fams, "stackdump_leak_suspects", grow.URL); round < 3 && n != 0 || round >= 3 && n < 1 {
+			t.Errorf("round %d: %v leak suspects", round, n)
 		}
 
 		// The unreachable target.
