@@ -100,8 +100,9 @@ func closedAddrB(b *testing.B) string {
 // capture (slowest-ratio, after the first round, which also probes every
 // target's endpoint), the first round's (first-ratio), the largest heap
 // seen (peak-heap-MiB), the live heap's growth from round 10 to the last
-// (live-growth-MiB; run with -benchtime=100x for 100 rounds), and the
-// slowest /metrics answer during rounds (metrics-max-ms, metrics-p99-ms).
+// (live-growth-MiB; run with -benchtime=100x for 100 rounds), the
+// slowest /metrics answers during rounds (metrics-max-ms, metrics-p99-ms)
+// and the median one between rounds (metrics-idle-ms).
 func BenchmarkWatchFleet(b *testing.B) {
 	targets := fleetTargetsFor(b)
 	cmd := newWatchCommand()
@@ -198,6 +199,20 @@ func BenchmarkWatchFleet(b *testing.B) {
 	b.StopTimer()
 	close(stop)
 	scraper.Wait()
+	// For scale: the same scrape between rounds (median of 20).
+	var idle []time.Duration
+	for range 20 {
+		start := time.Now()
+		resp, err := client.Get(scrapeURL)
+		if err != nil {
+			b.Fatal(err)
+		}
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		idle = append(idle, time.Since(start))
+	}
+	slices.Sort(idle)
+	b.ReportMetric(float64(idle[len(idle)/2].Microseconds())/1000, "metrics-idle-ms")
 	slices.Sort(latencies)
 	if n := len(latencies); n > 0 {
 		b.Logf("%d scrapes: p50 %v p90 %v p99 %v max %v", n, latencies[n/2], latencies[n*9/10], latencies[n*99/100], latencies[n-1])
