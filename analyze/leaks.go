@@ -37,6 +37,12 @@ import (
 // A suspect scoring 2 or more is a likely leak. An idle pool started by
 // one goroutine that is still alive is flagged only when it is both huge
 // (LeakLargeCount) and idle for LeakMinWait minutes.
+//
+// Proof ranks above suspicion: goroutines the runtime marked leaked are
+// listed as Leaked and taken out of the suspects, which weigh only the
+// members not proven. A group whose blocked members were all proven
+// leaked is no suspect at all; the rest of a partly proven group is
+// scored on its own and says how many of its place were proven.
 
 // LeakedRow is a set of goroutines the runtime marked leaked, blocked at
 // one frame and started by one go statement.
@@ -53,8 +59,12 @@ type LeakedRow struct {
 // LeakSuspect is a group the leak heuristic flags.
 type LeakSuspect struct {
 	GroupRow
-	// Blocked counts the members parked on a channel or select.
+	// Blocked counts the members parked on a channel or select that the
+	// runtime did not prove leaked.
 	Blocked int64 `json:"blocked"`
+	// Proven counts the members at the same place the runtime proved
+	// leaked; they are listed under Leaked, not counted in Blocked.
+	Proven int64 `json:"proven,omitempty"`
 	// Parents counts the distinct goroutines that started the members;
 	// ExitedParents how many of them are not in the dump (-1: unknown).
 	Parents       int `json:"parents"`
@@ -69,6 +79,20 @@ type leakedIndex struct {
 	byKey map[leakedKey]*LeakedRow
 	order []*LeakedRow
 	total int64
+	// bySite counts them by where they block and who started them, in
+	// any state: what a group's sample can be matched against.
+	bySite map[siteKey]int64
+}
+
+type siteKey struct{ frame, creator *formats.Frame }
+
+// provenAt returns how many leaked routines block where g's sample blocks
+// and were started by the same go statement.
+func (x *leakedIndex) provenAt(g *formats.Group) int64 {
+	if x.total == 0 || g.Sample == nil {
+		return 0
+	}
+	return x.bySite[siteKey{whereFrame(g.Sample.Stack), g.Sample.CreatedBy}]
 }
 
 type leakedKey struct {
@@ -76,7 +100,9 @@ type leakedKey struct {
 	state          string
 }
 
-func newLeakedIndex() leakedIndex { return leakedIndex{byKey: make(map[leakedKey]*LeakedRow)} }
+func newLeakedIndex() leakedIndex {
+	return leakedIndex{byKey: make(map[leakedKey]*LeakedRow), bySite: make(map[siteKey]int64)}
+}
 
 func (x *leakedIndex) add(r *formats.Routine) {
 	top := whereFrame(r.Stack)
@@ -90,6 +116,7 @@ func (x *leakedIndex) add(r *formats.Routine) {
 	n := weight(r)
 	row.Count += n
 	x.total += n
+	x.bySite[siteKey{top, r.CreatedBy}] += n
 	row.WaitMax = max(row.WaitMax, r.WaitMinutes)
 	if r.ID != 0 {
 		row.IDs = keepSmallest(row.IDs, r.ID, maxRowIDs)
@@ -111,15 +138,20 @@ func (x *leakedIndex) rows(n int) ([]LeakedRow, int64) {
 
 // likelyLeaks scores every group (see the comment at the top of this file)
 // and returns the flagged ones, highest score first.
-func likelyLeaks(groups []*formats.Group, ids *idIndex, opts Options) []LeakSuspect {
+func likelyLeaks(groups []*formats.Group, ids *idIndex, leaked *leakedIndex, opts Options) []LeakSuspect {
 	out := []LeakSuspect{}
 	for _, g := range groups {
 		blocked := chanBlocked(g)
+		proven := min(leaked.provenAt(g), blocked)
+		blocked -= proven
 		if blocked < int64(opts.LeakMinCount) {
 			continue
 		}
-		s := LeakSuspect{GroupRow: groupRow(g), Blocked: blocked, Parents: len(g.ParentIDs), ExitedParents: exitedParents(g, ids)}
+		s := LeakSuspect{GroupRow: groupRow(g), Blocked: blocked, Proven: proven, Parents: len(g.ParentIDs), ExitedParents: exitedParents(g, ids)}
 		s.score(g, opts)
+		if proven > 0 {
+			s.Reasons = append(s.Reasons, fmt.Sprintf("%d more at this place were proven leaked (listed above)", proven))
+		}
 		if s.Score >= 2 {
 			out = append(out, s)
 		}

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"io"
 	"os/exec"
 	"strconv"
 	"strings"
@@ -18,64 +19,9 @@ import (
 // and checks what Locks finds against the program's design and against
 // the deadlock report of the JVM itself.
 func TestLocksLiveJVM(t *testing.T) {
-	javac, err := exec.LookPath("javac")
-	if err != nil {
-		t.Skip("javac is not installed: the live JVM deadlock test needs a JDK")
-	}
-	java, err := exec.LookPath("java")
-	if err != nil {
-		t.Fatalf("javac is installed but java is not: %v", err)
-	}
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
-	dir := t.TempDir()
-	if out, err := exec.CommandContext(ctx, javac, "-d", dir, "../testdata/gen/jvm/LockScenarios.java").CombinedOutput(); err != nil {
-		t.Fatalf("javac: %v\n%s", err, out)
-	}
-	cmd := exec.CommandContext(ctx, java, "-Xshare:auto", "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-Xmx64m", "-cp", dir, "LockScenarios")
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		stdin.Close()
-		_ = cmd.Process.Kill()
-		_ = cmd.Wait()
-	})
-
-	ready := make(chan string, 1)
-	go func() {
-		sc := bufio.NewScanner(stdout)
-		for sc.Scan() {
-			if strings.HasPrefix(sc.Text(), "ready ") {
-				ready <- strings.TrimPrefix(sc.Text(), "ready ")
-				return
-			}
-		}
-		close(ready)
-	}()
-	var pid string
-	select {
-	case p, ok := <-ready:
-		if !ok {
-			t.Fatalf("LockScenarios exited before it was ready: %s", stderr.String())
-		}
-		pid = p
-	case <-ctx.Done():
-		t.Fatalf("LockScenarios not ready in time: %s", stderr.String())
-	}
-	if pid != strconv.Itoa(cmd.Process.Pid) {
-		t.Logf("JVM pid %s, process pid %d", pid, cmd.Process.Pid)
-	}
+	pid := startJava(ctx, t, "LockScenarios")
 
 	dump := captureThreads(ctx, t, pid)
 	dumps, err := formats.ReadAll(bytes.NewReader(dump), formats.ReadOptions{})
@@ -102,6 +48,72 @@ func TestLocksLiveJVM(t *testing.T) {
 	if t.Failed() {
 		t.Logf("capture:\n%s", dump)
 	}
+}
+
+// startJava compiles testdata/gen/jvm/CLASS.java, runs it until the test
+// ends (closing its stdin, then killing it) and returns the pid it printed
+// in its "ready <pid>" line. It skips the test when no JDK is installed.
+func startJava(ctx context.Context, t *testing.T, class string) string {
+	t.Helper()
+	javac, err := exec.LookPath("javac")
+	if err != nil {
+		t.Skip("javac is not installed: the live JVM tests need a JDK")
+	}
+	java, err := exec.LookPath("java")
+	if err != nil {
+		t.Fatalf("javac is installed but java is not: %v", err)
+	}
+	dir := t.TempDir()
+	if out, err := exec.CommandContext(ctx, javac, "-d", dir, "../testdata/gen/jvm/"+class+".java").CombinedOutput(); err != nil {
+		t.Fatalf("javac: %v\n%s", err, out)
+	}
+	cmd := exec.CommandContext(ctx, java, "-Xshare:auto", "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-Xmx64m", "-cp", dir, class)
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	ready := make(chan string, 1)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		sc := bufio.NewScanner(stdout)
+		for sc.Scan() {
+			if p, ok := strings.CutPrefix(sc.Text(), "ready "); ok {
+				ready <- p
+				break
+			}
+		}
+		close(ready)
+		_, _ = io.Copy(io.Discard, stdout)
+	}()
+	t.Cleanup(func() {
+		stdin.Close()
+		_ = cmd.Process.Kill()
+		<-done
+		_ = cmd.Wait()
+	})
+	select {
+	case p, ok := <-ready:
+		if !ok {
+			t.Fatalf("%s exited before it was ready: %s", class, stderr.String())
+		}
+		if p != strconv.Itoa(cmd.Process.Pid) {
+			t.Logf("JVM pid %s, process pid %d", p, cmd.Process.Pid)
+		}
+		return p
+	case <-ctx.Done():
+		t.Fatalf("%s not ready in time: %s", class, stderr.String())
+	}
+	return ""
 }
 
 // captureThreads runs jcmd Thread.print -l, or jstack -l if jcmd fails.

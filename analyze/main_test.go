@@ -3,10 +3,10 @@ package analyze
 import (
 	"testing"
 
-	"go.uber.org/goleak"
+	"github.com/stackdump/stackdump/leakcheck"
 )
 
 // TestMain fails the package's tests if any goroutine outlives them.
 func TestMain(m *testing.M) {
-	goleak.VerifyTestMain(m)
+	leakcheck.VerifyTestMain(m)
 }

@@ -26,6 +26,7 @@ func WriteText(w io.Writer, s *Summary, opts TextOptions) error {
 		opts.FuncWidth = 72
 	}
 	r := &textRenderer{textWriter: textWriter{color: opts.Color}, s: s, width: opts.FuncWidth}
+	r.crash()
 	r.headline()
 	r.leaked()
 	r.likelyLeaks()
@@ -46,7 +47,7 @@ type textRenderer struct {
 	width int
 }
 
-func (r *textRenderer) heading(title string, s style, detail string) {
+func (r *textWriter) heading(title string, s style, detail string) {
 	r.b = append(r.b, '\n')
 	r.styled(bold+s, title)
 	if detail != "" {
@@ -103,8 +104,8 @@ const textPreamble = 4
 // section shows the deadlocks.
 func (r *textRenderer) preamble() {
 	s := r.s
-	if s.JVM != nil && len(s.JVM.Deadlocks) > 0 {
-		return
+	if s.JVM != nil && len(s.JVM.Deadlocks) > 0 || s.Crash != nil {
+		return // shown by deadlocks or crash
 	}
 	lines := s.Preamble[:min(len(s.Preamble), textPreamble)]
 	for i, p := range lines {
@@ -296,6 +297,9 @@ func (r *textRenderer) parents() {
 // mistaken for "not looked".
 func (r *textRenderer) allClear() {
 	s := r.s
+	if s.Crash != nil {
+		return // the process crashed: nothing is all clear
+	}
 	var ok []string
 	switch {
 	case s.JVM != nil:

@@ -96,6 +96,9 @@ func (o Options) withDefaults() Options {
 // "none found" unless Missing says the input cannot tell.
 type Summary struct {
 	Source Source `json:"source"`
+	// Crash is what crashed when the dump comes from a crash (a panic, a
+	// fatal error, a deadlock, a test timeout, a signal); nil otherwise.
+	Crash *Crash `json:"crash,omitempty"`
 	// Noun is "goroutines" or "threads".
 	Noun   string `json:"noun"`
 	Total  int64  `json:"total"`
@@ -204,6 +207,7 @@ type Analyzer struct {
 	opts     Options
 	leaked   leakedIndex
 	creators creatorIndex
+	crash    formats.CrashWatch
 	jvm      []*formats.Routine // JVM threads with lock lines
 }
 
@@ -226,6 +230,7 @@ func (a *Analyzer) Add(r *formats.Routine) {
 		a.leaked.add(r)
 	}
 	a.creators.add(r)
+	a.crash.Add(r)
 	if r.Thread != nil && holdsLockLines(r) {
 		cp := *r
 		a.jvm = append(a.jvm, &cp)
@@ -247,6 +252,7 @@ func (a *Analyzer) Summary(d *formats.Dump, groups []*formats.Group, name string
 		WarningCount:  len(d.Warnings),
 	}
 	s.Preamble = d.Preamble[:min(len(d.Preamble), maxPreamble)]
+	s.Crash = crashOf(d, &a.crash)
 	for _, w := range d.Warnings[:min(len(d.Warnings), a.opts.Top)] {
 		s.Warnings = append(s.Warnings, Warning{Line: w.Line, Offset: w.Offset, Message: w.Msg, Text: w.Text})
 	}
@@ -255,7 +261,7 @@ func (a *Analyzer) Summary(d *formats.Dump, groups []*formats.Group, name string
 	s.LongestWaits = longestWaits(groups, a.opts.Top)
 	s.Leaked, s.LeakedTotal = a.leaked.rows(a.opts.Top)
 	ids := newIDIndex(groups)
-	s.LikelyLeaks = likelyLeaks(groups, ids, a.opts)
+	s.LikelyLeaks = likelyLeaks(groups, ids, &a.leaked, a.opts)
 	s.Contention, s.ContentionTotal = contention(groups, a.opts.Top)
 	s.Creators = a.creators.topCreators(a.opts.Top)
 	s.Parents, s.ParentsUncounted = a.creators.topParents(a.opts.Top, ids)

@@ -6,6 +6,7 @@ require (
 	github.com/DataDog/gostackparse v0.7.0
 	github.com/maruel/panicparse/v2 v2.5.0
 	github.com/stackdump/stackdump v0.0.0-00010101000000-000000000000
+	go.uber.org/goleak v1.3.0
 )
 
 require (

@@ -1,11 +1,15 @@
 package dedupe
 
-import "github.com/stackdump/stackdump/formats"
+import (
+	"encoding/binary"
+
+	"github.com/stackdump/stackdump/formats"
+)
 
 // groupCache remembers the group of each distinct combination of interned
-// parts (stack, creator, values, state) that decides a routine's group, so
-// that the canonical form is built and hashed once per distinct stack, not
-// once per routine.
+// parts (stack, creator, state) and argument text that decides a routine's
+// group, so that the canonical form is built and hashed once per distinct
+// stack, not once per routine.
 //
 // When the stack alone decides (ByStack and ByFunc without
 // SplitByCreator), the cache is a slice indexed by Stack.ID, which a
@@ -13,6 +17,11 @@ import "github.com/stackdump/stackdump/formats"
 // fit there (a second Table's stack whose ID is taken, hand-made stacks
 // without an ID) and the other levels use a map keyed by the parts'
 // identities.
+//
+// At ByExact the arguments decide too. They are compared by content, never
+// by the identity of Routine.Values: a reader that reuses its routines
+// (formats.ReadOptions.ReuseRoutines) hands out the same FrameValues for
+// routines whose arguments differ.
 type groupCache struct {
 	stackOnly bool
 	byExact   bool
@@ -23,6 +32,9 @@ type groupCache struct {
 	byParts   map[partsKey]*group
 	last      partsKey // one-entry cache in front of byParts
 	lastGroup *group
+
+	byArgs  map[partsKey]map[string]*group // ByExact: then by argument text
+	argText []byte                         // scratch: the routine's argument text
 }
 
 type stackSlot struct {
@@ -30,14 +42,14 @@ type stackSlot struct {
 	grp   *group
 }
 
-// partsKey identifies what decides a routine's group by the identity of
-// its interned parts; the parts a level ignores stay zero. Two keys for
-// parts equal in content but interned apart lead to the same group (by
-// its hash), only through two cache entries.
+// partsKey identifies what decides a routine's group, other than its
+// arguments, by the identity of its interned parts; the parts a level
+// ignores stay zero. Two keys for parts equal in content but interned
+// apart lead to the same group (by its hash), only through two cache
+// entries.
 type partsKey struct {
 	stack   *formats.Stack
 	creator *formats.Frame
-	values  *formats.FrameValues
 	state   string
 }
 
@@ -47,6 +59,7 @@ func newGroupCache(opts Options) groupCache {
 		byExact:   opts.By == ByExact,
 		creator:   opts.By == ByExact || opts.SplitByCreator,
 		byParts:   make(map[partsKey]*group),
+		byArgs:    make(map[partsKey]map[string]*group),
 	}
 }
 
@@ -58,6 +71,10 @@ func (c *groupCache) get(r *formats.Routine) *group {
 		}
 	}
 	k := c.key(r)
+	if c.byExact {
+		c.argText = appendArgText(c.argText[:0], r.Values)
+		return c.byArgs[k][string(c.argText)] // no allocation for the lookup
+	}
 	if c.lastGroup != nil && k == c.last {
 		return c.lastGroup
 	}
@@ -68,7 +85,8 @@ func (c *groupCache) get(r *formats.Routine) *group {
 	return grp
 }
 
-// put records that r's parts belong to grp.
+// put records that r's parts belong to grp. It follows a get of the same
+// routine that returned nil.
 func (c *groupCache) put(r *formats.Routine, grp *group) {
 	if c.stackOnly {
 		// Grow within reason: Table IDs are dense, a hand-made ID of a
@@ -84,6 +102,15 @@ func (c *groupCache) put(r *formats.Routine, grp *group) {
 		}
 	}
 	k := c.key(r)
+	if c.byExact {
+		byText := c.byArgs[k]
+		if byText == nil {
+			byText = make(map[string]*group)
+			c.byArgs[k] = byText
+		}
+		byText[string(appendArgText(c.argText[:0], r.Values))] = grp
+		return
+	}
 	c.byParts[k] = grp
 	c.last, c.lastGroup = k, grp
 }
@@ -94,7 +121,21 @@ func (c *groupCache) key(r *formats.Routine) partsKey {
 		k.creator = r.CreatedBy
 	}
 	if c.byExact {
-		k.values, k.state = r.Values, r.State
+		k.state = r.State
 	}
 	return k
+}
+
+// appendArgText appends the argument text of every frame of vs to b, each
+// preceded by its length, so that distinct argument lists give distinct
+// texts.
+func appendArgText(b []byte, vs *formats.FrameValues) []byte {
+	if vs == nil {
+		return b
+	}
+	for _, f := range vs.Frames {
+		b = binary.AppendUvarint(b, uint64(len(f.Args)))
+		b = append(b, f.Args...)
+	}
+	return b
 }

@@ -123,9 +123,15 @@ func appendElision(b []byte, st *formats.Stack, by By) []byte {
 	return append(b, '\n')
 }
 
-// appendFrame writes the parts of f that count at level by.
+// appendFrame writes the parts of f that count at level by. At ByStack and
+// ByFunc, type arguments are written "[...]", whatever the format named
+// them (see elideTypeArgs).
 func appendFrame(b []byte, f *formats.Frame, by By) []byte {
-	b = strconv.AppendQuote(b, f.Func)
+	if by == ByExact {
+		b = strconv.AppendQuote(b, f.Func)
+	} else {
+		b = strconv.AppendQuote(b, elideTypeArgs(f.Func))
+	}
 	if by == ByFunc {
 		return b
 	}

@@ -307,11 +307,13 @@ func TestAtomicFilePermissionDenied(t *testing.T) {
 func TestAtomicFileRenameFails(t *testing.T) {
 	dir := t.TempDir()
 	dst := filepath.Join(dir, "dump.txt")
-	if err := os.MkdirAll(filepath.Join(dst, "inside"), 0o755); err != nil {
-		t.Fatal(err)
-	}
 	f, err := CreateAtomic(dst)
 	if err != nil {
+		t.Fatal(err)
+	}
+	// A directory that appears at the destination while the file is
+	// written (CreateAtomic refuses one that is there already).
+	if err := os.MkdirAll(filepath.Join(dst, "inside"), 0o755); err != nil {
 		t.Fatal(err)
 	}
 	f.Write([]byte("dump\n"))

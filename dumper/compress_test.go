@@ -79,7 +79,7 @@ func (f *failAfter) Write(p []byte) (int, error) {
 }
 
 // TestDumpOutputWriteError checks that a failing destination reaches the
-// caller and that the compressors' goroutines end (goleak in TestMain).
+// caller and that the compressors' goroutines end (leakcheck in TestMain).
 func TestDumpOutputWriteError(t *testing.T) {
 	payload := testPayload()
 	for _, c := range []formats.Compression{formats.CompressNone, formats.CompressGzip, formats.CompressZstd} {

@@ -36,5 +36,8 @@
 //
 // [WriteFile] captures into a file atomically (temporary file, fsync,
 // rename); [OnSignal] writes one on each signal, keeping the newest few.
-// [CreateAtomic] is the atomic file underneath.
+// [CreateAtomic] is the output file underneath both: a regular file (or a
+// new path) is replaced atomically keeping its mode, a symbolic link is
+// followed and stays a link, and a device, FIFO or socket is written in
+// place (so a dump to /dev/null or a FIFO does what it says).
 package dumper

@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/google/pprof/profile"
+
+	"github.com/stackdump/stackdump/formats"
 )
 
 // GoroutineHandler returns a drop-in replacement for net/http/pprof's
@@ -21,7 +23,12 @@ import (
 //   - debug=1: the grouped legacy text, text/plain.
 //   - debug=2: every goroutine's traceback, text/plain — but from one
 //     presized stop-the-world pass instead of one per doubling of a 1 MiB
-//     buffer, and never cut at 64 MiB.
+//     buffer, and not cut at 64 MiB. It is complete unless it would pass
+//     [DefaultMaxBytes] (1 GiB) or the goroutines outgrow four passes; then
+//     the cut is visible, never silent: the text ends with a line starting
+//     [formats.CutMarker] (stackdump's reader marks the dump Truncated and
+//     warns), and the [TruncatedTrailer] trailer is "true" ("false" when
+//     complete).
 //
 // Unlike net/http/pprof it registers nothing on import:
 //
@@ -56,9 +63,39 @@ func (goroutineHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		p.WriteTo(w, 1)
 		return
 	}
-	st := printAllStacks(DefaultMaxBytes)
+	w.Header().Set("Trailer", TruncatedTrailer)
+	st := printAllStacks(goroutineHandlerMaxBytes)
 	defer putStackBuf(st.buf)
 	w.Write(st.buf[:st.n])
+	if st.truncated {
+		w.Write(cutLine(st))
+	}
+	w.Header().Set(TruncatedTrailer, strconv.FormatBool(st.truncated))
+}
+
+// TruncatedTrailer is the HTTP trailer of a debug=2 answer of
+// [GoroutineHandler]: "true" when the traceback was cut (and ends with a
+// [formats.CutMarker] line), "false" when it is complete. A client that
+// reads the body to its end and finds no trailer was cut off in transit.
+const TruncatedTrailer = "Stackdump-Truncated"
+
+// goroutineHandlerMaxBytes is the traceback size past which
+// GoroutineHandler cuts debug=2; a variable so that a test can reach it.
+var goroutineHandlerMaxBytes = DefaultMaxBytes
+
+// cutLine is the line that ends a cut traceback: after a blank line, so
+// that it is no part of the last goroutine, a formats.CutMarker line
+// saying where and why.
+func cutLine(st stackText) []byte {
+	b := []byte("\n\n")
+	if st.n > 0 && st.buf[st.n-1] == '\n' {
+		b = b[1:]
+	}
+	why := fmt.Sprintf("%d bytes printed, the limit; later goroutines are missing", st.n)
+	if st.n < goroutineHandlerMaxBytes {
+		why = fmt.Sprintf("%d bytes printed; the goroutines outgrew %d passes; later goroutines are missing", st.n, st.tries)
+	}
+	return fmt.Appendf(b, "%s%s\n", formats.CutMarker, why)
 }
 
 // serveGoroutineDelta serves the change of the goroutine profile over

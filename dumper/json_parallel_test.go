@@ -160,7 +160,7 @@ func TestJSONChunksEdges(t *testing.T) {
 }
 
 // TestJSONChunksStop: a failing destination or a cancelled context stops
-// the writers and workers (goleak checks that none is left) and returns
+// the writers and workers (leakcheck checks that none is left) and returns
 // the error.
 func TestJSONChunksStop(t *testing.T) {
 	startFixture(t, 30)

@@ -120,6 +120,11 @@ func profileLabels() (*labelIndex, error) {
 	if err != nil {
 		return nil, err
 	}
+	return newLabelIndex(d), nil
+}
+
+// newLabelIndex indexes the labels of a goroutine profile's routines.
+func newLabelIndex(d *formats.Dump) *labelIndex {
 	ix := &labelIndex{byKey: make(map[int]map[string]labelEntry)}
 	for _, r := range d.Routines {
 		ix.stacks = append(ix.stacks, profStack{frames: normalizeFrames(r.Frames()), labels: r.Labels})
@@ -127,7 +132,7 @@ func profileLabels() (*labelIndex, error) {
 			ix.any = true
 		}
 	}
-	return ix, nil
+	return ix
 }
 
 // normalizeFrames drops leading runtime frames (gopark and friends, which

@@ -95,7 +95,7 @@ func TestOnSignalReportsErrors(t *testing.T) {
 }
 
 // TestOnSignalStops checks that stop and a done context both end the
-// handler (goleak in TestMain checks its goroutine is gone).
+// handler (leakcheck in TestMain checks its goroutine is gone).
 func TestOnSignalStops(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	stop := OnSignal(ctx, syscall.SIGUSR1, t.TempDir(), SignalOptions{})

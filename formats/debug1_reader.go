@@ -61,6 +61,11 @@ func (d *debug1Decoder) nextDump() (*Dump, error) {
 		d.header, d.line, d.offset, d.text = h, d.lines.num, d.lines.off, string(d.lines.line)
 		d.sum, d.ended, d.eof = 0, false, false
 		d.dump = &Dump{Source: Source{Kind: KindGoDebug1}}
+		if h.total > maxTotal {
+			d.dump.Warnings = append(d.dump.Warnings, d.lines.parseError("header total "+strconv.FormatInt(h.total, 10)+
+				" is above the bound of "+strconv.FormatInt(maxTotal, 10)+"; taken as that"))
+			d.header.total = maxTotal
+		}
 		if h.name != "goroutine" && h.name != "goroutineleak" {
 			d.dump.Warnings = append(d.dump.Warnings, d.lines.parseError("a "+h.name+" profile, not a goroutine profile: its records are read as goroutines"))
 		}
@@ -111,6 +116,10 @@ func (d *debug1Decoder) nextRoutine() (*Routine, error) {
 				if d.rec != nil {
 					l.unreadLine()
 					return d.finishRecord()
+				}
+				if kept, cut := boundCount(d.sum, count); cut {
+					d.startRecord(kept)
+					return nil, l.parseError(countTooLarge("record count", count, kept))
 				}
 				d.startRecord(count)
 				continue

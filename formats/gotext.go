@@ -65,9 +65,8 @@ type goTextDecoder struct {
 	held      []*ParseError // problems met before it was announced
 	nRoutines int
 	seen      idSet // header ids, to split at a repeated id
-	race      bool  // it is a race report dump
 	inReport  bool  // between `WARNING: DATA RACE` and the closing `=====`
-	reports   int
+	race      *Race // the report being read, kept in d.Races
 	// preambleOpen is set after a preamble line until a blank line: lines
 	// in between continue it (multi-line panic values, `PC=`).
 	preambleOpen bool
@@ -78,6 +77,10 @@ type goTextDecoder struct {
 	// (ReadOptions.ReuseRoutines; pool is nil otherwise).
 	r           *Routine
 	slot        *routineSlot
+	part        partKind    // what r is: a goroutine or a section kept on the dump
+	partR       Routine     // r for sections
+	access      RaceAccess  // the race access being read (partAccess)
+	creator     RaceCreator // the race creator being read (partCreator)
 	pool        *routinePool
 	st          goState
 	provisional bool // header-less routine, kept only once a frame completes
@@ -294,7 +297,7 @@ var slowFrames atomic.Bool
 // other functions or lines, overlong lines, CRLF) is left to them. It
 // reports whether it took the frame.
 func (g *goTextDecoder) wholeFrame() bool {
-	if g.r == nil || g.r.Race != nil || g.anc >= 0 || g.provisional || g.prefix.active() {
+	if g.r == nil || g.inRace() || g.anc >= 0 || g.provisional || g.prefix.active() {
 		return false
 	}
 	n := g.sec.next()
@@ -389,6 +392,10 @@ func (g *goTextDecoder) dispatch(line, raw []byte) {
 		g.blank()
 		return
 	}
+	if line[0] == 's' && hasPrefixStr(line, CutMarker) {
+		g.cut(line)
+		return
+	}
 	if g.st == stSkip && !g.endsSkip(line) {
 		return
 	}
@@ -410,6 +417,16 @@ func (g *goTextDecoder) blank() {
 		g.endRoutine()
 	}
 	g.st = stIdle
+}
+
+// cut ends the open routine at a CutMarker line and marks the dump
+// truncated, warning with what the writer said.
+func (g *goTextDecoder) cut(line []byte) {
+	g.blank()
+	g.ensureDump()
+	g.d.Truncated = true
+	g.announce()
+	g.problem("dump truncated: "+string(line[len(CutMarker):]), line)
 }
 
 // endsSkip reports whether line ends a skip after a problem: a header or
@@ -445,7 +462,7 @@ func (g *goTextDecoder) special(line []byte) bool {
 	case '\t', ' ':
 		return g.indented(line)
 	case 'c':
-		if g.r != nil && g.r.Race == nil && g.st == stFunc {
+		if g.r != nil && !g.inRace() && g.st == stFunc {
 			if fn, parent, ok := parseCreatedBy(line); ok {
 				g.pend('C', fn, nil, callGo, parent, line)
 				g.st = stCreatedFile
@@ -458,7 +475,7 @@ func (g *goTextDecoder) special(line []byte) bool {
 			return true
 		}
 	case '[':
-		if id, ok := parseOriginating(line); ok && g.r != nil && g.r.Race == nil {
+		if id, ok := parseOriginating(line); ok && g.r != nil && !g.inRace() {
 			g.closeSection()
 			if g.r.Ancestors == nil && g.slot != nil {
 				g.r.Ancestors = g.slot.anc[:0]
@@ -474,7 +491,7 @@ func (g *goTextDecoder) special(line []byte) bool {
 		}
 	case 'r':
 		if string(line) == "runtime stack:" {
-			g.startRoutine(0, g.t.String("runtime stack"))
+			g.startPart(partSystem)
 			return true
 		}
 		if hasPrefixStr(line, "runtime: ") {
@@ -527,7 +544,7 @@ func (g *goTextDecoder) indented(line []byte) bool {
 		g.r.Unavailable = true
 		return true
 	}
-	if g.r != nil && g.r.Race != nil && g.st == stFunc {
+	if g.inRace() && g.st == stFunc {
 		if string(trimmed) == "[failed to restore the stack]" {
 			return true
 		}
@@ -673,7 +690,7 @@ func (g *goTextDecoder) announce() {
 // to the next dump.
 func (g *goTextDecoder) endDump() {
 	g.endRoutine()
-	if g.d != nil && !g.announced && len(g.d.Preamble) > 0 {
+	if g.d != nil && !g.announced && (len(g.d.Preamble) > 0 || len(g.d.Races) > 0 || g.d.SystemStack != nil) {
 		g.announce()
 	}
 	if g.announced {
@@ -683,7 +700,7 @@ func (g *goTextDecoder) endDump() {
 	g.announced = false
 	g.nRoutines = 0
 	g.seen.clear()
-	g.race, g.inReport, g.reports = false, false, 0
+	g.race, g.inReport = nil, false
 	g.preambleOpen, g.junkGap, g.longPreamble = false, false, false
 	g.ring.reset()
 	g.st = stIdle
@@ -692,9 +709,7 @@ func (g *goTextDecoder) endDump() {
 // header starts a routine from the parsed header in g.hdr.
 func (g *goTextDecoder) header() {
 	h := &g.hdr
-	if g.race && g.announced {
-		g.endDump() // a goroutine dump after race reports
-	} else if g.seen.has(h.ID) {
+	if g.seen.has(h.ID) {
 		g.endDump() // a second dump of the same process
 	}
 	sg := g.state(h.State)
@@ -900,6 +915,10 @@ func (g *goTextDecoder) endRoutine() {
 	if g.r == nil {
 		return
 	}
+	if g.part != partNone {
+		g.endPart()
+		return
+	}
 	if g.provisional {
 		g.dropRoutine()
 		return
@@ -949,9 +968,9 @@ func (g *goTextDecoder) finish() {
 		why = "input ends after a created by line, before its file line"
 	}
 	g.st = stFunc
-	if r := g.r; r != nil && why == "" && r.Race == nil && g.anc < 0 {
+	if r := g.r; r != nil && why == "" && g.part == partNone && g.anc < 0 {
 		switch {
-		case g.sec.depth == 0 && !r.Unavailable && r.State != "runtime stack":
+		case g.sec.depth == 0 && !r.Unavailable:
 			why = "input ends after a goroutine header"
 		case g.lr.noEOL && g.frameLine == g.lr.num && !g.sec.hasCreator && !endsAtRoot(g.sec.lastFunc()):
 			why = "input ends mid-line inside a goroutine"
@@ -967,7 +986,7 @@ func (g *goTextDecoder) finish() {
 		g.ensureDump()
 		if g.announced || g.r != nil || len(g.d.Preamble) > 0 {
 			g.d.Truncated = true
-			if g.r != nil {
+			if g.r != nil || len(g.d.Races) > 0 || g.d.SystemStack != nil {
 				g.announce()
 			}
 			g.problem("dump truncated: "+why, nil)

@@ -48,8 +48,9 @@ func readGoText(t testing.TB, data []byte) []*Dump {
 }
 
 // TestGoTextCorpusCounts reads every real dump and checks that each
-// goroutine header, race access block and `runtime stack:` section became
-// exactly one routine.
+// goroutine header became exactly one routine, and that race access
+// blocks, race creator blocks and `runtime stack:` sections became none:
+// they are kept in Dump.Races and Dump.SystemStack, each exactly once.
 func TestGoTextCorpusCounts(t *testing.T) {
 	for _, path := range goTextFiles(t) {
 		name := filepath.Base(path)
@@ -58,12 +59,21 @@ func TestGoTextCorpusCounts(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			want := len(reGoCountHeader.FindAll(data, -1)) + len(reGoCountRace.FindAll(data, -1)) +
-				len(reGoCountRaceMade.FindAll(data, -1)) + len(reGoCountSysStack.FindAll(data, -1)) + goHeaderlessRoutines[name]
+			want := len(reGoCountHeader.FindAll(data, -1)) + goHeaderlessRoutines[name]
+			wantAccesses, wantMade := len(reGoCountRace.FindAll(data, -1)), len(reGoCountRaceMade.FindAll(data, -1))
+			wantSys := len(reGoCountSysStack.FindAll(data, -1))
 			dumps := readGoText(t, data)
 			got, total := 0, int64(0)
+			accesses, made, sys := 0, 0, 0
 			for _, d := range dumps {
 				got += len(d.Routines)
+				for _, rc := range d.Races {
+					accesses += len(rc.Accesses)
+					made += len(rc.Creators)
+				}
+				if d.SystemStack != nil {
+					sys++
+				}
 				total += d.Total
 				var sum int64
 				for _, r := range d.Routines {
@@ -84,6 +94,9 @@ func TestGoTextCorpusCounts(t *testing.T) {
 			}
 			if got != want {
 				t.Errorf("%d routines, want %d", got, want)
+			}
+			if accesses != wantAccesses || made != wantMade || sys != wantSys {
+				t.Errorf("%d race accesses, %d creators, %d system stacks; want %d, %d, %d", accesses, made, sys, wantAccesses, wantMade, wantSys)
 			}
 		})
 	}

@@ -18,6 +18,22 @@ func modelText(dumps []*Dump) string {
 		for _, w := range d.Warnings {
 			fmt.Fprintf(&b, "  warning line=%d offset=%d %s %q\n", w.Line, w.Offset, w.Msg, w.Text)
 		}
+		for i, rc := range d.Races {
+			fmt.Fprintf(&b, "  race %d line=%d\n", i+1, rc.Line)
+			for _, a := range rc.Accesses {
+				fmt.Fprintf(&b, "    access %q op=%s atomic=%v previous=%v size=%d addr=%#x goroutine=%d main=%v line=%d\n",
+					a.Desc(), a.Op, a.Atomic, a.Previous, a.Size, a.Addr, a.Goroutine, a.Main, a.Line)
+				writeStackText(&b, "      ", a.Stack, nil)
+			}
+			for _, c := range rc.Creators {
+				fmt.Fprintf(&b, "    creator goroutine=%d state=%q line=%d\n", c.Goroutine, c.State, c.Line)
+				writeStackText(&b, "      ", c.Stack, nil)
+			}
+		}
+		if s := d.SystemStack; s != nil {
+			fmt.Fprintf(&b, "  system stack line=%d\n", s.Line)
+			writeStackText(&b, "    ", s.Stack, s.Values)
+		}
 		for _, r := range d.Routines {
 			writeRoutineText(&b, r)
 		}
@@ -50,9 +66,6 @@ func writeRoutineText(b *strings.Builder, r *Routine) {
 	b.WriteString("\n")
 	if len(r.Labels) > 0 {
 		fmt.Fprintf(b, "    labels %q\n", r.Labels)
-	}
-	if r.Race != nil {
-		fmt.Fprintf(b, "    race report=%d role=%q addr=%#x main=%v\n", r.Race.Report, r.Race.Role, r.Race.Addr, r.Race.Main)
 	}
 	writeStackText(b, "    ", r.Stack, r.Values)
 	if r.CreatedBy != nil {

@@ -11,12 +11,15 @@ import (
 )
 
 // summary is what the form tests compare: per dump its preamble, truncation,
-// warnings (line: message) and routines as "id state" strings.
+// warnings (line: message), routines as "id state" strings, and the parts
+// kept beside the routines: "race" with its accesses' and creators'
+// goroutines, "system stack" with its frame count.
 type summary struct {
 	Preamble  []string
 	Truncated bool
 	Warnings  []string
 	Routines  []string
+	Parts     []string
 }
 
 func summarize(dumps []*Dump) []summary {
@@ -28,6 +31,19 @@ func summarize(dumps []*Dump) []summary {
 		}
 		for _, r := range d.Routines {
 			s.Routines = append(s.Routines, itoa(int(r.ID))+" "+r.State)
+		}
+		for _, rc := range d.Races {
+			p := "race"
+			for _, a := range rc.Accesses {
+				p += " " + a.Op + "@" + itoa(int(a.Goroutine))
+			}
+			for _, c := range rc.Creators {
+				p += " created@" + itoa(int(c.Goroutine)) + " " + c.State
+			}
+			s.Parts = append(s.Parts, p)
+		}
+		if d.SystemStack != nil {
+			s.Parts = append(s.Parts, "system stack "+itoa(len(d.SystemStack.Stack.Frames)))
 		}
 		out = append(out, s)
 	}
@@ -70,7 +86,7 @@ func TestGoTextForms(t *testing.T) {
 		{"runtime diagnostics and runtime stack",
 			"runtime: goroutine stack exceeds 1000000000-byte limit\nruntime: sp=0xc020160398 stack=[0xc020160000, 0xc040160000]\nfatal error: stack overflow\n\nruntime stack:\nruntime.throw({0x4b0e14?, 0x0?})\n\t/go/src/runtime/panic.go:1047 +0x5d fp=0x7ffc fp=0x1 sp=0x2 pc=0x3\nruntime.newstack()\n\t/go/src/runtime/stack.go:1103 +0x5cc\n\n" + g1,
 			[]summary{{Preamble: []string{"runtime: goroutine stack exceeds 1000000000-byte limit", "runtime: sp=0xc020160398 stack=[0xc020160000, 0xc040160000]", "fatal error: stack overflow"},
-				Routines: []string{"0 runtime stack", "1 running"}}}},
+				Routines: []string{"1 running"}, Parts: []string{"system stack 2"}}}},
 		{"sigquit with registers", "SIGQUIT: quit\nPC=0x40816e m=0 sigcode=0\n\ngoroutine 0 gp=0x6866e0 m=0 mp=0x6874a0 [idle]:\nruntime.futex(0x1)\n\t/go/src/runtime/sys_linux_amd64.s:557 +0x21 fp=0x1 sp=0x2 pc=0x3\n\n" + g1 + "\nrax    0xfffffffffffffffc\nrbx    0x0\nrflags 0x286\ngs     0x0\nexit status 2\n",
 			[]summary{{Preamble: []string{"SIGQUIT: quit", "PC=0x40816e m=0 sigcode=0"}, Routines: []string{"0 idle", "1 running"}}}},
 		{"header-less first goroutine", "SIGABRT: abort\nPC=0x424dd1\n\nruntime.notetsleepg(0x649aa0)\n\t/go/src/pkg/runtime/lock_futex.c:190 +0x46 fp=0x2ba270d3ff48\n\n" + g1,
@@ -94,9 +110,9 @@ func TestGoTextForms(t *testing.T) {
 		{"preamble-only dump", "panic: quoted in a log\n\nsome log line\npanic: real\n\n" + g1,
 			[]summary{{Preamble: []string{"panic: quoted in a log"}}, {Preamble: []string{"panic: real"}, Routines: []string{"1 running"}}}},
 		{"race then goroutines", "==================\nWARNING: DATA RACE\nWrite at 0x00c000014100 by goroutine 7:\n  main.w()\n      /src/r.go:10 +0x24\n\nPrevious read at 0x00c000014100 by main goroutine:\n  main.main()\n      /src/r.go:14 +0x33\n==================\npanic: after race\n\n" + g1,
-			[]summary{{Routines: []string{"7 ", "0 "}}, {Preamble: []string{"panic: after race"}, Routines: []string{"1 running"}}}},
+			[]summary{{Preamble: []string{"panic: after race"}, Routines: []string{"1 running"}, Parts: []string{"race write@7 read@1"}}}},
 		{"goroutines then race", g1 + "\n==================\nWARNING: DATA RACE\nRead by goroutine 5:\n  main.r()\n      /src/r.go:10 +0x24\n\nGoroutine 5 (finished) created at:\n  main.main()\n      /src/r.go:13 +0x27\n==================\n",
-			[]summary{{Routines: []string{"1 running"}}, {Routines: []string{"5 ", "5 finished"}}}},
+			[]summary{{Routines: []string{"1 running"}}, {Parts: []string{"race read@5 created@5 finished"}}}},
 
 		// Truncation.
 		{"ends after header", g1 + "\ngoroutine 2 [select]:\n",
@@ -174,31 +190,51 @@ func TestGoTextRace(t *testing.T) {
 		"Location is heap block of size 8 at 0x00c0000a03f0 allocated by goroutine 6:\n  main.alloc()\n      /src/r.go:5 +0x1\n" +
 		"==================\n==================\nWARNING: DATA RACE\nRead by goroutine 5:\n  main.r()\n      /src/r.go:10 +0x24\n\n" +
 		"Previous write by main goroutine:\n  main.main()\n      /src/r.go:23 +0x439\n==================\nFound 2 data race(s)\nexit status 66\n"
-	d := readOne(t, in)
+	dumps := readGoText(t, []byte(in))
+	if len(dumps) != 1 {
+		t.Fatalf("%d dumps, want 1", len(dumps))
+	}
+	d := dumps[0]
+	if len(d.Routines) != 0 || d.Total != 0 {
+		t.Errorf("%d routines, total %d: race accesses are not goroutines", len(d.Routines), d.Total)
+	}
 	type acc struct {
-		id    int64
-		state string
-		race  RaceAccess
-		line  int
-		fn    string
+		report int
+		desc   string
+		access RaceAccess
+		fn     string
 	}
 	var got []acc
-	for _, r := range d.Routines {
-		fn := ""
-		if len(r.Stack.Frames) > 0 {
-			fn = r.Stack.Frames[0].Func
+	var creators []RaceCreator
+	for i, rc := range d.Races {
+		for _, a := range rc.Accesses {
+			fn := ""
+			if len(a.Stack.Frames) > 0 {
+				fn = a.Stack.Frames[0].Func
+			}
+			desc := a.Desc()
+			a.Stack = nil
+			got = append(got, acc{i + 1, desc, a, fn})
 		}
-		got = append(got, acc{r.ID, r.State, *r.Race, r.Line, fn})
+		for _, c := range rc.Creators {
+			if len(c.Stack.Frames) != 1 || c.Stack.Frames[0].Func != "main.main" {
+				t.Errorf("creator stack %v", c.Stack.Frames)
+			}
+			c.Stack = nil
+			creators = append(creators, c)
+		}
 	}
 	want := []acc{
-		{10, "", RaceAccess{Report: 1, Role: "Atomic write", Addr: 0xc0000a03f0}, 3, "sync/atomic.AddInt64"},
-		{0, "", RaceAccess{Report: 1, Role: "Previous read", Addr: 0xc0000a03f0, Main: true}, 7, ""},
-		{10, "running", RaceAccess{Report: 1, Role: "created"}, 10, "main.main"},
-		{5, "", RaceAccess{Report: 2, Role: "Read"}, 20, "main.r"},
-		{0, "", RaceAccess{Report: 2, Role: "Previous write", Main: true}, 24, "main.main"},
+		{1, "Atomic write", RaceAccess{Op: "write", Atomic: true, Addr: 0xc0000a03f0, Goroutine: 10, Line: 3}, "sync/atomic.AddInt64"},
+		{1, "Previous read", RaceAccess{Op: "read", Previous: true, Addr: 0xc0000a03f0, Goroutine: 1, Main: true, Line: 7}, ""},
+		{2, "Read", RaceAccess{Op: "read", Goroutine: 5, Line: 20}, "main.r"},
+		{2, "Previous write", RaceAccess{Op: "write", Previous: true, Goroutine: 1, Main: true, Line: 24}, "main.main"},
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("got\n%+v\nwant\n%+v", got, want)
+	}
+	if wantC := []RaceCreator{{Goroutine: 10, State: "running", Line: 10}}; !reflect.DeepEqual(creators, wantC) {
+		t.Errorf("creators %+v, want %+v", creators, wantC)
 	}
 }
 

@@ -8,10 +8,12 @@ import "bytes"
 //	Previous read at 0x00c000014100 by main goroutine:
 //	Read by goroutine 5:                      (old TSan, no address)
 //	Previous atomic write at 0x… by goroutine 3 (mutexes: write M1):
+//	Write of size 8 at 0x… by goroutine 7:    (ThreadSanitizer's size)
 //	Goroutine 7 (running) created at:
 type raceAccess struct {
 	role  []byte // "Write", "Previous read", "Atomic write", "created"
 	addr  uint64
+	size  int // ThreadSanitizer's "of size N", 0 when absent
 	id    int64
 	main  bool
 	state []byte // "running", "finished" for created lines
@@ -50,6 +52,13 @@ func parseRaceAccess(line []byte) (raceAccess, bool) {
 			return a, false
 		}
 		a.addr, head = v, head[:k]
+	}
+	if k := bytes.Index(head, []byte(" of size ")); k > 0 {
+		v, m := scanUint(head[k+len(" of size "):])
+		if m == 0 || k+len(" of size ")+m != len(head) {
+			return a, false
+		}
+		a.size, head = int(v), head[:k]
 	}
 	if !isAccessRole(head) {
 		return a, false
@@ -91,29 +100,118 @@ func isAccessRole(b []byte) bool {
 	return false
 }
 
-// raceStart handles `WARNING: DATA RACE`: reports go into a dump of their
-// own, numbered from 1; a report after goroutines starts a new dump.
+// partKind says what the open routine of the decoder really is: a
+// goroutine, or a section read like one (frames, file lines) that is kept
+// on the dump instead of becoming a routine.
+type partKind uint8
+
+const (
+	partNone    partKind = iota // a goroutine
+	partAccess                  // an access of a race report
+	partCreator                 // `Goroutine N (state) created at:` of a race report
+	partSystem                  // `runtime stack:` after a throw
+)
+
+// inRace reports whether the open routine is a section of a race report.
+func (g *goTextDecoder) inRace() bool {
+	return g.r != nil && (g.part == partAccess || g.part == partCreator)
+}
+
+// raceStart handles `WARNING: DATA RACE`. Reports belong to the dump they
+// come with: one after goroutines starts a new dump, goroutines or a
+// panic after reports join theirs. The dump is announced only when its
+// first goroutine starts (or at its end), so that its races are complete
+// when a streaming consumer sees it begin.
 func (g *goTextDecoder) raceStart() {
-	if !g.race && (g.nRoutines > 0 || g.r != nil) {
+	if g.nRoutines > 0 {
 		g.endDump()
 	}
 	g.endRoutine()
 	g.ensureDump()
-	g.race = true
-	g.announce()
-	g.reports++
+	g.race = &Race{Line: g.num}
+	g.d.Races = append(g.d.Races, g.race)
 	g.inReport = true
 	g.st = stIdle
 	g.preambleOpen = false
 }
 
-// raceAccess starts a routine for an access block of the open report.
+// raceAccess opens a section for an access or creation line of the open
+// report.
 func (g *goTextDecoder) raceAccess(a raceAccess) {
-	g.startRoutine(a.id, g.t.Bytes(a.state))
-	race := &RaceAccess{}
-	if g.slot != nil {
-		race = &g.slot.race
+	if string(a.role) == "created" {
+		g.startPart(partCreator)
+		g.creator = RaceCreator{Goroutine: a.id, State: g.t.Bytes(a.state), Line: g.num}
+		return
 	}
-	*race = RaceAccess{Report: g.reports, Role: g.t.Bytes(a.role), Addr: a.addr, Main: a.main}
-	g.r.Race = race
+	g.startPart(partAccess)
+	acc := RaceAccess{Addr: a.addr, Goroutine: a.id, Main: a.main, Size: a.size, Line: g.num}
+	acc.Op, acc.Atomic, acc.Previous = raceOp(a.role)
+	if acc.Main {
+		acc.Goroutine = 1
+	}
+	g.access = acc
+}
+
+// raceOp splits an access role ("Previous atomic write") into the
+// operation ("read" or "write") and its atomic and previous flags.
+func raceOp(role []byte) (op string, atomic, previous bool) {
+	s := string(role)
+	if len(s) > len("previous ") && (s[0] == 'P' || s[0] == 'p') && s[1:len("previous ")] == "revious " {
+		previous, s = true, s[len("previous "):]
+	}
+	if len(s) > len("atomic ") && (s[0] == 'A' || s[0] == 'a') && s[1:len("atomic ")] == "tomic " {
+		atomic, s = true, s[len("atomic "):]
+	}
+	op = "read"
+	if s == "Write" || s == "write" {
+		op = "write"
+	}
+	return op, atomic, previous
+}
+
+// startPart closes the open routine and opens a section of kind p, read
+// into a scratch routine. A system stack counts as content of the dump (a
+// preamble after it starts a new dump); race sections do not.
+func (g *goTextDecoder) startPart(p partKind) {
+	g.endRoutine()
+	g.ensureDump()
+	g.r = &g.partR
+	*g.r = Routine{Count: 1, Line: g.num}
+	g.part = p
+	if p == partSystem {
+		g.nRoutines++
+		if g.d.SystemStack != nil {
+			g.problem("second runtime stack: section in one dump; the first is kept", nil)
+		}
+	}
+	g.st = stFunc
+	g.preambleOpen = false
+}
+
+// endPart keeps the open section on the dump.
+func (g *goTextDecoder) endPart() {
+	g.closeSection()
+	r := g.r
+	switch g.part {
+	case partAccess:
+		a := g.access
+		a.Stack = r.Stack
+		if g.race != nil {
+			g.race.Accesses = append(g.race.Accesses, a)
+		}
+	case partCreator:
+		c := g.creator
+		c.Stack = r.Stack
+		if g.race != nil {
+			g.race.Creators = append(g.race.Creators, c)
+		}
+	case partSystem:
+		if g.d.SystemStack == nil {
+			g.d.SystemStack = &SystemStack{Stack: r.Stack, Values: r.Values, Line: r.Line}
+		}
+	}
+	g.r, g.part, g.anc = nil, partNone, -1
+	if g.st != stSkip {
+		g.st = stIdle
+	}
 }

@@ -9,7 +9,6 @@ type routineSlot struct {
 	values  FrameValues
 	args    []byte // the argument text of the routine's own stack
 	created FrameValue
-	race    RaceAccess
 	anc     []Ancestor
 }
 

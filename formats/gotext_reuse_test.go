@@ -237,20 +237,19 @@ func TestRoutineClone(t *testing.T) {
 	}
 	r.Ancestors = []Ancestor{{ID: 9, Stack: r.Stack, Values: r.Values}}
 	r.CreatedByValues = &FrameValue{PC: 0x42}
-	r.Race = &RaceAccess{Report: 1, Role: "Write"}
 	c := r.Clone()
 	if c.Stack != r.Stack || c.CreatedBy != r.CreatedBy {
 		t.Error("clone does not share the interned stack and creator")
 	}
 	if c.Values == r.Values || &c.Values.Frames[0] == &r.Values.Frames[0] ||
-		c.CreatedByValues == r.CreatedByValues || c.Race == r.Race ||
+		c.CreatedByValues == r.CreatedByValues ||
 		&c.Ancestors[0] == &r.Ancestors[0] || c.Ancestors[0].Values == r.Values {
 		t.Error("clone shares memory that is not interned")
 	}
 	var a, b strings.Builder
 	writeRoutineText(&a, r)
 	writeRoutineText(&b, c)
-	if a.String() != b.String() || *c.Race != *r.Race || c.CreatedByValues.PC != 0x42 {
+	if a.String() != b.String() || c.CreatedByValues.PC != 0x42 {
 		t.Errorf("clone differs:\n%s\nwant\n%s", b.String(), a.String())
 	}
 }

@@ -32,6 +32,33 @@ func describeDump(d *Dump, o describeOptions) string {
 			p("warning line=%d offset=%d msg=%q text=%q", w.Line, w.Offset, w.Msg, w.Text)
 		}
 	}
+	for i, rc := range d.Races {
+		p("race %d", i)
+		if o.lines {
+			p("  line=%d", rc.Line)
+		}
+		for _, a := range rc.Accesses {
+			p("  access op=%q atomic=%v previous=%v size=%d addr=%#x goroutine=%d main=%v", a.Op, a.Atomic, a.Previous, a.Size, a.Addr, a.Goroutine, a.Main)
+			if o.lines {
+				p("    line=%d", a.Line)
+			}
+			describeStack(&sb, "    ", a.Stack, nil)
+		}
+		for _, c := range rc.Creators {
+			p("  creator goroutine=%d state=%q", c.Goroutine, c.State)
+			if o.lines {
+				p("    line=%d", c.Line)
+			}
+			describeStack(&sb, "    ", c.Stack, nil)
+		}
+	}
+	if s := d.SystemStack; s != nil {
+		p("system stack")
+		if o.lines {
+			p("  line=%d", s.Line)
+		}
+		describeStack(&sb, "  ", s.Stack, s.Values)
+	}
 	for i, r := range d.Routines {
 		p("routine %d", i)
 		describeRoutine(&sb, r, o)
@@ -68,9 +95,6 @@ func describeRoutine(sb *strings.Builder, r *Routine, o describeOptions) {
 			p("  created by %s", describeFrame(a.CreatedBy, nil))
 		}
 		describeStack(sb, "    ", a.Stack, a.Values)
-	}
-	if rc := r.Race; rc != nil {
-		p("race report=%d role=%q addr=%#x main=%v", rc.Report, rc.Role, rc.Addr, rc.Main)
 	}
 	if t := r.Thread; t != nil {
 		p("thread os=%d daemon=%v prio=%d osprio=%d cpu=%d elapsed=%d virtual=%v carrier=%d container=%q native=%v detail=%q",

@@ -51,7 +51,7 @@ func fixtureGoDump(t *Table) *Dump {
 			{Line: 12, Offset: 345, Msg: "frame without file line", Text: "main.broken("},
 			{Line: 99, Offset: 4000, Msg: "dump ends inside a goroutine"},
 		},
-		Total: 12,
+		Total: 8,
 		Routines: []*Routine{
 			{
 				ID: 1, Count: 1, State: "running", Locked: true,
@@ -98,23 +98,24 @@ func fixtureGoDump(t *Table) *Dump {
 				Count: 3, State: "select",
 				Stack: t.Stack([]*Frame{gopark, work}, false, 0, 0),
 			},
+		},
+		Races: []*Race{
 			{
-				ID: 7, Count: 1, State: "", Race: &RaceAccess{Report: 1, Role: "Write", Addr: 0xc000014100},
-				Stack:  t.Stack([]*Frame{work, mainf}, false, 0, 0),
-				Values: t.Values([]FrameValue{{Args: ""}, {}}),
+				Line: 40,
+				Accesses: []RaceAccess{
+					{Op: "write", Addr: 0xc000014100, Goroutine: 7, Line: 42, Stack: t.Stack([]*Frame{work, mainf}, false, 0, 0)},
+					{Op: "read", Previous: true, Atomic: true, Size: 8, Addr: 0xc000014100, Goroutine: 1, Main: true, Line: 47, Stack: t.Stack([]*Frame{mainf}, false, 0, 0)},
+				},
+				Creators: []RaceCreator{{Goroutine: 7, State: "running", Line: 51, Stack: t.Stack([]*Frame{spawn, mainf}, false, 0, 0)}},
 			},
 			{
-				ID: 0, Count: 1, Race: &RaceAccess{Report: 1, Role: "Previous read", Addr: 0xc000014100, Main: true},
-				Stack: t.Stack([]*Frame{mainf}, false, 0, 0),
+				Accesses: []RaceAccess{{Op: "read", Goroutine: 8, Stack: t.Stack(nil, false, 0, 0)}},
 			},
-			{
-				ID: 7, Count: 1, State: "running", Race: &RaceAccess{Report: 1, Role: "created"},
-				Stack: t.Stack([]*Frame{spawn, mainf}, false, 0, 0),
-			},
-			{
-				ID: 8, Count: 1, Race: &RaceAccess{Report: 2, Role: "Read"},
-				Stack: t.Stack(nil, false, 0, 0),
-			},
+		},
+		SystemStack: &SystemStack{
+			Line:   60,
+			Stack:  t.Stack([]*Frame{gopark, mainf}, false, 0, 0),
+			Values: t.Values([]FrameValue{{Args: "0x1?", FP: 0xc000051fe0, SP: 0xc000051fb8, PC: 0x4a1c00}, {}}),
 		},
 	}
 }

@@ -28,6 +28,7 @@ func FuzzJSONReader(f *testing.F) {
 		f.Add([]byte(gjsonPretty(data)))
 	}
 	f.Add([]byte(`{"format":"stackdump/v1","goroutines":[{"id":1,"stack":[{"func":"a","offset":1}],"elided":{"at":1}}],"source":{"kind":"x"},"preamble":[]}`))
+	f.Add([]byte(`{"format":"stackdump/v1","source":{"kind":"jvm-text"},"preamble":["a"],"goroutines":[],"truncated":false,"warnings":[],"total":0,"epilogue":["Found one Java-level deadlock:","x"]}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		dumps, clean := fuzzReadJSON(t, data, 2048)
 		if !clean || !utf8.Valid(data) {

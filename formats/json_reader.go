@@ -45,10 +45,14 @@ const (
 	memberTruncated
 	memberWarnings
 	memberTotal
+	memberRaces
+	memberSystemStack
+	memberEpilogue // preamble lines a streaming writer met after the routines
 	numMembers
 )
 
-var jsonMemberNames = [numMembers]string{"format", "source", "preamble", "truncated", "warnings", "total"}
+var jsonMemberNames = [numMembers]string{"format", "source", "preamble", "truncated", "warnings", "total",
+	"races", "system_stack", "epilogue"}
 
 // jsonRaw is a top-level member's value as read, with its input offset.
 type jsonRaw struct {
@@ -70,8 +74,12 @@ type jsonDecoder struct {
 	needComma bool // a member was read in the current object
 	grouped   bool // the array is "groups"
 	hasTotal  bool // the document's "total" was applied; routines no longer add to it
-	nelem     int
-	members   [numMembers]jsonRaw
+	// legacyRaces counts goroutine objects read as race blocks (documents
+	// from before races were dump records), whose "total" counted them;
+	// legacyReport is the report number of the last one.
+	legacyRaces, legacyReport int
+	nelem                     int
+	members                   [numMembers]jsonRaw
 
 	buffered    []byte // jsonBuffered: the array, from its '['
 	bufferedOff int64
@@ -155,6 +163,7 @@ func (d *jsonDecoder) nextDump() (*Dump, error) {
 	d.s.skipByte()
 	d.members = [numMembers]jsonRaw{}
 	d.needComma, d.nelem, d.grouped, d.hasTotal = false, 0, false, false
+	d.legacyRaces, d.legacyReport = 0, 0
 	d.buffered, d.pending, d.deferred = nil, d.pending[:0], nil
 
 	key, err := d.readMembers()
@@ -453,31 +462,43 @@ func (d *jsonDecoder) buildDump() (*Dump, error) {
 		d.decodeSource(&dump.Source, d.parseMember(m, "source"), m.off)
 	}
 	if m := d.members[memberPreamble]; m.set {
-		v := d.parseMember(m, "preamble")
-		if !v.IsArray() {
-			d.bad(m.off, v, "preamble", "an array of strings")
-		}
-		d.forEach(v, func(_, line gjson.Result) bool {
-			if line.Type != gjson.String {
-				d.bad(m.off, line, "preamble", "an array of strings")
-				return true
-			}
-			dump.Preamble = append(dump.Preamble, strings.Clone(line.Str))
-			return true
-		})
+		dump.Preamble = d.appendLines(dump.Preamble, m, "preamble")
 	}
+	d.applyDumpParts(dump)
 	return dump, nil
+}
+
+// appendLines appends the strings of member m, an array of strings, to
+// lines.
+func (d *jsonDecoder) appendLines(lines []string, m jsonRaw, name string) []string {
+	v := d.parseMember(m, name)
+	if !v.IsArray() {
+		d.bad(m.off, v, name, "an array of strings")
+	}
+	d.forEach(v, func(_, line gjson.Result) bool {
+		if line.Type != gjson.String {
+			d.bad(m.off, line, name, "an array of strings")
+			return true
+		}
+		lines = append(lines, strings.Clone(line.Str))
+		return true
+	})
+	return lines
 }
 
 // applyTail applies the members that follow the routines.
 func (d *jsonDecoder) applyTail() {
 	dump := d.dump
+	d.applyDumpParts(dump)
 	if m := d.members[memberTruncated]; m.set {
 		dump.Truncated = d.bool(m.off, d.parseMember(m, "truncated"), "truncated")
 	}
 	if m := d.members[memberTotal]; m.set {
-		dump.Total = d.int(m.off, d.parseMember(m, "total"), "total")
+		dump.Total = max(0, d.int(m.off, d.parseMember(m, "total"), "total")-int64(d.legacyRaces))
 		d.hasTotal = true
+	}
+	if m := d.members[memberEpilogue]; m.set {
+		dump.Preamble = d.appendLines(dump.Preamble, m, "epilogue")
 	}
 	if m := d.members[memberWarnings]; m.set {
 		var ws []*ParseError
@@ -562,6 +583,10 @@ func (d *jsonDecoder) decodeCapture(v gjson.Result, off int64) *Capture {
 			c.Pauses = int(d.int(off, v, "capture.pauses"))
 		case "missing":
 			c.Missing = d.strings(off, v, "capture.missing")
+		case "methods":
+			c.Methods = d.strings(off, v, "capture.methods")
+		case "joined":
+			c.Joined = d.strings(off, v, "capture.joined")
 		}
 		return true
 	})
@@ -579,6 +604,9 @@ func (d *jsonDecoder) decodeElement(elem []byte, off int64) error {
 	}
 	if d.grouped {
 		d.decodeGroup(v, off)
+		return nil
+	}
+	if d.legacyRace(v, off) {
 		return nil
 	}
 	r := d.decodeRoutine(v, off)

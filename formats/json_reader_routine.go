@@ -57,8 +57,6 @@ func (d *jsonDecoder) decodeRoutine(v gjson.Result, off int64) *Routine {
 			r.Unavailable = d.bool(off, v, "unavailable")
 		case "ancestors":
 			r.Ancestors = d.decodeAncestors(off, v)
-		case "race":
-			r.Race = d.decodeRace(off, v)
 		case "inferred":
 			r.Inferred = d.strings(off, v, "inferred")
 		case "stale":
@@ -279,28 +277,6 @@ func (d *jsonDecoder) decodeAncestors(off int64, v gjson.Result) []Ancestor {
 		a.Stack, a.Values = d.cachedStack(off, stack, elided)
 		return a
 	})
-}
-
-func (d *jsonDecoder) decodeRace(off int64, v gjson.Result) *RaceAccess {
-	if !v.IsObject() {
-		d.bad(off, v, "race", "an object")
-		return nil
-	}
-	rc := &RaceAccess{}
-	v.ForEach(func(k, v gjson.Result) bool {
-		switch k.Str {
-		case "report":
-			rc.Report = int(d.int(off, v, "race.report"))
-		case "role":
-			rc.Role = d.t.String(d.str(off, v, "race.role"))
-		case "addr":
-			rc.Addr = d.hex(off, v, "race.addr")
-		case "main":
-			rc.Main = d.bool(off, v, "race.main")
-		}
-		return true
-	})
-	return rc
 }
 
 func (d *jsonDecoder) decodeThread(off int64, v gjson.Result) *Thread {

@@ -20,6 +20,7 @@ type jsonEncoder struct {
 	n        int                 // routines written in the current dump
 	routines JSONRoutineAppender // shared by every dump
 	total    int64               // their counts, for dumps that carry no Total
+	head     int                 // preamble lines written before the routines
 }
 
 func newJSONEncoder(w io.Writer) Encoder {
@@ -28,7 +29,7 @@ func newJSONEncoder(w io.Writer) Encoder {
 
 // BeginDump opens the dump's document and writes its metadata.
 func (e *jsonEncoder) BeginDump(d *Dump) error {
-	e.n, e.total = 0, 0
+	e.n, e.total, e.head = 0, 0, len(d.Preamble)
 	e.buf = AppendJSONStart(e.buf, d)
 	return e.flushIfFull()
 }
@@ -43,7 +44,7 @@ func (e *jsonEncoder) WriteRoutine(r *Routine) error {
 
 // EndDump closes the goroutines array and writes the final metadata.
 func (e *jsonEncoder) EndDump(d *Dump) error {
-	e.buf = AppendJSONEnd(e.buf, d, e.total)
+	e.buf = appendJSONEnd(e.buf, d, e.total, d.Preamble[min(e.head, len(d.Preamble)):])
 	return e.flush()
 }
 
@@ -75,13 +76,26 @@ func AppendJSONStart(b []byte, d *Dump) []byte {
 
 // AppendJSONEnd appends the rest of d's document after its last routine,
 // with its newline. The total written is d.Total, or total when d.Total is
-// zero (the sum of Goroutines over the routines written).
+// zero (the sum of Goroutines over the routines written). Preamble lines
+// added to d after AppendJSONStart are not written; the streaming encoder
+// (NewEncoder) writes them as "epilogue".
 func AppendJSONEnd(b []byte, d *Dump, total int64) []byte {
+	return appendJSONEnd(b, d, total, nil)
+}
+
+// appendJSONEnd is AppendJSONEnd that also writes late, the preamble lines
+// the reader met after the routines (the JVM's deadlock report), as the
+// "epilogue" member when there are any.
+func appendJSONEnd(b []byte, d *Dump, total int64, late []string) []byte {
 	if d.Total != 0 {
 		total = d.Total
 	}
 	b = append(b, ']')
 	b = appendJSONTail(b, d, total)
+	if len(late) > 0 {
+		b = append(b, `,"epilogue":`...)
+		b = appendJSONStrings(b, late)
+	}
 	return append(b, '}', '\n')
 }
 
@@ -102,11 +116,13 @@ func (a *JSONRoutineAppender) Append(b []byte, r *Routine, first bool) []byte {
 	return appendJSONRoutine(b, r, &a.frames)
 }
 
-// appendJSONHead appends the "source" and "preamble" members.
+// appendJSONHead appends the "source" and "preamble" members, and
+// "races" and "system_stack" when the dump has them.
 func appendJSONHead(b []byte, d *Dump) []byte {
 	b = appendJSONSource(b, &d.Source)
 	b = append(b, `,"preamble":`...)
-	return appendJSONStrings(b, d.Preamble)
+	b = appendJSONStrings(b, d.Preamble)
+	return appendJSONDumpParts(b, d)
 }
 
 // appendJSONTail appends the members known once the routines are written.
@@ -177,9 +193,15 @@ func appendJSONSource(b []byte, s *Source) []byte {
 				first = false
 			}
 		}
-		if len(c.Missing) > 0 {
-			b = appendJSONKey(b, "missing", first)
-			b = appendJSONStrings(b, c.Missing)
+		for _, l := range [...]struct {
+			key string
+			v   []string
+		}{{"missing", c.Missing}, {"methods", c.Methods}, {"joined", c.Joined}} {
+			if len(l.v) > 0 {
+				b = appendJSONKey(b, l.key, first)
+				b = appendJSONStrings(b, l.v)
+				first = false
+			}
 		}
 		b = append(b, '}')
 	}
@@ -279,20 +301,6 @@ func appendJSONRoutine(b []byte, r *Routine, c *jsonFrameCache) []byte {
 			b = append(b, '}')
 		}
 		b = append(b, ']')
-	}
-	if rc := r.Race; rc != nil {
-		b = append(b, `,"race":{"report":`...)
-		b = strconv.AppendInt(b, int64(rc.Report), 10)
-		b = append(b, `,"role":`...)
-		b = appendJSONString(b, rc.Role)
-		if rc.Addr != 0 {
-			b = append(b, `,"addr":`...)
-			b = appendJSONHex(b, rc.Addr)
-		}
-		if rc.Main {
-			b = append(b, `,"main":true`...)
-		}
-		b = append(b, '}')
 	}
 	if len(r.Inferred) > 0 {
 		b = append(b, `,"inferred":`...)

@@ -1,13 +1,13 @@
-package formats
+package formats_test
 
 import (
 	"testing"
 
-	"go.uber.org/goleak"
+	"github.com/stackdump/stackdump/leakcheck"
 )
 
 // TestMain fails the package's tests if any goroutine outlives them: a
 // reader or writer that leaves a decompressor or pump running is a leak.
 func TestMain(m *testing.M) {
-	goleak.VerifyTestMain(m)
+	leakcheck.VerifyTestMain(m)
 }

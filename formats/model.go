@@ -41,6 +41,14 @@ type Capture struct {
 	// Missing names fields this mode cannot provide ("wait_minutes", "args", ...),
 	// so that consumers never mistake an absent value for zero.
 	Missing []string
+	// Methods lists, in order, what was fetched from another process to
+	// make this one document ("debug1", "debug2", "trace", "debug0"); each
+	// method's pause is in docs/modes.md. Empty for in-process captures.
+	Methods []string
+	// Joined says what was joined into the routines from another method
+	// than the one they were read from, as "FIELD from METHOD" ("labels
+	// from debug1").
+	Joined []string
 }
 
 // Dump is one goroutine or thread dump: its metadata and its routines.
@@ -64,6 +72,18 @@ type Dump struct {
 	// Total is the number of goroutines or threads the dump stands for: the
 	// sum of Routine.Count. Readers keep it current.
 	Total int64
+	// Races are the data race reports (`WARNING: DATA RACE`) read with the
+	// dump, in input order. Their accesses are not goroutines: they are
+	// neither Routines nor counted in Total.
+	Races []*Race
+	// SystemStack is the runtime's system stack a throw prints under
+	// `runtime stack:` (a fatal error's M, not a goroutine); nil when none.
+	SystemStack *SystemStack
+	// ThreadBlocks counts the blocks of a dump the runtime printed once per
+	// OS thread (GOTRACEBACK=crash or system on a signal: "SIGQUIT: quit",
+	// the thread's goroutines, "-----", the next thread), read as one dump
+	// of the process; 0 for other dumps.
+	ThreadBlocks int
 }
 
 // Routine is one goroutine or thread, or, for grouped inputs (debug=1,
@@ -122,8 +142,6 @@ type Routine struct {
 	// Ancestors are the `[originating from goroutine N]:` sections
 	// (GODEBUG=tracebackancestors), nearest first.
 	Ancestors []Ancestor
-	// Race is set when the routine was read from a data race report.
-	Race *RaceAccess
 	// Inferred names fields that were inferred rather than read (trace mode:
 	// "state"); Stale is set when the stack may be out of date (trace mode
 	// goroutines that ran during the window).
@@ -164,7 +182,7 @@ func (r *Routine) Arg(i int) string {
 
 // Clone returns a copy of r that shares only what the Table interned
 // (stacks, frames, label sets, names and states) and copies the rest:
-// Values and their Args, CreatedByValues, Ancestors, Race, Inferred and
+// Values and their Args, CreatedByValues, Ancestors, Inferred and
 // Thread. Use it to keep a routine read with ReadOptions.ReuseRoutines.
 func (r *Routine) Clone() *Routine {
 	c := *r
@@ -180,10 +198,6 @@ func (r *Routine) Clone() *Routine {
 			a.Values = a.Values.clone()
 			c.Ancestors[i] = a
 		}
-	}
-	if r.Race != nil {
-		race := *r.Race
-		c.Race = &race
 	}
 	if r.Inferred != nil {
 		c.Inferred = append([]string(nil), r.Inferred...)
@@ -233,14 +247,6 @@ type Ancestor struct {
 	Stack     *Stack
 	CreatedBy *Frame
 	Values    *FrameValues
-}
-
-// RaceAccess is a routine's role in a `WARNING: DATA RACE` report.
-type RaceAccess struct {
-	Report int    // 1-based index of the report within the dump
-	Role   string // "Write", "Read", "Previous write", "Previous read", "created"
-	Addr   uint64 // accessed address, 0 for "created"
-	Main   bool   // "by main goroutine"
 }
 
 // Label is one pprof label.

@@ -6,6 +6,9 @@ package formats
 // debug=1 header and the pprof tables need every routine first. Its memory
 // follows the number of distinct groups, not of routines.
 //
+// The pprof encoder also tells apart wait-time buckets (pprofWaitBucket),
+// so that a sample's "wait" label holds for every goroutine it counts.
+//
 // Stacks are compared by pointer and label sets by their first element,
 // which is exact for the interned stacks and labels of a [Table]; equal
 // stacks or labels that were not interned end up in separate entries,
@@ -16,6 +19,9 @@ type routineAggregate struct {
 	entries []*aggregateEntry
 	total   int64
 	leaked  int64 // count of Leaked routines
+	// waited is set when a routine had WaitMinutes; threads when one was a
+	// JVM thread: the pprof encoder's evidence that wait times are known.
+	waited, threads bool
 }
 
 type aggregateKey struct {
@@ -23,6 +29,7 @@ type aggregateKey struct {
 	state   string
 	labels  *Label
 	nlabels int
+	wait    pprofWaitBucket
 }
 
 // aggregateEntry is one distinct group of routines.
@@ -30,6 +37,7 @@ type aggregateEntry struct {
 	stack  *Stack
 	state  string
 	labels Labels
+	wait   pprofWaitBucket
 	// values are the frame values of the first routine of the group that
 	// had any; they hold the PCs the grouped formats print.
 	values *FrameValues
@@ -46,6 +54,7 @@ func (a *routineAggregate) reset() {
 	clear(a.entries)
 	a.entries = a.entries[:0]
 	a.total, a.leaked = 0, 0
+	a.waited, a.threads = false, false
 }
 
 // add counts r in its group.
@@ -56,10 +65,13 @@ func (a *routineAggregate) add(r *Routine) {
 	}
 	if a.byState {
 		k.state = r.State
+		k.wait = waitBucketOf(r.WaitMinutes)
 	}
+	a.waited = a.waited || r.WaitMinutes > 0
+	a.threads = a.threads || r.Thread != nil
 	e := a.index[k]
 	if e == nil {
-		e = &aggregateEntry{stack: r.Stack, state: k.state, labels: r.Labels}
+		e = &aggregateEntry{stack: r.Stack, state: k.state, labels: r.Labels, wait: k.wait}
 		a.index[k] = e
 		a.entries = append(a.entries, e)
 	}

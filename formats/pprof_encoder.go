@@ -16,12 +16,17 @@ var ErrOneDumpPerProfile = errors.New("formats: a pprof profile holds one dump; 
 // /debug/pprof/goroutine (debug=0), for `go tool pprof`, speedscope and
 // every other pprof consumer: sample type goroutine/count (goroutineleak/count
 // when every routine is Leaked), one sample per distinct (stack, state,
-// labels) whose value is the goroutine count, the program's pprof labels
-// as string sample labels, and the state as the sample label "state"
-// ("goroutine_state" if the program has a label named "state"), which
-// stackdump's reader turns back into the State. A profile comment names
-// that label; the dump's Preamble (panic values, fatal errors) follows as
-// comments.
+// labels, wait bucket) whose value is the goroutine count, the program's
+// pprof labels as string sample labels, the state as the sample label
+// "state" ("goroutine_state" if the program has a label named "state"),
+// and, when the dump carries wait times (pprofWaitsKnown), how long the
+// goroutines have been blocked as the sample label "wait" (likewise
+// "goroutine_wait"): one of four buckets, "<1m", "1-10m", "10-60m" and
+// ">=1h", so that profile stores see a handful of label values, never
+// goroutine ids or minutes. stackdump's reader turns the state label back
+// into the State and the wait bucket into the WaitMinutes it starts at.
+// Profile comments name those labels; the dump's Preamble (panic values,
+// fatal errors) follows as comments.
 //
 // Functions and locations are shared between samples: one Function per
 // (name, file), one Location per run of frames that were inlined into one
@@ -62,7 +67,11 @@ func (e *pprofEncoder) EndDump(d *Dump) error {
 	if e.agg.allLeaked() {
 		name = "goroutineleak"
 	}
-	b := newPprofBuilder(name, e.stateKey())
+	b := newPprofBuilder(name, e.freeKey("state"))
+	waits := pprofWaitsKnown(d, e.agg) && len(e.agg.entries) > 0
+	if waits {
+		b.waitKey = e.freeKey("wait")
+	}
 	if !d.Source.CapturedAt.IsZero() {
 		b.p.TimeNanos = d.Source.CapturedAt.UnixNano()
 	}
@@ -73,14 +82,17 @@ func (e *pprofEncoder) EndDump(d *Dump) error {
 	if states {
 		b.p.Comments = append(b.p.Comments, pprofStateComment(b.stateKey))
 	}
+	if waits {
+		b.p.Comments = append(b.p.Comments, pprofWaitComment(b.waitKey))
+	}
 	b.p.Comments = append(b.p.Comments, d.Preamble...)
 	return b.p.WriteUncompressed(e.w)
 }
 
-// stateKey picks the sample label for states: "state", unless a program
-// label has that name.
-func (e *pprofEncoder) stateKey() string {
-	key := "state"
+// freeKey picks the sample label for base ("state", "wait"): base, unless
+// a program label has that name, then "goroutine_"+base, and so on.
+func (e *pprofEncoder) freeKey(base string) string {
+	key := base
 	for taken := true; taken; {
 		taken = false
 		for _, ent := range e.agg.entries {
@@ -103,6 +115,7 @@ type pprofBuilder struct {
 	key    []byte
 
 	stateKey string // the sample label for states
+	waitKey  string // the sample label for wait buckets; "" for none
 }
 
 type pprofFuncKey struct{ name, file string }
@@ -150,6 +163,12 @@ func (b *pprofBuilder) addSample(e *aggregateEntry) (hasState bool) {
 		}
 		s.Label[b.stateKey] = []string{e.state}
 		hasState = true
+	}
+	if b.waitKey != "" {
+		if s.Label == nil {
+			s.Label = make(map[string][]string, 1)
+		}
+		s.Label[b.waitKey] = []string{e.wait.String()}
 	}
 	b.p.Sample = append(b.p.Sample, s)
 	return hasState

@@ -59,7 +59,9 @@ func parsePprofStateComment(c string) (key string, ok bool) {
 // Native frame without function whose Offset is the address. Samples with
 // a zero count stand for no goroutine and are skipped. A goroutineleak
 // profile marks its routines Leaked, and in a profile stackdump wrote the
-// state label its comment names ("state") is the Routine's State.
+// state label its comment names ("state") is the Routine's State and the
+// wait bucket label ("wait") sets WaitMinutes to the bucket's least
+// minutes (0, 1, 10, 60).
 type pprofDecoder struct {
 	in   *Input
 	opts ReadOptions
@@ -68,10 +70,12 @@ type pprofDecoder struct {
 	read     bool // the input was read (one dump per input)
 	p        *profile.Profile
 	dump     *Dump
-	value    int    // index of the goroutine count in Sample.Value
-	leaked   bool   // a goroutineleak profile
-	stateKey string // the label holding the State in a profile stackdump wrote
-	next     int    // next sample
+	value    int      // index of the goroutine count in Sample.Value
+	leaked   bool     // a goroutineleak profile
+	stateKey string   // the label holding the State in a profile stackdump wrote
+	waitKey  string   // the label holding the wait bucket in a profile stackdump wrote
+	next     int      // next sample
+	held     *Routine // a routine to return after the warning about it
 
 	locs   map[*profile.Location][]*Frame
 	frames []*Frame
@@ -123,6 +127,10 @@ func (d *pprofDecoder) nextDump() (*Dump, error) {
 			d.stateKey = key
 			continue
 		}
+		if key, ok := parsePprofWaitComment(c); ok {
+			d.waitKey = key
+			continue
+		}
 		d.dump.Preamble = append(d.dump.Preamble, c)
 	}
 	return d.dump, nil
@@ -162,6 +170,10 @@ func (d *pprofDecoder) pickValue(p *profile.Profile) error {
 }
 
 func (d *pprofDecoder) nextRoutine() (*Routine, error) {
+	if r := d.held; r != nil {
+		d.held = nil
+		return r, nil
+	}
 	for d.next < len(d.p.Sample) {
 		s := d.p.Sample[d.next]
 		d.next++
@@ -169,8 +181,17 @@ func (d *pprofDecoder) nextRoutine() (*Routine, error) {
 			return nil, &ParseError{Msg: "sample " + strconv.Itoa(d.next) + " has " + strconv.Itoa(len(s.Value)) + " values"}
 		}
 		count := s.Value[d.value]
+		if count < 0 {
+			return nil, &ParseError{Msg: "sample " + strconv.Itoa(d.next) + " has a negative count, " +
+				strconv.FormatInt(count, 10) + " (a delta profile?); skipped"}
+		}
 		if count == 0 {
 			continue
+		}
+		var warning *ParseError
+		if kept, cut := boundCount(d.dump.Total, count); cut {
+			warning = &ParseError{Msg: countTooLarge("sample "+strconv.Itoa(d.next)+"'s count", count, kept)}
+			count = kept
 		}
 		r := &Routine{Count: count, Leaked: d.leaked}
 		d.frames, d.values = d.frames[:0], d.values[:0]
@@ -186,8 +207,12 @@ func (d *pprofDecoder) nextRoutine() (*Routine, error) {
 		if hasPC {
 			r.Values = d.t.Values(d.values)
 		}
-		r.Labels, r.State = d.sampleLabels(s)
+		r.Labels, r.State, r.WaitMinutes = d.sampleLabels(s)
 		d.dump.Total += count
+		if warning != nil {
+			d.held = r // returned after its warning, as readers do
+			return nil, warning
+		}
 		return r, nil
 	}
 	return nil, errEndOfDump
@@ -217,14 +242,21 @@ func (d *pprofDecoder) locationFrames(loc *profile.Location) []*Frame {
 }
 
 // sampleLabels returns the sample's labels, interned, and the goroutine
-// state when stackdump wrote it.
-func (d *pprofDecoder) sampleLabels(s *profile.Sample) (Labels, string) {
+// state and the least wait minutes of its wait bucket when stackdump wrote
+// them.
+func (d *pprofDecoder) sampleLabels(s *profile.Sample) (Labels, string, int) {
 	ls := d.labels[:0]
-	state := ""
+	state, wait := "", 0
 	for k, vs := range s.Label {
 		if d.stateKey != "" && k == d.stateKey && len(vs) > 0 {
 			state = d.t.String(vs[0])
 			continue
+		}
+		if d.waitKey != "" && k == d.waitKey && len(vs) == 1 {
+			if b, ok := parseWaitBucket(vs[0]); ok {
+				wait = pprofWaitFloor[b]
+				continue
+			}
 		}
 		for _, v := range vs {
 			ls = append(ls, Label{Key: k, Value: v})
@@ -249,5 +281,5 @@ func (d *pprofDecoder) sampleLabels(s *profile.Sample) (Labels, string) {
 		return strings.Compare(a.Value, b.Value)
 	})
 	d.labels = ls
-	return d.t.Labels(ls), state
+	return d.t.Labels(ls), state, wait
 }

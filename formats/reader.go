@@ -25,7 +25,7 @@ type ReadOptions struct {
 	// count it) and keep none: reading then allocates next to nothing per
 	// routine. Like bufio.Scanner.Bytes, a routine and everything in it
 	// that is not interned in the Table (Values and their Args strings,
-	// CreatedByValues, Ancestors, Race) are valid only until the next
+	// CreatedByValues, Ancestors) are valid only until the next
 	// routine is read or Next is called; use [Routine.Clone] to keep one.
 	// Stacks, frames, label sets and State stay valid, as always. Formats
 	// whose readers do not reuse routines ignore it. ReadAll never reuses.
@@ -38,6 +38,10 @@ const (
 	// TruncationSize is the size at which runtime/pprof silently cuts a
 	// debug=2 dump (64 MiB); a dump of exactly this size is marked truncated.
 	TruncationSize = 64 << 20
+	// CutMarker starts the line a writer of a Go traceback appends when it
+	// had to cut the text (dumper.GoroutineHandler at its size limit): the
+	// reader marks the dump Truncated and warns with the rest of the line.
+	CutMarker = "stackdump: traceback cut: "
 )
 
 // errEndOfDump is returned by a decoder's nextRoutine at the end of a dump.

@@ -2,74 +2,80 @@ package formats
 
 import "strconv"
 
-// Race reports. A routine with Race set is one section of a
-// `WARNING: DATA RACE` report (docs: reference §6.9): the accesses and the
-// creators of the goroutines involved. Consecutive routines with the same
-// Report number form one report, written between two rules as the race
-// detector prints it.
+// Race reports and the system stack in traceback text. A dump's races
+// are written first, each between two rules as the race detector prints
+// it (docs: reference §6.9), then its preamble, then its system stack
+// under `runtime stack:`, then its goroutines: the order a crashing
+// program prints them in, which the reader takes back as the same dump.
 
 const (
 	textRaceRule   = "==================\n"
 	textRaceHeader = textRaceRule + "WARNING: DATA RACE\n"
 )
 
-// appendRace appends one section of a race report, opening the report
-// (and closing the previous one) when r starts a new one.
-func (e *textEncoder) appendRace(b []byte, r *Routine) []byte {
-	rc := r.Race
-	switch {
-	case e.race && rc.Report == e.report:
-		b = append(b, '\n')
-	case e.race:
-		b = append(b, textRaceRule...)
-		b = append(b, textRaceHeader...)
-	default:
-		if e.n > 0 {
+// appendTextRace appends one race report.
+func appendTextRace(b []byte, rc *Race) []byte {
+	b = append(b, textRaceHeader...)
+	for i := range rc.Accesses {
+		a := &rc.Accesses[i]
+		if i > 0 {
 			b = append(b, '\n')
 		}
-		b = append(b, textRaceHeader...)
-	}
-	e.race, e.report = true, rc.Report
-	if rc.Role == "created" {
-		b = append(b, "Goroutine "...)
-		b = strconv.AppendInt(b, r.ID, 10)
-		if r.State != "" {
-			b = append(b, " ("...)
-			b = append(b, r.State...)
-			b = append(b, ')')
+		b = append(b, a.Desc()...)
+		if a.Size != 0 {
+			b = append(b, " of size "...)
+			b = strconv.AppendInt(b, int64(a.Size), 10)
 		}
-		b = append(b, " created at:\n"...)
-	} else {
-		b = append(b, rc.Role...)
-		if rc.Addr != 0 {
+		if a.Addr != 0 {
 			b = append(b, " at 0x"...)
-			b = appendTextHex(b, rc.Addr, 12)
+			b = appendTextHex(b, a.Addr, 12)
 		}
-		if rc.Main {
+		if a.Main {
 			b = append(b, " by main goroutine:\n"...)
 		} else {
 			b = append(b, " by goroutine "...)
-			b = strconv.AppendInt(b, r.ID, 10)
+			b = strconv.AppendInt(b, a.Goroutine, 10)
 			b = append(b, ":\n"...)
 		}
+		b = appendTextRaceStack(b, a.Stack)
 	}
-	frames := r.Frames()
-	if len(frames) == 0 {
+	for i := range rc.Creators {
+		c := &rc.Creators[i]
+		if i > 0 || len(rc.Accesses) > 0 {
+			b = append(b, '\n')
+		}
+		b = append(b, "Goroutine "...)
+		b = strconv.AppendInt(b, c.Goroutine, 10)
+		if c.State != "" {
+			b = append(b, " ("...)
+			b = append(b, c.State...)
+			b = append(b, ')')
+		}
+		b = append(b, " created at:\n"...)
+		b = appendTextRaceStack(b, c.Stack)
+	}
+	return append(b, textRaceRule...)
+}
+
+// appendTextRaceStack appends a race report's stack: frames indented by
+// two spaces, their locations by six.
+func appendTextRaceStack(b []byte, s *Stack) []byte {
+	if s == nil || len(s.Frames) == 0 {
 		return append(b, "  [failed to restore the stack]\n"...)
 	}
-	for i, f := range frames {
+	for _, f := range s.Frames {
 		b = append(b, "  "...)
 		b = append(b, f.Func...)
-		b = append(b, '(')
-		if r.Values != nil && i < len(r.Values.Frames) {
-			b = append(b, r.Values.Frames[i].Args...)
-		}
-		b = append(b, ")\n"...)
-		var v *FrameValue
-		if r.Values != nil && i < len(r.Values.Frames) {
-			v = &r.Values.Frames[i]
-		}
-		b = appendTextLocation(b, f, v, "      ")
+		b = append(b, "()\n"...)
+		b = appendTextLocation(b, f, nil, "      ")
 	}
 	return b
+}
+
+// appendTextSystemStack appends `runtime stack:`, its frames and the blank
+// line that separates it from the goroutines.
+func appendTextSystemStack(b []byte, s *SystemStack) []byte {
+	b = append(b, "runtime stack:\n"...)
+	b = appendTextStack(b, s.Stack, s.Values)
+	return append(b, '\n')
 }

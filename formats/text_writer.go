@@ -18,9 +18,9 @@ type textEncoder struct {
 	jvm      Encoder
 	dumps    int  // dumps written so far
 	n        int  // routines written in the current dump
-	race     bool // a race report block is open
 	preamble bool // the current dump has a preamble
-	report   int  // its report number
+	races    int  // its races written so far
+	system   bool // its system stack was written
 }
 
 func newTextEncoder(w io.Writer) Encoder {
@@ -53,10 +53,13 @@ func (e *textEncoder) BeginDump(d *Dump) error {
 		}
 		return e.deleg.BeginDump(d)
 	}
-	e.n, e.race, e.preamble = 0, false, len(d.Preamble) > 0
+	e.n, e.preamble, e.races, e.system = 0, len(d.Preamble) > 0, len(d.Races), d.SystemStack != nil
 	b := e.buf
 	if !first {
 		b = append(b, '\n')
+	}
+	for _, rc := range d.Races {
+		b = appendTextRace(b, rc)
 	}
 	for _, line := range d.Preamble {
 		b = append(b, line...)
@@ -65,41 +68,47 @@ func (e *textEncoder) BeginDump(d *Dump) error {
 	if len(d.Preamble) > 0 {
 		b = append(b, '\n')
 	}
+	if d.SystemStack != nil {
+		b = appendTextSystemStack(b, d.SystemStack)
+		e.preamble = false
+	}
 	e.buf = b
 	return e.flushIfFull()
 }
 
-// WriteRoutine writes one goroutine, or one access of a race report.
+// WriteRoutine writes one goroutine.
 func (e *textEncoder) WriteRoutine(r *Routine) error {
 	if e.deleg != nil {
 		return e.deleg.WriteRoutine(r)
 	}
 	b := e.buf
-	if r.Race != nil {
-		b = e.appendRace(b, r)
-	} else {
-		if e.race {
-			b = append(b, textRaceRule...)
-			e.race = false
-		}
-		if e.n > 0 {
-			b = append(b, '\n')
-		}
-		b = appendTextRoutine(b, r, e.n == 0 && e.preamble)
+	if e.n > 0 {
+		b = append(b, '\n')
 	}
+	b = appendTextRoutine(b, r, e.n == 0 && e.preamble)
 	e.n++
 	e.buf = b
 	return e.flushIfFull()
 }
 
-// EndDump closes an open race report and hands the text on.
+// EndDump writes the races and system stack that were not known when the
+// dump began (a JSON document may hold them after its goroutines) and
+// hands the text on.
 func (e *textEncoder) EndDump(d *Dump) error {
 	if e.deleg != nil {
 		return e.deleg.EndDump(d)
 	}
-	if e.race {
-		e.buf = append(e.buf, textRaceRule...)
-		e.race = false
+	if e.races < len(d.Races) || !e.system && d.SystemStack != nil {
+		if e.n > 0 {
+			e.buf = append(e.buf, '\n')
+		}
+		for _, rc := range d.Races[e.races:] {
+			e.buf = appendTextRace(e.buf, rc)
+		}
+		if !e.system && d.SystemStack != nil {
+			e.buf = appendTextSystemStack(e.buf, d.SystemStack)
+		}
+		e.races, e.system = len(d.Races), true
 	}
 	return e.flush()
 }
@@ -117,15 +126,12 @@ func (e *textEncoder) flush() (err error) {
 }
 
 // appendTextRoutine appends a goroutine in traceback form: header, frames,
-// elision marker, creator, ancestors. Two routines the runtime prints
-// without a goroutine header keep their form: a throw's system stack
-// (`runtime stack:`, read as goroutine 0 in state "runtime stack") and,
-// right after the preamble, the crashing thread's frames of old signal
-// dumps (goroutine 0, no state).
+// elision marker, creator, ancestors. A routine the runtime prints
+// without a goroutine header keeps its form: right after the preamble,
+// the crashing thread's frames of old signal dumps (goroutine 0, no
+// state).
 func appendTextRoutine(b []byte, r *Routine, afterPreamble bool) []byte {
 	switch {
-	case r.ID == 0 && r.State == "runtime stack" && textHeaderless(r):
-		b = append(b, "runtime stack:\n"...)
 	case r.ID == 0 && r.State == "" && afterPreamble && textHeaderless(r) && len(r.Frames()) > 0 && !r.Frames()[0].Native:
 	default:
 		b = appendTextHeader(b, r)

@@ -3,6 +3,7 @@ package formats
 import (
 	"bytes"
 	"fmt"
+	"os"
 	"strings"
 	"testing"
 )
@@ -16,9 +17,38 @@ func writeText(t testing.TB, dumps ...*Dump) string {
 // wantFixtureText is the Go fixture as the runtime would print it, checked
 // by hand against runtime.goroutineheader, traceback.go and the race
 // detector's report format.
-const wantFixtureText = `panic: first [recovered]
+const wantFixtureText = `==================
+WARNING: DATA RACE
+Write at 0x00c000014100 by goroutine 7:
+  main.(*Server).work()
+      /src/app/server.go:42 +0x1d
+  main.main()
+      /src/app/main.go:30 +0x1f3
+
+Previous atomic read of size 8 at 0x00c000014100 by main goroutine:
+  main.main()
+      /src/app/main.go:30 +0x1f3
+
+Goroutine 7 (running) created at:
+  main.startWorkers()
+      /src/app/main.go:55 +0x44
+  main.main()
+      /src/app/main.go:30 +0x1f3
+==================
+==================
+WARNING: DATA RACE
+Read by goroutine 8:
+  [failed to restore the stack]
+==================
+panic: first [recovered]
 	panic: second "quoted" \ back
 [signal SIGSEGV: segmentation violation code=0x1 addr=0x0 pc=0x514143]
+
+runtime stack:
+runtime.gopark(0x1?)
+	/usr/local/go/src/runtime/proc.go:460 +0xce fp=0xc000051fe0 sp=0xc000051fb8 pc=0x4a1c00
+main.main()
+	/src/app/main.go:30 +0x1f3
 
 goroutine 1 gp=0xc0000061c0 m=5 mp=0xc00008b008 [running, locked to thread labels:{"svc": "users", "weird key": "a\"b\nc\t\u00fc\x01"}]:
 main.(*Server).work(0xc000010000, {0x0?, 0x1})
@@ -71,30 +101,6 @@ runtime.gopark()
 	/usr/local/go/src/runtime/proc.go:460 +0xce
 main.(*Server).work()
 	/src/app/server.go:42 +0x1d
-
-==================
-WARNING: DATA RACE
-Write at 0x00c000014100 by goroutine 7:
-  main.(*Server).work()
-      /src/app/server.go:42 +0x1d
-  main.main()
-      /src/app/main.go:30 +0x1f3
-
-Previous read at 0x00c000014100 by main goroutine:
-  main.main()
-      /src/app/main.go:30 +0x1f3
-
-Goroutine 7 (running) created at:
-  main.startWorkers()
-      /src/app/main.go:55 +0x44
-  main.main()
-      /src/app/main.go:30 +0x1f3
-==================
-==================
-WARNING: DATA RACE
-Read by goroutine 8:
-  [failed to restore the stack]
-==================
 `
 
 func TestTextWriterGoTraceback(t *testing.T) {
@@ -130,8 +136,6 @@ func TestTextWriterForms(t *testing.T) {
 		{"cgo frame without file", &Routine{ID: 6, State: "syscall", Stack: tab.Stack([]*Frame{tab.Frame(Frame{Func: "c_loop", Native: true})}, false, 0, 0),
 			Values: tab.Values([]FrameValue{{PC: 0x4012ab}})},
 			"goroutine 6 [syscall]:\nc_loop\n\tpc=0x4012ab\n"},
-		{"system stack", &Routine{ID: 0, State: "runtime stack", Stack: tab.Stack([]*Frame{f}, false, 0, 0)},
-			"runtime stack:\nmain.f()\n\t/x.go:3 +0x10\n"},
 		{"old creator", &Routine{ID: 3, State: "IO wait", CreatedBy: f, Stack: tab.Stack(nil, false, 0, 0)},
 			"goroutine 3 [IO wait]:\ncreated by main.f\n\t/x.go:3 +0x10\n"},
 	} {
@@ -201,19 +205,47 @@ func TestTextWriterChoosesFormPerDump(t *testing.T) {
 	}
 }
 
-func TestTextWriterRaceAfterGoroutines(t *testing.T) {
-	tab := NewTable()
-	f := fixtureFrame(tab, "main.f", "/x.go", 3, 0x10)
-	d := &Dump{Routines: []*Routine{
-		{ID: 1, State: "running", Stack: tab.Stack([]*Frame{f}, false, 0, 0)},
-		{ID: 6, Race: &RaceAccess{Report: 1, Role: "Read", Addr: 0x1234}, Stack: tab.Stack([]*Frame{f}, false, 0, 0)},
-		{ID: 2, State: "sleep", Stack: tab.Stack(nil, false, 0, 0)},
-	}}
-	want := "goroutine 1 [running]:\nmain.f()\n\t/x.go:3 +0x10\n\n" +
-		"==================\nWARNING: DATA RACE\nRead at 0x000000001234 by goroutine 6:\n  main.f()\n      /x.go:3 +0x10\n==================\n\n" +
-		"goroutine 2 [sleep]:\n"
-	if got := writeText(t, d); got != want {
-		t.Errorf("got %q\nwant %q", got, want)
+// TestTextWriterRacesAndSystemStack writes real dumps with race reports
+// (then a panic) and a system stack as text, and reads them back as the
+// same model: races stay races, the system stack stays off the goroutines.
+func TestTextWriterRacesAndSystemStack(t *testing.T) {
+	for _, name := range []string{"race_go126.txt", "race_go127.txt", "racepanic_go127.txt", "overflow_go126.txt", "overflow_go127.txt"} {
+		t.Run(name, func(t *testing.T) {
+			data, err := os.ReadFile("../testdata/go/" + name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			orig := readGoText(t, data)
+			text := encodeAs(t, FormatText, orig...)
+			back := readGoText(t, text)
+			if len(back) != len(orig) {
+				t.Fatalf("%d dumps read back, want %d:\n%s", len(back), len(orig), text)
+			}
+			races, sys := 0, 0
+			for i := range orig {
+				races += len(orig[i].Races)
+				if orig[i].SystemStack != nil {
+					sys++
+				}
+				o, b := *orig[i], *back[i]
+				b.Source.Kind = o.Source.Kind
+				if got, want := describeDump(&b, describeOptions{}), describeDump(&o, describeOptions{}); got != want {
+					t.Errorf("dump %d differs read back:\n%s\nwant\n%s\ntext:\n%s", i, got, want, text)
+				}
+			}
+			if races == 0 && sys == 0 {
+				t.Error("fixture has neither races nor a system stack")
+			}
+			// And through JSON.
+			fromJSON := readJSON(t, encodeAs(t, FormatJSON, orig...), ReadOptions{})
+			for i := range orig {
+				o, b := *orig[i], *fromJSON[i]
+				b.Source.Kind = o.Source.Kind
+				if got, want := describeDump(&b, describeOptions{lines: true}), describeDump(&o, describeOptions{lines: true}); got != want {
+					t.Errorf("dump %d differs through JSON:\n%s", i, diffText(want, got))
+				}
+			}
+		})
 	}
 }
 
@@ -241,5 +273,29 @@ func TestTextWriterDebug1Dump(t *testing.T) {
 	}
 	if want := "[5 1 [] 2 2 [{k v}]]"; fmt.Sprint(got) != want {
 		t.Errorf("records %v, want %s", got, want)
+	}
+}
+
+// TestJSONLegacyRaceRoutines reads a document written before races were
+// dump records (formats/testdata/legacy_race_routines.json is
+// testdata/json/go_race.json as the writer made it then, with each block
+// of a report a goroutine with a "race" object) as the same races the
+// text it came from reads as, with no goroutines.
+func TestJSONLegacyRaceRoutines(t *testing.T) {
+	old, err := os.ReadFile("testdata/legacy_race_routines.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	text, err := os.ReadFile("../testdata/go/race_go126.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, want := readJSON(t, old, ReadOptions{}), readGoText(t, text)
+	if len(got) != 1 || len(want) != 1 {
+		t.Fatalf("%d and %d dumps", len(got), len(want))
+	}
+	got[0].Source.Kind = want[0].Source.Kind
+	if g, w := describeDump(got[0], describeOptions{lines: true}), describeDump(want[0], describeOptions{lines: true}); g != w {
+		t.Errorf("legacy document reads differently:\n%s", diffText(w, g))
 	}
 }

@@ -4,7 +4,9 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"errors"
 	"net"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
@@ -41,8 +43,9 @@ func TestGopsAgent(t *testing.T) {
 	}
 }
 
-// startJVM compiles and starts testdata/Parked.java and returns its pid.
-func startJVM(t *testing.T) int {
+// startJVM compiles and starts testdata/Parked.java with the extra java
+// options jvmArgs and returns its pid.
+func startJVM(t *testing.T, jvmArgs ...string) int {
 	t.Helper()
 	for _, tool := range []string{"javac", "java", "jcmd"} {
 		if _, err := exec.LookPath(tool); err != nil {
@@ -53,7 +56,8 @@ func startJVM(t *testing.T) int {
 	if out, err := exec.Command("javac", "-d", dir, filepath.Join("testdata", "Parked.java")).CombinedOutput(); err != nil {
 		t.Fatalf("javac: %v\n%s", err, out)
 	}
-	cmd := exec.Command("java", "-Xmx64m", "-XX:+UseSerialGC", "-cp", dir, "Parked")
+	args := append([]string{"-Xmx64m", "-XX:+UseSerialGC"}, jvmArgs...)
+	cmd := exec.Command("java", append(args, "-cp", dir, "Parked")...)
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -78,33 +82,68 @@ func startJVM(t *testing.T) int {
 	return cmd.Process.Pid
 }
 
+// TestJVMCapture captures a real JVM, found by its hsperfdata file, and one
+// run with -XX:-UsePerfData, found by libjvm in its memory map.
 func TestJVMCapture(t *testing.T) {
-	pid := startJVM(t)
-	tg, err := ParseTarget("jvm:"+strconv.Itoa(pid), "")
+	for _, jvmArgs := range [][]string{nil, {"-XX:-UsePerfData"}} {
+		pid := startJVM(t, jvmArgs...)
+		tg, err := ParseTarget("jvm:"+strconv.Itoa(pid), "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		s, err := Open(context.Background(), tg, Options{})
+		if err != nil {
+			t.Fatalf("java %v: %v", jvmArgs, err)
+		}
+		body := readStream(t, s)
+		if !bytes.Contains(body, []byte("Full thread dump")) {
+			t.Fatalf("java %v: no thread dump from %s:\n%.1000s", jvmArgs, s.URL, body)
+		}
+		if n := bytes.Count(body, []byte(`"parked-waiter-`)); n != 3 {
+			t.Errorf("java %v: dump has %d parked-waiter threads, want 3", jvmArgs, n)
+		}
+	}
+}
+
+// TestJVMCaptureRefusesGoProcess captures a Go process (this test binary,
+// re-run as a child that blocks) as jvm:PID: the capture is refused before
+// jcmd or jstack run, and the child, which SIGQUIT would kill, lives on.
+func TestJVMCaptureRefusesGoProcess(t *testing.T) {
+	child := exec.Command(os.Args[0], "-test.run=^$")
+	child.Env = append(os.Environ(), blockChildEnv+"=1")
+	stdout, err := child.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := Open(context.Background(), tg, Options{})
-	if err != nil {
+	if err := child.Start(); err != nil {
 		t.Fatal(err)
 	}
-	body := readStream(t, s)
-	if !bytes.Contains(body, []byte("Full thread dump")) {
-		t.Fatalf("no thread dump from %s:\n%.1000s", s.URL, body)
+	exited := make(chan error, 1)
+	t.Cleanup(func() { child.Process.Kill(); <-exited })
+	line, _ := bufio.NewReader(stdout).ReadString('\n')
+	go func() { exited <- child.Wait() }()
+	if strings.TrimSpace(line) != "ready" {
+		t.Fatalf("child did not start: %q", line)
 	}
-	if n := bytes.Count(body, []byte(`"parked-waiter-`)); n != 3 {
-		t.Errorf("dump has %d parked-waiter threads, want 3", n)
+	pid := child.Process.Pid
+	tg, _ := ParseTarget("jvm:"+strconv.Itoa(pid), "")
+	_, err = Open(context.Background(), tg, Options{Timeout: 20 * time.Second})
+	want := "PID " + strconv.Itoa(pid) + " is not a Java virtual machine"
+	if err == nil || !errors.Is(err, ErrNotJVM) || !strings.Contains(err.Error(), want) {
+		t.Fatalf("capturing a Go process as a JVM: err = %v, want %q", err, want)
+	}
+	select {
+	case err := <-exited:
+		t.Fatalf("the Go process died after the refused capture: %v", err)
+	case <-time.After(500 * time.Millisecond): // a SIGQUIT kills at once
 	}
 }
 
 func TestJVMNoSuchProcess(t *testing.T) {
-	if _, err := exec.LookPath("jcmd"); err != nil {
-		t.Skip("jcmd not installed")
-	}
-	tg, _ := ParseTarget("jvm:999999", "")
+	tg, _ := ParseTarget("jvm:999999999", "")
 	_, err := Open(context.Background(), tg, Options{Timeout: 20 * time.Second})
-	if err == nil {
-		t.Fatal("capturing a missing JVM succeeded")
+	if !errors.Is(err, ErrNotJVM) || !strings.Contains(err.Error(), "no such process") {
+		t.Fatalf("capturing a missing process: err = %v, want %v naming no such process", err, ErrNotJVM)
 	}
 	t.Logf("error (as shown to users): %v", err)
 }

@@ -31,6 +31,10 @@ var attachFailures = []string{
 }
 
 func openJVM(ctx context.Context, t Target, opts Options) (*Stream, error) {
+	// jcmd and jstack signal the process: prove it is a JVM first (jvmcheck.go).
+	if err := checkJVM(t.PID); err != nil {
+		return nil, err
+	}
 	var errs []error
 	if opts.JVMJSON {
 		s, err := dumpJVMToFile(ctx, t, opts)

@@ -4,22 +4,32 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/http/pprof"
+	"os"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
-	"go.uber.org/goleak"
+	"github.com/stackdump/stackdump/leakcheck"
 )
 
+// blockChildEnv makes the test binary a child that prints "ready" and
+// blocks until killed: a plain Go process for tests that must not harm it.
+const blockChildEnv = "REMOTE_TEST_BLOCK_CHILD"
+
 func TestMain(m *testing.M) {
-	goleak.VerifyTestMain(m)
+	if os.Getenv(blockChildEnv) == "1" {
+		fmt.Println("ready")
+		select {}
+	}
+	leakcheck.VerifyTestMain(m)
 }
 
 func TestParseTarget(t *testing.T) {

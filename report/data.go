@@ -52,7 +52,9 @@ type inputDoc struct {
 	Total      int64        `json:"total"`
 	Truncated  bool         `json:"truncated,omitempty"`
 	Preamble   []string     `json:"preamble,omitempty"`
-	Warnings   []warningDoc `json:"warnings,omitempty"`
+	// Crash is what crashed when the dump comes from a crash.
+	Crash    *crashDoc    `json:"crash,omitempty"`
+	Warnings []warningDoc `json:"warnings,omitempty"`
 	// WarningsMore counts warnings past the ones listed.
 	WarningsMore int        `json:"warningsMore,omitempty"`
 	Groups       []groupDoc `json:"groups"`
@@ -60,6 +62,16 @@ type inputDoc struct {
 	// Options.MaxGroups and their members.
 	GroupsOmitted   int   `json:"groupsOmitted,omitempty"`
 	RoutinesOmitted int64 `json:"routinesOmitted,omitempty"`
+}
+
+// crashDoc is a dump's crash (formats.CrashOf): kind, message, the
+// goroutine that crashed (0 when unknown) and the index of the group that
+// holds it (-1 when not listed).
+type crashDoc struct {
+	Kind      formats.CrashKind `json:"kind"`
+	Message   string            `json:"message"`
+	Goroutine int64             `json:"goroutine"`
+	Group     int               `json:"group"`
 }
 
 type captureDoc struct {
@@ -238,6 +250,34 @@ func buildInput(tab *docTable, i int, in Input, groups []*formats.Group, opts Op
 		out.Groups[gi] = buildGroup(tab, g, jvm, opts.MaxIDs)
 		out.Groups[gi].ParentGroups = links[gi].parents
 		out.Groups[gi].CreatorGroups = links[gi].creators
+	}
+	out.Crash = buildCrash(in, out.Groups)
+	return out
+}
+
+// buildCrash describes the crash in's dump comes from; nil when none.
+func buildCrash(in Input, groups []groupDoc) *crashDoc {
+	c := formats.CrashOf(in.Dump.Preamble)
+	if c == nil {
+		return nil
+	}
+	culprit := in.Culprit
+	if culprit == nil && in.Groups == nil {
+		var w formats.CrashWatch
+		for _, r := range in.Dump.Routines {
+			w.Add(r)
+		}
+		culprit = w.Culprit(c)
+	}
+	out := &crashDoc{Kind: c.Kind, Message: c.Message, Group: -1}
+	if culprit != nil {
+		out.Goroutine = culprit.ID
+		for gi, g := range groups {
+			if slices.Contains(g.IDs, culprit.ID) {
+				out.Group = gi
+				break
+			}
+		}
 	}
 	return out
 }

@@ -31,19 +31,45 @@ func Read(r io.Reader, name string, opts ReadOptions) ([]Input, error) {
 	rd := formats.NewReader(r, opts.Format)
 	var inputs []Input
 	for {
-		d, groups, err := dedupe.GroupNext(rd, opts.Group, opts.OnWarning)
+		in, err := readInput(rd, opts)
 		if err == io.EOF {
 			break
 		}
 		if err != nil {
 			return nameInputs(inputs, name), fmt.Errorf("%s: %w", name, err)
 		}
-		inputs = append(inputs, Input{Dump: d, Groups: groups})
+		inputs = append(inputs, in)
 	}
 	if len(inputs) == 0 {
 		return nil, fmt.Errorf("%s: %w", name, ErrNoDump)
 	}
 	return nameInputs(inputs, name), nil
+}
+
+// readInput reads the next dump of rd, grouping its routines and
+// watching for the one that crashed as they stream by.
+func readInput(rd *formats.Reader, opts ReadOptions) (Input, error) {
+	d, err := rd.Next()
+	if err != nil {
+		return Input{}, err
+	}
+	g := dedupe.NewGrouper(opts.Group)
+	var watch formats.CrashWatch
+	for r, err := range rd.Routines() {
+		if err != nil {
+			var pe *formats.ParseError
+			if errors.As(err, &pe) {
+				if opts.OnWarning != nil {
+					opts.OnWarning(pe)
+				}
+				continue
+			}
+			return Input{}, err
+		}
+		g.Add(r)
+		watch.Add(r)
+	}
+	return Input{Dump: d, Groups: g.Groups(), Culprit: watch.Culprit(formats.CrashOf(d.Preamble))}, nil
 }
 
 func nameInputs(inputs []Input, name string) []Input {

@@ -35,6 +35,10 @@ type Input struct {
 	// Groups are the dump's groups, largest first, as package dedupe
 	// builds them. Nil means group Dump.Routines with Options.Group.
 	Groups []*formats.Group
+	// Culprit is the routine that crashed when the dump comes from a
+	// crash (see formats.CrashWatch); nil when unknown. [Read] sets it;
+	// when Groups is nil it is found in Dump.Routines.
+	Culprit *formats.Routine
 }
 
 // Options configure a report.

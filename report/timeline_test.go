@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/stackdump/stackdump/formats"
@@ -112,5 +113,34 @@ func TestTimelineLabelsTellGroupsApart(t *testing.T) {
 	want := []string{"sync.(*Cond).Wait ← pool.(*Pool).get", "sync.(*Cond).Wait ← queue.(*Queue).pop", "main.loop"}
 	if !slices.Equal(labels, want) {
 		t.Errorf("labels %q, want %q", labels, want)
+	}
+}
+
+// One process's debug=1 and debug=0 profiles (testdata/gen/groups) name its
+// generic functions main.process[...] and main.process[go.shape.int]: the
+// timeline follows each group through both dumps, and every series is a
+// group of every dump, so the page never says "not in this dump".
+func TestTimelineMatchesGenericsAcrossFormats(t *testing.T) {
+	inputs := append(readCorpus(t, "groups/debug1_go126.txt"), readCorpus(t, "groups/debug0_go126.pb.gz")...)
+	doc := pageData(t, writeReport(t, inputs, Options{}))
+	if doc.Timeline == nil || len(doc.Timeline.Series) != 4 {
+		t.Fatalf("timeline %+v; want the 4 groups of both dumps", doc.Timeline)
+	}
+	generic := 0
+	for _, s := range doc.Timeline.Series {
+		if strings.Contains(s.Label, "[") {
+			generic++
+		}
+		if s.Counts[0] == 0 || s.Counts[0] != s.Counts[1] {
+			t.Errorf("series %s: counts %v; want the same non-zero count in both dumps", s.Label, s.Counts)
+		}
+		for d, in := range doc.Inputs {
+			if !slices.ContainsFunc(in.Groups, func(g groupDoc) bool { return g.Key == s.Key }) {
+				t.Errorf("series %s is not a group of dump %d (%s)", s.Label, d, in.Name)
+			}
+		}
+	}
+	if generic != 2 {
+		t.Errorf("%d series of generic code, want 2 (process, box.wait): %+v", generic, doc.Timeline.Series)
 	}
 }

@@ -9,7 +9,6 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
-	"runtime"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -18,9 +17,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/stackdump/stackdump/dedupe"
-	"github.com/stackdump/stackdump/dumper"
 	"github.com/stackdump/stackdump/formats"
-	"github.com/stackdump/stackdump/internal/zseg"
 	"github.com/stackdump/stackdump/remote"
 )
 
@@ -49,7 +46,7 @@ func (o *captureOptions) addRemoteFlags(cmd *cobra.Command) {
 	f.StringVar(&o.endpoint, "endpoint", "", "`PATH` of stackdump's endpoint on the targets (found at "+remote.DefaultEndpointPath+" when not given)")
 	f.DurationVar(&o.timeout, "timeout", 2*time.Minute, "time limit for one capture attempt, body included")
 	f.DurationVar(&o.connectTimeout, "connect-timeout", 5*time.Second, "time limit for connecting")
-	f.IntVar(&o.retries, "retries", 2, "retries on connection errors and 5xx answers (never on 4xx)")
+	f.IntVar(&o.retries, "retries", 2, "retries on connection errors and 5xx answers (never on 4xx); 0: one attempt only")
 	f.Int64Var(&o.maxBytes, "max-bytes", 2<<30, "largest dump accepted, in bytes")
 	f.BoolVar(&o.dedupe, "dedupe", false, "write counted groups of identical stacks")
 	f.StringVar(&o.by, "by", "stack", "similarity of grouped stacks: exact, stack or func")
@@ -64,12 +61,16 @@ func (o captureOptions) remoteOptions() (remote.Options, error) {
 	if err != nil {
 		return remote.Options{}, err
 	}
+	retries := o.retries
+	if retries <= 0 {
+		retries = -1 // remote.Options.Retries: zero is the default, negative none
+	}
 	return remote.Options{
 		Mode:           mode,
 		Endpoint:       o.endpoint,
 		Timeout:        o.timeout,
 		ConnectTimeout: o.connectTimeout,
-		Retries:        max(o.retries, -1),
+		Retries:        retries,
 		MaxBytes:       o.maxBytes,
 		JVMJSON:        o.jvmJSON,
 	}, nil
@@ -92,9 +93,15 @@ per target in a directory, or standard output. Targets:
 
 Several targets are captured concurrently; a failing target is reported and
 the others complete; the exit status is 1 when any failed. Bodies stream
-straight through reader and writer. When a debug=2 dump was cut at the
-runtime's 64 MiB limit, capture fetches debug=1 as well and writes complete
-per-group counts joined with the ids and states the truncated dump gave.`,
+straight through reader and writer.
+
+A full capture of a net/http/pprof target is one complete document: debug=1
+(a pause of microseconds) first predicts whether the runtime would cut
+debug=2 at 64 MiB; if so, or if the body was cut, every goroutine's id,
+state and stack come from an execution-trace snapshot (/debug/pprof/trace)
+with debug=1's labels joined. Only a target without the trace endpoint gets
+complete counts per stack without ids (marked truncated). source.capture
+in the output says which methods made the document.`,
 		Example: `  stackdump capture localhost:6060 -o dump.json.gz
   stackdump capture http://10.0.0.5:6060 http://10.0.0.6:6060 -o dumps/
   stackdump capture --targets hosts.txt --concurrency 16 --dedupe -o dumps/
@@ -132,9 +139,11 @@ type captureJob struct {
 
 // captureResult is what one target gave.
 type captureResult struct {
-	job       *captureJob
-	dumps     []dumpResult
-	recovered *dumpResult // complete counts after a truncated debug=2
+	job   *captureJob
+	dumps []dumpResult
+	// recovered is always nil: captures are one complete document now
+	// (remote.OpenDocument). Kept until watch and the summary drop it.
+	recovered *dumpResult
 	elapsed   time.Duration
 	err       error
 }
@@ -239,6 +248,11 @@ func planCaptures(cmd *cobra.Command, raw []string, o captureOptions) ([]*captur
 		if dirMode {
 			job.path = filepath.Join(o.output, uniqueName(names, snapshotName(t, now, format, comp), formats.Extension(format, comp)))
 		}
+		// An output that cannot be written is reported before any
+		// capture pauses a target for a dump that cannot be saved.
+		if err := checkOutput(job.path); err != nil {
+			return nil, err
+		}
 		jobs = append(jobs, job)
 	}
 	return jobs, nil
@@ -263,8 +277,10 @@ func captureAll(ctx context.Context, jobs []*captureJob, n int) []captureResult 
 	return results
 }
 
-// captureTarget streams one target's dump into its output, then recovers
-// complete counts if the dump was truncated.
+// captureTarget streams one target's capture into its output: one
+// document, complete by default (remote.OpenDocument: a net/http/pprof
+// dump the runtime would cut at 64 MiB is taken from an execution-trace
+// snapshot instead).
 func captureTarget(ctx context.Context, job *captureJob) (res captureResult) {
 	start := time.Now()
 	res.job = job
@@ -286,143 +302,23 @@ func captureTarget(ctx context.Context, job *captureJob) (res captureResult) {
 		fmt.Fprintf(job.stderr, "stackdump: warning: %s: %v\n", job.target, pe)
 	}
 	res.err = writeTo(job.path, job.stdout, job.comp, func(w io.Writer) error {
-		s, err := remote.Open(ctx, job.target, ropts)
+		doc, err := remote.OpenDocument(ctx, job.target, ropts, formats.ReadOptions{ReuseRoutines: true})
 		if err != nil {
 			return err
 		}
-		defer s.Close()
-		rd := formats.NewReader(s, formats.ReadOptions{ReuseRoutines: true})
-		res.dumps, err = pipe.run(rd, w)
+		defer doc.Close()
+		if doc.Cut {
+			fmt.Fprintf(job.stderr, "stackdump: %s: debug=2 would be cut at %d MiB; writing every goroutine from %s instead\n",
+				job.target, formats.TruncationSize>>20, doc.URL)
+		}
+		res.dumps, err = pipe.run(doc, w)
 		if err != nil {
-			return fmt.Errorf("%s: %w", s.URL, err)
+			return fmt.Errorf("%s: %w", doc.URL, err)
 		}
-		if err := s.Close(); err != nil {
-			return err
-		}
-		last := res.dumps[len(res.dumps)-1]
-		if !last.dump.Truncated || ropts.Mode != remote.ModeFull || job.target.Kind != remote.TargetPprof {
-			return nil
-		}
-		rec, err := recoverCounts(ctx, job.target, ropts, last)
-		if err != nil {
-			fmt.Fprintf(job.stderr, "stackdump: %s: the dump was truncated and recovering complete counts failed: %v\n", job.target, err)
-			return nil
-		}
-		res.recovered = rec
-		fmt.Fprintf(job.stderr, "stackdump: %s: debug=2 was truncated after %d goroutines; complete counts (%d goroutines in %d groups) recovered from debug=1 and written after it\n",
-			job.target, last.dump.Total, rec.dump.Total, len(rec.groups))
-		return formats.WriteGroups(w, groupedFormat(pipe.format), rec.dump, rec.groups)
+		return doc.Close()
 	})
 	return res
 }
-
-// groupedFormat is the format recovered groups are written in: the
-// output's own when it has a grouped form, else JSON.
-func groupedFormat(f formats.Format) formats.Format {
-	switch f {
-	case formats.FormatText, formats.FormatJSON, formats.FormatDebug1:
-		return f
-	}
-	return formats.FormatJSON
-}
-
-// recoverCounts fetches debug=1, which the runtime never truncates, and
-// joins its complete per-stack counts with the ids, states and samples
-// of the truncated debug=2 dump's groups.
-func recoverCounts(ctx context.Context, t remote.Target, ropts remote.Options, cut dumpResult) (*dumpResult, error) {
-	ropts.Mode = remote.ModeCounts
-	ropts.Progress = nil
-	s, err := remote.Open(ctx, t, ropts)
-	if err != nil {
-		return nil, err
-	}
-	defer s.Close()
-	d, groups, err := dedupe.GroupNext(formats.NewReader(s, formats.ReadOptions{ReuseRoutines: true}), dedupe.Options{By: dedupe.ByStack}, nil)
-	if err != nil {
-		return nil, err
-	}
-	note := "ids and states are those the truncated dump gave"
-	if cut.by == dedupe.ByStack {
-		joinCounts(groups, cut.groups)
-	} else {
-		note = "ids and states are not joined: the truncated dump was grouped --by " + cut.by.String()
-	}
-	d.Source = cut.dump.Source
-	d.Preamble = cut.dump.Preamble
-	d.Warnings = append(d.Warnings, &formats.ParseError{Msg: fmt.Sprintf(
-		"debug=2 was truncated after %d goroutines; counts are complete (from debug=1); %s", cut.dump.Total, note)})
-	return &dumpResult{dump: d, groups: groups}, nil
-}
-
-// joinCounts copies what only the full dump knows (ids, states, waits,
-// creators, the sample with its arguments) into the complete groups with
-// the same key, keeping the complete counts.
-func joinCounts(complete, cut []*formats.Group) {
-	byKey := make(map[string]*formats.Group, len(cut))
-	for _, g := range cut {
-		byKey[g.Key] = g
-	}
-	for _, g := range complete {
-		c := byKey[g.Key]
-		if c == nil {
-			continue
-		}
-		g.IDs, g.MoreIDs = c.IDs, g.Count-int64(len(c.IDs))
-		g.States, g.WaitMin, g.WaitMax, g.Locked = c.States, c.WaitMin, c.WaitMax, c.Locked
-		g.ParentIDs = c.ParentIDs
-		if c.Sample != nil {
-			g.Sample = c.Sample
-		}
-	}
-}
-
-// writeTo runs write against an atomically written file, or w when path
-// is empty, through one large buffer and compression comp, compressed on
-// every CPU (a dump is a file to keep: gzip at its default level).
-func writeTo(path string, w io.Writer, comp formats.Compression, write func(io.Writer) error) error {
-	if path == "" {
-		out, err := newOutput(w, comp)
-		if err != nil {
-			return err
-		}
-		if err := write(out); err != nil {
-			out.Close()
-			return err
-		}
-		return out.Close()
-	}
-	f, err := dumper.CreateAtomic(path)
-	if err != nil {
-		return err
-	}
-	defer f.Abort()
-	out, err := newOutput(f, comp)
-	if err != nil {
-		return err
-	}
-	if err := write(out); err != nil {
-		return err
-	}
-	if err := out.Close(); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	return f.Commit()
-}
-
-// newOutput returns the buffered output, compressed with comp, a command
-// writes to w.
-func newOutput(w io.Writer, comp formats.Compression) (io.WriteCloser, error) {
-	if w == io.Discard {
-		return discardOutput{}, nil // watch without -o: no 1 MiB buffer per capture
-	}
-	return zseg.NewOutput(w, zseg.Options{Compression: comp}, runtime.GOMAXPROCS(0))
-}
-
-// discardOutput is the output of a capture nobody keeps.
-type discardOutput struct{}
-
-func (discardOutput) Write(p []byte) (int, error) { return len(p), nil }
-func (discardOutput) Close() error                { return nil }
 
 // uniqueName returns name, or name with "-2", "-3"… before its extension
 // ext when used already holds it: targets on one host (two paths, or one

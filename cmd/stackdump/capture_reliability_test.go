@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -131,6 +132,38 @@ func TestCaptureFaultyTargets(t *testing.T) {
 		dumps := readDumpFile(t, filepath.Join(dir, e.Name()))
 		if len(dumps) != 1 || dumps[0].Truncated || countFunc(dumps[0], ".leakyWorker") != 15 {
 			t.Errorf("%s: %d dumps, want 1 whole dump with 15 leakyWorker goroutines", e.Name(), len(dumps))
+		}
+	}
+}
+
+// TestCaptureRetriesFlag captures a 127.0.0.1 server that answers 503 and
+// counts requests: --retries N makes N+1 attempts, --retries 0 exactly one,
+// and without the flag the default of 2 retries holds.
+func TestCaptureRetriesFlag(t *testing.T) {
+	var requests atomic.Int64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		requests.Add(1)
+		http.Error(w, "overloaded", http.StatusServiceUnavailable)
+	}))
+	defer srv.Close()
+	target := srv.URL + "/debug/pprof/goroutine"
+	for _, tt := range []struct {
+		flags []string
+		want  int64
+	}{
+		{[]string{"--retries", "0"}, 1},
+		{[]string{"--retries", "2"}, 3},
+		{nil, 3},
+		{[]string{"--retries", "1"}, 2},
+	} {
+		requests.Store(0)
+		args := append([]string{"capture", "-q", target, "-o", filepath.Join(t.TempDir(), "d.json")}, tt.flags...)
+		_, stderr, err := runCLI(t, args...)
+		if err == nil || !strings.Contains(stderr, "503") {
+			t.Errorf("%v: err = %v, stderr %q; want a failure naming the 503", tt.flags, err, stderr)
+		}
+		if got := requests.Load(); got != tt.want {
+			t.Errorf("%v: %d requests, want %d", tt.flags, got, tt.want)
 		}
 	}
 }

@@ -1,24 +1,17 @@
 package main
 
 import (
-	"bufio"
-	"bytes"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/http/pprof"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
-	"sync"
 	"testing"
 
-	"github.com/stackdump/stackdump/dedupe"
 	"github.com/stackdump/stackdump/dumper"
 	"github.com/stackdump/stackdump/formats"
 	"github.com/stackdump/stackdump/remote"
@@ -163,104 +156,6 @@ func TestCaptureArguments(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), tt.want) {
 			t.Errorf("%v: err = %v, want %q", tt.args, err, tt.want)
 		}
-	}
-}
-
-// The truncation child: STACKDUMP_TRUNC_CHILD=N starts N goroutines with
-// stacks deep enough that debug=2 passes 64 MiB, serves net/http/pprof on
-// 127.0.0.1 and prints its address.
-func init() {
-	n, err := strconv.Atoi(os.Getenv("STACKDUMP_TRUNC_CHILD"))
-	if err != nil || n <= 0 {
-		return
-	}
-	var ready sync.WaitGroup
-	for i := range n {
-		ready.Add(1)
-		go deepPark(12+i%3, &ready)
-	}
-	ready.Wait()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		fmt.Println("error", err)
-		os.Exit(1)
-	}
-	fmt.Println("addr", l.Addr())
-	mux := http.NewServeMux()
-	mux.HandleFunc("/debug/pprof/", pprof.Index)
-	http.Serve(l, mux)
-	os.Exit(0)
-}
-
-var parkForever = make(chan struct{})
-
-//go:noinline
-func deepPark(depth int, ready *sync.WaitGroup) {
-	if depth > 0 {
-		deepPark(depth-1, ready)
-		return
-	}
-	ready.Done()
-	<-parkForever
-}
-
-// TestCaptureRecoversTruncatedDump captures a child process whose debug=2
-// dump passes the runtime's 64 MiB cap: the capture is flagged truncated,
-// and the counts recovered from debug=1 add up to the real goroutine count.
-func TestCaptureRecoversTruncatedDump(t *testing.T) {
-	if testing.Short() {
-		t.Skip("-short: skipping the 64 MiB truncation test")
-	}
-	const parked = 60000
-	child := exec.Command(os.Args[0], "-test.run=^$")
-	child.Env = append(os.Environ(), "STACKDUMP_TRUNC_CHILD="+strconv.Itoa(parked))
-	stdout, err := child.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := child.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { child.Process.Kill(); child.Wait() })
-	line, _ := bufio.NewReader(stdout).ReadString('\n')
-	addr, ok := strings.CutPrefix(strings.TrimSpace(line), "addr ")
-	if !ok {
-		t.Fatalf("child did not start: %q", line)
-	}
-	out := filepath.Join(t.TempDir(), "dump.json")
-	_, stderr, err := runCLI(t, "capture", "-q", addr, "-o", out)
-	if err != nil {
-		t.Fatalf("%v\n%s", err, stderr)
-	}
-	if !strings.Contains(stderr, "truncated") || !strings.Contains(stderr, "recovered") {
-		t.Errorf("stderr does not report the truncation and the recovery:\n%s", stderr)
-	}
-	dumps := readDumpFile(t, out)
-	if len(dumps) != 2 {
-		t.Fatalf("%d documents in the output, want the truncated dump and the recovered groups", len(dumps))
-	}
-	cut, rec := dumps[0], dumps[1]
-	if !cut.Truncated {
-		t.Error("the debug=2 dump is not flagged truncated")
-	}
-	got := countFunc(rec, ".deepPark")
-	if got != parked {
-		t.Errorf("recovered counts give %d deepPark goroutines, want %d (the truncated dump had %d)", got, parked, countFunc(cut, ".deepPark"))
-	}
-	if rec.Total < parked || len(rec.Warnings) == 0 || !strings.Contains(rec.Warnings[0].Msg, "truncated") {
-		t.Errorf("recovered dump: total %d, warnings %v", rec.Total, rec.Warnings)
-	}
-	// The ids the truncated dump gave are joined into the complete groups.
-	groups := dedupe.Group(rec, dedupe.Options{})
-	withIDs := false
-	for _, r := range rec.Routines {
-		withIDs = withIDs || r.ID != 0 || r.State != ""
-	}
-	if len(groups) == 0 || !withIDs {
-		t.Errorf("recovered groups carry no ids or states from the truncated dump")
-	}
-	if bytes.Contains([]byte(stderr), []byte("failed")) {
-		t.Errorf("stderr: %s", stderr)
 	}
 }
 

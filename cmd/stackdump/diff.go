@@ -70,6 +70,9 @@ func runDiff(cmd *cobra.Command, oldPath, newPath string, o diffOptions) error {
 	if oldPath == "-" && newPath == "-" {
 		return errors.New("only one of OLD and NEW can be standard input")
 	}
+	if err := checkOutput(o.output); err != nil {
+		return err
+	}
 	opts := dedupe.Options{By: by}
 	oldInfo, oldGroups, err := groupFile(cmd, oldPath, opts)
 	if err != nil {

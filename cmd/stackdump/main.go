@@ -3,13 +3,18 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
 )
 
 func main() {
-	err := newRootCommand().Execute()
+	ctx, intr := handleInterrupts(context.Background())
+	err := newRootCommand().ExecuteContext(ctx)
+	if code := intr.stop(); code != 0 {
+		os.Exit(code) // interrupted: the command wound down, its temporary files are gone
+	}
 	if err == nil {
 		return
 	}

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"iter"
 	"sync/atomic"
 
 	"github.com/stackdump/stackdump/dedupe"
@@ -46,8 +47,15 @@ type dumpResult struct {
 	leaked int64
 }
 
+// dumpSource is what a pipeline reads: a *formats.Reader, or a capture's
+// *remote.Document.
+type dumpSource interface {
+	Next() (*formats.Dump, error)
+	Routines() iter.Seq2[*formats.Routine, error]
+}
+
 // run streams every dump of rd into w. It returns the dumps it wrote.
-func (p pipeline) run(rd *formats.Reader, w io.Writer) ([]dumpResult, error) {
+func (p pipeline) run(rd dumpSource, w io.Writer) ([]dumpResult, error) {
 	var enc formats.Encoder
 	if !p.grouped {
 		var err error

@@ -98,10 +98,15 @@ func humanBytes(n int64) string {
 	return fmt.Sprintf("%d B", n)
 }
 
-// signalContext is ctx cancelled on Ctrl-C or SIGTERM.
+// signalContext is ctx cancelled on Ctrl-C or SIGTERM, for a command that
+// winds down by itself on one (main then exits 130 or 143, see
+// interrupt.go).
 func signalContext(ctx context.Context) (context.Context, context.CancelFunc) {
 	if ctx == nil {
 		ctx = context.Background()
+	}
+	if windDown(ctx) {
+		return context.WithCancel(ctx)
 	}
 	return signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 }

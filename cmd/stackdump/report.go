@@ -70,6 +70,9 @@ func runReport(cmd *cobra.Command, files []string, o reportOptions) error {
 	if stdin > 1 {
 		return errors.New(`standard input ("-") can be read only once`)
 	}
+	if err := checkOutput(o.output); err != nil {
+		return err
+	}
 	table := formats.NewTable() // frames shared by every dump
 	var inputs []report.Input
 	for _, name := range files {

@@ -22,6 +22,7 @@ writes them as text or JSON, grouped or not, compressed or not.`,
 		newQueryCommand(),
 		newDemoCommand(),
 		newDiffCommand(),
+		newTimelineCommand(),
 		newReportCommand(),
 		newVersionCommand(),
 	)

@@ -11,14 +11,15 @@ import (
 	"runtime/metrics"
 	"runtime/pprof"
 	"slices"
+	"strconv"
 	"sync"
 	"testing"
 	"time"
 )
 
-// Fleet benchmark shape: 200 targets; 10 answer after fleetSlowDelay, 5
-// answer 404 and 5 refuse connections; the others answer at once with a
-// real debug=2 dump of 150 to 450 goroutines.
+// Fleet benchmark shape: 200 targets; 10 answer debug=2 after
+// fleetSlowDelay, 5 answer 404 and 5 refuse connections; the others answer
+// at once with real debug=1 and debug=2 dumps of 150 to 450 goroutines.
 const (
 	fleetTargets   = 200
 	fleetSlowDelay = 400 * time.Millisecond
@@ -30,9 +31,10 @@ func fleetParked(ch chan struct{}, started *sync.WaitGroup) {
 	<-ch
 }
 
-// fleetDump is a real debug=2 dump of this process while n extra
-// goroutines are parked in fleetParked.
-func fleetDump(b *testing.B, n int) []byte {
+// fleetDump is a real goroutine profile of this process, at debug=2 and
+// debug=1 (a full capture fetches both), while n extra goroutines are
+// parked in fleetParked.
+func fleetDump(b *testing.B, n int) map[string][]byte {
 	ch := make(chan struct{})
 	var started, done sync.WaitGroup
 	for range n {
@@ -40,18 +42,22 @@ func fleetDump(b *testing.B, n int) []byte {
 		done.Go(func() { fleetParked(ch, &started) })
 	}
 	started.Wait()
-	var buf bytes.Buffer
-	if err := pprof.Lookup("goroutine").WriteTo(&buf, 2); err != nil {
-		b.Fatal(err)
+	out := map[string][]byte{}
+	for _, debug := range []int{1, 2} {
+		var buf bytes.Buffer
+		if err := pprof.Lookup("goroutine").WriteTo(&buf, debug); err != nil {
+			b.Fatal(err)
+		}
+		out[strconv.Itoa(debug)] = buf.Bytes()
 	}
 	close(ch)
 	done.Wait()
-	return buf.Bytes()
+	return out
 }
 
 // fleetTargetsFor starts the benchmark's 200 loopback targets.
 func fleetTargetsFor(b *testing.B) []string {
-	dumps := [][]byte{fleetDump(b, 150), fleetDump(b, 300), fleetDump(b, 450)}
+	dumps := []map[string][]byte{fleetDump(b, 150), fleetDump(b, 300), fleetDump(b, 450)}
 	var targets []string
 	for i := range fleetTargets {
 		var h http.HandlerFunc
@@ -62,14 +68,15 @@ func fleetTargetsFor(b *testing.B) []string {
 		case i%40 == 33:
 			h = http.NotFound
 		default:
-			body := dumps[i%len(dumps)]
+			bodies := dumps[i%len(dumps)]
 			slow := i%20 == 7
 			h = func(w http.ResponseWriter, r *http.Request) {
-				if r.URL.Path != "/debug/pprof/goroutine" {
+				body := bodies[r.URL.Query().Get("debug")]
+				if r.URL.Path != "/debug/pprof/goroutine" || body == nil {
 					http.NotFound(w, r) // the endpoint probe
 					return
 				}
-				if slow {
+				if slow && r.URL.Query().Get("debug") == "2" {
 					time.Sleep(fleetSlowDelay)
 				}
 				w.Header().Set("Content-Type", "text/plain; charset=utf-8")

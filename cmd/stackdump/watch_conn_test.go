@@ -12,9 +12,9 @@ import (
 	"testing"
 )
 
-// countingServer serves net/http/pprof on 127.0.0.1 and counts the
+// pprofConnServer serves net/http/pprof on 127.0.0.1 and counts the
 // connections it accepts.
-func countingServer(t *testing.T) (*httptest.Server, *atomic.Int64) {
+func pprofConnServer(t *testing.T) (*httptest.Server, *atomic.Int64) {
 	var conns atomic.Int64
 	mux := http.NewServeMux()
 	mux.HandleFunc("/debug/pprof/", pprof.Index)
@@ -34,7 +34,7 @@ func countingServer(t *testing.T) (*httptest.Server, *atomic.Int64) {
 // snapshots share a kept-alive connection, so the target's goroutines stay
 // flat and no group is flagged.
 func TestWatchKeepsOneConnection(t *testing.T) {
-	srv, conns := countingServer(t)
+	srv, conns := pprofConnServer(t)
 	stdout, stderr, err := runCLI(t, "watch", srv.URL, "--every", "10ms", "--count", "8", "--leak-after", "3", "--json", "--top", "100")
 	if err != nil {
 		t.Fatalf("%v\n%s", err, stderr)

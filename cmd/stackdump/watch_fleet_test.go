@@ -58,7 +58,7 @@ func TestWatchFailsWhenNoSnapshot(t *testing.T) {
 // one is reported without stopping the others, and the exit status is 1.
 func TestWatchManyTargets(t *testing.T) {
 	grow := growingServer(t, 5)
-	static, _ := countingServer(t)
+	static, _ := pprofConnServer(t)
 	down := closedAddr(t)
 	list := filepath.Join(t.TempDir(), "targets.txt")
 	if err := os.WriteFile(list, []byte("# fleet\n"+static.URL+"\n"+down+" # gone\n"), 0o644); err != nil {

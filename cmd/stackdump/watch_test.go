@@ -13,14 +13,18 @@ import (
 )
 
 // growingServer serves net/http/pprof and starts `step` more leakyWorker
-// goroutines before answering each dump request: a leak that grows with
-// every snapshot.
+// goroutines before answering each full dump request (debug=2; a snapshot
+// asks debug=1 first): a leak that grows with every snapshot.
 func growingServer(t *testing.T, step int) *httptest.Server {
 	ch := make(chan struct{})
 	var wg sync.WaitGroup
 	t.Cleanup(func() { close(ch); wg.Wait() })
 	mux := http.NewServeMux()
 	mux.HandleFunc("/debug/pprof/", func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Query().Get("debug") != "2" {
+			pprof.Index(w, r)
+			return
+		}
 		var started sync.WaitGroup
 		for range step {
 			wg.Add(1)

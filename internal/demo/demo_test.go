@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"go.uber.org/goleak"
+	"github.com/stackdump/stackdump/leakcheck"
 
 	"github.com/stackdump/stackdump/analyze"
 	"github.com/stackdump/stackdump/dedupe"
@@ -25,7 +25,7 @@ func waitLeaked(t *testing.T, s *Service, n int) {
 
 // Close stops every goroutine the service started, the leaked ones too.
 func TestServiceCloseLeavesNoGoroutines(t *testing.T) {
-	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	defer leakcheck.VerifyNone(t, leakcheck.IgnoreCurrent())
 	s, err := Start(Options{LeakRate: 200})
 	if err != nil {
 		t.Fatal(err)

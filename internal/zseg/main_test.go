@@ -3,9 +3,9 @@ package zseg
 import (
 	"testing"
 
-	"go.uber.org/goleak"
+	"github.com/stackdump/stackdump/leakcheck"
 )
 
 func TestMain(m *testing.M) {
-	goleak.VerifyTestMain(m)
+	leakcheck.VerifyTestMain(m)
 }

@@ -77,7 +77,7 @@ func TestWriterEmpty(t *testing.T) {
 
 // TestWriterFailingDestination fails the destination at several offsets:
 // Write or Close returns its error, nothing is written after it, and the
-// workers end (goleak checks in TestMain).
+// workers end (leakcheck checks in TestMain).
 func TestWriterFailingDestination(t *testing.T) {
 	data := dumpJSON(2<<20, 5)
 	for _, c := range compressions {

@@ -331,6 +331,7 @@
   function renderSummary() {
     var inp = cur(), box = $('summary');
     box.textContent = '';
+    if (inp.crash) box.appendChild(crashBanner(inp.crash));
     var groups = inp.groups, listed = 0;
     groups.forEach(function (g) { listed += g.count; });
     var cards = el('div', 'cards');
@@ -389,6 +390,26 @@
     if (inp.preamble && inp.preamble.length) {
       add(box, el('h3', null, 'Preamble'), el('pre', 'preamble', inp.preamble.join('\n')));
     }
+  }
+
+  // crashBanner says what crashed, first: the kind, the message as the
+  // runtime printed it, and a link to the group of the goroutine that
+  // crashed.
+  function crashBanner(c) {
+    var box = el('div', 'banner bad crash');
+    box.setAttribute('data-crash-kind', c.kind);
+    add(box, el('strong', 'crash-kind', c.kind.toUpperCase()), ' ', el('pre', 'crash-message', c.message));
+    if (c.goroutine) {
+      var p = el('p', 'crash-where', 'in goroutine ' + c.goroutine);
+      if (c.group >= 0) {
+        var a = el('a', null, 'show its group');
+        a.href = '#';
+        a.addEventListener('click', function (ev) { ev.preventDefault(); goToGroup(c.group, true); });
+        add(p, ' · ', a);
+      }
+      box.appendChild(p);
+    }
+    return box;
   }
 
   // ---- states chart ----

@@ -65,3 +65,25 @@ func TestTablesAndTargets(t *testing.T) {
 		t.Errorf("missed = %d, want 2", missed)
 	}
 }
+
+// The leak check table and targets read BenchmarkLeakCheck lines.
+func TestLeakCheckTable(t *testing.T) {
+	const out = `BenchmarkLeakCheck/pass/10k/leakcheck-2   	3	 72176170 ns/op	 5319366 B/op	     215 allocs/op
+BenchmarkLeakCheck/pass/10k/goleak-2      	3	1016869327 ns/op	47735870 B/op	  208288 allocs/op
+BenchmarkLeakCheck/fail/10k/leakcheck-2   	3	1606322477 ns/op	        10.00 lines/op	78368020 B/op	   26194 allocs/op
+BenchmarkLeakCheck/fail/10k/goleak-2      	3	11428025083 ns/op	     50002 lines/op	526132236 B/op	 2267926 allocs/op
+`
+	rs, err := ParseResults(strings.NewReader(out))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	writeTables(&b, index(rs))
+	if !strings.Contains(b.String(), "| pass 10k | 72 | 1017 | 14× |") || !strings.Contains(b.String(), "| 10 | 50002 |") {
+		t.Errorf("leak table:\n%s", b.String())
+	}
+	b.Reset()
+	if missed := writeTargets(&b, index(rs)); missed != 0 || strings.Count(b.String(), "leak check") != 2 {
+		t.Errorf("%d missed:\n%s", missed, b.String())
+	}
+}

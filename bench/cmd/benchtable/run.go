@@ -64,6 +64,11 @@ func plan(o options) []phase {
 			dumps: []dumpSpec{{bench.Compatible, n}},
 		})
 	}
+	if o.sizes[10_000] {
+		// Each failing op sleeps through the retries (~0.5 s) and goleak's
+		// also prints 10k stacks: a fixed count keeps the phase short.
+		ps = append(ps, phase{title: "leak check 10k", pattern: "^BenchmarkLeakCheck$/^(pass|fail)$/^10k$/", benchtime: "3x"})
+	}
 	if o.sizes[1_000_000] {
 		ps = append(ps, phase{
 			title: "group heap 1M", pattern: "^BenchmarkGroupHeap$/^compatible$/^1M$/", benchtime: "1x",

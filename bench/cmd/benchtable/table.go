@@ -54,6 +54,37 @@ func writeTables(w io.Writer, rs results) {
 	readTable(w, rs)
 	heapTable(w, rs)
 	groupTable(w, rs)
+	leakTable(w, rs)
+}
+
+// leakTable compares leakcheck with goleak: a passing check beside 10k
+// goroutines ignored through IgnoreCurrent, and a failing one on 10k
+// leftovers (time and report length).
+func leakTable(w io.Writer, rs results) {
+	var rows [][]string
+	for _, c := range []string{"pass", "fail"} {
+		lc, ok1 := rs.get("ns/op", "BenchmarkLeakCheck", c, "10k", "leakcheck")
+		gl, ok2 := rs.get("ns/op", "BenchmarkLeakCheck", c, "10k", "goleak")
+		if !ok1 || !ok2 {
+			continue
+		}
+		lines := func(name string) string {
+			if v, ok := rs.get("lines/op", "BenchmarkLeakCheck", c, "10k", name); ok {
+				return fmt.Sprintf("%.0f", v)
+			}
+			return "–"
+		}
+		b := func(name string) string {
+			v, _ := rs.get("B/op", "BenchmarkLeakCheck", c, "10k", name)
+			return human(v, "B")
+		}
+		rows = append(rows, []string{c + " 10k", fmt.Sprintf("%.0f", lc/1e6), fmt.Sprintf("%.0f", gl/1e6), ratio(gl, lc),
+			b("leakcheck"), b("goleak"), lines("leakcheck"), lines("goleak")})
+	}
+	writeTable(w, "Leak check in a test: leakcheck vs goleak (10k goroutines)", []string{
+		"case", "leakcheck ms/op", "goleak ms/op", "leakcheck speed ×", "leakcheck B/op", "goleak B/op",
+		"leakcheck report lines", "goleak report lines",
+	}, rows)
 }
 
 func readTable(w io.Writer, rs results) {

@@ -46,6 +46,29 @@ var targets = []target{
 	readSpeed("100k"), readBytes("100k"),
 	groupSpeed("gostackparse+map", 3), groupSpeed("panicparse-AnyValue", 10),
 	{
+		what: "leak check passing beside 10k ignored goroutines: ≥ 2× goleak",
+		check: func(rs results) (string, verdict, verdict, bool) {
+			lc, ok1 := rs.get("ns/op", "BenchmarkLeakCheck", "pass", "10k", "leakcheck")
+			gl, ok2 := rs.get("ns/op", "BenchmarkLeakCheck", "pass", "10k", "goleak")
+			if !ok1 || !ok2 || lc == 0 {
+				return "", unknown, unknown, false
+			}
+			return fmt.Sprintf("%.0f vs %.0f ms = %s", lc/1e6, gl/1e6, ratio(gl, lc)), judge(gl >= 2*lc), unknown, true
+		},
+	},
+	{
+		what: "leak check failing on 10k leftovers: report ≤ 1/100 of goleak's lines",
+		check: func(rs results) (string, verdict, verdict, bool) {
+			lc, ok1 := rs.get("lines/op", "BenchmarkLeakCheck", "fail", "10k", "leakcheck")
+			gl, ok2 := rs.get("lines/op", "BenchmarkLeakCheck", "fail", "10k", "goleak")
+			if !ok1 || !ok2 {
+				return "", unknown, unknown, false
+			}
+			v := judge(lc*100 <= gl)
+			return fmt.Sprintf("%.0f vs %.0f lines", lc, gl), v, v, true
+		},
+	},
+	{
 		what: "streaming 100k: peak heap < 64 MiB",
 		check: func(rs results) (string, verdict, verdict, bool) {
 			v, ok := rs.get("peak-heap-MiB", "BenchmarkReadHeap", "compatible", "100k", "stackdump")

@@ -35,6 +35,10 @@ func main() {
 		"stacks2":   modeStacks2,
 		"leak":      modeLeak,
 		"debug2":    modeDebug2,
+		"nested":    modeNested,
+		"sigabrt":   modeSigabrt,
+		"nilderef":  modeNilDeref,
+		"fatal":     modeFatal,
 	}
 	f, ok := modes[os.Args[1]]
 	if !ok {
@@ -308,4 +312,38 @@ func modeLeak() {
 func modeDebug2() {
 	startAll()
 	pprof.Lookup("goroutine").WriteTo(os.Stdout, 2)
+}
+
+// modeNested panics inside a deferred call while a panic is unwinding,
+// without recovering: the runtime prints both values, nested.
+func modeNested() {
+	defer func() {
+		panic(fmt.Errorf("while cleaning up:\nstill broken"))
+	}()
+	panic("outer failure")
+}
+
+// modeSigabrt sends the process SIGABRT, as `kill -ABRT` does.
+func modeSigabrt() {
+	startAll()
+	syscall.Kill(os.Getpid(), syscall.SIGABRT)
+	time.Sleep(time.Second)
+}
+
+// modeNilDeref writes through a nil pointer: a SIGSEGV the runtime turns
+// into a panic.
+func modeNilDeref() {
+	startAll()
+	var t *T
+	setN(t, 3)
+}
+
+//go:noinline
+func setN(t *T, n int) { t.n = n }
+
+// modeFatal unlocks an unlocked mutex: a fatal error no recover can stop.
+func modeFatal() {
+	startAll()
+	var mu sync.Mutex
+	mu.Unlock()
 }

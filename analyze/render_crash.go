@@ -1,0 +1,63 @@
+package analyze
+
+import (
+	"strings"
+)
+
+// Caps on what the text shows of a crash.
+const (
+	crashMessageLines = 12
+	crashStackFrames  = 12
+)
+
+// crash opens the text with what crashed: its kind, its message, and the
+// stack of the goroutine that crashed, runtime frames left out.
+func (r *textRenderer) crash() {
+	c := r.s.Crash
+	if c == nil {
+		return
+	}
+	label := strings.ToUpper(string(c.Kind))
+	pad := strings.Repeat(" ", len(label)+2)
+	lines := strings.Split(c.Message, "\n")
+	for i, l := range lines[:min(len(lines), crashMessageLines)] {
+		if i == 0 {
+			r.styled(bold+red, label)
+			r.b = append(r.b, "  "...)
+			r.line(cell{text: l, style: bold})
+			continue
+		}
+		r.line(cell{text: pad + l})
+	}
+	if len(lines) > crashMessageLines {
+		r.line(cell{text: pad + "… " + plural(len(lines)-crashMessageLines, "more line"), style: dim})
+	}
+	if c.ThreadBlocks > 0 {
+		r.line(cell{text: pad + "one dump of the process, printed in " + plural(c.ThreadBlocks, "thread block"), style: dim})
+	}
+	if c.Goroutine != 0 {
+		r.culprit(c)
+	}
+	r.b = append(r.b, '\n')
+}
+
+// culprit shows the goroutine that crashed.
+func (r *textRenderer) culprit(c *Crash) {
+	head := "in goroutine " + itoa(c.Goroutine)
+	if c.State != "" {
+		head += " [" + c.State + "]"
+	}
+	if len(c.Tests) > 0 {
+		head += ", running " + strings.Join(c.Tests, ", ")
+	}
+	r.line(cell{text: head + ":", style: bold})
+	for _, f := range c.Stack[:min(len(c.Stack), crashStackFrames)] {
+		r.line(cell{text: "  " + shorten(shortFunc(f.Func), r.width) + " "}, cell{text: f.Location(), style: dim})
+	}
+	if len(c.Stack) > crashStackFrames {
+		r.line(cell{text: "  … " + plural(len(c.Stack)-crashStackFrames, "more frame"), style: dim})
+	}
+	if len(c.Stack) == 0 {
+		r.line(cell{text: "  (only runtime frames)", style: dim})
+	}
+}

@@ -1,0 +1,316 @@
+// # Timelines (timeline*.go)
+//
+// A [Timeline] follows snapshots of one process taken one after another —
+// repeated debug=2 captures of a Go program, repeated `jcmd PID
+// Thread.print` of a JVM — and says what did not move: routines present
+// in every snapshot with the same id, state and stack are stuck. It also
+// counts the ids that appeared and went away between snapshots, the size
+// of each group of identical stacks over time, and, for JVM threads, the
+// CPU time each thread used between snapshots (cpu=…ms), busiest first.
+//
+// Snapshots are added one at a time ([Timeline.Add], or BeginSnapshot,
+// AddRoutine and EndSnapshot while a dump streams) and nothing of a
+// snapshot is kept but what describes the routines alive in the last one
+// (a few words and an interned stack per routine), the top of the busiest
+// threads that went away, and one count per group and kept snapshot: a
+// long-running watcher can feed it forever with bounded memory.
+
+package analyze
+
+import (
+	"cmp"
+	"encoding/binary"
+	"hash/maphash"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/stackdump/stackdump/dedupe"
+	"github.com/stackdump/stackdump/formats"
+)
+
+// TimelineSchema names the JSON form of a timeline report (docs/fleet.md).
+const TimelineSchema = "stackdump-timeline/v1"
+
+// Defaults of [TimelineOptions].
+const (
+	DefaultTimelineMaxStuck = 50
+	// timelineIDs is how many ids a snapshot lists as new or gone, and how
+	// many ids and names a stuck row lists.
+	timelineIDs = 10
+)
+
+// TimelineOptions configure a [Timeline]. The zero value means the defaults.
+type TimelineOptions struct {
+	// Top is how many busiest threads and groups a report lists; 0 means
+	// DefaultTop.
+	Top int
+	// MaxStuck is how many rows of stuck routines a report lists
+	// (TimelineReport.StuckTotal counts them all); 0 means
+	// DefaultTimelineMaxStuck.
+	MaxStuck int
+	// By is the similarity of the groups followed over time; the zero
+	// value is dedupe.ByStack.
+	By dedupe.By
+	// KeepSnapshots bounds how many snapshots the report describes and
+	// how many counts each group keeps: the oldest are dropped first.
+	// Stuck routines are still those unchanged since the first snapshot.
+	// 0 keeps them all.
+	KeepSnapshots int
+}
+
+func (o TimelineOptions) withDefaults() TimelineOptions {
+	if o.Top <= 0 {
+		o.Top = DefaultTop
+	}
+	if o.MaxStuck <= 0 {
+		o.MaxStuck = DefaultTimelineMaxStuck
+	}
+	return o
+}
+
+// Timeline accumulates snapshots of one process, oldest first. It is not
+// safe for concurrent use.
+type Timeline struct {
+	opts TimelineOptions
+	seed maphash.Seed
+
+	seq   int // snapshots added so far
+	snaps []TimelineSnapshot
+	first time.Time // capture time of the first snapshot; zero when unknown
+
+	live    map[threadKey]*tracked // routines of the last snapshot
+	next    map[threadKey]*tracked // the snapshot being added
+	retired []BusyThread           // busiest threads that went away, at most Top
+	noIDs   bool                   // a snapshot had routines without ids
+
+	cur     *TimelineSnapshot
+	grouper *dedupe.Grouper
+	hashes  map[*formats.Stack]uint64 // stack hashes of the current snapshot
+	groups  map[string]*GroupSeries
+	buf     []byte
+}
+
+// threadKey identifies a routine across snapshots: the goroutine id, or
+// for JVM threads the thread id (#N), the JavaThread address (tid=), the
+// OS thread id (nid) and the name.
+type threadKey struct {
+	id, osid  int64
+	name, tid string
+}
+
+// tracked is what a timeline keeps of a routine alive in the last snapshot.
+type tracked struct {
+	key   threadKey
+	state string
+	stack *formats.Stack
+	hash  uint64 // the stack's frames, independent of the Table
+	// since is the snapshot since which state and stack are unchanged;
+	// sinceAt its capture time (zero when unknown).
+	since   int
+	sinceAt time.Time
+	wait    int // wait minutes in the last snapshot
+	cpu     time.Duration
+	hasCPU  bool
+	work    time.Duration // sum of CPU time used between snapshots
+	virtual bool
+}
+
+// NewTimeline returns an empty timeline.
+func NewTimeline(opts TimelineOptions) *Timeline {
+	return &Timeline{
+		opts:   opts.withDefaults(),
+		seed:   maphash.MakeSeed(),
+		live:   make(map[threadKey]*tracked),
+		groups: make(map[string]*GroupSeries),
+	}
+}
+
+// Add adds an in-memory dump (its Routines) as the next snapshot, named
+// after its Source.Target.
+func (t *Timeline) Add(d *formats.Dump) {
+	t.BeginSnapshot("", d)
+	for _, r := range d.Routines {
+		t.AddRoutine(r)
+	}
+	t.EndSnapshot(d)
+}
+
+// BeginSnapshot starts the next snapshot, described by d's Source and
+// called name (a file name; "" means d.Source.Target); its routines follow
+// with AddRoutine, and EndSnapshot ends it.
+func (t *Timeline) BeginSnapshot(name string, d *formats.Dump) {
+	if name == "" {
+		name = d.Source.Target
+	}
+	t.cur = &TimelineSnapshot{
+		Index:      t.seq,
+		Name:       name,
+		Target:     d.Source.Target,
+		Kind:       d.Source.Kind,
+		CapturedAt: d.Source.CapturedAt,
+	}
+	if t.seq == 0 {
+		t.first = d.Source.CapturedAt
+	}
+	t.next = make(map[threadKey]*tracked, len(t.live))
+	t.grouper = dedupe.NewGrouper(dedupe.Options{By: t.opts.By, MaxIDs: 1})
+	if t.hashes == nil {
+		t.hashes = make(map[*formats.Stack]uint64)
+	}
+	clear(t.hashes)
+}
+
+// AddRoutine adds a routine of the current snapshot. It keeps only what
+// the Table interned (stack, state, name), so routines read with
+// ReadOptions.ReuseRoutines may be passed as they stream.
+func (t *Timeline) AddRoutine(r *formats.Routine) {
+	if t.cur == nil {
+		t.BeginSnapshot("", &formats.Dump{})
+	}
+	t.cur.Total += r.Goroutines()
+	t.grouper.Add(r)
+	k, ok := routineKey(r)
+	if !ok {
+		t.noIDs = true
+		return
+	}
+	if _, dup := t.next[k]; dup {
+		return // the same thread twice in one dump: keep the first
+	}
+	t.cur.Tracked++
+	h := t.stackHash(r.Stack)
+	prev := t.live[k]
+	stack := r.Stack
+	if stack == nil {
+		stack = &formats.Stack{} // a routine built by hand without one
+	}
+	k.tid = strings.Clone(k.tid) // not a view of a reused routine's header
+	tr := &tracked{key: k, state: r.State, stack: stack, hash: h, since: t.seq, sinceAt: t.cur.CapturedAt, wait: r.WaitMinutes}
+	if th := r.Thread; th != nil {
+		tr.cpu, tr.hasCPU, tr.virtual = th.CPU, th.CPU > 0, th.Virtual
+	}
+	if prev != nil {
+		if prev.state == r.State && prev.hash == h {
+			tr.since, tr.sinceAt = prev.since, prev.sinceAt
+		}
+		tr.work = prev.work
+		if tr.hasCPU && prev.hasCPU && tr.cpu >= prev.cpu {
+			tr.work += tr.cpu - prev.cpu
+		}
+	} else if t.seq > 0 {
+		t.cur.New++
+		t.cur.NewIDs = appendCapped(t.cur.NewIDs, k.id)
+	}
+	t.next[k] = tr
+}
+
+// EndSnapshot ends the current snapshot (d's Truncated and Warnings are
+// final now) and returns its description.
+func (t *Timeline) EndSnapshot(d *formats.Dump) TimelineSnapshot {
+	if t.cur == nil {
+		t.BeginSnapshot("", d) // an empty snapshot
+	}
+	s := t.cur
+	s.Truncated = d.Truncated
+	if t.seq > 0 {
+		for k, tr := range t.live {
+			if _, ok := t.next[k]; ok {
+				continue
+			}
+			s.Gone++
+			s.GoneIDs = appendCapped(s.GoneIDs, k.id)
+			t.retire(tr)
+		}
+	}
+	slices.Sort(s.NewIDs)
+	slices.Sort(s.GoneIDs)
+	t.live, t.next = t.next, nil
+	t.addGroups(t.grouper.Groups())
+	t.grouper, t.cur = nil, nil
+	t.snaps = append(t.snaps, *s)
+	t.seq++
+	if keep := t.opts.KeepSnapshots; keep > 0 && len(t.snaps) > keep {
+		t.dropOldest(len(t.snaps) - keep)
+	}
+	return *s
+}
+
+// Snapshots returns how many snapshots were added.
+func (t *Timeline) Snapshots() int { return t.seq }
+
+// routineKey returns the identity of r across snapshots; ok is false when
+// r has none (grouped inputs: debug=1, pprof).
+func routineKey(r *formats.Routine) (threadKey, bool) {
+	k := threadKey{id: r.ID, name: r.Name}
+	if r.Thread != nil {
+		k.osid = r.Thread.OSID
+		k.tid = tidOf(r.Thread.Detail)
+	}
+	return k, k.id != 0 || k.osid != 0 || k.name != "" || k.tid != ""
+}
+
+// tidOf returns the tid= value of a JVM thread header's detail, "" when
+// it has none.
+func tidOf(detail string) string {
+	_, rest, ok := strings.Cut(detail, "tid=")
+	if !ok {
+		return ""
+	}
+	if end := strings.IndexByte(rest, ' '); end >= 0 {
+		rest = rest[:end]
+	}
+	return rest
+}
+
+// stackHash hashes the functions, files and lines of s, so that equal
+// stacks read into different Tables hash alike; memoised per snapshot.
+func (t *Timeline) stackHash(s *formats.Stack) uint64 {
+	if s == nil {
+		return 0
+	}
+	if h, ok := t.hashes[s]; ok {
+		return h
+	}
+	b := t.buf[:0]
+	for _, f := range s.Frames {
+		b = append(b, f.Func...)
+		b = append(b, 0)
+		b = append(b, f.File...)
+		b = append(b, 0)
+		b = binary.AppendVarint(b, int64(f.Line))
+	}
+	if s.Elided {
+		b = append(b, 1)
+	}
+	t.buf = b
+	h := maphash.Bytes(t.seed, b)
+	t.hashes[s] = h
+	return h
+}
+
+// retire keeps a thread that went away among the busiest when it did
+// enough work.
+func (t *Timeline) retire(tr *tracked) {
+	if tr.work <= 0 {
+		return
+	}
+	t.retired = append(t.retired, busyThread(tr, true))
+	sortBusy(t.retired)
+	if len(t.retired) > t.opts.Top {
+		t.retired = t.retired[:t.opts.Top]
+	}
+}
+
+func appendCapped(ids []int64, id int64) []int64 {
+	if len(ids) < timelineIDs && id != 0 {
+		ids = append(ids, id)
+	}
+	return ids
+}
+
+func sortBusy(b []BusyThread) {
+	slices.SortFunc(b, func(x, y BusyThread) int {
+		return cmp.Or(cmp.Compare(y.CPU, x.CPU), cmp.Compare(x.ID, y.ID), cmp.Compare(x.Name, y.Name))
+	})
+}

@@ -1,0 +1,75 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"runtime"
+
+	"github.com/stackdump/stackdump/formats"
+	"github.com/stackdump/stackdump/internal/atomicfile"
+	"github.com/stackdump/stackdump/internal/zseg"
+)
+
+// writeTo is how every command opens its output: it runs write against
+// path through one large buffer and compression comp, compressed on every
+// CPU (a dump is a file to keep: gzip at its default level). path "" or
+// "-" is w (standard output). Anything else is opened by atomicfile: a
+// regular file or a new path is replaced atomically keeping its mode, a
+// symbolic link is followed and stays, a device, FIFO or socket is written
+// in place. On error, or on SIGINT/SIGTERM (see interrupt.go), nothing
+// partial is published and no temporary file is left.
+func writeTo(path string, w io.Writer, comp formats.Compression, write func(io.Writer) error) error {
+	if path == "" || path == "-" {
+		out, err := newOutput(w, comp)
+		if err != nil {
+			return err
+		}
+		if err := write(out); err != nil {
+			out.Close()
+			return err
+		}
+		return out.Close()
+	}
+	f, err := atomicfile.Create(path)
+	if err != nil {
+		return err
+	}
+	defer f.Abort()
+	out, err := newOutput(f, comp)
+	if err != nil {
+		return err
+	}
+	if err := write(out); err != nil {
+		return err
+	}
+	if err := out.Close(); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return f.Commit()
+}
+
+// checkOutput reports, before any work (a capture that pauses a target, a
+// long read), an output path that writeTo could not write: a missing
+// directory, a read-only or forbidden one, a directory in place of the
+// file. "" and "-" (standard output) always pass.
+func checkOutput(path string) error {
+	if path == "" || path == "-" {
+		return nil
+	}
+	return atomicfile.Check(path)
+}
+
+// newOutput returns the buffered output, compressed with comp, a command
+// writes to w.
+func newOutput(w io.Writer, comp formats.Compression) (io.WriteCloser, error) {
+	if w == io.Discard {
+		return discardOutput{}, nil // watch without -o: no 1 MiB buffer per capture
+	}
+	return zseg.NewOutput(w, zseg.Options{Compression: comp}, runtime.GOMAXPROCS(0))
+}
+
+// discardOutput is the output of a capture nobody keeps.
+type discardOutput struct{}
+
+func (discardOutput) Write(p []byte) (int, error) { return len(p), nil }
+func (discardOutput) Close() error                { return nil }

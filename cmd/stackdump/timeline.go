@@ -1,0 +1,247 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/stackdump/stackdump/analyze"
+	"github.com/stackdump/stackdump/dedupe"
+	"github.com/stackdump/stackdump/formats"
+)
+
+type timelineOptions struct {
+	json     bool
+	top      int
+	maxStuck int
+	by       string
+	color    string
+}
+
+func newTimelineCommand() *cobra.Command {
+	var o timelineOptions
+	cmd := &cobra.Command{
+		Use:   "timeline DUMP...",
+		Short: "Follow snapshots of one process: stuck goroutines and threads, new and gone ids, busiest threads",
+		Long: `timeline reads dumps of one process taken one after another (repeated
+debug=2 captures, repeated jstack or jcmd Thread.print, a file with several
+kill -3 dumps) and reports:
+
+  - stuck routines: present in every snapshot with the same id, state and
+    stack, with how long at least (from the capture times and the
+    runtime's wait minutes);
+  - for each snapshot, the ids that are new and those that went away;
+  - for JVM threads (matched by id, tid, nid and name), the CPU time each used
+    between snapshots (cpu=…ms), busiest first;
+  - the largest groups of identical stacks over time.
+
+Snapshots are taken in the order of their capture times when every dump
+has one (JVM dumps, stackdump JSON, pprof), else in argument order (and in
+file order within a file). Files given out of capture order are read a
+second time, in order; standard input ("-") is read once, so its dumps
+must come in order. docs/fleet.md describes --json
+(schema stackdump-timeline/v1).`,
+		Example: `  for i in 1 2 3; do curl -s 'host:6060/debug/pprof/goroutine?debug=2' > g$i.txt; sleep 30; done
+  stackdump timeline g1.txt g2.txt g3.txt
+  for i in 1 2 3; do jcmd $PID Thread.print > t$i.txt; sleep 10; done; stackdump timeline t*.txt
+  stackdump timeline --json kill3.log | jq '.stuck[] | {count, state, frame}'`,
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runTimeline(cmd, args, o)
+		},
+	}
+	f := cmd.Flags()
+	f.BoolVar(&o.json, "json", false, "write the timeline as JSON (schema stackdump-timeline/v1)")
+	f.IntVar(&o.top, "top", analyze.DefaultTop, "busiest threads and groups to list")
+	f.IntVar(&o.maxStuck, "max-stuck", analyze.DefaultTimelineMaxStuck, "rows of stuck routines to list (stuck_total counts them all)")
+	f.StringVar(&o.by, "by", "stack", "group routines by: exact, stack or func")
+	f.StringVar(&o.color, "color", "auto", "color the text: auto (on a terminal, unless NO_COLOR is set), always or never")
+	return cmd
+}
+
+// snapshotRef is one dump of one input file.
+type snapshotRef struct {
+	file int // index in the arguments
+	dump int // index of the dump within the file
+	at   time.Time
+}
+
+func runTimeline(cmd *cobra.Command, files []string, o timelineOptions) error {
+	by, err := dedupe.ParseBy(o.by)
+	if err != nil {
+		return err
+	}
+	if o.top < 1 || o.maxStuck < 1 {
+		return fmt.Errorf("--top %d, --max-stuck %d: want 1 or more", o.top, o.maxStuck)
+	}
+	color, err := useColor(o.color, cmd.OutOrStdout())
+	if err != nil {
+		return err
+	}
+	opts := analyze.TimelineOptions{Top: o.top, MaxStuck: o.maxStuck, By: by}
+	tl := analyze.NewTimeline(opts)
+	refs, err := addInArgumentOrder(cmd, tl, files)
+	if err == nil {
+		if sorted, resort := captureOrder(refs); resort {
+			// Read again, in capture order.
+			tl = analyze.NewTimeline(opts)
+			if slices.Contains(files, "-") {
+				err = errors.New("the dumps are not in capture order, and standard input cannot be read again in order: give files")
+			} else {
+				err = addSnapshots(cmd, tl, files, sorted)
+			}
+		}
+	}
+	if tl.Snapshots() > 0 {
+		if werr := writeTimeline(cmd.OutOrStdout(), tl.Report(), o.json, color); err == nil {
+			err = werr
+		}
+	}
+	return err
+}
+
+// addInArgumentOrder adds every dump of every file to tl in argument
+// order, and returns where each dump is and its capture time.
+func addInArgumentOrder(cmd *cobra.Command, tl *analyze.Timeline, files []string) ([]snapshotRef, error) {
+	var refs []snapshotRef
+	for i, name := range files {
+		n := 0
+		err := eachDump(cmd, name, func(d *formats.Dump, rd *formats.Reader) error {
+			ref := snapshotRef{file: i, dump: n}
+			n++
+			err := addSnapshot(cmd, tl, displayName(name), d, rd, ref, true)
+			ref.at = d.Source.CapturedAt
+			refs = append(refs, ref)
+			return err
+		})
+		if err != nil {
+			return refs, err
+		}
+		if n == 0 {
+			return refs, fmt.Errorf("%s: no dump found", displayName(name))
+		}
+	}
+	return refs, nil
+}
+
+// captureOrder returns refs sorted by capture time, and whether that
+// differs from their order; refs stay as they are when a dump has no time.
+func captureOrder(refs []snapshotRef) ([]snapshotRef, bool) {
+	for _, r := range refs {
+		if r.at.IsZero() {
+			return refs, false
+		}
+	}
+	sorted := slices.Clone(refs)
+	slices.SortStableFunc(sorted, func(a, b snapshotRef) int { return a.at.Compare(b.at) })
+	return sorted, !slices.Equal(sorted, refs)
+}
+
+// addSnapshots adds the dumps of refs to tl in that order, reading each
+// file again up to the dump wanted. Warnings were told in the first pass.
+func addSnapshots(cmd *cobra.Command, tl *analyze.Timeline, files []string, refs []snapshotRef) error {
+	for _, ref := range refs {
+		name := files[ref.file]
+		n := 0
+		err := eachDump(cmd, name, func(d *formats.Dump, rd *formats.Reader) error {
+			defer func() { n++ }()
+			if n != ref.dump {
+				for range rd.Routines() {
+				}
+				return nil
+			}
+			if err := addSnapshot(cmd, tl, name, d, rd, ref, false); err != nil {
+				return err
+			}
+			return errStopDumps
+		})
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// addSnapshot streams the routines of d into tl as one snapshot. On an
+// error the routines read so far stay in it. warn tells the parse
+// warnings and truncation on standard error.
+func addSnapshot(cmd *cobra.Command, tl *analyze.Timeline, name string, d *formats.Dump, rd *formats.Reader, ref snapshotRef, warn bool) error {
+	tl.BeginSnapshot(name, d)
+	defer tl.EndSnapshot(d)
+	for r, err := range rd.Routines() {
+		if err != nil {
+			var pe *formats.ParseError
+			if !errors.As(err, &pe) {
+				return err
+			}
+			if warn {
+				fmt.Fprintf(cmd.ErrOrStderr(), "stackdump: warning: %s: %v\n", name, pe)
+			}
+			if r != nil {
+				tl.AddRoutine(r) // the partial routine the error is about
+			}
+			continue
+		}
+		tl.AddRoutine(r)
+	}
+	if d.Truncated && warn {
+		fmt.Fprintf(cmd.ErrOrStderr(), "stackdump: warning: %s: dump %d is truncated; routines past the cut look gone\n", name, ref.dump+1)
+	}
+	return nil
+}
+
+func displayName(name string) string {
+	if name == "-" {
+		return "standard input"
+	}
+	return name
+}
+
+// errStopDumps ends eachDump early without an error.
+var errStopDumps = errors.New("stop")
+
+// eachDump calls fn for every dump of the file name; fn reads the dump's
+// routines from rd. Errors name the file.
+func eachDump(cmd *cobra.Command, name string, fn func(*formats.Dump, *formats.Reader) error) error {
+	src, closeIn, err := openInput(cmd, name)
+	if err != nil {
+		return err
+	}
+	defer closeIn()
+	rd := formats.NewReader(src, formats.ReadOptions{ReuseRoutines: true})
+	for {
+		d, err := rd.Next()
+		if err == io.EOF {
+			return nil
+		}
+		if err == nil {
+			err = fn(d, rd)
+		}
+		if err == errStopDumps {
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("%s: %w", displayName(name), err)
+		}
+	}
+}
+
+func writeTimeline(w io.Writer, rep *analyze.TimelineReport, asJSON, color bool) error {
+	var b bytes.Buffer
+	var err error
+	if asJSON {
+		err = analyze.WriteTimelineJSON(&b, rep)
+	} else {
+		err = analyze.WriteTimelineText(&b, rep, analyze.TextOptions{Color: color})
+	}
+	if err != nil {
+		return err
+	}
+	_, err = w.Write(b.Bytes())
+	return err
+}

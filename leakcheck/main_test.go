@@ -1,0 +1,8 @@
+package leakcheck
+
+import "testing"
+
+// TestMain checks this package's own tests with the package.
+func TestMain(m *testing.M) {
+	VerifyTestMain(m)
+}

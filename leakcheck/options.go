@@ -1,0 +1,192 @@
+package leakcheck
+
+import (
+	"strings"
+	"time"
+
+	"github.com/stackdump/stackdump/formats"
+)
+
+// An Option changes how Find, VerifyNone and VerifyTestMain look for
+// leftover goroutines.
+type Option interface {
+	apply(*options)
+}
+
+// Defaults, the same as goleak's: 20 retries, sleeping 1µs, 2µs, 4µs, …
+// up to 100ms between them (about half a second in all).
+const (
+	DefaultMaxRetries = 20
+	DefaultMaxSleep   = 100 * time.Millisecond
+)
+
+// options is what the Options build.
+type options struct {
+	ignoreIDs  []*idSet                      // IgnoreCurrent snapshots
+	filters    []func(*formats.Routine) bool // true: not a leak
+	maxRetries int
+	maxSleep   time.Duration
+	cleanup    func(exitCode int)
+	// scope, when not nil, limits the check to the goroutines a subtest
+	// started (VerifyNone in a subtest; see scope.go).
+	scope *scope
+}
+
+type optionFunc func(*options)
+
+func (f optionFunc) apply(o *options) { f(o) }
+
+func buildOptions(opts []Option) *options {
+	o := &options{maxRetries: DefaultMaxRetries, maxSleep: DefaultMaxSleep}
+	o.filters = append(o.filters, isTestingWait, isSignalLoop, isCgoSyscall, isTraceReader)
+	for _, opt := range opts {
+		if opt != nil {
+			opt.apply(o)
+		}
+	}
+	return o
+}
+
+// ignored reports whether a parsed leftover is not a leak.
+func (o *options) ignored(r *formats.Routine) bool {
+	for _, f := range o.filters {
+		if f(r) {
+			return true
+		}
+	}
+	return false
+}
+
+// ignoredID reports whether an IgnoreCurrent snapshot holds id.
+func (o *options) ignoredID(id int64) bool {
+	for _, s := range o.ignoreIDs {
+		if s.has(id) {
+			return true
+		}
+	}
+	return false
+}
+
+// IgnoreCurrent ignores every goroutine that exists when the option is
+// created (goleak's IgnoreCurrent). The snapshot reads only the ids in the
+// goroutine headers of one runtime.Stack pass; nothing is parsed.
+func IgnoreCurrent() Option {
+	s := snapshotIDs()
+	return optionFunc(func(o *options) { o.ignoreIDs = append(o.ignoreIDs, s) })
+}
+
+// IgnoreTopFunction ignores goroutines whose top frame is f, a fully
+// qualified function name ("net/http.(*persistConn).readLoop"). The top
+// frame is the first one printed, or the first that is not the runtime's
+// (runtime.gopark and friends, printed at GOTRACEBACK=system).
+func IgnoreTopFunction(f string) Option {
+	return addFilter(func(r *formats.Routine) bool {
+		frames := r.Frames()
+		if len(frames) == 0 {
+			return false
+		}
+		if frames[0].Func == f {
+			return true
+		}
+		top := topFrame(r)
+		return top != nil && top.Func == f
+	})
+}
+
+// IgnoreAnyFunction ignores goroutines with f anywhere in their stack (the
+// creator does not count: see IgnoreCreatedBy).
+func IgnoreAnyFunction(f string) Option {
+	return addFilter(func(r *formats.Routine) bool { return hasFunc(r, f) })
+}
+
+// IgnoreCreatedBy ignores goroutines started by a go statement in f
+// (the `created by f` line), as goleak v1.3.1+ does.
+func IgnoreCreatedBy(f string) Option {
+	return addFilter(func(r *formats.Routine) bool {
+		return r.CreatedBy != nil && r.CreatedBy.Func == f
+	})
+}
+
+// MaxRetries sets how many times a check with leftovers looks again before
+// it fails (default 20). A proven leak (Go 1.27+) fails at once whatever n.
+func MaxRetries(n int) Option {
+	return optionFunc(func(o *options) { o.maxRetries = max(n, 0) })
+}
+
+// MaxSleep caps the sleep between retries (default 100ms); sleeps start at
+// 1µs and double.
+func MaxSleep(d time.Duration) Option {
+	return optionFunc(func(o *options) { o.maxSleep = max(d, 0) })
+}
+
+// MaxRetryAttempts is MaxRetries under goleak v1.3.1's name.
+func MaxRetryAttempts(n int) Option { return MaxRetries(n) }
+
+// MaxSleepInterval is MaxSleep under goleak v1.3.1's name.
+func MaxSleepInterval(d time.Duration) Option { return MaxSleep(d) }
+
+// Cleanup runs f after the check: VerifyTestMain calls it with the exit
+// code instead of os.Exit, VerifyNone with 0. Find refuses it.
+func Cleanup(f func(exitCode int)) Option {
+	return optionFunc(func(o *options) { o.cleanup = f })
+}
+
+func addFilter(f func(*formats.Routine) bool) Option {
+	return optionFunc(func(o *options) { o.filters = append(o.filters, f) })
+}
+
+// hasFunc reports whether f is one of r's frames.
+func hasFunc(r *formats.Routine, f string) bool {
+	for _, fr := range r.Frames() {
+		if fr.Func == f {
+			return true
+		}
+	}
+	return false
+}
+
+// topFrame is the first frame that is not the runtime's, or nil.
+func topFrame(r *formats.Routine) *formats.Frame {
+	for _, f := range r.Frames() {
+		if !f.IsRuntime() {
+			return f
+		}
+	}
+	return nil
+}
+
+// The default filters, goleak's: goroutines the testing package, os/signal,
+// cgo and runtime/trace keep in the background.
+
+// isTestingWait: the testing package's own goroutines waiting for tests
+// (the main goroutine in t.Run, parallel tests waiting in t.Parallel,
+// fuzzing).
+func isTestingWait(r *formats.Routine) bool {
+	top := topFrame(r)
+	if top == nil {
+		return false
+	}
+	switch top.Func {
+	case "testing.RunTests", "testing.runTests", "testing.(*T).Run", "testing.(*T).Parallel",
+		"testing.runFuzzing", "testing.runFuzzTests", "testing.(*F).Fuzz":
+		return strings.HasPrefix(r.State, "chan receive")
+	}
+	return false
+}
+
+// isSignalLoop: os/signal's goroutine, and the runtime's when signals are
+// handled.
+func isSignalLoop(r *formats.Routine) bool {
+	if top := topFrame(r); top != nil && (top.Func == "os/signal.signal_recv" || top.Func == "os/signal.loop") {
+		return true
+	}
+	return hasFunc(r, "runtime.ensureSigM")
+}
+
+// isCgoSyscall: a goroutine cgo keeps in a system call (golang/go#16714).
+func isCgoSyscall(r *formats.Routine) bool {
+	return strings.HasPrefix(r.State, "syscall") && hasFunc(r, "runtime.goexit")
+}
+
+// isTraceReader: runtime/trace's reader while a trace is on.
+func isTraceReader(r *formats.Routine) bool { return hasFunc(r, "runtime.ReadTrace") }

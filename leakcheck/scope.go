@@ -1,0 +1,72 @@
+package leakcheck
+
+// A scope limits a check to the goroutines one subtest started, so that
+// `defer leakcheck.VerifyNone(t)` inside t.Run does not report what the
+// parent test (or a sibling) keeps running.
+//
+// Go keeps no ancestry beyond one level, so membership is read from the
+// snapshot itself: a goroutine belongs to the subtest when its chain of
+// creators ("created by F in goroutine N"), followed through goroutines
+// that are still alive, reaches the subtest's own goroutine (the one that
+// runs the deferred VerifyNone). A chain that reaches any other live
+// goroutine with no creator (the test binary's main goroutine, through the
+// parent test) is outside. A chain that breaks, because a creator has
+// exited, ends at an orphan; the orphan belongs to the subtest when its id
+// is larger than the subtest goroutine's: the runtime hands out ids in
+// increasing order (each P takes them 16 at a time), so a goroutine
+// started after the subtest began has a larger id. That last rule can
+// blame an orphan of a parallel sibling that started later on this
+// subtest; the sibling's own VerifyNone and VerifyTestMain still see it.
+type scope struct {
+	root int64 // the subtest's goroutine
+}
+
+// membership answers, for the goroutines of one snapshot, whether each
+// belongs to the scope.
+type membership struct {
+	root    int64
+	parents map[int64]int64 // every live goroutine's creator (0: none)
+	memo    map[int64]bool
+}
+
+func (sc *scope) membership(s *snapshot) *membership {
+	m := &membership{root: sc.root, parents: make(map[int64]int64, len(s.gs)), memo: map[int64]bool{}}
+	for _, g := range s.gs {
+		m.parents[g.id] = parentID(s.block(g))
+	}
+	return m
+}
+
+// has reports whether goroutine id belongs to the scope.
+func (m *membership) has(id int64) bool {
+	var path []int64
+	cur := id
+	result := false
+	for steps := 0; steps <= len(m.parents); steps++ {
+		if cur == m.root {
+			result = true
+			break
+		}
+		if v, ok := m.memo[cur]; ok {
+			result = v
+			break
+		}
+		path = append(path, cur)
+		p, alive := m.parents[cur]
+		if !alive {
+			break // not in the snapshot: cannot say, so not ours
+		}
+		if p == 0 {
+			break // no creator: main or the runtime's
+		}
+		if _, parentAlive := m.parents[p]; !parentAlive && p != m.root {
+			result = cur > m.root // an orphan
+			break
+		}
+		cur = p
+	}
+	for _, g := range path {
+		m.memo[g] = result
+	}
+	return result
+}

@@ -1,0 +1,334 @@
+package remote
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"iter"
+	"net/http"
+	"slices"
+
+	"github.com/stackdump/stackdump/dumper"
+	"github.com/stackdump/stackdump/formats"
+)
+
+// Complete by default.
+//
+// runtime/pprof cuts debug=2 silently at 64 MiB (formats.TruncationSize,
+// about 36k goroutines of typical depth). A full capture of a
+// net/http/pprof target through [OpenDocument] still gives one document
+// with every goroutine's id, state and stack:
+//
+//  1. debug=1 first: per-stack counts from the runtime's concurrent
+//     goroutine profile (pauses of microseconds, never truncated). From its
+//     stacks the size of debug=2 is estimated (predictDebug2Size).
+//  2. When the estimate stays under cutPrediction, debug=2 is fetched and
+//     held in memory up to 64 MiB before it is read: a body of exactly
+//     64 MiB is the runtime's cut and is dropped unread, so a cut dump is
+//     never written. (A body past 64 MiB is not the runtime's cut, and
+//     streams on.)
+//  3. When the estimate predicts a cut, or the body was cut, the
+//     execution-trace snapshot (/debug/pprof/trace, as ModeTrace) gives
+//     every goroutine with id, state and stack after one short pause, and
+//     debug=1's pprof labels are joined to it by stack
+//     (dumper.LabelJoiner).
+//  4. Only when the target serves no trace endpoint (404) is the document
+//     debug=1 itself: complete counts per stack with their labels, no ids
+//     or states, marked truncated since per-goroutine detail is missing.
+//
+// Source.Capture says how the document was made: Methods lists what was
+// fetched ("debug1", "debug2", "trace"), Joined what was joined ("labels
+// from debug1"). Every other target kind and mode is read as [Open] streams it.
+
+// cutPrediction is the debug=2 size estimate from which the runtime's
+// 64 MiB cut is expected: three quarters of it, since the estimate is
+// rough (argument values and wait times vary) and the goroutine count may
+// grow between the two fetches.
+const cutPrediction = formats.TruncationSize / 4 * 3
+
+// Document is a capture opened by [OpenDocument]: one dump, read like a
+// formats.Reader with Next and then Routines, then closed.
+type Document struct {
+	// URL is what the routines are read from: a URL, or the command run.
+	URL string
+	// Methods lists what was fetched, in order (Capture.Methods of the
+	// document's Source for pprof targets).
+	Methods []string
+	// Cut is set when debug=2 was (or was predicted to be) cut at 64 MiB,
+	// so that the document was made another way.
+	Cut bool
+
+	mode       Mode
+	goroutines int64 // debug=1's total, when fetched
+	rd         *formats.Reader
+	stream     *Stream // still open when the reader streams from it
+	joiner     *dumper.LabelJoiner
+	prepare    func(*formats.Dump)
+	dump       *formats.Dump
+}
+
+// OpenDocument starts a capture of t and returns it as one document to
+// read. For a net/http/pprof target in ModeFull it is complete by default
+// (the steps above); any other capture is [Open]'s stream read by
+// formats.NewReader. ro configures the reader; its Table, when nil, is a
+// new one shared by every fetch of the capture.
+func OpenDocument(ctx context.Context, t Target, opts Options, ro formats.ReadOptions) (*Document, error) {
+	opts = opts.withDefaults()
+	if ro.Table == nil {
+		ro.Table = formats.NewTable()
+	}
+	if t.Kind != TargetPprof || opts.Mode != ModeFull {
+		return streamDocument(ctx, t, opts, ro)
+	}
+	counts, err := fetchCounts(ctx, t, opts, ro)
+	var he *HTTPError
+	switch {
+	case errors.As(err, &he) && he.Status/100 == 4:
+		// No debug=1 (a proxy that passes debug=2 only): no prediction.
+		t.Discover, counts = false, nil
+	case errors.Is(err, errNotCounts):
+		// Something else answered debug=1: debug=2 says what (no prediction).
+		t, counts = counts.target, nil
+	case err != nil:
+		return nil, err
+	case counts.target.Kind == TargetEndpoint:
+		// Discovery found stackdump's endpoint: it has no 64 MiB cut.
+		return streamDocument(ctx, counts.target, opts, ro)
+	default:
+		t = counts.target
+	}
+	doc := &Document{mode: ModeFull}
+	if counts != nil {
+		doc.Methods = append(doc.Methods, string(ModeCounts))
+		doc.goroutines = counts.dump.Total
+		doc.Cut = predictDebug2Size(counts.dump) >= cutPrediction
+	}
+	if !doc.Cut {
+		if err := doc.openDebug2(ctx, t, opts, ro); err != nil {
+			return nil, err
+		}
+		if !doc.Cut {
+			return doc, nil
+		}
+	}
+	err = doc.openTrace(ctx, t, opts, ro, counts)
+	switch {
+	case err == nil:
+		return doc, nil
+	case errors.As(err, &he) && he.Status == http.StatusNotFound && counts != nil:
+		doc.openCounts(counts, ro)
+		return doc, nil
+	}
+	return nil, fmt.Errorf("debug=2 is cut at %d MiB for this many goroutines, and the trace snapshot that replaces it failed: %w", formats.TruncationSize>>20, err)
+}
+
+// streamDocument is a document read as Open streams it.
+func streamDocument(ctx context.Context, t Target, opts Options, ro formats.ReadOptions) (*Document, error) {
+	s, err := Open(ctx, t, opts)
+	if err != nil {
+		return nil, err
+	}
+	doc := &Document{URL: s.URL, stream: s, rd: formats.NewReader(s, ro), mode: opts.Mode}
+	if s.Target.Kind == TargetPprof {
+		doc.Methods = []string{methodName(opts.Mode)}
+		doc.prepare = doc.recordMethods
+	}
+	return doc, nil
+}
+
+// countsFetch is debug=1, read whole: its body (to read again as the
+// document of last resort) and its dump with routines.
+type countsFetch struct {
+	target Target // who answered (discovery may find the endpoint)
+	url    string
+	body   []byte
+	dump   *formats.Dump
+}
+
+// errNotCounts is fetchCounts' error for a debug=1 answer that holds no
+// goroutine profile.
+var errNotCounts = errors.New("not a debug=1 goroutine profile")
+
+// fetchCounts fetches and reads debug=1. Its size is that of the distinct
+// stacks, not of the goroutines. When the answer holds no profile, the
+// error wraps errNotCounts and the countsFetch says who answered.
+func fetchCounts(ctx context.Context, t Target, opts Options, ro formats.ReadOptions) (*countsFetch, error) {
+	opts.Mode, opts.Progress = ModeCounts, nil
+	s, err := Open(ctx, t, opts)
+	if err != nil {
+		return nil, err
+	}
+	defer s.Close()
+	c := &countsFetch{target: s.Target, url: s.URL}
+	if c.target.Kind == TargetEndpoint {
+		return c, nil
+	}
+	if c.body, err = io.ReadAll(s); err != nil {
+		return nil, fmt.Errorf("%s: %w", s.URL, err)
+	}
+	ds, err := formats.ReadAll(bytes.NewReader(c.body), formats.ReadOptions{Table: ro.Table, Kind: formats.KindGoDebug1})
+	if err != nil || len(ds) == 0 {
+		return c, fmt.Errorf("%s: %w: %v", s.URL, errNotCounts, err)
+	}
+	c.dump = ds[0]
+	return c, nil
+}
+
+// openDebug2 fetches debug=2, held in memory up to 64 MiB, and sets Cut
+// when the body is the runtime's cut; otherwise the document reads it.
+func (doc *Document) openDebug2(ctx context.Context, t Target, opts Options, ro formats.ReadOptions) error {
+	s, err := Open(ctx, t, opts)
+	if err != nil {
+		return err
+	}
+	doc.URL = s.URL
+	doc.Methods = append(doc.Methods, "debug2")
+	doc.prepare = doc.recordMethods
+	head, err := io.ReadAll(io.LimitReader(s, formats.TruncationSize+1))
+	if err != nil {
+		s.Close()
+		return fmt.Errorf("%s: %w", s.URL, err)
+	}
+	switch {
+	case len(head) == formats.TruncationSize:
+		s.Close()
+		doc.Cut = true
+	case len(head) > formats.TruncationSize: // not the runtime's cut: stream the rest
+		doc.stream = s
+		doc.rd = formats.NewReader(io.MultiReader(bytes.NewReader(head), s), ro)
+	default:
+		s.Close()
+		doc.rd = formats.NewReaderBytes(head, ro)
+	}
+	return nil
+}
+
+// openTrace opens the execution-trace snapshot, with debug=1's labels to
+// join when there are counts.
+func (doc *Document) openTrace(ctx context.Context, t Target, opts Options, ro formats.ReadOptions, counts *countsFetch) error {
+	opts.Mode = ModeTrace
+	s, err := Open(ctx, t, opts)
+	if err != nil {
+		return err
+	}
+	doc.URL, doc.stream = s.URL, s
+	doc.Methods = append(doc.Methods, string(ModeTrace))
+	doc.rd = formats.NewReader(s, ro)
+	var joined []string
+	if counts != nil {
+		doc.joiner = dumper.NewLabelJoiner(counts.dump, ro.Table)
+		joined = []string{"labels from " + string(ModeCounts)}
+	}
+	doc.prepare = func(d *formats.Dump) {
+		doc.recordMethods(d)
+		c := d.Source.Capture
+		c.Joined = joined
+		if counts != nil {
+			c.Missing = slices.DeleteFunc(c.Missing, func(m string) bool { return m == "labels" })
+		}
+	}
+	return nil
+}
+
+// openCounts makes debug=1 the document: the target serves no trace.
+func (doc *Document) openCounts(counts *countsFetch, ro formats.ReadOptions) {
+	doc.URL = counts.url
+	doc.rd = formats.NewReaderBytes(counts.body, ro)
+	doc.prepare = func(d *formats.Dump) {
+		doc.recordMethods(d)
+		d.Source.Capture.Missing = []string{"id", "state", "wait_minutes", "locked", "created_by", "parent_id", "args"}
+		d.Truncated = true
+		d.Warnings = append(d.Warnings, &formats.ParseError{Msg: fmt.Sprintf(
+			"per-goroutine detail is missing: debug=2 is cut at %d MiB for this many goroutines and the target serves no /debug/pprof/trace; counts per stack are complete (debug=1)",
+			formats.TruncationSize>>20)})
+	}
+}
+
+// recordMethods records in d's Source how the document was made.
+func (doc *Document) recordMethods(d *formats.Dump) {
+	c := d.Source.Capture
+	if c == nil {
+		c = &formats.Capture{}
+		d.Source.Capture = c
+	}
+	c.Mode = string(doc.mode)
+	c.Methods = doc.Methods
+	if c.Goroutines == 0 {
+		c.Goroutines = int(doc.goroutines)
+	}
+}
+
+// methodName names a pprof fetch of mode as Capture.Methods does.
+func methodName(m Mode) string {
+	switch m {
+	case ModeFull:
+		return "debug2"
+	case ModeGrouped:
+		return "debug0"
+	}
+	return string(m)
+}
+
+// Next returns the document's metadata, then io.EOF, as formats.Reader does.
+func (doc *Document) Next() (*formats.Dump, error) {
+	d, err := doc.rd.Next()
+	if err != nil {
+		return d, err
+	}
+	if doc.prepare != nil {
+		doc.prepare(d)
+	}
+	doc.dump = d
+	return d, nil
+}
+
+// Routines yields the routines of the dump Next returned, with debug=1's
+// labels joined when the document is a trace snapshot; a warning naming
+// goroutines whose labels stayed unknown comes last.
+func (doc *Document) Routines() iter.Seq2[*formats.Routine, error] {
+	return func(yield func(*formats.Routine, error) bool) {
+		for r, err := range doc.rd.Routines() {
+			if r != nil && doc.joiner != nil {
+				doc.joiner.Apply(r)
+			}
+			if !yield(r, err) {
+				return
+			}
+		}
+		if doc.joiner != nil && doc.dump != nil {
+			if w := doc.joiner.Warning(); w != nil {
+				doc.dump.Warnings = append(doc.dump.Warnings, w)
+				yield(nil, w)
+			}
+			doc.joiner = nil
+		}
+	}
+}
+
+// Close releases the connection behind the document, if one is still open.
+func (doc *Document) Close() error {
+	if doc.stream == nil {
+		return nil
+	}
+	s := doc.stream
+	doc.stream = nil
+	return s.Close()
+}
+
+// predictDebug2Size estimates the bytes debug=2 takes for the goroutines
+// of a debug=1 dump: per goroutine a header line, per frame the function
+// with its arguments and the file line with its pc offset, and the creator.
+func predictDebug2Size(d *formats.Dump) int64 {
+	const header, frameExtra, creator = 48, 40, 120
+	var total int64
+	for _, r := range d.Routines {
+		per := int64(header + creator)
+		for _, f := range r.Frames() {
+			per += int64(len(f.Func) + len(f.File) + frameExtra)
+		}
+		total += max(r.Count, 1) * per
+	}
+	return total
+}

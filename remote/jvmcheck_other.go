@@ -1,0 +1,8 @@
+//go:build !unix
+
+package remote
+
+import "io/fs"
+
+// fileOwner is unknown where files have no uid.
+func fileOwner(fs.FileInfo) (int, bool) { return 0, false }

@@ -1,0 +1,3 @@
+module go127
+
+go 1.27
