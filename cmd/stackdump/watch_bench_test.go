@@ -59,11 +59,17 @@ func fleetDump(b *testing.B, n int) map[string][]byte {
 func fleetTargetsFor(b *testing.B) []string {
 	dumps := []map[string][]byte{fleetDump(b, 150), fleetDump(b, 300), fleetDump(b, 450)}
 	var targets []string
+	var refused []net.Listener
 	for i := range fleetTargets {
 		var h http.HandlerFunc
 		switch {
-		case i%40 == 13:
-			targets = append(targets, "http://"+closedAddrB(b))
+		case i%40 == 13: // refused: closed once every server has its port
+			l, err := net.Listen("tcp", "127.0.0.1:0")
+			if err != nil {
+				b.Fatal(err)
+			}
+			refused = append(refused, l)
+			targets = append(targets, "http://"+l.Addr().String())
 			continue
 		case i%40 == 33:
 			h = http.NotFound
@@ -87,18 +93,10 @@ func fleetTargetsFor(b *testing.B) []string {
 		b.Cleanup(srv.Close)
 		targets = append(targets, srv.URL)
 	}
-	return targets
-}
-
-// closedAddrB returns a loopback address nothing listens on.
-func closedAddrB(b *testing.B) string {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		b.Fatal(err)
+	for _, l := range refused {
+		l.Close()
 	}
-	addr := l.Addr().String()
-	l.Close()
-	return addr
+	return targets
 }
 
 // BenchmarkWatchFleet runs watch rounds over 200 loopback targets at
