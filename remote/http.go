@@ -80,13 +80,6 @@ type Options struct {
 	Resolved func(Target)
 	// Progress, when set, is called as bytes arrive with the running total.
 	Progress func(received int64)
-	// CPU, when set, bounds how many HTTP streams are consumed at once,
-	// whatever the number in flight: a stream's reader holds one of its
-	// slots while it has bytes to consume and gives it back while it
-	// waits for the network, and on Close. Many concurrent captures then
-	// parse a few at a time, and the process's other goroutines (a
-	// metrics endpoint) are not queued behind all of them.
-	CPU chan struct{}
 }
 
 func (o Options) withDefaults() Options {
@@ -311,7 +304,6 @@ func getOnce(ctx context.Context, client *http.Client, t Target, dumpURL string,
 	}
 	body := io.ReadCloser(&limitedBody{ReadCloser: resp.Body, left: opts.MaxBytes, progress: opts.Progress, attempt: actx, timeout: opts.Timeout})
 	p := newPump(body, opts.ReadAhead)
-	p.cpu = opts.CPU
 	return &Stream{
 		Reader:      p,
 		Target:      t,

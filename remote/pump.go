@@ -3,7 +3,6 @@ package remote
 import (
 	"io"
 	"sync"
-	"sync/atomic"
 )
 
 // pump reads src ahead of its consumer on its own goroutine, up to limit
@@ -22,12 +21,6 @@ type pump struct {
 	closed bool  // consumer closed
 	done   chan struct{}
 	cur    []byte
-
-	// cpu, when set, is a semaphore the consumer holds while it has bytes
-	// to consume (held) and releases while it waits for src, and on Close
-	// (which may run on another goroutine).
-	cpu  chan struct{}
-	held atomic.Bool
 }
 
 const pumpChunk = 256 << 10
@@ -82,9 +75,6 @@ func (p *pump) run() {
 func (p *pump) Read(b []byte) (int, error) {
 	if len(p.cur) == 0 {
 		p.mu.Lock()
-		if len(p.chunks) == 0 {
-			p.release() // waiting for the network: let another stream parse
-		}
 		for len(p.chunks) == 0 && p.err == nil && !p.closed {
 			p.cond.Wait()
 		}
@@ -103,27 +93,9 @@ func (p *pump) Read(b []byte) (int, error) {
 		p.cond.Broadcast()
 		p.mu.Unlock()
 	}
-	if p.cpu != nil && !p.held.Load() {
-		p.cpu <- struct{}{}
-		p.held.Store(true)
-		p.mu.Lock()
-		closed := p.closed
-		p.mu.Unlock()
-		if closed { // closed meanwhile: Close may have missed the slot
-			p.release()
-			return 0, io.ErrClosedPipe
-		}
-	}
 	n := copy(b, p.cur)
 	p.cur = p.cur[n:]
 	return n, nil
-}
-
-// release gives back the consumer's cpu slot, if it holds one.
-func (p *pump) release() {
-	if p.held.CompareAndSwap(true, false) {
-		<-p.cpu
-	}
 }
 
 // drain reads and drops what is left, up to limit bytes, until the end of
@@ -147,6 +119,5 @@ func (p *pump) Close() error {
 	p.mu.Unlock()
 	err := p.src.Close() // unblocks a pending src.Read
 	<-p.done
-	p.release()
 	return err
 }

@@ -7,7 +7,6 @@ import (
 	"io"
 	"net/http"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"sync"
 	"time"
@@ -72,10 +71,6 @@ func newWatcher(cmd *cobra.Command, raw []string, o watchOptions) (*watcher, err
 		dir:         o.dir,
 		stderr:      &lockedWriter{w: cmd.ErrOrStderr()},
 	}
-	// Captures parse GOMAXPROCS at a time (remote.Options.CPU), however
-	// many are in flight: the metrics endpoint is then not queued behind
-	// --concurrency parsing goroutines.
-	cpu := make(chan struct{}, runtime.GOMAXPROCS(0))
 	seen := map[string]bool{}
 	for _, s := range raw {
 		if seen[s] {
@@ -105,7 +100,6 @@ func newWatcher(cmd *cobra.Command, raw []string, o watchOptions) (*watcher, err
 		if t.target.Kind == remote.TargetPprof || t.target.Kind == remote.TargetEndpoint {
 			t.client = remote.NewClient(t.ropts)
 			t.ropts.Client = t.client
-			t.ropts.CPU = cpu
 			t.ropts.Resolved = func(rt remote.Target) { t.target = rt }
 		}
 		w.targets = append(w.targets, t)
