@@ -143,6 +143,10 @@ type Summary struct {
 	ParentsUncounted int64    `json:"parents_uncounted,omitempty"`
 	// JVM holds the lock analysis of JVM thread dumps; nil for Go dumps.
 	JVM *JVMLocks `json:"jvm,omitempty"`
+	// Races are the dump's data races, identical reports folded (races.go);
+	// RacesTotal counts the race reports read.
+	Races      []RaceRow `json:"races"`
+	RacesTotal int       `json:"races_total"`
 }
 
 // Source says where the summarised dump came from.
@@ -272,6 +276,7 @@ func (a *Analyzer) Summary(d *formats.Dump, groups []*formats.Group, name string
 	if isJVM(d.Source.Kind) {
 		s.JVM = jvmLocks(d, a.jvm, a.opts.Top)
 	}
+	s.Races, s.RacesTotal = raceRows(d.Races, a.opts.Top)
 	return s
 }
 

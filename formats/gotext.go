@@ -88,6 +88,10 @@ type goTextDecoder struct {
 	sec         *section
 	waiting     pendingCall
 	frameLine   int // number of the last location line read into a frame
+	// cut is set when the input's last line was a cut piece of a line of
+	// the open routine, dropped; cutText is that piece.
+	cut     bool
+	cutText []byte
 
 	// states caches interned states by length: most goroutines of a dump
 	// share a few states, and a compare is cheaper than a map lookup. Each
@@ -246,6 +250,9 @@ func (g *goTextDecoder) step() {
 	g.num, g.off = g.lr.num, g.lr.off
 	switch {
 	case err == nil:
+		if g.lr.noEOL && g.cutLine(line) {
+			return // the input's last line, cut short: dropped
+		}
 		g.feed(line)
 	case err == errLineTooLong:
 		g.problem(fmt.Sprintf("line of %d bytes is longer than the %d-byte limit; skipped", g.lr.longLen, g.lr.max), g.lr.longHead)
@@ -976,6 +983,12 @@ func (g *goTextDecoder) finish() {
 			why = "input ends mid-line inside a goroutine"
 		}
 	}
+	if g.cut {
+		why = "input ends mid-line inside a goroutine; the partial line is dropped"
+	}
+	if why == "" && g.inReport {
+		why = "input ends inside a race report, before its closing line"
+	}
 	if why == "" && g.readErr != nil {
 		why = "reading stopped: " + g.readErr.Error()
 	}
@@ -984,12 +997,16 @@ func (g *goTextDecoder) finish() {
 	}
 	if why != "" {
 		g.ensureDump()
-		if g.announced || g.r != nil || len(g.d.Preamble) > 0 {
+		if g.announced || g.r != nil || len(g.d.Preamble) > 0 || len(g.d.Races) > 0 {
 			g.d.Truncated = true
 			if g.r != nil || len(g.d.Races) > 0 || g.d.SystemStack != nil {
 				g.announce()
 			}
-			g.problem("dump truncated: "+why, nil)
+			var text []byte
+			if g.cut {
+				text = g.cutText
+			}
+			g.problem("dump truncated: "+why, text)
 		}
 	}
 	g.endDump()
