@@ -400,7 +400,7 @@ func (g *goTextDecoder) dispatch(line, raw []byte) {
 		return
 	}
 	if line[0] == 's' && hasPrefixStr(line, CutMarker) {
-		g.cut(line)
+		g.cutAt(line)
 		return
 	}
 	if g.st == stSkip && !g.endsSkip(line) {
@@ -426,9 +426,9 @@ func (g *goTextDecoder) blank() {
 	g.st = stIdle
 }
 
-// cut ends the open routine at a CutMarker line and marks the dump
+// cutAt ends the open routine at a CutMarker line and marks the dump
 // truncated, warning with what the writer said.
-func (g *goTextDecoder) cut(line []byte) {
+func (g *goTextDecoder) cutAt(line []byte) {
 	g.blank()
 	g.ensureDump()
 	g.d.Truncated = true
