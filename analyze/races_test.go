@@ -61,7 +61,7 @@ func TestRacesFolded(t *testing.T) {
 	}
 	var text bytes.Buffer
 	WriteText(&text, s, TextOptions{})
-	for _, want := range []string{"Data races: 1 race in 3 reports", "write by goroutine 8", "previous read by main goroutine", "created at main.modeRacePanic main.go:169", "panic: after the races", "8 goroutines in"} {
+	for _, want := range []string{"Data races: 1 race in 3 reports", "write by goroutine 8", "previous read by main goroutine", "created at main.modeRacePanic main.go:169", "PANIC  after the races", "8 goroutines in"} {
 		if !strings.Contains(text.String(), want) {
 			t.Errorf("text lacks %q:\n%s", want, text.String())
 		}
