@@ -47,7 +47,8 @@ type Capture struct {
 //
 // A streaming [Reader] fills Routines only when asked to ([ReadAll]); while
 // streaming, routines are yielded one at a time and Dump holds the metadata.
-// Truncated and Warnings are final once the dump's routines were all read.
+// Truncated, Warnings and ThreadBlocks are final once the dump's routines
+// were all read.
 type Dump struct {
 	Source Source
 	// Preamble holds the lines that explain the dump: panic values (with
