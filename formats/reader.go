@@ -155,7 +155,7 @@ func (r *Reader) Next() (*Dump, error) {
 	d, err := r.dec.nextDump()
 	if err != nil {
 		r.err = err
-		if err != io.EOF {
+		if err != io.EOF && !errors.Is(err, ErrNotDump) {
 			r.err = fmt.Errorf("reading %s dump: %w", r.input.Kind, err)
 		}
 		return nil, r.err

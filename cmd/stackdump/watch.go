@@ -16,6 +16,8 @@ import (
 
 	"github.com/stackdump/stackdump/dedupe"
 	"github.com/stackdump/stackdump/formats"
+
+	"github.com/stackdump/stackdump/internal/words"
 )
 
 type watchOptions struct {
@@ -281,7 +283,7 @@ func writeWatchReport(w io.Writer, h *watchHistory, o watchOptions) {
 		fmt.Fprintln(w, "no snapshot taken")
 		return
 	}
-	fmt.Fprintf(w, "\n%d snapshots; total %d → %d (%+d)\n", h.snapshots, h.totals[0], h.totals[len(h.totals)-1], h.totals[len(h.totals)-1]-h.totals[0])
+	fmt.Fprintf(w, "\n%s; total %d → %d (%+d)\n", words.Count(h.snapshots, "snapshot"), h.totals[0], h.totals[len(h.totals)-1], h.totals[len(h.totals)-1]-h.totals[0])
 	found := false
 	for _, r := range h.rows(o.leakAfter) {
 		if !r.Suspect {
@@ -291,7 +293,7 @@ func writeWatchReport(w io.Writer, h *watchHistory, o watchOptions) {
 		fmt.Fprintf(w, "leak suspect %s: %s counts %v\n", r.State, r.Top, h.counts[r.Key])
 	}
 	if !found {
-		fmt.Fprintf(w, "no group grew in each of the last %d snapshots\n", o.leakAfter)
+		fmt.Fprintf(w, "no group grew in each of the last %s\n", words.Count(o.leakAfter, "snapshot"))
 	}
 }
 
