@@ -9,19 +9,22 @@ import (
 )
 
 // ErrOneDumpPerProfile is returned when a second dump is written to a
-// pprof output: a profile file holds one profile.
-var ErrOneDumpPerProfile = errors.New("formats: a pprof profile holds one dump; write each dump to its own file")
+// pprof or folded output: a profile, and a flame graph's folded stacks,
+// stand for one moment of one process, and summing two dumps would count
+// every goroutine that lived through both twice.
+var ErrOneDumpPerProfile = errors.New("formats: a pprof profile or folded stacks hold one dump; write each dump to its own file, or convert to text or json")
 
 // pprofEncoder writes a dump as a pprof goroutine profile, the form of
 // /debug/pprof/goroutine (debug=0), for `go tool pprof`, speedscope and
 // every other pprof consumer: sample type goroutine/count (goroutineleak/count
-// when every routine is Leaked), one sample per distinct (stack, state,
+// when every routine is Leaked, thread/count for JVM dumps), one sample per distinct (stack, state,
 // labels) whose value is the goroutine count, the program's pprof labels
 // as string sample labels, and the state as the sample label "state"
 // ("goroutine_state" if the program has a label named "state"), which
 // stackdump's reader turns back into the State. A profile comment names
 // that label; the dump's Preamble (panic values, fatal errors) follows as
-// comments.
+// comments, except for JVM dumps, whose preamble is the JVM's deadlock
+// report: it describes threads, not the profile.
 //
 // Functions and locations are shared between samples: one Function per
 // (name, file), one Location per run of frames that were inlined into one
@@ -59,7 +62,11 @@ func (e *pprofEncoder) WriteRoutine(r *Routine) error {
 // EndDump builds and writes the profile.
 func (e *pprofEncoder) EndDump(d *Dump) error {
 	name := "goroutine"
-	if e.agg.allLeaked() {
+	jvm := d.Source.Kind == KindJVMText || d.Source.Kind == KindJVMJSON
+	switch {
+	case jvm:
+		name = "thread"
+	case e.agg.allLeaked():
 		name = "goroutineleak"
 	}
 	b := newPprofBuilder(name, e.stateKey())
@@ -73,7 +80,9 @@ func (e *pprofEncoder) EndDump(d *Dump) error {
 	if states {
 		b.p.Comments = append(b.p.Comments, pprofStateComment(b.stateKey))
 	}
-	b.p.Comments = append(b.p.Comments, d.Preamble...)
+	if !jvm {
+		b.p.Comments = append(b.p.Comments, d.Preamble...)
+	}
 	return b.p.WriteUncompressed(e.w)
 }
 

@@ -156,7 +156,7 @@ func (d *pprofDecoder) readAll() ([]byte, error) {
 func (d *pprofDecoder) pickValue(p *profile.Profile) error {
 	var types []string
 	for i, st := range p.SampleType {
-		if (st.Type == "goroutine" || st.Type == "goroutineleak") && st.Unit == "count" {
+		if (st.Type == "goroutine" || st.Type == "goroutineleak" || st.Type == "thread") && st.Unit == "count" {
 			d.value, d.leaked = i, st.Type == "goroutineleak"
 			return nil
 		}

@@ -15,6 +15,7 @@ import (
 
 type analyzeOptions struct {
 	json           bool
+	output         string
 	top            int
 	by             string
 	color          string
@@ -49,6 +50,7 @@ docs/analyze.md.`,
 	}
 	f := cmd.Flags()
 	f.BoolVar(&o.json, "json", false, "write the analysis as JSON (schema stackdump-analysis/v1)")
+	f.StringVarP(&o.output, "output", "o", "", "write to `FILE` (atomically) instead of standard output: .txt, or .json for JSON; .gz or .zst compress")
 	f.IntVar(&o.top, "top", analyze.DefaultTop, "rows per section")
 	f.StringVar(&o.by, "by", "stack", "group routines by: exact, stack or func")
 	f.StringVar(&o.color, "color", "auto", "color the text: auto (on a terminal, unless NO_COLOR is set), always or never")
@@ -82,9 +84,28 @@ func runAnalyze(cmd *cobra.Command, files []string, o analyzeOptions) error {
 	if err != nil {
 		return err
 	}
-	color, err := useColor(o.color, cmd.OutOrStdout())
+	path := o.output
+	if path == "-" {
+		path = ""
+	}
+	format := ""
+	if o.json {
+		format = string(formats.FormatJSON)
+	}
+	f, comp, err := formats.OutputFor(path, format, "", formats.FormatText, formats.FormatJSON)
 	if err != nil {
 		return err
+	}
+	color := false
+	if path == "" {
+		if color, err = useColor(o.color, cmd.OutOrStdout()); err != nil {
+			return err
+		}
+	}
+	write := func(summaries []*analyze.Summary) error {
+		return writeTo(path, cmd.OutOrStdout(), comp, func(w io.Writer) error {
+			return writeSummaries(w, summaries, f == formats.FormatJSON, color)
+		})
 	}
 	var summaries []*analyze.Summary
 	for _, name := range files {
@@ -92,11 +113,11 @@ func runAnalyze(cmd *cobra.Command, files []string, o analyzeOptions) error {
 		summaries = append(summaries, s...)
 		if err != nil {
 			// Show what was read before the error, then fail.
-			writeSummaries(cmd.OutOrStdout(), summaries, o.json, color)
+			write(summaries)
 			return err
 		}
 	}
-	return writeSummaries(cmd.OutOrStdout(), summaries, o.json, color)
+	return write(summaries)
 }
 
 // summarizeFile summarises every dump of one file ("-": standard input).

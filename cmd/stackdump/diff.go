@@ -60,7 +60,19 @@ func runDiff(cmd *cobra.Command, oldPath, newPath string, o diffOptions) error {
 	if err != nil {
 		return err
 	}
-	write, err := diffWriter(o.format)
+	out := o.output
+	if out == "-" {
+		out = ""
+	}
+	format := o.format
+	if !cmd.Flags().Changed("format") {
+		format = "" // the output name, else text
+	}
+	f, comp, err := formats.OutputFor(out, format, "", formats.FormatText, formats.FormatJSON)
+	if err != nil {
+		return err
+	}
+	write, err := diffWriter(string(f))
 	if err != nil {
 		return err
 	}
@@ -80,11 +92,7 @@ func runDiff(cmd *cobra.Command, oldPath, newPath string, o diffOptions) error {
 		return err
 	}
 	rep := dedupe.DiffReport{Result: dedupe.Diff(oldGroups, newGroups), By: by, Old: oldInfo, New: newInfo}
-	out := o.output
-	if out == "-" {
-		out = ""
-	}
-	err = writeTo(out, cmd.OutOrStdout(), formats.CompressNone, func(w io.Writer) error { return write(w, rep) })
+	err = writeTo(out, cmd.OutOrStdout(), comp, func(w io.Writer) error { return write(w, rep) })
 	if err != nil {
 		return err
 	}

@@ -83,7 +83,10 @@ func runReport(cmd *cobra.Command, files []string, o reportOptions) error {
 	if path == "-" {
 		path = ""
 	}
-	_, comp := formats.FromPath(path)
+	_, comp, err := formats.OutputFor(path, "", "", formats.FormatHTML)
+	if err != nil {
+		return err
+	}
 	opts := report.Options{Title: o.title, MaxGroups: o.maxGroups, Series: o.series, Generated: time.Now()}
 	return writeTo(path, cmd.OutOrStdout(), comp, func(w io.Writer) error {
 		return report.Write(w, inputs, opts)
