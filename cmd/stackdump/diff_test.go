@@ -226,7 +226,7 @@ func TestConvertDedupeArguments(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"convert", "--dedupe", "--format", "pprof", corpus}, "--dedupe writes formats [text json debug1], not pprof"},
+		{[]string{"convert", "--dedupe", "--format", "pprof", corpus}, "--dedupe writes text, json or debug1, not pprof"},
 		{[]string{"convert", "--by", "lines", corpus}, `unknown similarity "lines"`},
 		{[]string{"convert", "--by", "func", "--format", "folded", corpus}, "not folded"}, // --by implies --dedupe
 	}

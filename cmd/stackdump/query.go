@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"sync/atomic"
 
 	"github.com/spf13/cobra"
 	"github.com/tidwall/gjson"
@@ -22,6 +23,7 @@ const (
 
 type queryOptions struct {
 	raw    bool
+	quiet  bool
 	dedupe bool
 	by     string
 }
@@ -59,6 +61,7 @@ input or an invalid path.`,
 	}
 	f := cmd.Flags()
 	f.BoolVar(&o.raw, "raw", false, "print strings without quotes and arrays one element per line")
+	f.BoolVarP(&o.quiet, "quiet", "q", false, "no progress line on standard error")
 	f.BoolVar(&o.dedupe, "dedupe", false, "query the grouped document (groups of identical stacks) instead of every goroutine")
 	f.StringVar(&o.by, "by", "stack", "with --dedupe, group by: exact, stack or func")
 	return cmd
@@ -75,12 +78,12 @@ func runQuery(cmd *cobra.Command, in, path string, o queryOptions) error {
 	if err != nil {
 		return err
 	}
-	src, closeIn, err := openInput(cmd, in)
+	src, count, closeIn, err := openTracked(cmd, in, o.quiet)
 	if err != nil {
 		return err
 	}
-	defer closeIn()
-	docs, err := dumpDocuments(src, o.dedupe, dedupe.Options{By: by})
+	docs, err := dumpDocuments(src, o.dedupe, dedupe.Options{By: by}, count)
+	closeIn() // the progress line is gone before the results are printed
 	if err != nil {
 		return fmt.Errorf("%s: %w", in, err)
 	}
@@ -116,8 +119,8 @@ func runQuery(cmd *cobra.Command, in, path string, o queryOptions) error {
 
 // dumpDocuments reads every dump of src into its stackdump JSON document,
 // grouped or not.
-func dumpDocuments(src io.Reader, grouped bool, by dedupe.Options) ([][]byte, error) {
-	rd := formats.NewReader(src, formats.ReadOptions{})
+func dumpDocuments(src io.Reader, grouped bool, by dedupe.Options, progress *atomic.Int64) ([][]byte, error) {
+	rd := formats.NewReader(src, formats.ReadOptions{Progress: progress})
 	var docs [][]byte
 	for {
 		var b bytes.Buffer
