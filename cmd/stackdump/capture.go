@@ -311,8 +311,8 @@ func captureTarget(ctx context.Context, job *captureJob) (res captureResult) {
 			return nil
 		}
 		res.recovered = rec
-		fmt.Fprintf(job.stderr, "stackdump: %s: debug=2 was truncated after %d goroutines; complete counts (%d goroutines in %d groups) recovered from debug=1 and written after it\n",
-			job.target, last.dump.Total, rec.dump.Total, len(rec.groups))
+		fmt.Fprintf(job.stderr, "stackdump: %s: debug=2 was truncated after %s; complete counts (%s in %s) recovered from debug=1 and written after it\n",
+			job.target, words.Count(last.dump.Total, "goroutine"), words.Count(rec.dump.Total, "goroutine"), words.Count(len(rec.groups), "group"))
 		return formats.WriteGroups(w, groupedFormat(pipe.format), rec.dump, rec.groups)
 	})
 	return res
@@ -352,7 +352,7 @@ func recoverCounts(ctx context.Context, t remote.Target, ropts remote.Options, c
 	d.Source = cut.dump.Source
 	d.Preamble = cut.dump.Preamble
 	d.Warnings = append(d.Warnings, &formats.ParseError{Msg: fmt.Sprintf(
-		"debug=2 was truncated after %d goroutines; counts are complete (from debug=1); %s", cut.dump.Total, note)})
+		"debug=2 was truncated after %s; counts are complete (from debug=1); %s", words.Count(cut.dump.Total, "goroutine"), note)})
 	return &dumpResult{dump: d, groups: groups}, nil
 }
 

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -290,11 +291,20 @@ func writeWatchReport(w io.Writer, h *watchHistory, o watchOptions) {
 			break
 		}
 		found = true
-		fmt.Fprintf(w, "leak suspect %s: %s counts %v\n", r.State, r.Top, h.counts[r.Key])
+		fmt.Fprintf(w, "leak suspect %s: %s counts %s\n", r.State, r.Top, countSeries(h.counts[r.Key]))
 	}
 	if !found {
 		fmt.Fprintf(w, "no group grew in each of the last %s\n", words.Count(o.leakAfter, "snapshot"))
 	}
+}
+
+// countSeries writes a group's counts over the snapshots as "3 → 5 → 9".
+func countSeries(counts []int64) string {
+	parts := make([]string, len(counts))
+	for i, c := range counts {
+		parts[i] = strconv.FormatInt(c, 10)
+	}
+	return strings.Join(parts, " → ")
 }
 
 func truncate(s string, n int) string {
