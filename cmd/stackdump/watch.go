@@ -50,8 +50,9 @@ and the others go on. Memory is bounded by --top and --leak-after, not by
 the number of snapshots.
 
 Exit status: 0 when every target gave at least one snapshot; 1 when any
-target gave none (unreachable, 404, not a dump), even if others succeeded;
-2 for bad flags.`,
+target gave none (unreachable, 404, not a dump), even if others succeeded,
+and for bad flags; 130 or 143 when Ctrl-C or SIGTERM ended it (after the
+final report).`,
 		Example: `  stackdump watch localhost:6060 --every 30s -o snapshots/ --keep 20
   stackdump watch http://svc:6060 --every 5s --count 12 --json | jq .suspects
   stackdump watch --targets hosts.txt --concurrency 50 --every 1m --metrics :9464`,
