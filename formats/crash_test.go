@@ -75,3 +75,14 @@ func TestCrashOfOtherVersions(t *testing.T) {
 		}
 	}
 }
+
+// TestCrashOfEmptyLines reads preambles holding empty lines (a panic
+// value ending in a newline, a log with blank lines) without panicking.
+func TestCrashOfEmptyLines(t *testing.T) {
+	for _, pre := range [][]string{{"panic: boom", ""}, {"", "panic: boom", ""}, {"fatal error: x", "", ""}} {
+		c := CrashOf(pre)
+		if c == nil || c.Message == "" {
+			t.Errorf("CrashOf(%q) = %+v, want a crash with its message", pre, c)
+		}
+	}
+}

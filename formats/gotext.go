@@ -1044,6 +1044,9 @@ func endsAtRoot(fn string) bool {
 
 // isPreambleStart reports whether line opens a dump's explanation.
 func isPreambleStart(line []byte) bool {
+	if len(line) == 0 {
+		return false
+	}
 	switch line[0] {
 	case 'p':
 		return hasPrefixStr(line, "panic: ")

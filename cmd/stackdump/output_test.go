@@ -144,13 +144,17 @@ func TestOutputKinds(t *testing.T) {
 // TestOutputKindsEveryWriter writes the output of diff and report onto a
 // FIFO and through a symlink: every command opens its output the same way.
 func TestOutputKindsEveryWriter(t *testing.T) {
-	for _, args := range [][]string{
-		{"diff", realDump, realDump},
-		{"report", realDump},
+	for _, tc := range []struct {
+		ext  string // an extension the command writes
+		args []string
+	}{
+		{".txt", []string{"diff", realDump, realDump}},
+		{".html", []string{"report", realDump}},
 	} {
+		args := tc.args
 		t.Run(args[0], func(t *testing.T) {
 			dir := t.TempDir()
-			fifo := filepath.Join(dir, "fifo")
+			fifo := filepath.Join(dir, "fifo"+tc.ext)
 			if err := syscall.Mkfifo(fifo, 0o644); err != nil {
 				t.Fatal(err)
 			}
@@ -165,9 +169,9 @@ func TestOutputKindsEveryWriter(t *testing.T) {
 			if n := <-got; n == 0 {
 				t.Fatal("the FIFO's reader got nothing")
 			}
-			target := filepath.Join(dir, "real.out")
-			link := filepath.Join(dir, "link.out")
-			if err := os.Symlink("real.out", link); err != nil {
+			target := filepath.Join(dir, "real"+tc.ext)
+			link := filepath.Join(dir, "link"+tc.ext)
+			if err := os.Symlink("real"+tc.ext, link); err != nil {
 				t.Fatal(err)
 			}
 			if _, err := runOut(t, append(args, "-o", link)...); err != nil {
