@@ -21,7 +21,7 @@ import (
 // DefaultLeakMaxGoroutines is the goroutine count above which a leak-mode
 // capture refuses when its options give no bound. Up to it, the leak cycle
 // stalls the process for about what a full capture of it stops the world
-// for (≈0.35 s against ≈0.25 s at 20k on the project's loaded VM); past
+// for (≈0.35 s against ≈0.2–0.3 s at 20k on the project's loaded VM); past
 // it, the stall outgrows the full capture's pause: ×3 at 40k, ×30 at 100k
 // (docs/modes.md).
 const DefaultLeakMaxGoroutines = 20_000
