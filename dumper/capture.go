@@ -37,8 +37,10 @@ const (
 	// goroutineleak profile): goroutines blocked where nothing reachable can
 	// ever wake them are marked Leaked, `(leaked)` in text. The GC cycle
 	// stalls the program for a time that grows faster than the number of
-	// blocked goroutines: 35–80 ms at 10k, about a minute at 100k
-	// (docs/modes.md). A runtime without the profile gives
+	// blocked goroutines: tens to hundreds of ms at 10k, about a minute at
+	// 100k (docs/modes.md), so a process with more goroutines than
+	// CaptureOptions.LeakMaxGoroutines (DefaultLeakMaxGoroutines) is refused
+	// with a *LeakBoundError. A runtime without the profile gives
 	// ErrNoLeakProfile (capture_leak.go).
 	ModeLeak Mode = "leak"
 )
@@ -81,6 +83,15 @@ type CaptureOptions struct {
 	// touched and no goroutine profile is joined (labels the runtime prints
 	// anyway, under GODEBUG=tracebacklabels=1, are kept).
 	NoLabels bool
+	// LeakMaxGoroutines bounds the goroutines a leak-mode capture accepts:
+	// with more (runtime.NumGoroutine), it is refused before its GC cycle
+	// runs with a *LeakBoundError (leak_guard.go). Zero means
+	// DefaultLeakMaxGoroutines; negative means no bound.
+	LeakMaxGoroutines int
+
+	// leakOverride is the refusal's Override (how the bound is raised),
+	// when the caller is not the one who sets it (Handler).
+	leakOverride string
 }
 
 // missingByMode names what each mode's routines lack, as recorded in
@@ -124,6 +135,9 @@ func capture(ctx context.Context, opts CaptureOptions, rawText bool) (d *formats
 	before := readPauses()
 	proven := 0
 	if mode == ModeLeak {
+		if err := checkLeakBoundHere(opts.LeakMaxGoroutines, opts.leakOverride); err != nil {
+			return nil, nil, fmt.Errorf("%s capture: %w", mode, err)
+		}
 		if proven, err = detectLeaks(); err != nil {
 			return nil, nil, fmt.Errorf("%s capture: %w", mode, err)
 		}

@@ -14,7 +14,8 @@ import (
 // runtime.GC, a full capture, and the whole leak-mode capture (the cycle,
 // then runtime.Stack), at 10k and 100k parked goroutines (blocked on
 // reachable primitives: none leaked, so the cycle scans every stack, and
-// the test binary leaks nothing). Metrics are BenchmarkCaptureModes'.
+// the test binary leaks nothing), and at 20k and 40k, around
+// DefaultLeakMaxGoroutines. Metrics are BenchmarkCaptureModes'.
 // It needs Go 1.27 (the profile):
 //
 //	GOTOOLCHAIN=go1.27.3 go test ./dumper -run '^$' -bench LeakMode -benchtime 3x
@@ -22,7 +23,7 @@ func BenchmarkLeakMode(b *testing.B) {
 	if pprof.Lookup(LeakProfile) == nil {
 		b.Skipf("%s has no goroutineleak profile (Go 1.27): run with GOTOOLCHAIN=go1.27.3", runtime.Version())
 	}
-	for _, n := range []int{10_000, 100_000} {
+	for _, n := range []int{10_000, 20_000, 40_000, 100_000} {
 		b.Run(fmt.Sprintf("n=%d", n), func(b *testing.B) {
 			lot := newParkingLot(b, n, releasableKinds, 2000)
 			defer lot.release()

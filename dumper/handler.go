@@ -37,6 +37,13 @@ type HandlerOptions struct {
 	MaxTraceWindow time.Duration
 	// MaxBytes bounds a full capture (CaptureOptions.MaxBytes).
 	MaxBytes int
+	// LeakMaxGoroutines bounds the goroutines of this process for which
+	// mode=leak is served (CaptureOptions.LeakMaxGoroutines): with more,
+	// the request gets 403 before the leak-detection GC cycle runs. Zero
+	// means DefaultLeakMaxGoroutines, negative means no bound. No request
+	// parameter can raise it: a caller of the endpoint cannot stall the
+	// service for longer than its owner allowed.
+	LeakMaxGoroutines int
 	// MaxWait is how long a request waits for the dump in progress to be
 	// delivered before it is answered 429 Too Many Requests; zero means
 	// DefaultMaxWait, negative means not at all.
@@ -66,9 +73,11 @@ type HandlerOptions struct {
 //
 // # Parameters
 //
-//   - mode=full|grouped|trace: how to capture (default full). full is
+//   - mode=full|grouped|trace|leak: how to capture (default full). full is
 //     every goroutine from one stop-the-world pass; grouped is counts per
-//     stack with microsecond pauses; trace reads a runtime/trace window.
+//     stack with microsecond pauses; trace reads a runtime/trace window;
+//     leak is full after Go 1.27's leak-detection GC cycle, refused (403)
+//     above LeakMaxGoroutines goroutines.
 //   - format=text|json|debug1|pprof|folded (default text).
 //   - dedupe=1: group identical stacks (text, json, debug1 only);
 //     by=… sets the similarity and implies dedupe=1.
@@ -127,6 +136,13 @@ func (h *dumpHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		serveError(w, http.StatusBadRequest, err.Error())
 		return
 	}
+	if req.mode == ModeLeak {
+		// Refused before the lock and MinInterval: nothing was captured.
+		if err := checkLeakBoundHere(h.opts.LeakMaxGoroutines, handlerLeakOverride); err != nil {
+			serveError(w, http.StatusForbidden, err.Error())
+			return
+		}
+	}
 	if r.Method == http.MethodHead {
 		// Say what a GET would send, without stopping the world for it.
 		h.writeHeaders(w, req, &formats.Dump{Source: formats.Source{CapturedAt: time.Now()}})
@@ -159,7 +175,8 @@ func (h *dumpHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if req.window > 0 {
 		window = req.window
 	}
-	d, raw, err := capture(ctx, CaptureOptions{Mode: req.mode, TraceWindow: window, MaxBytes: h.opts.MaxBytes}, wantsRawText(req.format, req.dedupe))
+	d, raw, err := capture(ctx, CaptureOptions{Mode: req.mode, TraceWindow: window, MaxBytes: h.opts.MaxBytes,
+		LeakMaxGoroutines: h.opts.LeakMaxGoroutines, leakOverride: handlerLeakOverride}, wantsRawText(req.format, req.dedupe))
 	if raw != nil {
 		defer putStackBuf(raw.buf)
 	}
@@ -179,11 +196,15 @@ func (h *dumpHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
+// handlerLeakOverride is the endpoint's LeakBoundError.Override: the
+// bound is the service owner's, not the caller's.
+const handlerLeakOverride = "a request cannot raise the bound: the service sets it (dumper.HandlerOptions.LeakMaxGoroutines); mode=full or mode=trace dump every goroutine without the proof"
+
 // serveFailure answers a capture or encoding that failed before anything
 // was sent: nothing when the client went away, 503 when WriteTimeout
 // passed or the execution tracer is busy with another trace (with
 // Retry-After), 404 for mode=leak on a runtime without the leak profile,
-// 500 otherwise.
+// 403 for mode=leak above LeakMaxGoroutines, 500 otherwise.
 func (h *dumpHandler) serveFailure(ctx context.Context, w http.ResponseWriter, r *http.Request, err error) {
 	switch {
 	case r.Context().Err() != nil:
@@ -195,6 +216,8 @@ func (h *dumpHandler) serveFailure(ctx context.Context, w http.ResponseWriter, r
 		serveError(w, http.StatusServiceUnavailable, err.Error())
 	case errors.Is(err, ErrNoLeakProfile):
 		serveError(w, http.StatusNotFound, err.Error()) // as net/http/pprof answers an unknown profile
+	case errors.Is(err, ErrLeakBound):
+		serveError(w, http.StatusForbidden, err.Error())
 	default:
 		serveError(w, http.StatusInternalServerError, err.Error())
 	}

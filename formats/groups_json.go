@@ -72,6 +72,10 @@ func appendJSONGroup(b []byte, g *Group) []byte {
 		b = append(b, `,"locked":`...)
 		b = strconv.AppendInt(b, g.Locked, 10)
 	}
+	if g.Leaked > 0 {
+		b = append(b, `,"leaked":`...)
+		b = strconv.AppendInt(b, g.Leaked, 10)
+	}
 	if len(g.Labels) > 0 {
 		b = append(b, `,"labels":[`...)
 		for i, lc := range g.Labels {

@@ -162,7 +162,7 @@ func fixtureGroups(t *Table, d *Dump) []*Group {
 		{
 			Key: "a1b2", Count: 1234, IDs: []int64{5, 7, 9, 10, 11, 12, 200}, MoreIDs: 1227,
 			States:  map[string]int64{"chan receive": 1200, "select": 34},
-			WaitMin: 3, WaitMax: 17, Locked: 2,
+			WaitMin: 3, WaitMax: 17, Locked: 2, Leaked: 1200,
 			Labels: []LabelCount{
 				{Labels: t.Labels(Labels{{"svc", "users"}}), Count: 1200},
 				{Labels: t.Labels(Labels{{"svc", "admin"}, {"odd key", "x y"}}), Count: 34},

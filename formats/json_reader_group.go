@@ -1,6 +1,10 @@
 package formats
 
-import "github.com/tidwall/gjson"
+import (
+	"strconv"
+
+	"github.com/tidwall/gjson"
+)
 
 // decodeGroup reads a group object of a grouped document back as
 // routines, keeping what the model can hold (docs/json.md, "Reading
@@ -8,15 +12,16 @@ import "github.com/tidwall/gjson"
 // state's members (Count), sharing the group's stack and creator. The
 // member ids survive only for a group of one; the wait time becomes the
 // group's minimum; labels, locking and parent survive when all members
-// share them.
+// share them. The first `leaked` members, in the order of the states, are
+// marked Leaked: a state's record is split in two where the count ends.
 func (d *jsonDecoder) decodeGroup(v gjson.Result, off int64) {
 	base := &Routine{Count: 1}
 	var (
-		count, locked int64
-		ids, parents  []int64
-		states        []groupStateCount
-		labels        []LabelCount
-		stack, elided gjson.Result
+		count, locked, leaked int64
+		ids, parents          []int64
+		states                []groupStateCount
+		labels                []LabelCount
+		stack, elided, leakV  gjson.Result
 	)
 	count = 1
 	d.forEach(v, func(k, v gjson.Result) bool {
@@ -43,6 +48,8 @@ func (d *jsonDecoder) decodeGroup(v gjson.Result, off int64) {
 			})
 		case "locked":
 			locked = d.count(off, v, "locked", maxCount)
+		case "leaked":
+			leaked, leakV = d.count(off, v, "leaked", maxCount), v
 		case "labels":
 			// A repeated "labels" member adds to the label counts read so far.
 			labels = append(labels, decodeJSONArray(d, off, v, "labels", "an array of label counts", func(v gjson.Result) LabelCount {
@@ -95,13 +102,30 @@ func (d *jsonDecoder) decodeGroup(v gjson.Result, off int64) {
 	if sum < count {
 		states[0].n += count - sum
 	}
-	for _, s := range states {
-		r := new(Routine)
-		*r = *base
-		r.State, r.Count = s.state, s.n
-		d.addTotal(r.Count)
-		d.pending = append(d.pending, r)
+	if leaked > count {
+		d.bad(off, leakV, "leaked", "a count up to the group's count, "+strconv.FormatInt(count, 10))
+		leaked = count
 	}
+	for _, s := range states {
+		proven := min(leaked, s.n)
+		leaked -= proven
+		if proven > 0 {
+			d.addGroupRecord(base, s.state, proven, true)
+		}
+		if rest := s.n - proven; rest > 0 || proven == 0 {
+			d.addGroupRecord(base, s.state, rest, false)
+		}
+	}
+}
+
+// addGroupRecord adds a record of a group read back: base with a state, a
+// count and whether those members were proven leaked.
+func (d *jsonDecoder) addGroupRecord(base *Routine, state string, n int64, leaked bool) {
+	r := new(Routine)
+	*r = *base
+	r.State, r.Count, r.Leaked = state, n, leaked
+	d.addTotal(r.Count)
+	d.pending = append(d.pending, r)
 }
 
 // ints returns an array of integers.

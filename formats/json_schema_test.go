@@ -196,6 +196,8 @@ func TestSchemaCheckerRejects(t *testing.T) {
 		`{"format":"stackdump/v1","source":{"kind":"go-traceback"},"preamble":[],"goroutines":[{"id":1,"state":"x","stack":[],"gp":"12"}],"truncated":false,"warnings":[],"total":0}`,
 		`{"format":"stackdump/v1","source":{"kind":"go-traceback"},"preamble":[],"goroutines":[{"id":1,"state":"x","stack":[{"fn":"a"}]}],"truncated":false,"warnings":[],"total":0}`,
 		`{"format":"stackdump/v1","source":{"kind":"go-traceback"},"preamble":[],"groups":[{"count":1,"ids":[],"states":{"a":"b"},"stack":[]}],"truncated":false,"warnings":[],"total":1}`,
+		`{"format":"stackdump/v1","source":{"kind":"go-traceback"},"preamble":[],"groups":[{"count":1,"ids":[],"states":{"a":1},"leaked":-1,"stack":[]}],"truncated":false,"warnings":[],"total":1}`,
+		`{"format":"stackdump/v1","source":{"kind":"go-traceback"},"preamble":[],"groups":[{"count":1,"ids":[],"states":{"a":1},"leaked":true,"stack":[]}],"truncated":false,"warnings":[],"total":1}`,
 	} {
 		dec := json.NewDecoder(strings.NewReader(doc))
 		dec.UseNumber()

@@ -31,8 +31,9 @@ const (
 	// ModeLeak fetches Go 1.27's goroutine leak profile at debug=2
 	// (/debug/pprof/goroutineleak, or mode=leak on the endpoint): every
 	// goroutine, those proven leaked by a GC cycle marked `(leaked)`. The
-	// target runs a GC cycle. A target without the profile answers 404,
-	// reported as ErrNoLeakProfile.
+	// target runs a GC cycle, so a target with more goroutines than
+	// Options.LeakMaxGoroutines is refused first (leak_guard.go). A target
+	// without the profile answers 404, reported as ErrNoLeakProfile.
 	ModeLeak = dumper.ModeLeak
 	// ModeCounts fetches debug=1: per-stack counts of every goroutine, never
 	// truncated; OpenDocument fetches it first to predict debug=2's 64 MiB cut.
@@ -82,6 +83,14 @@ type Options struct {
 	ReadAhead int
 	// TraceWindow is the trace mode's window (default 1ms).
 	TraceWindow time.Duration
+	// LeakMaxGoroutines bounds the goroutines of a net/http/pprof target
+	// that a ModeLeak capture accepts: debug=1 is fetched first, and with
+	// more goroutines than this the capture fails with a
+	// *dumper.LeakBoundError before goroutineleak is requested (its GC
+	// cycle stalls big targets for up to minutes; leak_guard.go). Zero
+	// means dumper.DefaultLeakMaxGoroutines; negative means no bound (and
+	// no count). Through stackdump's endpoint its own bound applies.
+	LeakMaxGoroutines int
 	// JVMJSON asks JVM targets for `jcmd PID Thread.dump_to_file -format=json`
 	// (JDK 21+: virtual threads and thread containers included), falling
 	// back to Thread.print when the JVM does not know the command.
@@ -274,6 +283,11 @@ func openHTTP(ctx context.Context, t Target, opts Options) (*Stream, error) {
 			err = fmt.Errorf("%w (after GET %s: %d %s)", err, he.URL, he.Status, http.StatusText(he.Status))
 		}
 		return s, err
+	}
+	if opts.Mode == ModeLeak && t.Kind == TargetPprof {
+		if err := checkLeakTarget(ctx, t, opts); err != nil {
+			return nil, err
+		}
 	}
 	client := opts.client()
 	dumpURL := DumpURL(t, opts.Mode, opts.TraceWindow)

@@ -18,6 +18,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/stackdump/stackdump/dedupe"
+	"github.com/stackdump/stackdump/dumper"
 	"github.com/stackdump/stackdump/formats"
 	"github.com/stackdump/stackdump/remote"
 
@@ -41,11 +42,13 @@ type captureOptions struct {
 	retries        int
 	maxBytes       int64
 	jvmJSON        bool
+	leakMax        int
 }
 
 func (o *captureOptions) addRemoteFlags(cmd *cobra.Command) {
 	f := cmd.Flags()
-	f.StringVar(&o.mode, "mode", "full", "what to fetch: full (every goroutine: debug=2, or past the runtime's 64 MiB cut a trace snapshot), grouped (debug=0 counts and labels), trace (execution-trace snapshot), leak (Go 1.27's goroutineleak profile: every goroutine, proven leaks marked (leaked); runs a leak-detection GC cycle in the target that stalls it 35-80 ms at 10k goroutines and about a minute at 100k, see docs/modes.md)")
+	f.StringVar(&o.mode, "mode", "full", "what to fetch: full (every goroutine: debug=2, or past the runtime's 64 MiB cut a trace snapshot), grouped (debug=0 counts and labels), trace (execution-trace snapshot), leak (Go 1.27's goroutineleak profile: every goroutine, proven leaks marked (leaked); runs a leak-detection GC cycle in the target that stalls it for tens to hundreds of ms at 10k goroutines, about a minute at 100k, see docs/modes.md; refused above --leak-max-goroutines)")
+	f.IntVar(&o.leakMax, "leak-max-goroutines", dumper.DefaultLeakMaxGoroutines, "--mode leak refuses a target with more than `N` goroutines, counted first (debug=1, a pause of microseconds), before the leak-detection GC cycle runs; stackdump's endpoint applies its own bound; 0: no bound")
 	f.StringVar(&o.endpoint, "endpoint", "", "`PATH` of stackdump's endpoint on the targets (found at "+remote.DefaultEndpointPath+" when not given)")
 	f.DurationVar(&o.timeout, "timeout", 2*time.Minute, "time limit for one capture attempt, body included")
 	f.DurationVar(&o.connectTimeout, "connect-timeout", 5*time.Second, "time limit for connecting")
@@ -68,14 +71,19 @@ func (o captureOptions) remoteOptions() (remote.Options, error) {
 	if retries <= 0 {
 		retries = -1 // remote.Options.Retries: zero is the default, negative none
 	}
+	leakMax := o.leakMax
+	if leakMax <= 0 {
+		leakMax = -1 // remote.Options.LeakMaxGoroutines: zero is the default, negative no bound
+	}
 	return remote.Options{
-		Mode:           mode,
-		Endpoint:       o.endpoint,
-		Timeout:        o.timeout,
-		ConnectTimeout: o.connectTimeout,
-		Retries:        retries,
-		MaxBytes:       o.maxBytes,
-		JVMJSON:        o.jvmJSON,
+		Mode:              mode,
+		LeakMaxGoroutines: leakMax,
+		Endpoint:          o.endpoint,
+		Timeout:           o.timeout,
+		ConnectTimeout:    o.connectTimeout,
+		Retries:           retries,
+		MaxBytes:          o.maxBytes,
+		JVMJSON:           o.jvmJSON,
 	}, nil
 }
 
@@ -104,13 +112,22 @@ debug=2 at 64 MiB; if so, or if the body was cut, every goroutine's id,
 state and stack come from an execution-trace snapshot (/debug/pprof/trace)
 with debug=1's labels joined. Only a target without the trace endpoint gets
 complete counts per stack without ids (marked truncated). source.capture
-in the output says which methods made the document.`,
+in the output says which methods made the document.
+
+--mode leak (Go 1.27+ targets) runs the leak-detection GC cycle in the
+target, which stalls it for a time that grows much faster than its
+goroutines: tens to hundreds of ms at 10,000, about a minute at 100,000
+(docs/modes.md). So it first counts the target's goroutines (debug=1) and
+refuses above --leak-max-goroutines (default 20000) without requesting the
+leak profile; stackdump's endpoint refuses above its owner's bound
+(dumper.HandlerOptions.LeakMaxGoroutines), whatever the flag says.`,
 		Example: `  stackdump capture localhost:6060 -o dump.json.gz
   stackdump capture http://10.0.0.5:6060 http://10.0.0.6:6060 -o dumps/
   stackdump capture --targets hosts.txt --concurrency 16 --dedupe -o dumps/
   stackdump capture jvm:4242 -o threads.txt
   stackdump capture --mode trace localhost:6060 -o snapshot.json
-  stackdump capture --mode leak localhost:6060 -o leaks.txt   # Go 1.27+; a GC cycle that stops big targets long`,
+  stackdump capture --mode leak localhost:6060 -o leaks.txt   # Go 1.27+; refused above 20000 goroutines
+  stackdump capture --mode leak --leak-max-goroutines 50000 localhost:6060 -o leaks.txt   # accept a stall of seconds`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if cmd.Flags().Changed("by") {
 				o.dedupe = true

@@ -2,6 +2,8 @@ package main
 
 import (
 	"bufio"
+	"io"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -55,7 +57,8 @@ func startLeakTarget(t *testing.T, bin string, args ...string) string {
 // blocked on a reachable channel: through net/http/pprof's
 // /debug/pprof/goroutineleak and through stackdump's endpoint (given, and
 // found from the bare address), the 6 and only they are marked leaked, in
-// JSON and in text.
+// JSON and in text; the endpoint's dedupe=1 JSON gives their group
+// "leaked":6.
 func TestCaptureLeakMode(t *testing.T) {
 	addr := startLeakTarget(t, buildLeakTarget(t, "go1.27.3"), "-leaked", "6", "-parked", "4")
 	for _, tc := range []struct{ target, endpoint string }{
@@ -104,6 +107,16 @@ func TestCaptureLeakMode(t *testing.T) {
 	b, _ := os.ReadFile(txt)
 	if n := strings.Count(string(b), "[chan send (leaked)]"); n != 6 {
 		t.Errorf("text output has %d [chan send (leaked)] headers, want 6", n)
+	}
+	// The endpoint's grouped JSON carries the group's proven count.
+	resp, err := http.Get("http://" + addr + "/debug/stackdump?mode=leak&format=json&dedupe=1&compress=none")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if got := groupsLeaked(t, body); len(got) != 1 || got["main.leakSender"] != 6 {
+		t.Errorf("endpoint mode=leak dedupe=1: %s, leaked per group %v; want main.leakSender 6 and no other", resp.Status, got)
 	}
 }
 

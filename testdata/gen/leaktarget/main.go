@@ -5,7 +5,8 @@
 // on a channel a global holds (blocked, but not leaked: the channel is
 // reachable), then serves net/http/pprof (as `import _ "net/http/pprof"`
 // registers it) and stackdump's endpoint at /debug/stackdump on
-// 127.0.0.1, and prints "addr HOST:PORT".
+// 127.0.0.1 (mode=leak refused above -leak-max-goroutines, its
+// HandlerOptions.LeakMaxGoroutines), and prints "addr HOST:PORT".
 //
 // Built with GOTOOLCHAIN=go1.27.3 it has the goroutineleak profile; built
 // with Go 1.26 it has none, and leak captures of it fail clearly.
@@ -29,6 +30,7 @@ var reachable = make(chan int)
 func main() {
 	leaked := flag.Int("leaked", 5, "goroutines to leak")
 	parked := flag.Int("parked", 3, "goroutines blocked on a reachable channel")
+	leakMax := flag.Int("leak-max-goroutines", 0, "the endpoint's leak-mode bound (0: dumper's default, negative: none)")
 	flag.Parse()
 	var started sync.WaitGroup
 	for range *leaked {
@@ -40,7 +42,7 @@ func main() {
 		go parkReceiver(&started)
 	}
 	started.Wait()
-	http.Handle("/debug/stackdump", dumper.Handler(dumper.HandlerOptions{}))
+	http.Handle("/debug/stackdump", dumper.Handler(dumper.HandlerOptions{LeakMaxGoroutines: *leakMax}))
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		fmt.Println("error", err)
