@@ -1,6 +1,7 @@
 package formats
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"slices"
@@ -84,43 +85,14 @@ func WriteDump(enc Encoder, d *Dump) error {
 }
 
 // Copy streams every dump of rd through enc and returns how many dumps it
-// wrote. Parse errors become warnings of their dump; onWarning, when not
-// nil, sees each as it is found.
+// wrote: a [Pipeline] run without a context. Parse errors become warnings
+// of their dump; onWarning, when not nil, sees each as it is found.
 //
 // Unless rd has already started reading, Copy turns on
 // ReadOptions.ReuseRoutines: each routine goes to enc at once and is
 // never seen again, so the reader need not allocate one per routine.
 func Copy(enc Encoder, rd *Reader, onWarning func(*ParseError)) (int, error) {
 	rd.reuseRoutines()
-	n := 0
-	for {
-		d, err := rd.Next()
-		if err == io.EOF {
-			return n, nil
-		}
-		if err != nil {
-			return n, err
-		}
-		if err := enc.BeginDump(d); err != nil {
-			return n, err
-		}
-		for r, err := range rd.Routines() {
-			if err != nil {
-				if pe, ok := err.(*ParseError); ok {
-					if onWarning != nil {
-						onWarning(pe)
-					}
-					continue
-				}
-				return n, err
-			}
-			if err := enc.WriteRoutine(r); err != nil {
-				return n, err
-			}
-		}
-		if err := enc.EndDump(d); err != nil {
-			return n, err
-		}
-		n++
-	}
+	p := Pipeline{Source: rd, Encoder: enc, OnWarning: onWarning}
+	return p.Run(context.Background())
 }
