@@ -5,6 +5,11 @@ import (
 	"fmt"
 )
 
+// ErrNotDump is returned for an input whose format could not be told from
+// its bytes and that is not a dump in the format guessed: random bytes,
+// binary files that are not a pprof profile.
+var ErrNotDump = errors.New("not a goroutine or thread dump")
+
 // ErrUnknownFormat is returned when the input matches no supported dump format.
 var ErrUnknownFormat = errors.New("formats: unrecognised dump format")
 
