@@ -5,6 +5,7 @@ import (
 	"io"
 
 	"github.com/stackdump/stackdump/formats"
+	"github.com/stackdump/stackdump/internal/words"
 )
 
 // GroupingEncoder is the grouping stage of a [formats.Pipeline]: a
@@ -30,7 +31,7 @@ type GroupingEncoder struct {
 // formats.WriteGroups writes (formats.CanGroup).
 func NewGroupingEncoder(w io.Writer, f formats.Format, opts Options) (*GroupingEncoder, error) {
 	if !formats.CanGroup(f) {
-		return nil, fmt.Errorf("grouped output cannot be written as %q", f)
+		return nil, fmt.Errorf("grouped output cannot be written as %q (want %s)", f, words.Or(formats.GroupedFormats))
 	}
 	return &GroupingEncoder{opts: opts, w: w, format: f}, nil
 }
