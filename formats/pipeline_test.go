@@ -206,3 +206,17 @@ func TestPipelineContext(t *testing.T) {
 		t.Errorf("%d of %d routines written, %d ends; want the dump stopped part way", enc.routines, len(big.Routines), enc.ends)
 	}
 }
+
+// TestCopyAnySource: Copy takes any DumpSource, not only a Reader, and
+// runs the same pipeline (wrapped parse errors are warnings).
+func TestCopyAnySource(t *testing.T) {
+	d := readDemo(t)
+	pe := &formats.ParseError{Line: 5, Msg: "cut"}
+	enc := &recorder{}
+	var seen int
+	n, err := formats.Copy(enc, &sliceSource{d: d, errs: map[int]error{0: fmt.Errorf("wrapped: %w", pe)}}, func(*formats.ParseError) { seen++ })
+	if err != nil || n != 1 || seen != 1 || enc.routines != len(d.Routines) || enc.ends != 1 {
+		t.Errorf("Copy = %d, %v; %d warnings, %d routines, %d ends; want 1 dump, 1 warning, %d routines, 1 end",
+			n, err, seen, enc.routines, enc.ends, len(d.Routines))
+	}
+}
