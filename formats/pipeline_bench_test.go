@@ -57,7 +57,7 @@ func handCopy(enc Encoder, rd *Reader) error {
 // replaced ("hand"). cpu-ms/op is user+system CPU time per operation.
 func BenchmarkPipelineCopy(b *testing.B) {
 	data := benchDumpBytes(100_000)
-	for _, mode := range []string{"pipeline", "hand"} {
+	for _, mode := range []string{"hand", "pipeline"} {
 		b.Run(mode, func(b *testing.B) {
 			b.SetBytes(int64(len(data)))
 			b.ReportAllocs()
