@@ -1,11 +1,9 @@
 package dedupe
 
 import (
-	"fmt"
 	"io"
 
 	"github.com/stackdump/stackdump/formats"
-	"github.com/stackdump/stackdump/internal/words"
 )
 
 // GroupingEncoder is the grouping stage of a [formats.Pipeline]: a
@@ -31,7 +29,9 @@ type GroupingEncoder struct {
 // formats.WriteGroups writes (formats.CanGroup).
 func NewGroupingEncoder(w io.Writer, f formats.Format, opts Options) (*GroupingEncoder, error) {
 	if !formats.CanGroup(f) {
-		return nil, fmt.Errorf("grouped output cannot be written as %q (want %s)", f, words.Or(formats.GroupedFormats))
+		// WriteGroups refuses f before it writes anything, with the error
+		// that names the formats it writes.
+		return nil, formats.WriteGroups(w, f, nil, nil)
 	}
 	return &GroupingEncoder{opts: opts, w: w, format: f}, nil
 }
