@@ -1,7 +1,7 @@
 package analyze
 
 import (
-	"errors"
+	"context"
 
 	"github.com/stackdump/stackdump/dedupe"
 	"github.com/stackdump/stackdump/formats"
@@ -25,34 +25,26 @@ type StreamOptions struct {
 // when rd holds no more dumps, and the error that stopped reading
 // otherwise (with the summary of what was read when there is one).
 func SummarizeNext(rd *formats.Reader, opts StreamOptions) (*Summary, []*formats.Group, error) {
-	d, err := rd.Next()
-	if err != nil {
+	a := NewAnalyzer(opts.Options)
+	g := dedupe.GroupThrough(analyzerStage{a}, opts.Group)
+	p := formats.Pipeline{Source: rd, Encoder: g, OnWarning: opts.OnWarning}
+	d, err := p.Next(context.Background())
+	if d == nil {
 		return nil, nil, err
 	}
-	grouper := dedupe.NewGrouper(opts.Group)
-	a := NewAnalyzer(opts.Options)
-	var readErr error
-	for r, err := range rd.Routines() {
-		if err != nil {
-			var pe *formats.ParseError
-			if errors.As(err, &pe) {
-				if opts.OnWarning != nil {
-					opts.OnWarning(pe)
-				}
-				continue
-			}
-			readErr = err
-			break
-		}
-		if r == nil {
-			continue
-		}
-		grouper.Add(r)
-		a.Add(r)
-	}
-	groups := grouper.Groups()
+	groups := g.Groups()
 	if d.Total == 0 {
-		d.Total = grouper.Total()
+		d.Total = g.Total()
 	}
-	return a.Summary(d, groups, opts.Name), groups, readErr
+	return a.Summary(d, groups, opts.Name), groups, err
+}
+
+// analyzerStage is an Analyzer as the last stage of a formats.Pipeline.
+type analyzerStage struct{ a *Analyzer }
+
+func (s analyzerStage) BeginDump(*formats.Dump) error { return nil }
+func (s analyzerStage) EndDump(*formats.Dump) error   { return nil }
+func (s analyzerStage) WriteRoutine(r *formats.Routine) error {
+	s.a.Add(r)
+	return nil
 }

@@ -25,7 +25,9 @@
 //	}
 //
 // [Group] does the same for a dump in memory, and [GroupNext] for the next
-// dump of a Reader. Groups come out largest first, then by key, and do not
+// dump of a Reader. In a [formats.Pipeline], grouping is a stage:
+// [NewGroupingEncoder] writes each dump as its groups, [GroupThrough]
+// groups the routines on their way to another encoder. Groups come out largest first, then by key, and do not
 // depend on the order the routines came in: ids are sorted (the smallest
 // are kept past the cap) and the sample is the member with the lowest id.
 // Grouped inputs (debug=1, pprof) count with their Routine.Count.

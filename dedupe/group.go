@@ -2,7 +2,7 @@ package dedupe
 
 import (
 	"cmp"
-	"errors"
+	"context"
 	"slices"
 	"strconv"
 	"strings"
@@ -146,27 +146,16 @@ func Group(d *formats.Dump, opts Options) []*formats.Group {
 }
 
 // GroupNext reads the next dump of rd and groups its routines as they
-// stream by, without keeping them. onWarning, when not nil, sees each
-// parse error (they are also the dump's Warnings). At the end of the
-// input it returns io.EOF.
+// stream by, without keeping them: a [formats.Pipeline] into a
+// [GroupThrough] stage. onWarning, when not nil, sees each parse error
+// (they are also the dump's Warnings). At the end of the input it returns
+// io.EOF.
 func GroupNext(rd *formats.Reader, opts Options, onWarning func(*formats.ParseError)) (*formats.Dump, []*formats.Group, error) {
-	d, err := rd.Next()
+	g := GroupThrough(nil, opts)
+	p := formats.Pipeline{Source: rd, Encoder: g, OnWarning: onWarning}
+	d, err := p.Next(context.Background())
 	if err != nil {
-		return nil, nil, err
-	}
-	g := NewGrouper(opts)
-	for r, err := range rd.Routines() {
-		if err != nil {
-			var pe *formats.ParseError
-			if errors.As(err, &pe) {
-				if onWarning != nil {
-					onWarning(pe)
-				}
-				continue
-			}
-			return d, nil, err
-		}
-		g.Add(r)
+		return d, nil, err
 	}
 	return d, g.Groups(), nil
 }

@@ -49,27 +49,18 @@ func readGoroutineProfile(ctx context.Context, t *formats.Table) (*formats.Dump,
 	if err := p.WriteTo(buf, 0); err != nil {
 		return nil, fmt.Errorf("goroutine profile: %w", err)
 	}
-	rd := formats.NewReader(bytes.NewReader(buf.Bytes()), formats.ReadOptions{Kind: formats.KindGoPprof, Table: t})
-	d, err := rd.Next()
-	if err != nil {
-		if err == io.EOF {
-			err = io.ErrUnexpectedEOF
-		}
-		return nil, fmt.Errorf("read goroutine profile: %w", err)
+	var c collectStage
+	pl := formats.Pipeline{
+		Source:    formats.NewReader(bytes.NewReader(buf.Bytes()), formats.ReadOptions{Kind: formats.KindGoPprof, Table: t}),
+		Encoder:   &c,
+		ReadError: func(err error) error { return fmt.Errorf("read goroutine profile: %w", err) },
 	}
-	for r, err := range rd.Routines() {
-		if err != nil {
-			if _, ok := err.(*formats.ParseError); ok {
-				continue // kept in d.Warnings
-			}
-			return nil, fmt.Errorf("read goroutine profile: %w", err)
-		}
-		if r != nil {
-			d.Routines = append(d.Routines, r)
-		}
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
+	d, err := pl.Next(ctx) // parse errors are kept in d.Warnings
+	if err == io.EOF {
+		return nil, fmt.Errorf("read goroutine profile: %w", io.ErrUnexpectedEOF)
+	}
+	if err != nil {
+		return nil, err
 	}
 	d.Source.Kind = formats.KindGoPprof
 	return d, nil

@@ -85,18 +85,13 @@ func splitTraceback(text []byte, n int) [][]byte {
 	if n <= 1 {
 		return [][]byte{text}
 	}
-	sep := []byte("\n\ngoroutine ")
 	var chunks [][]byte
 	size := len(text) / n
-	for len(text) > 0 && len(chunks) < n-1 {
-		if size >= len(text) {
+	for len(chunks) < n-1 {
+		cut := cutTraceback(text, size)
+		if cut == len(text) {
 			break
 		}
-		i := bytes.Index(text[size:], sep)
-		if i < 0 {
-			break
-		}
-		cut := size + i + 1 // the next chunk starts with the blank line
 		chunks = append(chunks, text[:cut])
 		text = text[cut:]
 	}
@@ -105,31 +100,18 @@ func splitTraceback(text []byte, n int) [][]byte {
 
 // parseChunk reads one run of goroutines.
 func parseChunk(ctx context.Context, text []byte, t *formats.Table) (*formats.Dump, error) {
-	rd := formats.NewReader(bytes.NewReader(text), formats.ReadOptions{Kind: formats.KindGoTraceback, Table: t})
-	d, err := rd.Next()
+	var c collectStage
+	p := formats.Pipeline{
+		Source:    formats.NewReader(bytes.NewReader(text), formats.ReadOptions{Kind: formats.KindGoTraceback, Table: t}),
+		Encoder:   &c,
+		ReadError: func(err error) error { return fmt.Errorf("parse traceback: %w", err) },
+	}
+	d, err := p.Next(ctx) // parse errors are kept in d.Warnings
 	if err == io.EOF {
 		return &formats.Dump{Source: formats.Source{Kind: formats.KindGoTraceback}}, nil
 	}
 	if err != nil {
-		return nil, fmt.Errorf("parse traceback: %w", err)
-	}
-	i := 0
-	for r, err := range rd.Routines() {
-		if err != nil {
-			if _, ok := err.(*formats.ParseError); ok {
-				continue // recorded in d.Warnings
-			}
-			return nil, fmt.Errorf("parse traceback: %w", err)
-		}
-		if r == nil {
-			continue
-		}
-		d.Routines = append(d.Routines, r)
-		if i++; i%ctxCheckEvery == 0 {
-			if err := ctx.Err(); err != nil {
-				return nil, err
-			}
-		}
+		return nil, err
 	}
 	d.Source.Kind = formats.KindGoTraceback
 	return d, nil

@@ -3,7 +3,6 @@ package dumper
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"sync"
@@ -108,15 +107,9 @@ func writeJSONChunks(ctx context.Context, w io.Writer, c formats.Compression, d 
 func splitJSONChunks(ctx context.Context, text []byte, size int, jobs, order chan<- jsonChunk) {
 	defer close(jobs)
 	defer close(order)
-	sep := []byte("\n\ngoroutine ")
 	offset := int64(0)
 	for i := 0; i == 0 || len(text) > 0; i++ {
-		cut := len(text)
-		if len(text) > size {
-			if j := bytes.Index(text[size:], sep); j >= 0 {
-				cut = size + j + 1 // the next chunk starts with the blank line
-			}
-		}
+		cut := cutTraceback(text, size)
 		job := jsonChunk{index: i, text: text[:cut], offset: offset, done: make(chan jsonChunkResult, 1)}
 		select {
 		case order <- job:
@@ -245,54 +238,75 @@ func putSegmentBuf(b []byte) {
 // encodeChunk reads job's text and encodes its routines into a segment;
 // first is set when its first routine opens the goroutines array. The
 // first chunk also carries the document's opening.
-func (jw *jsonWriter) encodeChunk(ctx context.Context, st *chunkState, job jsonChunk, first bool) (res jsonChunkResult) {
-	if err := ctx.Err(); err != nil {
-		return jsonChunkResult{err: err}
+func (jw *jsonWriter) encodeChunk(ctx context.Context, st *chunkState, job jsonChunk, first bool) jsonChunkResult {
+	enc := &chunkEncoder{jw: jw, st: st, job: job, first: first}
+	p := formats.Pipeline{
+		Source:    formats.NewReaderBytes(job.text, formats.ReadOptions{Kind: formats.KindGoTraceback, Table: st.table, ReuseRoutines: true}),
+		Encoder:   enc,
+		ReadError: func(err error) error { return fmt.Errorf("read stacks: %w", err) },
 	}
-	rd := formats.NewReaderBytes(job.text, formats.ReadOptions{Kind: formats.KindGoTraceback, Table: st.table, ReuseRoutines: true})
-	read, err := rd.Next()
-	if err == io.EOF { // nothing but blank lines
-		read, err = &formats.Dump{}, nil
+	// Parse errors are kept in read.Warnings; a chunk of nothing but blank
+	// lines is no dump, and encodes as an empty one.
+	read, err := p.Next(ctx)
+	if err == io.EOF {
+		read = &formats.Dump{}
+		err = formats.WriteDump(enc, read)
 	}
 	if err != nil {
-		return jsonChunkResult{err: fmt.Errorf("read stacks: %w", err)}
-	}
-	b := st.buf[:0]
-	if job.index == 0 {
-		head := *read
-		head.Source = jw.d.Source
-		b = formats.AppendJSONStart(b, &head)
-	}
-	for r, err := range rd.Routines() {
-		if err != nil {
-			var pe *formats.ParseError
-			if errors.As(err, &pe) {
-				continue // kept in read.Warnings
-			}
-			return jsonChunkResult{err: fmt.Errorf("read stacks: %w", err)}
-		}
-		if res.routines++; res.routines%ctxCheckEvery == 0 {
-			if err := ctx.Err(); err != nil {
-				return jsonChunkResult{err: err}
-			}
-		}
-		r.Line = 0 // a line of text no one has
-		b = st.frames.Append(b, r, first && res.routines == 1)
-		if len(b) >= jsonFlushBytes {
-			if _, err := st.enc.Write(b); err != nil {
-				return jsonChunkResult{err: err}
-			}
-			b = b[:0]
-		}
-	}
-	if _, err := st.enc.Write(b); err != nil {
 		return jsonChunkResult{err: err}
 	}
-	st.buf = b[:0]
-	res.seg = st.enc.Take(getSegmentBuf())
-	res.total, res.truncated = read.Total, read.Truncated
-	res.warnings = read.Warnings // their lines and offsets are the chunk's: see writeChunks
-	return res
+	return jsonChunkResult{
+		seg:       enc.seg,
+		routines:  enc.routines,
+		total:     read.Total,
+		truncated: read.Truncated,
+		warnings:  read.Warnings, // their lines and offsets are the chunk's: see writeChunks
+	}
+}
+
+// chunkEncoder is the last stage of a chunk's formats.Pipeline: it
+// appends the routines' JSON into the worker's buffer and hands it to the
+// worker's compressor every jsonFlushBytes; EndDump takes the segment.
+type chunkEncoder struct {
+	jw       *jsonWriter
+	st       *chunkState
+	job      jsonChunk
+	first    bool
+	b        []byte
+	routines int
+	seg      zseg.Segment
+}
+
+func (e *chunkEncoder) BeginDump(read *formats.Dump) error {
+	e.b = e.st.buf[:0]
+	if e.job.index == 0 {
+		head := *read
+		head.Source = e.jw.d.Source
+		e.b = formats.AppendJSONStart(e.b, &head)
+	}
+	return nil
+}
+
+func (e *chunkEncoder) WriteRoutine(r *formats.Routine) error {
+	e.routines++
+	r.Line = 0 // a line of text no one has
+	e.b = e.st.frames.Append(e.b, r, e.first && e.routines == 1)
+	if len(e.b) >= jsonFlushBytes {
+		if _, err := e.st.enc.Write(e.b); err != nil {
+			return err
+		}
+		e.b = e.b[:0]
+	}
+	return nil
+}
+
+func (e *chunkEncoder) EndDump(*formats.Dump) error {
+	if _, err := e.st.enc.Write(e.b); err != nil {
+		return err
+	}
+	e.st.buf = e.b[:0]
+	e.seg = e.st.enc.Take(getSegmentBuf())
+	return nil
 }
 
 // lineCounter numbers the lines of a text read front to back, counting

@@ -21,6 +21,14 @@
 // # Writing
 //
 // [NewEncoder] returns an [Encoder] for a [Format]; [NewOutput] wraps the
-// destination in one large bufio.Writer and optional compression. [Copy]
-// streams a Reader into an Encoder.
+// destination in one large bufio.Writer and optional compression.
+//
+// # Streaming
+//
+// A [Pipeline] streams a [DumpSource] (a Reader) into an Encoder, one
+// routine at a time: it is the one loop that reads dumps and hands their
+// routines on, with parse errors to one OnWarning callback and a context
+// to stop it. Anything else that must see every routine is an Encoder
+// stage in front of the writer, as package dedupe's grouping stage is.
+// [Copy] is a Pipeline from a Reader without a context.
 package formats

@@ -1,6 +1,7 @@
 package formats
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"slices"
@@ -85,44 +86,18 @@ func WriteDump(enc Encoder, d *Dump) error {
 	return enc.EndDump(d)
 }
 
-// Copy streams every dump of rd through enc and returns how many dumps it
-// wrote. Parse errors become warnings of their dump; onWarning, when not
-// nil, sees each as it is found.
+// Copy streams every dump of src through enc and returns how many dumps
+// it wrote: a [Pipeline] run without a context. Parse errors become
+// warnings of their dump; onWarning, when not nil, sees each as it is
+// found. Errors of enc are returned as enc returned them.
 //
-// Unless rd has already started reading, Copy turns on
+// When src is a *Reader that has not started reading, Copy turns on
 // ReadOptions.ReuseRoutines: each routine goes to enc at once and is
 // never seen again, so the reader need not allocate one per routine.
-func Copy(enc Encoder, rd *Reader, onWarning func(*ParseError)) (int, error) {
-	rd.reuseRoutines()
-	n := 0
-	for {
-		d, err := rd.Next()
-		if err == io.EOF {
-			return n, nil
-		}
-		if err != nil {
-			return n, err
-		}
-		if err := enc.BeginDump(d); err != nil {
-			return n, err
-		}
-		for r, err := range rd.Routines() {
-			if err != nil {
-				if pe, ok := err.(*ParseError); ok {
-					if onWarning != nil {
-						onWarning(pe)
-					}
-					continue
-				}
-				return n, err
-			}
-			if err := enc.WriteRoutine(r); err != nil {
-				return n, err
-			}
-		}
-		if err := enc.EndDump(d); err != nil {
-			return n, err
-		}
-		n++
+func Copy(enc Encoder, src DumpSource, onWarning func(*ParseError)) (int, error) {
+	if rd, ok := src.(*Reader); ok {
+		rd.reuseRoutines()
 	}
+	p := Pipeline{Source: src, Encoder: enc, OnWarning: onWarning}
+	return p.Run(context.Background())
 }

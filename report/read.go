@@ -1,6 +1,7 @@
 package report
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -47,29 +48,27 @@ func Read(r io.Reader, name string, opts ReadOptions) ([]Input, error) {
 }
 
 // readInput reads the next dump of rd, grouping its routines and
-// watching for the one that crashed as they stream by.
+// watching for the one that crashed as they stream by: a formats.Pipeline
+// through the grouping stage into the crash watch.
 func readInput(rd *formats.Reader, opts ReadOptions) (Input, error) {
-	d, err := rd.Next()
+	var watch crashStage
+	g := dedupe.GroupThrough(&watch, opts.Group)
+	p := formats.Pipeline{Source: rd, Encoder: g, OnWarning: opts.OnWarning}
+	d, err := p.Next(context.Background())
 	if err != nil {
 		return Input{}, err
 	}
-	g := dedupe.NewGrouper(opts.Group)
-	var watch formats.CrashWatch
-	for r, err := range rd.Routines() {
-		if err != nil {
-			var pe *formats.ParseError
-			if errors.As(err, &pe) {
-				if opts.OnWarning != nil {
-					opts.OnWarning(pe)
-				}
-				continue
-			}
-			return Input{}, err
-		}
-		g.Add(r)
-		watch.Add(r)
-	}
 	return Input{Dump: d, Groups: g.Groups(), Culprit: watch.Culprit(formats.CrashOf(d.Preamble))}, nil
+}
+
+// crashStage is a formats.CrashWatch as the last stage of a pipeline.
+type crashStage struct{ formats.CrashWatch }
+
+func (w *crashStage) BeginDump(*formats.Dump) error { return nil }
+func (w *crashStage) EndDump(*formats.Dump) error   { return nil }
+func (w *crashStage) WriteRoutine(r *formats.Routine) error {
+	w.Add(r)
+	return nil
 }
 
 func nameInputs(inputs []Input, name string) []Input {

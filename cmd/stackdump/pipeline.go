@@ -1,9 +1,9 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
-	"iter"
 	"sync/atomic"
 
 	"github.com/stackdump/stackdump/dedupe"
@@ -49,89 +49,82 @@ type dumpResult struct {
 	leaked int64
 }
 
-// dumpSource is what a pipeline reads: a *formats.Reader, or a capture's
-// *remote.Document.
-type dumpSource interface {
-	Next() (*formats.Dump, error)
-	Routines() iter.Seq2[*formats.Routine, error]
+// run streams every dump of rd into w through a formats.Pipeline. It
+// returns the dumps it wrote.
+func (p pipeline) run(rd formats.DumpSource, w io.Writer) ([]dumpResult, error) {
+	var (
+		enc formats.Encoder
+		g   *dedupe.GroupingEncoder
+		err error
+	)
+	opts := dedupe.Options{By: p.by}
+	if p.grouped {
+		g, err = dedupe.NewGroupingEncoder(w, p.format, opts)
+		enc = g
+	} else if enc, err = formats.NewEncoder(w, p.format); err == nil && p.summarize {
+		g = dedupe.GroupThrough(enc, opts)
+		enc = g
+	}
+	if err != nil {
+		return nil, err
+	}
+	re := &resultEncoder{p: p, next: enc, groups: g}
+	fp := formats.Pipeline{Source: rd, Encoder: re, OnWarning: p.onWarning}
+	n, err := fp.Run(context.Background())
+	if err == nil && n == 0 {
+		return nil, fmt.Errorf("no dump found")
+	}
+	return re.results, err
 }
 
-// run streams every dump of rd into w. It returns the dumps it wrote.
-func (p pipeline) run(rd dumpSource, w io.Writer) ([]dumpResult, error) {
-	var enc formats.Encoder
-	if !p.grouped {
-		var err error
-		if enc, err = formats.NewEncoder(w, p.format); err != nil {
-			return nil, err
-		}
+// resultEncoder is the last stage of a CLI pipeline, in front of the
+// writer (and the grouping stage, when there is one): it completes each
+// dump's Source, counts routines, and keeps each dump's result. Errors of
+// the stages behind it are the output's (outputError).
+type resultEncoder struct {
+	p       pipeline
+	next    formats.Encoder
+	groups  *dedupe.GroupingEncoder // nil when not grouping
+	leaked  int64
+	results []dumpResult
+}
+
+func (e *resultEncoder) BeginDump(d *formats.Dump) error {
+	if e.p.source != nil {
+		e.p.source(&d.Source)
 	}
-	var results []dumpResult
-	for {
-		d, err := rd.Next()
-		if err == io.EOF {
-			if len(results) == 0 {
-				return nil, fmt.Errorf("no dump found")
-			}
-			return results, nil
-		}
-		if err != nil {
-			return results, err
-		}
-		if p.source != nil {
-			p.source(&d.Source)
-		}
-		if enc != nil {
-			if err := enc.BeginDump(d); err != nil {
-				return results, outputError{err}
-			}
-		}
-		var leaked int64
-		var g *dedupe.Grouper
-		if p.grouped || p.summarize {
-			g = dedupe.NewGrouper(dedupe.Options{By: p.by})
-		}
-		for r, err := range rd.Routines() {
-			if err != nil {
-				if pe, ok := err.(*formats.ParseError); ok {
-					if p.onWarning != nil {
-						p.onWarning(pe)
-					}
-					continue
-				}
-				return results, err
-			}
-			if r == nil {
-				continue
-			}
-			if g != nil {
-				g.Add(r)
-			}
-			if r.Leaked {
-				leaked += r.Count
-			}
-			if p.routines != nil {
-				p.routines.Add(r.Count)
-			}
-			if enc != nil {
-				if err := enc.WriteRoutine(r); err != nil {
-					return results, outputError{err}
-				}
-			}
-		}
-		var groups []*formats.Group
-		if g != nil {
-			groups = g.Groups()
-		}
-		if enc != nil {
-			err = enc.EndDump(d)
-		} else {
-			err = formats.WriteGroups(w, p.format, d, groups)
-		}
-		if err != nil {
-			return results, outputError{err}
-		}
-		results = append(results, dumpResult{dump: d, groups: groups, by: p.by, leaked: leaked})
+	e.leaked = 0
+	return outputErr(e.next.BeginDump(d))
+}
+
+func (e *resultEncoder) WriteRoutine(r *formats.Routine) error {
+	if r.Leaked {
+		e.leaked += r.Count
 	}
+	if e.p.routines != nil {
+		e.p.routines.Add(r.Count)
+	}
+	return outputErr(e.next.WriteRoutine(r))
+}
+
+func (e *resultEncoder) EndDump(d *formats.Dump) error {
+	if err := e.next.EndDump(d); err != nil {
+		return outputError{err}
+	}
+	var groups []*formats.Group
+	if e.groups != nil {
+		groups = e.groups.Groups()
+	}
+	e.results = append(e.results, dumpResult{dump: d, groups: groups, by: e.p.by, leaked: e.leaked})
+	return nil
+}
+
+// outputErr marks a non-nil err as the output's.
+func outputErr(err error) error {
+	if err == nil {
+		return nil
+	}
+	return outputError{err}
 }
 
 // outputError is a failure to write the output rather than to read the

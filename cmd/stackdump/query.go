@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -138,65 +139,51 @@ func runQuery(cmd *cobra.Command, in, path string, o queryOptions) error {
 // document, is reused, and routines are not kept, so memory is that of
 // the largest dump, not of all of them.
 func eachDocument(src io.Reader, grouped bool, by dedupe.Options, progress *atomic.Int64, fn func(doc []byte) error) error {
-	rd := formats.NewReader(src, formats.ReadOptions{ReuseRoutines: true, Progress: progress})
-	var b bytes.Buffer
-	for n := 0; ; n++ {
-		b.Reset()
-		var err error
-		if grouped {
-			var d *formats.Dump
-			var groups []*formats.Group
-			d, groups, err = dedupe.GroupNext(rd, by, nil)
-			if err == nil {
-				err = formats.WriteGroups(&b, formats.FormatJSON, d, groups)
-			}
-		} else {
-			err = copyNextJSON(rd, &b)
-		}
-		if err == io.EOF {
-			if n == 0 {
-				return errors.New("no dump found")
-			}
-			return nil
-		}
-		if err != nil {
-			return err
-		}
-		if err := fn(bytes.TrimSpace(b.Bytes())); err != nil {
-			return err
-		}
+	docs := &documentStage{grouped: grouped, by: by, fn: fn}
+	p := formats.Pipeline{
+		Source:  formats.NewReader(src, formats.ReadOptions{ReuseRoutines: true, Progress: progress}),
+		Encoder: docs,
 	}
+	n, err := p.Run(context.Background())
+	if err == nil && n == 0 {
+		return errors.New("no dump found")
+	}
+	return err
 }
 
-// copyNextJSON writes rd's next dump to w as a JSON document; io.EOF when
-// there is none.
-func copyNextJSON(rd *formats.Reader, w io.Writer) error {
-	d, err := rd.Next()
+// documentStage is the last stage of eachDocument's pipeline: it writes
+// each dump as one JSON document (through the grouping stage when
+// grouped) into one reused buffer, and hands the document to fn at the
+// dump's end.
+type documentStage struct {
+	grouped bool
+	by      dedupe.Options
+	fn      func(doc []byte) error
+	b       bytes.Buffer
+	enc     formats.Encoder // the current dump's
+}
+
+func (s *documentStage) BeginDump(d *formats.Dump) error {
+	s.b.Reset()
+	var err error
+	if s.grouped {
+		s.enc, err = dedupe.NewGroupingEncoder(&s.b, formats.FormatJSON, s.by)
+	} else {
+		s.enc, err = formats.NewEncoder(&s.b, formats.FormatJSON)
+	}
 	if err != nil {
 		return err
 	}
-	enc, err := formats.NewEncoder(w, formats.FormatJSON)
-	if err != nil {
+	return s.enc.BeginDump(d)
+}
+
+func (s *documentStage) WriteRoutine(r *formats.Routine) error { return s.enc.WriteRoutine(r) }
+
+func (s *documentStage) EndDump(d *formats.Dump) error {
+	if err := s.enc.EndDump(d); err != nil {
 		return err
 	}
-	if err := enc.BeginDump(d); err != nil {
-		return err
-	}
-	for r, err := range rd.Routines() {
-		if err != nil {
-			var pe *formats.ParseError
-			if errors.As(err, &pe) {
-				continue // kept in the document's warnings
-			}
-			return err
-		}
-		if r != nil {
-			if err := enc.WriteRoutine(r); err != nil {
-				return err
-			}
-		}
-	}
-	return enc.EndDump(d)
+	return s.fn(bytes.TrimSpace(s.b.Bytes()))
 }
 
 // writeResult prints one result: JSON, or with raw, strings unquoted and

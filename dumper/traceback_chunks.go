@@ -1,0 +1,36 @@
+package dumper
+
+import (
+	"bytes"
+
+	"github.com/stackdump/stackdump/formats"
+)
+
+// goroutineSep is what runtime.Stack prints between two goroutines: a
+// blank line, then the next header.
+var goroutineSep = []byte("\n\ngoroutine ")
+
+// cutTraceback returns the length of the first chunk of traceback text
+// that holds at least size bytes and ends at a goroutine boundary: the
+// next chunk starts with the blank line before a header. It is all of
+// text when text is no longer than size or no header follows. Both the
+// parallel reading of a capture and its parallel JSON cut with it.
+func cutTraceback(text []byte, size int) int {
+	if len(text) > size {
+		if j := bytes.Index(text[size:], goroutineSep); j >= 0 {
+			return size + j + 1
+		}
+	}
+	return len(text)
+}
+
+// collectStage is the last stage of a formats.Pipeline that keeps every
+// routine in its dump's Routines: a capture read whole into memory.
+type collectStage struct{ d *formats.Dump }
+
+func (c *collectStage) BeginDump(d *formats.Dump) error { c.d = d; return nil }
+func (c *collectStage) EndDump(*formats.Dump) error     { return nil }
+func (c *collectStage) WriteRoutine(r *formats.Routine) error {
+	c.d.Routines = append(c.d.Routines, r)
+	return nil
+}

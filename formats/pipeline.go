@@ -1,0 +1,121 @@
+package formats
+
+import (
+	"context"
+	"errors"
+	"io"
+	"iter"
+)
+
+// DumpSource yields dumps and their routines as a [Reader] does: Next
+// returns the next dump's metadata (io.EOF after the last), Routines its
+// routines, a *ParseError standing for a routine that could not be read.
+// remote.Document is one too.
+type DumpSource interface {
+	Next() (*Dump, error)
+	Routines() iter.Seq2[*Routine, error]
+}
+
+// pipelineCheckEvery is how many routines a Pipeline reads between two
+// looks at its context.
+const pipelineCheckEvery = 4096
+
+// Pipeline streams the dumps of a [DumpSource] through an [Encoder]: for
+// each dump BeginDump, WriteRoutine for each routine as it is read, then
+// EndDump. It is the one read → encode loop of stackdump; grouping is an
+// Encoder stage in front of the writer (dedupe.NewGroupingEncoder), and so
+// is anything else that must see every routine.
+//
+// A *ParseError of the source stands for a routine that could not be read:
+// it is among its dump's Warnings, OnWarning sees it, and reading goes on.
+// Any other error stops the pipeline. Errors are matched with errors.As,
+// so a source may wrap its parse errors.
+//
+//	p := formats.Pipeline{Source: rd, Encoder: enc, OnWarning: warn}
+//	n, err := p.Run(ctx)
+type Pipeline struct {
+	// Source is what the pipeline reads.
+	Source DumpSource
+	// Encoder is where every dump and routine goes.
+	Encoder Encoder
+	// OnWarning, when not nil, sees each parse error as it is read.
+	OnWarning func(*ParseError)
+	// ReadError, when not nil, wraps every error of reading the source
+	// (not io.EOF, not the Encoder's, not the context's) before it is
+	// returned, to name what was read ("read stacks: %w").
+	ReadError func(error) error
+}
+
+// Run streams every dump of the source through the encoder and returns
+// how many dumps it wrote (EndDump returned). It stops at the first error
+// of reading, of the encoder or of ctx, which it checks before each dump
+// and every few thousand routines; the end of the input is no error.
+func (p *Pipeline) Run(ctx context.Context) (int, error) {
+	n := 0
+	for {
+		_, err := p.Next(ctx)
+		if err == io.EOF {
+			return n, nil
+		}
+		if err != nil {
+			return n, err
+		}
+		n++
+	}
+}
+
+// Next streams the next dump of the source through the encoder and
+// returns it: final after EndDump, with its Warnings, Total and
+// Truncated. At the end of the input it returns io.EOF and calls the
+// encoder not at all. After an error that stopped the dump half way it
+// returns the dump read so far with the error, and EndDump is not called.
+func (p *Pipeline) Next(ctx context.Context) (*Dump, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	d, err := p.Source.Next()
+	if err == io.EOF {
+		return nil, err
+	}
+	if err != nil {
+		return nil, p.readError(err)
+	}
+	if err := p.Encoder.BeginDump(d); err != nil {
+		return d, err
+	}
+	i := 0
+	for r, err := range p.Source.Routines() {
+		if err != nil {
+			var pe *ParseError
+			if errors.As(err, &pe) {
+				if p.OnWarning != nil {
+					p.OnWarning(pe)
+				}
+				continue
+			}
+			return d, p.readError(err)
+		}
+		if r == nil {
+			continue
+		}
+		if i++; i%pipelineCheckEvery == 0 {
+			if err := ctx.Err(); err != nil {
+				return d, err
+			}
+		}
+		if err := p.Encoder.WriteRoutine(r); err != nil {
+			return d, err
+		}
+	}
+	if err := ctx.Err(); err != nil {
+		return d, err
+	}
+	return d, p.Encoder.EndDump(d)
+}
+
+func (p *Pipeline) readError(err error) error {
+	if p.ReadError == nil {
+		return err
+	}
+	return p.ReadError(err)
+}
