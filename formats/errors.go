@@ -5,6 +5,10 @@ import (
 	"fmt"
 )
 
+// errLineTooLong reports a line longer than ReadOptions.MaxLineBytes; the
+// line was skipped and reading can go on (see lineReader).
+var errLineTooLong = errors.New("line too long")
+
 // ErrUnknownFormat is returned when the input matches no supported dump format.
 var ErrUnknownFormat = errors.New("formats: unrecognised dump format")
 
