@@ -193,7 +193,7 @@ func (d *debug1Decoder) addCommentLine(rest []byte) error {
 func (d *debug1Decoder) finishRecord() (*Routine, error) {
 	r := d.rec
 	d.rec = nil
-	r.Stack = d.t.Stack(d.frames, false, 0, 0)
+	r.Stack = d.t.Stack(d.frames, Elision{})
 	if d.hasPC {
 		r.Values = d.t.Values(d.values)
 	}

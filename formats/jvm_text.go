@@ -467,7 +467,7 @@ func (d *jvmTextDecoder) build(b *jvmThreadBuilder) *Routine {
 		// No frame to carry it: keep the state as written.
 		r.State = d.t.String(r.State + " on " + b.headLock.Class + b.headLock.Addr)
 	}
-	r.Stack = d.t.Stack(b.frames, b.elided, 0, b.elidedAt)
+	r.Stack = d.t.Stack(b.frames, Elision{Elided: b.elided, At: b.elidedAt})
 	// Lock lines alone decide the values, except where the header adds a
 	// lock or ThreadInfo reads "waiting on" as parking.
 	if len(b.locks) > 0 && !b.hasHeadLock && !b.threadInfo {

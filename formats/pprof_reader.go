@@ -203,7 +203,7 @@ func (d *pprofDecoder) nextRoutine() (*Routine, error) {
 			}
 			hasPC = hasPC || loc.Address != 0
 		}
-		r.Stack = d.t.Stack(d.frames, false, 0, 0)
+		r.Stack = d.t.Stack(d.frames, Elision{})
 		if hasPC {
 			r.Values = d.t.Values(d.values)
 		}
