@@ -47,9 +47,6 @@ const (
 	CutMarker = "stackdump: traceback cut: "
 )
 
-// errEndOfDump is returned by a decoder's nextRoutine at the end of a dump.
-var errEndOfDump = errors.New("end of dump")
-
 // decoder is what every format reader implements. nextDump returns the
 // metadata of the next dump, or io.EOF. nextRoutine returns the dump's next
 // routine, a *ParseError to report and continue, errEndOfDump at the end of

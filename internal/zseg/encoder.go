@@ -1,7 +1,6 @@
 package zseg
 
 import (
-	"errors"
 	"fmt"
 	"hash/crc32"
 	"io"
@@ -90,9 +89,6 @@ func (e *Encoder) Release() {
 	e.flate, e.zstd, e.out.b = nil, nil, nil
 	e.err = errReleased
 }
-
-// errReleased is the error of an Encoder used after Release.
-var errReleased = errors.New("zseg: encoder used after Release")
 
 // pools holds released compressors by compression and level; the sync.Pool
 // drops them when the garbage collector runs.

@@ -2,13 +2,9 @@ package zseg
 
 import (
 	"encoding/binary"
-	"errors"
 	"fmt"
 	"io"
 )
-
-// ErrClosed is returned by WriteSegment after Close.
-var ErrClosed = errors.New("zseg: stream closed")
 
 // gzipHeader is the member header klauspost/compress/gzip writes without a
 // name, comment or time: magic, deflate, no flags, no mtime, no extra

@@ -34,9 +34,6 @@ type job struct {
 	done chan job
 }
 
-// ErrWriterClosed is returned by Write after Close.
-var ErrWriterClosed = errors.New("zseg: writer closed")
-
 // NewWriter returns a Writer of a stream with opts to w, compressing blocks
 // of blockSize bytes on up to workers goroutines (at least one). The
 // goroutines start with the first full block and end with Close, which
