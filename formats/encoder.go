@@ -5,6 +5,8 @@ import (
 	"io"
 	"slices"
 	"strings"
+
+	"github.com/stackdump/stackdump/internal/words"
 )
 
 // Format names an output encoding.
@@ -35,7 +37,7 @@ func ParseFormat(s string) (Format, error) {
 			return f, nil
 		}
 	}
-	return "", fmt.Errorf("unknown format %q (want one of %v)", s, Formats)
+	return "", fmt.Errorf("unknown format %q (want %s)", s, words.Or(Formats))
 }
 
 // Encoder writes dumps one routine at a time. Call BeginDump, WriteRoutine
@@ -67,7 +69,7 @@ func NewEncoder(w io.Writer, f Format) (Encoder, error) {
 	case FormatFolded:
 		return newFoldedEncoder(w), nil
 	}
-	return nil, fmt.Errorf("unknown format %q (want one of %v)", f, Formats)
+	return nil, fmt.Errorf("unknown format %q (want %s)", f, words.Or(Formats))
 }
 
 // WriteDump writes an in-memory dump through enc.

@@ -9,8 +9,15 @@ import (
 // problems at a known place are ParseErrors (below).
 
 // ErrOneDumpPerProfile is returned when a second dump is written to a
-// pprof output: a profile file holds one profile.
-var ErrOneDumpPerProfile = errors.New("formats: a pprof profile holds one dump; write each dump to its own file")
+// pprof or folded output: a profile, and a flame graph's folded stacks,
+// stand for one moment of one process, and summing two dumps would count
+// every goroutine that lived through both twice.
+var ErrOneDumpPerProfile = errors.New("formats: a pprof profile or folded stacks hold one dump; write each dump to its own file, or convert to text or json")
+
+// ErrNotDump is returned for an input whose format could not be told from
+// its bytes and that is not a dump in the format guessed: random bytes,
+// binary files that are not a pprof profile.
+var ErrNotDump = errors.New("not a goroutine or thread dump")
 
 // ErrTooLarge is returned when a compressed input inflates past
 // ReadOptions.MaxDecompressedBytes.
