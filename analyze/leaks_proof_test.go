@@ -91,7 +91,7 @@ func TestLeakProofRanksAboveSuspicion(t *testing.T) {
 // scored alone and says how many of its place were proven.
 func TestLeakSuspectPartlyProven(t *testing.T) {
 	tbl := formats.NewTable()
-	stack := tbl.Stack([]*formats.Frame{tbl.Frame(formats.Frame{Func: "main.wait", File: "/app/w.go", Line: 9})}, false, 0, 0)
+	stack := tbl.Stack([]*formats.Frame{tbl.Frame(formats.Frame{Func: "main.wait", File: "/app/w.go", Line: 9})}, formats.Elision{})
 	creator := tbl.Frame(formats.Frame{Func: "main.serve", File: "/app/s.go", Line: 3})
 	d := &formats.Dump{Source: formats.Source{Kind: formats.KindGoTraceback}}
 	for i := range 300 {

@@ -217,7 +217,7 @@ func TestLocksRules(t *testing.T) {
 	tab := formats.NewTable()
 	frame := tab.Frame(formats.Frame{Func: "demo.Main.run", File: "Main.java", Line: 1})
 	routine := func(name string, locks ...formats.Lock) *formats.Routine {
-		r := &formats.Routine{Name: name, Count: 1, Stack: tab.Stack([]*formats.Frame{frame}, false, 0, 0), Thread: &formats.Thread{}}
+		r := &formats.Routine{Name: name, Count: 1, Stack: tab.Stack([]*formats.Frame{frame}, formats.Elision{}), Thread: &formats.Thread{}}
 		r.Values = tab.Values([]formats.FrameValue{{Locks: locks}})
 		return r
 	}

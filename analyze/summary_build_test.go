@@ -37,7 +37,7 @@ func dumpOf(t testing.TB, kind formats.Kind, specs ...g) *formats.Dump {
 		for i, f := range s.frames {
 			frames[i] = tab.Frame(parseFrame(t, f))
 		}
-		stack := tab.Stack(frames, false, 0, 0)
+		stack := tab.Stack(frames, formats.Elision{})
 		var creator *formats.Frame
 		if s.creator != "" {
 			creator = tab.Frame(parseFrame(t, s.creator))

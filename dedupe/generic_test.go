@@ -76,7 +76,7 @@ func TestGenericFunctionsGroupAlikeAcrossFormats(t *testing.T) {
 func TestGenericFunctionsKeepTheirNamesAtExact(t *testing.T) {
 	tab := formats.NewTable()
 	key := func(fn string) string {
-		st := tab.Stack([]*formats.Frame{tab.Frame(formats.Frame{Func: fn, File: "/src/main.go", Line: 9})}, false, 0, 0)
+		st := tab.Stack([]*formats.Frame{tab.Frame(formats.Frame{Func: fn, File: "/src/main.go", Line: 9})}, formats.Elision{})
 		return keyOf(&formats.Routine{Stack: st}, Options{By: ByExact})
 	}
 	if key("main.F[go.shape.int]") == key("main.F[...]") {

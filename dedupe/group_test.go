@@ -403,7 +403,7 @@ func TestGroupNeverPanicsOnOddModels(t *testing.T) {
 			case 1:
 				r.Stack = &formats.Stack{Frames: frames, Elided: true, ElidedAt: rnd.IntN(8) - 1, ElidedCount: rnd.IntN(5)}
 			default:
-				r.Stack = tab.Stack(frames, false, 0, 0)
+				r.Stack = tab.Stack(frames, formats.Elision{})
 			}
 			if rnd.IntN(3) == 0 {
 				vs := make([]formats.FrameValue, rnd.IntN(8))

@@ -26,7 +26,7 @@ func sampleRoutine(t *formats.Table) *formats.Routine {
 			fr("main.worker", "/src/app/main.go", 42, 0x1c),
 			fr("main.main.func1", "/src/app/main.go", 17, 0),
 			fr("runtime.goexit", "/go/src/runtime/asm_amd64.s", 1700, 0x1),
-		}, false, 0, 0),
+		}, formats.Elision{}),
 		Values:    t.Values([]formats.FrameValue{{Args: "0x0?"}, {Args: `{0xc000, "x"}`}, {}, {}}),
 		CreatedBy: fr("main.main", "/src/app/main.go", 16, 0x2f),
 		ParentID:  1,
@@ -80,7 +80,7 @@ c "main.main" "/src/app/main.go" 16 +0x2f
 func TestKeyIsTheSameAcrossTables(t *testing.T) {
 	t1, t2 := formats.NewTable(), formats.NewTable()
 	t2.Frame(formats.Frame{Func: "unrelated"}) // shift t2's frame and stack ids
-	t2.Stack(nil, false, 0, 0)
+	t2.Stack(nil, formats.Elision{})
 	for _, by := range Levels {
 		if a, b := keyOf(sampleRoutine(t1), Options{By: by}), keyOf(sampleRoutine(t2), Options{By: by}); a != b {
 			t.Errorf("%s: key %s in one table, %s in another", by, a, b)
@@ -145,9 +145,9 @@ func TestKeyOfRuntimeOnlyStacks(t *testing.T) {
 func TestKeySeesElision(t *testing.T) {
 	tab := formats.NewTable()
 	fs := []*formats.Frame{frame(tab, "main.rec", "/src/x.go", 5), frame(tab, "main.rec", "/src/x.go", 5), frame(tab, "main.main", "/src/x.go", 9)}
-	full := tab.Stack(fs, false, 0, 0)
-	cut50 := tab.Stack(fs, true, 50, 2)
-	cut70 := tab.Stack(fs, true, 70, 2)
+	full := tab.Stack(fs, formats.Elision{})
+	cut50 := tab.Stack(fs, formats.Elision{Elided: true, Count: 50, At: 2})
+	cut70 := tab.Stack(fs, formats.Elision{Elided: true, Count: 70, At: 2})
 	k := func(s *formats.Stack, by By) string { return keyOf(&formats.Routine{Stack: s}, Options{By: by}) }
 	if k(full, ByStack) == k(cut50, ByStack) {
 		t.Errorf("stack: elided and whole stacks share a key")

@@ -74,7 +74,7 @@ func (g *gen) routine(p codePath, id int64) *formats.Routine {
 		WaitMinutes: g.rnd.IntN(5),
 		ParentID:    1,
 		CreatedBy:   creator,
-		Stack:       g.t.Stack(frames, false, 0, 0),
+		Stack:       g.t.Stack(frames, formats.Elision{}),
 		Values:      g.t.Values(values),
 	}
 }
@@ -99,5 +99,5 @@ func frame(t *formats.Table, fn, file string, line int) *formats.Frame {
 }
 
 func stack(t *formats.Table, frames ...*formats.Frame) *formats.Stack {
-	return t.Stack(frames, false, 0, 0)
+	return t.Stack(frames, formats.Elision{})
 }

@@ -1,7 +1,6 @@
 package dumper
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"runtime"
@@ -27,10 +26,6 @@ import (
 
 // LeakProfile is the name of the runtime's goroutine leak profile.
 const LeakProfile = "goroutineleak"
-
-// ErrNoLeakProfile is returned by a leak-mode capture in a process whose
-// runtime has no goroutine leak profile.
-var ErrNoLeakProfile = errors.New("no goroutineleak profile: leak mode needs Go 1.27 or newer (Go 1.26 only with GOEXPERIMENT=goroutineleakprofile)")
 
 // detectLeaks runs the leak-detection GC cycle by writing the leak profile,
 // and returns how many goroutines it found leaked.

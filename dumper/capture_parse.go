@@ -172,7 +172,7 @@ func (m *tableMerger) stack(s *formats.Stack) *formats.Stack {
 	for _, f := range s.Frames {
 		m.buf = append(m.buf, m.frame(f))
 	}
-	g := m.t.Stack(m.buf, s.Elided, s.ElidedCount, s.ElidedAt)
+	g := m.t.Stack(m.buf, formats.Elision{Elided: s.Elided, Count: s.ElidedCount, At: s.ElidedAt})
 	m.stacks[s] = g
 	return g
 }

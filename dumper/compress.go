@@ -30,7 +30,7 @@ const (
 // compressOptions are the zseg options of in-process output compressed
 // with c.
 func compressOptions(c formats.Compression) zseg.Options {
-	opts := zseg.Options{Compression: c}
+	opts := zseg.Options{Compression: zseg.Codec(c)}
 	if c == formats.CompressGzip {
 		opts.Level = gzipLevel
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/klauspost/compress/zstd"
 
 	"github.com/stackdump/stackdump/formats"
+	"github.com/stackdump/stackdump/internal/zseg"
 )
 
 // testPayload is 12 MiB of dump-like text: several compressor blocks.
@@ -91,6 +92,20 @@ func TestDumpOutputWriteError(t *testing.T) {
 		cerr := out.Close()
 		if !errors.Is(werr, errDiskGone) && !errors.Is(cerr, errDiskGone) {
 			t.Errorf("%s: write %v, close %v; want the destination's error", c, werr, cerr)
+		}
+	}
+}
+
+// TestCompressionCodecSeam checks the seam between formats and zseg:
+// every formats.Compression converts to the zseg codec of the same name.
+func TestCompressionCodecSeam(t *testing.T) {
+	for c, want := range map[formats.Compression]zseg.Codec{
+		formats.CompressNone: zseg.Plain,
+		formats.CompressGzip: zseg.Gzip,
+		formats.CompressZstd: zseg.Zstd,
+	} {
+		if got := compressOptions(c).Compression; got != want {
+			t.Errorf("%s: zseg codec %q, want %q", c, got, want)
 		}
 	}
 }

@@ -3,7 +3,6 @@ package dumper
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"runtime"
 	"runtime/trace"
@@ -18,12 +17,6 @@ import (
 // The window only needs to be long enough for trace.Start to take effect:
 // the goroutine stacks are written when the trace stops.
 const DefaultTraceWindow = time.Millisecond
-
-// ErrTracerBusy is returned by a trace-mode capture when the process's
-// execution tracer already has a writer (runtime/trace.Start, a running
-// /debug/pprof/trace request, go test -trace): the tracer takes one at a
-// time. A running FlightRecorder does not count; it shares the tracer.
-var ErrTracerBusy = errors.New("execution tracer already in use by another trace (runtime/trace.Start, /debug/pprof/trace or go test -trace); retry later or use mode=full")
 
 // traceSlot serialises this package's own trace captures, so that
 // concurrent requests queue instead of failing with ErrTracerBusy.

@@ -117,7 +117,7 @@ func TestDebug1WriteTabwriterPadding(t *testing.T) {
 			values = append(values, formats.FrameValue{PC: f.pc})
 			fmt.Fprintf(&at, " %#x", f.pc+1)
 		}
-		d.Routines = append(d.Routines, &formats.Routine{Count: int64(len(stacks) - i + 10), Stack: tab.Stack(frames, false, 0, 0), Values: tab.Values(values)})
+		d.Routines = append(d.Routines, &formats.Routine{Count: int64(len(stacks) - i + 10), Stack: tab.Stack(frames, formats.Elision{}), Values: tab.Values(values)})
 		// Counts are distinct and descending, so this is the runtime's order.
 		fmt.Fprintf(tw, "%d @%s\n%s\n", len(stacks)-i+10, at.String(), lines.String())
 	}
@@ -196,10 +196,10 @@ func fullDump(tab *formats.Table) *formats.Dump {
 	recv := tab.Stack([]*formats.Frame{
 		tab.Frame(formats.Frame{Func: "runtime.gopark", File: "/go/src/runtime/proc.go", Line: 435, Offset: 0xce, HasOffset: true}),
 		tab.Frame(formats.Frame{Func: "main.worker", File: "/src/main.go", Line: 20, Offset: 0x1c, HasOffset: true}),
-	}, false, 0, 0)
+	}, formats.Elision{})
 	serve := tab.Stack([]*formats.Frame{
 		tab.Frame(formats.Frame{Func: "net/http.(*conn).serve", File: "/go/src/net/http/server.go", Line: 2000, Offset: 0x5a, HasOffset: true}),
-	}, false, 0, 0)
+	}, formats.Elision{})
 	svc := tab.Labels(formats.Labels{{Key: "svc", Value: "users"}})
 	d := &formats.Dump{Source: formats.Source{Kind: formats.KindGoTraceback}}
 	for i := range 10 {

@@ -2,7 +2,6 @@ package formats
 
 import (
 	"bytes"
-	"errors"
 	"strconv"
 )
 
@@ -92,8 +91,6 @@ func parseHex(b []byte) (uint64, error) {
 	return strconv.ParseUint(string(b[2:]), 16, 64)
 }
 
-var errDebug1Labels = errors.New(`want {"key":"value", …}`)
-
 // parseDebug1Labels parses the text after "# labels: ": Go-quoted
 // "key":"value" pairs between braces, separated by ", ". The pairs are
 // appended to ls.
@@ -163,11 +160,6 @@ type debug1Frame struct {
 	line      int
 	noFile    bool // a symbol without file:line (not printed by the runtime)
 }
-
-var (
-	errDebug1PC    = errors.New("frame line without a 0x PC")
-	errDebug1Frame = errors.New("frame line without function")
-)
 
 // parseDebug1Frame parses a frame line after its leading '#'. Fields are
 // separated by runs of tabs (text/tabwriter padding); runs of spaces (and

@@ -23,7 +23,7 @@ import (
 // debug=1 carries no goroutine ids, states, wait times or creators, and
 // does not say which frames were inlined.
 type debug1Decoder struct {
-	lines *debug1Lines
+	lines *lineReader
 	t     *Table
 
 	dump   *Dump
@@ -45,20 +45,24 @@ type debug1Decoder struct {
 
 func newDebug1Decoder(in *Input, opts ReadOptions) decoder {
 	opts = opts.withDefaults()
-	return &debug1Decoder{lines: newDebug1Lines(in.R, opts.MaxLineBytes), t: opts.Table}
+	return &debug1Decoder{lines: newLineReader(in.R, opts.MaxLineBytes), t: opts.Table}
 }
 
 // nextDump skips to the next profile header.
 func (d *debug1Decoder) nextDump() (*Dump, error) {
-	for d.lines.scan() {
-		if d.lines.tooLong {
+	for {
+		line, err := d.lines.readLine()
+		if err == errLineTooLong {
 			continue
 		}
-		h, ok := parseDebug1Header(d.lines.line)
+		if err != nil {
+			return nil, err // io.EOF at the end
+		}
+		h, ok := parseDebug1Header(line)
 		if !ok {
 			continue
 		}
-		d.header, d.line, d.offset, d.text = h, d.lines.num, d.lines.off, string(d.lines.line)
+		d.header, d.line, d.offset, d.text = h, d.lines.num, d.lines.off, string(line)
 		d.sum, d.ended, d.eof = 0, false, false
 		d.dump = &Dump{Source: Source{Kind: KindGoDebug1}}
 		if h.total > maxTotal {
@@ -71,10 +75,6 @@ func (d *debug1Decoder) nextDump() (*Dump, error) {
 		}
 		return d.dump, nil
 	}
-	if err := d.lines.readErr(); err != nil {
-		return nil, err
-	}
-	return nil, io.EOF
 }
 
 // nextRoutine returns the next record of the dump. Problems inside a
@@ -84,11 +84,20 @@ func (d *debug1Decoder) nextRoutine() (*Routine, error) {
 	if d.ended {
 		return nil, errEndOfDump
 	}
-	for d.lines.scan() {
-		l := d.lines
-		line := l.line
-		if l.tooLong {
-			return nil, l.parseError("line longer than " + strconv.Itoa(l.max) + " bytes skipped")
+	l := d.lines
+	for {
+		line, err := l.readLine()
+		if err == errLineTooLong {
+			// The overlong-line rule; this reader's warning keeps its words.
+			e := l.tooLongError()
+			e.Msg = "line longer than " + strconv.Itoa(l.max) + " bytes skipped"
+			return nil, e
+		}
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, err
 		}
 		trimmed := bytes.TrimLeft(line, " \t")
 		switch {
@@ -99,7 +108,7 @@ func (d *debug1Decoder) nextRoutine() (*Routine, error) {
 		case trimmed[0] == '#':
 			if d.rec == nil {
 				if d.sum >= d.header.total {
-					l.unreadLine()
+					l.unread()
 					return d.endDump()
 				}
 				return nil, l.parseError("frame line outside a record")
@@ -109,12 +118,12 @@ func (d *debug1Decoder) nextRoutine() (*Routine, error) {
 			}
 		default:
 			if _, ok := parseDebug1Header(line); ok {
-				l.unreadLine()
+				l.unread()
 				return d.endRecordOrDump()
 			}
 			if count, ok := parseDebug1Record(line); ok {
 				if d.rec != nil {
-					l.unreadLine()
+					l.unread()
 					return d.finishRecord()
 				}
 				if kept, cut := boundCount(d.sum, count); cut {
@@ -125,19 +134,16 @@ func (d *debug1Decoder) nextRoutine() (*Routine, error) {
 				continue
 			}
 			if d.rec != nil {
-				l.unreadLine()
+				l.unread()
 				return d.finishRecord()
 			}
 			if d.sum >= d.header.total {
 				// The profile is complete: what follows is not ours.
-				l.unreadLine()
+				l.unread()
 				return d.endDump()
 			}
 			return nil, l.parseError("unexpected line in a goroutine profile")
 		}
-	}
-	if err := d.lines.readErr(); err != nil {
-		return nil, err
 	}
 	d.eof = true
 	return d.endRecordOrDump()
@@ -187,7 +193,7 @@ func (d *debug1Decoder) addCommentLine(rest []byte) error {
 func (d *debug1Decoder) finishRecord() (*Routine, error) {
 	r := d.rec
 	d.rec = nil
-	r.Stack = d.t.Stack(d.frames, false, 0, 0)
+	r.Stack = d.t.Stack(d.frames, Elision{})
 	if d.hasPC {
 		r.Values = d.t.Values(d.values)
 	}

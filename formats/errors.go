@@ -5,10 +5,52 @@ import (
 	"fmt"
 )
 
+// The sentinel errors of the package, matched with errors.Is; a reader's
+// problems at a known place are ParseErrors (below).
+
+// ErrOneDumpPerProfile is returned when a second dump is written to a
+// pprof or folded output: a profile, and a flame graph's folded stacks,
+// stand for one moment of one process, and summing two dumps would count
+// every goroutine that lived through both twice.
+var ErrOneDumpPerProfile = errors.New("formats: a pprof profile or folded stacks hold one dump; write each dump to its own file, or convert to text or json")
+
 // ErrNotDump is returned for an input whose format could not be told from
 // its bytes and that is not a dump in the format guessed: random bytes,
 // binary files that are not a pprof profile.
 var ErrNotDump = errors.New("not a goroutine or thread dump")
+
+// ErrTooLarge is returned when a compressed input inflates past
+// ReadOptions.MaxDecompressedBytes.
+var ErrTooLarge = errors.New("formats: decompressed input exceeds the size limit")
+
+// ErrNotGoroutineProfile is returned for a pprof profile of something
+// other than goroutines (CPU, heap, …).
+var ErrNotGoroutineProfile = errors.New("formats: not a goroutine profile")
+
+// errEndOfDump is returned by a decoder's nextRoutine at the end of a dump.
+var errEndOfDump = errors.New("end of dump")
+
+// errLineTooLong reports a line longer than ReadOptions.MaxLineBytes; the
+// line was skipped and reading can go on (see lineReader).
+var errLineTooLong = errors.New("line too long")
+
+// The causes of a debug=1 reader's ParseErrors (debug1_parse.go).
+var (
+	errDebug1Labels = errors.New(`want {"key":"value", …}`)
+	errDebug1PC     = errors.New("frame line without a 0x PC")
+	errDebug1Frame  = errors.New("frame line without function")
+)
+
+// errBadLabels is the cause of a Go traceback header's unreadable label
+// set (gotext_labels.go).
+var errBadLabels = errors.New("malformed labels")
+
+// The JSON value scanner's errors (json_scan.go).
+var (
+	errJSONTooDeep   = fmt.Errorf("JSON nested deeper than %d levels", jsonMaxDepth)
+	errJSONStray     = errors.New("unexpected closing bracket")
+	errJSONValueSize = errors.New("JSON value exceeds the size limit")
+)
 
 // ErrUnknownFormat is returned when the input matches no supported dump format.
 var ErrUnknownFormat = errors.New("formats: unrecognised dump format")

@@ -57,18 +57,18 @@ func TestFoldedAggregatesAndCleans(t *testing.T) {
 		tab.Frame(formats.Frame{Native: true, Offset: 0x4a3b2c}),
 		tab.Frame(formats.Frame{Func: "main.F[go.shape.struct { A int; B string }]", File: "/a.go", Line: 1}),
 		tab.Frame(formats.Frame{Func: "main.weird\tname\n", File: "/a.go", Line: 2}),
-	}, false, 0, 0)
+	}, formats.Elision{})
 	// The same functions at other lines fold into the same line.
 	odd2 := tab.Stack([]*formats.Frame{
 		tab.Frame(formats.Frame{Native: true, Offset: 0x4a3b2c}),
 		tab.Frame(formats.Frame{Func: "main.F[go.shape.struct { A int; B string }]", File: "/a.go", Line: 10}),
 		tab.Frame(formats.Frame{Func: "main.weird\tname\n", File: "/a.go", Line: 20}),
-	}, false, 0, 0)
+	}, formats.Elision{})
 	d.Routines = append(d.Routines,
 		&formats.Routine{Count: 3, Stack: odd},
 		&formats.Routine{Count: 2, Stack: odd2},
-		&formats.Routine{Count: 1, Stack: tab.Stack(nil, false, 0, 0)},
-		&formats.Routine{Count: 1, Unavailable: true, Stack: tab.Stack(nil, false, 0, 0)},
+		&formats.Routine{Count: 1, Stack: tab.Stack(nil, formats.Elision{})},
+		&formats.Routine{Count: 1, Unavailable: true, Stack: tab.Stack(nil, formats.Elision{})},
 	)
 	out := encodeDumps(t, formats.FormatFolded, d)
 	want := "[no frames] 1\n" +

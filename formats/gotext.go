@@ -260,7 +260,7 @@ func (g *goTextDecoder) step() {
 		}
 		g.feed(line)
 	case err == errLineTooLong:
-		g.problem(fmt.Sprintf("line of %d bytes is longer than the %d-byte limit; skipped", g.lr.longLen, g.lr.max), g.lr.longHead)
+		g.problem(g.lr.tooLongMsg(), g.lr.longHead)
 	case err == io.EOF:
 		g.finish()
 	default:

@@ -1,11 +1,8 @@
 package formats
 
 import (
-	"errors"
 	"strconv"
 )
-
-var errBadLabels = errors.New("malformed labels")
 
 // parseLabels parses the text between the braces of a header's label set
 // into ls (reusing its storage), interning keys and values in t:

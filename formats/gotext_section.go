@@ -1,16 +1,13 @@
 package formats
 
-import (
-	"bytes"
-	"strings"
-)
+import "bytes"
 
 // section collects the frames of one stack section of a routine (its own
 // stack, or one `[originating from goroutine N]:` ancestor) and turns them
 // into interned values when the section ends.
 //
-// Frames are matched against a trie of the stacks met so far (kept in the
-// Table) rather than interned one by one. Each node of the trie is a frame
+// Frames are matched against a trie of the stacks met so far (stackTrie,
+// one per Table) rather than interned one by one. Each node of the trie is a frame
 // after the path of frames above it, and remembers the child taken last;
 // goroutines that share a stack, or the start of one, follow the same
 // path, so a function line is usually just compared with that child's
@@ -41,9 +38,8 @@ type section struct {
 	// hasVals is set when some frame has arguments or fp/sp/pc.
 	hasVals bool
 
-	elided      bool
-	elidedCount int
-	elidedAt    int
+	// elision is the elision marker met, if any.
+	elision Elision
 
 	creator    *Frame
 	hasCreator bool
@@ -66,34 +62,6 @@ type section struct {
 	pendArgSpan [2]int // span of the pending args in argBuf
 }
 
-// stackNode is a node of a section's trie: frame after the frames of the
-// nodes above it.
-type stackNode struct {
-	frame *Frame
-	// last is the child taken last, tried first. children indexes every
-	// child by function once there is more than one; children calling
-	// the same function from different lines are chained by sibling.
-	last     *stackNode
-	children map[string]*stackNode
-	sibling  *stackNode
-	// stack is the interned stack of the path to this node without
-	// elision, once met; creator is the creator met last after it.
-	stack   *Stack
-	creator *Frame
-	// loc and creatorLoc are the file lines frame and creator were read
-	// from, as written, when those carried no fp, sp or pc: the same line
-	// again is the same location.
-	loc        string
-	creatorLoc string
-	// plain is set when no line calling frame's function can be one of
-	// the lines goTextDecoder.special handles. Those all start with a
-	// fixed prefix that holds a space and no '(' (`goroutine `,
-	// `created by `, `panic: `, `[signal `, …), or with `PC=`, and the
-	// space would have to fall inside the function's name: plain names
-	// have no space and do not start with `PC=`.
-	plain bool
-}
-
 // Frame record flags: how a call line was written.
 const (
 	recInlined = 1 << iota
@@ -101,10 +69,8 @@ const (
 )
 
 func newSection(t *Table) *section {
-	if t.goStacks == nil {
-		t.goStacks = new(stackNode)
-	}
-	return &section{t: t, root: t.goStacks, cur: t.goStacks}
+	root := stackTrieOf(t).root()
+	return &section{t: t, root: root, cur: root}
 }
 
 // begin records a function line (creator false) or a `created by` line
@@ -299,18 +265,7 @@ func (s *section) child(fl *fileLine, flags uint8) *stackNode {
 			}
 		}
 	}
-	f := s.intern(fl, flags)
-	c := &stackNode{frame: f, plain: !strings.Contains(f.Func, " ") && !strings.HasPrefix(f.Func, "PC=")}
-	switch {
-	case p.children != nil:
-		c.sibling = p.children[f.Func]
-		p.children[f.Func] = c
-	case p.last != nil: // a second child: index them
-		p.children = map[string]*stackNode{p.last.frame.Func: p.last}
-		c.sibling = p.children[f.Func]
-		p.children[f.Func] = c
-	}
-	return c
+	return p.add(s.intern(fl, flags))
 }
 
 // push moves to node n, a child of the current node.
@@ -384,7 +339,7 @@ func (s *section) commitCreator(fl *fileLine) {
 
 // elide records an elision marker before the next frame.
 func (s *section) elide(count int) {
-	s.elided, s.elidedCount, s.elidedAt = true, count, s.depth
+	s.elision = Elision{Elided: true, Count: count, At: s.depth}
 }
 
 // lastFunc returns the outermost frame's function so far, or "".
@@ -406,11 +361,11 @@ func (s *section) finish() (st *Stack, creator *Frame) {
 	if s.hasCreator {
 		creator = s.creator
 	}
-	if s.elided {
-		return s.t.Stack(s.frames, true, s.elidedCount, s.elidedAt), creator
+	if s.elision.Elided {
+		return s.t.Stack(s.frames, s.elision), creator
 	}
 	if s.cur.stack == nil {
-		s.cur.stack = s.t.Stack(s.frames, false, 0, 0)
+		s.cur.stack = s.t.Stack(s.frames, Elision{})
 	}
 	return s.cur.stack, creator
 }
@@ -421,5 +376,5 @@ func (s *section) reset() {
 	s.frames, s.vals, s.argBuf = s.frames[:0], s.vals[:0], s.argBuf[:0]
 	s.cur, s.depth = s.root, 0
 	s.hasVals, s.hasCreator, s.creator, s.match, s.node, s.hit, s.line = false, false, nil, nil, nil, false, nil
-	s.elided, s.elidedCount, s.elidedAt = false, 0, 0
+	s.elision = Elision{}
 }

@@ -44,7 +44,7 @@ func benchFullDump(n, stacks, depth int) *formats.Dump {
 				Line: 10 + j, Offset: uint64(0x20 + j), HasOffset: true,
 			}))
 		}
-		sts = append(sts, tab.Stack(frames, false, 0, 0))
+		sts = append(sts, tab.Stack(frames, formats.Elision{}))
 	}
 	labels := tab.Labels(formats.Labels{{Key: "svc", Value: "users"}})
 	d := &formats.Dump{}

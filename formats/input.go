@@ -27,10 +27,6 @@ var (
 	zstdMagic = []byte{0x28, 0xb5, 0x2f, 0xfd}
 )
 
-// ErrTooLarge is returned when a compressed input inflates past
-// ReadOptions.MaxDecompressedBytes.
-var ErrTooLarge = errors.New("formats: decompressed input exceeds the size limit")
-
 // Input is a dump stream after decompression and format sniffing.
 type Input struct {
 	Kind        Kind

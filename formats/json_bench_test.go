@@ -39,7 +39,7 @@ func writerBenchDump(n int) *Dump {
 				Line: 40 + 7*i, Offset: uint64(0x20 + 0x11*i), HasOffset: true,
 			}))
 		}
-		b := built{state: s.state, stack: t.Stack(frames, false, 0, 0)}
+		b := built{state: s.state, stack: t.Stack(frames, Elision{})}
 		for v := range 16 {
 			vs := make([]FrameValue, len(frames))
 			for i := range vs {

@@ -29,7 +29,7 @@ func fixtureGoDump(t *Table) *Dump {
 	unknown := t.Frame(Frame{Func: "main.odd", File: "??", Line: 0})
 	entry := t.Frame(Frame{Func: "main.entry", File: "/src/app/entry.go", Line: 1, HasOffset: true})
 
-	deep := t.Stack([]*Frame{work, inl, recv, mainf}, true, 103, 2)
+	deep := t.Stack([]*Frame{work, inl, recv, mainf}, Elision{Elided: true, Count: 103, At: 2})
 	return &Dump{
 		Source: Source{
 			Kind:       KindGoTraceback,
@@ -72,11 +72,11 @@ func fixtureGoDump(t *Table) *Dump {
 				ParentID:        1,
 				CreatedBy:       spawn,
 				CreatedByValues: &FrameValue{FP: 0xc000051fe0, SP: 0xc000051fb8, PC: 0x4a1c00},
-				Stack:           t.Stack([]*Frame{gopark, recv}, true, 0, 2),
+				Stack:           t.Stack([]*Frame{gopark, recv}, Elision{Elided: true, At: 2}),
 				Values:          t.Values([]FrameValue{{Args: "0x1?"}, {Args: "{}"}}),
 				Ancestors: []Ancestor{
-					{ID: 1, Stack: t.Stack([]*Frame{anc}, false, 0, 0), CreatedBy: mainf},
-					{ID: 0, Stack: t.Stack([]*Frame{mainf}, true, 0, 1),
+					{ID: 1, Stack: t.Stack([]*Frame{anc}, Elision{}), CreatedBy: mainf},
+					{ID: 0, Stack: t.Stack([]*Frame{mainf}, Elision{Elided: true, At: 1}),
 						Values: t.Values([]FrameValue{{PC: 0x4a0000}})},
 				},
 				Line: 20,
@@ -84,37 +84,37 @@ func fixtureGoDump(t *Table) *Dump {
 			{
 				ID: 5, Count: 1, State: "running", GP: 0xc000007000, M: -1, HasGP: true,
 				Unavailable: true, ParentID: 1, CreatedBy: spawn,
-				Stack: t.Stack(nil, false, 0, 0),
+				Stack: t.Stack(nil, Elision{}),
 			},
 			{
 				ID: 9, Count: 1, State: "IO wait", WaitMinutes: 61,
-				Stack: t.Stack([]*Frame{win, unknown, entry}, false, 0, 0),
+				Stack: t.Stack([]*Frame{win, unknown, entry}, Elision{}),
 			},
 			{
 				ID: 33, Count: 1, State: "sleep", Inferred: []string{"state", "wait_minutes"}, Stale: true,
-				Stack: t.Stack([]*Frame{gopark}, false, 0, 0),
+				Stack: t.Stack([]*Frame{gopark}, Elision{}),
 			},
 			{
 				Count: 3, State: "select",
-				Stack: t.Stack([]*Frame{gopark, work}, false, 0, 0),
+				Stack: t.Stack([]*Frame{gopark, work}, Elision{}),
 			},
 		},
 		Races: []*Race{
 			{
 				Line: 40,
 				Accesses: []RaceAccess{
-					{Op: "write", Addr: 0xc000014100, Goroutine: 7, Line: 42, Stack: t.Stack([]*Frame{work, mainf}, false, 0, 0)},
-					{Op: "read", Previous: true, Atomic: true, Size: 8, Addr: 0xc000014100, Goroutine: 1, Main: true, Line: 47, Stack: t.Stack([]*Frame{mainf}, false, 0, 0)},
+					{Op: "write", Addr: 0xc000014100, Goroutine: 7, Line: 42, Stack: t.Stack([]*Frame{work, mainf}, Elision{})},
+					{Op: "read", Previous: true, Atomic: true, Size: 8, Addr: 0xc000014100, Goroutine: 1, Main: true, Line: 47, Stack: t.Stack([]*Frame{mainf}, Elision{})},
 				},
-				Creators: []RaceCreator{{Goroutine: 7, State: "running", Line: 51, Stack: t.Stack([]*Frame{spawn, mainf}, false, 0, 0)}},
+				Creators: []RaceCreator{{Goroutine: 7, State: "running", Line: 51, Stack: t.Stack([]*Frame{spawn, mainf}, Elision{})}},
 			},
 			{
-				Accesses: []RaceAccess{{Op: "read", Goroutine: 8, Stack: t.Stack(nil, false, 0, 0)}},
+				Accesses: []RaceAccess{{Op: "read", Goroutine: 8, Stack: t.Stack(nil, Elision{})}},
 			},
 		},
 		SystemStack: &SystemStack{
 			Line:   60,
-			Stack:  t.Stack([]*Frame{gopark, mainf}, false, 0, 0),
+			Stack:  t.Stack([]*Frame{gopark, mainf}, Elision{}),
 			Values: t.Values([]FrameValue{{Args: "0x1?", FP: 0xc000051fe0, SP: 0xc000051fb8, PC: 0x4a1c00}, {}}),
 		},
 	}
@@ -131,7 +131,7 @@ func fixtureJVMDump(t *Table) *Dump {
 		Routines: []*Routine{
 			{
 				ID: 23, Count: 1, Name: "pool-1-thread-1", State: "WAITING (parking)",
-				Stack: t.Stack([]*Frame{park, lock, run}, false, 0, 0),
+				Stack: t.Stack([]*Frame{park, lock, run}, Elision{}),
 				Values: t.Values([]FrameValue{
 					{Locks: []Lock{{Kind: LockParked, Addr: "0x000000076ab62208", Class: "java.util.concurrent.locks.ReentrantLock$NonfairSync"}}},
 					{},
@@ -147,7 +147,7 @@ func fixtureJVMDump(t *Table) *Dump {
 			},
 			{
 				ID: 31, Count: 1, Name: "", State: "RUNNABLE",
-				Stack:  t.Stack([]*Frame{run}, false, 0, 0),
+				Stack:  t.Stack([]*Frame{run}, Elision{}),
 				Thread: &Thread{Virtual: true, Carrier: 23, Native: true},
 			},
 		},

@@ -157,7 +157,7 @@ func (d *jsonDecoder) decodeStack(off int64, stack, elided gjson.Result) (*Stack
 			at = len(frames)
 		}
 	}
-	s := d.t.Stack(frames, isElided, count, at)
+	s := d.t.Stack(frames, Elision{Elided: isElided, Count: count, At: at})
 	vs := d.t.Values(values)
 	d.frames, d.values = frames[:0], values[:0]
 	return s, vs

@@ -3,8 +3,6 @@ package formats
 import (
 	"bufio"
 	"bytes"
-	"errors"
-	"fmt"
 	"io"
 )
 
@@ -12,12 +10,6 @@ import (
 // nests six levels deep, and the bound keeps hostile input from driving
 // gjson's recursion.
 const jsonMaxDepth = 64
-
-var (
-	errJSONTooDeep   = fmt.Errorf("JSON nested deeper than %d levels", jsonMaxDepth)
-	errJSONStray     = errors.New("unexpected closing bracket")
-	errJSONValueSize = errors.New("JSON value exceeds the size limit")
-)
 
 // jsonScanner finds where one JSON value ends without decoding it: it
 // tracks strings and bracket depth only, so it can be fed a stream in

@@ -234,7 +234,7 @@ func (j *jvmJSONDecoder) routine(jt jvmJSONThread) *Routine {
 		}
 		return true
 	})
-	r.Stack = j.t.Stack(stack, false, 0, 0)
+	r.Stack = j.t.Stack(stack, Elision{})
 	r.Values = j.values(jt.raw, stack, locks)
 	if owned := j.owned[r.ID]; len(owned) > 0 {
 		th.Synchronizers = append([]Lock(nil), owned...)

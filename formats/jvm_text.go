@@ -27,7 +27,7 @@ import (
 // after the thread list (phase after), or at a Thread.dump_to_file header
 // preceded by a new pid/time/version prelude.
 type jvmTextDecoder struct {
-	lr   jvmLineReader
+	lr   *lineReader
 	t    *Table
 	d    *Dump
 	ph   jvmPhase
@@ -63,7 +63,7 @@ const (
 func newJVMTextDecoder(in *Input, opts ReadOptions) decoder {
 	opts = opts.withDefaults()
 	return &jvmTextDecoder{
-		lr:     newJVMLineReader(in.R, opts.MaxLineBytes),
+		lr:     newLineReader(in.R, opts.MaxLineBytes),
 		t:      opts.Table,
 		frames: make(map[string]*Frame),
 		locks:  make(map[string]Lock),
@@ -79,12 +79,12 @@ func (d *jvmTextDecoder) nextDump() (*Dump, error) {
 	}
 	d.d, d.ended, d.ph, d.queue = nil, false, jvmPhaseThreads, d.queue[:0]
 	for !d.eof {
-		line, err := d.lr.read()
+		line, err := d.lr.readLine()
 		if err == io.EOF {
 			d.eof = true
 			break
 		}
-		if isParseError(err) {
+		if err == errLineTooLong {
 			continue // an over-long junk line between dumps
 		}
 		if err != nil {
@@ -138,7 +138,7 @@ func (d *jvmTextDecoder) nextRoutine() (*Routine, error) {
 			d.ended = true
 			return nil, errEndOfDump
 		}
-		line, err := d.lr.read()
+		line, err := d.lr.readLine()
 		if err == io.EOF {
 			d.eof = true
 			if d.cur != nil && d.lr.noEOL {
@@ -147,8 +147,11 @@ func (d *jvmTextDecoder) nextRoutine() (*Routine, error) {
 			d.endDump()
 			continue
 		}
+		if err == errLineTooLong {
+			return nil, d.lr.tooLongError()
+		}
 		if err != nil {
-			return nil, err // a *ParseError for an over-long line, or a read error
+			return nil, err
 		}
 		if perr := d.line(line); perr != nil {
 			return nil, perr
@@ -224,7 +227,7 @@ func (d *jvmTextDecoder) line(line []byte) *ParseError {
 	if d.cur != nil {
 		if !d.cur.blank {
 			d.prelude.add(line)
-			return d.lr.errorf("unexpected line in a thread block")
+			return d.lr.parseError("unexpected line in a thread block")
 		}
 		d.finish()
 	}
@@ -341,7 +344,7 @@ func (d *jvmTextDecoder) threadLine(line, trim []byte) *ParseError {
 		return d.frame(line, trim)
 	default:
 		if !b.blank {
-			return d.lr.errorf("unexpected line in a thread block")
+			return d.lr.parseError("unexpected line in a thread block")
 		}
 	}
 	return nil
@@ -371,14 +374,14 @@ func (d *jvmTextDecoder) frame(line, text []byte) *ParseError {
 	if !ok {
 		pf, ok := parseJVMFrame(text)
 		if !ok {
-			return d.lr.errorf("malformed frame")
+			return d.lr.parseError("malformed frame")
 		}
 		f = d.t.Frame(pf)
 		d.frames[string(text)] = f
 	}
 	b := d.dst
 	if b.inSync {
-		return d.lr.errorf("frame after the ownable synchronizers")
+		return d.lr.parseError("frame after the ownable synchronizers")
 	}
 	b.frames = append(b.frames, f)
 	b.blank = false
@@ -399,7 +402,7 @@ func (d *jvmTextDecoder) lock(text []byte) *ParseError {
 			}
 			// ThreadInfo's synchronizer list: "- java.util…NonfairSync@1b6d3586".
 			if !d.cur.inSync || bytes.IndexByte(text, '@') <= 0 {
-				return d.lr.errorf("malformed lock line")
+				return d.lr.parseError("malformed lock line")
 			}
 			l = Lock{Kind: LockOwnable}
 			l.Addr, l.Class = jvmSplitIdentity(text)
@@ -414,10 +417,10 @@ func (d *jvmTextDecoder) lock(text []byte) *ParseError {
 	}
 	b := d.dst
 	if l.Kind == LockOwnable {
-		return d.lr.errorf("ownable synchronizer outside its section")
+		return d.lr.parseError("ownable synchronizer outside its section")
 	}
 	if len(b.frames) == 0 {
-		return d.lr.errorf("lock line before any frame")
+		return d.lr.parseError("lock line before any frame")
 	}
 	if b.threadInfo && l.Kind == LockWaitOn && strings.HasPrefix(l.Class, "java.util.concurrent.") {
 		l.Kind = LockParked
@@ -464,7 +467,7 @@ func (d *jvmTextDecoder) build(b *jvmThreadBuilder) *Routine {
 		// No frame to carry it: keep the state as written.
 		r.State = d.t.String(r.State + " on " + b.headLock.Class + b.headLock.Addr)
 	}
-	r.Stack = d.t.Stack(b.frames, b.elided, 0, b.elidedAt)
+	r.Stack = d.t.Stack(b.frames, Elision{Elided: b.elided, At: b.elidedAt})
 	// Lock lines alone decide the values, except where the header adds a
 	// lock or ThreadInfo reads "waiting on" as parking.
 	if len(b.locks) > 0 && !b.hasHeadLock && !b.threadInfo {

@@ -3,16 +3,28 @@ package formats
 import (
 	"bufio"
 	"bytes"
-	"errors"
 	"io"
+	"strconv"
 )
 
-// lineReader yields the lines of a stream one at a time without copying
-// them when they fit in the bufio.Reader's buffer. It has no fixed line cap
-// other than max: a longer line is skipped (read and dropped without being
-// kept) and reported with errLineTooLong, so memory stays bounded. Over an
-// input held in memory (newMemLineReader) there is no bufio.Reader: lines
-// are cut from the input itself.
+// lineReader is the one line reader of the text readers (Go traceback,
+// debug=1, JVM text). It yields the lines of a stream one at a time
+// without copying them when they fit in the bufio.Reader's buffer, numbers
+// them from 1 and keeps each line's byte offset; "\n" and "\r\n" are
+// stripped. Over an input held in memory (newMemLineReader) there is no
+// bufio.Reader: lines are cut from the input itself.
+//
+// The overlong-line rule, the same for every text reader: a line longer
+// than max bytes (ReadOptions.MaxLineBytes, without its terminator) is
+// skipped — read to its end and dropped, never kept whole, so one huge
+// line costs at most max bytes of memory — and readLine returns
+// errLineTooLong with num and off naming it. The reader turns that into a
+// positioned warning (tooLongError: line number, byte offset, the line's
+// length and first bytes) and reading goes on with the next line; an
+// overlong line never ends the parse.
+//
+// The line last returned may be pushed back once with unread, so that a
+// state machine can end a record at the first line that is not its own.
 type lineReader struct {
 	r   *bufio.Reader // nil in memory
 	max int
@@ -34,12 +46,14 @@ type lineReader struct {
 	// skipped by errLineTooLong.
 	longLen  int64
 	longHead []byte
+
+	line []byte // the line last returned by readLine; nil after a skip
+	back bool   // unread: the next readLine returns line again
+	err  error  // sticky read error (not io.EOF)
 }
 
-// errLineTooLong reports a line longer than the reader's max; the line was
-// skipped and reading can go on.
-var errLineTooLong = errors.New("line too long")
-
+// newLineReader returns a lineReader over r with lines bounded by max
+// bytes (defaultMaxLine when max <= 0).
 func newLineReader(r *bufio.Reader, max int) *lineReader {
 	if max <= 0 {
 		max = defaultMaxLine
@@ -69,8 +83,13 @@ func newInputLineReader(in *Input, max int) *lineReader {
 // valid until the next call. At the end of the input it returns io.EOF (a
 // last line without a newline is returned first, with noEOL set). A line
 // longer than max is skipped and errLineTooLong returned with num and off
-// naming it; other errors come from the underlying reader.
+// naming it; other errors come from the underlying reader and stay: every
+// later call returns them again.
 func (lr *lineReader) readLine() ([]byte, error) {
+	if lr.back {
+		lr.back = false
+		return lr.line, nil
+	}
 	lr.off = lr.next
 	if i := bytes.IndexByte(lr.win[lr.pos:], '\n'); i >= 0 {
 		line := lr.win[lr.pos : lr.pos+i+1]
@@ -79,6 +98,9 @@ func (lr *lineReader) readLine() ([]byte, error) {
 	}
 	if lr.r == nil {
 		return lr.memTail()
+	}
+	if lr.err != nil {
+		return nil, lr.err
 	}
 	// The window holds no whole line: hand it back, let ReadSlice find
 	// the line (reading more), then look at what is buffered again.
@@ -93,6 +115,9 @@ func (lr *lineReader) readLine() ([]byte, error) {
 		return lr.readLong(line)
 	}
 	// EOF or a read error, possibly with a last partial line.
+	if err != io.EOF {
+		lr.err = err
+	}
 	if len(line) == 0 {
 		return nil, err
 	}
@@ -102,12 +127,7 @@ func (lr *lineReader) readLine() ([]byte, error) {
 	if err != io.EOF {
 		return nil, err
 	}
-	line = trimEOL(line)
-	if len(line) > lr.max {
-		lr.skipped(line, int64(len(line)))
-		return nil, errLineTooLong
-	}
-	return line, nil
+	return lr.kept(trimEOL(line))
 }
 
 // memTail returns the last line of an input in memory, one without a
@@ -121,12 +141,7 @@ func (lr *lineReader) memTail() ([]byte, error) {
 	lr.num++
 	lr.next += int64(len(line))
 	lr.noEOL = true
-	line = trimEOL(line)
-	if len(line) > lr.max {
-		lr.skipped(line, int64(len(line)))
-		return nil, errLineTooLong
-	}
-	return line, nil
+	return lr.kept(trimEOL(line))
 }
 
 // skipLine consumes the next line when it is text, whole in the buffered
@@ -151,25 +166,52 @@ func (lr *lineReader) whole(line []byte) ([]byte, error) {
 	lr.num++
 	lr.next += int64(len(line))
 	lr.noEOL = false
-	line = trimEOL(line)
+	return lr.kept(trimEOL(line))
+}
+
+// kept returns line, the current line without its terminator, as the line
+// read, or skips it by the overlong-line rule.
+func (lr *lineReader) kept(line []byte) ([]byte, error) {
 	if len(line) > lr.max {
-		lr.skipped(line, int64(len(line)))
+		lr.longLen = int64(len(line))
+		lr.longHead = append(lr.longHead[:0], line[:min(len(line), longHeadBytes)]...)
+		lr.line = nil
 		return nil, errLineTooLong
 	}
+	lr.line = line
 	return line, nil
 }
 
-// skipped records the length and head of a line dropped for its length.
-func (lr *lineReader) skipped(head []byte, n int64) {
-	lr.longLen = n
-	lr.longHead = append(lr.longHead[:0], head[:min(len(head), 80)]...)
+// longHeadBytes is how much of a skipped line its warning quotes.
+const longHeadBytes = 80
+
+// unread pushes the line last returned by readLine back: the next
+// readLine returns it again, with the same num and off.
+func (lr *lineReader) unread() { lr.back = true }
+
+// tooLongMsg says what happened to the line last skipped by errLineTooLong.
+func (lr *lineReader) tooLongMsg() string {
+	return "line of " + strconv.FormatInt(lr.longLen, 10) + " bytes is longer than the " +
+		strconv.Itoa(lr.max) + "-byte limit; skipped"
+}
+
+// tooLongError is the positioned warning for the line last skipped by
+// errLineTooLong: its number, offset, length and first bytes.
+func (lr *lineReader) tooLongError() *ParseError {
+	return &ParseError{Line: lr.num, Offset: lr.off, Msg: lr.tooLongMsg(), Text: string(lr.longHead)}
+}
+
+// parseError returns a ParseError about the line last returned by
+// readLine, quoting up to 200 bytes of it.
+func (lr *lineReader) parseError(msg string) *ParseError {
+	return &ParseError{Line: lr.num, Offset: lr.off, Msg: msg, Text: string(lr.line[:min(len(lr.line), 200)])}
 }
 
 // readLong assembles a line longer than the bufio buffer into lr.long, or
 // skips it once it passes max.
 func (lr *lineReader) readLong(first []byte) ([]byte, error) {
 	lr.num++
-	lr.longHead = append(lr.longHead[:0], first[:min(len(first), 80)]...)
+	lr.longHead = append(lr.longHead[:0], first[:min(len(first), longHeadBytes)]...)
 	lr.long = append(lr.long[:0], first...)
 	n := int64(len(first))
 	tooLong := len(first) > lr.max
@@ -190,17 +232,19 @@ func (lr *lineReader) readLong(first []byte) ([]byte, error) {
 		lr.next += n
 		lr.noEOL = err != nil
 		if err != nil && err != io.EOF {
+			lr.err = err
 			return nil, err
 		}
 		line := trimEOL(lr.long)
 		if tooLong || len(line) > lr.max {
 			lr.longLen = n
-			lr.longHead = lr.longHead[:min(len(lr.longHead), 80)]
+			lr.line = nil
 			if cap(lr.long) > 4*lr.r.Size() {
 				lr.long = nil // do not keep a huge buffer for one odd line
 			}
 			return nil, errLineTooLong
 		}
+		lr.line = line
 		return line, nil
 	}
 }

@@ -2,17 +2,10 @@ package formats
 
 import (
 	"encoding/binary"
-	"errors"
 	"io"
 
 	"github.com/google/pprof/profile"
 )
-
-// ErrOneDumpPerProfile is returned when a second dump is written to a
-// pprof or folded output: a profile, and a flame graph's folded stacks,
-// stand for one moment of one process, and summing two dumps would count
-// every goroutine that lived through both twice.
-var ErrOneDumpPerProfile = errors.New("formats: a pprof profile or folded stacks hold one dump; write each dump to its own file, or convert to text or json")
 
 // pprofEncoder writes a dump as a pprof goroutine profile, the form of
 // /debug/pprof/goroutine (debug=0), for `go tool pprof`, speedscope and

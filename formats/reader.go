@@ -15,8 +15,11 @@ type ReadOptions struct {
 	// Table interns frames and stacks; share one to compare stacks across
 	// readers by pointer. Nil means a new Table per Reader.
 	Table *Table
-	// MaxLineBytes bounds the memory a single input line may take. Longer
-	// lines are reported as a ParseError and skipped. Zero means 1 MiB.
+	// MaxLineBytes bounds the memory a single input line may take. The
+	// text readers (Go traceback, debug=1, JVM text) share one rule: a
+	// longer line is skipped (read to its end, never kept whole) with a
+	// ParseError warning that names its line, byte offset, length and
+	// first bytes, and reading goes on. Zero means 1 MiB.
 	MaxLineBytes int
 	// MaxDecompressedBytes bounds how much a compressed input may inflate
 	// to; past it reading stops with an error. Zero means 16 GiB.
@@ -47,9 +50,6 @@ const (
 	// reader marks the dump Truncated and warns with the rest of the line.
 	CutMarker = "stackdump: traceback cut: "
 )
-
-// errEndOfDump is returned by a decoder's nextRoutine at the end of a dump.
-var errEndOfDump = errors.New("end of dump")
 
 // decoder is what every format reader implements. nextDump returns the
 // metadata of the next dump, or io.EOF. nextRoutine returns the dump's next

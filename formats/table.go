@@ -23,9 +23,9 @@ type Table struct {
 	labels map[string]Labels
 	nstack int
 	key    []byte // scratch for stack and value keys
-	// goStacks is the trie of the Go traceback reader's stacks (see
-	// section), kept here so that readers sharing the Table share it.
-	goStacks *stackNode
+	// goStacks is the Go traceback reader's trie (gotext_trie.go),
+	// carried so that readers sharing the Table share it.
+	goStacks *stackTrie
 }
 
 // NewTable returns an empty Table.
@@ -74,25 +74,38 @@ func (t *Table) Frame(f Frame) *Frame {
 	return p
 }
 
-// Stack returns the interned stack of the given frames and elision marker.
-// The frames must come from t. frames is copied on first use, so callers
-// may reuse the slice.
-func (t *Table) Stack(frames []*Frame, elided bool, elidedCount, elidedAt int) *Stack {
+// Elision says whether, how many and where frames were left out of a
+// stack by the runtime (Stack.Elided, ElidedCount and ElidedAt). The zero
+// value means none were.
+type Elision struct {
+	// Elided is set when frames were left out.
+	Elided bool
+	// Count is N from `...N frames elided...` (Go 1.21+); 0 for
+	// `...additional frames elided...`, whose count is unknown.
+	Count int
+	// At is the index in the stack's frames where the marker stood.
+	At int
+}
+
+// Stack returns the interned stack of the given frames and elision (the
+// zero Elision for a whole stack). The frames must come from t. frames is
+// copied on first use, so callers may reuse the slice.
+func (t *Table) Stack(frames []*Frame, e Elision) *Stack {
 	k := t.key[:0]
 	for _, f := range frames {
 		k = binary.AppendUvarint(k, uint64(f.id))
 	}
-	if elided {
+	if e.Elided {
 		k = append(k, 0)
-		k = binary.AppendUvarint(k, uint64(elidedCount))
-		k = binary.AppendUvarint(k, uint64(elidedAt))
+		k = binary.AppendUvarint(k, uint64(e.Count))
+		k = binary.AppendUvarint(k, uint64(e.At))
 	}
 	t.key = k
 	if s, ok := t.stacks[string(k)]; ok {
 		return s
 	}
 	t.nstack++
-	s := &Stack{ID: t.nstack, Frames: append([]*Frame(nil), frames...), Elided: elided, ElidedCount: elidedCount, ElidedAt: elidedAt}
+	s := &Stack{ID: t.nstack, Frames: append([]*Frame(nil), frames...), Elided: e.Elided, ElidedCount: e.Count, ElidedAt: e.At}
 	t.stacks[string(k)] = s
 	return s
 }

@@ -119,24 +119,24 @@ func TestTextWriterForms(t *testing.T) {
 		r    *Routine
 		want string
 	}{
-		{"plain", &Routine{ID: 4, State: "sleep", Stack: tab.Stack([]*Frame{f}, false, 0, 0)},
+		{"plain", &Routine{ID: 4, State: "sleep", Stack: tab.Stack([]*Frame{f}, Elision{})},
 			"goroutine 4 [sleep]:\nmain.f()\n\t/x.go:3 +0x10\n"},
-		{"empty stack", &Routine{ID: 4, State: "chan send", Stack: tab.Stack(nil, false, 0, 0)},
+		{"empty stack", &Routine{ID: 4, State: "chan send", Stack: tab.Stack(nil, Elision{})},
 			"goroutine 4 [chan send]:\n"},
-		{"elided at the end", &Routine{ID: 4, State: "running", Stack: tab.Stack([]*Frame{f}, true, 7, 1)},
+		{"elided at the end", &Routine{ID: 4, State: "running", Stack: tab.Stack([]*Frame{f}, Elision{Elided: true, Count: 7, At: 1})},
 			"goroutine 4 [running]:\nmain.f()\n\t/x.go:3 +0x10\n...7 frames elided...\n"},
-		{"cgo frame", &Routine{ID: 6, State: "syscall", Stack: tab.Stack([]*Frame{cgo}, false, 0, 0),
+		{"cgo frame", &Routine{ID: 6, State: "syscall", Stack: tab.Stack([]*Frame{cgo}, Elision{}),
 			Values: tab.Values([]FrameValue{{PC: 0x4012ab}})},
 			"goroutine 6 [syscall]:\nc_sleep\n\tsleep.c:12 pc=0x4012ab\n"},
-		{"label quoting", &Routine{ID: 2, State: "select", Labels: Labels{{"k", "tab\there 🙂 \x7f"}}, Stack: tab.Stack(nil, false, 0, 0)},
+		{"label quoting", &Routine{ID: 2, State: "select", Labels: Labels{{"k", "tab\there 🙂 \x7f"}}, Stack: tab.Stack(nil, Elision{})},
 			`goroutine 2 [select labels:{"k": "tab\there \U0001f642 \u007f"}]:` + "\n"},
-		{"non-Go function", &Routine{ID: 6, State: "syscall", Stack: tab.Stack([]*Frame{tab.Frame(Frame{Func: "non-Go function", Native: true}), f}, false, 0, 0),
+		{"non-Go function", &Routine{ID: 6, State: "syscall", Stack: tab.Stack([]*Frame{tab.Frame(Frame{Func: "non-Go function", Native: true}), f}, Elision{}),
 			Values: tab.Values([]FrameValue{{PC: 0x4a7e0f}, {}})},
 			"goroutine 6 [syscall]:\nnon-Go function at pc=0x4a7e0f\nmain.f()\n\t/x.go:3 +0x10\n"},
-		{"cgo frame without file", &Routine{ID: 6, State: "syscall", Stack: tab.Stack([]*Frame{tab.Frame(Frame{Func: "c_loop", Native: true})}, false, 0, 0),
+		{"cgo frame without file", &Routine{ID: 6, State: "syscall", Stack: tab.Stack([]*Frame{tab.Frame(Frame{Func: "c_loop", Native: true})}, Elision{}),
 			Values: tab.Values([]FrameValue{{PC: 0x4012ab}})},
 			"goroutine 6 [syscall]:\nc_loop\n\tpc=0x4012ab\n"},
-		{"old creator", &Routine{ID: 3, State: "IO wait", CreatedBy: f, Stack: tab.Stack(nil, false, 0, 0)},
+		{"old creator", &Routine{ID: 3, State: "IO wait", CreatedBy: f, Stack: tab.Stack(nil, Elision{})},
 			"goroutine 3 [IO wait]:\ncreated by main.f\n\t/x.go:3 +0x10\n"},
 	} {
 		got := writeText(t, &Dump{Routines: []*Routine{c.r}})
@@ -150,10 +150,10 @@ func TestTextWriterSeparatesDumps(t *testing.T) {
 	tab := NewTable()
 	f := fixtureFrame(tab, "main.f", "/x.go", 3, 0x10)
 	d1 := &Dump{Preamble: []string{"SIGQUIT: quit"}, Routines: []*Routine{
-		{ID: 1, State: "running", Stack: tab.Stack([]*Frame{f}, false, 0, 0)},
-		{ID: 2, State: "sleep", Stack: tab.Stack([]*Frame{f}, false, 0, 0)},
+		{ID: 1, State: "running", Stack: tab.Stack([]*Frame{f}, Elision{})},
+		{ID: 2, State: "sleep", Stack: tab.Stack([]*Frame{f}, Elision{})},
 	}}
-	d2 := &Dump{Routines: []*Routine{{ID: 1, State: "running", Stack: tab.Stack([]*Frame{f}, false, 0, 0)}}}
+	d2 := &Dump{Routines: []*Routine{{ID: 1, State: "running", Stack: tab.Stack([]*Frame{f}, Elision{})}}}
 	want := "SIGQUIT: quit\n\n" +
 		"goroutine 1 [running]:\nmain.f()\n\t/x.go:3 +0x10\n\n" +
 		"goroutine 2 [sleep]:\nmain.f()\n\t/x.go:3 +0x10\n\n" +
@@ -169,8 +169,8 @@ func TestTextWriterHeaderlessRoutine(t *testing.T) {
 	tab := NewTable()
 	f := fixtureFrame(tab, "runtime.notetsleepg", "/go/src/pkg/runtime/lock_futex.c", 190, 0x46)
 	d := &Dump{Preamble: []string{"SIGABRT: abort", "PC=0x424dd1"}, Routines: []*Routine{
-		{ID: 0, Stack: tab.Stack([]*Frame{f}, false, 0, 0), Values: tab.Values([]FrameValue{{Args: "0x649aa0", FP: 0x2ba270d3ff48}})},
-		{ID: 0, Stack: tab.Stack([]*Frame{f}, false, 0, 0)},
+		{ID: 0, Stack: tab.Stack([]*Frame{f}, Elision{}), Values: tab.Values([]FrameValue{{Args: "0x649aa0", FP: 0x2ba270d3ff48}})},
+		{ID: 0, Stack: tab.Stack([]*Frame{f}, Elision{})},
 	}}
 	want := "SIGABRT: abort\nPC=0x424dd1\n\n" +
 		"runtime.notetsleepg(0x649aa0)\n\t/go/src/pkg/runtime/lock_futex.c:190 +0x46 fp=0x2ba270d3ff48\n\n" +
@@ -256,8 +256,8 @@ func TestTextWriterDebug1Dump(t *testing.T) {
 	f := fixtureFrame(tab, "main.f", "/x.go", 3, 0x10)
 	g := fixtureFrame(tab, "main.g", "/x.go", 9, 0x22)
 	d := &Dump{Source: Source{Kind: KindGoDebug1}, Total: 7, Routines: []*Routine{
-		{Count: 5, Stack: tab.Stack([]*Frame{f}, false, 0, 0)},
-		{Count: 2, Stack: tab.Stack([]*Frame{g, f}, false, 0, 0), Labels: tab.Labels(Labels{{"k", "v"}})},
+		{Count: 5, Stack: tab.Stack([]*Frame{f}, Elision{})},
+		{Count: 2, Stack: tab.Stack([]*Frame{g, f}, Elision{}), Labels: tab.Labels(Labels{{"k", "v"}})},
 	}}
 	out := writeText(t, d)
 	if !strings.HasPrefix(out, "goroutine profile: total 7\n") {

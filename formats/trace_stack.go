@@ -53,7 +53,7 @@ func newTraceStacks(t *Table, version int) *traceStacks {
 		t:     t,
 		cutAt: traceCutFrames(version),
 		memo:  make(map[trace.Stack]*traceStack),
-		empty: &traceStack{stack: t.Stack(nil, false, 0, 0)},
+		empty: &traceStack{stack: t.Stack(nil, Elision{})},
 	}
 }
 
@@ -105,9 +105,9 @@ func (s *traceStacks) convert(st trace.Stack) *traceStack {
 		ts.system = isSystemEntry(outer, s.funcs)
 	}
 	if cut {
-		ts.stack = s.t.Stack(s.kept, true, 0, len(s.kept))
+		ts.stack = s.t.Stack(s.kept, Elision{Elided: true, At: len(s.kept)})
 	} else {
-		ts.stack = s.t.Stack(s.kept, false, 0, 0)
+		ts.stack = s.t.Stack(s.kept, Elision{})
 	}
 	return ts
 }

@@ -40,10 +40,6 @@ const (
 	ModeCounts Mode = "debug1"
 )
 
-// ErrNoLeakProfile is wrapped by the error of a ModeLeak capture whose
-// target has no goroutine leak profile (404: Go older than 1.27).
-var ErrNoLeakProfile = errors.New("the target has no goroutine leak profile: --mode leak needs a target built with Go 1.27 or newer (Go 1.26 only with GOEXPERIMENT=goroutineleakprofile)")
-
 // ParseMode parses a --mode value.
 func ParseMode(s string) (Mode, error) {
 	switch m := Mode(s); m {
@@ -136,13 +132,6 @@ func (o Options) withDefaults() Options {
 	}
 	return o
 }
-
-// ErrRedirectLoop is returned when a target redirects more than 10 times;
-// like a 4xx answer it is not retried.
-var ErrRedirectLoop = errors.New("remote: too many redirects")
-
-// ErrTooLarge is returned when a body exceeds Options.MaxBytes.
-var ErrTooLarge = errors.New("remote: dump exceeds the size limit")
 
 // HTTPError is a non-2xx answer.
 type HTTPError struct {

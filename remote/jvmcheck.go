@@ -13,10 +13,6 @@ import (
 	"strings"
 )
 
-// ErrNotJVM is wrapped by the error a JVM capture returns, before any tool
-// runs, when the process is not a HotSpot JVM the current user can attach to.
-var ErrNotJVM = errors.New("not a Java virtual machine")
-
 // jcmd and jstack attach by creating .attach_pid<PID> and sending SIGQUIT:
 // a JVM answers by opening its attach socket, but most other processes
 // (every Go program) die of that signal. So before any tool runs, the

@@ -40,7 +40,7 @@ func (b *dumpBuilder) stack(specs ...string) *formats.Stack {
 		}
 		frames = append(frames, b.tab.Frame(formats.Frame{Func: fn, File: file, Line: line}))
 	}
-	return b.tab.Stack(frames, false, 0, 0)
+	return b.tab.Stack(frames, formats.Elision{})
 }
 
 func (b *dumpBuilder) frame(spec string) *formats.Frame { return b.stack(spec).Frames[0] }

@@ -30,8 +30,8 @@ func TestBrowserInteractions(t *testing.T) {
 	frame := func(fn, file string, line int) *formats.Frame {
 		return tab.Frame(formats.Frame{Func: fn, File: file, Line: line})
 	}
-	mainStack := tab.Stack([]*formats.Frame{frame("sync.(*WaitGroup).Wait", "/usr/local/go/src/sync/waitgroup.go", 118), frame("main.main", "/app/main.go", 30)}, false, 0, 0)
-	workerStack := tab.Stack([]*formats.Frame{frame("main.worker", "/app/worker.go", 12)}, false, 0, 0)
+	mainStack := tab.Stack([]*formats.Frame{frame("sync.(*WaitGroup).Wait", "/usr/local/go/src/sync/waitgroup.go", 118), frame("main.main", "/app/main.go", 30)}, formats.Elision{})
+	workerStack := tab.Stack([]*formats.Frame{frame("main.worker", "/app/worker.go", 12)}, formats.Elision{})
 	d.Routines = append(d.Routines, &formats.Routine{ID: 1, Count: 1, State: "semacquire", Stack: mainStack})
 	for id := int64(5); id < 8; id++ {
 		d.Routines = append(d.Routines, &formats.Routine{ID: id, Count: 1, State: "chan receive", Stack: workerStack,

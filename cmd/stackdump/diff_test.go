@@ -161,7 +161,7 @@ func TestDiffCommandArguments(t *testing.T) {
 // growthError decides the exit status; checked here on hand-made groups.
 func TestGrowthError(t *testing.T) {
 	tab := formats.NewTable()
-	st := tab.Stack([]*formats.Frame{tab.Frame(formats.Frame{Func: "main.w", File: "/x.go", Line: 1})}, false, 0, 0)
+	st := tab.Stack([]*formats.Frame{tab.Frame(formats.Frame{Func: "main.w", File: "/x.go", Line: 1})}, formats.Elision{})
 	grp := func(n int) []*formats.Group {
 		rs := make([]*formats.Routine, n)
 		for i := range rs {

@@ -65,7 +65,7 @@ func newOutput(w io.Writer, comp formats.Compression) (io.WriteCloser, error) {
 	if w == io.Discard {
 		return discardOutput{}, nil // watch without -o: no 1 MiB buffer per capture
 	}
-	return zseg.NewOutput(w, zseg.Options{Compression: comp}, runtime.GOMAXPROCS(0))
+	return zseg.NewOutput(w, zseg.Options{Compression: zseg.Codec(comp)}, runtime.GOMAXPROCS(0))
 }
 
 // discardOutput is the output of a capture nobody keeps.

@@ -9,8 +9,6 @@ import (
 	"github.com/klauspost/compress/gzip"
 	"github.com/klauspost/compress/zstd"
 	"github.com/klauspost/pgzip"
-
-	"github.com/stackdump/stackdump/formats"
 )
 
 // countingWriter counts the bytes written to it.
@@ -35,7 +33,7 @@ func BenchmarkParallelGzip(b *testing.B) {
 	for _, level := range []int{1, DefaultGzipLevel} {
 		b.Run(fmt.Sprintf("zseg/level=%d", level), func(b *testing.B) {
 			benchCompress(b, data, func(w io.Writer) error {
-				return compressParallel(w, Options{Compression: formats.CompressGzip, Level: level}, data, benchSegment, workers)
+				return compressParallel(w, Options{Compression: Gzip, Level: level}, data, benchSegment, workers)
 			})
 		})
 		b.Run(fmt.Sprintf("pgzip/level=%d", level), func(b *testing.B) {
@@ -68,7 +66,7 @@ func BenchmarkParallelGzip(b *testing.B) {
 	})
 	b.Run("zseg/zstd", func(b *testing.B) {
 		benchCompress(b, data, func(w io.Writer) error {
-			return compressParallel(w, Options{Compression: formats.CompressZstd}, data, benchSegment, workers)
+			return compressParallel(w, Options{Compression: Zstd}, data, benchSegment, workers)
 		})
 	})
 	b.Run("zstd-1-goroutine", func(b *testing.B) {

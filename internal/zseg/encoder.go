@@ -1,7 +1,6 @@
 package zseg
 
 import (
-	"errors"
 	"fmt"
 	"hash/crc32"
 	"io"
@@ -9,8 +8,6 @@ import (
 
 	"github.com/klauspost/compress/flate"
 	"github.com/klauspost/compress/zstd"
-
-	"github.com/stackdump/stackdump/formats"
 )
 
 // Segment is a piece of a stream compressed on its own by an Encoder,
@@ -24,16 +21,16 @@ type Segment struct {
 	// compression.
 	Size int64
 
-	crc  uint32              // CRC-32 (IEEE) of the Size bytes, for gzip
-	comp formats.Compression // the compression of the Encoder that made it
-	err  error               // the compressor's error; the segment is unusable
+	crc  uint32 // CRC-32 (IEEE) of the Size bytes, for gzip
+	comp Codec  // the compression of the Encoder that made it
+	err  error  // the compressor's error; the segment is unusable
 }
 
 // Encoder compresses what is written to it into its current segment,
 // independently of every other Encoder and of its own earlier segments.
 // One goroutine uses an Encoder at a time; give each worker its own.
 type Encoder struct {
-	comp  formats.Compression
+	comp  Codec
 	level int
 	out   sliceWriter
 	flate *flate.Writer // gzip
@@ -50,14 +47,14 @@ func (s *Stream) NewEncoder() *Encoder {
 	e := &Encoder{comp: s.opts.Compression, level: s.opts.Level}
 	pool := compressors(e.comp, e.level)
 	switch e.comp {
-	case formats.CompressGzip:
+	case Gzip:
 		if fw, ok := pool.Get().(*flate.Writer); ok {
 			e.flate = fw
 			fw.Reset(&e.out)
 		} else {
 			e.flate, e.err = flate.NewWriter(&e.out, e.level)
 		}
-	case formats.CompressZstd:
+	case Zstd:
 		if zw, ok := pool.Get().(*zstd.Encoder); ok {
 			e.zstd = zw
 			zw.Reset(&e.out)
@@ -93,20 +90,17 @@ func (e *Encoder) Release() {
 	e.err = errReleased
 }
 
-// errReleased is the error of an Encoder used after Release.
-var errReleased = errors.New("zseg: encoder used after Release")
-
 // pools holds released compressors by compression and level; the sync.Pool
 // drops them when the garbage collector runs.
 var pools sync.Map // poolKey → *sync.Pool
 
 type poolKey struct {
-	comp  formats.Compression
+	comp  Codec
 	level int
 }
 
 // compressors returns the pool of compressors for comp at level.
-func compressors(comp formats.Compression, level int) *sync.Pool {
+func compressors(comp Codec, level int) *sync.Pool {
 	k := poolKey{comp, level}
 	if p, ok := pools.Load(k); ok {
 		return p.(*sync.Pool)
@@ -123,10 +117,10 @@ func (e *Encoder) Write(p []byte) (int, error) {
 	}
 	var n int
 	switch e.comp {
-	case formats.CompressGzip:
+	case Gzip:
 		n, e.err = e.flate.Write(p)
 		e.crc = crc32.Update(e.crc, crc32.IEEETable, p[:n])
-	case formats.CompressZstd:
+	case Zstd:
 		n, e.err = e.zstd.Write(p)
 	default:
 		n, _ = e.out.Write(p)
@@ -145,9 +139,9 @@ func (e *Encoder) Write(p []byte) (int, error) {
 func (e *Encoder) Take(buf []byte) Segment {
 	if e.err == nil && e.size > 0 {
 		switch e.comp {
-		case formats.CompressGzip:
+		case Gzip:
 			e.err = e.flate.Flush() // sync flush: byte-aligned, not final
-		case formats.CompressZstd:
+		case Zstd:
 			e.err = e.zstd.Close() // ends the frame
 		}
 		if e.err != nil {

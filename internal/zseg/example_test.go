@@ -8,7 +8,6 @@ import (
 	"log"
 	"strings"
 
-	"github.com/stackdump/stackdump/formats"
 	"github.com/stackdump/stackdump/internal/zseg"
 )
 
@@ -16,7 +15,7 @@ import (
 // goroutine writes the segments in order.
 func Example() {
 	var out bytes.Buffer
-	s, err := zseg.NewStream(&out, zseg.Options{Compression: formats.CompressGzip})
+	s, err := zseg.NewStream(&out, zseg.Options{Compression: zseg.Gzip})
 	if err != nil {
 		log.Fatal(err)
 	}

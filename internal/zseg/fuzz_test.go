@@ -3,8 +3,6 @@ package zseg
 import (
 	"bytes"
 	"testing"
-
-	"github.com/stackdump/stackdump/formats"
 )
 
 // FuzzSegments cuts data into segments where cuts says (each byte is the
@@ -33,8 +31,8 @@ func FuzzSegments(f *testing.F) {
 		if len(data) > 0 {
 			return
 		}
-		gz := segmentsOf(t, Options{Compression: formats.CompressGzip}, chunks...)
-		if !bytes.Equal(gz, segmentsOf(t, Options{Compression: formats.CompressGzip})) {
+		gz := segmentsOf(t, Options{Compression: Gzip}, chunks...)
+		if !bytes.Equal(gz, segmentsOf(t, Options{Compression: Gzip})) {
 			t.Fatalf("no data but the stream is not the empty one: % x", gz)
 		}
 	})

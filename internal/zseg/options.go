@@ -5,8 +5,6 @@ import (
 
 	"github.com/klauspost/compress/flate"
 	"github.com/klauspost/compress/zstd"
-
-	"github.com/stackdump/stackdump/formats"
 )
 
 // DefaultGzipLevel is the deflate level used when Options.Level is 0: the
@@ -14,12 +12,23 @@ import (
 // formats.NewOutput does.
 const DefaultGzipLevel = 5
 
+// Codec names a stream's compression. Its values are spelt as
+// Codec's, so a caller holding one converts it with
+// Codec(c); zseg itself imports no stackdump package.
+type Codec string
+
+// The codecs of a Stream; "" is Plain too.
+const (
+	Plain Codec = "none" // no compression: the bytes as written
+	Gzip  Codec = "gzip"
+	Zstd  Codec = "zstd"
+)
+
 // Options configures a Stream.
 type Options struct {
-	// Compression is the stream's format: formats.CompressGzip,
-	// formats.CompressZstd, or formats.CompressNone ("" too) for plain
-	// bytes.
-	Compression formats.Compression
+	// Compression is the stream's codec: Gzip, Zstd, or Plain ("" too)
+	// for plain bytes.
+	Compression Codec
 	// Level is the compression level. For gzip it is a klauspost flate
 	// level from flate.ConstantCompression (-2, Huffman only) to
 	// flate.BestCompression (9), 0 meaning DefaultGzipLevel. For zstd it
@@ -33,19 +42,19 @@ type Options struct {
 // the level made explicit, or an error naming what is wrong.
 func (o Options) settle() (Options, error) {
 	switch o.Compression {
-	case "", formats.CompressNone:
-		o.Compression = formats.CompressNone
+	case "", Plain:
+		o.Compression = Plain
 		if o.Level != 0 {
 			return o, fmt.Errorf("zseg: level %d given without compression", o.Level)
 		}
-	case formats.CompressGzip:
+	case Gzip:
 		if o.Level == 0 {
 			o.Level = DefaultGzipLevel
 		}
 		if o.Level < flate.ConstantCompression || o.Level > flate.BestCompression {
 			return o, fmt.Errorf("zseg: gzip level %d out of range [%d, %d]", o.Level, flate.ConstantCompression, flate.BestCompression)
 		}
-	case formats.CompressZstd:
+	case Zstd:
 		if o.Level == 0 {
 			o.Level = int(zstd.SpeedDefault)
 		}

@@ -13,12 +13,10 @@ import (
 
 	kgzip "github.com/klauspost/compress/gzip"
 	"github.com/klauspost/compress/zstd"
-
-	"github.com/stackdump/stackdump/formats"
 )
 
 // compressions lists every format a Stream writes.
-var compressions = []formats.Compression{formats.CompressNone, formats.CompressGzip, formats.CompressZstd}
+var compressions = []Codec{Plain, Gzip, Zstd}
 
 // segmentsOf writes each chunk as one segment of a stream with opts, all
 // by one Encoder, and returns the stream.
@@ -53,17 +51,17 @@ func segmentsOf(t testing.TB, opts Options, chunks ...[]byte) []byte {
 // decode undoes compression c with the standard library's gzip reader
 // (which checks the CRC-32 and size) or klauspost's zstd decoder (which
 // checks each frame's checksum).
-func decode(t testing.TB, c formats.Compression, stream []byte) []byte {
+func decode(t testing.TB, c Codec, stream []byte) []byte {
 	t.Helper()
 	var r io.Reader = bytes.NewReader(stream)
 	switch c {
-	case formats.CompressGzip:
+	case Gzip:
 		zr, err := gzip.NewReader(r)
 		if err != nil {
 			t.Fatalf("gzip header: %v", err)
 		}
 		r = zr
-	case formats.CompressZstd:
+	case Zstd:
 		zr, err := zstd.NewReader(r, zstd.WithDecoderConcurrency(1))
 		if err != nil {
 			t.Fatal(err)
@@ -80,7 +78,7 @@ func decode(t testing.TB, c formats.Compression, stream []byte) []byte {
 
 // wholeStream compresses data in one piece with klauspost's gzip or zstd
 // writer at the same level, for comparison.
-func wholeStream(t testing.TB, c formats.Compression, level int, data []byte) []byte {
+func wholeStream(t testing.TB, c Codec, level int, data []byte) []byte {
 	t.Helper()
 	opts, err := Options{Compression: c, Level: level}.settle()
 	if err != nil {
@@ -89,9 +87,9 @@ func wholeStream(t testing.TB, c formats.Compression, level int, data []byte) []
 	var out bytes.Buffer
 	var w io.WriteCloser
 	switch c {
-	case formats.CompressGzip:
+	case Gzip:
 		w, err = kgzip.NewWriterLevel(&out, opts.Level)
-	case formats.CompressZstd:
+	case Zstd:
 		w, err = zstd.NewWriter(&out, zstd.WithEncoderLevel(zstd.EncoderLevel(opts.Level)), zstd.WithEncoderConcurrency(1))
 	default:
 		return data
@@ -111,9 +109,9 @@ func wholeStream(t testing.TB, c formats.Compression, level int, data []byte) []
 // checkCLI decodes stream with the gzip or zstd command, which checks it
 // the way `gzip -t` and `zstd -t` do, and compares the output with want.
 // It skips only when the command is not installed.
-func checkCLI(t *testing.T, c formats.Compression, stream, want []byte) {
+func checkCLI(t *testing.T, c Codec, stream, want []byte) {
 	t.Helper()
-	if c == formats.CompressNone {
+	if c == Plain {
 		return
 	}
 	path, err := exec.LookPath(string(c))
@@ -153,10 +151,10 @@ func splitAt(data []byte, n int, rng *rand.Rand) [][]byte {
 func TestRoundTripEveryLevel(t *testing.T) {
 	data := dumpJSON(600<<10, 1)
 	rng := rand.New(rand.NewPCG(2, 2))
-	levels := map[formats.Compression][]int{
-		formats.CompressNone: {0},
-		formats.CompressGzip: {0, -2, -1, 1, 5, 6, 7, 9},
-		formats.CompressZstd: {0, 1, 2, 3, 4},
+	levels := map[Codec][]int{
+		Plain: {0},
+		Gzip:  {0, -2, -1, 1, 5, 6, 7, 9},
+		Zstd:  {0, 1, 2, 3, 4},
 	}
 	for _, c := range compressions {
 		for _, level := range levels[c] {
@@ -189,7 +187,7 @@ func TestRoundTripEveryLevel(t *testing.T) {
 // and ends with an empty final block and the trailer.
 func TestGzipFraming(t *testing.T) {
 	data := []byte("goroutine 1 [running]:\nmain.main()\n")
-	stream := segmentsOf(t, Options{Compression: formats.CompressGzip}, data[:10], data[10:])
+	stream := segmentsOf(t, Options{Compression: Gzip}, data[:10], data[10:])
 	if !bytes.HasPrefix(stream, gzipHeader[:]) {
 		t.Fatalf("header % x", stream[:10])
 	}
@@ -230,10 +228,10 @@ func TestEmptyStream(t *testing.T) {
 		if err := s.Close(); err != nil {
 			t.Fatal(err)
 		}
-		if c == formats.CompressNone && out.Len() != 0 {
+		if c == Plain && out.Len() != 0 {
 			t.Fatalf("none: %d bytes for an empty stream", out.Len())
 		}
-		if c != formats.CompressNone && out.Len() == 0 {
+		if c != Plain && out.Len() == 0 {
 			t.Fatalf("%s: no bytes for an empty stream", c)
 		}
 		if got := decode(t, c, out.Bytes()); len(got) != 0 {
@@ -277,7 +275,7 @@ func TestHugeSegment(t *testing.T) {
 	}
 	for _, c := range compressions {
 		opts := Options{Compression: c, Level: 1}
-		if c == formats.CompressNone {
+		if c == Plain {
 			opts.Level = 0
 		}
 		stream := segmentsOf(t, opts, data)

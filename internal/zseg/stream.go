@@ -2,15 +2,9 @@ package zseg
 
 import (
 	"encoding/binary"
-	"errors"
 	"fmt"
 	"io"
-
-	"github.com/stackdump/stackdump/formats"
 )
-
-// ErrClosed is returned by WriteSegment after Close.
-var ErrClosed = errors.New("zseg: stream closed")
 
 // gzipHeader is the member header klauspost/compress/gzip writes without a
 // name, comment or time: magic, deflate, no flags, no mtime, no extra
@@ -67,7 +61,7 @@ func (s *Stream) WriteSegment(seg Segment) error {
 	case seg.Size < 0:
 		return fmt.Errorf("zseg: segment of negative size %d", seg.Size)
 	}
-	if s.opts.Compression == formats.CompressGzip && !s.begun {
+	if s.opts.Compression == Gzip && !s.begun {
 		if err := s.write(gzipHeader[:], "gzip header"); err != nil {
 			return err
 		}
@@ -76,7 +70,7 @@ func (s *Stream) WriteSegment(seg Segment) error {
 	if err := s.write(seg.Data, "segment"); err != nil {
 		return err
 	}
-	if s.opts.Compression == formats.CompressGzip {
+	if s.opts.Compression == Gzip {
 		s.crc = crc32Combine(s.crc, seg.crc, uint64(seg.Size))
 	}
 	s.size += seg.Size
@@ -92,7 +86,7 @@ func (s *Stream) Close() error {
 	}
 	s.closed = true
 	switch s.opts.Compression {
-	case formats.CompressGzip:
+	case Gzip:
 		var b [len(gzipHeader) + len(deflateEnd) + 8]byte
 		end := b[:0]
 		if !s.begun {
@@ -102,7 +96,7 @@ func (s *Stream) Close() error {
 		end = binary.LittleEndian.AppendUint32(end, s.crc)
 		end = binary.LittleEndian.AppendUint32(end, uint32(s.size))
 		return s.write(end, "gzip trailer")
-	case formats.CompressZstd:
+	case Zstd:
 		if !s.begun {
 			return s.write(zstdEmptyFrame[:], "empty zstd frame")
 		}

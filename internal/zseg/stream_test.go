@@ -8,15 +8,13 @@ import (
 	"io"
 	"strings"
 	"testing"
-
-	"github.com/stackdump/stackdump/formats"
 )
 
 func TestOptions(t *testing.T) {
 	good := []Options{
-		{}, {Compression: formats.CompressNone},
-		{Compression: formats.CompressGzip}, {Compression: formats.CompressGzip, Level: -2}, {Compression: formats.CompressGzip, Level: 9},
-		{Compression: formats.CompressZstd}, {Compression: formats.CompressZstd, Level: 1}, {Compression: formats.CompressZstd, Level: 4},
+		{}, {Compression: Plain},
+		{Compression: Gzip}, {Compression: Gzip, Level: -2}, {Compression: Gzip, Level: 9},
+		{Compression: Zstd}, {Compression: Zstd, Level: 1}, {Compression: Zstd, Level: 4},
 	}
 	for _, o := range good {
 		if _, err := NewStream(io.Discard, o); err != nil {
@@ -24,12 +22,12 @@ func TestOptions(t *testing.T) {
 		}
 	}
 	bad := map[Options]string{
-		{Compression: "lz4"}:                           `unknown compression "lz4"`,
-		{Compression: formats.CompressNone, Level: 3}:  "level 3 given without compression",
-		{Compression: formats.CompressGzip, Level: -3}: "gzip level -3 out of range [-2, 9]",
-		{Compression: formats.CompressGzip, Level: 10}: "gzip level 10 out of range",
-		{Compression: formats.CompressZstd, Level: 5}:  "zstd level 5 out of range [1, 4]",
-		{Compression: formats.CompressZstd, Level: -1}: "zstd level -1 out of range",
+		{Compression: "lz4"}:           `unknown compression "lz4"`,
+		{Compression: Plain, Level: 3}: "level 3 given without compression",
+		{Compression: Gzip, Level: -3}: "gzip level -3 out of range [-2, 9]",
+		{Compression: Gzip, Level: 10}: "gzip level 10 out of range",
+		{Compression: Zstd, Level: 5}:  "zstd level 5 out of range [1, 4]",
+		{Compression: Zstd, Level: -1}: "zstd level -1 out of range",
 	}
 	for o, want := range bad {
 		if _, err := NewStream(io.Discard, o); err == nil || !strings.Contains(err.Error(), want) {
@@ -134,12 +132,12 @@ func TestWriteAfterClose(t *testing.T) {
 
 // A segment goes only into a stream of the compression it was made for.
 func TestSegmentOfAnotherCompression(t *testing.T) {
-	gz, _ := NewStream(io.Discard, Options{Compression: formats.CompressGzip})
+	gz, _ := NewStream(io.Discard, Options{Compression: Gzip})
 	enc := gz.NewEncoder()
 	enc.Write([]byte("goroutine 1 [running]:\n"))
 	seg := enc.Take(nil)
 	var out bytes.Buffer
-	zs, _ := NewStream(&out, Options{Compression: formats.CompressZstd})
+	zs, _ := NewStream(&out, Options{Compression: Zstd})
 	if err := zs.WriteSegment(seg); err == nil || !strings.Contains(err.Error(), `segment made for "gzip" written to a zstd stream`) {
 		t.Fatalf("error %v", err)
 	}
@@ -186,7 +184,7 @@ func TestSegmentAllocations(t *testing.T) {
 		cycle()
 		cycle()
 		limit := 0.0
-		if c == formats.CompressZstd {
+		if c == Zstd {
 			limit = 2
 		}
 		if allocs := testing.AllocsPerRun(5, cycle); allocs > limit {
@@ -203,7 +201,7 @@ func TestGzipTrailerPast4GiB(t *testing.T) {
 	}
 	zeros := make([]byte, 64<<20)
 	var out bytes.Buffer
-	s, _ := NewStream(&out, Options{Compression: formats.CompressGzip, Level: 1})
+	s, _ := NewStream(&out, Options{Compression: Gzip, Level: 1})
 	enc := s.NewEncoder()
 	enc.Write(zeros)
 	seg := enc.Take(nil)
@@ -232,7 +230,7 @@ func TestGzipTrailerPast4GiB(t *testing.T) {
 // it was released mid-segment, and taking it allocates no compressor.
 func TestReleaseReuses(t *testing.T) {
 	data := dumpJSON(200<<10, 3)
-	for _, c := range []formats.Compression{formats.CompressGzip, formats.CompressZstd} {
+	for _, c := range []Codec{Gzip, Zstd} {
 		write := func(release bool) []byte {
 			var out bytes.Buffer
 			s, _ := NewStream(&out, Options{Compression: c, Level: 1})

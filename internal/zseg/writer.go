@@ -1,11 +1,10 @@
 package zseg
 
 import (
+	"bufio"
 	"errors"
 	"io"
 	"sync"
-
-	"github.com/stackdump/stackdump/formats"
 )
 
 // Writer is an io.WriteCloser that compresses what is written to it into
@@ -34,9 +33,6 @@ type job struct {
 	seg  Segment
 	done chan job
 }
-
-// ErrWriterClosed is returned by Write after Close.
-var ErrWriterClosed = errors.New("zseg: writer closed")
 
 // NewWriter returns a Writer of a stream with opts to w, compressing blocks
 // of blockSize bytes on up to workers goroutines (at least one). The
@@ -176,8 +172,8 @@ const (
 
 // NewOutput returns the buffered writer a dump is written through: with
 // compression, a Writer of GzipBlockSize or ZstdBlockSize blocks
-// compressed on up to workers goroutines; without, one formats.Output (a
-// 1 MiB bufio.Writer). Either way w sees a few large writes, never one per
+// compressed on up to workers goroutines; without, one 1 MiB bufio.Writer
+// (plainBufferSize, as formats.Output). Either way w sees a few large writes, never one per
 // line, all from the goroutine calling Write and Close. Close flushes and
 // ends the stream; it does not close w.
 func NewOutput(w io.Writer, opts Options, workers int) (io.WriteCloser, error) {
@@ -186,10 +182,21 @@ func NewOutput(w io.Writer, opts Options, workers int) (io.WriteCloser, error) {
 		return nil, err
 	}
 	switch opts.Compression {
-	case formats.CompressGzip:
+	case Gzip:
 		return NewWriter(w, opts, GzipBlockSize, workers)
-	case formats.CompressZstd:
+	case Zstd:
 		return NewWriter(w, opts, ZstdBlockSize, workers)
 	}
-	return formats.NewOutput(w, formats.CompressNone)
+	return plainOutput{bufio.NewWriterSize(w, plainBufferSize)}, nil
 }
+
+// plainBufferSize is the buffer of NewOutput without compression, the size
+// of formats.OutputBufferSize: a dump costs few syscalls, never one per line.
+const plainBufferSize = 1 << 20
+
+// plainOutput is NewOutput without compression; Close flushes it and does
+// not close the underlying writer.
+type plainOutput struct{ *bufio.Writer }
+
+// Close flushes the buffered bytes.
+func (o plainOutput) Close() error { return o.Flush() }

@@ -1,0 +1,150 @@
+package formats
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"io"
+	"os"
+	"strings"
+	"testing"
+)
+
+// TestOverlongLineRule checks the one overlong-line rule of the text
+// readers on real dumps (Go traceback, debug=1, JVM text): a line longer
+// than MaxLineBytes, put between two records, is skipped with one warning
+// naming its line and byte offset and quoting its first bytes, and reading
+// goes on: every routine of the dump is still read. The long line is once
+// just over the limit and once longer than the read buffer.
+func TestOverlongLineRule(t *testing.T) {
+	files := []struct {
+		path string
+		kind Kind
+	}{
+		{"../testdata/go/debug2_go126.txt", KindGoTraceback},
+		{"../testdata/debug1/go1.26.8.txt", KindGoDebug1},
+		{"../testdata/corpus/jvm/local_jdk17.0.15-jstack-plain.txt", KindJVMText},
+	}
+	for _, f := range files {
+		data, err := os.ReadFile(f.path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		longest := 0
+		for _, l := range bytes.Split(data, []byte("\n")) {
+			longest = max(longest, len(l))
+		}
+		limit := longest + 1 // every real line fits
+		opts := ReadOptions{Kind: f.kind, MaxLineBytes: limit}
+		want := readRoutines(t, data, opts)
+		// Put the long line after the first blank line past the middle.
+		at := len(data)/2 + bytes.Index(data[len(data)/2:], []byte("\n\n")) + 2
+		line := 1 + bytes.Count(data[:at], []byte("\n"))
+		for _, n := range []int{limit + 1, 1 << 18} {
+			long := strings.Repeat("overlong log output ", n/20+1)[:n]
+			in := append(append(append([]byte(nil), data[:at]...), long+"\n"...), data[at:]...)
+			dumps, err := ReadAll(bytes.NewReader(in), opts)
+			if err != nil {
+				t.Fatalf("%s, %d bytes: %v", f.path, n, err)
+			}
+			var got int64
+			var warned []*ParseError
+			for _, d := range dumps {
+				for _, r := range d.Routines {
+					got += r.Count
+				}
+				for _, w := range d.Warnings {
+					if w.Line == line {
+						warned = append(warned, w)
+					}
+				}
+			}
+			if got != want {
+				t.Errorf("%s, %d bytes: %d routines read, want %d: reading did not go on", f.path, n, got, want)
+			}
+			if len(warned) != 1 {
+				t.Fatalf("%s, %d bytes: %d warnings on line %d, want 1", f.path, n, len(warned), line)
+			}
+			w := warned[0]
+			if w.Offset != int64(at) || w.Text == "" || !strings.HasPrefix(long, w.Text) || !strings.Contains(w.Msg, "skipped") {
+				t.Errorf("%s, %d bytes: warning %+v; want offset %d quoting the line's head", f.path, n, w, at)
+			}
+		}
+	}
+}
+
+// readRoutines reads data and returns the sum of its routines' counts.
+func readRoutines(t *testing.T, data []byte, opts ReadOptions) int64 {
+	t.Helper()
+	dumps, err := ReadAll(bytes.NewReader(data), opts)
+	if err != nil || len(dumps) == 0 {
+		t.Fatalf("%d dumps, %v", len(dumps), err)
+	}
+	var n int64
+	for _, d := range dumps {
+		for _, r := range d.Routines {
+			n += r.Count
+		}
+	}
+	return n
+}
+
+// TestLineReaderUnread pushes lines back, short and longer than the
+// buffer, and checks that each comes back whole with its number and offset.
+func TestLineReaderUnread(t *testing.T) {
+	data := "a\r\n" + strings.Repeat("b", 100) + "\nc"
+	for _, mem := range []bool{false, true} {
+		lr := newLineReader(bufio.NewReaderSize(strings.NewReader(data), 16), 1000)
+		if mem {
+			lr = newMemLineReader([]byte(data), 1000)
+		}
+		for _, want := range []struct {
+			text string
+			num  int
+			off  int64
+		}{{"a", 1, 0}, {strings.Repeat("b", 100), 2, 3}, {"c", 3, 104}} {
+			for range 2 {
+				line, err := lr.readLine()
+				if err != nil || string(line) != want.text || lr.num != want.num || lr.off != want.off {
+					t.Fatalf("mem=%v: got %q %v at %d/%d; want %+v", mem, line, err, lr.num, lr.off, want)
+				}
+				lr.unread()
+			}
+			lr.readLine() // the pushed-back line, taken for good
+		}
+		if _, err := lr.readLine(); err != io.EOF {
+			t.Fatalf("mem=%v: %v at the end, want EOF", mem, err)
+		}
+	}
+}
+
+// TestLineReaderStickyError checks that a read error is returned again by
+// every later call, even when the source would go on after it: the bytes
+// after a failed read are not taken for lines.
+func TestLineReaderStickyError(t *testing.T) {
+	boom := errors.New("boom")
+	src := io.MultiReader(strings.NewReader("one\ntw"), &errOnce{err: boom}, strings.NewReader("o\n"))
+	lr := newLineReader(bufio.NewReaderSize(src, 16), 100)
+	if line, err := lr.readLine(); err != nil || string(line) != "one" {
+		t.Fatalf("got %q %v", line, err)
+	}
+	for range 3 {
+		if line, err := lr.readLine(); err != boom {
+			t.Fatalf("got %q %v; want the read error", line, err)
+		}
+	}
+}
+
+// errOnce fails its first Read with err and is at EOF after it.
+type errOnce struct {
+	err  error
+	done bool
+}
+
+func (e *errOnce) Read([]byte) (int, error) {
+	if e.done {
+		return 0, io.EOF
+	}
+	e.done = true
+	return 0, e.err
+}

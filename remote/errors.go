@@ -1,0 +1,18 @@
+package remote
+
+import "errors"
+
+// ErrNotJVM is wrapped by the error a JVM capture returns, before any tool
+// runs, when the process is not a HotSpot JVM the current user can attach to.
+var ErrNotJVM = errors.New("not a Java virtual machine")
+
+// ErrNoLeakProfile is wrapped by the error of a ModeLeak capture whose
+// target has no goroutine leak profile (404: Go older than 1.27).
+var ErrNoLeakProfile = errors.New("the target has no goroutine leak profile: --mode leak needs a target built with Go 1.27 or newer (Go 1.26 only with GOEXPERIMENT=goroutineleakprofile)")
+
+// ErrRedirectLoop is returned when a target redirects more than 10 times;
+// like a 4xx answer it is not retried.
+var ErrRedirectLoop = errors.New("remote: too many redirects")
+
+// ErrTooLarge is returned when a body exceeds Options.MaxBytes.
+var ErrTooLarge = errors.New("remote: dump exceeds the size limit")
