@@ -20,8 +20,8 @@ type Mode string
 // Capture modes.
 const (
 	// ModeFull is every goroutine with its id, state, wait time, arguments,
-	// creator and labels, from one stop-the-world pass of runtime.Stack. The
-	// pause grows with the number of goroutines (about 0.3 µs each plus
+	// creator and labels, from a stop-the-world pass of runtime.Stack into
+	// a presized buffer (normally one pass, at most four). The pause grows with the number of goroutines (about 0.3 µs each plus
 	// printing time).
 	ModeFull Mode = "full"
 	// ModeGrouped is one record per distinct stack and label set with a
