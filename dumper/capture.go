@@ -170,12 +170,3 @@ func selfTarget() string {
 	}
 	return fmt.Sprintf("%s[%d]", name, os.Getpid())
 }
-
-// sumCounts returns the number of goroutines d's routines stand for.
-func sumCounts(d *formats.Dump) int64 {
-	var n int64
-	for _, r := range d.Routines {
-		n += max(r.Count, 1)
-	}
-	return n
-}
