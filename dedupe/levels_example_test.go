@@ -13,7 +13,7 @@ import (
 // their arguments (main.waitArg(0x1), main.waitArg(0x2), …) and ByStack
 // does not; the groups of ByStack are listed.
 func ExampleGrouper() {
-	for _, by := range dedupe.Levels {
+	for _, by := range dedupe.Levels() {
 		f, err := os.Open("../testdata/groups/debug2_go126.txt")
 		if err != nil {
 			fmt.Println(err)

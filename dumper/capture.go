@@ -35,15 +35,16 @@ const (
 	ModeTrace Mode = "trace"
 )
 
-// Modes lists the capture modes, for flag help and error messages.
-var Modes = []Mode{ModeFull, ModeGrouped, ModeTrace}
+// Modes returns the capture modes, for flag help and error messages; the
+// slice is the caller's.
+func Modes() []Mode { return []Mode{ModeFull, ModeGrouped, ModeTrace} }
 
 // ParseMode parses a mode name; "" means ModeFull.
 func ParseMode(s string) (Mode, error) {
 	if s == "" {
 		return ModeFull, nil
 	}
-	for _, m := range Modes {
+	for _, m := range Modes() {
 		if string(m) == strings.ToLower(s) {
 			return m, nil
 		}

@@ -59,7 +59,8 @@ func readGoroutineProfile(ctx context.Context, t *formats.Table) (*formats.Dump,
 	}
 	for r, err := range rd.Routines() {
 		if err != nil {
-			if _, ok := err.(*formats.ParseError); ok {
+			var pe *formats.ParseError
+			if errors.As(err, &pe) {
 				continue // kept in d.Warnings
 			}
 			return nil, fmt.Errorf("read goroutine profile: %w", err)

@@ -3,6 +3,7 @@ package dumper
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"runtime"
@@ -116,7 +117,8 @@ func parseChunk(ctx context.Context, text []byte, t *formats.Table) (*formats.Du
 	i := 0
 	for r, err := range rd.Routines() {
 		if err != nil {
-			if _, ok := err.(*formats.ParseError); ok {
+			var pe *formats.ParseError
+			if errors.As(err, &pe) {
 				continue // recorded in d.Warnings
 			}
 			return nil, fmt.Errorf("parse traceback: %w", err)

@@ -3,12 +3,10 @@ package dumper
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"runtime"
 	"runtime/trace"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/stackdump/stackdump/formats"
@@ -18,12 +16,6 @@ import (
 // The window only needs to be long enough for trace.Start to take effect:
 // the goroutine stacks are written when the trace stops.
 const DefaultTraceWindow = time.Millisecond
-
-// ErrTracerBusy is returned by a trace-mode capture when the process's
-// execution tracer already has a writer (runtime/trace.Start, a running
-// /debug/pprof/trace request, go test -trace): the tracer takes one at a
-// time. A running FlightRecorder does not count; it shares the tracer.
-var ErrTracerBusy = errors.New("execution tracer already in use by another trace (runtime/trace.Start, /debug/pprof/trace or go test -trace); retry later or use mode=full")
 
 // traceSlot serialises this package's own trace captures, so that
 // concurrent requests queue instead of failing with ErrTracerBusy.
@@ -82,7 +74,9 @@ func recordTrace(ctx context.Context, window time.Duration) (*traceRecording, er
 	before := readPauses()
 	rec.start = time.Now()
 	if err := trace.Start(rec.trace); err != nil {
-		if strings.Contains(err.Error(), "already enabled") {
+		// trace.Start fails when another trace has the tracer; its error
+		// has no sentinel to match, so the tracer is asked instead.
+		if trace.IsEnabled() {
 			return nil, ErrTracerBusy
 		}
 		return nil, fmt.Errorf("start execution trace: %w", err)
@@ -141,7 +135,7 @@ func (rec *traceRecording) decode(t *formats.Table) (*formats.Dump, error) {
 // missing without "labels" when every goroutine's labels are known.
 func (rec *traceRecording) addLabels(d *formats.Dump, t *formats.Table, missing []string) []string {
 	if rec.profileErr != nil {
-		d.Warnings = append(d.Warnings, &formats.ParseError{Msg: "pprof labels unavailable: " + rec.profileErr.Error()})
+		d.Warnings = append(d.Warnings, &formats.ParseError{Msg: "pprof labels unavailable: " + rec.profileErr.Error(), Err: rec.profileErr})
 		return missing
 	}
 	if w := joinTraceLabels(d, rec.labels, t).warning(); w != nil {

@@ -1,8 +1,10 @@
 package formats
 
 import (
+	"errors"
 	"fmt"
 	"io"
+	"iter"
 	"slices"
 	"strings"
 )
@@ -19,23 +21,27 @@ const (
 	FormatFolded Format = "folded" // Brendan Gregg's folded stacks
 )
 
-// Formats lists every output format, for flag help and errors.
-var Formats = []Format{FormatText, FormatJSON, FormatDebug1, FormatPprof, FormatFolded}
+// Formats returns every output format, for flag help and errors; the
+// slice is the caller's.
+func Formats() []Format {
+	return []Format{FormatText, FormatJSON, FormatDebug1, FormatPprof, FormatFolded}
+}
 
-// GroupedFormats lists the formats WriteGroups writes.
-var GroupedFormats = []Format{FormatText, FormatJSON, FormatDebug1}
+// GroupedFormats returns the formats WriteGroups writes; the slice is the
+// caller's.
+func GroupedFormats() []Format { return []Format{FormatText, FormatJSON, FormatDebug1} }
 
 // CanGroup reports whether WriteGroups writes format f.
-func CanGroup(f Format) bool { return slices.Contains(GroupedFormats, f) }
+func CanGroup(f Format) bool { return slices.Contains(GroupedFormats(), f) }
 
 // ParseFormat parses a --format value.
 func ParseFormat(s string) (Format, error) {
-	for _, f := range Formats {
+	for _, f := range Formats() {
 		if string(f) == strings.ToLower(s) {
 			return f, nil
 		}
 	}
-	return "", fmt.Errorf("unknown format %q (want one of %v)", s, Formats)
+	return "", fmt.Errorf("unknown format %q (want one of %v)", s, Formats())
 }
 
 // Encoder writes dumps one routine at a time. Call BeginDump, WriteRoutine
@@ -67,7 +73,7 @@ func NewEncoder(w io.Writer, f Format) (Encoder, error) {
 	case FormatFolded:
 		return newFoldedEncoder(w), nil
 	}
-	return nil, fmt.Errorf("unknown format %q (want one of %v)", f, Formats)
+	return nil, fmt.Errorf("unknown format %q (want one of %v)", f, Formats())
 }
 
 // WriteDump writes an in-memory dump through enc.
@@ -83,18 +89,30 @@ func WriteDump(enc Encoder, d *Dump) error {
 	return enc.EndDump(d)
 }
 
-// Copy streams every dump of rd through enc and returns how many dumps it
-// wrote. Parse errors become warnings of their dump; onWarning, when not
-// nil, sees each as it is found.
+// DumpSource yields dumps and their routines as a [Reader] does: Next
+// returns the next dump's metadata (io.EOF after the last), Routines its
+// routines, a *ParseError standing for a routine that could not be read.
+// remote.Document is one too.
+type DumpSource interface {
+	Next() (*Dump, error)
+	Routines() iter.Seq2[*Routine, error]
+}
+
+// Copy streams every dump of src through enc and returns how many dumps
+// it wrote. Parse errors become warnings of their dump; onWarning, when
+// not nil, sees each as it is found. Errors of enc are returned as enc
+// returned them.
 //
-// Unless rd has already started reading, Copy turns on
+// When src is a *Reader that has not started reading, Copy turns on
 // ReadOptions.ReuseRoutines: each routine goes to enc at once and is
 // never seen again, so the reader need not allocate one per routine.
-func Copy(enc Encoder, rd *Reader, onWarning func(*ParseError)) (int, error) {
-	rd.reuseRoutines()
+func Copy(enc Encoder, src DumpSource, onWarning func(*ParseError)) (int, error) {
+	if rd, ok := src.(*Reader); ok {
+		rd.reuseRoutines()
+	}
 	n := 0
 	for {
-		d, err := rd.Next()
+		d, err := src.Next()
 		if err == io.EOF {
 			return n, nil
 		}
@@ -104,15 +122,19 @@ func Copy(enc Encoder, rd *Reader, onWarning func(*ParseError)) (int, error) {
 		if err := enc.BeginDump(d); err != nil {
 			return n, err
 		}
-		for r, err := range rd.Routines() {
+		for r, err := range src.Routines() {
 			if err != nil {
-				if pe, ok := err.(*ParseError); ok {
+				var pe *ParseError
+				if errors.As(err, &pe) {
 					if onWarning != nil {
 						onWarning(pe)
 					}
 					continue
 				}
 				return n, err
+			}
+			if r == nil {
+				continue
 			}
 			if err := enc.WriteRoutine(r); err != nil {
 				return n, err

@@ -344,17 +344,18 @@ func (g *goTextDecoder) wholeFrame() bool {
 }
 
 // problem reports a ParseError at the current line.
-func (g *goTextDecoder) problem(msg string, text []byte) {
-	g.problemAt(g.num, g.off, msg, text)
+func (g *goTextDecoder) problem(msg string, text []byte) *ParseError {
+	return g.problemAt(g.num, g.off, msg, text)
 }
 
-func (g *goTextDecoder) problemAt(num int, off int64, msg string, text []byte) {
+func (g *goTextDecoder) problemAt(num int, off int64, msg string, text []byte) *ParseError {
 	pe := &ParseError{Line: num, Offset: off, Msg: msg, Text: string(text[:min(len(text), 200)])}
 	if g.announced {
 		g.emit(goEvent{kind: evError, err: pe})
 	} else {
 		g.held = append(g.held, pe)
 	}
+	return pe
 }
 
 // feed handles one line.
@@ -976,8 +977,9 @@ func (g *goTextDecoder) finish() {
 			why = "input ends mid-line inside a goroutine"
 		}
 	}
+	var cause error
 	if why == "" && g.readErr != nil {
-		why = "reading stopped: " + g.readErr.Error()
+		why, cause = "reading stopped: "+g.readErr.Error(), g.readErr
 	}
 	if why == "" && g.in != nil && g.in.BytesRead() == TruncationSize {
 		why = fmt.Sprintf("input is exactly %d bytes, where runtime/pprof cuts debug=2 dumps", TruncationSize)
@@ -989,7 +991,7 @@ func (g *goTextDecoder) finish() {
 			if g.r != nil || len(g.d.Races) > 0 || g.d.SystemStack != nil {
 				g.announce()
 			}
-			g.problem("dump truncated: "+why, nil)
+			g.problem("dump truncated: "+why, nil).Err = cause
 		}
 	}
 	g.endDump()

@@ -2,15 +2,10 @@ package formats
 
 import (
 	"encoding/binary"
-	"errors"
 	"io"
 
 	"github.com/google/pprof/profile"
 )
-
-// ErrOneDumpPerProfile is returned when a second dump is written to a
-// pprof output: a profile file holds one profile.
-var ErrOneDumpPerProfile = errors.New("formats: a pprof profile holds one dump; write each dump to its own file")
 
 // pprofEncoder writes a dump as a pprof goroutine profile, the form of
 // /debug/pprof/goroutine (debug=0), for `go tool pprof`, speedscope and

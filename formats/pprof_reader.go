@@ -1,7 +1,6 @@
 package formats
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"slices"
@@ -87,10 +86,6 @@ func newPprofDecoder(in *Input, opts ReadOptions) decoder {
 	opts = opts.withDefaults()
 	return &pprofDecoder{in: in, opts: opts, t: opts.Table, locs: make(map[*profile.Location][]*Frame)}
 }
-
-// ErrNotGoroutineProfile is returned for a pprof profile of something
-// other than goroutines (CPU, heap, …).
-var ErrNotGoroutineProfile = errors.New("formats: not a goroutine profile")
 
 func (d *pprofDecoder) nextDump() (*Dump, error) {
 	if d.read {

@@ -1,9 +1,9 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
-	"iter"
 	"sync/atomic"
 
 	"github.com/stackdump/stackdump/dedupe"
@@ -32,7 +32,7 @@ type pipeline struct {
 // check reports a format that cannot carry the requested output.
 func (p pipeline) check() error {
 	if p.grouped && !formats.CanGroup(p.format) {
-		return fmt.Errorf("--dedupe writes formats %v, not %s", formats.GroupedFormats, p.format)
+		return fmt.Errorf("--dedupe writes formats %v, not %s", formats.GroupedFormats(), p.format)
 	}
 	return nil
 }
@@ -47,89 +47,86 @@ type dumpResult struct {
 	leaked int64
 }
 
-// dumpSource is what a pipeline reads: a *formats.Reader, or a capture's
-// *remote.Document.
-type dumpSource interface {
-	Next() (*formats.Dump, error)
-	Routines() iter.Seq2[*formats.Routine, error]
-}
-
-// run streams every dump of rd into w. It returns the dumps it wrote.
-func (p pipeline) run(rd dumpSource, w io.Writer) ([]dumpResult, error) {
-	var enc formats.Encoder
+// run streams every dump of rd into w through formats.Copy. It returns
+// the dumps it wrote.
+func (p pipeline) run(rd formats.DumpSource, w io.Writer) ([]dumpResult, error) {
+	pe := &pipelineEncoder{p: p, w: w}
 	if !p.grouped {
 		var err error
-		if enc, err = formats.NewEncoder(w, p.format); err != nil {
+		if pe.enc, err = formats.NewEncoder(w, p.format); err != nil {
 			return nil, err
 		}
 	}
-	var results []dumpResult
-	for {
-		d, err := rd.Next()
-		if err == io.EOF {
-			if len(results) == 0 {
-				return nil, fmt.Errorf("no dump found")
-			}
-			return results, nil
-		}
-		if err != nil {
-			return results, err
-		}
-		if p.source != nil {
-			p.source(&d.Source)
-		}
-		if enc != nil {
-			if err := enc.BeginDump(d); err != nil {
-				return results, outputError{err}
-			}
-		}
-		var leaked int64
-		var g *dedupe.Grouper
-		if p.grouped || p.summarize {
-			g = dedupe.NewGrouper(dedupe.Options{By: p.by})
-		}
-		for r, err := range rd.Routines() {
-			if err != nil {
-				if pe, ok := err.(*formats.ParseError); ok {
-					if p.onWarning != nil {
-						p.onWarning(pe)
-					}
-					continue
-				}
-				return results, err
-			}
-			if r == nil {
-				continue
-			}
-			if g != nil {
-				g.Add(r)
-			}
-			if r.Leaked {
-				leaked += r.Count
-			}
-			if p.routines != nil {
-				p.routines.Add(r.Count)
-			}
-			if enc != nil {
-				if err := enc.WriteRoutine(r); err != nil {
-					return results, outputError{err}
-				}
-			}
-		}
-		var groups []*formats.Group
-		if g != nil {
-			groups = g.Groups()
-		}
-		if enc != nil {
-			err = enc.EndDump(d)
-		} else {
-			err = formats.WriteGroups(w, p.format, d, groups)
-		}
-		if err != nil {
-			return results, outputError{err}
-		}
-		results = append(results, dumpResult{dump: d, groups: groups, by: p.by, leaked: leaked})
+	n, err := formats.Copy(pe, rd, p.onWarning)
+	if err == nil && n == 0 {
+		err = errors.New("no dump found")
 	}
+	return pe.results, err
+}
+
+// pipelineEncoder is the formats.Encoder a pipeline copies into: it writes
+// routines through enc as they arrive, or, when enc is nil (grouped), each
+// dump's groups at its end, and groups, counts and completes every dump on
+// the way. Errors of the output are outputErrors.
+type pipelineEncoder struct {
+	p       pipeline
+	w       io.Writer
+	enc     formats.Encoder // nil when grouped
+	g       *dedupe.Grouper // the current dump's, nil when not grouping
+	leaked  int64
+	results []dumpResult
+}
+
+func (e *pipelineEncoder) BeginDump(d *formats.Dump) error {
+	if e.p.source != nil {
+		e.p.source(&d.Source)
+	}
+	e.g, e.leaked = nil, 0
+	if e.p.grouped || e.p.summarize {
+		e.g = dedupe.NewGrouper(dedupe.Options{By: e.p.by})
+	}
+	if e.enc != nil {
+		if err := e.enc.BeginDump(d); err != nil {
+			return outputError{err}
+		}
+	}
+	return nil
+}
+
+func (e *pipelineEncoder) WriteRoutine(r *formats.Routine) error {
+	if e.g != nil {
+		e.g.Add(r)
+	}
+	if r.Leaked {
+		e.leaked += r.Count
+	}
+	if e.p.routines != nil {
+		e.p.routines.Add(r.Count)
+	}
+	if e.enc != nil {
+		if err := e.enc.WriteRoutine(r); err != nil {
+			return outputError{err}
+		}
+	}
+	return nil
+}
+
+func (e *pipelineEncoder) EndDump(d *formats.Dump) error {
+	var groups []*formats.Group
+	if e.g != nil {
+		groups = e.g.Groups()
+	}
+	var err error
+	if e.enc != nil {
+		err = e.enc.EndDump(d)
+	} else {
+		err = formats.WriteGroups(e.w, e.p.format, d, groups)
+	}
+	if err != nil {
+		return outputError{err}
+	}
+	e.results = append(e.results, dumpResult{dump: d, groups: groups, by: e.p.by, leaked: e.leaked})
+	return nil
 }
 
 // outputError is a failure to write the output rather than to read the
