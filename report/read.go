@@ -20,9 +20,6 @@ type ReadOptions struct {
 	OnWarning func(*formats.ParseError)
 }
 
-// ErrNoDump is returned by Read for an input that holds no dump.
-var ErrNoDump = errors.New("no dump found")
-
 // Read reads every dump of r and groups each one as its routines stream
 // by, without keeping them: one Input per dump, in input order. The inputs
 // are named name, or "name #N" when r holds several dumps. On an error
