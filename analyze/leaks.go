@@ -62,8 +62,8 @@ type LeakSuspect struct {
 	// Blocked counts the members parked on a channel or select that the
 	// runtime did not prove leaked.
 	Blocked int64 `json:"blocked"`
-	// Proven counts the members at the same place the runtime proved
-	// leaked; they are listed under Leaked, not counted in Blocked.
+	// Proven counts the members the runtime proved leaked; they are
+	// listed under Leaked, not counted in Blocked.
 	Proven int64 `json:"proven,omitempty"`
 	// Parents counts the distinct goroutines that started the members;
 	// ExitedParents how many of them are not in the dump (-1: unknown).
@@ -79,20 +79,6 @@ type leakedIndex struct {
 	byKey map[leakedKey]*LeakedRow
 	order []*LeakedRow
 	total int64
-	// bySite counts them by where they block and who started them, in
-	// any state: what a group's sample can be matched against.
-	bySite map[siteKey]int64
-}
-
-type siteKey struct{ frame, creator *formats.Frame }
-
-// provenAt returns how many leaked routines block where g's sample blocks
-// and were started by the same go statement.
-func (x *leakedIndex) provenAt(g *formats.Group) int64 {
-	if x.total == 0 || g.Sample == nil {
-		return 0
-	}
-	return x.bySite[siteKey{whereFrame(g.Sample.Stack), g.Sample.CreatedBy}]
 }
 
 type leakedKey struct {
@@ -100,9 +86,7 @@ type leakedKey struct {
 	state          string
 }
 
-func newLeakedIndex() leakedIndex {
-	return leakedIndex{byKey: make(map[leakedKey]*LeakedRow), bySite: make(map[siteKey]int64)}
-}
+func newLeakedIndex() leakedIndex { return leakedIndex{byKey: make(map[leakedKey]*LeakedRow)} }
 
 func (x *leakedIndex) add(r *formats.Routine) {
 	top := whereFrame(r.Stack)
@@ -116,7 +100,6 @@ func (x *leakedIndex) add(r *formats.Routine) {
 	n := weight(r)
 	row.Count += n
 	x.total += n
-	x.bySite[siteKey{top, r.CreatedBy}] += n
 	row.WaitMax = max(row.WaitMax, r.WaitMinutes)
 	if r.ID != 0 {
 		row.IDs = keepSmallest(row.IDs, r.ID, maxRowIDs)
@@ -138,11 +121,11 @@ func (x *leakedIndex) rows(n int) ([]LeakedRow, int64) {
 
 // likelyLeaks scores every group (see the comment at the top of this file)
 // and returns the flagged ones, highest score first.
-func likelyLeaks(groups []*formats.Group, ids *idIndex, leaked *leakedIndex, opts Options) []LeakSuspect {
+func likelyLeaks(groups []*formats.Group, ids *idIndex, opts Options) []LeakSuspect {
 	out := []LeakSuspect{}
 	for _, g := range groups {
 		blocked := chanBlocked(g)
-		proven := min(leaked.provenAt(g), blocked)
+		proven := min(g.Leaked, blocked)
 		blocked -= proven
 		if blocked < int64(opts.LeakMinCount) {
 			continue
@@ -150,7 +133,7 @@ func likelyLeaks(groups []*formats.Group, ids *idIndex, leaked *leakedIndex, opt
 		s := LeakSuspect{GroupRow: groupRow(g), Blocked: blocked, Proven: proven, Parents: len(g.ParentIDs), ExitedParents: exitedParents(g, ids)}
 		s.score(g, opts)
 		if proven > 0 {
-			s.Reasons = append(s.Reasons, fmt.Sprintf("%d more at this place were proven leaked (listed above)", proven))
+			s.Reasons = append(s.Reasons, fmt.Sprintf("%d more of them were proven leaked (listed above)", proven))
 		}
 		if s.Score >= 2 {
 			out = append(out, s)

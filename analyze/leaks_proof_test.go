@@ -104,7 +104,7 @@ func TestLeakSuspectPartlyProven(t *testing.T) {
 		t.Fatalf("leaked %d, suspects %+v", s.LeakedTotal, s.LikelyLeaks)
 	}
 	l := s.LikelyLeaks[0]
-	if l.Blocked != 200 || l.Proven != 100 || !strings.Contains(strings.Join(l.Reasons, "; "), "100 more at this place were proven leaked") {
+	if l.Blocked != 200 || l.Proven != 100 || !strings.Contains(strings.Join(l.Reasons, "; "), "100 more of them were proven leaked") {
 		t.Errorf("suspect %+v", l)
 	}
 }

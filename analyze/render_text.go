@@ -28,6 +28,7 @@ func WriteText(w io.Writer, s *Summary, opts TextOptions) error {
 	r := &textRenderer{textWriter: textWriter{color: opts.Color}, s: s, width: opts.FuncWidth}
 	r.crash()
 	r.headline()
+	r.races()
 	r.leaked()
 	r.likelyLeaks()
 	r.jvm()

@@ -143,6 +143,10 @@ type Summary struct {
 	ParentsUncounted int64    `json:"parents_uncounted,omitempty"`
 	// JVM holds the lock analysis of JVM thread dumps; nil for Go dumps.
 	JVM *JVMLocks `json:"jvm,omitempty"`
+	// Races are the dump's data races, identical reports folded (races.go);
+	// RacesTotal counts the race reports read.
+	Races      []RaceRow `json:"races"`
+	RacesTotal int       `json:"races_total"`
 }
 
 // Source says where the summarised dump came from.
@@ -257,17 +261,22 @@ func (a *Analyzer) Summary(d *formats.Dump, groups []*formats.Group, name string
 		s.Warnings = append(s.Warnings, Warning{Line: w.Line, Offset: w.Offset, Message: w.Msg, Text: w.Text})
 	}
 	s.States, s.Locked = stateTotals(groups)
+	if isJVM(d.Source.Kind) && stateSum(s.States) < s.Total && !slices.Contains(s.Missing, "states") {
+		// JDK 5 dumps and Thread.dump_to_file before JDK 25 print no states.
+		s.Missing = append(s.Missing, "states")
+	}
 	s.TopGroups = topGroups(groups, a.opts.Top)
 	s.LongestWaits = longestWaits(groups, a.opts.Top)
 	s.Leaked, s.LeakedTotal = a.leaked.rows(a.opts.Top)
 	ids := newIDIndex(groups)
-	s.LikelyLeaks = likelyLeaks(groups, ids, &a.leaked, a.opts)
+	s.LikelyLeaks = likelyLeaks(groups, ids, a.opts)
 	s.Contention, s.ContentionTotal = contention(groups, a.opts.Top)
 	s.Creators = a.creators.topCreators(a.opts.Top)
 	s.Parents, s.ParentsUncounted = a.creators.topParents(a.opts.Top, ids)
 	if isJVM(d.Source.Kind) {
 		s.JVM = jvmLocks(d, a.jvm, a.opts.Top)
 	}
+	s.Races, s.RacesTotal = raceRows(d.Races, a.opts.Top)
 	return s
 }
 

@@ -31,6 +31,15 @@ func stateTotals(groups []*formats.Group) ([]StateCount, int64) {
 	return out, locked
 }
 
+// stateSum adds up state counts.
+func stateSum(states []StateCount) int64 {
+	var n int64
+	for _, s := range states {
+		n += s.Count
+	}
+	return n
+}
+
 // topGroups returns the n largest groups; groups come sorted by count.
 func topGroups(groups []*formats.Group, n int) []GroupRow {
 	rows := make([]GroupRow, 0, min(n, len(groups)))

@@ -18,6 +18,7 @@ type group struct {
 	waitMin int
 	waitMax int
 	locked  int64
+	leaked  int64
 
 	labels     map[string]*labelCount // by canonical key
 	refs       []labelRefSlot         // by identity, while few
@@ -67,6 +68,9 @@ func (a *group) add(g *Grouper, r *formats.Routine) {
 	}
 	if r.Locked {
 		a.locked += w
+	}
+	if r.Leaked {
+		a.leaked += w
 	}
 	if len(r.Labels) > 0 {
 		a.addLabels(g, r.Labels, w)
@@ -151,6 +155,7 @@ func (a *group) export() *formats.Group {
 		WaitMin:   a.waitMin,
 		WaitMax:   a.waitMax,
 		Locked:    a.locked,
+		Leaked:    a.leaked,
 		ParentIDs: a.parents.sorted(),
 	}
 	if len(a.states) > 0 {

@@ -33,11 +33,19 @@ const (
 	// from a short runtime/trace window: no long pause, but states may be
 	// inferred and stacks of goroutines that ran during the window stale.
 	ModeTrace Mode = "trace"
+	// ModeLeak is ModeFull after a leak-detection GC cycle (Go 1.27's
+	// goroutineleak profile): goroutines blocked where nothing reachable can
+	// ever wake them are marked Leaked, `(leaked)` in text. The GC cycle
+	// stalls the program for a time that grows faster than the number of
+	// blocked goroutines: 35–80 ms at 10k, about a minute at 100k
+	// (docs/modes.md). A runtime without the profile gives
+	// ErrNoLeakProfile (capture_leak.go).
+	ModeLeak Mode = "leak"
 )
 
 // Modes returns the capture modes, for flag help and error messages; the
 // slice is the caller's.
-func Modes() []Mode { return []Mode{ModeFull, ModeGrouped, ModeTrace} }
+func Modes() []Mode { return []Mode{ModeFull, ModeGrouped, ModeTrace, ModeLeak} }
 
 // ParseMode parses a mode name; "" means ModeFull.
 func ParseMode(s string) (Mode, error) {
@@ -49,7 +57,7 @@ func ParseMode(s string) (Mode, error) {
 			return m, nil
 		}
 	}
-	return "", fmt.Errorf("unknown capture mode %q (want full: every goroutine, one pause; grouped: counts per stack, microsecond pauses; or trace: every goroutine from a runtime/trace window)", s)
+	return "", fmt.Errorf("unknown capture mode %q (want full: every goroutine, one pause; grouped: counts per stack, microsecond pauses; trace: every goroutine from a runtime/trace window; or leak: full after a leak-detection GC, Go 1.27+)", s)
 }
 
 // DefaultMaxBytes is the full-mode traceback size past which a capture is
@@ -82,6 +90,7 @@ var missingByMode = map[Mode][]string{
 	ModeFull:    nil,
 	ModeGrouped: {"id", "state", "wait_minutes", "locked", "created_by", "parent_id", "args"},
 	ModeTrace:   {"wait_minutes", "args"},
+	ModeLeak:    nil,
 }
 
 // Capture takes a goroutine dump of the calling process. The dump's
@@ -114,8 +123,14 @@ func capture(ctx context.Context, opts CaptureOptions, rawText bool) (d *formats
 	}
 	start := time.Now()
 	before := readPauses()
+	proven := 0
+	if mode == ModeLeak {
+		if proven, err = detectLeaks(); err != nil {
+			return nil, nil, fmt.Errorf("%s capture: %w", mode, err)
+		}
+	}
 	switch mode {
-	case ModeFull:
+	case ModeFull, ModeLeak:
 		st, headerLabels := takeStacks(opts)
 		if rawText && (headerLabels || opts.NoLabels) {
 			raw = &st
@@ -128,6 +143,11 @@ func capture(ctx context.Context, opts CaptureOptions, rawText bool) (d *formats
 		}
 		d, err = readStacks(ctx, t, st, headerLabels, opts)
 		putStackBuf(st.buf)
+		if err == nil && mode == ModeLeak {
+			if w := leakWarning(d, proven); w != nil {
+				d.Warnings = append(d.Warnings, w)
+			}
+		}
 	case ModeGrouped:
 		d, err = captureGrouped(ctx, t)
 	case ModeTrace:

@@ -27,6 +27,9 @@ type FileOptions struct {
 // into a temporary file in the same directory, synced, then renamed over
 // path. On any error — a full disk, a failed write, a cancelled ctx — the
 // temporary file is removed and an existing file at path is left as it was.
+// An existing path is written as [CreateAtomic] says: a replaced file keeps
+// its mode, a symbolic link is followed and stays, a device, FIFO or socket
+// is written in place.
 func WriteFile(ctx context.Context, path string, opts FileOptions) error {
 	format, comp, err := fileFormat(path, opts)
 	if err != nil {

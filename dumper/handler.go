@@ -182,7 +182,8 @@ func (h *dumpHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // serveFailure answers a capture or encoding that failed before anything
 // was sent: nothing when the client went away, 503 when WriteTimeout
 // passed or the execution tracer is busy with another trace (with
-// Retry-After), 500 otherwise.
+// Retry-After), 404 for mode=leak on a runtime without the leak profile,
+// 500 otherwise.
 func (h *dumpHandler) serveFailure(ctx context.Context, w http.ResponseWriter, r *http.Request, err error) {
 	switch {
 	case r.Context().Err() != nil:
@@ -192,6 +193,8 @@ func (h *dumpHandler) serveFailure(ctx context.Context, w http.ResponseWriter, r
 	case errors.Is(err, ErrTracerBusy):
 		w.Header().Set("Retry-After", "1")
 		serveError(w, http.StatusServiceUnavailable, err.Error())
+	case errors.Is(err, ErrNoLeakProfile):
+		serveError(w, http.StatusNotFound, err.Error()) // as net/http/pprof answers an unknown profile
 	default:
 		serveError(w, http.StatusInternalServerError, err.Error())
 	}

@@ -155,3 +155,60 @@ func TestPprofNegativeCount(t *testing.T) {
 		t.Fatalf("total %d, want %d (the others)", d.Total, want)
 	}
 }
+
+// TestJSONCountsBounded reads the grouped JSON of a real dump with one
+// group counting 9223372036854775807 and another -3: both are reported
+// with their byte offsets and saturated (2^40, 0); the total is neither
+// negative nor overflowed.
+func TestJSONCountsBounded(t *testing.T) {
+	in, err := os.ReadFile("../testdata/go/demo_go126.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dumps, err := formats.ReadAll(bytes.NewReader(in), formats.ReadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc bytes.Buffer
+	d := dumps[0]
+	if err := formats.WriteGroups(&doc, formats.FormatJSON, d, groupsOf(d)); err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	text := regexp.MustCompile(`"count":\d+`).ReplaceAllStringFunc(doc.String(), func(m string) string {
+		n++
+		switch n {
+		case 1:
+			return `"count":` + strconv.FormatInt(math.MaxInt64, 10)
+		case 2:
+			return `"count":-3`
+		}
+		return m
+	})
+	if n < 3 {
+		t.Fatalf("%d counts in the document", n)
+	}
+	got, err := formats.ReadAll(strings.NewReader(text), formats.ReadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var warned int
+	for _, w := range got[0].Warnings {
+		if strings.Contains(w.Msg, "want a count from 0 to") && w.Offset > 0 {
+			warned++
+		}
+	}
+	if warned != 2 {
+		t.Fatalf("%d count warnings, want 2: %v", warned, got[0].Warnings)
+	}
+	var sum int64
+	for _, r := range got[0].Routines {
+		if r.Count < 0 || r.Count > 1<<40 {
+			t.Fatalf("routine count %d", r.Count)
+		}
+		sum += r.Count
+	}
+	if sum <= 1<<40 || got[0].Total < 0 {
+		t.Fatalf("routines sum to %d, total %d; want the saturated 2^40 and the rest", sum, got[0].Total)
+	}
+}

@@ -88,6 +88,10 @@ type goTextDecoder struct {
 	sec         *section
 	waiting     pendingCall
 	frameLine   int // number of the last location line read into a frame
+	// cut is set when the input's last line was a cut piece of a line of
+	// the open routine, dropped; cutText is that piece.
+	cut     bool
+	cutText []byte
 
 	// states caches interned states by length: most goroutines of a dump
 	// share a few states, and a compare is cheaper than a map lookup. Each
@@ -246,6 +250,9 @@ func (g *goTextDecoder) step() {
 	g.num, g.off = g.lr.num, g.lr.off
 	switch {
 	case err == nil:
+		if g.lr.noEOL && g.cutLine(line) {
+			return // the input's last line, cut short: dropped
+		}
 		g.feed(line)
 	case err == errLineTooLong:
 		g.problem(fmt.Sprintf("line of %d bytes is longer than the %d-byte limit; skipped", g.lr.longLen, g.lr.max), g.lr.longHead)
@@ -394,7 +401,7 @@ func (g *goTextDecoder) dispatch(line, raw []byte) {
 		return
 	}
 	if line[0] == 's' && hasPrefixStr(line, CutMarker) {
-		g.cut(line)
+		g.cutAt(line)
 		return
 	}
 	if g.st == stSkip && !g.endsSkip(line) {
@@ -420,9 +427,9 @@ func (g *goTextDecoder) blank() {
 	g.st = stIdle
 }
 
-// cut ends the open routine at a CutMarker line and marks the dump
+// cutAt ends the open routine at a CutMarker line and marks the dump
 // truncated, warning with what the writer said.
-func (g *goTextDecoder) cut(line []byte) {
+func (g *goTextDecoder) cutAt(line []byte) {
 	g.blank()
 	g.ensureDump()
 	g.d.Truncated = true
@@ -978,6 +985,12 @@ func (g *goTextDecoder) finish() {
 		}
 	}
 	var cause error
+	if g.cut {
+		why = "input ends mid-line inside a goroutine; the partial line is dropped"
+	}
+	if why == "" && g.inReport {
+		why = "input ends inside a race report, before its closing line"
+	}
 	if why == "" && g.readErr != nil {
 		why, cause = "reading stopped: "+g.readErr.Error(), g.readErr
 	}
@@ -986,12 +999,16 @@ func (g *goTextDecoder) finish() {
 	}
 	if why != "" {
 		g.ensureDump()
-		if g.announced || g.r != nil || len(g.d.Preamble) > 0 {
+		if g.announced || g.r != nil || len(g.d.Preamble) > 0 || len(g.d.Races) > 0 {
 			g.d.Truncated = true
 			if g.r != nil || len(g.d.Races) > 0 || g.d.SystemStack != nil {
 				g.announce()
 			}
-			g.problem("dump truncated: "+why, nil).Err = cause
+			var text []byte
+			if g.cut {
+				text = g.cutText
+			}
+			g.problem("dump truncated: "+why, text).Err = cause
 		}
 	}
 	g.endDump()

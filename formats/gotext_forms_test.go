@@ -120,7 +120,14 @@ func TestGoTextForms(t *testing.T) {
 		{"ends after function line", g1 + "\ngoroutine 2 [select]:\nmain.loop(0x1)\n",
 			[]summary{{Truncated: true, Warnings: []string{"6: dump truncated: input ends after a function line, before its file line"}, Routines: []string{"1 running", "2 select"}}}},
 		{"ends mid-line", g1 + "\ngoroutine 2 [select]:\nmain.loop(0x1)\n\t/src/main.go:3 +0x1\nmain.caller()\n\t/src/main.go:4",
-			[]summary{{Truncated: true, Warnings: []string{"9: dump truncated: input ends mid-line inside a goroutine"}, Routines: []string{"1 running", "2 select"}}}},
+			[]summary{{Truncated: true, Warnings: []string{"9: dump truncated: input ends mid-line inside a goroutine; the partial line is dropped"}, Routines: []string{"1 running", "2 select"}}}},
+		{"ends inside a file line", g1 + "\ngoroutine 2 [select]:\nmain.loop(0x1)\n\t/usr",
+			[]summary{{Truncated: true, Warnings: []string{"7: dump truncated: input ends mid-line inside a goroutine; the partial line is dropped"}, Routines: []string{"1 running", "2 select"}}}},
+		{"ends inside a function line", g1 + "\ngoroutine 2 [select]:\nmain.loop(0x1)\n\t/src/main.go:3 +0x1\nmain.cal",
+			[]summary{{Truncated: true, Warnings: []string{"8: dump truncated: input ends mid-line inside a goroutine; the partial line is dropped"}, Routines: []string{"1 running", "2 select"}}}},
+		{"ends inside a header", g1 + "\ngoroutine 2 [sel",
+			[]summary{{Truncated: true, Warnings: []string{"5: dump truncated: input ends mid-line inside a goroutine; the partial line is dropped"}, Routines: []string{"1 running"}}}},
+
 		{"ends cleanly without newline", strings.TrimSuffix(g1, "\n"), []summary{{Routines: []string{"1 running"}}}},
 		{"ends with junk without newline", g1 + "\ngoroutine 2 [select]:\nmain.loop(0x1)\n\t/src/main.go:3 +0x1\nexit status 2", []summary{{Routines: []string{"1 running", "2 select"}}}},
 

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"strconv"
 	"strings"
 	"time"
 	"unsafe"
@@ -494,7 +495,7 @@ func (d *jsonDecoder) applyTail() {
 		dump.Truncated = d.bool(m.off, d.parseMember(m, "truncated"), "truncated")
 	}
 	if m := d.members[memberTotal]; m.set {
-		dump.Total = max(0, d.int(m.off, d.parseMember(m, "total"), "total")-int64(d.legacyRaces))
+		dump.Total = max(0, d.count(m.off, d.parseMember(m, "total"), "total", maxTotal)-int64(d.legacyRaces))
 		d.hasTotal = true
 	}
 	if m := d.members[memberEpilogue]; m.set {
@@ -652,6 +653,19 @@ func (d *jsonDecoder) int(base int64, v gjson.Result, field string) int64 {
 	}
 	d.bad(base, v, field, "an integer")
 	return 0
+}
+
+// count returns v as a count of routines: an integer from 0 to limit
+// (maxCount, or maxTotal for a dump's total); one out of that range is
+// reported and saturated, so that no sum of counts overflows or turns
+// negative.
+func (d *jsonDecoder) count(base int64, v gjson.Result, field string, limit int64) int64 {
+	n := d.int(base, v, field)
+	if n < 0 || n > limit {
+		d.bad(base, v, field, "a count from 0 to "+strconv.FormatInt(limit, 10))
+		return min(max(n, 0), limit)
+	}
+	return n
 }
 
 // uint returns v as an unsigned integer.

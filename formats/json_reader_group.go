@@ -22,7 +22,7 @@ func (d *jsonDecoder) decodeGroup(v gjson.Result, off int64) {
 	d.forEach(v, func(k, v gjson.Result) bool {
 		switch k.Str {
 		case "count":
-			count = d.int(off, v, "count")
+			count = d.count(off, v, "count", maxCount)
 		case "ids":
 			ids = d.ints(off, v, "ids")
 		case "states":
@@ -31,7 +31,7 @@ func (d *jsonDecoder) decodeGroup(v gjson.Result, off int64) {
 				break
 			}
 			v.ForEach(func(k, v gjson.Result) bool {
-				states = append(states, groupStateCount{d.t.String(k.Str), d.int(off, v, "states")})
+				states = append(states, groupStateCount{d.t.String(k.Str), d.count(off, v, "states", maxCount)})
 				return true
 			})
 		case "wait_minutes":
@@ -42,7 +42,7 @@ func (d *jsonDecoder) decodeGroup(v gjson.Result, off int64) {
 				return true
 			})
 		case "locked":
-			locked = d.int(off, v, "locked")
+			locked = d.count(off, v, "locked", maxCount)
 		case "labels":
 			// A repeated "labels" member adds to the label counts read so far.
 			labels = append(labels, decodeJSONArray(d, off, v, "labels", "an array of label counts", func(v gjson.Result) LabelCount {
@@ -52,7 +52,7 @@ func (d *jsonDecoder) decodeGroup(v gjson.Result, off int64) {
 					case "labels":
 						lc.Labels = d.decodeLabels(off, v, "labels.labels")
 					case "count":
-						lc.Count = d.int(off, v, "labels.count")
+						lc.Count = d.count(off, v, "labels.count", maxCount)
 					}
 					return true
 				})

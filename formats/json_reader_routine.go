@@ -16,7 +16,7 @@ func (d *jsonDecoder) decodeRoutine(v gjson.Result, off int64) *Routine {
 		case "id":
 			r.ID = d.int(off, v, "id")
 		case "count":
-			r.Count = d.int(off, v, "count")
+			r.Count = d.count(off, v, "count", maxCount)
 		case "name":
 			r.Name = d.t.String(d.str(off, v, "name"))
 		case "state":

@@ -81,7 +81,7 @@ func (e *jvmTextEncoder) WriteRoutine(r *Routine) error {
 		}
 		e.buf = e.appendThread(e.buf, p, nil)
 	}
-	if th := r.Thread; th != nil && !th.Virtual && !th.Native && r.State == "" && r.ID != 0 {
+	if th := r.Thread; th != nil && !th.Virtual && !th.Native && (r.State == "" || r.State == StateCarrier) && r.ID != 0 {
 		e.pend = r
 		return e.flushIfFull()
 	}
@@ -93,7 +93,7 @@ func (e *jvmTextEncoder) WriteRoutine(r *Routine) error {
 // on carrier c: the carrier section carries only its id and stack.
 func mountable(c, v *Routine) bool {
 	th := v.Thread
-	return th != nil && th.Virtual && th.Carrier == c.ID && v.ID != 0 && v.Name == "" && v.State == "" &&
+	return th != nil && th.Virtual && th.Carrier == c.ID && v.ID != 0 && v.Name == "" && (v.State == "" || v.State == StateMounted) &&
 		th.Detail == "" && len(th.Synchronizers) == 0 && !th.Daemon && th.Priority == 0 && th.OSID == 0 &&
 		th.CPU == 0 && th.Elapsed == 0 && th.Container == "" && v.Values == nil
 }
@@ -149,7 +149,7 @@ func (e *jvmTextEncoder) appendThread(b []byte, r *Routine, v *Routine) []byte {
 		b = append(b, "   Carrying virtual thread #"...)
 		b = strconv.AppendInt(b, v.ID, 10)
 		b = append(b, '\n')
-	case r.State != "":
+	case r.State != "" && !(th.Native && r.State == StateVMThread):
 		b = append(b, "   java.lang.Thread.State: "...)
 		b = append(b, r.State...)
 		b = append(b, '\n')

@@ -436,6 +436,13 @@ func (d *jvmTextDecoder) finish() {
 	if d.cur == nil {
 		return
 	}
+	if d.vt != nil {
+		// HotSpot prints neither a carrier's state nor its virtual thread's.
+		if !d.cur.hasState {
+			d.cur.r.State = StateCarrier
+		}
+		d.vt.r.State = StateMounted
+	}
 	d.queue = append(d.queue, d.build(d.cur))
 	if d.vt != nil {
 		d.queue = append(d.queue, d.build(d.vt))
@@ -475,6 +482,9 @@ func (d *jvmTextDecoder) build(b *jvmThreadBuilder) *Routine {
 		r.Thread.Synchronizers = append([]Lock(nil), b.sync...)
 	}
 	r.Thread.Native = !b.hasID && !b.hasState && len(b.frames) == 0 && !b.bracket && !b.toFile && !r.Thread.Virtual
+	if r.Thread.Native {
+		r.State = StateVMThread
+	}
 	return r
 }
 

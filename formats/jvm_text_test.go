@@ -109,7 +109,7 @@ func TestJVMTextFields(t *testing.T) {
 		t.Errorf("lambda frame %+v", lambda)
 	}
 	vm := findRoutine(t, d, "VM Thread")
-	if !vm.Thread.Native || vm.ID != 0 || vm.Thread.OSID != 0x1abb || vm.State != "" || len(vm.Frames()) != 0 {
+	if !vm.Thread.Native || vm.ID != 0 || vm.Thread.OSID != 0x1abb || vm.State != StateVMThread || len(vm.Frames()) != 0 {
 		t.Errorf("VM Thread %+v %+v", vm, vm.Thread)
 	}
 	// Identical pool stacks share one interned stack.
@@ -130,10 +130,10 @@ func TestJVMTextVirtualThreads(t *testing.T) {
 			vt = d.Routines[i+1]
 		}
 	}
-	if carrier.ID != 65 || carrier.Thread.OSID != 62471 || carrier.State != "" || carrier.Thread.Virtual || len(carrier.Frames()) != 10 {
+	if carrier.ID != 65 || carrier.Thread.OSID != 62471 || carrier.State != StateCarrier || carrier.Thread.Virtual || len(carrier.Frames()) != 10 {
 		t.Errorf("carrier %+v %+v", carrier, carrier.Thread)
 	}
-	if vt.ID != 206 || !vt.Thread.Virtual || vt.Thread.Carrier != 65 || vt.Name != "" || len(vt.Frames()) != 7 ||
+	if vt.ID != 206 || !vt.Thread.Virtual || vt.Thread.Carrier != 65 || vt.Name != "" || vt.State != StateMounted || len(vt.Frames()) != 7 ||
 		vt.Frames()[0].Func != "me.bechberger.jthreaddump.test.ThreadDumpGenerator.lambda$manyVirtualThreadsScenario$1" {
 		t.Errorf("mounted virtual thread %+v %+v", vt, vt.Thread)
 	}

@@ -55,7 +55,8 @@ type Capture struct {
 //
 // A streaming [Reader] fills Routines only when asked to ([ReadAll]); while
 // streaming, routines are yielded one at a time and Dump holds the metadata.
-// Truncated and Warnings are final once the dump's routines were all read.
+// Truncated, Warnings, Races and SystemStack are final once the dump's
+// routines were all read.
 type Dump struct {
 	Source Source
 	// Preamble holds the lines that explain the dump: panic values (with
@@ -434,6 +435,9 @@ type Group struct {
 	// WaitMin and WaitMax are the members' wait minutes range.
 	WaitMin, WaitMax int
 	Locked           int64
+	// Leaked counts members the runtime proved leaked (`(leaked)` states,
+	// from the Go 1.27+ goroutine leak profile).
+	Leaked int64
 	// Labels counts members per label set.
 	Labels []LabelCount
 	// ParentIDs are distinct creators' ids (capped like IDs).

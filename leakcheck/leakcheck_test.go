@@ -31,18 +31,23 @@ func (r *recorder) Helper() {}
 // fast keeps failing checks short: 3 retries, 1ms apart at most.
 var fast = []Option{MaxRetries(3), MaxSleep(time.Millisecond)}
 
-// parked starts n goroutines running park(release) and returns a function
-// that releases them and waits until they are gone.
+// parked starts n goroutines running park(release), returns once they are
+// about to park (and a moment more, to let them block), and returns a
+// function that releases them and waits until they are gone.
 func parked(n int, park func(release chan struct{})) (stop func()) {
 	release := make(chan struct{})
-	var wg sync.WaitGroup
+	var wg, ready sync.WaitGroup
 	for range n {
 		wg.Add(1)
+		ready.Add(1)
 		go func() {
 			defer wg.Done()
+			ready.Done()
 			park(release)
 		}()
 	}
+	ready.Wait()
+	time.Sleep(20 * time.Millisecond)
 	var once sync.Once
 	return func() {
 		once.Do(func() {
@@ -68,7 +73,7 @@ func sleeping(release chan struct{}) {
 		case <-release:
 			return
 		default:
-			time.Sleep(time.Millisecond)
+			time.Sleep(50 * time.Millisecond)
 		}
 	}
 }

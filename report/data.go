@@ -95,8 +95,10 @@ type groupDoc struct {
 	Count  int64      `json:"count"`
 	States []stateDoc `json:"states,omitempty"`
 	// Wait is [min, max] minutes; absent when no member waited a minute.
-	Wait    []int      `json:"wait,omitempty"`
-	Locked  int64      `json:"locked,omitempty"`
+	Wait   []int `json:"wait,omitempty"`
+	Locked int64 `json:"locked,omitempty"`
+	// Leaked counts members the runtime proved leaked ("(leaked)").
+	Leaked  int64      `json:"leaked,omitempty"`
 	Labels  []labelDoc `json:"labels,omitempty"`
 	IDs     []int64    `json:"ids,omitempty"`
 	MoreIDs int64      `json:"moreIds,omitempty"`
@@ -238,6 +240,7 @@ func buildInput(tab *docTable, i int, in Input, groups []*formats.Group, opts Op
 	if out.Total == 0 {
 		out.Total = sum
 	}
+	groups = provenFirst(groups)
 	shown := groups[:min(len(groups), opts.MaxGroups)]
 	tab.addGoroots(shown)
 	for _, g := range groups[len(shown):] {
@@ -283,7 +286,7 @@ func buildCrash(in Input, groups []groupDoc) *crashDoc {
 }
 
 func buildGroup(tab *docTable, g *formats.Group, jvm bool, maxIDs int) groupDoc {
-	out := groupDoc{Key: g.Key, Count: g.Count, Locked: g.Locked, Stack: []int{}}
+	out := groupDoc{Key: g.Key, Count: g.Count, Locked: g.Locked, Leaked: g.Leaked, Stack: []int{}}
 	for s, n := range g.States {
 		out.States = append(out.States, stateDoc{State: s, Count: n})
 	}
@@ -334,6 +337,18 @@ func buildGroup(tab *docTable, g *formats.Group, jvm bool, maxIDs int) groupDoc 
 	if t := r.Thread; t != nil {
 		out.Daemon, out.Virtual = t.Daemon, t.Virtual
 	}
+	return out
+}
+
+// provenFirst puts the groups holding goroutines the runtime proved
+// leaked first, largest proof first, and keeps the order of the rest:
+// proof ranks above size. It returns groups itself when none is proven.
+func provenFirst(groups []*formats.Group) []*formats.Group {
+	if !slices.ContainsFunc(groups, func(g *formats.Group) bool { return g.Leaked > 0 }) {
+		return groups
+	}
+	out := slices.Clone(groups)
+	slices.SortStableFunc(out, func(a, b *formats.Group) int { return cmp.Compare(b.Leaked, a.Leaked) })
 	return out
 }
 

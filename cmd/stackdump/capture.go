@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -42,7 +43,7 @@ type captureOptions struct {
 
 func (o *captureOptions) addRemoteFlags(cmd *cobra.Command) {
 	f := cmd.Flags()
-	f.StringVar(&o.mode, "mode", "full", "what to fetch: full (debug=2, every goroutine), grouped (debug=0 counts and labels), trace (execution-trace snapshot)")
+	f.StringVar(&o.mode, "mode", "full", "what to fetch: full (every goroutine: debug=2, or past the runtime's 64 MiB cut a trace snapshot), grouped (debug=0 counts and labels), trace (execution-trace snapshot), leak (Go 1.27's goroutineleak profile: every goroutine, proven leaks marked (leaked); runs a leak-detection GC cycle in the target that stalls it 35-80 ms at 10k goroutines and about a minute at 100k, see docs/modes.md)")
 	f.StringVar(&o.endpoint, "endpoint", "", "`PATH` of stackdump's endpoint on the targets (found at "+remote.DefaultEndpointPath+" when not given)")
 	f.DurationVar(&o.timeout, "timeout", 2*time.Minute, "time limit for one capture attempt, body included")
 	f.DurationVar(&o.connectTimeout, "connect-timeout", 5*time.Second, "time limit for connecting")
@@ -106,7 +107,8 @@ in the output says which methods made the document.`,
   stackdump capture http://10.0.0.5:6060 http://10.0.0.6:6060 -o dumps/
   stackdump capture --targets hosts.txt --concurrency 16 --dedupe -o dumps/
   stackdump capture jvm:4242 -o threads.txt
-  stackdump capture --mode trace localhost:6060 -o snapshot.json`,
+  stackdump capture --mode trace localhost:6060 -o snapshot.json
+  stackdump capture --mode leak localhost:6060 -o leaks.txt   # Go 1.27+; a GC cycle that stops big targets long`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if cmd.Flags().Changed("by") {
 				o.dedupe = true
@@ -308,8 +310,12 @@ func captureTarget(ctx context.Context, job *captureJob) (res captureResult) {
 		}
 		defer doc.Close()
 		if doc.Cut {
-			fmt.Fprintf(job.stderr, "stackdump: %s: debug=2 would be cut at %d MiB; writing every goroutine from %s instead\n",
-				job.target, formats.TruncationSize>>20, doc.URL)
+			how := "every goroutine from the execution-trace snapshot " + doc.URL
+			if !slices.Contains(doc.Methods, string(remote.ModeTrace)) {
+				how = "complete counts per stack from " + doc.URL + " (the target serves no /debug/pprof/trace)"
+			}
+			fmt.Fprintf(job.stderr, "stackdump: %s: debug=2 is cut at %d MiB for this many goroutines; writing %s instead\n",
+				job.target, formats.TruncationSize>>20, how)
 		}
 		res.dumps, err = pipe.run(doc, w)
 		if err != nil {

@@ -237,4 +237,7 @@ func TestCaptureCountsWithoutTraceEndpoint(t *testing.T) {
 	if len(d.Warnings) == 0 || !strings.Contains(d.Warnings[len(d.Warnings)-1].Msg, "no /debug/pprof/trace") {
 		t.Errorf("warnings %v do not say why ids are missing", d.Warnings)
 	}
+	if !strings.Contains(stderr, "complete counts per stack") || !strings.Contains(stderr, "serves no /debug/pprof/trace") {
+		t.Errorf("stderr does not say counts replace the cut dump:\n%s", stderr)
+	}
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"errors"
 	"fmt"
 	"io"
@@ -9,8 +10,10 @@ import (
 	"net/http/httptest"
 	"net/http/pprof"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -165,5 +168,39 @@ func TestCaptureRetriesFlag(t *testing.T) {
 		if got := requests.Load(); got != tt.want {
 			t.Errorf("%v: %d requests, want %d", tt.flags, got, tt.want)
 		}
+	}
+}
+
+// TestCaptureJVMRefusesGoProcess runs `capture jvm:PID` against a Go
+// process (the truncation child with one goroutine): the command exits 1
+// saying the PID is not a Java virtual machine, and the process, which
+// the SIGQUIT of jcmd or jstack would kill, is still alive.
+func TestCaptureJVMRefusesGoProcess(t *testing.T) {
+	child := exec.Command(os.Args[0], "-test.run=^$")
+	child.Env = append(os.Environ(), "STACKDUMP_TRUNC_CHILD=1")
+	stdout, err := child.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := child.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan error, 1)
+	t.Cleanup(func() { child.Process.Kill(); <-exited })
+	line, _ := bufio.NewReader(stdout).ReadString('\n')
+	go func() { exited <- child.Wait() }()
+	if !strings.HasPrefix(line, "addr ") {
+		t.Fatalf("child did not start: %q", line)
+	}
+	pid := strconv.Itoa(child.Process.Pid)
+	_, stderr, err := runCLI(t, "capture", "-q", "jvm:"+pid, "-o", filepath.Join(t.TempDir(), "threads.txt"))
+	var ex exitError
+	if !errors.As(err, &ex) || ex.code != 1 || !strings.Contains(stderr, "PID "+pid+" is not a Java virtual machine") {
+		t.Fatalf("err = %v, stderr %q; want exit status 1 saying PID %s is not a Java virtual machine", err, stderr, pid)
+	}
+	select {
+	case err := <-exited:
+		t.Fatalf("the Go process died after the refused capture: %v", err)
+	case <-time.After(500 * time.Millisecond):
 	}
 }

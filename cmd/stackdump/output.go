@@ -62,5 +62,14 @@ func checkOutput(path string) error {
 // newOutput returns the buffered output, compressed with comp, a command
 // writes to w.
 func newOutput(w io.Writer, comp formats.Compression) (io.WriteCloser, error) {
+	if w == io.Discard {
+		return discardOutput{}, nil // watch without -o: no 1 MiB buffer per capture
+	}
 	return zseg.NewOutput(w, zseg.Options{Compression: comp}, runtime.GOMAXPROCS(0))
 }
+
+// discardOutput is the output of a capture nobody keeps.
+type discardOutput struct{}
+
+func (discardOutput) Write(p []byte) (int, error) { return len(p), nil }
+func (discardOutput) Close() error                { return nil }

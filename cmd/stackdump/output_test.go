@@ -264,3 +264,24 @@ func errorText(err error) string {
 	}
 	return err.Error()
 }
+
+// TestUnwritableOutputBeforeReading runs diff and report with an -o in a
+// missing directory and an input that never ends (a FIFO no one writes):
+// they report the directory at once instead of reading first.
+func TestUnwritableOutputBeforeReading(t *testing.T) {
+	dir := t.TempDir()
+	fifo := filepath.Join(dir, "never")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "nodir", "out")
+	for _, args := range [][]string{
+		{"diff", realDump, fifo, "-o", out},
+		{"report", fifo, "-o", out},
+	} {
+		_, err := runOut(t, args...)
+		if !errors.Is(err, fs.ErrNotExist) || !strings.Contains(err.Error(), "directory "+filepath.Join(dir, "nodir")) {
+			t.Fatalf("%s: %v; want the missing directory named", args[0], err)
+		}
+	}
+}

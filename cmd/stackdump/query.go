@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"errors"
 	"fmt"
@@ -37,6 +38,10 @@ into the grouped document with --dedupe, and prints what the gjson PATH
 selects in each (syntax: github.com/tidwall/gjson, SYNTAX.md). A PATH that
 starts with ".." is applied once to all the documents as JSON lines
 ("..#" counts the dumps, "..0.total" is the first dump's total).
+
+query streams: each dump is queried and its result printed before the
+next is read, so memory is that of the largest single dump's document,
+not of the file; only a ".." path holds every document.
 
 Results are printed as JSON, one per matching dump. With --raw a string
 is printed without quotes and an array one element per line.
@@ -80,33 +85,43 @@ func runQuery(cmd *cobra.Command, in, path string, o queryOptions) error {
 		return err
 	}
 	defer closeIn()
-	docs, err := dumpDocuments(src, o.dedupe, dedupe.Options{By: by})
-	if err != nil {
-		return fmt.Errorf("%s: %w", in, err)
-	}
-	var results []gjson.Result
-	if strings.HasPrefix(path, "..") {
-		results = append(results, gjson.GetBytes(bytes.Join(docs, []byte{'\n'}), path))
-	} else {
-		for _, doc := range docs {
-			results = append(results, gjson.GetBytes(doc, path))
-		}
-	}
-	var out bytes.Buffer
+	out := bufio.NewWriterSize(cmd.OutOrStdout(), 64<<10)
 	matched := false
-	for _, r := range results {
+	emit := func(r gjson.Result) {
 		if !r.Exists() {
-			continue
+			return
 		}
 		// An empty array, what a #(…)# query that selects nothing
 		// gives, is printed but is no match.
 		if !r.IsArray() || len(r.Array()) > 0 {
 			matched = true
 		}
-		writeResult(&out, r, o.raw)
+		writeResult(out, r, o.raw)
 	}
-	if _, err := cmd.OutOrStdout().Write(out.Bytes()); err != nil {
-		return err
+	opts := dedupe.Options{By: by}
+	if lines, ok := strings.CutPrefix(path, ".."); ok {
+		// The documents as JSON lines: the path may look at any of them,
+		// so all are kept.
+		var all []byte
+		err = eachDocument(src, o.dedupe, opts, func(doc []byte) error {
+			all = append(append(all, doc...), '\n')
+			return nil
+		})
+		if err == nil {
+			emit(gjson.GetBytes(all, ".."+lines))
+		}
+	} else {
+		// One document at a time: memory is that of the largest.
+		err = eachDocument(src, o.dedupe, opts, func(doc []byte) error {
+			emit(gjson.GetBytes(doc, path))
+			return out.Flush()
+		})
+	}
+	if ferr := out.Flush(); err == nil {
+		err = ferr
+	}
+	if err != nil {
+		return fmt.Errorf("%s: %w", in, err)
 	}
 	if !matched {
 		return exitError{code: queryNoMatch, err: fmt.Errorf("%s: %w for %q", in, errNoMatch, path)}
@@ -114,13 +129,16 @@ func runQuery(cmd *cobra.Command, in, path string, o queryOptions) error {
 	return nil
 }
 
-// dumpDocuments reads every dump of src into its stackdump JSON document,
-// grouped or not.
-func dumpDocuments(src io.Reader, grouped bool, by dedupe.Options) ([][]byte, error) {
-	rd := formats.NewReader(src, formats.ReadOptions{})
-	var docs [][]byte
-	for {
-		var b bytes.Buffer
+// eachDocument reads the dumps of src one at a time and calls fn with
+// each one's stackdump JSON document, grouped or not. The document is
+// valid only during the call: one buffer, as large as the largest
+// document, is reused, and routines are not kept, so memory is that of
+// the largest dump, not of all of them.
+func eachDocument(src io.Reader, grouped bool, by dedupe.Options, fn func(doc []byte) error) error {
+	rd := formats.NewReader(src, formats.ReadOptions{ReuseRoutines: true})
+	var b bytes.Buffer
+	for n := 0; ; n++ {
+		b.Reset()
 		var err error
 		if grouped {
 			var d *formats.Dump
@@ -133,15 +151,17 @@ func dumpDocuments(src io.Reader, grouped bool, by dedupe.Options) ([][]byte, er
 			err = copyNextJSON(rd, &b)
 		}
 		if err == io.EOF {
-			if len(docs) == 0 {
-				return nil, errors.New("no dump found")
+			if n == 0 {
+				return errors.New("no dump found")
 			}
-			return docs, nil
+			return nil
 		}
 		if err != nil {
-			return docs, err
+			return err
 		}
-		docs = append(docs, bytes.TrimSpace(b.Bytes()))
+		if err := fn(bytes.TrimSpace(b.Bytes())); err != nil {
+			return err
+		}
 	}
 }
 
@@ -178,7 +198,7 @@ func copyNextJSON(rd *formats.Reader, w io.Writer) error {
 
 // writeResult prints one result: JSON, or with raw, strings unquoted and
 // arrays one element per line (elements that are strings unquoted too).
-func writeResult(b *bytes.Buffer, r gjson.Result, raw bool) {
+func writeResult(b *bufio.Writer, r gjson.Result, raw bool) {
 	switch {
 	case raw && r.Type == gjson.String:
 		b.WriteString(r.Str)

@@ -28,7 +28,7 @@ const (
 
 // watchMetrics are watch's Prometheus metrics, in their own registry (the
 // process's default registry is left alone). Per target they make at most
-// 10 + maxMetricStates + top series.
+// 9 + maxMetricStates + top series, and one more in all (the round time).
 type watchMetrics struct {
 	reg        *prometheus.Registry
 	goroutines *prometheus.GaugeVec

@@ -1,11 +1,13 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"io"
 	"net/http"
 	"path/filepath"
+	"slices"
 	"sync"
 	"time"
 
@@ -46,6 +48,9 @@ type watchedTarget struct {
 	snapshots int   // successful captures
 	failures  int   // failed captures
 	lastErr   error // the last failure
+	// lastElapsed is how long the last capture took: rounds start the
+	// slowest targets first.
+	lastElapsed time.Duration
 }
 
 // watchOutcome is one target's part of a round.
@@ -120,7 +125,7 @@ func (w *watcher) round(ctx context.Context) []watchOutcome {
 		}
 		jobs[i] = job
 	}
-	results := captureAll(ctx, jobs, w.concurrency)
+	results := w.captureLongestFirst(ctx, jobs)
 	out := make([]watchOutcome, 0, len(results))
 	for i, res := range results {
 		if res.err != nil && ctx.Err() != nil {
@@ -135,9 +140,40 @@ func (w *watcher) round(ctx context.Context) []watchOutcome {
 	return out
 }
 
+// captureLongestFirst captures jobs (one per target, in the targets'
+// order) with at most w.concurrency at once, starting the targets whose
+// last capture took longest first: a slow target then does not start
+// last and stretch the round past its own capture time.
+func (w *watcher) captureLongestFirst(ctx context.Context, jobs []*captureJob) []captureResult {
+	order := make([]int, len(jobs))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int {
+		return cmp.Compare(w.targets[b].lastElapsed, w.targets[a].lastElapsed)
+	})
+	results := make([]captureResult, len(jobs))
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for range min(w.concurrency, len(jobs)) {
+		wg.Go(func() {
+			for i := range next {
+				results[i] = captureTarget(ctx, jobs[i])
+			}
+		})
+	}
+	for _, i := range order {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	return results
+}
+
 // record updates t with one capture's result.
 func (w *watcher) record(t *watchedTarget, res captureResult) watchOutcome {
 	received := res.job.received.Load()
+	t.lastElapsed = res.elapsed
 	if res.err != nil {
 		t.failures++
 		t.lastErr = res.err

@@ -155,12 +155,18 @@ func createTemp(path, target string, fi fs.FileInfo) (*File, error) {
 	if dir == "" {
 		dir = "."
 	}
+	// Created and registered under the lock, so that Interrupt either
+	// refuses it or removes it.
 	live.Lock()
-	defer live.Unlock()
 	if live.interrupted {
+		live.Unlock()
 		return nil, fmt.Errorf("create %s: %w", path, ErrInterrupted)
 	}
 	f, err := os.CreateTemp(dir, "."+base+".tmp-*")
+	if err == nil {
+		live.temps[f.Name()] = true
+	}
+	live.Unlock()
 	if err != nil {
 		return nil, fmt.Errorf("create %s: %w", path, unnamed(err))
 	}
@@ -172,10 +178,10 @@ func createTemp(path, target string, fi fs.FileInfo) (*File, error) {
 	if err := f.Chmod(mode); err != nil {
 		f.Close()
 		os.Remove(f.Name())
+		forget(f.Name())
 		return nil, fmt.Errorf("create %s: %w", path, unnamed(err))
 	}
 	removeStaleTemps(dir, base, f.Name())
-	live.temps[f.Name()] = true
 	return &File{File: f, path: path, target: target}, nil
 }
 

@@ -695,6 +695,7 @@
     });
     if (g.states && g.states.length > 2) meta.appendChild(chip('state', '+' + (g.states.length - 2)));
     if (g.wait) meta.appendChild(chip('wait', waitText(g), 'blocked for ' + waitText(g) + 'utes'));
+    if (g.leaked) meta.appendChild(chip('leaked', 'proven leaked ' + num(g.leaked), num(g.leaked) + ' the runtime proved leaked: blocked on something nothing reachable can wake'));
     if (g.locked) meta.appendChild(chip('locked', 'locked', num(g.locked) + ' locked to their thread'));
     (g.labels || []).slice(0, 2).forEach(function (l) { meta.appendChild(chip('label', labelText(l.set), num(l.n) + ' with these labels')); });
     if (g.labels && g.labels.length > 2) meta.appendChild(chip('label', '+' + (g.labels.length - 2) + ' label sets'));
@@ -729,6 +730,7 @@
       fact(dl, 'states', g.states.map(function (s) { return s.s + ' ' + num(s.n); }).join(' · '));
     }
     if (g.wait) fact(dl, 'waiting', waitText(g) + 'utes (from the time of the first GC that saw them blocked)');
+    if (g.leaked) fact(dl, 'proven leaked', num(g.leaked) + ' (the runtime\'s goroutine leak profile: nothing reachable can wake them)');
     if (g.locked) fact(dl, 'locked', num(g.locked) + ' locked to their OS thread');
     if (g.labels && g.labels.length) {
       var lab = el('span');

@@ -1,0 +1,32 @@
+package report
+
+import (
+	"testing"
+
+	"github.com/stackdump/stackdump/formats"
+)
+
+// The report of a real jstack dump counts the VM-internal threads, which
+// HotSpot prints without a state, under formats.StateVMThread: the states of
+// every group add up to its count.
+func TestReportCountsVMThreads(t *testing.T) {
+	doc := pageData(t, writeReport(t, readCorpus(t, "corpus/jvm/local_jdk17.0.15-jstack-l-deadlocks.txt"), Options{}))
+	in := doc.Inputs[0]
+	var vm, total int64
+	for _, g := range in.Groups {
+		var n int64
+		for _, s := range g.States {
+			n += s.Count
+			if s.State == formats.StateVMThread {
+				vm += s.Count
+			}
+		}
+		if n != g.Count {
+			t.Errorf("group %s: states %+v add up to %d of %d", g.Key, g.States, n, g.Count)
+		}
+		total += g.Count
+	}
+	if vm != 7 || total != in.Total || in.Total != 31 {
+		t.Errorf("%d VM threads, groups hold %d of %d threads; want 7 of 31", vm, total, in.Total)
+	}
+}

@@ -1,0 +1,68 @@
+// Command leaktarget is a live capture target with leaked goroutines, for
+// the `--mode leak` tests (cmd/stackdump/capture_leak_test.go): it starts
+// -leaked goroutines blocked sending on channels nothing else holds (the
+// goroutine leak profile proves them leaked), -parked goroutines blocked
+// on a channel a global holds (blocked, but not leaked: the channel is
+// reachable), then serves net/http/pprof (as `import _ "net/http/pprof"`
+// registers it) and stackdump's endpoint at /debug/stackdump on
+// 127.0.0.1, and prints "addr HOST:PORT".
+//
+// Built with GOTOOLCHAIN=go1.27.3 it has the goroutineleak profile; built
+// with Go 1.26 it has none, and leak captures of it fail clearly.
+package main
+
+import (
+	"flag"
+	"fmt"
+	"net"
+	"net/http"
+	_ "net/http/pprof"
+	"os"
+	"sync"
+
+	"github.com/stackdump/stackdump/dumper"
+)
+
+// reachable keeps the parked goroutines' channel reachable from a global.
+var reachable = make(chan int)
+
+func main() {
+	leaked := flag.Int("leaked", 5, "goroutines to leak")
+	parked := flag.Int("parked", 3, "goroutines blocked on a reachable channel")
+	flag.Parse()
+	var started sync.WaitGroup
+	for range *leaked {
+		started.Add(1)
+		go leakSender(&started)
+	}
+	for range *parked {
+		started.Add(1)
+		go parkReceiver(&started)
+	}
+	started.Wait()
+	http.Handle("/debug/stackdump", dumper.Handler(dumper.HandlerOptions{}))
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		fmt.Println("error", err)
+		os.Exit(1)
+	}
+	fmt.Println("addr", l.Addr())
+	http.Serve(l, nil)
+}
+
+// leakSender sends on a channel only it holds: no one can ever receive.
+//
+//go:noinline
+func leakSender(started *sync.WaitGroup) {
+	ch := make(chan int)
+	started.Done()
+	ch <- 1
+}
+
+// parkReceiver waits on the global channel: blocked, not leaked.
+//
+//go:noinline
+func parkReceiver(started *sync.WaitGroup) {
+	started.Done()
+	<-reachable
+}
