@@ -3,8 +3,12 @@ package analyze
 import (
 	"bytes"
 	"encoding/json"
+	"io"
+	"os"
 	"strings"
 	"testing"
+
+	"github.com/stackdump/stackdump/formats"
 )
 
 // The crash fixtures are real runtime output (testdata/gen/README.md says
@@ -119,5 +123,33 @@ func TestCrashRendered(t *testing.T) {
 	}
 	if strings.Contains(text, "✓") {
 		t.Errorf("a crash is reported all clear:\n%s", text)
+	}
+}
+
+// A GOTRACEBACK=crash dump printed one block per thread is one summary of
+// the process, which says how many thread blocks it had.
+func TestCrashThreadBlocksOneSummary(t *testing.T) {
+	f, err := os.Open("../testdata/go/sigquit_crash_go126.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	rd := formats.NewReader(f, formats.ReadOptions{})
+	s, _, err := SummarizeNext(rd, StreamOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := SummarizeNext(rd, StreamOptions{}); err != io.EOF {
+		t.Errorf("a second summary (%v): the thread blocks were not read as one dump", err)
+	}
+	if s.Crash == nil || s.Crash.Kind != formats.CrashSignal || s.Crash.ThreadBlocks != 5 || s.Total != 28 {
+		t.Errorf("crash %+v, total %d", s.Crash, s.Total)
+	}
+	var b bytes.Buffer
+	if err := WriteText(&b, s, TextOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), "printed in 5 thread blocks") {
+		t.Errorf("text does not count the thread blocks:\n%s", b.String())
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/stackdump/stackdump/formats"
+	"github.com/stackdump/stackdump/internal/words"
 )
 
 // Two kinds of leak are reported.
@@ -151,24 +152,24 @@ func (s *LeakSuspect) score(g *formats.Group, opts Options) {
 		s.Reasons = append(s.Reasons, fmt.Sprintf(format, args...))
 	}
 	if s.Parents >= opts.LeakMinParents {
-		add(2, "started by %d different goroutines (a pool is started by one)", s.Parents)
+		add(2, "started by %s (a pool is started by one)", words.Count(s.Parents, "different goroutine"))
 	}
 	if s.ExitedParents > 0 && 2*s.ExitedParents > s.Parents {
 		if s.Parents == 1 {
 			add(1, "the goroutine that started them has exited")
 		} else {
-			add(1, "%d of those %d goroutines have exited", s.ExitedParents, s.Parents)
+			add(1, "%d of those %s have exited", s.ExitedParents, words.Count(s.Parents, "goroutine"))
 		}
 	}
 	if g.WaitMax >= opts.LeakMinWait {
-		add(1, "blocked for up to %d minutes", g.WaitMax)
+		add(1, "blocked for up to %s", words.Count(g.WaitMax, "minute"))
 	}
 	if s.Blocked >= opts.LeakLargeCount {
 		noCreators := s.Parents == 0 && (g.Sample == nil || g.Sample.CreatedBy == nil)
 		if noCreators && g.WaitMax == 0 {
-			add(2, "%d goroutines at one place, and the input has no creators or wait times to tell it from a pool", s.Blocked)
+			add(2, "%s at one place, and the input has no creators or wait times to tell it from a pool", words.Count(s.Blocked, "goroutine"))
 		} else {
-			add(1, "%d goroutines at one place", s.Blocked)
+			add(1, "%s at one place", words.Count(s.Blocked, "goroutine"))
 		}
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/stackdump/stackdump/formats"
+	"github.com/stackdump/stackdump/internal/words"
 )
 
 // raceFrames is how many top frames of each access a race row keeps.
@@ -128,9 +129,9 @@ func (r *textRenderer) races() {
 	if s.RacesTotal == 0 {
 		return
 	}
-	title := fmt.Sprintf("Data races: %s", plural(len(s.Races), "race"))
+	title := fmt.Sprintf("Data races: %s", words.Count(len(s.Races), "race"))
 	if s.RacesTotal != len(s.Races) {
-		title += fmt.Sprintf(" in %s", plural(s.RacesTotal, "report"))
+		title += fmt.Sprintf(" in %s", words.Count(s.RacesTotal, "report"))
 	}
 	r.heading(title, red, "found by the race detector")
 	var rows [][]cell

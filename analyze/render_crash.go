@@ -2,6 +2,8 @@ package analyze
 
 import (
 	"strings"
+
+	"github.com/stackdump/stackdump/internal/words"
 )
 
 // Caps on what the text shows of a crash.
@@ -30,10 +32,10 @@ func (r *textRenderer) crash() {
 		r.line(cell{text: pad + l})
 	}
 	if len(lines) > crashMessageLines {
-		r.line(cell{text: pad + "… " + plural(len(lines)-crashMessageLines, "more line"), style: dim})
+		r.line(cell{text: pad + "… " + words.Count(len(lines)-crashMessageLines, "more line"), style: dim})
 	}
 	if c.ThreadBlocks > 0 {
-		r.line(cell{text: pad + "one dump of the process, printed in " + plural(c.ThreadBlocks, "thread block"), style: dim})
+		r.line(cell{text: pad + "one dump of the process, printed in " + words.Count(c.ThreadBlocks, "thread block"), style: dim})
 	}
 	if c.Goroutine != 0 {
 		r.culprit(c)
@@ -55,7 +57,7 @@ func (r *textRenderer) culprit(c *Crash) {
 		r.line(cell{text: "  " + shorten(shortFunc(f.Func), r.width) + " "}, cell{text: f.Location(), style: dim})
 	}
 	if len(c.Stack) > crashStackFrames {
-		r.line(cell{text: "  … " + plural(len(c.Stack)-crashStackFrames, "more frame"), style: dim})
+		r.line(cell{text: "  … " + words.Count(len(c.Stack)-crashStackFrames, "more frame"), style: dim})
 	}
 	if len(c.Stack) == 0 {
 		r.line(cell{text: "  (only runtime frames)", style: dim})

@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/stackdump/stackdump/internal/words"
 )
 
 // TextOptions configure [WriteText].
@@ -75,14 +77,14 @@ func (r *textRenderer) headline() {
 		where = append(where, s.Source.CapturedAt.UTC().Format(time.DateTime+" UTC"))
 	}
 	r.line(cell{text: strings.Join(where, " · "), style: dim})
-	total := fmt.Sprintf("%d %s in %d groups", s.Total, s.Noun, s.Groups)
+	total := words.Count(s.Total, s.Noun) + " in " + words.Count(s.Groups, "group")
 	r.styled(bold, total)
 	if len(s.States) > 0 {
 		r.b = append(r.b, ": "...)
 		r.b = append(r.b, stateList(s.States, 6)...)
 	}
 	if s.Locked > 0 {
-		r.b = fmt.Appendf(r.b, "; %d locked to threads", s.Locked)
+		r.b = append(r.b, "; "+lockedText(s.Locked)...)
 	}
 	r.b = append(r.b, '\n')
 	if s.Truncated {
@@ -90,7 +92,7 @@ func (r *textRenderer) headline() {
 	}
 	r.preamble()
 	if s.WarningCount > 0 {
-		r.line(cell{text: fmt.Sprintf("%s; first: %s", plural(s.WarningCount, "parse warning"), warningText(s.Warnings[0])), style: yellow})
+		r.line(cell{text: fmt.Sprintf("%s; first: %s", words.Count(s.WarningCount, "parse warning"), warningText(s.Warnings[0])), style: yellow})
 	}
 	if len(s.Missing) > 0 {
 		r.line(cell{text: "this input carries no " + strings.ReplaceAll(strings.Join(s.Missing, ", "), "_", " "), style: dim})
@@ -117,7 +119,7 @@ func (r *textRenderer) preamble() {
 		r.line(cell{text: p, style: st})
 	}
 	if s.PreambleLines > len(lines) {
-		r.line(cell{text: fmt.Sprintf("… %d more preamble lines", s.PreambleLines-len(lines)), style: dim})
+		r.line(cell{text: "… " + words.Count(s.PreambleLines-len(lines), "more preamble line"), style: dim})
 	}
 }
 
@@ -166,7 +168,7 @@ func (r *textRenderer) leaked() {
 	if r.s.LeakedTotal == 0 {
 		return
 	}
-	r.heading(fmt.Sprintf("Leaked: %d %s the runtime marked (leaked)", r.s.LeakedTotal, r.s.Noun), red, "blocked forever: nothing can wake them")
+	r.heading("Leaked: "+words.Count(r.s.LeakedTotal, r.s.Noun)+" the runtime marked (leaked)", red, "blocked forever: nothing can wake them")
 	var rows [][]cell
 	for _, l := range r.s.Leaked {
 		rows = append(rows, []cell{count(l.Count, bold+red), {text: l.State}, r.where(l.Frame), r.creator(l.CreatedBy)})
@@ -213,7 +215,7 @@ func (r *textRenderer) contention() {
 	if r.s.ContentionTotal == 0 {
 		return
 	}
-	r.heading(fmt.Sprintf("Lock contention: %d %s waiting", r.s.ContentionTotal, r.s.Noun), yellow, "by the code that waits")
+	r.heading("Lock contention: "+words.Count(r.s.ContentionTotal, r.s.Noun)+" waiting", yellow, "by the code that waits")
 	var rows [][]cell
 	for _, c := range r.s.Contention {
 		wait := ""
@@ -262,7 +264,7 @@ func (r *textRenderer) creators() {
 	for _, c := range r.s.Creators {
 		by := ""
 		if c.Parents > 1 {
-			by = fmt.Sprintf("in %d goroutines", c.Parents)
+			by = "in " + words.Count(c.Parents, "goroutine")
 		}
 		rows = append(rows, []cell{count(c.Count, bold), r.where(&c.Frame), {text: by, style: dim}, {text: childList(c.Children, r.width/2), style: dim}})
 	}
@@ -290,7 +292,7 @@ func (r *textRenderer) parents() {
 	}
 	r.table(rows)
 	if r.s.ParentsUncounted > 0 {
-		r.line(cell{text: fmt.Sprintf("  (%d more children of parents past the counting limit)", r.s.ParentsUncounted), style: dim})
+		r.line(cell{text: "  (" + childrenText(r.s.ParentsUncounted) + " of parents past the counting limit)", style: dim})
 	}
 }
 
@@ -407,12 +409,20 @@ func (r *textRenderer) jvm() {
 
 func quoteName(s string) string { return `"` + s + `"` }
 
-// plural is "1 thing" or "n things".
-func plural(n int, noun string) string {
+// lockedText is "1 locked to a thread" or "n locked to threads".
+func lockedText(n int64) string {
 	if n == 1 {
-		return "1 " + noun
+		return "1 locked to a thread"
 	}
-	return itoa(int64(n)) + " " + noun + "s"
+	return itoa(n) + " locked to threads"
+}
+
+// childrenText is "1 more child" or "n more children".
+func childrenText(n int64) string {
+	if n == 1 {
+		return "1 more child"
+	}
+	return itoa(n) + " more children"
 }
 
 // labelText renders a label set as "k=v k2=v2", sorted by key.

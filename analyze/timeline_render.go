@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/stackdump/stackdump/formats"
+	"github.com/stackdump/stackdump/internal/words"
 )
 
 // WriteTimelineJSON writes rep as one indented JSON document:
@@ -51,7 +52,7 @@ func (r *timelineRenderer) snapshots() {
 	if rep.Dropped > 0 {
 		detail = strings.TrimSpace(detail + fmt.Sprintf(" (%d older not shown)", rep.Dropped))
 	}
-	r.styled(bold, plural(len(rep.Snapshots)+rep.Dropped, "snapshot"))
+	r.styled(bold, words.Count(len(rep.Snapshots)+rep.Dropped, "snapshot"))
 	if detail != "" {
 		r.b = append(r.b, "  "...)
 		r.styled(dim, detail)

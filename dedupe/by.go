@@ -3,6 +3,8 @@ package dedupe
 import (
 	"fmt"
 	"strings"
+
+	"github.com/stackdump/stackdump/internal/words"
 )
 
 // By is how alike two routines must be to share a group.
@@ -55,7 +57,7 @@ func ParseBy(s string) (By, error) {
 			return b, nil
 		}
 	}
-	return 0, fmt.Errorf("unknown similarity %q (want one of %s)", s, levelNames())
+	return 0, fmt.Errorf("unknown similarity %q (want %s)", s, levelNames())
 }
 
 func levelNames() string {
@@ -64,5 +66,5 @@ func levelNames() string {
 	for i, b := range levels {
 		names[i] = b.String()
 	}
-	return strings.Join(names, ", ")
+	return words.Or(names)
 }

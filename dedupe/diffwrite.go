@@ -10,6 +10,8 @@ import (
 	"strings"
 
 	"github.com/stackdump/stackdump/formats"
+
+	"github.com/stackdump/stackdump/internal/words"
 )
 
 // DiffReport is a diff with what printing it needs.
@@ -80,7 +82,7 @@ func appendSide(b []byte, label string, d DumpInfo, total int64, groups int) []b
 	if d.Kind != "" {
 		b = fmt.Appendf(b, " (%s)", d.Kind)
 	}
-	return fmt.Appendf(b, ": %d %s in %d groups\n", total, routineNoun(d.Kind), groups)
+	return fmt.Appendf(b, ": %s in %s\n", words.Count(total, routineNoun(d.Kind)), words.Count(groups, "group"))
 }
 
 // appendTable writes rows as columns padded to their widest cell, right

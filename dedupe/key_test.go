@@ -174,7 +174,7 @@ func TestParseBy(t *testing.T) {
 		t.Errorf(`ParseBy("") = %v, %v; want the default, stack`, got, err)
 	}
 	_, err := ParseBy("lines")
-	if err == nil || err.Error() != `unknown similarity "lines" (want one of exact, stack, func)` {
+	if err == nil || err.Error() != `unknown similarity "lines" (want exact, stack or func)` {
 		t.Errorf("ParseBy(lines) error = %v", err)
 	}
 }

@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/stackdump/stackdump/formats"
+
+	"github.com/stackdump/stackdump/internal/words"
 )
 
 // dumpRequest is a parsed /debug/stackdump query.
@@ -34,7 +36,7 @@ func parseDumpRequest(r *http.Request, opts *HandlerOptions) (dumpRequest, error
 	}
 	for k, vs := range q {
 		if !slices.Contains(queryParams, k) {
-			return dumpRequest{}, fmt.Errorf("unknown parameter %q (valid: %s)", k, strings.Join(queryParams, ", "))
+			return dumpRequest{}, fmt.Errorf("unknown parameter %q (want %s)", k, words.Or(queryParams))
 		}
 		if len(vs) > 1 {
 			return dumpRequest{}, fmt.Errorf("parameter %q given %d times", k, len(vs))

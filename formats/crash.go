@@ -57,8 +57,10 @@ func panicCrash(lines []string) *Crash {
 	c := &Crash{Kind: CrashPanic, InRoutine: true}
 	msg := []string{strings.TrimPrefix(lines[0], "panic: ")}
 	rest := lines[1:]
-	for len(rest) > 0 && strings.HasPrefix(rest[0], "\t") {
-		msg = append(msg, rest[0][1:])
+	// Go 1.21+ indents the value's further lines with a tab; older
+	// runtimes print them as they are.
+	for len(rest) > 0 && (strings.HasPrefix(rest[0], "\t") || !startsCrashLine(rest[0])) {
+		msg = append(msg, strings.TrimPrefix(rest[0], "\t"))
 		rest = rest[1:]
 	}
 	if len(rest) > 0 && strings.HasPrefix(rest[0], "[signal ") {
@@ -80,6 +82,17 @@ func panicCrash(lines []string) *Crash {
 	}
 	c.Message = strings.Join(msg, "\n")
 	return c
+}
+
+// startsCrashLine reports whether a preamble line is one of the lines
+// that follow a panic's value rather than continue it.
+func startsCrashLine(line string) bool {
+	for _, p := range []string{"[signal ", "PC=", "runtime: ", "fatal error: ", "fatal: ", "goroutine ", "signal arrived during "} {
+		if strings.HasPrefix(line, p) {
+			return true
+		}
+	}
+	return isPreambleStart([]byte(line))
 }
 
 // fatalCrash reads a `fatal error:` throw.

@@ -7,6 +7,8 @@ import (
 	"iter"
 	"slices"
 	"strings"
+
+	"github.com/stackdump/stackdump/internal/words"
 )
 
 // Format names an output encoding.
@@ -41,7 +43,7 @@ func ParseFormat(s string) (Format, error) {
 			return f, nil
 		}
 	}
-	return "", fmt.Errorf("unknown format %q (want one of %v)", s, Formats())
+	return "", fmt.Errorf("unknown format %q (want %s)", s, words.Or(Formats()))
 }
 
 // Encoder writes dumps one routine at a time. Call BeginDump, WriteRoutine
@@ -73,7 +75,7 @@ func NewEncoder(w io.Writer, f Format) (Encoder, error) {
 	case FormatFolded:
 		return newFoldedEncoder(w), nil
 	}
-	return nil, fmt.Errorf("unknown format %q (want one of %v)", f, Formats())
+	return nil, fmt.Errorf("unknown format %q (want %s)", f, words.Or(Formats()))
 }
 
 // WriteDump writes an in-memory dump through enc.

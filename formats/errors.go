@@ -9,6 +9,10 @@ import (
 var (
 	// ErrUnknownFormat is returned when the input matches no supported dump format.
 	ErrUnknownFormat = errors.New("formats: unrecognised dump format")
+	// ErrNotDump is returned for an input whose format could not be told
+	// from its bytes and that is not a dump in the format guessed: random
+	// bytes, binary files that are not a pprof profile.
+	ErrNotDump = errors.New("not a goroutine or thread dump")
 	// ErrTooLarge is returned when a compressed input inflates past
 	// ReadOptions.MaxDecompressedBytes.
 	ErrTooLarge = errors.New("formats: decompressed input exceeds the size limit")
@@ -16,8 +20,10 @@ var (
 	// other than goroutines (CPU, heap, …).
 	ErrNotGoroutineProfile = errors.New("formats: not a goroutine profile")
 	// ErrOneDumpPerProfile is returned when a second dump is written to a
-	// pprof output: a profile file holds one profile.
-	ErrOneDumpPerProfile = errors.New("formats: a pprof profile holds one dump; write each dump to its own file")
+	// pprof or folded output: a profile, and a flame graph's folded stacks,
+	// stand for one moment of one process, and summing two dumps would count
+	// every goroutine that lived through both twice.
+	ErrOneDumpPerProfile = errors.New("formats: a pprof profile or folded stacks hold one dump; write each dump to its own file, or convert to text or json")
 )
 
 // ParseError is a problem at a known place in the input. Readers report it

@@ -22,10 +22,12 @@ import (
 // shapes such as "go.shape.struct { A int; B string }") becomes ',', tabs
 // and line breaks become spaces. A frame without symbol is written as its
 // PC ("0x4a3b2c"), a routine without frames as "[no frames]" or, for a
-// goroutine running on another thread, "[stack unavailable]". Dumps
-// follow each other; flame-graph tools sum equal lines.
+// goroutine running on another thread, "[stack unavailable]". Like a
+// pprof profile, folded output holds one dump: a second is
+// ErrOneDumpPerProfile.
 type foldedEncoder struct {
 	w      io.Writer
+	dumps  int
 	stacks map[*Stack]int64
 	order  []*Stack // first-seen order, for a map-free walk
 	buf    []byte
@@ -42,8 +44,12 @@ var (
 	foldedUnavailable = &Stack{}
 )
 
-// BeginDump starts a dump.
+// BeginDump starts the dump; a second dump is an error.
 func (e *foldedEncoder) BeginDump(*Dump) error {
+	if e.dumps > 0 {
+		return ErrOneDumpPerProfile
+	}
+	e.dumps++
 	clear(e.stacks)
 	clear(e.order)
 	e.order = e.order[:0]

@@ -2,6 +2,8 @@ package formats_test
 
 import (
 	"bytes"
+	"errors"
+	"io"
 	"os"
 	"slices"
 	"strconv"
@@ -68,14 +70,22 @@ func TestFoldedAggregatesAndCleans(t *testing.T) {
 		&formats.Routine{Count: 1, Stack: tab.Stack(nil, false, 0, 0)},
 		&formats.Routine{Count: 1, Unavailable: true, Stack: tab.Stack(nil, false, 0, 0)},
 	)
-	out := encodeDumps(t, formats.FormatFolded, d, d)
+	out := encodeDumps(t, formats.FormatFolded, d)
 	want := "[no frames] 1\n" +
 		"[stack unavailable] 1\n" +
 		"main.weird name ;main.F[go.shape.struct { A int, B string }];0x4a3b2c 5\n" +
 		"main.worker;runtime.gopark 7\n" +
 		"net/http.(*conn).serve 3\n"
-	if string(out) != want+want {
-		t.Errorf("got:\n%s\nwant (twice):\n%s", out, want)
+	if string(out) != want {
+		t.Errorf("got:\n%s\nwant:\n%s", out, want)
+	}
+	// A second dump is refused, as a pprof profile refuses it.
+	enc, _ := formats.NewEncoder(io.Discard, formats.FormatFolded)
+	if err := formats.WriteDump(enc, d); err != nil {
+		t.Fatal(err)
+	}
+	if err := formats.WriteDump(enc, d); !errors.Is(err, formats.ErrOneDumpPerProfile) {
+		t.Errorf("second dump: %v", err)
 	}
 }
 

@@ -72,6 +72,11 @@ type goTextDecoder struct {
 	preambleOpen bool
 	junkGap      bool // junk was skipped since the last preamble line
 	longPreamble bool // the preamble cap was reported
+	// threadSep is set by the `-----` that ends one OS thread's block of
+	// a GOTRACEBACK=crash signal dump; inThreads once the next block's
+	// signal line continued the dump. Repeated ids are then each
+	// thread's g0, not a second dump.
+	threadSep, inThreads bool
 
 	// The routine being read, and its slot when routines are reused
 	// (ReadOptions.ReuseRoutines; pool is nil otherwise).
@@ -520,6 +525,13 @@ func (g *goTextDecoder) special(line []byte) bool {
 			}
 			return true
 		}
+	case '-':
+		if string(line) == "-----" && g.nRoutines > 0 {
+			g.endRoutine()
+			g.st = stIdle
+			g.threadSep = true
+			return true
+		}
 	case 'P':
 		if hasPrefixStr(line, "PC=") {
 			g.preambleLine(line, false)
@@ -647,6 +659,12 @@ func (g *goTextDecoder) preambleLine(line []byte, start bool) {
 		g.junk(line, line)
 		return
 	}
+	if start && g.threadSep && hasPrefixStr(line, "SIG") {
+		// The next thread's block of the same crash: one dump.
+		g.threadSep, g.inThreads = false, true
+		g.d.ThreadBlocks = max(g.d.ThreadBlocks, 1) + 1
+		return
+	}
 	if g.r != nil || g.nRoutines > 0 || g.announced {
 		if !start {
 			g.junk(line, line)
@@ -710,6 +728,7 @@ func (g *goTextDecoder) endDump() {
 	g.seen.clear()
 	g.race, g.inReport = nil, false
 	g.preambleOpen, g.junkGap, g.longPreamble = false, false, false
+	g.threadSep, g.inThreads = false, false
 	g.ring.reset()
 	g.st = stIdle
 }
@@ -717,9 +736,10 @@ func (g *goTextDecoder) endDump() {
 // header starts a routine from the parsed header in g.hdr.
 func (g *goTextDecoder) header() {
 	h := &g.hdr
-	if g.seen.has(h.ID) {
+	if g.seen.has(h.ID) && !g.inThreads {
 		g.endDump() // a second dump of the same process
 	}
+	g.threadSep = false
 	sg := g.state(h.State)
 	g.startRoutine(h.ID, sg.state)
 	g.sec.setGuess(&sg.path)

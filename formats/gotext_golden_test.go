@@ -17,7 +17,7 @@ var goldenInputs = []string{
 	"../testdata/go/ancestors_go126.txt",         // [originating from goroutine N]
 	"../testdata/go/elided_go126.txt",            // ...52 frames elided...
 	"../testdata/go/overflow_go126.txt",          // runtime: lines, runtime stack:
-	"../testdata/go/sigquit_crash_go126.txt",     // SIGQUIT per M: several dumps, registers
+	"../testdata/go/sigquit_crash_go126.txt",     // SIGQUIT per M: one dump of 5 thread blocks, registers
 	"../testdata/go/leak_go126.txt",              // (leaked)
 	"../testdata/go/panic_go120.txt",             // created by without id, raw multi-line panic
 	"../testdata/corpus/go/gotfmt_sigabrt.txt",   // header-less first goroutine

@@ -34,6 +34,8 @@ type Input struct {
 	R *bufio.Reader
 
 	count *countingReader
+	// sniffed is set when Kind was guessed from the bytes, not given.
+	sniffed bool
 	// mem is the whole input when it is held in memory uncompressed
 	// (NewReaderBytes); R reads the same bytes.
 	mem []byte
@@ -94,7 +96,7 @@ func OpenInput(r io.Reader, opts ReadOptions) (*Input, error) {
 			// after them) the reader reads them and then meets the error.
 			return nil, err
 		}
-		in.Kind = SniffKind(head)
+		in.Kind, in.sniffed = SniffKind(head), true
 	}
 	return in, nil
 }
@@ -106,9 +108,9 @@ func openMemInput(b []byte, opts ReadOptions) (*Input, error) {
 	if bytes.HasPrefix(b, gzipMagic) || bytes.HasPrefix(b, zstdMagic) {
 		return OpenInput(bytes.NewReader(b), opts)
 	}
-	kind := opts.Kind
+	kind, sniffed := opts.Kind, false
 	if kind == "" {
-		kind = SniffKind(b[:min(len(b), 64<<10)])
+		kind, sniffed = SniffKind(b[:min(len(b), 64<<10)]), true
 	}
 	// The Go traceback reader cuts its lines from b and never reads R:
 	// give it the smallest buffer (a capture reads one input per chunk).
@@ -117,7 +119,7 @@ func openMemInput(b []byte, opts ReadOptions) (*Input, error) {
 		size = 16
 	}
 	cr := &countingReader{r: bytes.NewReader(b)}
-	return &Input{Kind: kind, Compression: CompressNone, count: cr, R: bufio.NewReaderSize(cr, size), mem: b}, nil
+	return &Input{Kind: kind, Compression: CompressNone, count: cr, R: bufio.NewReaderSize(cr, size), mem: b, sniffed: sniffed}, nil
 }
 
 // SniffKind guesses a dump's format from its first bytes (after

@@ -55,8 +55,8 @@ type Capture struct {
 //
 // A streaming [Reader] fills Routines only when asked to ([ReadAll]); while
 // streaming, routines are yielded one at a time and Dump holds the metadata.
-// Truncated, Warnings, Races and SystemStack are final once the dump's
-// routines were all read.
+// Truncated, Warnings, Races, SystemStack and ThreadBlocks are final once
+// the dump's routines were all read.
 type Dump struct {
 	Source Source
 	// Preamble holds the lines that explain the dump: panic values (with

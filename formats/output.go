@@ -5,10 +5,13 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/klauspost/compress/gzip"
 	"github.com/klauspost/compress/zstd"
+
+	"github.com/stackdump/stackdump/internal/words"
 )
 
 // OutputBufferSize is the size of the one bufio.Writer every output goes
@@ -72,45 +75,103 @@ func ParseCompression(s string) (Compression, error) {
 	return "", fmt.Errorf("unknown compression %q (want none, gzip or zstd)", s)
 }
 
+// FormatHTML names the HTML page of `stackdump report`. It is no dump
+// encoding (NewEncoder refuses it); [OutputFor] knows its extension so
+// that a report's output name is checked like any other.
+const FormatHTML Format = "html"
+
+// formatExtensions maps each file name extension stackdump documents to
+// its format.
+var formatExtensions = map[string]Format{
+	".json":   FormatJSON,
+	".txt":    FormatText,
+	".log":    FormatText,
+	".pb":     FormatPprof,
+	".pprof":  FormatPprof,
+	".prof":   FormatPprof,
+	".folded": FormatFolded,
+	".html":   FormatHTML,
+	".htm":    FormatHTML,
+}
+
+// unsupportedCompressions are extensions of compressors stackdump does
+// not write: a name ending in one is refused, never written as plain text.
+var unsupportedCompressions = map[string]string{
+	".bz2": "bzip2", ".xz": "xz", ".lz4": "lz4", ".lzma": "lzma", ".lz": "lzip",
+	".br": "brotli", ".sz": "snappy", ".z": "compress", ".zip": "zip", ".7z": "7-zip", ".tgz": "tar+gzip",
+}
+
 // FromPath derives format and compression from a file name:
-// "x.json.gz" → json, gzip; "x.pb.gz" → pprof, gzip; "x.txt.zst" → text, zstd.
-// Unknown parts come back empty.
+// "x.json.gz" → json, gzip; "x.pb.gz" → pprof, gzip; "x.txt.zst" → text,
+// zstd; "x.html" → html. Unknown parts come back empty; [OutputFor] also
+// refuses them.
 func FromPath(path string) (Format, Compression) {
+	f, c, _, _ := splitPath(path)
+	return f, c
+}
+
+// splitPath is FromPath that also returns the format extension it did not
+// know ("" when there is none, or it knew it) and the compression
+// extension stackdump does not write.
+func splitPath(path string) (f Format, c Compression, unknown, badComp string) {
+	c = CompressNone
+	if path == "" {
+		return "", c, "", ""
+	}
 	name := strings.ToLower(filepath.Base(path))
-	comp := CompressNone
-	switch filepath.Ext(name) {
-	case ".gz":
-		comp, name = CompressGzip, strings.TrimSuffix(name, ".gz")
-	case ".zst":
-		comp, name = CompressZstd, strings.TrimSuffix(name, ".zst")
+	ext := filepath.Ext(name)
+	switch {
+	case ext == ".gz":
+		c, name = CompressGzip, strings.TrimSuffix(name, ext)
+	case ext == ".zst":
+		c, name = CompressZstd, strings.TrimSuffix(name, ext)
+	case unsupportedCompressions[ext] != "":
+		return "", c, "", ext
 	}
-	switch filepath.Ext(name) {
-	case ".json":
-		return FormatJSON, comp
-	case ".txt", ".log":
-		return FormatText, comp
-	case ".pb", ".pprof":
-		return FormatPprof, comp
-	case ".folded":
-		return FormatFolded, comp
+	ext = filepath.Ext(name)
+	if f, ok := formatExtensions[ext]; ok {
+		return f, c, "", ""
 	}
-	return "", comp
+	return "", c, ext, ""
 }
 
 // OutputFor settles the format and compression of an output from explicit
-// choices (empty when not given, as --format and --compress flags are),
-// falling back to what the file name's extension says, then to text
-// without compression.
-func OutputFor(path, format, compress string) (Format, Compression, error) {
-	f, c := FromPath(path)
+// choices (empty when not given, as --format and --compress flags are)
+// and the file name. The name's extensions must mean what they say: a
+// format extension (.txt or .log, .json, .pb, .pprof or .prof, .folded,
+// .html) picks the format when --format is not given and must agree with
+// it when it is; .gz and .zst pick the compression; a compression
+// stackdump does not write (.bz2, .xz, .lz4, …) and, without --format, an
+// extension it does not know are errors, never silently plain text.
+//
+// allowed lists the formats the caller writes, the first being the default
+// for a name without extension; none means [Formats] with text first.
+func OutputFor(path, format, compress string, allowed ...Format) (Format, Compression, error) {
+	if len(allowed) == 0 {
+		allowed = Formats()
+	}
+	f, c, unknown, badComp := splitPath(path)
+	base := filepath.Base(path)
+	switch {
+	case badComp != "":
+		return "", "", fmt.Errorf("%s: %s compression is not supported (want .gz or .zst)", base, unsupportedCompressions[badComp])
+	case unknown != "" && format == "":
+		return "", "", fmt.Errorf("%s: unknown extension %q (want %s, or say --format)", base, unknown, words.Or(extensionsOf(allowed)))
+	case f != "" && !slices.Contains(allowed, f):
+		return "", "", fmt.Errorf("%s: a %s name, but this writes %s", base, f, words.Or(allowed))
+	}
 	if format != "" {
-		var err error
-		if f, err = ParseFormat(format); err != nil {
+		ff, err := parseFormatIn(format, allowed)
+		if err != nil {
 			return "", "", err
 		}
+		if f != "" && f != ff && (f != FormatText || ff != FormatDebug1) { // debug=1 is text too
+			return "", "", fmt.Errorf("%s: a %s name, but --format is %s", base, f, ff)
+		}
+		f = ff
 	}
 	if f == "" {
-		f = FormatText
+		f = allowed[0]
 	}
 	if compress != "" {
 		var err error
@@ -119,6 +180,32 @@ func OutputFor(path, format, compress string) (Format, Compression, error) {
 		}
 	}
 	return f, c, nil
+}
+
+// parseFormatIn parses a --format value among allowed.
+func parseFormatIn(s string, allowed []Format) (Format, error) {
+	for _, f := range allowed {
+		if string(f) == strings.ToLower(s) {
+			return f, nil
+		}
+	}
+	return "", fmt.Errorf("unknown format %q (want %s)", s, words.Or(allowed))
+}
+
+// extensionsOf lists the extensions of formats, in the order of formats.
+func extensionsOf(fs []Format) []string {
+	var out []string
+	for _, f := range fs {
+		var exts []string
+		for ext, ef := range formatExtensions {
+			if ef == f {
+				exts = append(exts, ext)
+			}
+		}
+		slices.Sort(exts)
+		out = append(out, exts...)
+	}
+	return slices.Compact(out)
 }
 
 // Extension returns the file name extension of format f with compression
@@ -132,6 +219,8 @@ func Extension(f Format, c Compression) string {
 		ext = ".pb"
 	case FormatFolded:
 		ext = ".folded"
+	case FormatHTML:
+		ext = ".html"
 	default: // text and debug1 are both text dumps
 		ext = ".txt"
 	}

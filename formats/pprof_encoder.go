@@ -10,18 +10,20 @@ import (
 // pprofEncoder writes a dump as a pprof goroutine profile, the form of
 // /debug/pprof/goroutine (debug=0), for `go tool pprof`, speedscope and
 // every other pprof consumer: sample type goroutine/count (goroutineleak/count
-// when every routine is Leaked), one sample per distinct (stack, state,
-// labels, wait bucket) whose value is the goroutine count, the program's
-// pprof labels as string sample labels, the state as the sample label
-// "state" ("goroutine_state" if the program has a label named "state"),
-// and, when the dump carries wait times (pprofWaitsKnown), how long the
-// goroutines have been blocked as the sample label "wait" (likewise
-// "goroutine_wait"): one of four buckets, "<1m", "1-10m", "10-60m" and
-// ">=1h", so that profile stores see a handful of label values, never
-// goroutine ids or minutes. stackdump's reader turns the state label back
-// into the State and the wait bucket into the WaitMinutes it starts at.
-// Profile comments name those labels; the dump's Preamble (panic values,
-// fatal errors) follows as comments.
+// when every routine is Leaked, thread/count for JVM dumps), one sample per
+// distinct (stack, state, labels, wait bucket) whose value is the goroutine
+// count, the program's pprof labels as string sample labels, the state as
+// the sample label "state" ("goroutine_state" if the program has a label
+// named "state"), and, when the dump carries wait times (pprofWaitsKnown),
+// how long the goroutines have been blocked as the sample label "wait"
+// (likewise "goroutine_wait"): one of four buckets, "<1m", "1-10m",
+// "10-60m" and ">=1h", so that profile stores see a handful of label
+// values, never goroutine ids or minutes. stackdump's reader turns the
+// state label back into the State and the wait bucket into the
+// WaitMinutes it starts at. Profile comments name those labels; the dump's
+// Preamble (panic values, fatal errors) follows as comments, except for
+// JVM dumps, whose preamble is the JVM's deadlock report: it describes
+// threads, not the profile.
 //
 // Functions and locations are shared between samples: one Function per
 // (name, file), one Location per run of frames that were inlined into one
@@ -59,7 +61,11 @@ func (e *pprofEncoder) WriteRoutine(r *Routine) error {
 // EndDump builds and writes the profile.
 func (e *pprofEncoder) EndDump(d *Dump) error {
 	name := "goroutine"
-	if e.agg.allLeaked() {
+	jvm := d.Source.Kind == KindJVMText || d.Source.Kind == KindJVMJSON
+	switch {
+	case jvm:
+		name = "thread"
+	case e.agg.allLeaked():
 		name = "goroutineleak"
 	}
 	b := newPprofBuilder(name, e.freeKey("state"))
@@ -80,7 +86,9 @@ func (e *pprofEncoder) EndDump(d *Dump) error {
 	if waits {
 		b.p.Comments = append(b.p.Comments, pprofWaitComment(b.waitKey))
 	}
-	b.p.Comments = append(b.p.Comments, d.Preamble...)
+	if !jvm {
+		b.p.Comments = append(b.p.Comments, d.Preamble...)
+	}
 	return b.p.WriteUncompressed(e.w)
 }
 

@@ -138,6 +138,10 @@ func (d *pprofDecoder) readAll() ([]byte, error) {
 	// a profile is refused from its first bytes instead.
 	if head, _ := d.in.R.Peek(64 << 10); len(head) > 0 {
 		if off, msg, bad := pprofHeadProblem(head, limit); bad {
+			if d.in.sniffed {
+				// Binary, so taken for a profile, and not one either.
+				return nil, fmt.Errorf("%w: binary data that is not a pprof profile (offset %d: %s)", ErrNotDump, off, msg)
+			}
 			return nil, fmt.Errorf("pprof protobuf, offset %d: %s: not a profile", off, msg)
 		}
 	}
@@ -155,7 +159,7 @@ func (d *pprofDecoder) readAll() ([]byte, error) {
 func (d *pprofDecoder) pickValue(p *profile.Profile) error {
 	var types []string
 	for i, st := range p.SampleType {
-		if (st.Type == "goroutine" || st.Type == "goroutineleak") && st.Unit == "count" {
+		if (st.Type == "goroutine" || st.Type == "goroutineleak" || st.Type == "thread") && st.Unit == "count" {
 			d.value, d.leaked = i, st.Type == "goroutineleak"
 			return nil
 		}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"iter"
+	"sync/atomic"
 )
 
 // ReadOptions configure a [Reader].
@@ -30,6 +31,9 @@ type ReadOptions struct {
 	// Stacks, frames, label sets and State stay valid, as always. Formats
 	// whose readers do not reuse routines ignore it. ReadAll never reuses.
 	ReuseRoutines bool
+	// Progress, when not nil, has each routine's Count added as the
+	// routine is read, for a progress display in another goroutine.
+	Progress *atomic.Int64
 }
 
 const (
@@ -161,7 +165,7 @@ func (r *Reader) Next() (*Dump, error) {
 	d, err := r.dec.nextDump()
 	if err != nil {
 		r.err = err
-		if err != io.EOF {
+		if err != io.EOF && !errors.Is(err, ErrNotDump) {
 			r.err = fmt.Errorf("reading %s dump: %w", r.input.Kind, err)
 		}
 		return nil, r.err
@@ -176,6 +180,9 @@ func (r *Reader) step() (*Routine, error) {
 	rt, err := r.dec.nextRoutine()
 	switch {
 	case err == nil:
+		if r.opts.Progress != nil && rt != nil {
+			r.opts.Progress.Add(rt.Goroutines())
+		}
 		return rt, nil
 	case err == errEndOfDump:
 		r.done = true

@@ -21,6 +21,12 @@ type textEncoder struct {
 	preamble bool // the current dump has a preamble
 	races    int  // its races written so far
 	system   bool // its system stack was written
+	// For a signal dump: the signal line that opens it, and the ids
+	// written. A repeated id can only come from per-thread blocks
+	// (Dump.ThreadBlocks, not yet known while a dump streams): it is the
+	// next thread's g0, and starts the next block.
+	signal  string
+	written idSet
 }
 
 func newTextEncoder(w io.Writer) Encoder {
@@ -54,6 +60,16 @@ func (e *textEncoder) BeginDump(d *Dump) error {
 		return e.deleg.BeginDump(d)
 	}
 	e.n, e.preamble, e.races, e.system = 0, len(d.Preamble) > 0, len(d.Races), d.SystemStack != nil
+	e.signal = ""
+	e.written.clear()
+	for _, line := range d.Preamble {
+		if isPreambleStart([]byte(line)) {
+			if len(line) > 3 && line[:3] == "SIG" {
+				e.signal = line
+			}
+			break
+		}
+	}
 	b := e.buf
 	if !first {
 		b = append(b, '\n')
@@ -82,7 +98,15 @@ func (e *textEncoder) WriteRoutine(r *Routine) error {
 		return e.deleg.WriteRoutine(r)
 	}
 	b := e.buf
-	if e.n > 0 {
+	switch {
+	case e.signal != "" && hasHeader(r) && e.written.add(r.ID):
+		// The next OS thread's block, as the runtime separates them.
+		b = append(b, "\n-----\n\n"...)
+		b = append(b, e.signal...)
+		b = append(b, "\n\n"...)
+		e.written.clear()
+		e.written.add(r.ID)
+	case e.n > 0:
 		b = append(b, '\n')
 	}
 	b = appendTextRoutine(b, r, e.n == 0 && e.preamble)
@@ -123,6 +147,12 @@ func (e *textEncoder) flushIfFull() error {
 func (e *textEncoder) flush() (err error) {
 	e.buf, err = writeRest(e.w, e.buf)
 	return err
+}
+
+// hasHeader reports whether r is written with a goroutine header, whose
+// id the reader checks for repeats: not a header-less thread stack.
+func hasHeader(r *Routine) bool {
+	return r.ID != 0 || r.State != ""
 }
 
 // appendTextRoutine appends a goroutine in traceback form: header, frames,

@@ -268,6 +268,12 @@ func openHTTP(ctx context.Context, t Target, opts Options) (*Stream, error) {
 		if opts.Resolved != nil {
 			opts.Resolved(t)
 		}
+		s, err = openHTTP(ctx, t, opts)
+		if err != nil {
+			// Name the URL tried last first, and the one before it.
+			err = fmt.Errorf("%w (after GET %s: %d %s)", err, he.URL, he.Status, http.StatusText(he.Status))
+		}
+		return s, err
 	}
 	client := opts.client()
 	dumpURL := DumpURL(t, opts.Mode, opts.TraceWindow)

@@ -259,6 +259,26 @@ func TestEndpointDiscovery(t *testing.T) {
 	}
 }
 
+// A host:port target with neither the endpoint nor net/http/pprof fails
+// naming the URL tried last, then the one before it.
+func TestEndpointDiscoveryErrorNamesURLs(t *testing.T) {
+	srv := httptest.NewServer(http.NotFoundHandler())
+	defer srv.Close()
+	tg, err := ParseTarget(strings.TrimPrefix(srv.URL, "http://"), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = Open(context.Background(), tg, Options{})
+	if err == nil {
+		t.Fatal("no error from a server that has no dump")
+	}
+	msg := err.Error()
+	last, first := srv.URL+DefaultPprofPath, srv.URL+DefaultEndpointPath
+	if !strings.HasPrefix(msg, "GET "+last) || !strings.Contains(msg, "(after GET "+first) {
+		t.Errorf("error %q does not start with %s and name %s after it", msg, last, first)
+	}
+}
+
 func TestCloseMidBodyReleasesEverything(t *testing.T) {
 	release := make(chan struct{})
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

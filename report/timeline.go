@@ -3,6 +3,7 @@ package report
 import (
 	"cmp"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/stackdump/stackdump/dedupe"
@@ -60,25 +61,33 @@ func buildTimeline(all [][]*formats.Group, inputs []Input, n int) *timelineDoc {
 	return tl
 }
 
-// maxLabelCallers is how many callers a series label names at most to
-// tell groups that wait in the same function apart.
-const maxLabelCallers = 3
+// maxLabelSteps bounds how many differing frames a series label adds.
+const maxLabelSteps = 4
 
 // seriesLabels names groups by the code they wait in: the top frame
-// outside the runtime, followed by as many of its callers as it takes to
-// tell apart groups waiting in the same function
-// ("java.lang.Object.wait ← pool.Worker.run").
+// outside the runtime. Groups that share it are told apart by the first
+// frame below it that differs between them ("main.worker ← … ←
+// main.startB"), with its file and line when only the line differs, step
+// by step until every label is distinct (or maxLabelSteps).
 func seriesLabels(samples []*formats.Routine) []string {
 	labels := make([]string, len(samples))
-	for depth := 0; depth <= maxLabelCallers; depth++ {
-		seen := make(map[string]int, len(samples))
-		for i, r := range samples {
-			labels[i] = routineLabel(r, depth)
-			seen[labels[i]]++
+	at := make([]int, len(samples)) // index in the stack of the frame named last
+	for i, r := range samples {
+		labels[i] = routineLabel(r, 0)
+		at[i] = topIndex(r)
+	}
+	for step := 0; step < maxLabelSteps; step++ {
+		clusters := make(map[string][]int)
+		for i, l := range labels {
+			clusters[l] = append(clusters[l], i)
 		}
 		dup := false
-		for _, n := range seen {
-			dup = dup || n > 1
+		for _, members := range clusters {
+			if len(members) < 2 {
+				continue
+			}
+			dup = true
+			tellApart(samples, members, labels, at)
 		}
 		if !dup {
 			break
@@ -86,6 +95,85 @@ func seriesLabels(samples []*formats.Routine) []string {
 	}
 	return labels
 }
+
+// topIndex is the index of r's top frame outside the runtime; -1 when
+// it has none.
+func topIndex(r *formats.Routine) int {
+	if r == nil || r.Stack == nil {
+		return -1
+	}
+	top := dedupe.TopFrame(r.Stack)
+	if top == nil {
+		return -1
+	}
+	return slices.Index(r.Stack.Frames, top)
+}
+
+// tellApart extends the labels of members, which are equal, with the
+// first frame below at[m] where their stacks differ.
+func tellApart(samples []*formats.Routine, members []int, labels []string, at []int) {
+	frameAt := func(m, d int) *formats.Frame {
+		r := samples[m]
+		if r == nil || r.Stack == nil || d < 0 || d >= len(r.Stack.Frames) {
+			return nil
+		}
+		return r.Stack.Frames[d]
+	}
+	start := at[members[0]] + 1
+	for d := start; d < start+256; d++ {
+		first := frameAt(members[0], d)
+		same, funcsSame, anyFrame := true, true, first != nil
+		for _, m := range members[1:] {
+			f := frameAt(m, d)
+			anyFrame = anyFrame || f != nil
+			if f != first {
+				same = false
+				if f == nil || first == nil || f.Func != first.Func {
+					funcsSame = false
+				}
+			}
+		}
+		if !anyFrame {
+			return // identical to the end: nothing tells them apart
+		}
+		if same {
+			continue
+		}
+		for _, m := range members {
+			part := " ← "
+			if d > at[m]+1 {
+				part += "… ← "
+			}
+			f := frameAt(m, d)
+			switch {
+			case f == nil:
+				part += "(end of stack)"
+			case funcsSame || sharesFunc(samples, members, m, d, f):
+				part += shortFunc(f.Func) + " (" + baseFile(f.File) + ":" + strconv.Itoa(f.Line) + ")"
+			default:
+				part += shortFunc(f.Func)
+			}
+			labels[m] += part
+			at[m] = d
+		}
+		return
+	}
+}
+
+// sharesFunc reports whether another member has f's function at depth d.
+func sharesFunc(samples []*formats.Routine, members []int, self, d int, f *formats.Frame) bool {
+	for _, m := range members {
+		if m == self || samples[m] == nil || samples[m].Stack == nil || d >= len(samples[m].Stack.Frames) {
+			continue
+		}
+		if g := samples[m].Stack.Frames[d]; g != f && g.Func == f.Func {
+			return true
+		}
+	}
+	return false
+}
+
+func baseFile(p string) string { return p[strings.LastIndexAny(p, `/\`)+1:] }
 
 // routineLabel is r's top frame outside the runtime and up to callers of
 // its callers.

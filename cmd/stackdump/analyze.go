@@ -15,6 +15,8 @@ import (
 
 type analyzeOptions struct {
 	json           bool
+	quiet          bool
+	output         string
 	top            int
 	by             string
 	color          string
@@ -49,6 +51,8 @@ docs/analyze.md.`,
 	}
 	f := cmd.Flags()
 	f.BoolVar(&o.json, "json", false, "write the analysis as JSON (schema stackdump-analysis/v1)")
+	f.StringVarP(&o.output, "output", "o", "", "write to `FILE` (atomically) instead of standard output: .txt, or .json for JSON; .gz or .zst compress")
+	f.BoolVarP(&o.quiet, "quiet", "q", false, "no progress line on standard error")
 	f.IntVar(&o.top, "top", analyze.DefaultTop, "rows per section")
 	f.StringVar(&o.by, "by", "stack", "group routines by: exact, stack or func")
 	f.StringVar(&o.color, "color", "auto", "color the text: auto (on a terminal, unless NO_COLOR is set), always or never")
@@ -82,26 +86,45 @@ func runAnalyze(cmd *cobra.Command, files []string, o analyzeOptions) error {
 	if err != nil {
 		return err
 	}
-	color, err := useColor(o.color, cmd.OutOrStdout())
+	path := o.output
+	if path == "-" {
+		path = ""
+	}
+	format := ""
+	if o.json {
+		format = string(formats.FormatJSON)
+	}
+	f, comp, err := formats.OutputFor(path, format, "", formats.FormatText, formats.FormatJSON)
 	if err != nil {
 		return err
 	}
-	var summaries []*analyze.Summary
-	for _, name := range files {
-		s, err := summarizeFile(cmd, name, opts)
-		summaries = append(summaries, s...)
-		if err != nil {
-			// Show what was read before the error, then fail.
-			writeSummaries(cmd.OutOrStdout(), summaries, o.json, color)
+	color := false
+	if path == "" {
+		if color, err = useColor(o.color, cmd.OutOrStdout()); err != nil {
 			return err
 		}
 	}
-	return writeSummaries(cmd.OutOrStdout(), summaries, o.json, color)
+	write := func(summaries []*analyze.Summary) error {
+		return writeTo(path, cmd.OutOrStdout(), comp, func(w io.Writer) error {
+			return writeSummaries(w, summaries, f == formats.FormatJSON, color)
+		})
+	}
+	var summaries []*analyze.Summary
+	for _, name := range files {
+		s, err := summarizeFile(cmd, name, opts, o.quiet)
+		summaries = append(summaries, s...)
+		if err != nil {
+			// Show what was read before the error, then fail.
+			write(summaries)
+			return err
+		}
+	}
+	return write(summaries)
 }
 
 // summarizeFile summarises every dump of one file ("-": standard input).
-func summarizeFile(cmd *cobra.Command, name string, opts analyze.StreamOptions) ([]*analyze.Summary, error) {
-	src, closeIn, err := openInput(cmd, name)
+func summarizeFile(cmd *cobra.Command, name string, opts analyze.StreamOptions, quiet bool) ([]*analyze.Summary, error) {
+	src, count, closeIn, err := openTracked(cmd, name, quiet)
 	if err != nil {
 		return nil, err
 	}
@@ -110,7 +133,7 @@ func summarizeFile(cmd *cobra.Command, name string, opts analyze.StreamOptions) 
 	if name == "-" {
 		opts.Name = "standard input"
 	}
-	rd := formats.NewReader(src, formats.ReadOptions{})
+	rd := formats.NewReader(src, formats.ReadOptions{Progress: count})
 	var out []*analyze.Summary
 	for {
 		s, _, err := analyze.SummarizeNext(rd, opts)

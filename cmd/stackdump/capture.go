@@ -20,6 +20,8 @@ import (
 	"github.com/stackdump/stackdump/dedupe"
 	"github.com/stackdump/stackdump/formats"
 	"github.com/stackdump/stackdump/remote"
+
+	"github.com/stackdump/stackdump/internal/words"
 )
 
 // captureOptions are the flags of `stackdump capture` (and most of `watch`).
@@ -188,7 +190,7 @@ func runCapture(cmd *cobra.Command, args []string, o captureOptions) error {
 		}
 	}
 	if failed > 0 {
-		return exitError{code: 1, err: fmt.Errorf("%d of %d targets failed", failed, len(jobs))}
+		return exitError{code: 1, err: fmt.Errorf("%d of %s failed", failed, words.Count(len(jobs), "target"))}
 	}
 	return nil
 }

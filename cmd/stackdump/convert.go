@@ -13,6 +13,7 @@ import (
 )
 
 type convertOptions struct {
+	quiet    bool
 	output   string
 	format   string
 	compress string
@@ -56,6 +57,7 @@ only, so two builds with shifted lines still match). --by implies --dedupe.`,
 	}
 	f := cmd.Flags()
 	f.StringVarP(&o.output, "output", "o", "", "write to `FILE` (atomically) instead of standard output")
+	f.BoolVarP(&o.quiet, "quiet", "q", false, "no progress line on standard error")
 	f.StringVar(&o.format, "format", "", "output format: text, json, debug1, pprof or folded (default from -o, else text)")
 	f.StringVar(&o.compress, "compress", "", "compression: none, gzip or zstd (default from -o)")
 	f.BoolVar(&o.dedupe, "dedupe", false, "write counted groups of identical stacks (formats text, json, debug1)")
@@ -78,7 +80,7 @@ func runConvert(cmd *cobra.Command, in string, o convertOptions) error {
 	if err := p.check(); err != nil {
 		return err
 	}
-	src, closeIn, err := openInput(cmd, in)
+	src, count, closeIn, err := openTracked(cmd, in, o.quiet)
 	if err != nil {
 		return err
 	}
@@ -88,7 +90,7 @@ func runConvert(cmd *cobra.Command, in string, o convertOptions) error {
 		out = ""
 	}
 	return writeTo(out, cmd.OutOrStdout(), comp, func(w io.Writer) error {
-		_, err := p.run(formats.NewReader(src, formats.ReadOptions{ReuseRoutines: true}), w)
+		_, err := p.run(formats.NewReader(src, formats.ReadOptions{ReuseRoutines: true, Progress: count}), w)
 		var oe outputError
 		if err != nil && !errors.As(err, &oe) {
 			return fmt.Errorf("%s: %w", in, err)

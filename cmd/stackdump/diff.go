@@ -16,6 +16,7 @@ const exitGrowth = 3
 
 type diffOptions struct {
 	by           string
+	quiet        bool
 	format       string
 	output       string
 	failOnGrowth int64
@@ -49,7 +50,8 @@ alert on a leak.`,
 	}
 	f := cmd.Flags()
 	f.StringVar(&o.by, "by", "stack", "similarity of grouped stacks: exact, stack or func")
-	f.StringVar(&o.format, "format", "text", "output format: text or json")
+	f.StringVar(&o.format, "format", "text", "output format: text or json (default from -o, else text)")
+	f.BoolVarP(&o.quiet, "quiet", "q", false, "no progress line on standard error")
 	f.StringVarP(&o.output, "output", "o", "", "write to `FILE` (atomically) instead of standard output")
 	f.Int64Var(&o.failOnGrowth, "fail-on-growth", 0, "exit with status 3 when a group grew by `N` or more routines (0: never)")
 	return cmd
@@ -60,7 +62,19 @@ func runDiff(cmd *cobra.Command, oldPath, newPath string, o diffOptions) error {
 	if err != nil {
 		return err
 	}
-	write, err := diffWriter(o.format)
+	out := o.output
+	if out == "-" {
+		out = ""
+	}
+	format := o.format
+	if !cmd.Flags().Changed("format") {
+		format = "" // the output name, else text
+	}
+	f, comp, err := formats.OutputFor(out, format, "", formats.FormatText, formats.FormatJSON)
+	if err != nil {
+		return err
+	}
+	write, err := diffWriter(string(f))
 	if err != nil {
 		return err
 	}
@@ -74,20 +88,16 @@ func runDiff(cmd *cobra.Command, oldPath, newPath string, o diffOptions) error {
 		return err
 	}
 	opts := dedupe.Options{By: by}
-	oldInfo, oldGroups, err := groupFile(cmd, oldPath, opts)
+	oldInfo, oldGroups, err := groupFile(cmd, oldPath, opts, o.quiet)
 	if err != nil {
 		return err
 	}
-	newInfo, newGroups, err := groupFile(cmd, newPath, opts)
+	newInfo, newGroups, err := groupFile(cmd, newPath, opts, o.quiet)
 	if err != nil {
 		return err
 	}
 	rep := dedupe.DiffReport{Result: dedupe.Diff(oldGroups, newGroups), By: by, Old: oldInfo, New: newInfo}
-	out := o.output
-	if out == "-" {
-		out = ""
-	}
-	err = writeTo(out, cmd.OutOrStdout(), formats.CompressNone, func(w io.Writer) error { return write(w, rep) })
+	err = writeTo(out, cmd.OutOrStdout(), comp, func(w io.Writer) error { return write(w, rep) })
 	if err != nil {
 		return err
 	}
@@ -106,13 +116,13 @@ func diffWriter(format string) (func(io.Writer, dedupe.DiffReport) error, error)
 
 // groupFile reads the first dump of a file (or standard input for "-")
 // and groups it.
-func groupFile(cmd *cobra.Command, name string, opts dedupe.Options) (dedupe.DumpInfo, []*formats.Group, error) {
-	src, closeIn, err := openInput(cmd, name)
+func groupFile(cmd *cobra.Command, name string, opts dedupe.Options, quiet bool) (dedupe.DumpInfo, []*formats.Group, error) {
+	src, count, closeIn, err := openTracked(cmd, name, quiet)
 	if err != nil {
 		return dedupe.DumpInfo{}, nil, err
 	}
 	defer closeIn()
-	rd := formats.NewReader(src, formats.ReadOptions{ReuseRoutines: true})
+	rd := formats.NewReader(src, formats.ReadOptions{ReuseRoutines: true, Progress: count})
 	d, groups, err := dedupe.GroupNext(rd, opts, func(pe *formats.ParseError) {
 		fmt.Fprintf(cmd.ErrOrStderr(), "stackdump: warning: %s: %v\n", name, pe)
 	})

@@ -143,8 +143,8 @@ func TestDiffCommandArguments(t *testing.T) {
 		want string
 	}{
 		{[]string{"diff", corpus}, "accepts 2 arg(s)"},
-		{[]string{"diff", "--by", "lines", corpus, corpus}, "unknown similarity \"lines\" (want one of exact, stack, func)"},
-		{[]string{"diff", "--format", "yaml", corpus, corpus}, "unknown diff format \"yaml\" (want text or json)"},
+		{[]string{"diff", "--by", "lines", corpus, corpus}, "unknown similarity \"lines\" (want exact, stack or func)"},
+		{[]string{"diff", "--format", "yaml", corpus, corpus}, "unknown format \"yaml\" (want text or json)"},
 		{[]string{"diff", "-", "-"}, "only one of OLD and NEW can be standard input"},
 		{[]string{"diff", "--fail-on-growth", "-1", corpus, corpus}, "want a positive count"},
 		{[]string{"diff", filepath.Join(t.TempDir(), "missing.txt"), corpus}, "no such file"},
@@ -226,7 +226,7 @@ func TestConvertDedupeArguments(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"convert", "--dedupe", "--format", "pprof", corpus}, "--dedupe writes formats [text json debug1], not pprof"},
+		{[]string{"convert", "--dedupe", "--format", "pprof", corpus}, "--dedupe writes text, json or debug1, not pprof"},
 		{[]string{"convert", "--by", "lines", corpus}, `unknown similarity "lines"`},
 		{[]string{"convert", "--by", "func", "--format", "folded", corpus}, "not folded"}, // --by implies --dedupe
 	}

@@ -8,6 +8,8 @@ import (
 
 	"github.com/stackdump/stackdump/dedupe"
 	"github.com/stackdump/stackdump/formats"
+
+	"github.com/stackdump/stackdump/internal/words"
 )
 
 // pipeline streams dumps from a reader to a writer: routines through an
@@ -32,7 +34,7 @@ type pipeline struct {
 // check reports a format that cannot carry the requested output.
 func (p pipeline) check() error {
 	if p.grouped && !formats.CanGroup(p.format) {
-		return fmt.Errorf("--dedupe writes formats %v, not %s", formats.GroupedFormats(), p.format)
+		return fmt.Errorf("--dedupe writes %s, not %s", words.Or(formats.GroupedFormats()), p.format)
 	}
 	return nil
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"sync/atomic"
 
 	"github.com/spf13/cobra"
 	"github.com/tidwall/gjson"
@@ -23,6 +24,7 @@ const (
 
 type queryOptions struct {
 	raw    bool
+	quiet  bool
 	dedupe bool
 	by     string
 }
@@ -64,6 +66,7 @@ input or an invalid path.`,
 	}
 	f := cmd.Flags()
 	f.BoolVar(&o.raw, "raw", false, "print strings without quotes and arrays one element per line")
+	f.BoolVarP(&o.quiet, "quiet", "q", false, "no progress line on standard error")
 	f.BoolVar(&o.dedupe, "dedupe", false, "query the grouped document (groups of identical stacks) instead of every goroutine")
 	f.StringVar(&o.by, "by", "stack", "with --dedupe, group by: exact, stack or func")
 	return cmd
@@ -80,7 +83,7 @@ func runQuery(cmd *cobra.Command, in, path string, o queryOptions) error {
 	if err != nil {
 		return err
 	}
-	src, closeIn, err := openInput(cmd, in)
+	src, count, closeIn, err := openTracked(cmd, in, o.quiet)
 	if err != nil {
 		return err
 	}
@@ -103,7 +106,7 @@ func runQuery(cmd *cobra.Command, in, path string, o queryOptions) error {
 		// The documents as JSON lines: the path may look at any of them,
 		// so all are kept.
 		var all []byte
-		err = eachDocument(src, o.dedupe, opts, func(doc []byte) error {
+		err = eachDocument(src, o.dedupe, opts, count, func(doc []byte) error {
 			all = append(append(all, doc...), '\n')
 			return nil
 		})
@@ -112,7 +115,7 @@ func runQuery(cmd *cobra.Command, in, path string, o queryOptions) error {
 		}
 	} else {
 		// One document at a time: memory is that of the largest.
-		err = eachDocument(src, o.dedupe, opts, func(doc []byte) error {
+		err = eachDocument(src, o.dedupe, opts, count, func(doc []byte) error {
 			emit(gjson.GetBytes(doc, path))
 			return out.Flush()
 		})
@@ -134,8 +137,8 @@ func runQuery(cmd *cobra.Command, in, path string, o queryOptions) error {
 // valid only during the call: one buffer, as large as the largest
 // document, is reused, and routines are not kept, so memory is that of
 // the largest dump, not of all of them.
-func eachDocument(src io.Reader, grouped bool, by dedupe.Options, fn func(doc []byte) error) error {
-	rd := formats.NewReader(src, formats.ReadOptions{ReuseRoutines: true})
+func eachDocument(src io.Reader, grouped bool, by dedupe.Options, progress *atomic.Int64, fn func(doc []byte) error) error {
+	rd := formats.NewReader(src, formats.ReadOptions{ReuseRoutines: true, Progress: progress})
 	var b bytes.Buffer
 	for n := 0; ; n++ {
 		b.Reset()

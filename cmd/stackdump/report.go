@@ -14,6 +14,7 @@ import (
 )
 
 type reportOptions struct {
+	quiet     bool
 	output    string
 	by        string
 	title     string
@@ -46,6 +47,7 @@ the order given, and a picker to switch between the dumps.`,
 	}
 	f := cmd.Flags()
 	f.StringVarP(&o.output, "output", "o", "", "write to `FILE` (atomically) instead of standard output")
+	f.BoolVarP(&o.quiet, "quiet", "q", false, "no progress line on standard error")
 	f.StringVar(&o.by, "by", "stack", "similarity of grouped stacks: exact, stack or func")
 	f.StringVar(&o.title, "title", "", "page title (default from the first file's name)")
 	f.IntVar(&o.maxGroups, "max-groups", report.DefaultMaxGroups, "groups per dump the page lists, largest first; the rest are counted")
@@ -76,7 +78,7 @@ func runReport(cmd *cobra.Command, files []string, o reportOptions) error {
 	table := formats.NewTable() // frames shared by every dump
 	var inputs []report.Input
 	for _, name := range files {
-		in, err := readReportInput(cmd, name, by, table)
+		in, err := readReportInput(cmd, name, by, table, o.quiet)
 		if err != nil {
 			return err
 		}
@@ -86,7 +88,10 @@ func runReport(cmd *cobra.Command, files []string, o reportOptions) error {
 	if path == "-" {
 		path = ""
 	}
-	_, comp := formats.FromPath(path)
+	_, comp, err := formats.OutputFor(path, "", "", formats.FormatHTML)
+	if err != nil {
+		return err
+	}
 	opts := report.Options{Title: o.title, MaxGroups: o.maxGroups, Series: o.series, Generated: time.Now()}
 	return writeTo(path, cmd.OutOrStdout(), comp, func(w io.Writer) error {
 		return report.Write(w, inputs, opts)
@@ -94,8 +99,8 @@ func runReport(cmd *cobra.Command, files []string, o reportOptions) error {
 }
 
 // readReportInput reads and groups every dump of one file.
-func readReportInput(cmd *cobra.Command, name string, by dedupe.By, table *formats.Table) ([]report.Input, error) {
-	src, closeIn, err := openInput(cmd, name)
+func readReportInput(cmd *cobra.Command, name string, by dedupe.By, table *formats.Table, quiet bool) ([]report.Input, error) {
+	src, count, closeIn, err := openTracked(cmd, name, quiet)
 	if err != nil {
 		return nil, err
 	}
@@ -105,7 +110,7 @@ func readReportInput(cmd *cobra.Command, name string, by dedupe.By, table *forma
 		label = "stdin"
 	}
 	return report.Read(src, label, report.ReadOptions{
-		Format: formats.ReadOptions{Table: table},
+		Format: formats.ReadOptions{Table: table, Progress: count},
 		Group:  dedupe.Options{By: by},
 		OnWarning: func(pe *formats.ParseError) {
 			fmt.Fprintf(cmd.ErrOrStderr(), "stackdump: warning: %s: %v\n", label, pe)

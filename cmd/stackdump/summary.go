@@ -10,6 +10,8 @@ import (
 
 	"github.com/stackdump/stackdump/dedupe"
 	"github.com/stackdump/stackdump/formats"
+
+	"github.com/stackdump/stackdump/internal/words"
 )
 
 // summaryTopGroups is how many groups a capture summary lists.
@@ -27,7 +29,7 @@ func writeCaptureSummary(w io.Writer, r captureResult) {
 		writeDumpSummary(w, dr)
 	}
 	if r.recovered != nil {
-		fmt.Fprintf(w, "  recovered from debug=1: %d goroutines in %d groups\n", r.recovered.dump.Total, len(r.recovered.groups))
+		fmt.Fprintf(w, "  recovered from debug=1: %s in %s\n", words.Count(r.recovered.dump.Total, "goroutine"), words.Count(len(r.recovered.groups), "group"))
 	}
 }
 
@@ -43,7 +45,7 @@ func writeDumpSummary(w io.Writer, dr dumpResult) {
 	if d.Source.Kind == formats.KindJVMText || d.Source.Kind == formats.KindJVMJSON {
 		noun = "threads"
 	}
-	fmt.Fprintf(w, "  %d %s in %d groups", d.Total, noun, len(dr.groups))
+	fmt.Fprintf(w, "  %s in %s", words.Count(d.Total, noun), words.Count(len(dr.groups), "group"))
 	if d.Truncated {
 		fmt.Fprint(w, " (TRUNCATED)")
 	}
@@ -59,7 +61,7 @@ func writeDumpSummary(w io.Writer, dr dumpResult) {
 		fmt.Fprintln(w, line)
 	}
 	if n := len(d.Warnings); n > 0 {
-		fmt.Fprintf(w, "  %d warnings; first: %v\n", n, d.Warnings[0])
+		fmt.Fprintf(w, "  %s; first: %v\n", words.Count(n, "warning"), d.Warnings[0])
 	}
 }
 

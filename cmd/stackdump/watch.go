@@ -8,10 +8,13 @@ import (
 	"io"
 	"net"
 	"os"
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
+
+	"github.com/stackdump/stackdump/internal/words"
 )
 
 type watchOptions struct {
@@ -47,8 +50,9 @@ and the others go on. Memory is bounded by --top and --leak-after, not by
 the number of snapshots.
 
 Exit status: 0 when every target gave at least one snapshot; 1 when any
-target gave none (unreachable, 404, not a dump), even if others succeeded;
-2 for bad flags.`,
+target gave none (unreachable, 404, not a dump), even if others succeeded,
+and for bad flags; 130 or 143 when Ctrl-C or SIGTERM ended it (after the
+final report).`,
 		Example: `  stackdump watch localhost:6060 --every 30s -o snapshots/ --keep 20
   stackdump watch http://svc:6060 --every 5s --count 12 --json | jq .suspects
   stackdump watch --targets hosts.txt --concurrency 50 --every 1m --metrics :9464`,
@@ -242,7 +246,7 @@ func writeWatchReport(w io.Writer, t *watchedTarget, named bool, o watchOptions)
 		fmt.Fprintln(w)
 		return
 	}
-	fmt.Fprintf(w, "\n%s%d snapshots; total %d → %d (%+d)", prefix, h.snapshots, h.firstTotal, h.total(), h.total()-h.firstTotal)
+	fmt.Fprintf(w, "\n%s%s; total %d → %d (%+d)", prefix, words.Count(h.snapshots, "snapshot"), h.firstTotal, h.total(), h.total()-h.firstTotal)
 	if t.failures > 0 {
 		fmt.Fprintf(w, "; %d failed", t.failures)
 	}
@@ -253,11 +257,20 @@ func writeWatchReport(w io.Writer, t *watchedTarget, named bool, o watchOptions)
 			break
 		}
 		found = true
-		fmt.Fprintf(w, "%sleak suspect %s: %s last counts %v\n", prefix, r.State, r.Top, h.series[r.Key].counts)
+		fmt.Fprintf(w, "%sleak suspect %s: %s last counts %s\n", prefix, r.State, r.Top, countSeries(h.series[r.Key].counts))
 	}
 	if !found {
-		fmt.Fprintf(w, "%sno group grew in each of the last %d snapshots\n", prefix, o.leakAfter)
+		fmt.Fprintf(w, "%sno group grew in each of the last %s\n", prefix, words.Count(o.leakAfter, "snapshot"))
 	}
+}
+
+// countSeries writes a group's counts over the snapshots as "3 → 5 → 9".
+func countSeries(counts []int64) string {
+	parts := make([]string, len(counts))
+	for i, c := range counts {
+		parts[i] = strconv.FormatInt(c, 10)
+	}
+	return strings.Join(parts, " → ")
 }
 
 func truncate(s string, n int) string {

@@ -7,6 +7,7 @@ import (
 	"net/http/pprof"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -102,5 +103,9 @@ func TestWatchTableAndReport(t *testing.T) {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("watch output lacks %q:\n%s", want, stdout)
 		}
+	}
+	// Counts over the snapshots are words, not a Go slice.
+	if !regexp.MustCompile(`leak suspect .* counts \d+ → \d+ → \d+ → \d+\n`).MatchString(stdout) {
+		t.Errorf("leak suspect counts are not written as a series:\n%s", stdout)
 	}
 }

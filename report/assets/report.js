@@ -19,7 +19,7 @@
   var FIELDS = { func: 1, pkg: 1, file: 1, state: 1, label: 1, name: 1, creator: 1, id: 1, key: 1 };
 
   var view = {
-    dump: D.inputs.length - 1, // the input shown
+    dump: 0,       // the input shown: the first, as the dump picker opens
     filter: '',
     terms: [],
     visible: [],   // indexes of the groups that pass the filter, largest first
@@ -571,6 +571,78 @@
     return (m <= 1 ? 1 : m <= 2 ? 2 : m <= 5 ? 5 : 10) * p;
   }
 
+  // axisNames are the dumps' names as the time axis shows them: without
+  // the start all of them share ("goroutines-20261201T12…") and a shared
+  // extension, which the column's tooltip still has.
+  function axisNames(names) {
+    if (names.length < 2) return names;
+    var pre = names[0], suf = names[0];
+    names.forEach(function (s) {
+      while (s.indexOf(pre) !== 0) pre = pre.slice(0, -1);
+      while (suf && s.slice(-suf.length) !== suf) suf = suf.slice(1);
+    });
+    if (suf.indexOf('.') < 0) suf = ''; else suf = suf.slice(suf.indexOf('.'));
+    var out = names.map(function (s) { return s.slice(pre.length, s.length - suf.length); });
+    return out.some(function (s) { return s === ''; }) ? names : out;
+  }
+
+  // fitAxisRow makes one row of time axis labels fit: each label is clipped
+  // to the room it has, measured in the browser rather than guessed; when
+  // that room would cut labels to fewer than 8 characters, every k-th label
+  // is shown instead; and a label that would still touch the one before it,
+  // or leave the chart, is left out (the last one is kept). It returns how
+  // many labels it shows, and how many overlap or stick out afterwards.
+  function fitAxisRow(s, cls, slot, W) {
+    var texts = Array.prototype.slice.call(s.querySelectorAll('text.' + cls)), n = texts.length;
+    if (!n) return { shown: 0, overlaps: 0, outside: 0 };
+    var probe = texts[0], full0 = probe.textContent;
+    probe.textContent = 'mmmmmmmmmm';
+    var charW = probe.getComputedTextLength() / 10 || 7;
+    probe.textContent = full0;
+    var widest = 0;
+    texts.forEach(function (t) { widest = Math.max(widest, t.getComputedTextLength()); });
+    var k = 1, gap = 8, need = Math.min(widest, charW * 8);
+    while (k < n && slot * k - gap < need) k++;
+    var room = Math.max(slot * k - gap, charW * 3);
+    texts.forEach(function (t, i) {
+      t.textContent = i % k === 0 || i === n - 1 ? fitText(t, t.getAttribute('data-full'), room) : '';
+    });
+    var prev = null, prevIdx = -1;
+    texts.forEach(function (t, i) {
+      if (!t.textContent) return;
+      var b = t.getBBox();
+      if (b.x < 0 || b.x + b.width > W) { t.textContent = ''; return; }
+      if (prev && b.x < prev.x + prev.width + 4) {
+        if (i !== n - 1) { t.textContent = ''; return; }
+        texts[prevIdx].textContent = '';
+      }
+      prev = b; prevIdx = i;
+    });
+    var shown = 0, overlaps = 0, outside = 0, last = null;
+    texts.forEach(function (t) {
+      if (!t.textContent) return;
+      shown++;
+      var b = t.getBBox();
+      if (b.x < 0 || b.x + b.width > W) outside++;
+      if (last && b.x < last.x + last.width) overlaps++;
+      last = b;
+    });
+    return { shown: shown, overlaps: overlaps, outside: outside };
+  }
+
+  // fitText is text, or its longest start that fits px with an ellipsis.
+  function fitText(t, text, px) {
+    t.textContent = text;
+    if (t.getComputedTextLength() <= px) return text;
+    var lo = 0, hi = text.length;
+    while (lo < hi) {
+      var mid = (lo + hi + 1) >> 1;
+      t.textContent = text.slice(0, mid) + '…';
+      if (t.getComputedTextLength() <= px) lo = mid; else hi = mid - 1;
+    }
+    return lo ? text.slice(0, lo) + '…' : '';
+  }
+
   function renderTimeline() {
     var tl = D.timeline, sec = $('timeline');
     if (!tl || D.inputs.length < 2) { sec.hidden = true; return; }
@@ -595,18 +667,18 @@
         svg('text', { x: L - 6, y: y + 4, 'text-anchor': 'end', 'class': 'tick' }, num(v)));
     }
     var slot = n > 1 ? PW / (n - 1) : PW;
+    var names = axisNames(D.inputs.map(function (inp) { return baseName(inp.name); }));
     D.inputs.forEach(function (inp, i) {
       var col = svg('g', { 'class': i === view.dump ? 'col current' : 'col', 'data-dump': i });
       // The end labels hang inwards so that they stay inside the chart.
       var anchor = n > 1 && i === 0 ? 'start' : n > 1 && i === n - 1 ? 'end' : 'middle';
       var lx = anchor === 'start' ? X(i) - Math.min(slot / 2, L - 4) : anchor === 'end' ? X(i) + Math.min(slot / 2, R - 2) : X(i);
-      var room = n > 1 ? Math.max(slot - 8, 40) : PW;
       add(col,
         svg('title', {}, inp.name + ': ' + num(tl.totals[i]) + ' ' + inp.noun + ' (click to show this dump)'),
         svg('rect', { x: X(i) - slot / 2, y: T, width: slot, height: PH + B - 4, 'class': 'hit' }),
         svg('line', { x1: X(i), x2: X(i), y1: T, y2: T + PH, 'class': 'mark' }),
-        svg('text', { x: lx, y: T + PH + 16, 'text-anchor': anchor, 'class': 'tick' }, clipText(baseName(inp.name), room, 6.5)),
-        svg('text', { x: lx, y: T + PH + 32, 'text-anchor': anchor, 'class': 'tick dim' }, num(tl.totals[i])));
+        svg('text', { x: lx, y: T + PH + 16, 'text-anchor': anchor, 'class': 'tick axis-name', 'data-full': names[i] }, names[i]),
+        svg('text', { x: lx, y: T + PH + 32, 'text-anchor': anchor, 'class': 'tick dim axis-total', 'data-full': num(tl.totals[i]) }, num(tl.totals[i])));
       s.appendChild(col);
     });
     series.forEach(function (sr) {
@@ -625,6 +697,10 @@
       if (c) showDump(Number(c.getAttribute('data-dump')));
     });
     box.appendChild(s);
+    var fit = [fitAxisRow(s, 'axis-name', slot, W), fitAxisRow(s, 'axis-total', slot, W)];
+    s.setAttribute('data-axis-shown', fit[0].shown + ',' + fit[1].shown);
+    s.setAttribute('data-axis-overlaps', String(fit[0].overlaps + fit[1].overlaps));
+    s.setAttribute('data-axis-outside', String(fit[0].outside + fit[1].outside));
 
     var inp = cur();
     series.forEach(function (sr) {

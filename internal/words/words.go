@@ -1,0 +1,78 @@
+// Package words writes counts and lists for people: "1 goroutine",
+// "3 groups", "text, json or pprof". Every message of stackdump that counts
+// something or lists choices goes through it, so that none says
+// "1 goroutines" or prints a Go slice.
+package words
+
+import (
+	"strconv"
+	"strings"
+)
+
+// Count is n followed by noun, made plural unless n is 1: "1 goroutine",
+// "0 goroutines", "2 thread blocks". Nouns ending in s, x, sh or ch take
+// "es"; a noun given in the plural ("goroutines", as Summary.Noun is) is
+// made singular for 1.
+func Count[N ~int | ~int64 | ~int32 | ~uint64](n N, noun string) string {
+	return strconv.FormatInt(int64(n), 10) + " " + Noun(int64(n), noun)
+}
+
+// Noun is noun in the number n asks for, without the number.
+func Noun(n int64, noun string) string {
+	singular := Singular(noun)
+	if n == 1 {
+		return singular
+	}
+	return Plural(singular)
+}
+
+// Plural returns the plural of a regular singular noun ("group" →
+// "groups", "process" → "processes"); of a noun phrase, its last word.
+func Plural(singular string) string {
+	for _, end := range []string{"s", "x", "sh", "ch"} {
+		if strings.HasSuffix(singular, end) {
+			return singular + "es"
+		}
+	}
+	return singular + "s"
+}
+
+// pluralsKnown are the plural nouns stackdump counts, with their singular.
+var pluralsKnown = map[string]string{
+	"goroutines": "goroutine",
+	"threads":    "thread",
+	"routines":   "routine",
+	"groups":     "group",
+	"dumps":      "dump",
+	"processes":  "process",
+}
+
+// Singular returns the singular of one of the plural nouns stackdump
+// counts ("goroutines", "threads"), and any other noun unchanged.
+func Singular(noun string) string {
+	if s, ok := pluralsKnown[noun]; ok {
+		return s
+	}
+	return noun
+}
+
+// Or lists choices as words: "a", "a or b", "a, b or c".
+func Or[S ~string](items []S) string { return join(items, "or") }
+
+// And lists items as words: "a", "a and b", "a, b and c".
+func And[S ~string](items []S) string { return join(items, "and") }
+
+func join[S ~string](items []S, conj string) string {
+	var b strings.Builder
+	for i, it := range items {
+		switch {
+		case i == 0:
+		case i == len(items)-1:
+			b.WriteString(" " + conj + " ")
+		default:
+			b.WriteString(", ")
+		}
+		b.WriteString(string(it))
+	}
+	return b.String()
+}

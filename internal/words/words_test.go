@@ -1,0 +1,47 @@
+package words
+
+import "testing"
+
+func TestCount(t *testing.T) {
+	for _, c := range []struct {
+		n    int64
+		noun string
+		want string
+	}{
+		{1, "goroutine", "1 goroutine"},
+		{1, "goroutines", "1 goroutine"}, // Summary.Noun is plural
+		{0, "goroutines", "0 goroutines"},
+		{2, "goroutine", "2 goroutines"},
+		{1, "threads", "1 thread"},
+		{5, "thread block", "5 thread blocks"},
+		{3, "process", "3 processes"},
+		{1, "process", "1 process"},
+		{-1, "group", "-1 groups"},
+	} {
+		if got := Count(c.n, c.noun); got != c.want {
+			t.Errorf("Count(%d, %q) = %q, want %q", c.n, c.noun, got, c.want)
+		}
+	}
+}
+
+type format string
+
+func TestOrAnd(t *testing.T) {
+	for _, c := range []struct {
+		items []format
+		or    string
+		and   string
+	}{
+		{nil, "", ""},
+		{[]format{"text"}, "text", "text"},
+		{[]format{"text", "json"}, "text or json", "text and json"},
+		{[]format{"text", "json", "debug1", "pprof", "folded"}, "text, json, debug1, pprof or folded", "text, json, debug1, pprof and folded"},
+	} {
+		if got := Or(c.items); got != c.or {
+			t.Errorf("Or(%v) = %q, want %q", c.items, got, c.or)
+		}
+		if got := And(c.items); got != c.and {
+			t.Errorf("And(%v) = %q, want %q", c.items, got, c.and)
+		}
+	}
+}
