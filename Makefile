@@ -3,7 +3,7 @@ GO        ?= go
 FUZZTIME  ?= 3s
 BIN       := bin/stackdump
 
-.PHONY: all build test vet fuzz fuzz-long bench demo clean
+.PHONY: all build test vet fuzz bench demo clean
 
 all: build
 

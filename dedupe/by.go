@@ -29,9 +29,9 @@ const (
 	ByFunc
 )
 
-// Levels lists the similarity levels from the finest to the coarsest, for
-// flag help and errors.
-var Levels = []By{ByExact, ByStack, ByFunc}
+// Levels returns the similarity levels from the finest to the coarsest,
+// for flag help and errors; the slice is the caller's.
+func Levels() []By { return []By{ByExact, ByStack, ByFunc} }
 
 // String returns the level's name as ParseBy accepts it.
 func (b By) String() string {
@@ -52,7 +52,7 @@ func ParseBy(s string) (By, error) {
 	if s == "" {
 		return ByStack, nil
 	}
-	for _, b := range Levels {
+	for _, b := range Levels() {
 		if strings.EqualFold(s, b.String()) {
 			return b, nil
 		}
@@ -61,8 +61,9 @@ func ParseBy(s string) (By, error) {
 }
 
 func levelNames() string {
-	names := make([]string, len(Levels))
-	for i, b := range Levels {
+	levels := Levels()
+	names := make([]string, len(levels))
+	for i, b := range levels {
 		names[i] = b.String()
 	}
 	return words.Or(names)

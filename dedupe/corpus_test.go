@@ -107,7 +107,7 @@ func TestCorpusGroupingInvariants(t *testing.T) {
 				t.Fatal(err)
 			}
 			for _, d := range dumps {
-				for _, by := range Levels {
+				for _, by := range Levels() {
 					opts := Options{By: by}
 					groups := Group(d, opts)
 					if got := sumCounts(groups); got != d.Total {

@@ -19,8 +19,9 @@ const (
 	ChangeShrunk Change = "shrunk" // in both, fewer routines now
 )
 
-// Changes lists the changes in the order reports count them.
-var Changes = []Change{ChangeNew, ChangeGone, ChangeGrown, ChangeShrunk}
+// Changes returns the changes in the order reports count them; the slice
+// is the caller's.
+func Changes() []Change { return []Change{ChangeNew, ChangeGone, ChangeGrown, ChangeShrunk} }
 
 // DiffEntry is a group whose count changed between two dumps.
 type DiffEntry struct {

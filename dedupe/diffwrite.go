@@ -46,7 +46,7 @@ func WriteDiffText(w io.Writer, rep DiffReport) error {
 	b = appendSide(b, "old", rep.Old, res.OldTotal, res.OldGroups)
 	b = appendSide(b, "new", rep.New, res.NewTotal, res.NewGroups)
 	b = fmt.Appendf(b, "by %s: total %s (%s)", rep.By, signed(res.Delta()), percentText(res.Delta(), res.OldTotal))
-	for i, c := range Changes {
+	for i, c := range Changes() {
 		sep := ", "
 		if i == 0 {
 			sep = ": "
@@ -195,7 +195,7 @@ func WriteDiffJSON(w io.Writer, rep DiffReport) error {
 		Counts:  map[string]int{"unchanged": res.Unchanged},
 		Changes: make([]changeDoc, 0, len(res.Entries)),
 	}
-	for _, c := range Changes {
+	for _, c := range Changes() {
 		doc.Counts[string(c)] = res.Count(c)
 	}
 	for _, e := range res.Entries {

@@ -310,7 +310,7 @@ func TestGroupIDsCap(t *testing.T) {
 }
 
 func TestGroupOrderIndependent(t *testing.T) {
-	for _, by := range Levels {
+	for _, by := range Levels() {
 		t.Run(by.String(), func(t *testing.T) {
 			g := newGen(5)
 			d, _ := g.dump(genPaths(9, 0), 2000)
@@ -417,7 +417,7 @@ func TestGroupNeverPanicsOnOddModels(t *testing.T) {
 			}
 			rs = append(rs, r)
 		}
-		for _, by := range Levels {
+		for _, by := range Levels() {
 			for _, split := range []bool{false, true} {
 				groups := Group(&formats.Dump{Routines: rs}, Options{By: by, SplitByCreator: split, MaxIDs: rnd.IntN(4) - 1})
 				var want int64
@@ -442,7 +442,7 @@ func TestGroupStacksOfTwoTables(t *testing.T) {
 	if a1.ID != b2.ID {
 		t.Fatalf("test needs equal ids: %d, %d", a1.ID, b2.ID)
 	}
-	for _, by := range Levels {
+	for _, by := range Levels() {
 		rs := []*formats.Routine{{ID: 1, Stack: a1}, {ID: 2, Stack: b2}, {ID: 3, Stack: a2}, {ID: 4, Stack: a1}, {ID: 5, Stack: b2}}
 		groups := Group(&formats.Dump{Routines: rs}, Options{By: by})
 		if len(groups) != 2 || !slices.Equal(groups[0].IDs, []int64{1, 3, 4}) || !slices.Equal(groups[1].IDs, []int64{2, 5}) {

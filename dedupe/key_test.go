@@ -81,7 +81,7 @@ func TestKeyIsTheSameAcrossTables(t *testing.T) {
 	t1, t2 := formats.NewTable(), formats.NewTable()
 	t2.Frame(formats.Frame{Func: "unrelated"}) // shift t2's frame and stack ids
 	t2.Stack(nil, formats.Elision{})
-	for _, by := range Levels {
+	for _, by := range Levels() {
 		if a, b := keyOf(sampleRoutine(t1), Options{By: by}), keyOf(sampleRoutine(t2), Options{By: by}); a != b {
 			t.Errorf("%s: key %s in one table, %s in another", by, a, b)
 		}
@@ -91,7 +91,7 @@ func TestKeyIsTheSameAcrossTables(t *testing.T) {
 func TestKeyDiffersBetweenLevels(t *testing.T) {
 	r := sampleRoutine(formats.NewTable())
 	seen := map[string]By{}
-	for _, by := range Levels {
+	for _, by := range Levels() {
 		k := keyOf(r, Options{By: by})
 		if other, dup := seen[k]; dup {
 			t.Errorf("levels %s and %s share key %s", other, by, k)
@@ -161,7 +161,7 @@ func TestKeySeesElision(t *testing.T) {
 }
 
 func TestParseBy(t *testing.T) {
-	for _, b := range Levels {
+	for _, b := range Levels() {
 		got, err := ParseBy(b.String())
 		if err != nil || got != b {
 			t.Errorf("ParseBy(%q) = %v, %v", b.String(), got, err)

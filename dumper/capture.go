@@ -20,8 +20,8 @@ type Mode string
 // Capture modes.
 const (
 	// ModeFull is every goroutine with its id, state, wait time, arguments,
-	// creator and labels, from one stop-the-world pass of runtime.Stack. The
-	// pause grows with the number of goroutines (about 0.3 µs each plus
+	// creator and labels, from a stop-the-world pass of runtime.Stack into
+	// a presized buffer (normally one pass, at most four). The pause grows with the number of goroutines (about 0.3 µs each plus
 	// printing time).
 	ModeFull Mode = "full"
 	// ModeGrouped is one record per distinct stack and label set with a
@@ -45,15 +45,16 @@ const (
 	ModeLeak Mode = "leak"
 )
 
-// Modes lists the capture modes, for flag help and error messages.
-var Modes = []Mode{ModeFull, ModeGrouped, ModeTrace, ModeLeak}
+// Modes returns the capture modes, for flag help and error messages; the
+// slice is the caller's.
+func Modes() []Mode { return []Mode{ModeFull, ModeGrouped, ModeTrace, ModeLeak} }
 
 // ParseMode parses a mode name; "" means ModeFull.
 func ParseMode(s string) (Mode, error) {
 	if s == "" {
 		return ModeFull, nil
 	}
-	for _, m := range Modes {
+	for _, m := range Modes() {
 		if string(m) == strings.ToLower(s) {
 			return m, nil
 		}
@@ -203,13 +204,4 @@ func selfTarget() string {
 		name = filepath.Base(os.Args[0])
 	}
 	return fmt.Sprintf("%s[%d]", name, os.Getpid())
-}
-
-// sumCounts returns the number of goroutines d's routines stand for.
-func sumCounts(d *formats.Dump) int64 {
-	var n int64
-	for _, r := range d.Routines {
-		n += max(r.Count, 1)
-	}
-	return n
 }

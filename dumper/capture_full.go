@@ -57,7 +57,7 @@ func readStacks(ctx context.Context, t *formats.Table, st stackText, headerLabel
 	}
 	switch {
 	case profErr != nil:
-		d.Warnings = append(d.Warnings, &formats.ParseError{Msg: "pprof labels unavailable: " + profErr.Error()})
+		d.Warnings = append(d.Warnings, &formats.ParseError{Msg: "pprof labels unavailable: " + profErr.Error(), Err: profErr})
 	case prof != nil:
 		if w := prof.apply(d, t); w != nil {
 			d.Warnings = append(d.Warnings, w)

@@ -229,7 +229,7 @@ func TestCaptureTrace(t *testing.T) {
 func TestCaptureCancelled(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	for _, m := range Modes {
+	for _, m := range Modes() {
 		if _, err := Capture(ctx, CaptureOptions{Mode: m}); err != context.Canceled {
 			t.Errorf("%s capture with a cancelled context: %v, want context.Canceled", m, err)
 		}

@@ -7,9 +7,12 @@
 // modes (docs/capture.md has what each costs, measured):
 //
 //   - [ModeFull]: every goroutine with id, state, wait time, arguments,
-//     creator and labels, from one stop-the-world runtime.Stack pass into a
-//     presized buffer: never the repeated passes and silent 64 MiB cut of
-//     /debug/pprof/goroutine?debug=2.
+//     creator and labels, from a stop-the-world runtime.Stack pass into a
+//     presized buffer. One pass normally suffices; when the goroutines
+//     outgrew the estimate a retry is sized from what the failed pass
+//     printed, at most four passes in all, and a dump cut then is marked
+//     Truncated. /debug/pprof/goroutine?debug=2 instead doubles a 1 MiB
+//     buffer, one pass per doubling, and cuts silently at 64 MiB.
 //   - [ModeGrouped]: counts per distinct stack and label set from the
 //     runtime's concurrent goroutine profile; pauses of microseconds.
 //   - [ModeTrace]: every goroutine from a short runtime/trace window,

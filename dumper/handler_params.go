@@ -27,9 +27,6 @@ type dumpRequest struct {
 // queryParams are the parameters Handler accepts, for error messages.
 var queryParams = []string{"mode", "format", "dedupe", "by", "compress", "window"}
 
-// handlerFormats are the formats Handler serves.
-var handlerFormats = formats.Formats
-
 // parseDumpRequest reads the query and Accept-Encoding of r. Errors name
 // the parameter and list the valid choices.
 func parseDumpRequest(r *http.Request, opts *HandlerOptions) (dumpRequest, error) {

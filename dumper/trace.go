@@ -7,7 +7,6 @@ import (
 	"runtime"
 	"runtime/trace"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/stackdump/stackdump/formats"
@@ -75,7 +74,9 @@ func recordTrace(ctx context.Context, window time.Duration) (*traceRecording, er
 	before := readPauses()
 	rec.start = time.Now()
 	if err := trace.Start(rec.trace); err != nil {
-		if strings.Contains(err.Error(), "already enabled") {
+		// trace.Start fails when another trace has the tracer; its error
+		// has no sentinel to match, so the tracer is asked instead.
+		if trace.IsEnabled() {
 			return nil, ErrTracerBusy
 		}
 		return nil, fmt.Errorf("start execution trace: %w", err)
@@ -134,7 +135,7 @@ func (rec *traceRecording) decode(t *formats.Table) (*formats.Dump, error) {
 // missing without "labels" when every goroutine's labels are known.
 func (rec *traceRecording) addLabels(d *formats.Dump, t *formats.Table, missing []string) []string {
 	if rec.profileErr != nil {
-		d.Warnings = append(d.Warnings, &formats.ParseError{Msg: "pprof labels unavailable: " + rec.profileErr.Error()})
+		d.Warnings = append(d.Warnings, &formats.ParseError{Msg: "pprof labels unavailable: " + rec.profileErr.Error(), Err: rec.profileErr})
 		return missing
 	}
 	if w := joinTraceLabels(d, rec.labels, t).warning(); w != nil {

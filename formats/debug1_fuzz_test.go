@@ -2,8 +2,6 @@ package formats_test
 
 import (
 	"bytes"
-	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/stackdump/stackdump/formats"
@@ -14,13 +12,7 @@ import (
 // the sum of the counts, and writing what was read is a fixed point after
 // one pass (write, read, write gives the same bytes).
 func FuzzDebug1(f *testing.F) {
-	seeds, _ := filepath.Glob("../testdata/debug1/*.txt")
-	corpus, _ := filepath.Glob("../testdata/corpus/go/*debug1.txt")
-	for _, path := range append(seeds, corpus...) {
-		b, err := os.ReadFile(path)
-		if err != nil {
-			f.Fatal(err)
-		}
+	for _, b := range formats.ReadSeeds(f, "../testdata/debug1/*.txt", "../testdata/corpus/go/*debug1.txt") {
 		f.Add(b)
 	}
 	f.Add([]byte("goroutine profile: total 3\n2 @ 0x1\n# labels: {\"a\":\"b\\n\"}\n#\t0x0\tmain.a+0x1c\t/a.go:3\n#\t0x4a\n\n1 @\n"))

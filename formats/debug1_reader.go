@@ -160,7 +160,9 @@ func (d *debug1Decoder) addCommentLine(rest []byte) error {
 	if text, ok := bytes.CutPrefix(rest, []byte(" labels: ")); ok {
 		ls, err := parseDebug1Labels(d.labels[:0], text)
 		if err != nil {
-			return d.lines.parseError("bad labels: " + err.Error())
+			pe := d.lines.parseError("bad labels: " + err.Error())
+			pe.Err = err
+			return pe
 		}
 		d.labels = ls
 		d.rec.Labels = d.t.Labels(ls)
@@ -168,7 +170,9 @@ func (d *debug1Decoder) addCommentLine(rest []byte) error {
 	}
 	f, err := parseDebug1Frame(rest)
 	if err != nil {
-		return d.lines.parseError(err.Error())
+		pe := d.lines.parseError(err.Error())
+		pe.Err = err
+		return pe
 	}
 	var fr Frame
 	if len(f.fn) == 0 {

@@ -22,23 +22,27 @@ const (
 	FormatFolded Format = "folded" // Brendan Gregg's folded stacks
 )
 
-// Formats lists every output format, for flag help and errors.
-var Formats = []Format{FormatText, FormatJSON, FormatDebug1, FormatPprof, FormatFolded}
+// Formats returns every output format, for flag help and errors; the
+// slice is the caller's.
+func Formats() []Format {
+	return []Format{FormatText, FormatJSON, FormatDebug1, FormatPprof, FormatFolded}
+}
 
-// GroupedFormats lists the formats WriteGroups writes.
-var GroupedFormats = []Format{FormatText, FormatJSON, FormatDebug1}
+// GroupedFormats returns the formats WriteGroups writes; the slice is the
+// caller's.
+func GroupedFormats() []Format { return []Format{FormatText, FormatJSON, FormatDebug1} }
 
 // CanGroup reports whether WriteGroups writes format f.
-func CanGroup(f Format) bool { return slices.Contains(GroupedFormats, f) }
+func CanGroup(f Format) bool { return slices.Contains(GroupedFormats(), f) }
 
 // ParseFormat parses a --format value.
 func ParseFormat(s string) (Format, error) {
-	for _, f := range Formats {
+	for _, f := range Formats() {
 		if string(f) == strings.ToLower(s) {
 			return f, nil
 		}
 	}
-	return "", fmt.Errorf("unknown format %q (want %s)", s, words.Or(Formats))
+	return "", fmt.Errorf("unknown format %q (want %s)", s, words.Or(Formats()))
 }
 
 // Encoder writes dumps one routine at a time. Call BeginDump, WriteRoutine
@@ -70,7 +74,7 @@ func NewEncoder(w io.Writer, f Format) (Encoder, error) {
 	case FormatFolded:
 		return newFoldedEncoder(w), nil
 	}
-	return nil, fmt.Errorf("unknown format %q (want %s)", f, words.Or(Formats))
+	return nil, fmt.Errorf("unknown format %q (want %s)", f, words.Or(Formats()))
 }
 
 // WriteDump writes an in-memory dump through enc.

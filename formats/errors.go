@@ -56,13 +56,21 @@ var (
 var ErrUnknownFormat = errors.New("formats: unrecognised dump format")
 
 // ParseError is a problem at a known place in the input. Readers report it
-// and carry on with the next routine; the partial result is kept.
+// and carry on with the next routine; the partial result is kept. Match it
+// with errors.As; errors.Is and errors.As see its cause, Err, through it.
 type ParseError struct {
 	Line   int    // 1-based line number; 0 for binary inputs
 	Offset int64  // byte offset of the line (or of the problem in binary inputs)
-	Msg    string // what is wrong
+	Msg    string // what is wrong; it includes Err's text when Err is set
 	Text   string // the offending line, possibly shortened
+	// Err is the error underneath the problem, nil when there is none:
+	// the input's read error that cut a dump short, a value parser's
+	// error (debug=1 labels and frames), a failed label lookup of a capture.
+	Err error
 }
+
+// Unwrap returns the cause of the problem, Err.
+func (e *ParseError) Unwrap() error { return e.Err }
 
 func (e *ParseError) Error() string {
 	text := e.Text

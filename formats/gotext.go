@@ -356,17 +356,18 @@ func (g *goTextDecoder) wholeFrame() bool {
 }
 
 // problem reports a ParseError at the current line.
-func (g *goTextDecoder) problem(msg string, text []byte) {
-	g.problemAt(g.num, g.off, msg, text)
+func (g *goTextDecoder) problem(msg string, text []byte) *ParseError {
+	return g.problemAt(g.num, g.off, msg, text)
 }
 
-func (g *goTextDecoder) problemAt(num int, off int64, msg string, text []byte) {
+func (g *goTextDecoder) problemAt(num int, off int64, msg string, text []byte) *ParseError {
 	pe := &ParseError{Line: num, Offset: off, Msg: msg, Text: string(text[:min(len(text), 200)])}
 	if g.announced {
 		g.emit(goEvent{kind: evError, err: pe})
 	} else {
 		g.held = append(g.held, pe)
 	}
+	return pe
 }
 
 // feed handles one line.
@@ -1003,6 +1004,7 @@ func (g *goTextDecoder) finish() {
 			why = "input ends mid-line inside a goroutine"
 		}
 	}
+	var cause error
 	if g.cut {
 		why = "input ends mid-line inside a goroutine; the partial line is dropped"
 	}
@@ -1010,7 +1012,7 @@ func (g *goTextDecoder) finish() {
 		why = "input ends inside a race report, before its closing line"
 	}
 	if why == "" && g.readErr != nil {
-		why = "reading stopped: " + g.readErr.Error()
+		why, cause = "reading stopped: "+g.readErr.Error(), g.readErr
 	}
 	if why == "" && g.in != nil && g.in.BytesRead() == TruncationSize {
 		why = fmt.Sprintf("input is exactly %d bytes, where runtime/pprof cuts debug=2 dumps", TruncationSize)
@@ -1026,7 +1028,7 @@ func (g *goTextDecoder) finish() {
 			if g.cut {
 				text = g.cutText
 			}
-			g.problem("dump truncated: "+why, text)
+			g.problem("dump truncated: "+why, text).Err = cause
 		}
 	}
 	g.endDump()

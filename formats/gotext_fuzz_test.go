@@ -3,8 +3,6 @@ package formats
 import (
 	"bytes"
 	"errors"
-	"os"
-	"path/filepath"
 	"testing"
 )
 
@@ -15,16 +13,8 @@ import (
 // Reading with ReuseRoutines must yield the same routines as ReadAll, and
 // reading frames whole (wholeFrame) the same as line by line.
 func FuzzGoText(f *testing.F) {
-	var seeds []string
-	for _, pat := range []string{"../testdata/corpus/go/*.txt", "../testdata/corpus/go/malformed/*.txt", "../testdata/go/*.txt", "testdata/fuzz/FuzzGoText/*"} {
-		m, _ := filepath.Glob(pat)
-		seeds = append(seeds, m...)
-	}
-	for _, path := range seeds {
-		data, err := os.ReadFile(path)
-		if err != nil || bytes.HasPrefix(data, []byte("go test fuzz")) {
-			continue
-		}
+	// (testdata/fuzz/FuzzGoText, the fuzzer's own corpus, is loaded by go test.)
+	for _, data := range ReadSeeds(f, "../testdata/corpus/go/*.txt", "../testdata/corpus/go/malformed/*.txt", "../testdata/go/*.txt") {
 		// Big seeds make the fuzzer crawl: keep the first lines of each.
 		if len(data) > 6<<10 {
 			data = data[:bytes.LastIndexByte(data[:6<<10], '\n')+1]

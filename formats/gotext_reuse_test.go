@@ -191,7 +191,7 @@ func TestCopyReusesRoutines(t *testing.T) {
 		}
 		inputs[filepath.Base(path)] = data
 	}
-	for _, f := range Formats {
+	for _, f := range Formats() {
 		for name, data := range inputs {
 			var want, got bytes.Buffer
 			tab := NewTable()

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"strings"
 
 	"github.com/klauspost/compress/gzip"
 	"github.com/klauspost/compress/zstd"
@@ -266,8 +265,35 @@ func (l *limitedReader) Read(p []byte) (int, error) {
 	}
 	n, err := l.r.Read(p)
 	l.left -= int64(n)
-	if err != nil && err != io.EOF && !strings.HasPrefix(err.Error(), string(l.name)+":") {
-		err = fmt.Errorf("%s: %w", l.name, err)
+	if err != nil && err != io.EOF && !namesDecompressor(err, l.name) {
+		err = &decompressError{name: l.name, err: err}
 	}
 	return n, err
+}
+
+// decompressError is an error met reading the output of the decompressor
+// name, named after it.
+type decompressError struct {
+	name Compression
+	err  error
+}
+
+func (e *decompressError) Error() string { return string(e.name) + ": " + e.err.Error() }
+
+func (e *decompressError) Unwrap() error { return e.err }
+
+// namesDecompressor reports whether err already names the decompressor
+// name: gzip's own errors do ("gzip: invalid header"), and so does an
+// error a reader of the same compression named, beneath this one in a
+// doubly compressed input.
+func namesDecompressor(err error, name Compression) bool {
+	if name == CompressGzip && (errors.Is(err, gzip.ErrHeader) || errors.Is(err, gzip.ErrChecksum)) {
+		return true
+	}
+	for ; err != nil; err = errors.Unwrap(err) {
+		if de, ok := err.(*decompressError); ok && de.name == name {
+			return true
+		}
+	}
+	return false
 }

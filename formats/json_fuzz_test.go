@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"errors"
 	"io"
-	"os"
 	"path/filepath"
 	"testing"
 	"unicode/utf8"
@@ -14,12 +13,7 @@ import (
 // every error must name an offset within the input, and whatever it reads
 // without complaint must come back unchanged when written and read again.
 func FuzzJSONReader(f *testing.F) {
-	files, _ := filepath.Glob(filepath.Join("..", "testdata", "json", "*.json"))
-	for _, name := range files {
-		data, err := os.ReadFile(name)
-		if err != nil {
-			f.Fatal(err)
-		}
+	for _, data := range ReadSeeds(f, filepath.Join("..", "testdata", "json", "*.json")) {
 		if len(data) > 8<<10 {
 			continue // large documents slow the fuzzer more than they teach it
 		}

@@ -2,18 +2,13 @@ package formats
 
 import (
 	"bytes"
-	"os"
 	"testing"
 )
 
 // addJVMSeeds seeds a fuzz target with the JVM files of the corpus and of
 // testdata/jvm (large ones cut to their first 16 KiB).
 func addJVMSeeds(f *testing.F, files []string) {
-	for _, path := range files {
-		data, err := os.ReadFile(path)
-		if err != nil {
-			f.Fatal(err)
-		}
+	for _, data := range LoadSeedFiles(f, files) {
 		f.Add(data[:min(len(data), 16<<10)])
 	}
 }

@@ -12,12 +12,7 @@ import (
 
 func jvmCorpusJSON(t testing.TB) []string {
 	t.Helper()
-	files, err := filepath.Glob(filepath.Join("..", "testdata", "corpus", "jvm", "*.json"))
-	if err != nil || len(files) == 0 {
-		t.Fatalf("no JVM JSON corpus files (%v)", err)
-	}
-	more, _ := filepath.Glob(filepath.Join("..", "testdata", "jvm", "*.json"))
-	return append(files, more...)
+	return SeedFiles(t, filepath.Join("..", "testdata", "corpus", "jvm", "*.json"), filepath.Join("..", "testdata", "jvm", "*.json"))
 }
 
 // TestJVMJSONThreadCounts reads every JSON dump and checks its threads

@@ -11,20 +11,8 @@ import (
 // jvmCorpusText lists the JVM text dumps of the corpus and of testdata/jvm.
 func jvmCorpusText(t testing.TB) []string {
 	t.Helper()
-	var files []string
-	for _, dir := range []string{filepath.Join("..", "testdata", "corpus", "jvm"), filepath.Join("..", "testdata", "jvm")} {
-		for _, pat := range []string{"*.txt", "*.log"} {
-			m, err := filepath.Glob(filepath.Join(dir, pat))
-			if err != nil {
-				t.Fatal(err)
-			}
-			files = append(files, m...)
-		}
-	}
-	if len(files) == 0 {
-		t.Fatal("no JVM corpus files")
-	}
-	return files
+	corpus, own := filepath.Join("..", "testdata", "corpus", "jvm"), filepath.Join("..", "testdata", "jvm")
+	return SeedFiles(t, filepath.Join(corpus, "*.txt"), filepath.Join(corpus, "*.log"), filepath.Join(own, "*.txt"))
 }
 
 func readJVMFile(t testing.TB, path string) []*Dump {

@@ -148,7 +148,7 @@ func splitPath(path string) (f Format, c Compression, unknown, badComp string) {
 // for a name without extension; none means [Formats] with text first.
 func OutputFor(path, format, compress string, allowed ...Format) (Format, Compression, error) {
 	if len(allowed) == 0 {
-		allowed = Formats
+		allowed = Formats()
 	}
 	f, c, unknown, badComp := splitPath(path)
 	base := filepath.Base(path)

@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"compress/gzip"
 	"io"
-	"os"
-	"path/filepath"
 	"regexp"
 	"strconv"
 	"testing"
@@ -19,13 +17,7 @@ var pprofOffsetError = regexp.MustCompile(`offset (\d+) of (\d+) bytes`)
 // that point inside the input, totals that are the sum of the counts, and
 // what was read writes and reads back to the same samples.
 func FuzzPprof(f *testing.F) {
-	seeds, _ := filepath.Glob("../testdata/pprof/*.pb.gz")
-	corpus, _ := filepath.Glob("../testdata/corpus/go/*debug0.pb.gz")
-	for _, path := range append(seeds, corpus...) {
-		raw, err := os.ReadFile(path)
-		if err != nil {
-			f.Fatal(err)
-		}
+	for _, raw := range formats.ReadSeeds(f, "../testdata/pprof/*.pb.gz", "../testdata/corpus/go/*debug0.pb.gz") {
 		zr, err := gzip.NewReader(bytes.NewReader(raw))
 		if err != nil {
 			f.Fatal(err)

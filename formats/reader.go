@@ -61,7 +61,9 @@ type decoder interface {
 }
 
 // Reader reads dumps of any supported format from a stream, one routine at
-// a time; it never holds the whole input in memory.
+// a time. The text and stackdump JSON readers never hold the whole input
+// in memory; the pprof and JVM JSON readers read the whole document
+// (bounded by ReadOptions.MaxDecompressedBytes).
 //
 //	rd := formats.NewReader(f, formats.ReadOptions{})
 //	for {

@@ -5,8 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -28,36 +26,15 @@ const (
 // format; big files are cut so the fuzzer stays quick.
 func sniffSeeds(tb testing.TB) [][]byte {
 	var seeds [][]byte
-	for _, pat := range []string{
+	for _, data := range ReadSeeds(tb,
 		"../testdata/corpus/go/*.txt", "../testdata/corpus/go/malformed/*.txt", "../testdata/corpus/jvm/*",
 		"../testdata/go/*.txt", "../testdata/debug1/*.txt", "../testdata/json/*.json", "../testdata/jvm/*.txt", "../testdata/jvm/*.json",
-	} {
-		files, _ := filepath.Glob(pat)
-		for _, path := range files {
-			data, err := os.ReadFile(path)
-			if err != nil {
-				tb.Fatal(err)
-			}
-			seeds = append(seeds, data[:min(len(data), 2<<10)])
-		}
+	) {
+		seeds = append(seeds, data[:min(len(data), 2<<10)])
 	}
-	traces, _ := filepath.Glob("../testdata/trace/*.trace")
-	for _, path := range traces {
-		data, err := os.ReadFile(path)
-		if err != nil {
-			tb.Fatal(err)
-		}
-		seeds = append(seeds, data) // whole: a cut trace is only an error
-	}
-	pb, _ := filepath.Glob("../testdata/corpus/go/*.pb.gz")
-	pb2, _ := filepath.Glob("../testdata/pprof/*.pb.gz")
-	for _, path := range append(pb, pb2...) {
-		data, err := os.ReadFile(path)
-		if err != nil {
-			tb.Fatal(err)
-		}
-		seeds = append(seeds, data) // gzip as served by net/http/pprof
-	}
+	seeds = append(seeds, ReadSeeds(tb, "../testdata/trace/*.trace")...) // whole: a cut trace is only an error
+	// gzip as served by net/http/pprof
+	seeds = append(seeds, ReadSeeds(tb, "../testdata/corpus/go/*.pb.gz", "../testdata/pprof/*.pb.gz")...)
 	return seeds
 }
 

@@ -2,7 +2,6 @@ package formats
 
 import (
 	"bytes"
-	"os"
 	"path/filepath"
 	"testing"
 )
@@ -10,15 +9,7 @@ import (
 // FuzzTraceReader feeds mutated execution traces to the reader: it must
 // never panic, and every dump it returns must be well formed.
 func FuzzTraceReader(f *testing.F) {
-	paths, _ := filepath.Glob(filepath.Join("..", "testdata", "trace", "*.trace"))
-	if len(paths) == 0 {
-		f.Fatal("no seeds in testdata/trace")
-	}
-	for _, p := range paths {
-		b, err := os.ReadFile(p)
-		if err != nil {
-			f.Fatal(err)
-		}
+	for _, b := range ReadSeeds(f, filepath.Join("..", "testdata", "trace", "*.trace")) {
 		f.Add(b)
 	}
 	f.Add([]byte("go 1.26 trace\x00\x00\x00"))

@@ -2,7 +2,6 @@ package report
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 
@@ -20,9 +19,6 @@ type ReadOptions struct {
 	// are also kept as the dumps' Warnings.
 	OnWarning func(*formats.ParseError)
 }
-
-// ErrNoDump is returned by Read for an input that holds no dump.
-var ErrNoDump = errors.New("no dump found")
 
 // Read reads every dump of r and groups each one as its routines stream
 // by, without keeping them: one Input per dump, in input order. The inputs

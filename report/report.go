@@ -2,7 +2,6 @@ package report
 
 import (
 	"bufio"
-	"errors"
 	"fmt"
 	"io"
 	"time"
@@ -61,9 +60,6 @@ type Options struct {
 	// which keeps the output byte for byte the same for the same inputs.
 	Generated time.Time
 }
-
-// ErrNoInput is returned by Write when it is given no dump.
-var ErrNoInput = errors.New("report: no dump to report on")
 
 // Write writes the HTML page of inputs to w: one self-contained document,
 // written through one buffer. Inputs are shown in the order given, which

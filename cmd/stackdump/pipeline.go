@@ -34,7 +34,7 @@ type pipeline struct {
 // check reports a format that cannot carry the requested output.
 func (p pipeline) check() error {
 	if p.grouped && !formats.CanGroup(p.format) {
-		return fmt.Errorf("--dedupe writes %s, not %s", words.Or(formats.GroupedFormats), p.format)
+		return fmt.Errorf("--dedupe writes %s, not %s", words.Or(formats.GroupedFormats()), p.format)
 	}
 	return nil
 }
