@@ -98,6 +98,13 @@ type Options struct {
 	Resolved func(Target)
 	// Progress, when set, is called as bytes arrive with the running total.
 	Progress func(received int64)
+	// PreviousDebug2Bytes is the size of the target's last debug=2 body
+	// (0: unknown), as a caller capturing it repeatedly (watch) knows. A
+	// full capture of a net/http/pprof target whose last debug=2 was far
+	// below the 64 MiB cut (under a quarter of it) fetches debug=2 alone,
+	// without the debug=1 prefetch that predicts the cut; a body cut
+	// anyway is still detected and replaced (see [OpenDocument]).
+	PreviousDebug2Bytes int64
 }
 
 func (o Options) withDefaults() Options {
