@@ -148,6 +148,9 @@ func (w *watcher) round(ctx context.Context) []watchOutcome {
 	w.lastRound = time.Since(start)
 	if w.metrics != nil {
 		w.metrics.round.Set(w.lastRound.Seconds())
+		if err := w.metrics.publish(); err != nil {
+			fmt.Fprintf(w.stderr, "stackdump: metrics: %v\n", err)
+		}
 	}
 	return out
 }
