@@ -229,7 +229,7 @@ func (doc *Document) openDebug2(ctx context.Context, t Target, opts Options, ro 
 	doc.URL = s.URL
 	doc.Methods = append(doc.Methods, "debug2")
 	doc.prepare = doc.recordMethods
-	head, err := io.ReadAll(io.LimitReader(s, formats.TruncationSize+1))
+	head, err := readHead(s, opts.PreviousDebug2Bytes)
 	if err != nil {
 		s.Close()
 		return fmt.Errorf("%s: %w", s.URL, err)
@@ -246,6 +246,20 @@ func (doc *Document) openDebug2(ctx context.Context, t Target, opts Options, ro 
 		doc.rd = formats.NewReaderBytes(head, ro)
 	}
 	return nil
+}
+
+// readHead reads a debug=2 body up to one byte past the runtime's cut
+// into memory. previous, the size of the target's last debug=2 (0:
+// unknown), sizes the buffer so that a body like the last one is read
+// without growing it several times.
+func readHead(r io.Reader, previous int64) ([]byte, error) {
+	if previous <= 0 {
+		return io.ReadAll(io.LimitReader(r, formats.TruncationSize+1))
+	}
+	var buf bytes.Buffer
+	buf.Grow(int(min(previous+previous/8+bytes.MinRead, formats.TruncationSize+1)))
+	_, err := buf.ReadFrom(io.LimitReader(r, formats.TruncationSize+1))
+	return buf.Bytes(), err
 }
 
 // openTrace opens the execution-trace snapshot, with debug=1's labels to
