@@ -7,6 +7,11 @@
 // registers it) and stackdump's endpoint at /debug/stackdump on
 // 127.0.0.1, and prints "addr HOST:PORT".
 //
+// With -grow N, each debug=2 request for a goroutine profile
+// (/debug/pprof/goroutine or /debug/pprof/goroutineleak) first leaks N
+// more goroutines the same way: a leak that grows with every snapshot, for
+// the `watch --leak-every` tests (cmd/stackdump/watch_leak_test.go).
+//
 // Built with GOTOOLCHAIN=go1.27.3 it has the goroutineleak profile; built
 // with Go 1.26 it has none, and leak captures of it fail clearly.
 package main
@@ -18,6 +23,7 @@ import (
 	"net/http"
 	_ "net/http/pprof"
 	"os"
+	"strings"
 	"sync"
 
 	"github.com/stackdump/stackdump/dumper"
@@ -29,6 +35,7 @@ var reachable = make(chan int)
 func main() {
 	leaked := flag.Int("leaked", 5, "goroutines to leak")
 	parked := flag.Int("parked", 3, "goroutines blocked on a reachable channel")
+	grow := flag.Int("grow", 0, "goroutines leaked more before each debug=2 goroutine profile request")
 	flag.Parse()
 	var started sync.WaitGroup
 	for range *leaked {
@@ -47,7 +54,23 @@ func main() {
 		os.Exit(1)
 	}
 	fmt.Println("addr", l.Addr())
-	http.Serve(l, nil)
+	http.Serve(l, growing(*grow, http.DefaultServeMux))
+}
+
+// growing leaks n more goroutines before each debug=2 goroutine profile
+// request h answers.
+func growing(n int, h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if n > 0 && strings.HasPrefix(r.URL.Path, "/debug/pprof/goroutine") && r.URL.Query().Get("debug") == "2" {
+			var started sync.WaitGroup
+			for range n {
+				started.Add(1)
+				go leakSender(&started)
+			}
+			started.Wait()
+		}
+		h.ServeHTTP(w, r)
+	})
 }
 
 // leakSender sends on a channel only it holds: no one can ever receive.
