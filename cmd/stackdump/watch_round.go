@@ -188,8 +188,8 @@ func (w *watcher) captureLongestFirst(ctx context.Context, jobs []*captureJob) [
 // takesLeakProfile reports whether t's next snapshot is its leak profile
 // (every leakEvery-th snapshot of an HTTP target that has one).
 func (w *watcher) takesLeakProfile(t *watchedTarget) bool {
-	http := t.target.Kind == remote.TargetPprof || t.target.Kind == remote.TargetEndpoint
-	return w.leakEvery > 0 && http && !t.noLeak && (t.snapshots+t.failures+1)%w.leakEvery == 0
+	overHTTP := t.target.Kind == remote.TargetPprof || t.target.Kind == remote.TargetEndpoint
+	return w.leakEvery > 0 && overHTTP && !t.noLeak && (t.snapshots+t.failures+1)%w.leakEvery == 0
 }
 
 // capture captures t with job. A leak-profile snapshot of a target that
