@@ -136,7 +136,9 @@ func OpenDocument(ctx context.Context, t Target, opts Options, ro formats.ReadOp
 // fetched, to join its labels to the trace snapshot that replaces it.
 func openDebug2First(ctx context.Context, t Target, opts Options, ro formats.ReadOptions) (*Document, error) {
 	doc := &Document{mode: ModeFull}
-	if err := doc.openDebug2(ctx, t, opts, ro); err != nil {
+	d2 := opts
+	d2.wholeBody = true // small, and read whole before it is parsed
+	if err := doc.openDebug2(ctx, t, d2, ro); err != nil {
 		return nil, err
 	}
 	if !doc.Cut {

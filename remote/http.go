@@ -105,6 +105,12 @@ type Options struct {
 	// without the debug=1 prefetch that predicts the cut; a body cut
 	// anyway is still detected and replaced (see [OpenDocument]).
 	PreviousDebug2Bytes int64
+
+	// wholeBody reads an HTTP body on the reader's goroutine, without the
+	// read-ahead pump: for a reader that reads the body whole before it
+	// parses (openDebug2 of a small target), the pump would only add a
+	// goroutine, a copy and a wake-up per network read.
+	wholeBody bool
 }
 
 func (o Options) withDefaults() Options {
@@ -335,6 +341,21 @@ func getOnce(ctx context.Context, client *http.Client, t Target, dumpURL string,
 		return nil, false, fmt.Errorf("GET %s: answered %s, not a dump (is this a debug endpoint?)", dumpURL, ct)
 	}
 	body := io.ReadCloser(&limitedBody{ReadCloser: resp.Body, left: opts.MaxBytes, progress: opts.Progress, attempt: actx, timeout: opts.Timeout})
+	if opts.wholeBody {
+		return &Stream{
+			Reader:      body,
+			Target:      t,
+			URL:         dumpURL,
+			ContentType: resp.Header.Get("Content-Type"),
+			closer: func() error {
+				abort := time.AfterFunc(drainWait, cancel)
+				io.Copy(io.Discard, io.LimitReader(body, drainLimit))
+				abort.Stop()
+				cancel()
+				return body.Close()
+			},
+		}, false, nil
+	}
 	p := newPump(body, opts.ReadAhead)
 	return &Stream{
 		Reader:      p,
