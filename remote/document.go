@@ -38,6 +38,12 @@ import (
 //     debug=1 itself: complete counts per stack with their labels, no ids
 //     or states, marked truncated since per-goroutine detail is missing.
 //
+// A caller that captures the target repeatedly can skip step 1: with
+// Options.PreviousDebug2Bytes under skipCountsBelow, debug=2 is fetched
+// first; when its body is the runtime's cut, debug=1 is fetched then (for
+// the trace's labels, or as the document of last resort) and steps 3–4
+// follow.
+//
 // Source.Capture says how the document was made: Methods lists what was
 // fetched ("debug1", "debug2", "trace"), Joined what was joined ("labels
 // from debug1"). Every other target kind and mode is read as [Open] streams it.
@@ -47,6 +53,12 @@ import (
 // rough (argument values and wait times vary) and the goroutine count may
 // grow between the two fetches.
 const cutPrediction = formats.TruncationSize / 4 * 3
+
+// skipCountsBelow is the previous debug=2 size under which the debug=1
+// prefetch is skipped: a quarter of the cut, so the target's goroutines
+// would have to grow fourfold between two snapshots to be cut (and a cut
+// body is still detected).
+const skipCountsBelow = formats.TruncationSize / 4
 
 // Document is a capture opened by [OpenDocument]: one dump, read like a
 // formats.Reader with Next and then Routines, then closed.
@@ -82,6 +94,9 @@ func OpenDocument(ctx context.Context, t Target, opts Options, ro formats.ReadOp
 	if t.Kind != TargetPprof || opts.Mode != ModeFull {
 		return streamDocument(ctx, t, opts, ro)
 	}
+	if !t.Discover && opts.PreviousDebug2Bytes > 0 && opts.PreviousDebug2Bytes < skipCountsBelow {
+		return openDebug2First(ctx, t, opts, ro)
+	}
 	counts, err := fetchCounts(ctx, t, opts, ro)
 	var he *HTTPError
 	switch {
@@ -113,7 +128,37 @@ func OpenDocument(ctx context.Context, t Target, opts Options, ro formats.ReadOp
 			return doc, nil
 		}
 	}
-	err = doc.openTrace(ctx, t, opts, ro, counts)
+	return doc.replaceCut(ctx, t, opts, ro, counts)
+}
+
+// openDebug2First fetches debug=2 without the debug=1 prediction (the
+// target's last debug=2 was small); only when its body is cut is debug=1
+// fetched, to join its labels to the trace snapshot that replaces it.
+func openDebug2First(ctx context.Context, t Target, opts Options, ro formats.ReadOptions) (*Document, error) {
+	doc := &Document{mode: ModeFull}
+	d2 := opts
+	d2.wholeBody = true // small, and read whole before it is parsed
+	if err := doc.openDebug2(ctx, t, d2, ro); err != nil {
+		return nil, err
+	}
+	if !doc.Cut {
+		return doc, nil
+	}
+	counts, err := fetchCounts(ctx, t, opts, ro)
+	if err != nil || counts.dump == nil {
+		counts = nil // no labels to join; the trace is still complete
+	} else {
+		doc.Methods = append(doc.Methods, string(ModeCounts))
+		doc.goroutines = counts.dump.Total
+	}
+	return doc.replaceCut(ctx, t, opts, ro, counts)
+}
+
+// replaceCut makes the document from the trace snapshot (debug=2 is, or
+// is predicted to be, cut), or from counts when the target serves no trace.
+func (doc *Document) replaceCut(ctx context.Context, t Target, opts Options, ro formats.ReadOptions, counts *countsFetch) (*Document, error) {
+	err := doc.openTrace(ctx, t, opts, ro, counts)
+	var he *HTTPError
 	switch {
 	case err == nil:
 		return doc, nil
@@ -186,7 +231,7 @@ func (doc *Document) openDebug2(ctx context.Context, t Target, opts Options, ro 
 	doc.URL = s.URL
 	doc.Methods = append(doc.Methods, "debug2")
 	doc.prepare = doc.recordMethods
-	head, err := io.ReadAll(io.LimitReader(s, formats.TruncationSize+1))
+	head, err := readHead(s, opts.PreviousDebug2Bytes)
 	if err != nil {
 		s.Close()
 		return fmt.Errorf("%s: %w", s.URL, err)
@@ -203,6 +248,20 @@ func (doc *Document) openDebug2(ctx context.Context, t Target, opts Options, ro 
 		doc.rd = formats.NewReaderBytes(head, ro)
 	}
 	return nil
+}
+
+// readHead reads a debug=2 body up to one byte past the runtime's cut
+// into memory. previous, the size of the target's last debug=2 (0:
+// unknown), sizes the buffer so that a body like the last one is read
+// without growing it several times.
+func readHead(r io.Reader, previous int64) ([]byte, error) {
+	if previous <= 0 {
+		return io.ReadAll(io.LimitReader(r, formats.TruncationSize+1))
+	}
+	var buf bytes.Buffer
+	buf.Grow(int(min(previous+previous/8+bytes.MinRead, formats.TruncationSize+1)))
+	_, err := buf.ReadFrom(io.LimitReader(r, formats.TruncationSize+1))
+	return buf.Bytes(), err
 }
 
 // openTrace opens the execution-trace snapshot, with debug=1's labels to

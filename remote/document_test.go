@@ -3,8 +3,12 @@ package remote
 import (
 	"context"
 	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/http/pprof"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/stackdump/stackdump/formats"
@@ -77,5 +81,73 @@ func TestPredictDebug2Size(t *testing.T) {
 	t.Logf("debug=2: %d bytes, estimated from debug=1: %d", real, est)
 	if est < real/2 || est > real*2 {
 		t.Errorf("estimate %d bytes for a debug=2 of %d", est, real)
+	}
+}
+
+// countingPprofServer serves net/http/pprof and records the debug value
+// of each goroutine profile request, in order.
+func countingPprofServer(t *testing.T) (*httptest.Server, func() []string) {
+	var mu sync.Mutex
+	var asked []string
+	mux := http.NewServeMux()
+	mux.HandleFunc("/debug/pprof/", func(w http.ResponseWriter, r *http.Request) {
+		if strings.HasSuffix(r.URL.Path, "/goroutine") {
+			mu.Lock()
+			asked = append(asked, "debug="+r.URL.Query().Get("debug"))
+			mu.Unlock()
+		}
+		pprof.Index(w, r)
+	})
+	srv := httptest.NewServer(mux)
+	t.Cleanup(srv.Close)
+	return srv, func() []string {
+		mu.Lock()
+		defer mu.Unlock()
+		out := slices.Clone(asked)
+		asked = asked[:0]
+		return out
+	}
+}
+
+// TestOpenDocumentPreviousSizeSkipsCounts: a target whose last debug=2 was
+// small (Options.PreviousDebug2Bytes, as watch passes it) gets one request
+// per snapshot, debug=2; without the hint, or with a last size near the
+// cut, debug=1 is still fetched first to predict the cut.
+func TestOpenDocumentPreviousSizeSkipsCounts(t *testing.T) {
+	parkedInRemoteTest(t, 25)
+	srv, asked := countingPprofServer(t)
+	tg, _ := ParseTarget(srv.URL+"/debug/pprof/goroutine", "")
+	for _, tc := range []struct {
+		previous int64
+		want     []string
+	}{
+		{0, []string{"debug=1", "debug=2"}},
+		{200 << 10, []string{"debug=2"}},
+		{skipCountsBelow - 1, []string{"debug=2"}},
+		{skipCountsBelow, []string{"debug=1", "debug=2"}},
+		{40 << 20, []string{"debug=1", "debug=2"}},
+	} {
+		doc, err := OpenDocument(context.Background(), tg, Options{PreviousDebug2Bytes: tc.previous}, formats.ReadOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		d := readDocument(t, doc)
+		got := asked()
+		if !slices.Equal(got, tc.want) {
+			t.Errorf("previous debug=2 of %d bytes: requests %v, want %v", tc.previous, got, tc.want)
+		}
+		methods := []string{"debug2"}
+		if len(tc.want) == 2 {
+			methods = []string{"debug1", "debug2"}
+		}
+		n := 0
+		for _, r := range d.Routines {
+			if slices.ContainsFunc(r.Frames(), func(f *formats.Frame) bool { return strings.HasSuffix(f.Func, ".blockedInRemoteTest") }) {
+				n++
+			}
+		}
+		if c := d.Source.Capture; doc.Cut || n != 25 || c == nil || !slices.Equal(c.Methods, methods) {
+			t.Errorf("previous %d: cut %v, %d blockedInRemoteTest (want 25), capture %+v (want methods %v)", tc.previous, doc.Cut, n, c, methods)
+		}
 	}
 }

@@ -103,6 +103,19 @@ type Options struct {
 	Resolved func(Target)
 	// Progress, when set, is called as bytes arrive with the running total.
 	Progress func(received int64)
+	// PreviousDebug2Bytes is the size of the target's last debug=2 body
+	// (0: unknown), as a caller capturing it repeatedly (watch) knows. A
+	// full capture of a net/http/pprof target whose last debug=2 was far
+	// below the 64 MiB cut (under a quarter of it) fetches debug=2 alone,
+	// without the debug=1 prefetch that predicts the cut; a body cut
+	// anyway is still detected and replaced (see [OpenDocument]).
+	PreviousDebug2Bytes int64
+
+	// wholeBody reads an HTTP body on the reader's goroutine, without the
+	// read-ahead pump: for a reader that reads the body whole before it
+	// parses (openDebug2 of a small target), the pump would only add a
+	// goroutine, a copy and a wake-up per network read.
+	wholeBody bool
 }
 
 func (o Options) withDefaults() Options {
@@ -337,6 +350,21 @@ func getOnce(ctx context.Context, client *http.Client, t Target, dumpURL string,
 		return nil, false, fmt.Errorf("GET %s: answered %s, not a dump (is this a debug endpoint?)", dumpURL, ct)
 	}
 	body := io.ReadCloser(&limitedBody{ReadCloser: resp.Body, left: opts.MaxBytes, progress: opts.Progress, attempt: actx, timeout: opts.Timeout})
+	if opts.wholeBody {
+		return &Stream{
+			Reader:      body,
+			Target:      t,
+			URL:         dumpURL,
+			ContentType: resp.Header.Get("Content-Type"),
+			closer: func() error {
+				abort := time.AfterFunc(drainWait, cancel)
+				io.Copy(io.Discard, io.LimitReader(body, drainLimit))
+				abort.Stop()
+				cancel()
+				return body.Close()
+			},
+		}, false, nil
+	}
 	p := newPump(body, opts.ReadAhead)
 	return &Stream{
 		Reader:      p,

@@ -24,6 +24,7 @@ type watchOptions struct {
 	dir       string
 	keep      int
 	leakAfter int
+	leakEvery int
 	top       int
 	json      bool
 	metrics   string
@@ -39,7 +40,12 @@ optionally keeps each snapshot in a directory (rotating, at most --keep files
 per target), and prints, per target, a table of the largest groups: their
 count now, the change since the previous snapshot and since the group was
 first seen. Groups that grew in each of the last --leak-after snapshots are
-flagged as leak suspects. Ctrl-C (or --count) ends it with a final report.
+flagged as leak suspects. With --leak-every N, every Nth snapshot of a
+target is Go 1.27's goroutine leak profile (as capture --mode leak: it runs
+a GC cycle in the target); a suspect whose goroutines the runtime proved
+leaked is marked "proven", and proven leaks are listed first. A target
+without the profile is warned about once and then captured as usual.
+Ctrl-C (or --count) ends it with a final report.
 With --json, one JSON object per snapshot and target is printed on its own
 line. With --metrics ADDR, Prometheus metrics are served at
 http://ADDR/metrics (see docs/fleet.md).
@@ -67,6 +73,7 @@ final report).`,
 	f.StringVarP(&o.dir, "output", "o", "", "keep each snapshot in `DIR`")
 	f.IntVar(&o.keep, "keep", 10, "snapshots kept in DIR per target; older ones are removed")
 	f.IntVar(&o.leakAfter, "leak-after", 3, "flag groups that grew in each of the last N snapshots")
+	f.IntVar(&o.leakEvery, "leak-every", 0, "take the goroutine leak profile (Go 1.27+, runs a GC cycle in the target) every Nth snapshot per target; 0: never")
 	f.IntVar(&o.top, "top", 15, "groups shown in the table (and followed, and exported as metrics) per target")
 	f.BoolVar(&o.json, "json", false, "print one JSON line per snapshot instead of the table")
 	f.StringVar(&o.targetsFile, "targets", "", "read targets from `FILE`, one per line (# comments allowed)")
@@ -89,6 +96,12 @@ func runWatch(cmd *cobra.Command, args []string, o watchOptions) error {
 	}
 	if len(raw) == 0 {
 		return errors.New("no target: give TARGET arguments or --targets FILE")
+	}
+	if o.dir == "-" {
+		return errors.New(`-o -: watch writes each snapshot to a file in a directory, not to standard output; give a directory (-o DIR), or use --json for one line per snapshot on standard output`)
+	}
+	if o.leakEvery < 0 {
+		return errors.New("--leak-every must be 0 (never) or a positive number of snapshots")
 	}
 	if o.dir != "" {
 		if err := os.MkdirAll(o.dir, 0o755); err != nil {
@@ -197,7 +210,12 @@ func writeWatchTable(w io.Writer, t *watchedTarget, o watchOptions) {
 	rows := h.rows(o.leakAfter)
 	for _, r := range rows[:min(len(rows), o.top)] {
 		flag := ""
-		if r.Suspect {
+		switch {
+		case r.Proven:
+			flag = fmt.Sprintf("  ← leak: growing, %d proven leaked", r.Leaked)
+		case r.Leaked > 0:
+			flag = fmt.Sprintf("  ← %d proven leaked", r.Leaked)
+		case r.Suspect:
 			flag = "  ← leak suspect"
 		}
 		fmt.Fprintf(&b, "%8d %+8d %+8d  %-16s %s%s\n", r.Count, r.DeltaLast, r.DeltaFirst, truncate(r.State, 16), r.Top, flag)
@@ -208,10 +226,13 @@ func writeWatchTable(w io.Writer, t *watchedTarget, o watchOptions) {
 
 func writeWatchJSON(w io.Writer, t *watchedTarget, o watchOptions) error {
 	rows := t.hist.rows(o.leakAfter)
-	suspects := []string{}
+	suspects, proven := []string{}, []string{}
 	for _, r := range rows {
 		if r.Suspect {
 			suspects = append(suspects, r.Key)
+		}
+		if r.Proven {
+			proven = append(proven, r.Key)
 		}
 	}
 	line, err := json.Marshal(struct {
@@ -221,7 +242,9 @@ func writeWatchJSON(w io.Writer, t *watchedTarget, o watchOptions) error {
 		Total    int64      `json:"total"`
 		Groups   []watchRow `json:"groups"`
 		Suspects []string   `json:"suspects"`
-	}{time.Now().UTC(), t.raw, t.hist.snapshots, t.hist.total(), rows[:min(len(rows), o.top)], suspects})
+		Proven   []string   `json:"proven"`
+		Leaked   int64      `json:"leaked"`
+	}{time.Now().UTC(), t.raw, t.hist.snapshots, t.hist.total(), rows[:min(len(rows), o.top)], suspects, proven, t.leaked})
 	if err != nil {
 		return err
 	}
@@ -254,10 +277,14 @@ func writeWatchReport(w io.Writer, t *watchedTarget, named bool, o watchOptions)
 	found := false
 	for _, r := range h.rows(o.leakAfter) {
 		if !r.Suspect {
-			break
+			continue // proven but not growing: in the table
 		}
 		found = true
-		fmt.Fprintf(w, "%sleak suspect %s: %s last counts %s\n", prefix, r.State, r.Top, countSeries(h.series[r.Key].counts))
+		what := "leak suspect"
+		if r.Proven {
+			what = fmt.Sprintf("proven leak (%d leaked)", r.Leaked)
+		}
+		fmt.Fprintf(w, "%s%s %s: %s last counts %s\n", prefix, what, r.State, r.Top, countSeries(h.series[r.Key].counts))
 	}
 	if !found {
 		fmt.Fprintf(w, "%sno group grew in each of the last %s\n", prefix, words.Count(o.leakAfter, "snapshot"))

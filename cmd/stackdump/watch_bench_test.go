@@ -13,6 +13,7 @@ import (
 	"slices"
 	"strconv"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -107,7 +108,9 @@ func fleetTargetsFor(b *testing.B) []string {
 // seen (peak-heap-MiB), the growth of the heap retained between rounds
 // (after a collection) from round 10 to the last (live-growth-MiB; run with -benchtime=100x for 100 rounds), the
 // slowest /metrics answers during rounds (metrics-max-ms, metrics-p99-ms)
-// and the median one between rounds (metrics-idle-ms).
+// and the median one between rounds (metrics-idle-ms), and the process's
+// CPU time per round (cpu-ms/round: watch, the targets' servers and the
+// scraper together, which share the process).
 func BenchmarkWatchFleet(b *testing.B) {
 	targets := fleetTargetsFor(b)
 	cmd := newWatchCommand()
@@ -177,6 +180,7 @@ func BenchmarkWatchFleet(b *testing.B) {
 	var worstRatio, firstRatio float64
 	var live10, liveLast uint64
 	var total time.Duration
+	cpuStart := processCPU(b)
 	b.ResetTimer()
 	for i := range b.N {
 		mu.Lock()
@@ -209,6 +213,7 @@ func BenchmarkWatchFleet(b *testing.B) {
 		liveLast = liveHeap[0].Value.Uint64()
 	}
 	b.StopTimer()
+	cpu := processCPU(b) - cpuStart
 	close(stop)
 	scraper.Wait()
 	// For scale: the same scrape between rounds (median of 20).
@@ -234,8 +239,18 @@ func BenchmarkWatchFleet(b *testing.B) {
 		b.ReportMetric(float64(latencies[len(latencies)*99/100].Microseconds())/1000, "metrics-p99-ms")
 	}
 	b.ReportMetric(float64(total.Milliseconds())/float64(b.N), "round-ms")
+	b.ReportMetric(float64(cpu.Milliseconds())/float64(b.N), "cpu-ms/round")
 	b.ReportMetric(worstRatio, "slowest-ratio")
 	b.ReportMetric(firstRatio, "first-ratio")
 	b.ReportMetric(float64(peak)/(1<<20), "peak-heap-MiB")
 	b.ReportMetric((float64(liveLast)-float64(live10))/(1<<20), "live-growth-MiB")
+}
+
+// processCPU is the CPU time (user and system) this process has used.
+func processCPU(b *testing.B) time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		b.Fatal(err)
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }

@@ -141,7 +141,7 @@ func TestWatchHistoryBounded(t *testing.T) {
 			}
 			groups = append(groups, &c)
 		}
-		h.add(int64(i), groups)
+		h.add(int64(i), groups, false)
 		if len(h.series) > 2*top || len(h.totals) > leakAfter+1 {
 			t.Fatalf("snapshot %d: %d groups followed, %d totals kept", i+1, len(h.series), len(h.totals))
 		}

@@ -31,6 +31,9 @@ type groupSeries struct {
 	state  string  // the group's most common state
 	top    string  // its top frame as "func (file:line)"
 	fn     string  // its top frame's function
+	// leaked is how many of its goroutines the runtime proved leaked in
+	// the last leak profile (or (leaked) states) that showed the group.
+	leaked int64
 }
 
 // newWatchHistory returns a history that follows top groups by size and
@@ -39,8 +42,10 @@ func newWatchHistory(top, leakAfter int) *watchHistory {
 	return &watchHistory{top: max(top, 1), depth: max(leakAfter+1, 2), series: map[string]*groupSeries{}}
 }
 
-// add records a snapshot's groups.
-func (h *watchHistory) add(total int64, groups []*formats.Group) {
+// add records a snapshot's groups; leakProfile says the snapshot is the
+// goroutine leak profile, whose (leaked) counts replace the groups' last
+// proof (other snapshots keep it unless they show (leaked) states too).
+func (h *watchHistory) add(total int64, groups []*formats.Group, leakProfile bool) {
 	if h.snapshots == 0 {
 		h.firstTotal = total
 	}
@@ -66,6 +71,9 @@ func (h *watchHistory) add(total int64, groups []*formats.Group) {
 			h.series[g.Key] = s
 		}
 		s.counts = keepLast(append(s.counts, g.Count), h.depth)
+		if leakProfile || g.Leaked > 0 {
+			s.leaked = g.Leaked
+		}
 		s.state, s.top = dedupe.MainState(g), dedupe.TopFrameText(g)
 		s.fn = ""
 		if g.Sample != nil {
@@ -148,28 +156,43 @@ type watchRow struct {
 	State      string `json:"state"`
 	Top        string `json:"top"`
 	Suspect    bool   `json:"suspect"`
-	fn         string
+	// Leaked is how many of the group's goroutines the runtime proved
+	// leaked (the last leak profile, see --leak-every, or (leaked) states).
+	Leaked int64 `json:"leaked"`
+	// Proven is set for a suspect (a growing group) that is also proven
+	// leaked: the strongest signal watch gives.
+	Proven bool `json:"proven"`
+	fn     string
 }
 
-// rows returns the followed groups, suspects first, then by count.
+// rank orders rows: growing and proven, proven, suspect, the rest.
+func (r watchRow) rank() int {
+	switch {
+	case r.Proven:
+		return 0
+	case r.Leaked > 0:
+		return 1
+	case r.Suspect:
+		return 2
+	}
+	return 3
+}
+
+// rows returns the followed groups, proven leaks first (growing ones
+// first), then suspects, then by count.
 func (h *watchHistory) rows(leakAfter int) []watchRow {
 	rows := make([]watchRow, 0, len(h.series))
 	for k, s := range h.series {
 		n := s.counts[len(s.counts)-1]
-		r := watchRow{Key: k, Count: n, DeltaFirst: n - s.first, State: s.state, Top: s.top, Suspect: h.suspect(k, leakAfter), fn: s.fn}
+		r := watchRow{Key: k, Count: n, DeltaFirst: n - s.first, State: s.state, Top: s.top, Suspect: h.suspect(k, leakAfter), Leaked: s.leaked, fn: s.fn}
+		r.Proven = r.Suspect && r.Leaked > 0
 		if len(s.counts) > 1 {
 			r.DeltaLast = n - s.counts[len(s.counts)-2]
 		}
 		rows = append(rows, r)
 	}
 	slices.SortFunc(rows, func(a, b watchRow) int {
-		if a.Suspect != b.Suspect {
-			if a.Suspect {
-				return -1
-			}
-			return 1
-		}
-		return cmp.Or(cmp.Compare(b.Count, a.Count), cmp.Compare(a.Key, b.Key))
+		return cmp.Or(cmp.Compare(a.rank(), b.rank()), cmp.Compare(b.Count, a.Count), cmp.Compare(a.Key, b.Key))
 	})
 	return rows
 }

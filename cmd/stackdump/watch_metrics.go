@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"cmp"
 	"context"
 	"errors"
@@ -9,12 +10,14 @@ import (
 	"net"
 	"net/http"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
-	"github.com/prometheus/client_golang/prometheus/promhttp"
+	"github.com/prometheus/common/expfmt"
 )
 
 // Bounds on the series one target can make, whatever it sends: states
@@ -46,6 +49,12 @@ type watchMetrics struct {
 
 	mu   sync.Mutex
 	sets map[string]*metricSets // per target, the label values set last
+
+	// exposition is the metrics encoded at the end of the last round (or
+	// at the first scrape before one): /metrics writes it as it is, so a
+	// scrape while a round parses 50 captures costs no gathering.
+	exposition atomic.Pointer[[]byte]
+	encodeMu   sync.Mutex // one encoding at a time
 }
 
 // metricSets are the variable label values one target's series have now,
@@ -178,11 +187,52 @@ func labelValue(s string) string {
 	return strings.ToValidUTF8(s[:maxLabelBytes], "") // drops a cut rune
 }
 
+// textFormat is the exposition format /metrics serves: Prometheus' text
+// format, which every scraper accepts.
+var textFormat = expfmt.NewFormat(expfmt.TypeTextPlain)
+
+// publish gathers and encodes the metrics for the scrapes to come; watch
+// calls it at the end of each round, when every target's capture is
+// recorded.
+func (m *watchMetrics) publish() error {
+	m.encodeMu.Lock()
+	defer m.encodeMu.Unlock()
+	fams, err := m.reg.Gather()
+	if err != nil {
+		return fmt.Errorf("gathering metrics: %w", err)
+	}
+	var buf bytes.Buffer
+	enc := expfmt.NewEncoder(&buf, textFormat)
+	for _, f := range fams {
+		if err := enc.Encode(f); err != nil {
+			return fmt.Errorf("encoding metric %s: %w", f.GetName(), err)
+		}
+	}
+	b := buf.Bytes()
+	m.exposition.Store(&b)
+	return nil
+}
+
+// ServeHTTP answers /metrics with the exposition published last.
+func (m *watchMetrics) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	b := m.exposition.Load()
+	if b == nil {
+		if err := m.publish(); err != nil {
+			http.Error(w, err.Error(), http.StatusInternalServerError)
+			return
+		}
+		b = m.exposition.Load()
+	}
+	w.Header().Set("Content-Type", string(textFormat))
+	w.Header().Set("Content-Length", strconv.Itoa(len(*b)))
+	w.Write(*b)
+}
+
 // serve serves /metrics on ln until ctx ends; the returned function waits
 // for the server to stop.
 func (m *watchMetrics) serve(ctx context.Context, ln net.Listener, errLog io.Writer) (wait func()) {
 	mux := http.NewServeMux()
-	mux.Handle("/metrics", promhttp.HandlerFor(m.reg, promhttp.HandlerOpts{Timeout: 10 * time.Second}))
+	mux.Handle("/metrics", m)
 	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
 	done := make(chan struct{})
 	go func() {

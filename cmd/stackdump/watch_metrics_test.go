@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
@@ -231,5 +232,36 @@ func TestBoundStates(t *testing.T) {
 	}
 	if len(got) > maxMetricStates || sum != total || got[otherState] == 0 {
 		t.Errorf("%d states summing to %d (other %d), want at most %d summing to %d", len(got), sum, got[otherState], maxMetricStates, total)
+	}
+}
+
+// TestWatchMetricsServePublished: /metrics answers with what was published
+// at the end of the last round, not with what captures record while a
+// round runs (a scrape then costs no gathering behind the parsers).
+func TestWatchMetricsServePublished(t *testing.T) {
+	m := newWatchMetrics()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	wait := m.serve(ctx, ln, os.Stderr)
+	defer func() { cancel(); wait() }()
+	url := "http://" + ln.Addr().String() + "/metrics"
+
+	m.captured("a", time.Second, 100, &snapshotMetrics{total: 7, states: map[string]int64{"chan receive": 7}})
+	// Before any round ends, the first scrape encodes what there is.
+	if got := one(t, scrape(t, url), "stackdump_goroutines", "a"); got != 7 {
+		t.Fatalf("first scrape: stackdump_goroutines %v, want 7", got)
+	}
+	m.captured("a", time.Second, 100, &snapshotMetrics{total: 9, states: map[string]int64{"chan receive": 9}})
+	if got := one(t, scrape(t, url), "stackdump_goroutines", "a"); got != 7 {
+		t.Errorf("mid-round scrape: stackdump_goroutines %v, want the published 7", got)
+	}
+	if err := m.publish(); err != nil {
+		t.Fatal(err)
+	}
+	if got := one(t, scrape(t, url), "stackdump_goroutines", "a"); got != 9 {
+		t.Errorf("after publish: stackdump_goroutines %v, want 9", got)
 	}
 }

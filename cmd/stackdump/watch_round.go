@@ -3,6 +3,7 @@ package main
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -24,6 +25,7 @@ type watcher struct {
 	targets     []*watchedTarget
 	concurrency int
 	leakAfter   int
+	leakEvery   int // take the leak profile every Nth snapshot per target (0: never)
 	top         int
 	keep        int
 	dir         string          // "" keeps no snapshot files
@@ -51,6 +53,12 @@ type watchedTarget struct {
 	// lastElapsed is how long the last capture took: rounds start the
 	// slowest targets first.
 	lastElapsed time.Duration
+	// noLeak is set once the target answered that it has no goroutine
+	// leak profile: --leak-every stops asking it.
+	noLeak bool
+	// leaked is the goroutines the runtime proved leaked in the target's
+	// last leak profile (or in (leaked) states of a later snapshot).
+	leaked int64
 }
 
 // watchOutcome is one target's part of a round.
@@ -66,6 +74,7 @@ func newWatcher(cmd *cobra.Command, raw []string, o watchOptions) (*watcher, err
 	w := &watcher{
 		concurrency: max(o.concurrency, 1),
 		leakAfter:   o.leakAfter,
+		leakEvery:   o.leakEvery,
 		top:         max(o.top, 1),
 		keep:        o.keep,
 		dir:         o.dir,
@@ -119,6 +128,9 @@ func (w *watcher) round(ctx context.Context) []watchOutcome {
 	jobs := make([]*captureJob, len(w.targets))
 	for i, t := range w.targets {
 		job := &captureJob{target: t.target, ropts: t.ropts, pipe: t.pipe, comp: t.comp, stdout: io.Discard, stderr: w.stderr}
+		if w.takesLeakProfile(t) {
+			job.ropts.Mode = remote.ModeLeak
+		}
 		if w.dir != "" {
 			ext := formats.Extension(job.pipe.format, job.comp)
 			job.path = filepath.Join(w.dir, uniqueName(w.names, snapshotName(job.target, start.UTC(), job.pipe.format, job.comp), ext))
@@ -136,6 +148,9 @@ func (w *watcher) round(ctx context.Context) []watchOutcome {
 	w.lastRound = time.Since(start)
 	if w.metrics != nil {
 		w.metrics.round.Set(w.lastRound.Seconds())
+		if err := w.metrics.publish(); err != nil {
+			fmt.Fprintf(w.stderr, "stackdump: metrics: %v\n", err)
+		}
 	}
 	return out
 }
@@ -158,7 +173,7 @@ func (w *watcher) captureLongestFirst(ctx context.Context, jobs []*captureJob) [
 	for range min(w.concurrency, len(jobs)) {
 		wg.Go(func() {
 			for i := range next {
-				results[i] = captureTarget(ctx, jobs[i])
+				results[i] = w.capture(ctx, w.targets[i], jobs[i])
 			}
 		})
 	}
@@ -168,6 +183,28 @@ func (w *watcher) captureLongestFirst(ctx context.Context, jobs []*captureJob) [
 	close(next)
 	wg.Wait()
 	return results
+}
+
+// takesLeakProfile reports whether t's next snapshot is its leak profile
+// (every leakEvery-th snapshot of an HTTP target that has one).
+func (w *watcher) takesLeakProfile(t *watchedTarget) bool {
+	overHTTP := t.target.Kind == remote.TargetPprof || t.target.Kind == remote.TargetEndpoint
+	return w.leakEvery > 0 && overHTTP && !t.noLeak && (t.snapshots+t.failures+1)%w.leakEvery == 0
+}
+
+// capture captures t with job. A leak-profile snapshot of a target that
+// has no leak profile is warned about once, and taken again in the
+// target's own mode: the round loses no snapshot, and later rounds do not
+// ask again.
+func (w *watcher) capture(ctx context.Context, t *watchedTarget, job *captureJob) captureResult {
+	res := captureTarget(ctx, job)
+	if job.ropts.Mode != remote.ModeLeak || !errors.Is(res.err, remote.ErrNoLeakProfile) {
+		return res
+	}
+	t.noLeak = true
+	fmt.Fprintf(w.stderr, "stackdump: warning: %s: %v; --leak-every takes no more leak profiles from this target\n", t.raw, res.err)
+	again := &captureJob{target: job.target, ropts: t.ropts, pipe: job.pipe, comp: job.comp, path: job.path, stdout: job.stdout, stderr: job.stderr}
+	return captureTarget(ctx, again)
 }
 
 // record updates t with one capture's result.
@@ -186,20 +223,33 @@ func (w *watcher) record(t *watchedTarget, res captureResult) watchOutcome {
 	if res.recovered != nil {
 		last = *res.recovered
 	}
-	t.hist.add(last.dump.Total, last.groups)
+	leakProfile := res.job.ropts.Mode == remote.ModeLeak
+	if leakProfile || last.leaked > 0 || w.leakEvery == 0 {
+		t.leaked = last.leaked
+	}
+	t.hist.add(last.dump.Total, last.groups, leakProfile)
 	t.snapshots++
+	t.ropts.PreviousDebug2Bytes = 0
+	if c := last.dump.Source.Capture; c != nil && len(c.Methods) > 0 && c.Methods[len(c.Methods)-1] == "debug2" {
+		// The next full capture may skip the debug=1 prefetch when this
+		// debug=2 was small (remote.Options.PreviousDebug2Bytes).
+		t.ropts.PreviousDebug2Bytes = received
+	} else if leakProfile {
+		t.ropts.PreviousDebug2Bytes = res.job.ropts.PreviousDebug2Bytes
+	}
 	if w.dir != "" {
 		t.kept = rotate(append(t.kept, res.job.path), w.keep, w.stderr)
 	}
 	if w.metrics != nil {
-		w.metrics.captured(t.raw, res.elapsed, received, snapshotOf(t.hist, last, w.leakAfter, w.top))
+		w.metrics.captured(t.raw, res.elapsed, received, snapshotOf(t, last, w.leakAfter, w.top))
 	}
 	return watchOutcome{target: t, elapsed: res.elapsed}
 }
 
 // snapshotOf is what the metrics show of a target's last snapshot.
-func snapshotOf(h *watchHistory, last dumpResult, leakAfter, top int) *snapshotMetrics {
-	snap := &snapshotMetrics{total: last.dump.Total, leaked: last.leaked, states: map[string]int64{}}
+func snapshotOf(t *watchedTarget, last dumpResult, leakAfter, top int) *snapshotMetrics {
+	h := t.hist
+	snap := &snapshotMetrics{total: last.dump.Total, leaked: t.leaked, states: map[string]int64{}}
 	for _, g := range last.groups {
 		var inStates int64
 		for s, n := range g.States {

@@ -109,3 +109,18 @@ func TestWatchTableAndReport(t *testing.T) {
 		t.Errorf("leak suspect counts are not written as a series:\n%s", stdout)
 	}
 }
+
+// TestWatchRefusesDashOutput: `-o -` used to create a directory named
+// "-"; watch writes snapshots to a directory, so it is refused before any
+// capture, and nothing is created.
+func TestWatchRefusesDashOutput(t *testing.T) {
+	dir := t.TempDir()
+	t.Chdir(dir)
+	_, _, err := runCLI(t, "watch", "127.0.0.1:1", "--count", "1", "-o", "-")
+	if err == nil || !strings.Contains(err.Error(), "directory") || !strings.Contains(err.Error(), "-o -") {
+		t.Fatalf("watch -o - gave %v, want an error saying watch writes to a directory", err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "-")); !os.IsNotExist(err) {
+		t.Fatalf("watch -o - created %q (stat: %v)", filepath.Join(dir, "-"), err)
+	}
+}

@@ -8,6 +8,11 @@
 // 127.0.0.1 (mode=leak refused above -leak-max-goroutines, its
 // HandlerOptions.LeakMaxGoroutines), and prints "addr HOST:PORT".
 //
+// With -grow N, each debug=2 request for a goroutine profile
+// (/debug/pprof/goroutine or /debug/pprof/goroutineleak) first leaks N
+// more goroutines the same way: a leak that grows with every snapshot, for
+// the `watch --leak-every` tests (cmd/stackdump/watch_leak_test.go).
+//
 // Built with GOTOOLCHAIN=go1.27.3 it has the goroutineleak profile; built
 // with Go 1.26 it has none, and leak captures of it fail clearly.
 package main
@@ -19,6 +24,7 @@ import (
 	"net/http"
 	_ "net/http/pprof"
 	"os"
+	"strings"
 	"sync"
 
 	"github.com/stackdump/stackdump/dumper"
@@ -31,6 +37,7 @@ func main() {
 	leaked := flag.Int("leaked", 5, "goroutines to leak")
 	parked := flag.Int("parked", 3, "goroutines blocked on a reachable channel")
 	leakMax := flag.Int("leak-max-goroutines", 0, "the endpoint's leak-mode bound (0: dumper's default, negative: none)")
+	grow := flag.Int("grow", 0, "goroutines leaked more before each debug=2 goroutine profile request")
 	flag.Parse()
 	var started sync.WaitGroup
 	for range *leaked {
@@ -49,7 +56,23 @@ func main() {
 		os.Exit(1)
 	}
 	fmt.Println("addr", l.Addr())
-	http.Serve(l, nil)
+	http.Serve(l, growing(*grow, http.DefaultServeMux))
+}
+
+// growing leaks n more goroutines before each debug=2 goroutine profile
+// request h answers.
+func growing(n int, h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if n > 0 && strings.HasPrefix(r.URL.Path, "/debug/pprof/goroutine") && r.URL.Query().Get("debug") == "2" {
+			var started sync.WaitGroup
+			for range n {
+				started.Add(1)
+				go leakSender(&started)
+			}
+			started.Wait()
+		}
+		h.ServeHTTP(w, r)
+	})
 }
 
 // leakSender sends on a channel only it holds: no one can ever receive.
