@@ -84,12 +84,10 @@ func deepPark(depth int, ready *sync.WaitGroup) {
 	<-parkForever
 }
 
-// startTruncChild starts the truncation child with env and returns its
-// pprof address.
-func startTruncChild(t *testing.T, env ...string) string {
+// startAddrChild starts child, which prints "addr HOST:PORT" once it
+// serves, kills it when the test ends, and returns the address.
+func startAddrChild(t *testing.T, child *exec.Cmd) string {
 	t.Helper()
-	child := exec.Command(os.Args[0], "-test.run=^$")
-	child.Env = append(os.Environ(), env...)
 	stdout, err := child.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -101,9 +99,18 @@ func startTruncChild(t *testing.T, env ...string) string {
 	line, _ := bufio.NewReader(stdout).ReadString('\n')
 	addr, ok := strings.CutPrefix(strings.TrimSpace(line), "addr ")
 	if !ok {
-		t.Fatalf("child did not start: %q", line)
+		t.Fatalf("%s did not start: %q", child.Path, line)
 	}
 	return addr
+}
+
+// startTruncChild starts the truncation child with env and returns its
+// pprof address.
+func startTruncChild(t *testing.T, env ...string) string {
+	t.Helper()
+	child := exec.Command(os.Args[0], "-test.run=^$")
+	child.Env = append(os.Environ(), env...)
+	return startAddrChild(t, child)
 }
 
 // checkEveryDeepPark checks that d holds parked goroutines in deepPark,

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"io"
 	"net/http"
 	"os"
@@ -36,20 +35,7 @@ func buildLeakTarget(t *testing.T, toolchain string) string {
 func startLeakTarget(t *testing.T, bin string, args ...string) string {
 	t.Helper()
 	child := exec.Command(bin, args...)
-	stdout, err := child.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := child.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { child.Process.Kill(); child.Wait() })
-	line, _ := bufio.NewReader(stdout).ReadString('\n')
-	addr, ok := strings.CutPrefix(strings.TrimSpace(line), "addr ")
-	if !ok {
-		t.Fatalf("leak target did not start: %q", line)
-	}
-	return addr
+	return startAddrChild(t, child)
 }
 
 // TestCaptureLeakMode captures a child built with Go 1.27.3 that leaks 6

@@ -25,20 +25,7 @@ func startParkedChild(t *testing.T, n int) string {
 	t.Helper()
 	child := exec.Command(os.Args[0], "-test.run=^$")
 	child.Env = append(os.Environ(), "STACKDUMP_TRUNC_CHILD="+strconv.Itoa(n))
-	stdout, err := child.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := child.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { child.Process.Kill(); child.Wait() })
-	line, _ := bufio.NewReader(stdout).ReadString('\n')
-	addr, ok := strings.CutPrefix(strings.TrimSpace(line), "addr ")
-	if !ok {
-		t.Fatalf("child did not start: %q", line)
-	}
-	return addr
+	return startAddrChild(t, child)
 }
 
 // startWatch runs the watch command with args until the test ends.
