@@ -176,7 +176,7 @@ func (h *dumpHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		window = req.window
 	}
 	d, raw, err := capture(ctx, CaptureOptions{Mode: req.mode, TraceWindow: window, MaxBytes: h.opts.MaxBytes,
-		LeakMaxGoroutines: h.opts.LeakMaxGoroutines, leakOverride: handlerLeakOverride}, wantsRawText(req.format, req.dedupe))
+		LeakMaxGoroutines: h.opts.LeakMaxGoroutines, leakOverride: handlerLeakOverride}, wantsRawText(req.format, req.by))
 	if raw != nil {
 		defer putStackBuf(raw.buf)
 	}
@@ -321,7 +321,7 @@ func (h *dumpHandler) writeHeaders(w http.ResponseWriter, req dumpRequest, d *fo
 // nothing has been sent and the caller can still answer with an error
 // status.
 func writeResponse(ctx context.Context, w http.ResponseWriter, req dumpRequest, d *formats.Dump, raw *stackText) (sent int64, err error) {
-	return writeCapture(ctx, w, req.comp, req.format, d, raw, req.dedupe, req.by)
+	return writeCapture(ctx, w, req.comp, req.format, d, raw, req.by)
 }
 
 func (h *dumpHandler) reportError(r *http.Request, err error) {
