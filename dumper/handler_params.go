@@ -42,7 +42,7 @@ func parseDumpRequest(r *http.Request, opts *HandlerOptions) (dumpRequest, error
 			return dumpRequest{}, fmt.Errorf("parameter %q given %d times", k, len(vs))
 		}
 	}
-	req := dumpRequest{mode: opts.Mode, format: opts.Format}
+	req := dumpRequest{mode: opts.Capture.Mode, format: opts.Format}
 	if v := q.Get("mode"); v != "" {
 		if req.mode, err = ParseMode(v); err != nil {
 			return req, fmt.Errorf("mode: %w", err)
