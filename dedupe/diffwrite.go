@@ -16,7 +16,9 @@ import (
 
 // DiffReport is a diff with what printing it needs.
 type DiffReport struct {
-	Result   DiffResult
+	Result DiffResult
+	// By is the level both sides were grouped at; ByNone, the zero
+	// value, means ByStack, as in Options.
 	By       By
 	Old, New DumpInfo
 }
@@ -45,7 +47,7 @@ func WriteDiffText(w io.Writer, rep DiffReport) error {
 	var b []byte
 	b = appendSide(b, "old", rep.Old, res.OldTotal, res.OldGroups)
 	b = appendSide(b, "new", rep.New, res.NewTotal, res.NewGroups)
-	b = fmt.Appendf(b, "by %s: total %s (%s)", rep.By, signed(res.Delta()), percentText(res.Delta(), res.OldTotal))
+	b = fmt.Appendf(b, "by %s: total %s (%s)", rep.By.grouping(), signed(res.Delta()), percentText(res.Delta(), res.OldTotal))
 	for i, c := range Changes() {
 		sep := ", "
 		if i == 0 {
@@ -187,7 +189,7 @@ func WriteDiffJSON(w io.Writer, rep DiffReport) error {
 	res := rep.Result
 	doc := diffDoc{
 		Schema:  DiffSchema,
-		By:      rep.By.String(),
+		By:      rep.By.grouping().String(),
 		Old:     sideDoc{Name: rep.Old.Name, Kind: string(rep.Old.Kind), Total: res.OldTotal, Groups: res.OldGroups},
 		New:     sideDoc{Name: rep.New.Name, Kind: string(rep.New.Kind), Total: res.NewTotal, Groups: res.NewGroups},
 		Delta:   res.Delta(),

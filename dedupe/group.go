@@ -16,7 +16,7 @@ const DefaultMaxIDs = 10000
 
 // Options configure grouping.
 type Options struct {
-	// By is the similarity level; the zero value is ByStack.
+	// By is the similarity level; the zero value, ByNone, means ByStack.
 	By By
 	// MaxIDs caps the member ids each group lists (Group.IDs) and its
 	// distinct creator ids (Group.ParentIDs). The smallest ids are kept,
@@ -65,6 +65,7 @@ type labelsRef struct {
 
 // NewGrouper returns an empty Grouper.
 func NewGrouper(opts Options) *Grouper {
+	opts.By = opts.By.grouping()
 	maxIDs := opts.MaxIDs
 	if maxIDs == 0 {
 		maxIDs = DefaultMaxIDs

@@ -83,6 +83,19 @@ type CaptureOptions struct {
 	// NoLabels leaves pprof labels out of full captures: GODEBUG is not
 	// touched and no goroutine profile is joined (labels the runtime prints
 	// anyway, under GODEBUG=tracebacklabels=1, are kept).
+	//
+	// Without it, a full capture on a runtime that does not print labels
+	// already, in a process whose GODEBUG environment variable does not
+	// mention tracebacklabels, sets the process's GODEBUG to its value plus
+	// ",tracebacklabels=1" (os.Setenv, which the runtime re-reads) for its
+	// one runtime.Stack call, then restores it (or unsets it, when it was
+	// unset). While it is set the whole process sees it: a traceback
+	// printed by another goroutine (a panic, runtime.Stack) shows labels,
+	// os.Getenv("GODEBUG") returns the changed value, and a child process
+	// started meanwhile inherits it. A GODEBUG that mentions
+	// tracebacklabels (tracebacklabels=0 included) is left alone; with
+	// tracebacklabels=0 the labels are joined from the goroutine profile
+	// instead (dumper/labels.go).
 	NoLabels bool
 	// LeakMaxGoroutines bounds the goroutines a leak-mode capture accepts:
 	// with more (runtime.NumGoroutine), it is refused before its GC cycle

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/stackdump/stackdump/dedupe"
 	"github.com/stackdump/stackdump/formats"
 )
 
@@ -40,7 +41,7 @@ func encodeDump(ctx context.Context, w io.Writer, f formats.Format, d *formats.D
 // writeCaptured). It returns how many bytes went to w: after an error,
 // what was still buffered or being compressed is dropped, so when
 // encoding fails before the first buffer reached w nothing was sent.
-func writeCapture(ctx context.Context, w io.Writer, c formats.Compression, f formats.Format, d *formats.Dump, raw *stackText, dedupe bool, by string) (sent int64, err error) {
+func writeCapture(ctx context.Context, w io.Writer, c formats.Compression, f formats.Format, d *formats.Dump, raw *stackText, by dedupe.By) (sent int64, err error) {
 	gw := &gateWriter{w: w}
 	if raw != nil && f == formats.FormatJSON {
 		err = writeJSONParallel(ctx, gw, c, d, raw)
@@ -50,7 +51,7 @@ func writeCapture(ctx context.Context, w io.Writer, c formats.Compression, f for
 	if err != nil {
 		return 0, err
 	}
-	err = writeCaptured(ctx, out, f, d, raw, dedupe, by)
+	err = writeCaptured(ctx, out, f, d, raw, by)
 	if err != nil {
 		gw.close()
 	}
@@ -62,8 +63,8 @@ func writeCapture(ctx context.Context, w io.Writer, c formats.Compression, f for
 
 // writeCaptured writes a capture to w: the runtime's text as is when the
 // capture kept it (raw) and f is text, else d's groups in format f when
-// dedupe is set (at similarity by), else d in format f.
-func writeCaptured(ctx context.Context, w io.Writer, f formats.Format, d *formats.Dump, raw *stackText, dedupe bool, by string) error {
+// by is not dedupe.ByNone (grouped at similarity by), else d in format f.
+func writeCaptured(ctx context.Context, w io.Writer, f formats.Format, d *formats.Dump, raw *stackText, by dedupe.By) error {
 	switch {
 	case raw != nil && f == formats.FormatText:
 		if _, err := w.Write(raw.buf[:raw.n]); err != nil {
@@ -72,7 +73,7 @@ func writeCaptured(ctx context.Context, w io.Writer, f formats.Format, d *format
 		return ctx.Err()
 	case raw != nil:
 		return fmt.Errorf("write %s: no encoder for the raw traceback", f) // wantsRawText and writeCapture disagree
-	case dedupe:
+	case by != dedupe.ByNone:
 		return writeGrouped(ctx, w, f, d, by)
 	}
 	return encodeDump(ctx, w, f, d)
@@ -80,9 +81,10 @@ func writeCaptured(ctx context.Context, w io.Writer, f formats.Format, d *format
 
 // wantsRawText reports whether output in format f can be written from the
 // runtime's traceback text as it is read rather than from a dump read whole
-// first: text (the runtime's own bytes) and JSON (writeJSONParallel).
-func wantsRawText(f formats.Format, dedupe bool) bool {
-	return (f == formats.FormatText || f == formats.FormatJSON) && !dedupe
+// first: text (the runtime's own bytes) and JSON (writeJSONParallel), when
+// by is dedupe.ByNone (nothing grouped).
+func wantsRawText(f formats.Format, by dedupe.By) bool {
+	return (f == formats.FormatText || f == formats.FormatJSON) && by == dedupe.ByNone
 }
 
 // gateWriter passes writes to w until closed, then drops them, and counts

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/stackdump/stackdump/dedupe"
 	"github.com/stackdump/stackdump/formats"
 )
 
@@ -17,10 +18,9 @@ type FileOptions struct {
 	Compression formats.Compression
 	// Capture configures the capture (mode, limits).
 	Capture CaptureOptions
-	// Dedupe groups identical stacks (text, json and debug1 only); By sets
-	// the similarity (dedupe.ParseBy names), empty for the default.
-	Dedupe bool
-	By     string
+	// By groups identical stacks at that similarity (text, json and debug1
+	// only); the zero value, dedupe.ByNone, writes every goroutine.
+	By dedupe.By
 }
 
 // WriteFile captures a goroutine dump and writes it to path atomically:
@@ -35,14 +35,11 @@ func WriteFile(ctx context.Context, path string, opts FileOptions) error {
 	if err != nil {
 		return err
 	}
-	dedupe := opts.Dedupe || opts.By != ""
-	if dedupe && !formats.CanGroup(format) {
+	if opts.By != dedupe.ByNone && !formats.CanGroup(format) {
 		return fmt.Errorf("write %s: dedupe applies to text, json or debug1, not %s", path, format)
 	}
-	if opts.By != "" {
-		if err := checkBy(opts.By); err != nil {
-			return fmt.Errorf("write %s: %w", path, err)
-		}
+	if err := checkBy(opts.By); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
 	}
 	// Create the file before the capture, so that an unwritable
 	// destination costs the process no pause.
@@ -51,14 +48,14 @@ func WriteFile(ctx context.Context, path string, opts FileOptions) error {
 		return err
 	}
 	defer af.Abort()
-	d, raw, err := capture(ctx, opts.Capture, wantsRawText(format, dedupe))
+	d, raw, err := capture(ctx, opts.Capture, wantsRawText(format, opts.By))
 	if err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
 	if raw != nil {
 		defer putStackBuf(raw.buf)
 	}
-	_, err = writeCapture(ctx, af, comp, format, d, raw, dedupe, opts.By)
+	_, err = writeCapture(ctx, af, comp, format, d, raw, opts.By)
 	if err == nil {
 		err = ctx.Err()
 	}

@@ -10,6 +10,7 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/stackdump/stackdump/dedupe"
 	"github.com/stackdump/stackdump/formats"
 )
 
@@ -69,7 +70,7 @@ func TestWriteFileBadOptions(t *testing.T) {
 	for _, opts := range []FileOptions{
 		{Format: "xml"},
 		{Compression: "brotli"},
-		{Format: formats.FormatPprof, Dedupe: true},
+		{Format: formats.FormatPprof, By: dedupe.ByStack},
 		{Capture: CaptureOptions{Mode: "fast"}},
 	} {
 		if err := WriteFile(context.Background(), filepath.Join(dir, "x"), opts); err == nil {

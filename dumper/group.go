@@ -2,26 +2,27 @@ package dumper
 
 import (
 	"context"
+	"fmt"
 	"io"
+	"slices"
 
 	"github.com/stackdump/stackdump/dedupe"
 	"github.com/stackdump/stackdump/formats"
 )
 
-// checkBy validates a dedupe similarity name.
-func checkBy(s string) error {
-	_, err := dedupe.ParseBy(s)
-	return err
+// checkBy validates a similarity level: dedupe.ByNone or one of
+// dedupe.Levels.
+func checkBy(by dedupe.By) error {
+	if by == dedupe.ByNone || slices.Contains(dedupe.Levels(), by) {
+		return nil
+	}
+	return fmt.Errorf("unknown similarity %v", by)
 }
 
-// writeGrouped groups d's routines at similarity by (a dedupe.ParseBy
-// name, "" for the default) and writes the groups in format f.
-func writeGrouped(ctx context.Context, w io.Writer, f formats.Format, d *formats.Dump, by string) error {
-	level, err := dedupe.ParseBy(by)
-	if err != nil {
-		return err
-	}
-	g := dedupe.NewGrouper(dedupe.Options{By: level})
+// writeGrouped groups d's routines at similarity by and writes the groups
+// in format f.
+func writeGrouped(ctx context.Context, w io.Writer, f formats.Format, d *formats.Dump, by dedupe.By) error {
+	g := dedupe.NewGrouper(dedupe.Options{By: by})
 	for i, r := range d.Routines {
 		if i%ctxCheckEvery == 0 {
 			if err := ctx.Err(); err != nil {

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stackdump/stackdump/dedupe"
 	"github.com/stackdump/stackdump/formats"
 )
 
@@ -35,7 +36,7 @@ func TestHandlerDedupe(t *testing.T) {
 func TestWriteFileDedupe(t *testing.T) {
 	startFixture(t, 20)
 	path := filepath.Join(t.TempDir(), "groups.json.zst")
-	if err := WriteFile(context.Background(), path, FileOptions{Dedupe: true}); err != nil {
+	if err := WriteFile(context.Background(), path, FileOptions{By: dedupe.ByStack}); err != nil {
 		t.Fatal(err)
 	}
 	b, err := os.ReadFile(path)
@@ -43,8 +44,8 @@ func TestWriteFileDedupe(t *testing.T) {
 		t.Fatal(err)
 	}
 	checkGroupedFixture(t, path, readDump(t, b), 20)
-	if err := WriteFile(context.Background(), path, FileOptions{By: "nearly"}); err == nil || !strings.Contains(err.Error(), "exact") {
-		t.Errorf("WriteFile with by=nearly: %v, want an error listing the levels", err)
+	if err := WriteFile(context.Background(), path, FileOptions{By: dedupe.By(42)}); err == nil || !strings.Contains(err.Error(), "By(42)") {
+		t.Errorf("WriteFile with By(42): %v, want an error naming it", err)
 	}
 }
 

@@ -24,26 +24,28 @@ const (
 
 // HandlerOptions configure [Handler].
 type HandlerOptions struct {
-	// Mode is the capture mode when the request has no mode=; empty means
-	// ModeFull.
-	Mode Mode
+	// Capture configures every capture, as it does for WriteFile; a
+	// request's parameters override two of its fields:
+	//   - Mode is the capture mode when the request has no mode=; empty
+	//     means ModeFull.
+	//   - TraceWindow is the trace-mode window when the request has no
+	//     window=; zero means DefaultTraceWindow (dumper/trace.go).
+	// The rest hold for every request: MaxBytes bounds a full capture,
+	// NoLabels leaves pprof labels out (and GODEBUG untouched, see
+	// CaptureOptions.NoLabels), Table interns the frames of every dump
+	// (requests are served one at a time, so it is never shared by two
+	// captures at once, but it grows with every new frame), and
+	// LeakMaxGoroutines bounds the goroutines of this process for which
+	// mode=leak is served: with more, the request gets 403 before the
+	// leak-detection GC cycle runs. No request parameter can raise it: a
+	// caller of the endpoint cannot stall the service for longer than its
+	// owner allowed.
+	Capture CaptureOptions
 	// Format is the output format when the request has no format=; empty
 	// means text.
 	Format formats.Format
-	// TraceWindow is the trace-mode window when the request has no
-	// window=; zero means DefaultTraceWindow (dumper/trace.go).
 	// MaxTraceWindow bounds window=; zero means DefaultMaxTraceWindow.
-	TraceWindow    time.Duration
 	MaxTraceWindow time.Duration
-	// MaxBytes bounds a full capture (CaptureOptions.MaxBytes).
-	MaxBytes int
-	// LeakMaxGoroutines bounds the goroutines of this process for which
-	// mode=leak is served (CaptureOptions.LeakMaxGoroutines): with more,
-	// the request gets 403 before the leak-detection GC cycle runs. Zero
-	// means DefaultLeakMaxGoroutines, negative means no bound. No request
-	// parameter can raise it: a caller of the endpoint cannot stall the
-	// service for longer than its owner allowed.
-	LeakMaxGoroutines int
 	// MaxWait is how long a request waits for the dump in progress to be
 	// delivered before it is answered 429 Too Many Requests; zero means
 	// DefaultMaxWait, negative means not at all.
@@ -77,7 +79,7 @@ type HandlerOptions struct {
 //     every goroutine from one stop-the-world pass; grouped is counts per
 //     stack with microsecond pauses; trace reads a runtime/trace window;
 //     leak is full after Go 1.27's leak-detection GC cycle, refused (403)
-//     above LeakMaxGoroutines goroutines.
+//     above Capture.LeakMaxGoroutines goroutines.
 //   - format=text|json|debug1|pprof|folded (default text).
 //   - dedupe=1: group identical stacks (text, json, debug1 only);
 //     by=… sets the similarity and implies dedupe=1.
@@ -138,7 +140,7 @@ func (h *dumpHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	if req.mode == ModeLeak {
 		// Refused before the lock and MinInterval: nothing was captured.
-		if err := checkLeakBoundHere(h.opts.LeakMaxGoroutines, handlerLeakOverride); err != nil {
+		if err := checkLeakBoundHere(h.opts.Capture.LeakMaxGoroutines, handlerLeakOverride); err != nil {
 			serveError(w, http.StatusForbidden, err.Error())
 			return
 		}
@@ -171,12 +173,12 @@ func (h *dumpHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			clearWriteDeadline(r, rc)
 		}
 	}()
-	window := h.opts.TraceWindow
+	copts := h.opts.Capture
+	copts.Mode, copts.leakOverride = req.mode, handlerLeakOverride
 	if req.window > 0 {
-		window = req.window
+		copts.TraceWindow = req.window
 	}
-	d, raw, err := capture(ctx, CaptureOptions{Mode: req.mode, TraceWindow: window, MaxBytes: h.opts.MaxBytes,
-		LeakMaxGoroutines: h.opts.LeakMaxGoroutines, leakOverride: handlerLeakOverride}, wantsRawText(req.format, req.dedupe))
+	d, raw, err := capture(ctx, copts, wantsRawText(req.format, req.by))
 	if raw != nil {
 		defer putStackBuf(raw.buf)
 	}
@@ -198,13 +200,13 @@ func (h *dumpHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 // handlerLeakOverride is the endpoint's LeakBoundError.Override: the
 // bound is the service owner's, not the caller's.
-const handlerLeakOverride = "a request cannot raise the bound: the service sets it (dumper.HandlerOptions.LeakMaxGoroutines); mode=full or mode=trace dump every goroutine without the proof"
+const handlerLeakOverride = "a request cannot raise the bound: the service sets it (dumper.HandlerOptions.Capture.LeakMaxGoroutines); mode=full or mode=trace dump every goroutine without the proof"
 
 // serveFailure answers a capture or encoding that failed before anything
 // was sent: nothing when the client went away, 503 when WriteTimeout
 // passed or the execution tracer is busy with another trace (with
 // Retry-After), 404 for mode=leak on a runtime without the leak profile,
-// 403 for mode=leak above LeakMaxGoroutines, 500 otherwise.
+// 403 for mode=leak above Capture.LeakMaxGoroutines, 500 otherwise.
 func (h *dumpHandler) serveFailure(ctx context.Context, w http.ResponseWriter, r *http.Request, err error) {
 	switch {
 	case r.Context().Err() != nil:
@@ -321,7 +323,7 @@ func (h *dumpHandler) writeHeaders(w http.ResponseWriter, req dumpRequest, d *fo
 // nothing has been sent and the caller can still answer with an error
 // status.
 func writeResponse(ctx context.Context, w http.ResponseWriter, req dumpRequest, d *formats.Dump, raw *stackText) (sent int64, err error) {
-	return writeCapture(ctx, w, req.comp, req.format, d, raw, req.dedupe, req.by)
+	return writeCapture(ctx, w, req.comp, req.format, d, raw, req.by)
 }
 
 func (h *dumpHandler) reportError(r *http.Request, err error) {

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/stackdump/stackdump/dedupe"
 	"github.com/stackdump/stackdump/formats"
 
 	"github.com/stackdump/stackdump/internal/words"
@@ -18,8 +19,7 @@ import (
 type dumpRequest struct {
 	mode   Mode
 	format formats.Format
-	dedupe bool
-	by     string
+	by     dedupe.By // dedupe.ByNone unless dedupe= or by= asked for groups
 	comp   formats.Compression
 	window time.Duration // trace window; 0 for the default
 }
@@ -42,7 +42,7 @@ func parseDumpRequest(r *http.Request, opts *HandlerOptions) (dumpRequest, error
 			return dumpRequest{}, fmt.Errorf("parameter %q given %d times", k, len(vs))
 		}
 	}
-	req := dumpRequest{mode: opts.Mode, format: opts.Format}
+	req := dumpRequest{mode: opts.Capture.Mode, format: opts.Format}
 	if v := q.Get("mode"); v != "" {
 		if req.mode, err = ParseMode(v); err != nil {
 			return req, fmt.Errorf("mode: %w", err)
@@ -59,18 +59,21 @@ func parseDumpRequest(r *http.Request, opts *HandlerOptions) (dumpRequest, error
 	if req.format == "" {
 		req.format = formats.FormatText
 	}
+	grouped := false
 	if v := q.Get("dedupe"); v != "" {
-		if req.dedupe, err = strconv.ParseBool(v); err != nil {
+		if grouped, err = strconv.ParseBool(v); err != nil {
 			return req, fmt.Errorf("dedupe: %q is not a boolean (want 1 or 0)", v)
+		}
+		if grouped {
+			req.by = dedupe.ByStack
 		}
 	}
 	if v := q.Get("by"); v != "" {
-		if err := checkBy(v); err != nil {
+		if req.by, err = dedupe.ParseBy(v); err != nil {
 			return req, fmt.Errorf("by: %w", err)
 		}
-		req.by, req.dedupe = v, true
 	}
-	if req.dedupe && !formats.CanGroup(req.format) {
+	if req.by != dedupe.ByNone && !formats.CanGroup(req.format) {
 		return req, fmt.Errorf("dedupe applies to format text, json or debug1; %s output is always one record per stack", req.format)
 	}
 	if v := q.Get("window"); v != "" {

@@ -64,12 +64,12 @@ func TestLeakModeBoundRefuses(t *testing.T) {
 		t.Errorf("refused WriteFile left %s (%v)", file, err)
 	}
 
-	srv := httptest.NewServer(Handler(HandlerOptions{LeakMaxGoroutines: bound}))
+	srv := httptest.NewServer(Handler(HandlerOptions{Capture: CaptureOptions{LeakMaxGoroutines: bound}}))
 	defer srv.Close()
 	for _, query := range []string{"?mode=leak", "?mode=leak&format=json&dedupe=1"} {
 		resp, b := get(t, srv.URL+query)
 		body := string(b)
-		if resp.StatusCode != http.StatusForbidden || !strings.Contains(body, "bound of 5") || !strings.Contains(body, "HandlerOptions.LeakMaxGoroutines") || strings.Contains(body, "--leak-max-goroutines") {
+		if resp.StatusCode != http.StatusForbidden || !strings.Contains(body, "bound of 5") || !strings.Contains(body, "HandlerOptions.Capture.LeakMaxGoroutines") || strings.Contains(body, "--leak-max-goroutines") {
 			t.Errorf("GET %s above the bound: %s %q; want 403 naming the bound and the service's option", query, resp.Status, body)
 		}
 	}
@@ -106,7 +106,7 @@ func TestLeakModeBoundOverride(t *testing.T) {
 			t.Errorf("bound %d on %s: err = %v, %d GC cycles; want a leak capture after a GC cycle", bound, runtime.Version(), err, ran)
 		}
 	}
-	srv := httptest.NewServer(Handler(HandlerOptions{LeakMaxGoroutines: -1}))
+	srv := httptest.NewServer(Handler(HandlerOptions{Capture: CaptureOptions{LeakMaxGoroutines: -1}}))
 	defer srv.Close()
 	resp, body := get(t, srv.URL+"?mode=leak")
 	if want := map[bool]int{true: http.StatusOK, false: http.StatusNotFound}[haveProfile]; resp.StatusCode != want {

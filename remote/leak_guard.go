@@ -20,7 +20,7 @@ import (
 // whose goroutines cannot be counted is refused as well, since the
 // capture could not know what it would cost. Through stackdump's endpoint
 // (mode=leak) the endpoint applies its own bound
-// (dumper.HandlerOptions.LeakMaxGoroutines).
+// (dumper.HandlerOptions.Capture.LeakMaxGoroutines).
 
 // ErrLeakUncounted is wrapped by the error of a ModeLeak capture refused
 // because the target's goroutines could not be counted first.

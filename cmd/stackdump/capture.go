@@ -120,7 +120,7 @@ goroutines: tens to hundreds of ms at 10,000, about a minute at 100,000
 (docs/modes.md). So it first counts the target's goroutines (debug=1) and
 refuses above --leak-max-goroutines (default 20000) without requesting the
 leak profile; stackdump's endpoint refuses above its owner's bound
-(dumper.HandlerOptions.LeakMaxGoroutines), whatever the flag says.`,
+(dumper.HandlerOptions.Capture.LeakMaxGoroutines), whatever the flag says.`,
 		Example: `  stackdump capture localhost:6060 -o dump.json.gz
   stackdump capture http://10.0.0.5:6060 http://10.0.0.6:6060 -o dumps/
   stackdump capture --targets hosts.txt --concurrency 16 --dedupe -o dumps/

@@ -95,7 +95,7 @@ func TestCaptureLeakModeBound(t *testing.T) {
 	for _, target := range []string{proxy.srv.URL + "/debug/stackdump", bare} {
 		_, stderr, err = runCLI(t, "capture", "-q", "--mode", "leak", "--leak-max-goroutines", "0", "--endpoint", "/debug/stackdump", target, "-o", out)
 		asked = proxy.take()
-		if err == nil || !strings.Contains(stderr, "403") || !strings.Contains(stderr, "bound of 5") || !strings.Contains(stderr, "HandlerOptions.LeakMaxGoroutines") {
+		if err == nil || !strings.Contains(stderr, "403") || !strings.Contains(stderr, "bound of 5") || !strings.Contains(stderr, "HandlerOptions.Capture.LeakMaxGoroutines") {
 			t.Errorf("%s: leak capture through the endpoint above its bound: err = %v, stderr %q; want its 403", target, err, stderr)
 		}
 		if askedFor(asked, "goroutineleak") || !askedFor(asked, "mode=leak") {

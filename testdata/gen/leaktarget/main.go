@@ -6,7 +6,7 @@
 // reachable), then serves net/http/pprof (as `import _ "net/http/pprof"`
 // registers it) and stackdump's endpoint at /debug/stackdump on
 // 127.0.0.1 (mode=leak refused above -leak-max-goroutines, its
-// HandlerOptions.LeakMaxGoroutines), and prints "addr HOST:PORT".
+// HandlerOptions.Capture.LeakMaxGoroutines), and prints "addr HOST:PORT".
 //
 // With -grow N, each debug=2 request for a goroutine profile
 // (/debug/pprof/goroutine or /debug/pprof/goroutineleak) first leaks N
@@ -49,7 +49,7 @@ func main() {
 		go parkReceiver(&started)
 	}
 	started.Wait()
-	http.Handle("/debug/stackdump", dumper.Handler(dumper.HandlerOptions{LeakMaxGoroutines: *leakMax}))
+	http.Handle("/debug/stackdump", dumper.Handler(dumper.HandlerOptions{Capture: dumper.CaptureOptions{LeakMaxGoroutines: *leakMax}}))
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		fmt.Println("error", err)
