@@ -101,18 +101,12 @@ var unsupportedCompressions = map[string]string{
 	".br": "brotli", ".sz": "snappy", ".z": "compress", ".zip": "zip", ".7z": "7-zip", ".tgz": "tar+gzip",
 }
 
-// FromPath derives format and compression from a file name:
-// "x.json.gz" → json, gzip; "x.pb.gz" → pprof, gzip; "x.txt.zst" → text,
-// zstd; "x.html" → html. Unknown parts come back empty; [OutputFor] also
-// refuses them.
-func FromPath(path string) (Format, Compression) {
-	f, c, _, _ := splitPath(path)
-	return f, c
-}
-
-// splitPath is FromPath that also returns the format extension it did not
-// know ("" when there is none, or it knew it) and the compression
-// extension stackdump does not write.
+// splitPath derives format and compression from a file name: "x.json.gz"
+// → json, gzip; "x.pb.gz" → pprof, gzip; "x.txt.zst" → text, zstd;
+// "x.html" → html. Unknown parts come back empty, with the format
+// extension it did not know ("" when there is none, or it knew it) and the
+// compression extension stackdump does not write; [OutputFor] refuses
+// those.
 func splitPath(path string) (f Format, c Compression, unknown, badComp string) {
 	c = CompressNone
 	if path == "" {
@@ -223,7 +217,8 @@ func extensionsOf(fs []Format) []string {
 }
 
 // Extension returns the file name extension of format f with compression
-// c, the inverse of FromPath: ".txt", ".json.gz", ".pb.zst".
+// c, the inverse of reading a name in [OutputFor]: ".txt", ".json.gz",
+// ".pb.zst".
 func Extension(f Format, c Compression) string {
 	var ext string
 	switch f {
