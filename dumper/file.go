@@ -67,7 +67,7 @@ func WriteFile(ctx context.Context, path string, opts FileOptions) error {
 
 // fileFormat resolves the format and compression of a dump file.
 func fileFormat(path string, opts FileOptions) (formats.Format, formats.Compression, error) {
-	f, c, err := formats.OutputFor(path, string(opts.Format), string(opts.Compression))
+	f, c, err := formats.OutputFor(path, formats.OutputOptions{Format: opts.Format, Compression: opts.Compression})
 	if err != nil {
 		return "", "", fmt.Errorf("write %s: %w", path, err)
 	}

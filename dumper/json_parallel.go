@@ -179,7 +179,7 @@ func (jw *jsonWriter) writeChunks(ctx context.Context, order <-chan jsonChunk) e
 	end := &formats.Dump{Truncated: truncated, Warnings: append(warnings, jw.d.Warnings...), Total: total}
 	enc := jw.stream.NewEncoder()
 	defer enc.Release()
-	if _, err := enc.Write(formats.AppendJSONEnd(nil, end, total)); err != nil {
+	if _, err := enc.Write(new(formats.JSONChunks).AppendEnd(nil, end, total)); err != nil {
 		return err
 	}
 	if err := jw.stream.WriteSegment(enc.Take(nil)); err != nil {
@@ -192,7 +192,7 @@ func (jw *jsonWriter) writeChunks(ctx context.Context, order <-chan jsonChunk) e
 // readers intern into and the encoding of the frames it has met.
 type chunkState struct {
 	table  *formats.Table
-	frames formats.JSONRoutineAppender
+	frames formats.JSONChunks
 	enc    *zseg.Encoder
 	buf    []byte
 }
@@ -282,7 +282,7 @@ func (e *chunkEncoder) BeginDump(read *formats.Dump) error {
 	if e.job.index == 0 {
 		head := *read
 		head.Source = e.jw.d.Source
-		e.b = formats.AppendJSONStart(e.b, &head)
+		e.b = e.st.frames.AppendStart(e.b, &head)
 	}
 	return nil
 }
@@ -290,7 +290,7 @@ func (e *chunkEncoder) BeginDump(read *formats.Dump) error {
 func (e *chunkEncoder) WriteRoutine(r *formats.Routine) error {
 	e.routines++
 	r.Line = 0 // a line of text no one has
-	e.b = e.st.frames.Append(e.b, r, e.first && e.routines == 1)
+	e.b = e.st.frames.AppendRoutine(e.b, r, e.first && e.routines == 1)
 	if len(e.b) >= jsonFlushBytes {
 		if _, err := e.st.enc.Write(e.b); err != nil {
 			return err

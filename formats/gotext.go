@@ -1014,7 +1014,7 @@ func (g *goTextDecoder) finish() {
 	if why == "" && g.readErr != nil {
 		why, cause = "reading stopped: "+g.readErr.Error(), g.readErr
 	}
-	if why == "" && g.in != nil && g.in.BytesRead() == TruncationSize {
+	if why == "" && g.in != nil && g.in.bytesRead() == TruncationSize {
 		why = fmt.Sprintf("input is exactly %d bytes, where runtime/pprof cuts debug=2 dumps", TruncationSize)
 	}
 	if why != "" {

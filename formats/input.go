@@ -44,9 +44,9 @@ type Input struct {
 // Read reads decompressed bytes.
 func (in *Input) Read(p []byte) (int, error) { return in.R.Read(p) }
 
-// BytesRead reports how many decompressed bytes were consumed from the
+// bytesRead reports how many decompressed bytes were consumed from the
 // source so far (including what sits in R's buffer).
-func (in *Input) BytesRead() int64 {
+func (in *Input) bytesRead() int64 {
 	if in.mem != nil {
 		return int64(len(in.mem)) // all of it is in hand
 	}

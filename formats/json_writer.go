@@ -17,10 +17,10 @@ const JSONFormatVersion = "stackdump/v1"
 type jsonEncoder struct {
 	w        io.Writer
 	buf      []byte
-	n        int                 // routines written in the current dump
-	routines JSONRoutineAppender // shared by every dump
-	total    int64               // their counts, for dumps that carry no Total
-	head     int                 // preamble lines written before the routines
+	n        int        // routines written in the current dump
+	routines JSONChunks // shared by every dump
+	total    int64      // their counts, for dumps that carry no Total
+	head     int        // preamble lines written before the routines
 }
 
 func newJSONEncoder(w io.Writer) Encoder {
@@ -30,13 +30,13 @@ func newJSONEncoder(w io.Writer) Encoder {
 // BeginDump opens the dump's document and writes its metadata.
 func (e *jsonEncoder) BeginDump(d *Dump) error {
 	e.n, e.total, e.head = 0, 0, len(d.Preamble)
-	e.buf = AppendJSONStart(e.buf, d)
+	e.buf = appendJSONStart(e.buf, d)
 	return e.flushIfFull()
 }
 
 // WriteRoutine appends one routine object to the goroutines array.
 func (e *jsonEncoder) WriteRoutine(r *Routine) error {
-	e.buf = e.routines.Append(e.buf, r, e.n == 0)
+	e.buf = e.routines.AppendRoutine(e.buf, r, e.n == 0)
 	e.n++
 	e.total += r.Goroutines()
 	return e.flushIfFull()
@@ -60,30 +60,50 @@ func (e *jsonEncoder) flush() (err error) {
 	return err
 }
 
-// A document can also be written in parts made apart — by several
-// goroutines, each encoding (and compressing) its share of the routines —
-// and joined in order: AppendJSONStart, the routines from
-// JSONRoutineAppenders, then AppendJSONEnd. The bytes are those the
-// encoder writes.
+// JSONChunks writes one stackdump JSON document in parts made apart — by
+// several goroutines, each encoding (and compressing) its share of the
+// routines — and joined in order: [JSONChunks.AppendStart], the routines
+// from [JSONChunks.AppendRoutine], then [JSONChunks.AppendEnd]. The bytes
+// are those the encoder (NewEncoder) writes. A JSONChunks keeps the
+// encoding of every interned frame it meets, so it is worth keeping across
+// dumps read into one Table; it is not safe for concurrent use: give each
+// goroutine its own. The zero value is ready to use.
+type JSONChunks struct {
+	frames jsonFrameCache
+}
 
-// AppendJSONStart appends the opening of d's document: its metadata up to
+// AppendStart appends the opening of d's document: its metadata up to
 // and including the '[' of the goroutines array.
-func AppendJSONStart(b []byte, d *Dump) []byte {
+func (*JSONChunks) AppendStart(b []byte, d *Dump) []byte {
+	return appendJSONStart(b, d)
+}
+
+// AppendRoutine appends r's object to b as an element of the goroutines
+// array, after a separating comma unless r is the first element.
+func (c *JSONChunks) AppendRoutine(b []byte, r *Routine, first bool) []byte {
+	if !first {
+		b = append(b, ',')
+	}
+	return appendJSONRoutine(b, r, &c.frames)
+}
+
+// AppendEnd appends the rest of d's document after its last routine,
+// with its newline. The total written is d.Total, or total when d.Total is
+// zero (the sum of Goroutines over the routines written). Preamble lines
+// added to d after AppendStart are not written; the streaming encoder
+// (NewEncoder) writes them as "epilogue".
+func (*JSONChunks) AppendEnd(b []byte, d *Dump, total int64) []byte {
+	return appendJSONEnd(b, d, total, nil)
+}
+
+// appendJSONStart appends the opening of d's document (AppendStart).
+func appendJSONStart(b []byte, d *Dump) []byte {
 	b = append(b, `{"format":"`+JSONFormatVersion+`",`...)
 	b = appendJSONHead(b, d)
 	return append(b, `,"goroutines":[`...)
 }
 
-// AppendJSONEnd appends the rest of d's document after its last routine,
-// with its newline. The total written is d.Total, or total when d.Total is
-// zero (the sum of Goroutines over the routines written). Preamble lines
-// added to d after AppendJSONStart are not written; the streaming encoder
-// (NewEncoder) writes them as "epilogue".
-func AppendJSONEnd(b []byte, d *Dump, total int64) []byte {
-	return appendJSONEnd(b, d, total, nil)
-}
-
-// appendJSONEnd is AppendJSONEnd that also writes late, the preamble lines
+// appendJSONEnd is AppendEnd that also writes late, the preamble lines
 // the reader met after the routines (the JVM's deadlock report), as the
 // "epilogue" member when there are any.
 func appendJSONEnd(b []byte, d *Dump, total int64, late []string) []byte {
@@ -97,23 +117,6 @@ func appendJSONEnd(b []byte, d *Dump, total int64, late []string) []byte {
 		b = appendJSONStrings(b, late)
 	}
 	return append(b, '}', '\n')
-}
-
-// JSONRoutineAppender appends routines as elements of a document's
-// goroutines array. It keeps the encoding of every interned frame it meets,
-// so it is worth keeping across dumps read into one Table; it is not safe
-// for concurrent use.
-type JSONRoutineAppender struct {
-	frames jsonFrameCache
-}
-
-// Append appends r's object to b, after a separating comma unless r is
-// the first element of the array.
-func (a *JSONRoutineAppender) Append(b []byte, r *Routine, first bool) []byte {
-	if !first {
-		b = append(b, ',')
-	}
-	return appendJSONRoutine(b, r, &a.frames)
 }
 
 // appendJSONHead appends the "source" and "preamble" members, and

@@ -101,18 +101,12 @@ var unsupportedCompressions = map[string]string{
 	".br": "brotli", ".sz": "snappy", ".z": "compress", ".zip": "zip", ".7z": "7-zip", ".tgz": "tar+gzip",
 }
 
-// FromPath derives format and compression from a file name:
-// "x.json.gz" → json, gzip; "x.pb.gz" → pprof, gzip; "x.txt.zst" → text,
-// zstd; "x.html" → html. Unknown parts come back empty; [OutputFor] also
-// refuses them.
-func FromPath(path string) (Format, Compression) {
-	f, c, _, _ := splitPath(path)
-	return f, c
-}
-
-// splitPath is FromPath that also returns the format extension it did not
-// know ("" when there is none, or it knew it) and the compression
-// extension stackdump does not write.
+// splitPath derives format and compression from a file name: "x.json.gz"
+// → json, gzip; "x.pb.gz" → pprof, gzip; "x.txt.zst" → text, zstd;
+// "x.html" → html. Unknown parts come back empty, with the format
+// extension it did not know ("" when there is none, or it knew it) and the
+// compression extension stackdump does not write; [OutputFor] refuses
+// those.
 func splitPath(path string) (f Format, c Compression, unknown, badComp string) {
 	c = CompressNone
 	if path == "" {
@@ -135,18 +129,32 @@ func splitPath(path string) (f Format, c Compression, unknown, badComp string) {
 	return "", c, ext, ""
 }
 
-// OutputFor settles the format and compression of an output from explicit
-// choices (empty when not given, as --format and --compress flags are)
-// and the file name. The name's extensions must mean what they say: a
-// format extension (.txt or .log, .json, .pb, .pprof or .prof, .folded,
-// .html) picks the format when --format is not given and must agree with
-// it when it is; .gz and .zst pick the compression; a compression
-// stackdump does not write (.bz2, .xz, .lz4, …) and, without --format, an
-// extension it does not know are errors, never silently plain text.
-//
-// allowed lists the formats the caller writes, the first being the default
-// for a name without extension; none means [Formats] with text first.
-func OutputFor(path, format, compress string, allowed ...Format) (Format, Compression, error) {
+// OutputOptions are the explicit choices for an output, beyond its file
+// name. The CLI passes its --format and --compress flags as they were
+// given; OutputFor checks them.
+type OutputOptions struct {
+	// Format is the format asked for, matched case-insensitively among
+	// Allowed; empty: the name's, else Allowed's first.
+	Format Format
+	// Compression is the compression asked for (also "gz" or "zst", as
+	// [ParseCompression] reads); empty: the name's, else none.
+	Compression Compression
+	// Allowed lists the formats the caller writes, the first being the
+	// default for a name without extension; nil means [Formats] with text
+	// first.
+	Allowed []Format
+}
+
+// OutputFor settles the format and compression of an output from the
+// explicit choices in opts and the file name. The name's extensions must
+// mean what they say: a format extension (.txt or .log, .json, .pb, .pprof
+// or .prof, .folded, .html) picks the format when opts.Format is empty and
+// must agree with it when it is not; .gz and .zst pick the compression; a
+// compression stackdump does not write (.bz2, .xz, .lz4, …) and, without
+// opts.Format, an extension it does not know are errors, never silently
+// plain text.
+func OutputFor(path string, opts OutputOptions) (Format, Compression, error) {
+	allowed, format, compress := opts.Allowed, string(opts.Format), string(opts.Compression)
 	if len(allowed) == 0 {
 		allowed = Formats()
 	}
@@ -209,7 +217,8 @@ func extensionsOf(fs []Format) []string {
 }
 
 // Extension returns the file name extension of format f with compression
-// c, the inverse of FromPath: ".txt", ".json.gz", ".pb.zst".
+// c, the inverse of reading a name in [OutputFor]: ".txt", ".json.gz",
+// ".pb.zst".
 func Extension(f Format, c Compression) string {
 	var ext string
 	switch f {

@@ -16,11 +16,13 @@ func TestOutputFor(t *testing.T) {
 	textJSON := []Format{FormatText, FormatJSON}
 	html := []Format{FormatHTML}
 	for _, c := range []struct {
-		path, format, compress string
-		allowed                []Format
-		f                      Format
-		comp                   Compression
-		err                    string
+		path     string
+		format   Format
+		compress Compression
+		allowed  []Format
+		f        Format
+		comp     Compression
+		err      string
 	}{
 		{path: "", f: FormatText, comp: CompressNone},
 		{path: "dump", f: FormatText, comp: CompressNone},
@@ -49,8 +51,12 @@ func TestOutputFor(t *testing.T) {
 		{path: "r.html.gz", allowed: html, f: FormatHTML, comp: CompressGzip},
 		{path: "", allowed: html, f: FormatHTML, comp: CompressNone},
 		{path: "r.json", allowed: html, err: "a json name, but this writes html"},
+		{path: "d", format: "JSON", compress: "gz", f: FormatJSON, comp: CompressGzip},
+		{path: "d", format: "yaml", err: `unknown format "yaml"`},
+		{path: "d", compress: "bz2", err: `unknown compression "bz2"`},
+		{path: "d.txt", format: FormatJSON, allowed: textJSON, err: "a text name, but --format is json"},
 	} {
-		f, comp, err := OutputFor(c.path, c.format, c.compress, c.allowed...)
+		f, comp, err := OutputFor(c.path, OutputOptions{Format: c.format, Compression: c.compress, Allowed: c.allowed})
 		switch {
 		case c.err != "":
 			if err == nil || !strings.Contains(err.Error(), c.err) {

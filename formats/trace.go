@@ -123,7 +123,7 @@ func (d *traceDecoder) nextDump() (*Dump, error) {
 			return nil, fmt.Errorf("execution trace: %w", rerr)
 		}
 		dump.Truncated = true
-		d.notes = append(d.notes, &ParseError{Offset: d.in.BytesRead(), Msg: fmt.Sprintf(
+		d.notes = append(d.notes, &ParseError{Offset: d.in.bytesRead(), Msg: fmt.Sprintf(
 			"execution trace ends early or is corrupt after %d events (%v); goroutines are as of the last event read", n, rerr)})
 	}
 	if clock != nil {
@@ -280,7 +280,7 @@ func (d *traceDecoder) finish() {
 		if len(preempted) == 1 {
 			what = "goroutine (%s) was asynchronously preempted: the tracer's stack ends at runtime.asyncPreempt, so its own frames are missing (marked elided)"
 		}
-		d.notes = append(d.notes, &ParseError{Offset: d.in.BytesRead(), Msg: fmt.Sprintf("%d "+what, len(preempted), idList(preempted, 10))})
+		d.notes = append(d.notes, &ParseError{Offset: d.in.bytesRead(), Msg: fmt.Sprintf("%d "+what, len(preempted), idList(preempted, 10))})
 	}
 }
 

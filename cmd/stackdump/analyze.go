@@ -90,11 +90,11 @@ func runAnalyze(cmd *cobra.Command, files []string, o analyzeOptions) error {
 	if path == "-" {
 		path = ""
 	}
-	format := ""
+	out := formats.OutputOptions{Allowed: []formats.Format{formats.FormatText, formats.FormatJSON}}
 	if o.json {
-		format = string(formats.FormatJSON)
+		out.Format = formats.FormatJSON
 	}
-	f, comp, err := formats.OutputFor(path, format, "", formats.FormatText, formats.FormatJSON)
+	f, comp, err := formats.OutputFor(path, out)
 	if err != nil {
 		return err
 	}

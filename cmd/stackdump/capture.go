@@ -233,7 +233,7 @@ func planCaptures(cmd *cobra.Command, raw []string, o captureOptions) ([]*captur
 			return nil, err
 		}
 	}
-	format, comp, err := formats.OutputFor(formatPath, o.format, o.compress)
+	format, comp, err := formats.OutputFor(formatPath, formats.OutputOptions{Format: formats.Format(o.format), Compression: formats.Compression(o.compress)})
 	if err != nil {
 		return nil, err
 	}

@@ -66,7 +66,7 @@ only, so two builds with shifted lines still match). --by implies --dedupe.`,
 }
 
 func runConvert(cmd *cobra.Command, in string, o convertOptions) error {
-	format, comp, err := formats.OutputFor(o.output, o.format, o.compress)
+	format, comp, err := formats.OutputFor(o.output, formats.OutputOptions{Format: formats.Format(o.format), Compression: formats.Compression(o.compress)})
 	if err != nil {
 		return err
 	}

@@ -66,11 +66,11 @@ func runDiff(cmd *cobra.Command, oldPath, newPath string, o diffOptions) error {
 	if out == "-" {
 		out = ""
 	}
-	format := o.format
-	if !cmd.Flags().Changed("format") {
-		format = "" // the output name, else text
+	outOpts := formats.OutputOptions{Allowed: []formats.Format{formats.FormatText, formats.FormatJSON}}
+	if cmd.Flags().Changed("format") { // else the output name's, else text
+		outOpts.Format = formats.Format(o.format)
 	}
-	f, comp, err := formats.OutputFor(out, format, "", formats.FormatText, formats.FormatJSON)
+	f, comp, err := formats.OutputFor(out, outOpts)
 	if err != nil {
 		return err
 	}

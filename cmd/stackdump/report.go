@@ -88,7 +88,7 @@ func runReport(cmd *cobra.Command, files []string, o reportOptions) error {
 	if path == "-" {
 		path = ""
 	}
-	_, comp, err := formats.OutputFor(path, "", "", formats.FormatHTML)
+	_, comp, err := formats.OutputFor(path, formats.OutputOptions{Allowed: []formats.Format{formats.FormatHTML}})
 	if err != nil {
 		return err
 	}
