@@ -185,3 +185,30 @@ func TestJSONChunksStop(t *testing.T) {
 		}
 	}
 }
+
+// TestCutTracebackKeepsCutHeader cuts a real traceback inside its last
+// goroutine's header: every chunking keeps that piece with the goroutines
+// before it, so the parallel JSON marks the dump truncated with the
+// serial reading's warning whatever the chunk size.
+func TestCutTracebackKeepsCutHeader(t *testing.T) {
+	startFixture(t, 10)
+	_, raw, err := capture(context.Background(), CaptureOptions{}, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := bytes.Clone(raw.buf[:raw.n])
+	putStackBuf(raw.buf)
+	last := bytes.LastIndex(text, goroutineSep) + 1
+	cut := text[:last+1+len("goroutine 1")] // "\ngoroutine 1", cut in the id
+	if n := cutTraceback(cut, last-1); n != len(cut) {
+		t.Errorf("chunk ends at %d of %d: the cut header went to a chunk of its own", n, len(cut))
+	}
+	d := &formats.Dump{Truncated: true}
+	want := serialJSON(t, d, cut)
+	if !bytes.Contains(want, []byte("input ends mid-line")) {
+		t.Fatalf("the serial reading gave no cut warning:\n%s", want[max(0, len(want)-300):])
+	}
+	for _, chunk := range []int{1, 100, last - 1} {
+		checkSameJSON(t, fmt.Sprintf("%d-byte chunks", chunk), parallelJSON(t, d, cut, formats.CompressNone, chunk, 2), want)
+	}
+}

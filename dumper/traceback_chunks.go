@@ -13,12 +13,20 @@ var goroutineSep = []byte("\n\ngoroutine ")
 // cutTraceback returns the length of the first chunk of traceback text
 // that holds at least size bytes and ends at a goroutine boundary: the
 // next chunk starts with the blank line before a header. It is all of
-// text when text is no longer than size or no header follows. Both the
+// text when text is no longer than size or no header follows, and when
+// what follows is only a header the capture cut (no newline after it):
+// read alone, that piece would look like junk after a dump, while after
+// the goroutines before it the reader knows it for a cut record and
+// marks the dump truncated, as the serial reading does. Both the
 // parallel reading of a capture and its parallel JSON cut with it.
 func cutTraceback(text []byte, size int) int {
 	if len(text) > size {
 		if j := bytes.Index(text[size:], goroutineSep); j >= 0 {
-			return size + j + 1
+			cut := size + j + 1
+			if bytes.IndexByte(text[cut+1:], '\n') < 0 {
+				return len(text) // the rest is a cut header: keep it with this chunk
+			}
+			return cut
 		}
 	}
 	return len(text)
