@@ -10,7 +10,6 @@ import (
 	"strings"
 
 	"github.com/stackdump/stackdump/formats"
-
 	"github.com/stackdump/stackdump/internal/words"
 )
 

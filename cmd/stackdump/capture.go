@@ -20,9 +20,8 @@ import (
 	"github.com/stackdump/stackdump/dedupe"
 	"github.com/stackdump/stackdump/dumper"
 	"github.com/stackdump/stackdump/formats"
-	"github.com/stackdump/stackdump/remote"
-
 	"github.com/stackdump/stackdump/internal/words"
+	"github.com/stackdump/stackdump/remote"
 )
 
 // captureOptions are the flags of `stackdump capture` (and most of `watch`).

@@ -8,7 +8,6 @@ import (
 
 	"github.com/stackdump/stackdump/dedupe"
 	"github.com/stackdump/stackdump/formats"
-
 	"github.com/stackdump/stackdump/internal/words"
 )
 
