@@ -24,8 +24,10 @@ import (
 	"net/http"
 	_ "net/http/pprof"
 	"os"
+	"runtime"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/stackdump/stackdump/dumper"
 )
@@ -49,6 +51,8 @@ func main() {
 		go parkReceiver(&started)
 	}
 	started.Wait()
+	senders := *leaked
+	waitBlocked(senders)
 	http.Handle("/debug/stackdump", dumper.Handler(dumper.HandlerOptions{Capture: dumper.CaptureOptions{LeakMaxGoroutines: *leakMax}}))
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -56,23 +60,57 @@ func main() {
 		os.Exit(1)
 	}
 	fmt.Println("addr", l.Addr())
-	http.Serve(l, growing(*grow, http.DefaultServeMux))
+	http.Serve(l, growing(*grow, senders, http.DefaultServeMux))
 }
 
 // growing leaks n more goroutines before each debug=2 goroutine profile
-// request h answers.
-func growing(n int, h http.Handler) http.Handler {
+// request h answers, and answers once every leakSender (senders of them
+// before the first request) is blocked, so the profile counts them all.
+func growing(n, senders int, h http.Handler) http.Handler {
+	var mu sync.Mutex
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if n > 0 && strings.HasPrefix(r.URL.Path, "/debug/pprof/goroutine") && r.URL.Query().Get("debug") == "2" {
+			mu.Lock()
 			var started sync.WaitGroup
 			for range n {
 				started.Add(1)
 				go leakSender(&started)
 			}
 			started.Wait()
+			senders += n
+			waitBlocked(senders)
+			mu.Unlock()
 		}
 		h.ServeHTTP(w, r)
 	})
+}
+
+// waitBlocked returns once n leakSender goroutines are blocked in their
+// send: started.Done runs just before the send, and a goroutine profile
+// taken in between would count one not yet blocked (nor leaked).
+func waitBlocked(n int) {
+	buf := make([]byte, 1<<20)
+	for {
+		for {
+			m := runtime.Stack(buf, true)
+			if m < len(buf) {
+				buf = buf[:m]
+				break
+			}
+			buf = make([]byte, 2*len(buf))
+		}
+		blocked := 0
+		for _, g := range strings.Split(string(buf), "\n\n") {
+			if strings.Contains(g, "[chan send") && strings.Contains(g, "main.leakSender(") {
+				blocked++
+			}
+		}
+		if blocked >= n {
+			return
+		}
+		buf = buf[:cap(buf)]
+		time.Sleep(time.Millisecond)
+	}
 }
 
 // leakSender sends on a channel only it holds: no one can ever receive.
