@@ -40,12 +40,12 @@ func TestWriteFileFormats(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		in, err := formats.OpenInput(f, formats.ReadOptions{})
-		if err != nil {
-			t.Fatal(err)
+		rd := formats.NewReader(f, formats.ReadOptions{})
+		if _, err := rd.Next(); err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
 		}
-		if in.Kind != tc.kind || in.Compression != tc.comp {
-			t.Errorf("%s: written as %s, %s; want %s, %s", tc.name, in.Kind, in.Compression, tc.kind, tc.comp)
+		if rd.Kind() != tc.kind || rd.Compression() != tc.comp {
+			t.Errorf("%s: written as %s, %s; want %s, %s", tc.name, rd.Kind(), rd.Compression(), tc.kind, tc.comp)
 		}
 		f.Seek(0, 0)
 		dumps, err := formats.ReadAll(f, formats.ReadOptions{})

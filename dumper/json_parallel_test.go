@@ -10,6 +10,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/klauspost/compress/gzip"
+	"github.com/klauspost/compress/zstd"
+
 	"github.com/stackdump/stackdump/formats"
 )
 
@@ -48,14 +51,37 @@ func parallelJSON(t *testing.T, d *formats.Dump, text []byte, c formats.Compress
 	if err := writeJSONChunks(context.Background(), &out, c, d, text, chunkBytes, workers); err != nil {
 		t.Fatalf("%s, %d-byte chunks, %d workers: %v", c, chunkBytes, workers, err)
 	}
-	rd, err := formats.OpenInput(&out, formats.ReadOptions{})
-	if err != nil {
-		t.Fatal(err)
+	return decompress(t, out.Bytes(), c)
+}
+
+// decompress returns b decompressed, failing unless b is compressed with
+// c (by its magic bytes) and decompresses whole.
+func decompress(t *testing.T, b []byte, c formats.Compression) []byte {
+	t.Helper()
+	var got formats.Compression = formats.CompressNone
+	var zr io.Reader
+	switch {
+	case bytes.HasPrefix(b, []byte{0x1f, 0x8b}):
+		r, err := gzip.NewReader(bytes.NewReader(b))
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, zr = formats.CompressGzip, r
+	case bytes.HasPrefix(b, []byte{0x28, 0xb5, 0x2f, 0xfd}):
+		r, err := zstd.NewReader(bytes.NewReader(b))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer r.Close()
+		got, zr = formats.CompressZstd, r
 	}
-	if rd.Compression != c {
-		t.Fatalf("output compressed with %s, want %s", rd.Compression, c)
+	if got != c {
+		t.Fatalf("output compressed with %s, want %s", got, c)
 	}
-	plain, err := io.ReadAll(rd)
+	if zr == nil {
+		return b
+	}
+	plain, err := io.ReadAll(zr)
 	if err != nil {
 		t.Fatalf("%s output does not decompress: %v", c, err)
 	}

@@ -43,7 +43,7 @@ type debug1Decoder struct {
 	hasPC  bool
 }
 
-func newDebug1Decoder(in *Input, opts ReadOptions) decoder {
+func newDebug1Decoder(in *inputStream, opts ReadOptions) decoder {
 	opts = opts.withDefaults()
 	return &debug1Decoder{lines: newLineReader(in.R, opts.MaxLineBytes), t: opts.Table}
 }

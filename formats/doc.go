@@ -13,7 +13,7 @@
 // # Reading
 //
 // [NewReader] takes any io.Reader, undoes gzip or zstd, sniffs the format
-// ([SniffKind]) and yields dumps with [Reader.Next] and their routines one at
+// ([sniffKind]) and yields dumps with [Reader.Next] and their routines one at
 // a time with [Reader.Routines]. Readers are forgiving: junk around dumps is
 // skipped, and a malformed routine is reported as a [*ParseError] naming its
 // line while reading goes on. [ReadAll] collects everything in memory.

@@ -38,7 +38,7 @@ import (
 //	stSkip         after a problem: lines are dropped until a blank line, a
 //	               header or a preamble line, which are handled as in stIdle.
 type goTextDecoder struct {
-	in  *Input
+	in  *inputStream
 	lr  *lineReader
 	t   *Table
 	eof bool
@@ -154,7 +154,7 @@ const (
 	ringLineBytes    = 1024
 )
 
-func newGoTextDecoder(in *Input, opts ReadOptions) decoder {
+func newGoTextDecoder(in *inputStream, opts ReadOptions) decoder {
 	t := opts.Table
 	if t == nil {
 		t = NewTable()

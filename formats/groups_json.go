@@ -16,7 +16,7 @@ func writeGroupsJSON(w io.Writer, d *Dump, groups []*Group) error {
 		total = groupsTotal(groups)
 	}
 	b := make([]byte, 0, 2*writeChunkSize)
-	b = append(b, `{"format":"`+JSONFormatVersion+`",`...)
+	b = append(b, `{"format":"`+jsonFormatVersion+`",`...)
 	b = appendJSONHead(b, d)
 	b = append(b, `,"total":`...)
 	b = strconv.AppendInt(b, total, 10)

@@ -26,8 +26,8 @@ var (
 	zstdMagic = []byte{0x28, 0xb5, 0x2f, 0xfd}
 )
 
-// Input is a dump stream after decompression and format sniffing.
-type Input struct {
+// inputStream is a dump stream after decompression and format sniffing.
+type inputStream struct {
 	Kind        Kind
 	Compression Compression
 	// R reads the decompressed bytes.
@@ -42,21 +42,21 @@ type Input struct {
 }
 
 // Read reads decompressed bytes.
-func (in *Input) Read(p []byte) (int, error) { return in.R.Read(p) }
+func (in *inputStream) Read(p []byte) (int, error) { return in.R.Read(p) }
 
 // bytesRead reports how many decompressed bytes were consumed from the
 // source so far (including what sits in R's buffer).
-func (in *Input) bytesRead() int64 {
+func (in *inputStream) bytesRead() int64 {
 	if in.mem != nil {
 		return int64(len(in.mem)) // all of it is in hand
 	}
 	return in.count.n
 }
 
-// OpenInput detects gzip or zstd by their magic bytes and decompresses on
+// openInput detects gzip or zstd by their magic bytes and decompresses on
 // the fly (repeatedly, for doubly compressed inputs), then sniffs the dump
 // format unless opts.Kind is set.
-func OpenInput(r io.Reader, opts ReadOptions) (*Input, error) {
+func openInput(r io.Reader, opts ReadOptions) (*inputStream, error) {
 	limit := opts.MaxDecompressedBytes
 	if limit <= 0 {
 		limit = defaultMaxDecompressed
@@ -88,7 +88,7 @@ func OpenInput(r io.Reader, opts ReadOptions) (*Input, error) {
 		break
 	}
 	cr := &countingReader{r: br}
-	in := &Input{Kind: opts.Kind, Compression: comp, count: cr, R: bufio.NewReaderSize(cr, 256<<10)}
+	in := &inputStream{Kind: opts.Kind, Compression: comp, count: cr, R: bufio.NewReaderSize(cr, 256<<10)}
 	if in.Kind == "" {
 		head, err := in.R.Peek(64 << 10)
 		if err != nil && err != io.EOF && !errors.Is(err, bufio.ErrBufferFull) && len(head) == 0 {
@@ -96,21 +96,21 @@ func OpenInput(r io.Reader, opts ReadOptions) (*Input, error) {
 			// after them) the reader reads them and then meets the error.
 			return nil, err
 		}
-		in.Kind, in.sniffed = SniffKind(head), true
+		in.Kind, in.sniffed = sniffKind(head), true
 	}
 	return in, nil
 }
 
-// openMemInput is OpenInput for an input held in memory: uncompressed, it
+// openMemInput is openInput for an input held in memory: uncompressed, it
 // is not copied through buffers (mem), and only a small buffer is made for
 // the decoders that read R.
-func openMemInput(b []byte, opts ReadOptions) (*Input, error) {
+func openMemInput(b []byte, opts ReadOptions) (*inputStream, error) {
 	if bytes.HasPrefix(b, gzipMagic) || bytes.HasPrefix(b, zstdMagic) {
-		return OpenInput(bytes.NewReader(b), opts)
+		return openInput(bytes.NewReader(b), opts)
 	}
 	kind, sniffed := opts.Kind, false
 	if kind == "" {
-		kind, sniffed = SniffKind(b[:min(len(b), 64<<10)]), true
+		kind, sniffed = sniffKind(b[:min(len(b), 64<<10)]), true
 	}
 	// The Go traceback reader cuts its lines from b and never reads R:
 	// give it the smallest buffer (a capture reads one input per chunk).
@@ -119,16 +119,16 @@ func openMemInput(b []byte, opts ReadOptions) (*Input, error) {
 		size = 16
 	}
 	cr := &countingReader{r: bytes.NewReader(b)}
-	return &Input{Kind: kind, Compression: CompressNone, count: cr, R: bufio.NewReaderSize(cr, size), mem: b, sniffed: sniffed}, nil
+	return &inputStream{Kind: kind, Compression: CompressNone, count: cr, R: bufio.NewReaderSize(cr, size), mem: b, sniffed: sniffed}, nil
 }
 
-// SniffKind guesses a dump's format from its first bytes (after
+// sniffKind guesses a dump's format from its first bytes (after
 // decompression). Text inputs are judged by the first line that marks a
 // format, so log noise before a dump does not mislead it; text with no
 // marker is taken as a Go traceback, whose reader skips junk. It scans
 // lines with plain byte comparisons: sniffing costs microseconds, not a
 // regexp pass over 64 KiB.
-func SniffKind(head []byte) Kind {
+func sniffKind(head []byte) Kind {
 	trim := bytes.TrimLeft(head, " \t\r\n\ufeff")
 	switch {
 	case bytes.HasPrefix(trim, []byte("go 1.")) && bytes.Contains(trim[:min(len(trim), 16)], []byte(" trace\x00")):

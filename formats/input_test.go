@@ -37,8 +37,8 @@ func TestSniffKind(t *testing.T) {
 		{"goroutine x [running]:\n", KindGoTraceback},
 	}
 	for _, tt := range tests {
-		if got := SniffKind([]byte(tt.in)); got != tt.want {
-			t.Errorf("SniffKind(%q) = %s, want %s", tt.in, got, tt.want)
+		if got := sniffKind([]byte(tt.in)); got != tt.want {
+			t.Errorf("sniffKind(%q) = %s, want %s", tt.in, got, tt.want)
 		}
 	}
 }
@@ -69,7 +69,7 @@ func TestSniffCorpus(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		in, err := OpenInput(f, ReadOptions{})
+		in, err := openInput(f, ReadOptions{})
 		if err != nil {
 			t.Fatalf("%s: %v", path, err)
 		}
@@ -85,6 +85,6 @@ func BenchmarkSniffKind(b *testing.B) {
 	head = head[:min(len(head), 64<<10)]
 	b.SetBytes(int64(len(head)))
 	for b.Loop() {
-		SniffKind(head)
+		sniffKind(head)
 	}
 }

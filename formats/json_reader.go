@@ -101,7 +101,7 @@ type jsonDecoder struct {
 	labels Labels
 }
 
-func newJSONDecoder(in *Input, opts ReadOptions) decoder {
+func newJSONDecoder(in *inputStream, opts ReadOptions) decoder {
 	opts = opts.withDefaults()
 	return &jsonDecoder{
 		t:         opts.Table,
@@ -158,7 +158,7 @@ func (d *jsonDecoder) nextDump() (*Dump, error) {
 		return nil, d.fatal(err)
 	}
 	if c != '{' {
-		return nil, d.fatal(jsonStop(d.s.off, "expected '{' starting a %s document, found %q", JSONFormatVersion, c))
+		return nil, d.fatal(jsonStop(d.s.off, "expected '{' starting a %s document, found %q", jsonFormatVersion, c))
 	}
 	d.docStart = d.s.off
 	d.s.skipByte()
@@ -453,10 +453,10 @@ func (d *jsonDecoder) bufferedElement() ([]byte, int64, bool, error) {
 func (d *jsonDecoder) buildDump() (*Dump, error) {
 	f := d.members[memberFormat]
 	if !f.set {
-		return nil, jsonStop(d.docStart, "not a %s document: no \"format\" member", JSONFormatVersion)
+		return nil, jsonStop(d.docStart, "not a %s document: no \"format\" member", jsonFormatVersion)
 	}
-	if v := gjson.ParseBytes(f.raw); v.Type != gjson.String || v.Str != JSONFormatVersion {
-		return nil, jsonStop(f.off, "unsupported document format %s (want %q)", bytes.TrimSpace(f.raw), JSONFormatVersion)
+	if v := gjson.ParseBytes(f.raw); v.Type != gjson.String || v.Str != jsonFormatVersion {
+		return nil, jsonStop(f.off, "unsupported document format %s (want %q)", bytes.TrimSpace(f.raw), jsonFormatVersion)
 	}
 	dump := &Dump{Source: Source{Kind: KindJSON}}
 	if m := d.members[memberSource]; m.set {

@@ -5,10 +5,10 @@ import (
 	"strconv"
 )
 
-// JSONFormatVersion is the "format" value of every stackdump JSON
+// jsonFormatVersion is the "format" value of every stackdump JSON
 // document. Version 1 only ever grows: new keys may appear, existing keys
 // keep their names, types and meaning (docs/json.md).
-const JSONFormatVersion = "stackdump/v1"
+const jsonFormatVersion = "stackdump/v1"
 
 // jsonEncoder writes stackdump/v1 documents, one per dump, each on its own
 // line. It streams: a document is opened by BeginDump, each routine is
@@ -98,7 +98,7 @@ func (*JSONChunks) AppendEnd(b []byte, d *Dump, total int64) []byte {
 
 // appendJSONStart appends the opening of d's document (AppendStart).
 func appendJSONStart(b []byte, d *Dump) []byte {
-	b = append(b, `{"format":"`+JSONFormatVersion+`",`...)
+	b = append(b, `{"format":"`+jsonFormatVersion+`",`...)
 	b = appendJSONHead(b, d)
 	return append(b, `,"goroutines":[`...)
 }

@@ -25,7 +25,7 @@ import (
 // objects are located once, then turned into routines one at a time.
 // Several documents in a row are several dumps.
 type jvmJSONDecoder struct {
-	in     *Input
+	in     *inputStream
 	max    int64
 	t      *Table
 	data   string
@@ -60,7 +60,7 @@ type jvmJSONLock struct {
 	lock  Lock
 }
 
-func newJVMJSONDecoder(in *Input, opts ReadOptions) decoder {
+func newJVMJSONDecoder(in *inputStream, opts ReadOptions) decoder {
 	opts = opts.withDefaults()
 	return &jvmJSONDecoder{in: in, max: opts.MaxDecompressedBytes, t: opts.Table, frames: make(map[string]*Frame)}
 }

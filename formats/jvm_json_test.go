@@ -24,7 +24,7 @@ func TestJVMJSONThreadCounts(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if k := SniffKind(data[:min(len(data), 64<<10)]); k != KindJVMJSON {
+			if k := sniffKind(data[:min(len(data), 64<<10)]); k != KindJVMJSON {
 				t.Errorf("sniffed as %s", k)
 			}
 			want := 0

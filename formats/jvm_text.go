@@ -60,7 +60,7 @@ const (
 	jvmPhaseDeadlockStacks
 )
 
-func newJVMTextDecoder(in *Input, opts ReadOptions) decoder {
+func newJVMTextDecoder(in *inputStream, opts ReadOptions) decoder {
 	opts = opts.withDefaults()
 	return &jvmTextDecoder{
 		lr:     newLineReader(in.R, opts.MaxLineBytes),

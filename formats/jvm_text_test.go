@@ -44,7 +44,7 @@ func TestJVMTextCorpusThreadCounts(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if k := SniffKind(data[:min(len(data), 64<<10)]); k != KindJVMText {
+			if k := sniffKind(data[:min(len(data), 64<<10)]); k != KindJVMText {
 				t.Errorf("sniffed as %s", k)
 			}
 			want := len(reCountHeader.FindAll(data, -1)) + len(reCountToFile.FindAll(data, -1)) + len(reCountCarried.FindAll(data, -1))

@@ -72,7 +72,7 @@ func newMemLineReader(b []byte, max int) *lineReader {
 
 // newInputLineReader returns a lineReader over in: over its bytes when it
 // is held in memory, else over in.R.
-func newInputLineReader(in *Input, max int) *lineReader {
+func newInputLineReader(in *inputStream, max int) *lineReader {
 	if in.mem != nil {
 		return newMemLineReader(in.mem, max)
 	}

@@ -14,9 +14,9 @@ import (
 	"github.com/stackdump/stackdump/internal/words"
 )
 
-// OutputBufferSize is the size of the one bufio.Writer every output goes
+// outputBufferSize is the size of the one bufio.Writer every output goes
 // through: large enough that a dump costs few syscalls, never one per line.
-const OutputBufferSize = 1 << 20
+const outputBufferSize = 1 << 20
 
 // Output is a buffered, optionally compressed writer. Close flushes it and
 // ends the compressed stream; it does not close the underlying writer.
@@ -45,7 +45,7 @@ func NewOutput(w io.Writer, c Compression) (*Output, error) {
 	default:
 		return nil, fmt.Errorf("unknown compression %q (want none, gzip or zstd)", c)
 	}
-	o.Writer = bufio.NewWriterSize(w, OutputBufferSize)
+	o.Writer = bufio.NewWriterSize(w, outputBufferSize)
 	return o, nil
 }
 

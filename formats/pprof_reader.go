@@ -62,7 +62,7 @@ func parsePprofStateComment(c string) (key string, ok bool) {
 // wait bucket label ("wait") sets WaitMinutes to the bucket's least
 // minutes (0, 1, 10, 60).
 type pprofDecoder struct {
-	in   *Input
+	in   *inputStream
 	opts ReadOptions
 	t    *Table
 
@@ -82,7 +82,7 @@ type pprofDecoder struct {
 	labels Labels
 }
 
-func newPprofDecoder(in *Input, opts ReadOptions) decoder {
+func newPprofDecoder(in *inputStream, opts ReadOptions) decoder {
 	opts = opts.withDefaults()
 	return &pprofDecoder{in: in, opts: opts, t: opts.Table, locs: make(map[*profile.Location][]*Frame)}
 }

@@ -86,7 +86,7 @@ type Reader struct {
 	src   io.Reader
 	opts  ReadOptions
 	dec   decoder
-	input *Input
+	input *inputStream
 	cur   *Dump
 	err   error
 	done  bool   // current dump's routines were all read
@@ -124,6 +124,15 @@ func (r *Reader) reuseRoutines() {
 	}
 }
 
+// Compression returns the compression the input was read through
+// (CompressNone when plain); empty before the first Next.
+func (r *Reader) Compression() Compression {
+	if r.input == nil {
+		return ""
+	}
+	return r.input.Compression
+}
+
 // Table returns the Table the reader interns into.
 func (r *Reader) Table() *Table { return r.opts.Table }
 
@@ -135,12 +144,12 @@ func (r *Reader) Next() (*Dump, error) {
 		return nil, r.err
 	}
 	if r.dec == nil {
-		var in *Input
+		var in *inputStream
 		var err error
 		if r.inMem {
 			in, err = openMemInput(r.mem, r.opts)
 		} else {
-			in, err = OpenInput(r.src, r.opts)
+			in, err = openInput(r.src, r.opts)
 		}
 		if err != nil {
 			r.err = err
@@ -250,7 +259,7 @@ func isParseError(err error) bool {
 }
 
 // newDecoder picks the decoder for the input's kind.
-func newDecoder(in *Input, opts ReadOptions) (decoder, error) {
+func newDecoder(in *inputStream, opts ReadOptions) (decoder, error) {
 	switch in.Kind {
 	case KindGoTraceback:
 		return newGoTextDecoder(in, opts), nil

@@ -73,7 +73,7 @@ type traceG struct {
 }
 
 type traceDecoder struct {
-	in     *Input
+	in     *inputStream
 	opts   ReadOptions
 	stacks *traceStacks
 
@@ -95,7 +95,7 @@ const routineSlab = 256
 // The whole trace is replayed by the first nextDump (events are streamed;
 // memory follows goroutines and distinct stacks), which returns one dump
 // of every goroutine at the end of the trace.
-func newTraceDecoder(in *Input, opts ReadOptions) decoder {
+func newTraceDecoder(in *inputStream, opts ReadOptions) decoder {
 	if opts.Table == nil {
 		opts.Table = NewTable()
 	}
@@ -160,7 +160,7 @@ func (d *traceDecoder) nextRoutine() (*Routine, error) {
 
 // readTraceVersion checks the trace header ("go 1.26 trace\x00\x00\x00")
 // without consuming it, and refuses traces too old to hold stacks.
-func readTraceVersion(in *Input) (int, error) {
+func readTraceVersion(in *inputStream) (int, error) {
 	head, _ := in.R.Peek(16)
 	rest, ok := strings.CutPrefix(string(head), "go 1.")
 	num, _, ok2 := strings.Cut(rest, " trace\x00")

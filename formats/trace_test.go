@@ -261,8 +261,8 @@ func TestTraceSniffedAndDecompressed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if k := SniffKind(raw[:64]); k != KindGoTrace {
-		t.Errorf("SniffKind = %q, want %q", k, KindGoTrace)
+	if k := sniffKind(raw[:64]); k != KindGoTrace {
+		t.Errorf("sniffKind = %q, want %q", k, KindGoTrace)
 	}
 	var gz bytes.Buffer
 	zw := gzip.NewWriter(&gz)
