@@ -26,7 +26,7 @@ type StreamOptions struct {
 // otherwise (with the summary of what was read when there is one).
 func SummarizeNext(rd *formats.Reader, opts StreamOptions) (*Summary, []*formats.Group, error) {
 	a := NewAnalyzer(opts.Options)
-	g := dedupe.GroupThrough(analyzerStage{a}, opts.Group)
+	g := dedupe.GroupThrough(formats.RoutineFunc(a.Add), opts.Group)
 	p := formats.Pipeline{Source: rd, Encoder: g, OnWarning: opts.OnWarning}
 	d, err := p.Next(context.Background())
 	if d == nil {
@@ -37,14 +37,4 @@ func SummarizeNext(rd *formats.Reader, opts StreamOptions) (*Summary, []*formats
 		d.Total = g.Total()
 	}
 	return a.Summary(d, groups, opts.Name), groups, err
-}
-
-// analyzerStage is an Analyzer as the last stage of a formats.Pipeline.
-type analyzerStage struct{ a *Analyzer }
-
-func (s analyzerStage) BeginDump(*formats.Dump) error { return nil }
-func (s analyzerStage) EndDump(*formats.Dump) error   { return nil }
-func (s analyzerStage) WriteRoutine(r *formats.Routine) error {
-	s.a.Add(r)
-	return nil
 }

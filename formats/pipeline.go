@@ -9,7 +9,8 @@ import (
 
 // DumpSource yields dumps and their routines as a [Reader] does: Next
 // returns the next dump's metadata (io.EOF after the last), Routines its
-// routines, a *ParseError standing for a routine that could not be read.
+// routines, a *ParseError standing for a routine that could not be read
+// (with a nil routine, or the partial routine it concerns).
 // remote.Document is one too.
 type DumpSource interface {
 	Next() (*Dump, error)
@@ -27,9 +28,11 @@ const pipelineCheckEvery = 4096
 // is anything else that must see every routine.
 //
 // A *ParseError of the source stands for a routine that could not be read:
-// it is among its dump's Warnings, OnWarning sees it, and reading goes on.
-// Any other error stops the pipeline. Errors are matched with errors.As,
-// so a source may wrap its parse errors.
+// it is among its dump's Warnings, OnWarning sees it, the partial routine
+// that comes with it, if any, is written as the partial result a
+// ParseError promises, and reading goes on. Any other error stops the
+// pipeline. Errors are matched with errors.As, so a source may wrap its
+// parse errors.
 //
 //	p := formats.Pipeline{Source: rd, Encoder: enc, OnWarning: warn}
 //	n, err := p.Run(ctx)
@@ -87,13 +90,12 @@ func (p *Pipeline) Next(ctx context.Context) (*Dump, error) {
 	for r, err := range p.Source.Routines() {
 		if err != nil {
 			var pe *ParseError
-			if errors.As(err, &pe) {
-				if p.OnWarning != nil {
-					p.OnWarning(pe)
-				}
-				continue
+			if !errors.As(err, &pe) {
+				return d, p.readError(err)
 			}
-			return d, p.readError(err)
+			if p.OnWarning != nil {
+				p.OnWarning(pe)
+			}
 		}
 		if r == nil {
 			continue
@@ -119,3 +121,22 @@ func (p *Pipeline) readError(err error) error {
 	}
 	return p.ReadError(err)
 }
+
+// RoutineFunc is a func as the last stage of a [Pipeline] (an [Encoder])
+// for a consumer that needs only the routines: it is called with each
+// routine, and BeginDump and EndDump do nothing.
+//
+//	p := formats.Pipeline{Source: rd, Encoder: formats.RoutineFunc(a.Add)}
+type RoutineFunc func(*Routine)
+
+// BeginDump does nothing.
+func (f RoutineFunc) BeginDump(*Dump) error { return nil }
+
+// WriteRoutine calls f(r).
+func (f RoutineFunc) WriteRoutine(r *Routine) error {
+	f(r)
+	return nil
+}
+
+// EndDump does nothing.
+func (f RoutineFunc) EndDump(*Dump) error { return nil }

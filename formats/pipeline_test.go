@@ -64,11 +64,13 @@ func TestPipelineRunMatchesWriteDump(t *testing.T) {
 }
 
 // sliceSource is a DumpSource yielding one real dump's routines with
-// errors put in between: after routine i, errs[i].
+// errors put in between: after routine i, errs[i]; routine i itself comes
+// with partial[i], as a partial routine comes with its parse error.
 type sliceSource struct {
-	d    *formats.Dump
-	errs map[int]error
-	done bool
+	d       *formats.Dump
+	errs    map[int]error
+	partial map[int]*formats.ParseError
+	done    bool
 	// cancel, when not nil, is called after routine cancelAt.
 	cancel   func()
 	cancelAt int
@@ -85,7 +87,11 @@ func (s *sliceSource) Next() (*formats.Dump, error) {
 func (s *sliceSource) Routines() iter.Seq2[*formats.Routine, error] {
 	return func(yield func(*formats.Routine, error) bool) {
 		for i, r := range s.d.Routines {
-			if !yield(r, nil) {
+			var err error
+			if pe, ok := s.partial[i]; ok {
+				err = pe
+			}
+			if !yield(r, err) {
 				return
 			}
 			if s.cancel != nil && i == s.cancelAt {
@@ -157,6 +163,30 @@ func TestPipelineWarnings(t *testing.T) {
 	}
 	if got == nil || enc.routines != 5 || enc.ends != 0 {
 		t.Errorf("after a read error: dump %v, %d routines, %d ends; want the dump, 5 routines, no EndDump", got, enc.routines, enc.ends)
+	}
+}
+
+// TestPipelinePartialRoutine: a routine that comes with its parse error
+// (the partial result the error is about) is a warning and is written too,
+// in its place; formats.RoutineFunc sees every routine.
+func TestPipelinePartialRoutine(t *testing.T) {
+	d := readDemo(t)
+	pe := &formats.ParseError{Line: 7, Msg: "stack cut"}
+	src := &sliceSource{d: d, partial: map[int]*formats.ParseError{3: pe}}
+	var got []*formats.Routine
+	var seen []*formats.ParseError
+	p := formats.Pipeline{Source: src,
+		Encoder:   formats.RoutineFunc(func(r *formats.Routine) { got = append(got, r) }),
+		OnWarning: func(pe *formats.ParseError) { seen = append(seen, pe) }}
+	n, err := p.Run(context.Background())
+	if err != nil || n != 1 {
+		t.Fatalf("Run = %d, %v; want 1 dump, no error", n, err)
+	}
+	if len(seen) != 1 || seen[0] != pe {
+		t.Errorf("OnWarning saw %v, want the one parse error", seen)
+	}
+	if len(got) != len(d.Routines) || got[3] != d.Routines[3] {
+		t.Errorf("the encoder got %d of %d routines; want every one, the partial routine 3 in its place", len(got), len(d.Routines))
 	}
 }
 

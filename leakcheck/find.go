@@ -1,6 +1,7 @@
 package leakcheck
 
 import (
+	"context"
 	"errors"
 	"hash/maphash"
 	"time"
@@ -123,18 +124,16 @@ func (c *checker) leftovers(s *snapshot) []goroutineText {
 	if len(c.pending) == 0 {
 		return left
 	}
-	rd := formats.NewReaderBytes(c.scratch, formats.ReadOptions{Kind: formats.KindGoTraceback, Table: c.tbl, ReuseRoutines: true})
-	if _, err := rd.Next(); err == nil {
-		for r, err := range rd.Routines() {
-			if err != nil || r.ID == 0 {
-				continue // unreadable text stays a leftover: better reported than missed
-			}
-			if v, ok := c.verdicts[r.ID]; ok && c.o.ignored(r) {
+	p := formats.Pipeline{
+		Source: formats.NewReaderBytes(c.scratch, formats.ReadOptions{Kind: formats.KindGoTraceback, Table: c.tbl, ReuseRoutines: true}),
+		Encoder: formats.RoutineFunc(func(r *formats.Routine) {
+			if v, ok := c.verdicts[r.ID]; ok && r.ID != 0 && c.o.ignored(r) {
 				v.leftover = false
 				c.verdicts[r.ID] = v
 			}
-		}
+		}),
 	}
+	_, _ = p.Next(context.Background()) // unreadable text stays a leftover: better reported than missed
 	for _, g := range c.pending {
 		if c.verdicts[g.id].leftover {
 			left = append(left, g)

@@ -2,6 +2,7 @@ package leakcheck
 
 import (
 	"cmp"
+	"context"
 	"slices"
 	"strconv"
 
@@ -45,19 +46,17 @@ func (c *checker) report(s *snapshot, left []goroutineText, retries int, havePro
 	}
 	opts := dedupe.Options{SplitByCreator: true}
 	proven, other := dedupe.NewGrouper(opts), dedupe.NewGrouper(opts)
-	rd := formats.NewReaderBytes(c.scratch, formats.ReadOptions{Kind: formats.KindGoTraceback, Table: c.tbl})
-	if _, err := rd.Next(); err == nil {
-		for r, err := range rd.Routines() {
-			if err != nil {
-				continue
-			}
+	p := formats.Pipeline{
+		Source: formats.NewReaderBytes(c.scratch, formats.ReadOptions{Kind: formats.KindGoTraceback, Table: c.tbl}),
+		Encoder: formats.RoutineFunc(func(r *formats.Routine) {
 			if r.Leaked {
 				proven.Add(r)
 			} else {
 				other.Add(r)
 			}
-		}
+		}),
 	}
+	_, _ = p.Next(context.Background()) // what could not be read is left out
 	return &Error{
 		Proven: proven.Groups(), Other: other.Groups(),
 		ProvenCount: proven.Total(), OtherCount: other.Total(),

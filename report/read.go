@@ -47,24 +47,14 @@ func Read(r io.Reader, name string, opts ReadOptions) ([]Input, error) {
 // watching for the one that crashed as they stream by: a formats.Pipeline
 // through the grouping stage into the crash watch.
 func readInput(rd *formats.Reader, opts ReadOptions) (Input, error) {
-	var watch crashStage
-	g := dedupe.GroupThrough(&watch, opts.Group)
+	var watch formats.CrashWatch
+	g := dedupe.GroupThrough(formats.RoutineFunc(watch.Add), opts.Group)
 	p := formats.Pipeline{Source: rd, Encoder: g, OnWarning: opts.OnWarning}
 	d, err := p.Next(context.Background())
 	if err != nil {
 		return Input{}, err
 	}
 	return Input{Dump: d, Groups: g.Groups(), Culprit: watch.Culprit(formats.CrashOf(d.Preamble))}, nil
-}
-
-// crashStage is a formats.CrashWatch as the last stage of a pipeline.
-type crashStage struct{ formats.CrashWatch }
-
-func (w *crashStage) BeginDump(*formats.Dump) error { return nil }
-func (w *crashStage) EndDump(*formats.Dump) error   { return nil }
-func (w *crashStage) WriteRoutine(r *formats.Routine) error {
-	w.Add(r)
-	return nil
 }
 
 func nameInputs(inputs []Input, name string) []Input {

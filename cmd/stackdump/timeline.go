@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -111,12 +112,14 @@ func addInArgumentOrder(cmd *cobra.Command, tl *analyze.Timeline, files []string
 	var refs []snapshotRef
 	for i, name := range files {
 		n := 0
-		err := eachDump(cmd, name, func(d *formats.Dump, rd *formats.Reader) error {
+		err := eachDump(cmd, name, func(p *formats.Pipeline) error {
 			ref := snapshotRef{file: i, dump: n}
-			n++
-			err := addSnapshot(cmd, tl, displayName(name), d, rd, ref, true)
-			ref.at = d.Source.CapturedAt
-			refs = append(refs, ref)
+			d, err := addSnapshot(cmd, tl, p, displayName(name), ref, true)
+			if d != nil {
+				n++
+				ref.at = d.Source.CapturedAt
+				refs = append(refs, ref)
+			}
 			return err
 		})
 		if err != nil {
@@ -142,20 +145,23 @@ func captureOrder(refs []snapshotRef) ([]snapshotRef, bool) {
 	return sorted, !slices.Equal(sorted, refs)
 }
 
+// skipDump reads a dump past: the stage of a dump that is not wanted.
+var skipDump = formats.RoutineFunc(func(*formats.Routine) {})
+
 // addSnapshots adds the dumps of refs to tl in that order, reading each
 // file again up to the dump wanted. Warnings were told in the first pass.
 func addSnapshots(cmd *cobra.Command, tl *analyze.Timeline, files []string, refs []snapshotRef) error {
 	for _, ref := range refs {
 		name := files[ref.file]
 		n := 0
-		err := eachDump(cmd, name, func(d *formats.Dump, rd *formats.Reader) error {
-			defer func() { n++ }()
-			if n != ref.dump {
-				for range rd.Routines() {
-				}
-				return nil
+		err := eachDump(cmd, name, func(p *formats.Pipeline) error {
+			if n < ref.dump {
+				n++
+				p.Encoder, p.OnWarning = skipDump, nil
+				_, err := p.Next(context.Background())
+				return err
 			}
-			if err := addSnapshot(cmd, tl, name, d, rd, ref, false); err != nil {
+			if _, err := addSnapshot(cmd, tl, p, name, ref, false); err != nil {
 				return err
 			}
 			return errStopDumps
@@ -167,31 +173,49 @@ func addSnapshots(cmd *cobra.Command, tl *analyze.Timeline, files []string, refs
 	return nil
 }
 
-// addSnapshot streams the routines of d into tl as one snapshot. On an
-// error the routines read so far stay in it. warn tells the parse
-// warnings and truncation on standard error.
-func addSnapshot(cmd *cobra.Command, tl *analyze.Timeline, name string, d *formats.Dump, rd *formats.Reader, ref snapshotRef, warn bool) error {
-	tl.BeginSnapshot(name, d)
-	defer tl.EndSnapshot(d)
-	for r, err := range rd.Routines() {
-		if err != nil {
-			var pe *formats.ParseError
-			if !errors.As(err, &pe) {
-				return err
-			}
-			if warn {
-				fmt.Fprintf(cmd.ErrOrStderr(), "stackdump: warning: %s: %v\n", name, pe)
-			}
-			if r != nil {
-				tl.AddRoutine(r) // the partial routine the error is about
-			}
-			continue
+// addSnapshot streams the next dump of p into tl as one snapshot and
+// returns it (nil at the end of the input). On an error the routines read
+// so far stay in it. warn tells the parse warnings and truncation on
+// standard error.
+func addSnapshot(cmd *cobra.Command, tl *analyze.Timeline, p *formats.Pipeline, name string, ref snapshotRef, warn bool) (*formats.Dump, error) {
+	p.Encoder, p.OnWarning = snapshotStage{tl: tl, name: name}, nil
+	if warn {
+		p.OnWarning = func(pe *formats.ParseError) {
+			fmt.Fprintf(cmd.ErrOrStderr(), "stackdump: warning: %s: %v\n", name, pe)
 		}
-		tl.AddRoutine(r)
+	}
+	d, err := p.Next(context.Background())
+	if err != nil {
+		if d != nil {
+			tl.EndSnapshot(d) // stopped half way: EndDump was not called
+		}
+		return d, err
 	}
 	if d.Truncated && warn {
 		fmt.Fprintf(cmd.ErrOrStderr(), "stackdump: warning: %s: dump %d is truncated; routines past the cut look gone\n", name, ref.dump+1)
 	}
+	return d, nil
+}
+
+// snapshotStage is a Timeline as the last stage of a formats.Pipeline:
+// the dump is one snapshot called name.
+type snapshotStage struct {
+	tl   *analyze.Timeline
+	name string
+}
+
+func (s snapshotStage) BeginDump(d *formats.Dump) error {
+	s.tl.BeginSnapshot(s.name, d)
+	return nil
+}
+
+func (s snapshotStage) WriteRoutine(r *formats.Routine) error {
+	s.tl.AddRoutine(r)
+	return nil
+}
+
+func (s snapshotStage) EndDump(d *formats.Dump) error {
+	s.tl.EndSnapshot(d)
 	return nil
 }
 
@@ -205,24 +229,20 @@ func displayName(name string) string {
 // errStopDumps ends eachDump early without an error.
 var errStopDumps = errors.New("stop")
 
-// eachDump calls fn for every dump of the file name; fn reads the dump's
-// routines from rd. Errors name the file.
-func eachDump(cmd *cobra.Command, name string, fn func(*formats.Dump, *formats.Reader) error) error {
+// eachDump opens the file name and calls fn until the end of its dumps
+// (fn's io.EOF, as Pipeline.Next returns it); fn streams the next dump
+// through p, a formats.Pipeline reading the file whose stage fn sets.
+// Errors name the file.
+func eachDump(cmd *cobra.Command, name string, fn func(p *formats.Pipeline) error) error {
 	src, closeIn, err := openInput(cmd, name)
 	if err != nil {
 		return err
 	}
 	defer closeIn()
-	rd := formats.NewReader(src, formats.ReadOptions{ReuseRoutines: true})
+	p := &formats.Pipeline{Source: formats.NewReader(src, formats.ReadOptions{ReuseRoutines: true})}
 	for {
-		d, err := rd.Next()
-		if err == io.EOF {
-			return nil
-		}
-		if err == nil {
-			err = fn(d, rd)
-		}
-		if err == errStopDumps {
+		err := fn(p)
+		if err == io.EOF || err == errStopDumps {
 			return nil
 		}
 		if err != nil {
