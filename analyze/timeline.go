@@ -301,11 +301,30 @@ func (t *Timeline) retire(tr *tracked) {
 	}
 }
 
+// appendCapped adds id to ids, which keeps the smallest timelineIDs ids
+// seen (in no order): whichever ids come first, and in whatever order a
+// map gives them, the list is the same.
 func appendCapped(ids []int64, id int64) []int64 {
-	if len(ids) < timelineIDs && id != 0 {
-		ids = append(ids, id)
+	if id == 0 {
+		return ids
+	}
+	if len(ids) < timelineIDs {
+		return append(ids, id)
+	}
+	if i := maxIndex(ids); id < ids[i] {
+		ids[i] = id
 	}
 	return ids
+}
+
+func maxIndex(ids []int64) int {
+	m := 0
+	for i, id := range ids {
+		if id > ids[m] {
+			m = i
+		}
+	}
+	return m
 }
 
 func sortBusy(b []BusyThread) {

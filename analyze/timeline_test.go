@@ -1,6 +1,7 @@
 package analyze
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/stackdump/stackdump/formats"
@@ -29,4 +30,38 @@ func TestTimelineToleratesMisuse(t *testing.T) {
 	if s := rep.Snapshots[2]; s.Gone != 1 || s.GoneIDs[0] != 7 || rep.StuckTotal != 0 {
 		t.Errorf("after an empty snapshot: %+v, %d stuck", s, rep.StuckTotal)
 	}
+}
+
+// TestTimelineListsSmallestIDs feeds a real 315-goroutine dump (the demo
+// service's) after an empty snapshot and before one: the new and gone ids
+// listed are the smallest ten, not the first ten the dump or a map gives.
+func TestTimelineListsSmallestIDs(t *testing.T) {
+	dumps := readDumps(t, "../testdata/go/demo_go126.txt")
+	ids := routineIDs(dumps[0])
+	slices.Sort(ids)
+	if len(ids) <= timelineIDs || slices.IsSorted(routineIDs(dumps[0])) {
+		t.Fatalf("the dump has %d goroutines, sorted %v: want more than %d, not in id order", len(ids), slices.IsSorted(routineIDs(dumps[0])), timelineIDs)
+	}
+	want := ids[:timelineIDs]
+	for range 5 { // map order differs from run to run
+		tl := NewTimeline(TimelineOptions{})
+		tl.Add(&formats.Dump{})
+		tl.Add(dumps[0])
+		tl.Add(&formats.Dump{})
+		rep := tl.Report()
+		if got := rep.Snapshots[1].NewIDs; !slices.Equal(got, want) {
+			t.Fatalf("new ids %v, want the smallest %v", got, want)
+		}
+		if got := rep.Snapshots[2].GoneIDs; !slices.Equal(got, want) {
+			t.Fatalf("gone ids %v, want the smallest %v", got, want)
+		}
+	}
+}
+
+func routineIDs(d *formats.Dump) []int64 {
+	var ids []int64
+	for _, r := range d.Routines {
+		ids = append(ids, r.ID)
+	}
+	return ids
 }
