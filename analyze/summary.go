@@ -278,7 +278,7 @@ func (a *Analyzer) Summary(d *formats.Dump, groups []*formats.Group, name string
 	if isJVM(d.Source.Kind) {
 		s.JVM = jvmLocks(d, a.jvm, a.opts.Top)
 	}
-	s.Races, s.RacesTotal = raceRows(d.Races, a.opts.Top)
+	s.Races, s.RacesTotal = RaceRows(d.Races, a.opts.Top)
 	return s
 }
 

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/stackdump/stackdump/analyze"
 	"github.com/stackdump/stackdump/dedupe"
 	"github.com/stackdump/stackdump/formats"
 )
@@ -53,8 +54,12 @@ type inputDoc struct {
 	Truncated  bool         `json:"truncated,omitempty"`
 	Preamble   []string     `json:"preamble,omitempty"`
 	// Crash is what crashed when the dump comes from a crash.
-	Crash    *crashDoc    `json:"crash,omitempty"`
-	Warnings []warningDoc `json:"warnings,omitempty"`
+	Crash *crashDoc `json:"crash,omitempty"`
+	// Races are the dump's data races, identical reports folded
+	// (analyze.RaceRows), at most maxRaces; RacesTotal counts the reports.
+	Races      []analyze.RaceRow `json:"races,omitempty"`
+	RacesTotal int               `json:"racesTotal,omitempty"`
+	Warnings   []warningDoc      `json:"warnings,omitempty"`
 	// WarningsMore counts warnings past the ones listed.
 	WarningsMore int        `json:"warningsMore,omitempty"`
 	Groups       []groupDoc `json:"groups"`
@@ -152,6 +157,7 @@ const (
 	maxPreambleLines = 400
 	maxWarnings      = 500
 	maxWarningText   = 300
+	maxRaces         = 50
 )
 
 // buildDoc builds the page's document from the inputs, grouping those that
@@ -232,6 +238,9 @@ func buildInput(tab *docTable, i int, in Input, groups []*formats.Group, opts Op
 		out.Warnings = append(out.Warnings, warningDoc{Line: w.Line, Offset: w.Offset, Msg: w.Msg, Text: clip(w.Text, maxWarningText)})
 	}
 	out.WarningsMore = len(d.Warnings) - len(out.Warnings)
+	if len(d.Races) > 0 {
+		out.Races, out.RacesTotal = analyze.RaceRows(d.Races, maxRaces)
+	}
 
 	var sum int64
 	for _, g := range groups {

@@ -332,6 +332,7 @@
     var inp = cur(), box = $('summary');
     box.textContent = '';
     if (inp.crash) box.appendChild(crashBanner(inp.crash));
+    if (inp.racesTotal) box.appendChild(racesBanner(inp));
     var groups = inp.groups, listed = 0;
     groups.forEach(function (g) { listed += g.count; });
     var cards = el('div', 'cards');
@@ -410,6 +411,38 @@
       box.appendChild(p);
     }
     return box;
+  }
+
+  // racesBanner lists the dump's data races as analyze does: each race
+  // (identical reports folded, with their count), each access with who
+  // made it, its top frames, and where its goroutine was created.
+  function racesBanner(inp) {
+    var box = el('div', 'banner bad races');
+    var title = plural(inp.races.length, 'data race', 'data races');
+    if (inp.racesTotal !== inp.races.length) title += ' in ' + plural(inp.racesTotal, 'report', 'reports');
+    add(box, el('strong', null, title), ' found by the race detector');
+    inp.races.forEach(function (r) {
+      var div = el('div', 'race');
+      if (r.count > 1 && inp.races.length > 1) add(div, el('p', 'race-count', plural(r.count, 'report', 'reports') + ' of this race'));
+      r.accesses.forEach(function (a) {
+        var p = el('p', 'race-access');
+        add(p, el('strong', null, a.op + (a.main ? ' by main goroutine' : ' by goroutine ' + a.goroutine)), ' ', el('code', null, raceFrames(a.frames)));
+        div.appendChild(p);
+        if (a.created_at && a.created_at.length) {
+          add(div, add(el('p', 'race-created dim', 'created at '), el('code', null, raceFrames(a.created_at))));
+        }
+      });
+      box.appendChild(div);
+    });
+    return box;
+  }
+
+  // raceFrames writes frames innermost first, each as "func file:line".
+  function raceFrames(fs) {
+    if (!fs.length) return '(no frames)';
+    return fs.map(function (f) {
+      return f.func + (f.file ? ' ' + f.file.split('/').pop() + ':' + f.line : '');
+    }).join(' \u2190 ');
   }
 
   // ---- states chart ----
