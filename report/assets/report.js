@@ -184,6 +184,7 @@
         if (gs[p] && gs[p].children.indexOf(i) < 0) gs[p].children.push(i);
       });
     });
+    (inp.omittedStates || []).forEach(function (s) { states[s.s] = (states[s.s] || 0) + s.n; });
     inp.states = Object.keys(states).map(function (s) { return [s, states[s]]; })
       .sort(function (a, b) { return b[1] - a[1] || (a[0] < b[0] ? -1 : 1); });
     inp.ready = true;
@@ -333,17 +334,16 @@
     box.textContent = '';
     if (inp.crash) box.appendChild(crashBanner(inp.crash));
     if (inp.racesTotal) box.appendChild(racesBanner(inp));
-    var groups = inp.groups, listed = 0;
-    groups.forEach(function (g) { listed += g.count; });
+    var groups = inp.groups;
     var cards = el('div', 'cards');
     add(cards, card(num(inp.total), inp.noun, 'goroutines or threads in the dump'));
     add(cards, card(num(groups.length + (inp.groupsOmitted || 0)), 'groups', 'distinct stacks after grouping'));
     if (inp.states.length) {
-      add(cards, card(percent(inp.states[0][1], listed), inp.states[0][0], num(inp.states[0][1]) + ' ' + inp.noun + ' in the most common state'));
+      add(cards, card(percent(inp.states[0][1], inp.total), inp.states[0][0], num(inp.states[0][1]) + ' ' + inp.noun + ' in the most common state'));
     }
     if (groups.length) {
       var g0 = groups[0];
-      add(cards, card(percent(g0.count, listed), 'in the largest group', num(g0.count) + ' ' + inp.noun + ' at ' + (g0.top >= 0 ? fFunc(g0.top) : 'no frame')));
+      add(cards, card(percent(g0.count, inp.total), 'in the largest group', num(g0.count) + ' ' + inp.noun + ' at ' + (g0.top >= 0 ? fFunc(g0.top) : 'no frame')));
     }
     box.appendChild(cards);
 
