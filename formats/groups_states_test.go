@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"maps"
 	"os"
+	"strings"
 	"testing"
 
 	"github.com/stackdump/stackdump/dedupe"
@@ -58,5 +59,27 @@ func TestGroupsJSONStatelessMembersRoundTrip(t *testing.T) {
 				t.Errorf("%s by %s: read back, states %v; want %v", name, by, got, want)
 			}
 		}
+	}
+}
+
+// The grouped text of the same JDK 5 dump gives the group of 6 stackless
+// threads the histogram of its states, with the 4 that have none, instead
+// of naming all 6 after the 2 VM threads ("6 threads [VM thread]").
+func TestGroupsTextStatelessMembers(t *testing.T) {
+	in, err := os.ReadFile("../testdata/corpus/jvm/tda_jdk15_log_with_histogram.log")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dumps, err := formats.ReadAll(bytes.NewReader(in), formats.ReadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	if err := formats.WriteGroups(&out, formats.FormatText, dumps[0], dedupe.Group(dumps[0], dedupe.Options{})); err != nil {
+		t.Fatal(err)
+	}
+	const want = "6 threads [VM thread: 2, no state: 4]\n"
+	if !strings.Contains(out.String(), want) {
+		t.Errorf("grouped text has no %q:\n%s", want, out.String())
 	}
 }
