@@ -758,6 +758,11 @@
 
   // ---- groups ----
 
+  // statedCount counts a group's members that have a state.
+  function statedCount(g) {
+    return (g.states || []).reduce(function (n, s) { return n + s.n; }, 0);
+  }
+
   function chip(cls, text, title) {
     var c = el('span', 'chip ' + cls, text);
     if (title) c.title = title;
@@ -799,8 +804,10 @@
     }
     sum.appendChild(what);
     var meta = el('span', 'meta');
+    // A count is shown when members differ, also when some have no state.
+    var counted = g.states && (g.states.length > 1 || statedCount(g) < g.count);
     (g.states || []).slice(0, 2).forEach(function (s) {
-      meta.appendChild(chip('state', s.s + (g.states.length > 1 ? ' ' + num(s.n) : ''), num(s.n) + ' ' + s.s));
+      meta.appendChild(chip('state', s.s + (counted ? ' ' + num(s.n) : ''), num(s.n) + ' ' + s.s));
     });
     if (g.states && g.states.length > 2) meta.appendChild(chip('state', '+' + (g.states.length - 2)));
     if (g.wait) meta.appendChild(chip('wait', waitText(g), 'blocked for ' + waitText(g) + 'utes'));
@@ -836,7 +843,8 @@
   function groupBody(g) {
     var inp = cur(), body = el('div', 'body'), dl = el('dl', 'facts');
     if (g.states && g.states.length) {
-      fact(dl, 'states', g.states.map(function (s) { return s.s + ' ' + num(s.n); }).join(' · '));
+      var none = g.count - statedCount(g);
+      fact(dl, 'states', g.states.map(function (s) { return s.s + ' ' + num(s.n); }).join(' · ') + (none > 0 ? ' · no state ' + num(none) : ''));
     }
     if (g.wait) fact(dl, 'waiting', waitText(g) + 'utes (from the time of the first GC that saw them blocked)');
     if (g.leaked) fact(dl, 'proven leaked', num(g.leaked) + ' (the runtime\'s goroutine leak profile: nothing reachable can wake them)');
