@@ -41,10 +41,10 @@ type RaceAccessRow struct {
 	CreatedAt []FrameRef `json:"created_at,omitempty"`
 }
 
-// raceRows folds d's race reports into races, most reported first (then
-// in input order), at most top of them, and returns them with the number
-// of reports.
-func raceRows(races []*formats.Race, top int) ([]RaceRow, int) {
+// RaceRows folds a dump's race reports into races, most reported first
+// (then in input order), at most top of them (all for 0), and returns them
+// with the number of reports. analyze and report show races this way.
+func RaceRows(races []*formats.Race, top int) ([]RaceRow, int) {
 	rows := []RaceRow{}
 	index := map[string]int{}
 	for _, rc := range races {

@@ -184,7 +184,9 @@ type FrameRef struct {
 type GroupRow struct {
 	Key   string `json:"key"`
 	Count int64  `json:"count"`
-	// State is the members' most common state; States counts them all.
+	// State is the members' most common state ("" when most have none);
+	// States counts them all, when they have more than one state or some
+	// have none (members without a state are not counted).
 	State  string           `json:"state,omitempty"`
 	States map[string]int64 `json:"states,omitempty"`
 	// WaitMin and WaitMax are the members' wait range in minutes.
@@ -276,7 +278,7 @@ func (a *Analyzer) Summary(d *formats.Dump, groups []*formats.Group, name string
 	if isJVM(d.Source.Kind) {
 		s.JVM = jvmLocks(d, a.jvm, a.opts.Top)
 	}
-	s.Races, s.RacesTotal = raceRows(d.Races, a.opts.Top)
+	s.Races, s.RacesTotal = RaceRows(d.Races, a.opts.Top)
 	return s
 }
 

@@ -75,7 +75,9 @@ func groupRow(g *formats.Group) GroupRow {
 		WaitMax: g.WaitMax,
 		IDs:     g.IDs[:min(len(g.IDs), maxRowIDs)],
 	}
-	if len(g.States) > 1 {
+	if len(g.States) > 1 || len(g.States) == 1 && row.State == "" {
+		// Several states, or one that only some members have (the rest
+		// have none): State alone would not say it.
 		row.States = maps.Clone(g.States)
 	}
 	if g.Sample != nil {

@@ -118,13 +118,21 @@ func appendTable(b []byte, rows [][]string, right []bool) []byte {
 }
 
 // MainState returns a group's most common state (ties go to the name that
-// sorts first); "" when its members have none (debug=1, pprof).
+// sorts first); "" when its members have none (debug=1, pprof). Members
+// without a state (a JDK 5 thread, a Go 1.2 goroutine printed without a
+// header) count as the state "", so that a group mostly without one is
+// not named after the few that have one.
 func MainState(g *formats.Group) string {
 	best, n := "", int64(0)
+	var stated int64
 	for s, c := range g.States {
+		stated += c
 		if c > n || c == n && s < best {
 			best, n = s, c
 		}
+	}
+	if g.Count-stated >= n {
+		return ""
 	}
 	return best
 }

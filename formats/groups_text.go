@@ -90,7 +90,12 @@ func appendGroupText(b []byte, g *Group, noun string) []byte {
 	}
 	b = appendGroupCounted(b, g.Count, noun)
 	b = append(b, " ["...)
-	if states := groupStates(g); len(states) > 1 {
+	states := groupStates(g)
+	var stated int64
+	for _, st := range states {
+		stated += st.n
+	}
+	if len(states) > 1 || len(states) == 1 && stated < g.Count {
 		for i, st := range states {
 			if i > 0 {
 				b = append(b, ", "...)
@@ -98,6 +103,12 @@ func appendGroupText(b []byte, g *Group, noun string) []byte {
 			b = append(b, st.state...)
 			b = append(b, ": "...)
 			b = strconv.AppendInt(b, st.n, 10)
+		}
+		if stated < g.Count {
+			// Members without a state (a JDK 5 thread, a debug=1
+			// record) are counted, not given the others' state.
+			b = append(b, ", no state: "...)
+			b = strconv.AppendInt(b, g.Count-stated, 10)
 		}
 	} else if len(states) == 1 {
 		b = append(b, states[0].state...)

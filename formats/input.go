@@ -96,6 +96,9 @@ func openInput(r io.Reader, opts ReadOptions) (*inputStream, error) {
 			// after them) the reader reads them and then meets the error.
 			return nil, err
 		}
+		if isGroupedText(head) {
+			return nil, errGroupedText
+		}
 		in.Kind, in.sniffed = sniffKind(head), true
 	}
 	return in, nil
@@ -110,6 +113,9 @@ func openMemInput(b []byte, opts ReadOptions) (*inputStream, error) {
 	}
 	kind, sniffed := opts.Kind, false
 	if kind == "" {
+		if isGroupedText(b) {
+			return nil, errGroupedText
+		}
 		kind, sniffed = sniffKind(b[:min(len(b), 64<<10)]), true
 	}
 	// The Go traceback reader cuts its lines from b and never reads R:
@@ -120,6 +126,54 @@ func openMemInput(b []byte, opts ReadOptions) (*inputStream, error) {
 	}
 	cr := &countingReader{r: bytes.NewReader(b)}
 	return &inputStream{Kind: kind, Compression: CompressNone, count: cr, R: bufio.NewReaderSize(cr, size), mem: b, sniffed: sniffed}, nil
+}
+
+// errGroupedText refuses stackdump's grouped text as input: it has no
+// goroutine headers, so read as a traceback it would give a wrong dump
+// (its preamble and nothing else).
+var errGroupedText = fmt.Errorf("%w: this is stackdump's grouped text (convert --dedupe), written for people and not read back; write groups with --format json to read them again", ErrNotDump)
+
+// isGroupedText reports whether head starts with the first line of
+// grouped text (writeGroupsText): "N goroutines in M groups", or threads,
+// then the end of the line, " (of N in the dump)" or ", runtime".
+func isGroupedText(head []byte) bool {
+	line := bytes.TrimLeft(head, " \t\r\n\ufeff")
+	if i := bytes.IndexByte(line, '\n'); i >= 0 {
+		line = line[:i]
+	}
+	line = bytes.TrimSuffix(line, []byte("\r"))
+	rest, ok := cutCount(line)
+	if !ok {
+		return false
+	}
+	var noun bool
+	for _, n := range []string{" goroutines in ", " goroutine in ", " threads in ", " thread in "} {
+		if r, found := bytes.CutPrefix(rest, []byte(n)); found {
+			rest, noun = r, true
+			break
+		}
+	}
+	if !noun {
+		return false
+	}
+	if rest, ok = cutCount(rest); !ok {
+		return false
+	}
+	rest, ok = bytes.CutPrefix(rest, []byte(" group"))
+	if !ok {
+		return false
+	}
+	rest = bytes.TrimPrefix(rest, []byte("s"))
+	return len(rest) == 0 || bytes.HasPrefix(rest, []byte(" (of ")) || bytes.HasPrefix(rest, []byte(", "))
+}
+
+// cutCount cuts the decimal digits b starts with; false when there are none.
+func cutCount(b []byte) ([]byte, bool) {
+	n := 0
+	for n < len(b) && b[n] >= '0' && b[n] <= '9' {
+		n++
+	}
+	return b[n:], n > 0
 }
 
 // sniffKind guesses a dump's format from its first bytes (after

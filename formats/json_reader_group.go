@@ -9,7 +9,8 @@ import (
 // decodeGroup reads a group object of a grouped document back as
 // routines, keeping what the model can hold (docs/json.md, "Reading
 // grouped documents"): one routine per state, each standing for that
-// state's members (Count), sharing the group's stack and creator. The
+// state's members (Count), and one without a state for the members the
+// states do not account for, sharing the group's stack and creator. The
 // member ids survive only for a group of one; the wait time becomes the
 // group's minimum; labels, locking and parent survive when all members
 // share them. The first `leaked` members, in the order of the states, are
@@ -100,7 +101,9 @@ func (d *jsonDecoder) decodeGroup(v gjson.Result, off int64) {
 		sum += s.n
 	}
 	if sum < count {
-		states[0].n += count - sum
+		// Members the states do not account for had no state: the writer
+		// counts only members with one.
+		states = append(states, groupStateCount{"", count - sum})
 	}
 	if leaked > count {
 		d.bad(off, leakV, "leaked", "a count up to the group's count, "+strconv.FormatInt(count, 10))

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/stackdump/stackdump/analyze"
 	"github.com/stackdump/stackdump/dedupe"
 	"github.com/stackdump/stackdump/formats"
 )
@@ -53,8 +54,12 @@ type inputDoc struct {
 	Truncated  bool         `json:"truncated,omitempty"`
 	Preamble   []string     `json:"preamble,omitempty"`
 	// Crash is what crashed when the dump comes from a crash.
-	Crash    *crashDoc    `json:"crash,omitempty"`
-	Warnings []warningDoc `json:"warnings,omitempty"`
+	Crash *crashDoc `json:"crash,omitempty"`
+	// Races are the dump's data races, identical reports folded
+	// (analyze.RaceRows), at most maxRaces; RacesTotal counts the reports.
+	Races      []analyze.RaceRow `json:"races,omitempty"`
+	RacesTotal int               `json:"racesTotal,omitempty"`
+	Warnings   []warningDoc      `json:"warnings,omitempty"`
 	// WarningsMore counts warnings past the ones listed.
 	WarningsMore int        `json:"warningsMore,omitempty"`
 	Groups       []groupDoc `json:"groups"`
@@ -62,6 +67,9 @@ type inputDoc struct {
 	// Options.MaxGroups and their members.
 	GroupsOmitted   int   `json:"groupsOmitted,omitempty"`
 	RoutinesOmitted int64 `json:"routinesOmitted,omitempty"`
+	// OmittedStates counts the omitted groups' members per state, so
+	// that the page's state totals are the whole dump's.
+	OmittedStates []stateDoc `json:"omittedStates,omitempty"`
 }
 
 // crashDoc is a dump's crash (formats.CrashOf): kind, message, the
@@ -152,6 +160,7 @@ const (
 	maxPreambleLines = 400
 	maxWarnings      = 500
 	maxWarningText   = 300
+	maxRaces         = 50
 )
 
 // buildDoc builds the page's document from the inputs, grouping those that
@@ -232,6 +241,9 @@ func buildInput(tab *docTable, i int, in Input, groups []*formats.Group, opts Op
 		out.Warnings = append(out.Warnings, warningDoc{Line: w.Line, Offset: w.Offset, Msg: w.Msg, Text: clip(w.Text, maxWarningText)})
 	}
 	out.WarningsMore = len(d.Warnings) - len(out.Warnings)
+	if len(d.Races) > 0 {
+		out.Races, out.RacesTotal = analyze.RaceRows(d.Races, maxRaces)
+	}
 
 	var sum int64
 	for _, g := range groups {
@@ -243,10 +255,15 @@ func buildInput(tab *docTable, i int, in Input, groups []*formats.Group, opts Op
 	groups = provenFirst(groups)
 	shown := groups[:min(len(groups), opts.MaxGroups)]
 	tab.addGoroots(shown)
+	omitted := map[string]int64{}
 	for _, g := range groups[len(shown):] {
 		out.GroupsOmitted++
 		out.RoutinesOmitted += g.Count
+		for s, n := range g.States {
+			omitted[s] += n
+		}
 	}
+	out.OmittedStates = sortedStates(omitted)
 	links := findCreatorGroups(shown)
 	out.Groups = make([]groupDoc, len(shown))
 	for gi, g := range shown {
@@ -285,17 +302,24 @@ func buildCrash(in Input, groups []groupDoc) *crashDoc {
 	return out
 }
 
-func buildGroup(tab *docTable, g *formats.Group, jvm bool, maxIDs int) groupDoc {
-	out := groupDoc{Key: g.Key, Count: g.Count, Locked: g.Locked, Leaked: g.Leaked, Stack: []int{}}
-	for s, n := range g.States {
-		out.States = append(out.States, stateDoc{State: s, Count: n})
+// sortedStates lists counts per state, most common first; nil for none.
+func sortedStates(states map[string]int64) []stateDoc {
+	var out []stateDoc
+	for s, n := range states {
+		out = append(out, stateDoc{State: s, Count: n})
 	}
-	slices.SortFunc(out.States, func(a, b stateDoc) int {
+	slices.SortFunc(out, func(a, b stateDoc) int {
 		if c := cmp.Compare(b.Count, a.Count); c != 0 {
 			return c
 		}
 		return strings.Compare(a.State, b.State)
 	})
+	return out
+}
+
+func buildGroup(tab *docTable, g *formats.Group, jvm bool, maxIDs int) groupDoc {
+	out := groupDoc{Key: g.Key, Count: g.Count, Locked: g.Locked, Leaked: g.Leaked, Stack: []int{}}
+	out.States = sortedStates(g.States)
 	if g.WaitMax > 0 {
 		out.Wait = []int{g.WaitMin, g.WaitMax}
 	}

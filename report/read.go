@@ -23,7 +23,8 @@ type ReadOptions struct {
 // Read reads every dump of r and groups each one as its routines stream
 // by, without keeping them: one Input per dump, in input order. The inputs
 // are named name, or "name #N" when r holds several dumps. On an error
-// that stops reading, the dumps read until then are returned with it.
+// that stops reading, the dumps read until then are returned with it,
+// the one it cut short included (truncated, as far as it was read).
 func Read(r io.Reader, name string, opts ReadOptions) ([]Input, error) {
 	rd := formats.NewReader(r, opts.Format)
 	var inputs []Input
@@ -32,10 +33,12 @@ func Read(r io.Reader, name string, opts ReadOptions) ([]Input, error) {
 		if err == io.EOF {
 			break
 		}
+		if in.Dump != nil {
+			inputs = append(inputs, in)
+		}
 		if err != nil {
 			return nameInputs(inputs, name), fmt.Errorf("%s: %w", name, err)
 		}
-		inputs = append(inputs, in)
 	}
 	if len(inputs) == 0 {
 		return nil, fmt.Errorf("%s: %w", name, ErrNoDump)
@@ -45,16 +48,17 @@ func Read(r io.Reader, name string, opts ReadOptions) ([]Input, error) {
 
 // readInput reads the next dump of rd, grouping its routines and
 // watching for the one that crashed as they stream by: a formats.Pipeline
-// through the grouping stage into the crash watch.
+// through the grouping stage into the crash watch. On an error that cut
+// the dump short, what was read of it is returned with the error.
 func readInput(rd *formats.Reader, opts ReadOptions) (Input, error) {
 	var watch formats.CrashWatch
 	g := dedupe.GroupThrough(formats.RoutineFunc(watch.Add), opts.Group)
 	p := formats.Pipeline{Source: rd, Encoder: g, OnWarning: opts.OnWarning}
 	d, err := p.Next(context.Background())
-	if err != nil {
+	if d == nil {
 		return Input{}, err
 	}
-	return Input{Dump: d, Groups: g.Groups(), Culprit: watch.Culprit(formats.CrashOf(d.Preamble))}, nil
+	return Input{Dump: d, Groups: g.Groups(), Culprit: watch.Culprit(formats.CrashOf(d.Preamble))}, err
 }
 
 func nameInputs(inputs []Input, name string) []Input {

@@ -67,8 +67,15 @@ func (o analyzeOptions) summaryOptions() (analyze.StreamOptions, error) {
 	if err != nil {
 		return analyze.StreamOptions{}, err
 	}
-	if o.top < 1 {
-		return analyze.StreamOptions{}, fmt.Errorf("--top %d: want 1 or more", o.top)
+	for _, f := range []struct {
+		name string
+		v    int
+	}{{"top", o.top}, {"leak-min-count", o.leakMinCount}, {"leak-min-parents", o.leakMinParents}, {"leak-min-wait", o.leakMinWait}} {
+		// analyze.Options reads 0 as its default: refuse it here rather
+		// than run with another value than the one asked for.
+		if f.v < 1 {
+			return analyze.StreamOptions{}, fmt.Errorf("--%s %d: want 1 or more", f.name, f.v)
+		}
 	}
 	return analyze.StreamOptions{
 		Options: analyze.Options{

@@ -124,6 +124,11 @@ func TestAnalyzeCommandErrors(t *testing.T) {
 		{[]string{"analyze", "--by", "nope", debug1}, `unknown similarity "nope"`},
 		{[]string{"analyze", "--top", "0", debug1}, "--top 0: want 1 or more"},
 		{[]string{"analyze", "--color", "pink", debug1}, `--color "pink": want auto, always or never`},
+		// The library reads 0 as "the default": from the command line,
+		// 0 and below used to be taken silently as 50, 5 and 10.
+		{[]string{"analyze", "--leak-min-count", "0", debug1}, "--leak-min-count 0: want 1 or more"},
+		{[]string{"analyze", "--leak-min-parents", "-2", debug1}, "--leak-min-parents -2: want 1 or more"},
+		{[]string{"analyze", "--leak-min-wait", "0", debug1}, "--leak-min-wait 0: want 1 or more"},
 	} {
 		_, _, err := runCLI(t, tc.args...)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {

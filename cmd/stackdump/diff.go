@@ -50,7 +50,7 @@ alert on a leak.`,
 	}
 	f := cmd.Flags()
 	f.StringVar(&o.by, "by", "stack", "similarity of grouped stacks: exact, stack or func")
-	f.StringVar(&o.format, "format", "text", "output format: text or json (default from -o, else text)")
+	f.StringVar(&o.format, "format", "", "output format: text or json (default from -o, else text)")
 	f.BoolVarP(&o.quiet, "quiet", "q", false, "no progress line on standard error")
 	f.StringVarP(&o.output, "output", "o", "", "write to `FILE` (atomically) instead of standard output")
 	f.Int64Var(&o.failOnGrowth, "fail-on-growth", 0, "exit with status 3 when a group grew by `N` or more routines (0: never)")

@@ -237,3 +237,19 @@ func TestConvertDedupeArguments(t *testing.T) {
 		}
 	}
 }
+
+// Every flag of the offline commands states its default once: `diff
+// --help` said "(default from -o, else text) (default "text")".
+func TestOfflineHelpDefaultsOnce(t *testing.T) {
+	for _, name := range []string{"analyze", "diff", "query", "report", "convert"} {
+		out, _, err := runCLI(t, name, "--help")
+		if err != nil {
+			t.Fatalf("%s --help: %v", name, err)
+		}
+		for line := range strings.Lines(out) {
+			if strings.HasPrefix(strings.TrimSpace(line), "-") && strings.Count(line, "(default") > 1 {
+				t.Errorf("%s --help: %q states its default twice", name, strings.TrimSpace(line))
+			}
+		}
+	}
+}

@@ -51,12 +51,17 @@ is printed without quotes and an array one element per line.
 
 Exit status: 0 when some dump matched, 1 when none did (like grep; an
 empty array counts as no match), 2 on an error such as an unreadable
-input or an invalid path.`,
+input, an invalid path or a wrong argument. --by implies --dedupe.`,
 		Example: `  stackdump query dump.txt 'goroutines.#(state=="chan receive")#.id'
   stackdump query --dedupe --raw dump.txt 'groups.#(count>100)#.stack.0.func'
   stackdump query dump.json.gz total`,
-		Args: cobra.ExactArgs(2),
+		Args: func(cmd *cobra.Command, args []string) error {
+			return queryUsage(cobra.ExactArgs(2)(cmd, args))
+		},
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if cmd.Flags().Changed("by") {
+				o.dedupe = true
+			}
 			err := runQuery(cmd, args[0], args[1], o)
 			var ex exitError
 			if err != nil && !errors.As(err, &ex) {
@@ -65,12 +70,22 @@ input or an invalid path.`,
 			return err
 		},
 	}
+	cmd.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return queryUsage(err) })
 	f := cmd.Flags()
 	f.BoolVar(&o.raw, "raw", false, "print strings without quotes and arrays one element per line")
 	f.BoolVarP(&o.quiet, "quiet", "q", false, "no progress line on standard error")
 	f.BoolVar(&o.dedupe, "dedupe", false, "query the grouped document (groups of identical stacks) instead of every goroutine")
-	f.StringVar(&o.by, "by", "stack", "with --dedupe, group by: exact, stack or func")
+	f.StringVar(&o.by, "by", "stack", "group by: exact, stack or func (implies --dedupe)")
 	return cmd
+}
+
+// queryUsage gives a usage error (wrong arguments, an unknown flag) the
+// status of an error, 2, not cobra's 1, which query keeps for "no match".
+func queryUsage(err error) error {
+	if err == nil {
+		return nil
+	}
+	return exitError{code: queryFailed, err: err}
 }
 
 // errNoMatch says a path selected nothing in any dump.

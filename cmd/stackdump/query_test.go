@@ -111,6 +111,13 @@ func TestQueryExitStatus(t *testing.T) {
 		{[]string{path, "goroutines.#(id=1)"}, queryFailed, "", `unknown query operator "="`},
 		{[]string{"missing.txt", "total"}, queryFailed, "", "open missing.txt"},
 		{[]string{"--by", "nope", path, "total"}, queryFailed, "", `unknown similarity "nope"`},
+		// Usage errors are errors (2), not "no match" (1): a script
+		// reading 1 as "nothing found" would miss the mistake.
+		{[]string{path}, queryFailed, "", "accepts 2 arg(s), received 1"},
+		{[]string{path, "total", "more"}, queryFailed, "", "accepts 2 arg(s), received 3"},
+		{[]string{"--nope", path, "total"}, queryFailed, "", "unknown flag: --nope"},
+		// --by implies --dedupe, as in convert: 11 groups, not nothing.
+		{[]string{"--by", "func", path, "groups.#"}, 0, "11\n", ""},
 	} {
 		out, _, err := runCLI(t, append([]string{"query"}, tc.args...)...)
 		var exit exitError
@@ -123,9 +130,6 @@ func TestQueryExitStatus(t *testing.T) {
 		if code != tc.code || out != tc.out || tc.err != "" && (err == nil || !strings.Contains(err.Error(), tc.err)) {
 			t.Errorf("query %q: status %d, output %q, error %v; want %d, %q, %q", tc.args, code, out, err, tc.code, tc.out, tc.err)
 		}
-	}
-	if _, _, err := runCLI(t, "query", path); err == nil || !strings.Contains(err.Error(), "accepts 2 arg(s)") {
-		t.Errorf("one argument: %v", err)
 	}
 }
 

@@ -77,12 +77,18 @@ func runReport(cmd *cobra.Command, files []string, o reportOptions) error {
 	}
 	table := formats.NewTable() // frames shared by every dump
 	var inputs []report.Input
+	var readErr error
 	for _, name := range files {
 		in, err := readReportInput(cmd, name, by, table, o.quiet)
-		if err != nil {
-			return err
-		}
 		inputs = append(inputs, in...)
+		if err != nil {
+			// Write the page of what was read before the error, then fail.
+			readErr = err
+			break
+		}
+	}
+	if len(inputs) == 0 {
+		return readErr
 	}
 	path := o.output
 	if path == "-" {
@@ -93,9 +99,12 @@ func runReport(cmd *cobra.Command, files []string, o reportOptions) error {
 		return err
 	}
 	opts := report.Options{Title: o.title, MaxGroups: o.maxGroups, Series: o.series, Generated: time.Now()}
-	return writeTo(path, cmd.OutOrStdout(), comp, func(w io.Writer) error {
+	if err := writeTo(path, cmd.OutOrStdout(), comp, func(w io.Writer) error {
 		return report.Write(w, inputs, opts)
-	})
+	}); err != nil {
+		return err
+	}
+	return readErr
 }
 
 // readReportInput reads and groups every dump of one file.

@@ -66,9 +66,10 @@ type reportPage struct {
 	Strings []string
 	Frames  [][]int
 	Inputs  []struct {
-		Name   string `json:"name"`
-		Total  int64  `json:"total"`
-		Groups []struct {
+		Name      string `json:"name"`
+		Total     int64  `json:"total"`
+		Truncated bool   `json:"truncated"`
+		Groups    []struct {
 			Count int64 `json:"count"`
 			Stack []int `json:"stack"`
 		} `json:"groups"`

@@ -184,6 +184,7 @@
         if (gs[p] && gs[p].children.indexOf(i) < 0) gs[p].children.push(i);
       });
     });
+    (inp.omittedStates || []).forEach(function (s) { states[s.s] = (states[s.s] || 0) + s.n; });
     inp.states = Object.keys(states).map(function (s) { return [s, states[s]]; })
       .sort(function (a, b) { return b[1] - a[1] || (a[0] < b[0] ? -1 : 1); });
     inp.ready = true;
@@ -332,17 +333,17 @@
     var inp = cur(), box = $('summary');
     box.textContent = '';
     if (inp.crash) box.appendChild(crashBanner(inp.crash));
-    var groups = inp.groups, listed = 0;
-    groups.forEach(function (g) { listed += g.count; });
+    if (inp.racesTotal) box.appendChild(racesBanner(inp));
+    var groups = inp.groups;
     var cards = el('div', 'cards');
     add(cards, card(num(inp.total), inp.noun, 'goroutines or threads in the dump'));
     add(cards, card(num(groups.length + (inp.groupsOmitted || 0)), 'groups', 'distinct stacks after grouping'));
     if (inp.states.length) {
-      add(cards, card(percent(inp.states[0][1], listed), inp.states[0][0], num(inp.states[0][1]) + ' ' + inp.noun + ' in the most common state'));
+      add(cards, card(percent(inp.states[0][1], inp.total), inp.states[0][0], num(inp.states[0][1]) + ' ' + inp.noun + ' in the most common state'));
     }
     if (groups.length) {
       var g0 = groups[0];
-      add(cards, card(percent(g0.count, listed), 'in the largest group', num(g0.count) + ' ' + inp.noun + ' at ' + (g0.top >= 0 ? fFunc(g0.top) : 'no frame')));
+      add(cards, card(percent(g0.count, inp.total), 'in the largest group', num(g0.count) + ' ' + inp.noun + ' at ' + (g0.top >= 0 ? fFunc(g0.top) : 'no frame')));
     }
     box.appendChild(cards);
 
@@ -410,6 +411,38 @@
       box.appendChild(p);
     }
     return box;
+  }
+
+  // racesBanner lists the dump's data races as analyze does: each race
+  // (identical reports folded, with their count), each access with who
+  // made it, its top frames, and where its goroutine was created.
+  function racesBanner(inp) {
+    var box = el('div', 'banner bad races');
+    var title = plural(inp.races.length, 'data race', 'data races');
+    if (inp.racesTotal !== inp.races.length) title += ' in ' + plural(inp.racesTotal, 'report', 'reports');
+    add(box, el('strong', null, title), ' found by the race detector');
+    inp.races.forEach(function (r) {
+      var div = el('div', 'race');
+      if (r.count > 1 && inp.races.length > 1) add(div, el('p', 'race-count', plural(r.count, 'report', 'reports') + ' of this race'));
+      r.accesses.forEach(function (a) {
+        var p = el('p', 'race-access');
+        add(p, el('strong', null, a.op + (a.main ? ' by main goroutine' : ' by goroutine ' + a.goroutine)), ' ', el('code', null, raceFrames(a.frames)));
+        div.appendChild(p);
+        if (a.created_at && a.created_at.length) {
+          add(div, add(el('p', 'race-created dim', 'created at '), el('code', null, raceFrames(a.created_at))));
+        }
+      });
+      box.appendChild(div);
+    });
+    return box;
+  }
+
+  // raceFrames writes frames innermost first, each as "func file:line".
+  function raceFrames(fs) {
+    if (!fs.length) return '(no frames)';
+    return fs.map(function (f) {
+      return f.func + (f.file ? ' ' + f.file.split('/').pop() + ':' + f.line : '');
+    }).join(' \u2190 ');
   }
 
   // ---- states chart ----
@@ -725,6 +758,11 @@
 
   // ---- groups ----
 
+  // statedCount counts a group's members that have a state.
+  function statedCount(g) {
+    return (g.states || []).reduce(function (n, s) { return n + s.n; }, 0);
+  }
+
   function chip(cls, text, title) {
     var c = el('span', 'chip ' + cls, text);
     if (title) c.title = title;
@@ -766,8 +804,10 @@
     }
     sum.appendChild(what);
     var meta = el('span', 'meta');
+    // A count is shown when members differ, also when some have no state.
+    var counted = g.states && (g.states.length > 1 || statedCount(g) < g.count);
     (g.states || []).slice(0, 2).forEach(function (s) {
-      meta.appendChild(chip('state', s.s + (g.states.length > 1 ? ' ' + num(s.n) : ''), num(s.n) + ' ' + s.s));
+      meta.appendChild(chip('state', s.s + (counted ? ' ' + num(s.n) : ''), num(s.n) + ' ' + s.s));
     });
     if (g.states && g.states.length > 2) meta.appendChild(chip('state', '+' + (g.states.length - 2)));
     if (g.wait) meta.appendChild(chip('wait', waitText(g), 'blocked for ' + waitText(g) + 'utes'));
@@ -803,7 +843,8 @@
   function groupBody(g) {
     var inp = cur(), body = el('div', 'body'), dl = el('dl', 'facts');
     if (g.states && g.states.length) {
-      fact(dl, 'states', g.states.map(function (s) { return s.s + ' ' + num(s.n); }).join(' · '));
+      var none = g.count - statedCount(g);
+      fact(dl, 'states', g.states.map(function (s) { return s.s + ' ' + num(s.n); }).join(' · ') + (none > 0 ? ' · no state ' + num(none) : ''));
     }
     if (g.wait) fact(dl, 'waiting', waitText(g) + 'utes (from the time of the first GC that saw them blocked)');
     if (g.leaked) fact(dl, 'proven leaked', num(g.leaked) + ' (the runtime\'s goroutine leak profile: nothing reachable can wake them)');
