@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net"
 	"net/url"
+	"path"
 	"strconv"
 	"strings"
 )
@@ -50,7 +51,14 @@ func (t Target) String() string { return t.Raw }
 //
 // endpoint, when not empty, is the path of stackdump's endpoint
 // (dumper.Handler); it replaces the pprof path for bare base URLs, and a URL
-// whose path equals it is an endpoint target.
+// whose path equals it is an endpoint target. When endpoint is empty, a URL
+// whose path is DefaultEndpointPath is an endpoint target.
+//
+// A URL of a net/http/pprof profile other than the goroutine profile
+// (…/pprof/heap, …/pprof/profile, …/pprof/goroutineleak, …) is an error:
+// it is not a goroutine dump, and some of them cost the target (a 30 s CPU
+// profile, the leak-detection GC cycle that --mode leak counts goroutines
+// before running).
 func ParseTarget(s, endpoint string) (Target, error) {
 	t := Target{Raw: s}
 	switch {
@@ -95,8 +103,39 @@ func ParseTarget(s, endpoint string) (Target, error) {
 		} else {
 			u.Path, t.Discover = DefaultPprofPath, true
 		}
-	case endpoint != "" && u.Path == endpoint:
+	case endpoint != "" && u.Path == endpoint,
+		endpoint == "" && u.Path == DefaultEndpointPath:
 		t.Kind = TargetEndpoint
+	default:
+		if err := checkPprofPath(u); err != nil {
+			return t, fmt.Errorf("target %q: %w", s, err)
+		}
 	}
 	return t, nil
+}
+
+// otherProfiles are net/http/pprof's pages that are not the goroutine
+// profile, with what they are.
+var otherProfiles = map[string]string{
+	"heap":          "the heap profile",
+	"allocs":        "the allocation profile",
+	"block":         "the blocking profile",
+	"mutex":         "the mutex profile",
+	"threadcreate":  "the thread creation profile",
+	"profile":       "the CPU profile (it profiles the target for 30 s)",
+	"trace":         "the execution trace (take it with --mode trace)",
+	"cmdline":       "the command line",
+	"symbol":        "the symbol lookup",
+	"goroutineleak": "the goroutine leak profile: its leak-detection GC cycle runs on every request (take it with --mode leak, which counts the goroutines first)",
+}
+
+// checkPprofPath refuses a net/http/pprof URL (a path ending in
+// pprof/NAME) of a page that is not the goroutine profile.
+func checkPprofPath(u *url.URL) error {
+	dir, name := path.Split(strings.TrimSuffix(u.Path, "/"))
+	what, ok := otherProfiles[name]
+	if !ok || path.Base(dir) != "pprof" {
+		return nil
+	}
+	return fmt.Errorf("%s is %s, not a goroutine dump; give the goroutine profile's URL (%sgoroutine) or host:port", u.Path, what, dir)
 }

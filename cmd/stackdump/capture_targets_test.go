@@ -1,0 +1,73 @@
+package main
+
+import (
+	"net/http"
+	"net/http/httptest"
+	"net/http/pprof"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/stackdump/stackdump/dumper"
+	"github.com/stackdump/stackdump/remote"
+)
+
+// TestCaptureEndpointURL captures stackdump's endpoint named by its full
+// URL, as `capture http://host:port/debug/stackdump` (the help's "that URL
+// (… or the endpoint)"): the endpoint is asked in its own parameters, not
+// net/http/pprof's debug=2 (which it answers 400).
+func TestCaptureEndpointURL(t *testing.T) {
+	leak(t, 7)
+	mux := http.NewServeMux()
+	mux.Handle(remote.DefaultEndpointPath, dumper.Handler(dumper.HandlerOptions{}))
+	srv := httptest.NewServer(mux)
+	defer srv.Close()
+	for _, target := range []string{srv.URL + remote.DefaultEndpointPath, strings.TrimPrefix(srv.URL, "http://") + remote.DefaultEndpointPath} {
+		out := filepath.Join(t.TempDir(), "dump.json")
+		if _, stderr, err := runCLI(t, "capture", "-q", target, "-o", out); err != nil {
+			t.Fatalf("%s: %v\n%s", target, err, stderr)
+		}
+		d := readDumpFile(t, out)[0]
+		if got := countFunc(d, ".leakyWorker"); got < 7 {
+			t.Errorf("%s: %d leakyWorker goroutines, want at least 7", target, got)
+		}
+		if c := d.Source.Capture; c == nil || c.Mode != "full" {
+			t.Errorf("%s: the endpoint's capture metadata did not come through: %+v", target, c)
+		}
+	}
+}
+
+// TestCaptureRefusesOtherProfiles names net/http/pprof pages that are not
+// the goroutine profile: each is refused before any request, so that a
+// mistyped URL neither starts a 30 s CPU profile nor runs the leak
+// profile's GC cycle unguarded, and is never written as a goroutine dump
+// (threadcreate's debug=1 text would read as one).
+func TestCaptureRefusesOtherProfiles(t *testing.T) {
+	var requests atomic.Int64
+	mux := http.NewServeMux()
+	mux.HandleFunc("/debug/pprof/", pprof.Index)
+	mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		requests.Add(1)
+		mux.ServeHTTP(w, r)
+	}))
+	defer srv.Close()
+	for _, tc := range []struct{ page, want string }{
+		{"heap", "is the heap profile, not a goroutine dump"},
+		{"threadcreate", "is the thread creation profile"},
+		{"profile?seconds=30", "is the CPU profile"},
+		{"goroutineleak", "take it with --mode leak"},
+	} {
+		for _, mode := range []string{"full", "leak"} {
+			out := filepath.Join(t.TempDir(), "dump.txt")
+			_, _, err := runCLI(t, "capture", "-q", "--mode", mode, srv.URL+"/debug/pprof/"+tc.page, "-o", out)
+			if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), "(/debug/pprof/goroutine)") {
+				t.Errorf("%s, --mode %s: err = %v, want %q naming /debug/pprof/goroutine", tc.page, mode, err, tc.want)
+			}
+		}
+	}
+	if n := requests.Load(); n != 0 {
+		t.Errorf("the target got %d requests, want none", n)
+	}
+}
