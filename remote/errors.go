@@ -1,6 +1,9 @@
 package remote
 
-import "errors"
+import (
+	"errors"
+	"fmt"
+)
 
 // ErrNotJVM is wrapped by the error a JVM capture returns, before any tool
 // runs, when the process is not a HotSpot JVM the current user can attach to.
@@ -16,3 +19,18 @@ var ErrRedirectLoop = errors.New("remote: too many redirects")
 
 // ErrTooLarge is returned when a body exceeds Options.MaxBytes.
 var ErrTooLarge = errors.New("remote: dump exceeds the size limit")
+
+// noLeakProfileError is a ModeLeak capture of a target that is not asked
+// over HTTP (a gops agent, a JVM): it is ErrNoLeakProfile, with a message
+// that names the target's kind instead of a Go version.
+type noLeakProfileError struct{ target Target }
+
+func (e noLeakProfileError) Error() string {
+	what := "a JVM thread dump marks no thread leaked"
+	if e.target.Kind == TargetGops {
+		what = "a gops agent serves no goroutine leak profile; capture the program's net/http/pprof or stackdump's endpoint"
+	}
+	return fmt.Sprintf("--mode leak: %s is not captured: %s (nothing was sent to it)", e.target, what)
+}
+
+func (e noLeakProfileError) Is(target error) bool { return target == ErrNoLeakProfile }

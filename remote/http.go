@@ -188,9 +188,15 @@ func Open(ctx context.Context, t Target, opts Options) (*Stream, error) {
 	switch t.Kind {
 	case TargetPprof, TargetEndpoint:
 		return openHTTP(ctx, t, opts)
-	case TargetGops:
-		return openGops(ctx, t, opts)
-	case TargetJVM:
+	case TargetGops, TargetJVM:
+		if opts.Mode == ModeLeak {
+			// Their dump marks no goroutine leaked: written as a leak
+			// capture it would read as "no leaks".
+			return nil, noLeakProfileError{target: t}
+		}
+		if t.Kind == TargetGops {
+			return openGops(ctx, t, opts)
+		}
 		return openJVM(ctx, t, opts)
 	}
 	return nil, fmt.Errorf("target %s: unknown kind %q", t, t.Kind)
