@@ -26,11 +26,10 @@ var ErrTooLarge = errors.New("remote: dump exceeds the size limit")
 type noLeakProfileError struct{ target Target }
 
 func (e noLeakProfileError) Error() string {
-	what := "a JVM thread dump marks no thread leaked"
 	if e.target.Kind == TargetGops {
-		what = "a gops agent serves no goroutine leak profile; capture the program's net/http/pprof or stackdump's endpoint"
+		return fmt.Sprintf("--mode leak: a gops agent serves no goroutine leak profile (nothing was sent to %s); capture the program's net/http/pprof or stackdump's endpoint", e.target.Addr)
 	}
-	return fmt.Sprintf("--mode leak: %s is not captured: %s (nothing was sent to it)", e.target, what)
+	return fmt.Sprintf("--mode leak: a JVM thread dump marks no thread leaked (nothing was sent to process %d)", e.target.PID)
 }
 
 func (e noLeakProfileError) Is(target error) bool { return target == ErrNoLeakProfile }
