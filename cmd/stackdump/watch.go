@@ -286,7 +286,14 @@ func writeWatchReport(w io.Writer, t *watchedTarget, named bool, o watchOptions)
 		}
 		fmt.Fprintf(w, "%s%s %s: %s last counts %s\n", prefix, what, r.State, r.Top, countSeries(h.series[r.Key].counts))
 	}
-	if !found {
+	switch {
+	case found:
+	case h.snapshots <= o.leakAfter:
+		// Growth in each of the last leakAfter snapshots needs one more
+		// to compare the first with: too few to say no group grew.
+		fmt.Fprintf(w, "%stoo few snapshots to flag a leak: growth in each of the last %s (--leak-after) needs %d\n",
+			prefix, words.Count(o.leakAfter, "snapshot"), o.leakAfter+1)
+	default:
 		fmt.Fprintf(w, "%sno group grew in each of the last %s\n", prefix, words.Count(o.leakAfter, "snapshot"))
 	}
 }

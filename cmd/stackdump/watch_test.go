@@ -124,3 +124,26 @@ func TestWatchRefusesDashOutput(t *testing.T) {
 		t.Fatalf("watch -o - created %q (stat: %v)", filepath.Join(dir, "-"), err)
 	}
 }
+
+// TestWatchReportTooFewSnapshots: with no more snapshots than --leak-after
+// no group can have grown in each of the last --leak-after, so the report
+// says there were too few to tell, not that no group grew (which read as
+// "no leak" after `watch --count 2` of a leaking target).
+func TestWatchReportTooFewSnapshots(t *testing.T) {
+	srv := growingServer(t, 3)
+	for _, tc := range []struct {
+		count, want, not string
+	}{
+		{"2", "too few snapshots to flag a leak: growth in each of the last 3 snapshots (--leak-after) needs 4", "no group grew"},
+		{"3", "too few snapshots to flag a leak", "no group grew"},
+		{"4", "leak suspect", "too few"},
+	} {
+		stdout, stderr, err := runCLI(t, "watch", srv.URL, "--every", "10ms", "--count", tc.count, "--leak-after", "3")
+		if err != nil {
+			t.Fatalf("--count %s: %v\n%s", tc.count, err, stderr)
+		}
+		if !strings.Contains(stdout, tc.want) || strings.Contains(stdout, tc.not) {
+			t.Errorf("--count %s: report lacks %q or has %q:\n%s", tc.count, tc.want, tc.not, stdout)
+		}
+	}
+}
