@@ -61,6 +61,15 @@ func (o *captureOptions) addRemoteFlags(cmd *cobra.Command) {
 	f.BoolVar(&o.jvmJSON, "jvm-json", false, "JVM targets: jcmd Thread.dump_to_file -format=json (JDK 21+, virtual threads), else Thread.print")
 }
 
+// check refuses flag values with no meaning: --concurrency 0 or below
+// used to run one target at a time without a word.
+func (o captureOptions) check() error {
+	if o.concurrency < 1 {
+		return errors.New("--concurrency must be at least 1")
+	}
+	return nil
+}
+
 func (o captureOptions) remoteOptions() (remote.Options, error) {
 	mode, err := remote.ParseMode(o.mode)
 	if err != nil {
@@ -213,6 +222,9 @@ func runCapture(cmd *cobra.Command, args []string, o captureOptions) error {
 
 // planCaptures parses the targets and settles each one's output.
 func planCaptures(cmd *cobra.Command, raw []string, o captureOptions) ([]*captureJob, error) {
+	if err := o.check(); err != nil {
+		return nil, err
+	}
 	ropts, err := o.remoteOptions()
 	if err != nil {
 		return nil, err
