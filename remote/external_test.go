@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"os"
 	"os/exec"
@@ -220,5 +221,39 @@ func TestLeakModeRefusesJVMAndGops(t *testing.T) {
 	}
 	if _, err := os.Stat(attachSocket); err == nil && !stale {
 		t.Error("the JVM was attached to")
+	}
+}
+
+// TestGopsSilentAddress captures gops:// of an address that accepts and
+// never answers (as an HTTP server waits for a request line): the error
+// says no answer came within the timeout and asks whether it is a gops
+// agent, instead of a bare "i/o timeout".
+func TestGopsSilentAddress(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		c, err := l.Accept()
+		if err != nil {
+			return
+		}
+		io.Copy(io.Discard, c) // reads the command, answers nothing
+		c.Close()
+	}()
+	defer func() { l.Close(); <-done }()
+	tg, err := ParseTarget("gops://"+l.Addr().String(), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := Open(context.Background(), tg, Options{Timeout: 200 * time.Millisecond})
+	if err == nil {
+		_, err = io.ReadAll(s)
+		s.Close()
+	}
+	if err == nil || !strings.Contains(err.Error(), "no answer within the 200ms timeout") || !strings.Contains(err.Error(), "a gops agent?") {
+		t.Errorf("err = %v, want no answer within the 200ms timeout, asking whether it is a gops agent", err)
 	}
 }
