@@ -198,7 +198,10 @@ func (w *watcher) takesLeakProfile(t *watchedTarget) bool {
 // ask again.
 func (w *watcher) capture(ctx context.Context, t *watchedTarget, job *captureJob) captureResult {
 	res := captureTarget(ctx, job)
-	if job.ropts.Mode != remote.ModeLeak || !errors.Is(res.err, remote.ErrNoLeakProfile) {
+	fromLeakEvery := job.ropts.Mode == remote.ModeLeak && t.ropts.Mode != remote.ModeLeak
+	if !fromLeakEvery || !errors.Is(res.err, remote.ErrNoLeakProfile) {
+		// With --mode leak the leak profile is the target's own mode: a
+		// second try would fail the same way.
 		return res
 	}
 	t.noLeak = true
