@@ -165,7 +165,8 @@ func (e *HTTPError) Error() string {
 type Stream struct {
 	io.Reader
 	Target Target
-	// URL is what was fetched (or the command run, for JVMs).
+	// URL is what was fetched (or the command run, for JVMs), with a
+	// password in it replaced by "xxxxx".
 	URL string
 	// ContentType is the answer's Content-Type, when there was one.
 	ContentType string
@@ -261,7 +262,7 @@ func NewClient(opts Options) *http.Client {
 // fails with ErrRedirectLoop.
 func checkRedirect(req *http.Request, via []*http.Request) error {
 	if len(via) >= 10 {
-		return fmt.Errorf("%w: %d requests, the last redirected to %s", ErrRedirectLoop, len(via), req.URL)
+		return fmt.Errorf("%w: %d requests, the last redirected to %s", ErrRedirectLoop, len(via), req.URL.Redacted())
 	}
 	return nil
 }
@@ -348,19 +349,19 @@ func getOnce(ctx context.Context, client *http.Client, t Target, dumpURL string,
 		head, _ := io.ReadAll(io.LimitReader(resp.Body, 512))
 		drainBody(resp.Body)
 		cancel()
-		return nil, resp.StatusCode >= 500, &HTTPError{URL: dumpURL, Status: resp.StatusCode, Body: strings.TrimSpace(string(head))}
+		return nil, resp.StatusCode >= 500, &HTTPError{URL: redactURL(dumpURL), Status: resp.StatusCode, Body: strings.TrimSpace(string(head))}
 	}
 	if ct := resp.Header.Get("Content-Type"); strings.HasPrefix(ct, "text/html") {
 		drainBody(resp.Body)
 		cancel()
-		return nil, false, fmt.Errorf("GET %s: answered %s, not a dump (is this a debug endpoint?)", dumpURL, ct)
+		return nil, false, fmt.Errorf("GET %s: answered %s, not a dump (is this a debug endpoint?)", redactURL(dumpURL), ct)
 	}
 	body := io.ReadCloser(&limitedBody{ReadCloser: resp.Body, left: opts.MaxBytes, progress: opts.Progress, attempt: actx, timeout: opts.Timeout})
 	if opts.wholeBody {
 		return &Stream{
 			Reader:      body,
 			Target:      t,
-			URL:         dumpURL,
+			URL:         redactURL(dumpURL),
 			ContentType: resp.Header.Get("Content-Type"),
 			closer: func() error {
 				abort := time.AfterFunc(drainWait, cancel)
@@ -375,7 +376,7 @@ func getOnce(ctx context.Context, client *http.Client, t Target, dumpURL string,
 	return &Stream{
 		Reader:      p,
 		Target:      t,
-		URL:         dumpURL,
+		URL:         redactURL(dumpURL),
 		ContentType: resp.Header.Get("Content-Type"),
 		closer: func() error {
 			// Read the rest of a short remainder so that the connection

@@ -317,3 +317,25 @@ func TestCloseMidBodyReleasesEverything(t *testing.T) {
 		t.Fatal("Close blocked on a stalled body")
 	}
 }
+
+// TestTargetStringRedactsPassword: a target names itself (messages, the
+// dump's Source.Target) with its password replaced, however it was
+// written; Raw keeps it for the request.
+func TestTargetStringRedactsPassword(t *testing.T) {
+	for in, want := range map[string]string{
+		"http://u:pw@h:1/":                     "http://u:xxxxx@h:1/",
+		"https://u:p%40ss@h:1/debug/stackdump": "https://u:xxxxx@h:1/debug/stackdump",
+		"http://u:p@ss@h:1":                    "http://u:xxxxx@h:1",
+		"http://u@h:1":                         "http://u@h:1",
+		"http://h:1/x?a=b":                     "http://h:1/x?a=b",
+	} {
+		tg, err := ParseTarget(in, "")
+		if err != nil {
+			t.Errorf("ParseTarget(%q): %v", in, err)
+			continue
+		}
+		if got := tg.String(); got != want || tg.Raw != in {
+			t.Errorf("ParseTarget(%q): String %q, Raw %q; want %q and the target as written", in, got, tg.Raw, want)
+		}
+	}
+}

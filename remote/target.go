@@ -39,7 +39,42 @@ type Target struct {
 	Discover bool
 }
 
-func (t Target) String() string { return t.Raw }
+// String is the target as written, with a URL's password replaced by
+// "xxxxx": it names the target in messages, in the dumps written
+// (Source.Target) and in watch's metrics, none of which may carry a
+// secret. Raw keeps the password.
+func (t Target) String() string {
+	if t.URL == nil {
+		return t.Raw
+	}
+	return redactPassword(t.Raw, t.URL)
+}
+
+// redactPassword returns s, a URL or host:port as written (u parsed from
+// it), with u's password replaced by "xxxxx".
+func redactPassword(s string, u *url.URL) string {
+	pass, ok := u.User.Password()
+	if !ok || pass == "" {
+		return s
+	}
+	// The password as written in s: escaped as url.UserPassword would, or
+	// as the user typed it.
+	for _, written := range []string{":" + pass + "@", ":" + url.UserPassword("", pass).String()[1:] + "@"} {
+		if i := strings.Index(s, written); i >= 0 {
+			return s[:i] + ":xxxxx@" + s[i+len(written):]
+		}
+	}
+	return u.Redacted()
+}
+
+// redactURL is rawURL with its password, if any, replaced by "xxxxx".
+func redactURL(rawURL string) string {
+	u, err := url.Parse(rawURL)
+	if err != nil {
+		return rawURL
+	}
+	return redactPassword(rawURL, u)
+}
 
 // ParseTarget parses a target:
 //

@@ -97,3 +97,48 @@ func TestModeHelpNamesEveryMode(t *testing.T) {
 		}
 	}
 }
+
+// TestCaptureRedactsPassword captures a net/http/pprof server behind basic
+// authentication through a URL with user and password: the capture
+// authenticates, but the password is in no message, no dump written and
+// no watch line (which the metrics' target label shares); before, each
+// carried it as written.
+func TestCaptureRedactsPassword(t *testing.T) {
+	const secret = "s3cret-p4ss"
+	mux := http.NewServeMux()
+	mux.HandleFunc("/debug/pprof/", pprof.Index)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if user, pass, ok := r.BasicAuth(); !ok || user != "oncall" || pass != secret {
+			http.Error(w, "unauthorized", http.StatusUnauthorized)
+			return
+		}
+		mux.ServeHTTP(w, r)
+	}))
+	defer srv.Close()
+	base := "http://oncall:" + secret + "@" + strings.TrimPrefix(srv.URL, "http://")
+	dir := t.TempDir() + "/"
+	stdout, stderr, err := runCLI(t, "capture", base, base+"/debug/pprof/missing-page", "-o", dir)
+	if err == nil {
+		t.Fatal("the capture of a missing page succeeded")
+	}
+	if !strings.Contains(stdout, "oncall:xxxxx@") || !strings.Contains(stderr, "404") {
+		t.Errorf("the capture did not go as planned:\n%s\n%s", stdout, stderr)
+	}
+	files, _ := filepath.Glob(dir + "*.json.gz")
+	if len(files) != 1 {
+		t.Fatalf("%d dumps written, want 1", len(files))
+	}
+	d := readDumpFile(t, files[0])[0]
+	if d.Source.Target != "http://oncall:xxxxx@"+strings.TrimPrefix(srv.URL, "http://") {
+		t.Errorf("the dump's target is %q, want the URL with the password redacted", d.Source.Target)
+	}
+	watched, watchErr, err := runCLI(t, "watch", base, "--count", "1", "--json")
+	if err != nil {
+		t.Fatalf("%v\n%s", err, watchErr)
+	}
+	for what, text := range map[string]string{"capture stdout": stdout, "capture stderr": stderr, "watch": watched + watchErr} {
+		if strings.Contains(text, secret) {
+			t.Errorf("%s shows the password:\n%s", what, text)
+		}
+	}
+}

@@ -38,7 +38,7 @@ type watcher struct {
 
 // watchedTarget is one target's state across rounds.
 type watchedTarget struct {
-	raw    string        // the target as given: the metrics' target label
+	raw    string        // the target as given, password redacted: the metrics' target label
 	target remote.Target // the probed kind once known (see remote.Options.Resolved)
 	ropts  remote.Options
 	client *http.Client // one per HTTP target, kept alive between rounds
@@ -91,7 +91,7 @@ func newWatcher(cmd *cobra.Command, raw []string, o watchOptions) (*watcher, err
 			return nil, err
 		}
 		job := jobs[0]
-		t := &watchedTarget{raw: s, target: job.target, ropts: job.ropts, pipe: job.pipe, comp: job.comp,
+		t := &watchedTarget{raw: job.target.String(), target: job.target, ropts: job.ropts, pipe: job.pipe, comp: job.comp,
 			hist: newWatchHistory(w.top, o.leakAfter)}
 		t.pipe.grouped = o.dir == "" || o.dedupe // nothing to keep: group straight away
 		switch {
