@@ -171,7 +171,19 @@ type Stream struct {
 	// ContentType is the answer's Content-Type, when there was one.
 	ContentType string
 	closer      func() error
+	// fromEndpoint is set when the answer carries endpointHeader, which
+	// stackdump's endpoint sets on every dump it sends.
+	fromEndpoint bool
 }
+
+// endpointHeader is set by stackdump's endpoint (dumper.Handler) on every
+// dump it answers with; endpoint discovery takes an answer without it for
+// another handler's.
+const endpointHeader = "X-Stackdump-Mode"
+
+// errHTMLAnswer is wrapped by the error for an HTML answer: a login page,
+// a proxy's error page, a web application's catch-all.
+var errHTMLAnswer = errors.New("not a dump (is this a debug endpoint?)")
 
 // Close releases the connection or process behind the stream.
 func (s *Stream) Close() error {
@@ -276,11 +288,25 @@ func openHTTP(ctx context.Context, t Target, opts Options) (*Stream, error) {
 		ep.URL = &u
 		s, err := openHTTP(ctx, ep, opts)
 		var he *HTTPError
-		if err == nil || !errors.As(err, &he) || he.Status != http.StatusNotFound {
-			if err == nil && opts.Resolved != nil {
+		var notEndpoint string // why the answer is not the endpoint's
+		switch {
+		case err == nil && s.fromEndpoint:
+			if opts.Resolved != nil {
 				opts.Resolved(ep)
 			}
-			return s, err
+			return s, nil
+		case err == nil:
+			// A catch-all handler ("/" on the service's mux) answers
+			// every path: without the endpoint's header it is not the
+			// endpoint, and net/http/pprof may still be there.
+			s.Close()
+			notEndpoint = fmt.Sprintf("GET %s: answered without stackdump's %s header", s.URL, endpointHeader)
+		case errors.As(err, &he) && he.Status == http.StatusNotFound:
+			notEndpoint = fmt.Sprintf("GET %s: %d %s", he.URL, he.Status, http.StatusText(he.Status))
+		case errors.Is(err, errHTMLAnswer):
+			notEndpoint = err.Error()
+		default:
+			return nil, err
 		}
 		t.Discover = false
 		if opts.Resolved != nil {
@@ -289,7 +315,7 @@ func openHTTP(ctx context.Context, t Target, opts Options) (*Stream, error) {
 		s, err = openHTTP(ctx, t, opts)
 		if err != nil {
 			// Name the URL tried last first, and the one before it.
-			err = fmt.Errorf("%w (after GET %s: %d %s)", err, he.URL, he.Status, http.StatusText(he.Status))
+			err = fmt.Errorf("%w (after %s)", err, notEndpoint)
 		}
 		return s, err
 	}
@@ -354,15 +380,16 @@ func getOnce(ctx context.Context, client *http.Client, t Target, dumpURL string,
 	if ct := resp.Header.Get("Content-Type"); strings.HasPrefix(ct, "text/html") {
 		drainBody(resp.Body)
 		cancel()
-		return nil, false, fmt.Errorf("GET %s: answered %s, not a dump (is this a debug endpoint?)", redactURL(dumpURL), ct)
+		return nil, false, fmt.Errorf("GET %s: answered %s, %w", redactURL(dumpURL), ct, errHTMLAnswer)
 	}
 	body := io.ReadCloser(&limitedBody{ReadCloser: resp.Body, left: opts.MaxBytes, progress: opts.Progress, attempt: actx, timeout: opts.Timeout})
 	if opts.wholeBody {
 		return &Stream{
-			Reader:      body,
-			Target:      t,
-			URL:         redactURL(dumpURL),
-			ContentType: resp.Header.Get("Content-Type"),
+			Reader:       body,
+			Target:       t,
+			URL:          redactURL(dumpURL),
+			ContentType:  resp.Header.Get("Content-Type"),
+			fromEndpoint: resp.Header.Get(endpointHeader) != "",
 			closer: func() error {
 				abort := time.AfterFunc(drainWait, cancel)
 				io.Copy(io.Discard, io.LimitReader(body, drainLimit))
@@ -374,10 +401,11 @@ func getOnce(ctx context.Context, client *http.Client, t Target, dumpURL string,
 	}
 	p := newPump(body, opts.ReadAhead)
 	return &Stream{
-		Reader:      p,
-		Target:      t,
-		URL:         redactURL(dumpURL),
-		ContentType: resp.Header.Get("Content-Type"),
+		Reader:       p,
+		Target:       t,
+		URL:          redactURL(dumpURL),
+		ContentType:  resp.Header.Get("Content-Type"),
+		fromEndpoint: resp.Header.Get(endpointHeader) != "",
 		closer: func() error {
 			// Read the rest of a short remainder so that the connection
 			// goes back to the client's pool; past drainLimit bytes or

@@ -17,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stackdump/stackdump/dumper"
 	"github.com/stackdump/stackdump/leakcheck"
 )
 
@@ -248,12 +249,12 @@ func TestEndpointDiscovery(t *testing.T) {
 	var paths []string
 	var mu sync.Mutex
 	mux := http.NewServeMux()
+	endpoint := dumper.Handler(dumper.HandlerOptions{})
 	mux.HandleFunc(DefaultEndpointPath, func(w http.ResponseWriter, r *http.Request) {
 		mu.Lock()
 		paths = append(paths, r.URL.String())
 		mu.Unlock()
-		w.Header().Set("Content-Type", "application/json")
-		io.WriteString(w, `{"format":"stackdump/v1","goroutines":[],"total":0}`)
+		endpoint.ServeHTTP(w, r)
 	})
 	srv := httptest.NewServer(mux)
 	defer srv.Close()
@@ -263,8 +264,8 @@ func TestEndpointDiscovery(t *testing.T) {
 		t.Fatal(err)
 	}
 	body := readStream(t, s)
-	if !bytes.Contains(body, []byte("stackdump/v1")) || len(paths) != 1 || !strings.Contains(paths[0], "format=json") {
-		t.Errorf("discovery fetched %v, body %q", paths, body)
+	if len(body) == 0 || !s.fromEndpoint || len(paths) != 1 || !strings.Contains(paths[0], "format=json") {
+		t.Errorf("discovery fetched %v, %d bytes (from the endpoint: %v)", paths, len(body), s.fromEndpoint)
 	}
 }
 

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"net/http/pprof"
@@ -140,5 +141,38 @@ func TestCaptureRedactsPassword(t *testing.T) {
 		if strings.Contains(text, secret) {
 			t.Errorf("%s shows the password:\n%s", what, text)
 		}
+	}
+}
+
+// TestCaptureCatchAllRoot captures host:port of a service whose "/"
+// handler answers every path (a welcome text, a web application's HTML)
+// beside net/http/pprof: endpoint discovery takes the answer at
+// /debug/stackdump for what it is, not stackdump's endpoint (it lacks the
+// endpoint's X-Stackdump-Mode header), and falls back to net/http/pprof.
+// Before, the capture failed with "no dump found" or "answered text/html".
+func TestCaptureCatchAllRoot(t *testing.T) {
+	leak(t, 6)
+	for _, page := range []struct{ contentType, body string }{
+		{"text/plain; charset=utf-8", "welcome to the service\n"},
+		{"text/html; charset=utf-8", "<!doctype html><title>app</title><div id=root></div>"},
+	} {
+		mux := http.NewServeMux()
+		mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", page.contentType)
+			io.WriteString(w, page.body)
+		})
+		mux.HandleFunc("/debug/pprof/", pprof.Index)
+		srv := httptest.NewServer(mux)
+		for _, mode := range []string{"full", "grouped"} {
+			out := filepath.Join(t.TempDir(), "dump.json")
+			if _, stderr, err := runCLI(t, "capture", "-q", "--mode", mode, strings.TrimPrefix(srv.URL, "http://"), "-o", out); err != nil {
+				t.Errorf("%s catch-all, --mode %s: %v\n%s", page.contentType, mode, err, stderr)
+				continue
+			}
+			if got := countFunc(readDumpFile(t, out)[0], ".leakyWorker"); got < 6 {
+				t.Errorf("%s catch-all, --mode %s: %d leakyWorker goroutines, want at least 6", page.contentType, mode, got)
+			}
+		}
+		srv.Close()
 	}
 }
