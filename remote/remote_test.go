@@ -52,6 +52,8 @@ func TestParseTarget(t *testing.T) {
 		{in: "http://h:1/debug/stackdump", endpoint: "/x/dump", kind: TargetPprof, url: "http://h:1/debug/stackdump"},
 		{in: "http://h:1/admin/pprof/goroutine", kind: TargetPprof, url: "http://h:1/admin/pprof/goroutine"},
 		{in: "http://h:1/heap", kind: TargetPprof, url: "http://h:1/heap"},
+		{in: "http://h:1/debug/pprof/", kind: TargetPprof, url: "http://h:1/debug/pprof/goroutine"},
+		{in: "h:1/admin/pprof", kind: TargetPprof, url: "http://h:1/admin/pprof/goroutine"},
 		{in: "http://h:1/debug/pprof/heap", err: "/debug/pprof/heap is the heap profile, not a goroutine dump; give the goroutine profile's URL (/debug/pprof/goroutine)"},
 		{in: "http://h:1/debug/pprof/profile?seconds=30", err: "the CPU profile"},
 		{in: "http://h:1/admin/pprof/goroutineleak", err: "(/admin/pprof/goroutine)"},

@@ -79,7 +79,8 @@ func redactURL(rawURL string) string {
 // ParseTarget parses a target:
 //
 //	http://host:port            net/http/pprof; /debug/pprof/goroutine is appended
-//	http://host:port/some/path  the URL as given (a pprof goroutine URL, or the endpoint)
+//	http://host:port/some/path  the URL as given (a pprof goroutine URL, or the endpoint);
+//	                            net/http/pprof's index (…/pprof/) means its goroutine profile
 //	host:port                   like http://host:port
 //	gops://host:port            a gops agent
 //	jvm:PID                     a JVM on this machine
@@ -141,6 +142,10 @@ func ParseTarget(s, endpoint string) (Target, error) {
 	case endpoint != "" && u.Path == endpoint,
 		endpoint == "" && u.Path == DefaultEndpointPath:
 		t.Kind = TargetEndpoint
+	case path.Base(u.Path) == "pprof":
+		// net/http/pprof's index page, as a browser shows it: its
+		// goroutine profile is meant.
+		u.Path = strings.TrimSuffix(u.Path, "/") + "/goroutine"
 	default:
 		if err := checkPprofPath(u); err != nil {
 			return t, fmt.Errorf("target %q: %w", s, err)

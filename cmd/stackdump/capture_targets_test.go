@@ -176,3 +176,22 @@ func TestCaptureCatchAllRoot(t *testing.T) {
 		srv.Close()
 	}
 }
+
+// TestCapturePprofIndexURL captures net/http/pprof's index page URL, as a
+// browser shows it (…/debug/pprof/): its goroutine profile is captured.
+// Before, the index's HTML was fetched and refused as "not a dump (is this
+// a debug endpoint?)".
+func TestCapturePprofIndexURL(t *testing.T) {
+	leak(t, 5)
+	srv := pprofServer(t)
+	for _, target := range []string{srv.URL + "/debug/pprof/", srv.URL + "/debug/pprof"} {
+		out := filepath.Join(t.TempDir(), "dump.json")
+		if _, stderr, err := runCLI(t, "capture", "-q", target, "-o", out); err != nil {
+			t.Errorf("%s: %v\n%s", target, err, stderr)
+			continue
+		}
+		if got := countFunc(readDumpFile(t, out)[0], ".leakyWorker"); got < 5 {
+			t.Errorf("%s: %d leakyWorker goroutines, want at least 5", target, got)
+		}
+	}
+}
