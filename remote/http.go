@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/stackdump/stackdump/dumper"
@@ -174,7 +175,14 @@ type Stream struct {
 	// fromEndpoint is set when the answer carries endpointHeader, which
 	// stackdump's endpoint sets on every dump it sends.
 	fromEndpoint bool
+	// limited is the HTTP body's size limit, to tell whether reading
+	// stopped at Options.MaxBytes (a reader may take the error for a cut
+	// body and keep what it read).
+	limited *limitedBody
 }
+
+// exceeded reports whether reading the stream stopped at Options.MaxBytes.
+func (s *Stream) exceeded() bool { return s.limited != nil && s.limited.exceeded.Load() }
 
 // endpointHeader is set by stackdump's endpoint (dumper.Handler) on every
 // dump it answers with; endpoint discovery takes an answer without it for
@@ -382,7 +390,8 @@ func getOnce(ctx context.Context, client *http.Client, t Target, dumpURL string,
 		cancel()
 		return nil, false, fmt.Errorf("GET %s: answered %s, %w", redactURL(dumpURL), ct, errHTMLAnswer)
 	}
-	body := io.ReadCloser(&limitedBody{ReadCloser: resp.Body, left: opts.MaxBytes, progress: opts.Progress, attempt: actx, timeout: opts.Timeout})
+	limited := &limitedBody{ReadCloser: resp.Body, left: opts.MaxBytes, progress: opts.Progress, attempt: actx, timeout: opts.Timeout}
+	body := io.ReadCloser(limited)
 	if opts.wholeBody {
 		return &Stream{
 			Reader:       body,
@@ -390,6 +399,7 @@ func getOnce(ctx context.Context, client *http.Client, t Target, dumpURL string,
 			URL:          redactURL(dumpURL),
 			ContentType:  resp.Header.Get("Content-Type"),
 			fromEndpoint: resp.Header.Get(endpointHeader) != "",
+			limited:      limited,
 			closer: func() error {
 				abort := time.AfterFunc(drainWait, cancel)
 				io.Copy(io.Discard, io.LimitReader(body, drainLimit))
@@ -406,6 +416,7 @@ func getOnce(ctx context.Context, client *http.Client, t Target, dumpURL string,
 		URL:          redactURL(dumpURL),
 		ContentType:  resp.Header.Get("Content-Type"),
 		fromEndpoint: resp.Header.Get(endpointHeader) != "",
+		limited:      limited,
 		closer: func() error {
 			// Read the rest of a short remainder so that the connection
 			// goes back to the client's pool; past drainLimit bytes or
@@ -443,6 +454,7 @@ type limitedBody struct {
 	progress func(int64)
 	attempt  context.Context
 	timeout  time.Duration
+	exceeded atomic.Bool // ErrTooLarge was returned
 }
 
 func (l *limitedBody) Read(p []byte) (int, error) {
@@ -452,6 +464,7 @@ func (l *limitedBody) Read(p []byte) (int, error) {
 		if n, err := l.ReadCloser.Read(one[:]); n == 0 && err != nil {
 			return 0, err
 		}
+		l.exceeded.Store(true)
 		return 0, ErrTooLarge
 	}
 	if int64(len(p)) > l.left {

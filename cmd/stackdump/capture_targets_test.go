@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/http/pprof"
+	"os"
 	"path/filepath"
 	"strings"
 	"sync/atomic"
@@ -193,5 +194,26 @@ func TestCapturePprofIndexURL(t *testing.T) {
 		if got := countFunc(readDumpFile(t, out)[0], ".leakyWorker"); got < 5 {
 			t.Errorf("%s: %d leakyWorker goroutines, want at least 5", target, got)
 		}
+	}
+}
+
+// TestCaptureTraceMaxBytes takes an execution-trace snapshot larger than
+// --max-bytes: the capture fails with the size limit's error and writes no
+// file. Before, the trace reader took the cut for a trace that ended early,
+// and a dump of few or no goroutines was written with exit status 0.
+func TestCaptureTraceMaxBytes(t *testing.T) {
+	leak(t, 50)
+	mux := http.NewServeMux()
+	mux.HandleFunc("/debug/pprof/", pprof.Index)
+	mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
+	srv := httptest.NewServer(mux)
+	defer srv.Close()
+	out := filepath.Join(t.TempDir(), "snap.json")
+	_, stderr, err := runCLI(t, "capture", "-q", "--mode", "trace", "--max-bytes", "2000", srv.URL+"/debug/pprof/goroutine", "-o", out)
+	if err == nil || !strings.Contains(stderr, "exceeds the size limit") {
+		t.Errorf("err = %v, want the size limit's error:\n%s", err, stderr)
+	}
+	if _, err := os.Stat(out); !os.IsNotExist(err) {
+		t.Errorf("a cut snapshot was written to %s (stat: %v)", out, err)
 	}
 }
