@@ -325,6 +325,11 @@ func TestCloseMidBodyReleasesEverything(t *testing.T) {
 // dump's Source.Target) with its password replaced, however it was
 // written; Raw keeps it for the request.
 func TestTargetStringRedactsPassword(t *testing.T) {
+	for _, in := range []string{"ftp://u:pw@h:1/", "http://u:pw@h:1/debug/pprof/heap"} {
+		if _, err := ParseTarget(in, ""); err == nil || strings.Contains(err.Error(), "pw@") || !strings.Contains(err.Error(), "u:xxxxx@h:1") {
+			t.Errorf("ParseTarget(%q): err = %v, want an error naming the target without its password", in, err)
+		}
+	}
 	for in, want := range map[string]string{
 		"http://u:pw@h:1/":                     "http://u:xxxxx@h:1/",
 		"https://u:p%40ss@h:1/debug/stackdump": "https://u:xxxxx@h:1/debug/stackdump",

@@ -125,10 +125,10 @@ func ParseTarget(s, endpoint string) (Target, error) {
 		return t, fmt.Errorf("target %q: %w", s, err)
 	}
 	if u.Scheme != "http" && u.Scheme != "https" {
-		return t, fmt.Errorf("target %q: unsupported scheme %q (want http, https, gops or jvm)", s, u.Scheme)
+		return t, fmt.Errorf("target %q: unsupported scheme %q (want http, https, gops or jvm)", redactPassword(s, u), u.Scheme)
 	}
 	if u.Host == "" {
-		return t, fmt.Errorf("target %q: no host", s)
+		return t, fmt.Errorf("target %q: no host", redactPassword(s, u))
 	}
 	u.RawQuery, u.Fragment = "", ""
 	t.URL, t.Kind = u, TargetPprof
@@ -148,7 +148,7 @@ func ParseTarget(s, endpoint string) (Target, error) {
 		u.Path = strings.TrimSuffix(u.Path, "/") + "/goroutine"
 	default:
 		if err := checkPprofPath(u); err != nil {
-			return t, fmt.Errorf("target %q: %w", s, err)
+			return t, fmt.Errorf("target %q: %w", redactPassword(s, u), err)
 		}
 	}
 	return t, nil
