@@ -369,13 +369,20 @@ func (doc *Document) Routines() iter.Seq2[*formats.Routine, error] {
 }
 
 // Close releases the connection behind the document, if one is still open.
+// It fails with ErrTooLarge when reading stopped at Options.MaxBytes, even
+// where the reader kept what came before as a cut dump (an execution trace
+// cut there reads as one with few or no goroutines).
 func (doc *Document) Close() error {
 	if doc.stream == nil {
 		return nil
 	}
 	s := doc.stream
 	doc.stream = nil
-	return s.Close()
+	err := s.Close()
+	if s.exceeded() {
+		return fmt.Errorf("%s: %w (--max-bytes)", s.URL, ErrTooLarge)
+	}
+	return err
 }
 
 // predictDebug2Size estimates the bytes debug=2 takes for the goroutines

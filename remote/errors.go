@@ -1,6 +1,9 @@
 package remote
 
-import "errors"
+import (
+	"errors"
+	"fmt"
+)
 
 // ErrNotJVM is wrapped by the error a JVM capture returns, before any tool
 // runs, when the process is not a HotSpot JVM the current user can attach to.
@@ -16,3 +19,17 @@ var ErrRedirectLoop = errors.New("remote: too many redirects")
 
 // ErrTooLarge is returned when a body exceeds Options.MaxBytes.
 var ErrTooLarge = errors.New("remote: dump exceeds the size limit")
+
+// noLeakProfileError is a ModeLeak capture of a target that is not asked
+// over HTTP (a gops agent, a JVM): it is ErrNoLeakProfile, with a message
+// that names the target's kind instead of a Go version.
+type noLeakProfileError struct{ target Target }
+
+func (e noLeakProfileError) Error() string {
+	if e.target.Kind == TargetGops {
+		return fmt.Sprintf("--mode leak: a gops agent serves no goroutine leak profile (nothing was sent to %s); capture the program's net/http/pprof or stackdump's endpoint", e.target.Addr)
+	}
+	return fmt.Sprintf("--mode leak: a JVM thread dump marks no thread leaked (nothing was sent to process %d)", e.target.PID)
+}
+
+func (e noLeakProfileError) Is(target error) bool { return target == ErrNoLeakProfile }

@@ -5,6 +5,8 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
+	"io"
 	"net"
 	"os"
 	"os/exec"
@@ -171,5 +173,87 @@ func TestJVMCaptureJSON(t *testing.T) {
 		}
 	default:
 		t.Fatalf("neither a JSON nor a text thread dump from %s:\n%.500s", s.URL, body)
+	}
+}
+
+// TestLeakModeRefusesJVMAndGops asks a real JVM and a gops address for
+// --mode leak: their dumps mark nothing leaked, so writing one as a leak
+// capture would read as "no leaks". Both are refused with ErrNoLeakProfile
+// (watch --leak-every's fallback) before the JVM is attached to or the
+// address is dialed.
+func TestLeakModeRefusesJVMAndGops(t *testing.T) {
+	pid := startJVM(t)
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	accepted := make(chan struct{}, 1)
+	go func() {
+		if c, err := l.Accept(); err == nil {
+			accepted <- struct{}{}
+			c.Close()
+		}
+	}()
+	// An attach makes the JVM listen on /tmp/.java_pidPID (a file left by
+	// an earlier process with this PID proves nothing).
+	attachSocket := fmt.Sprintf("/tmp/.java_pid%d", pid)
+	_, statErr := os.Stat(attachSocket)
+	stale := statErr == nil
+	for _, raw := range []string{"jvm:" + strconv.Itoa(pid), "gops://" + l.Addr().String()} {
+		tg, err := ParseTarget(raw, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		s, err := Open(context.Background(), tg, Options{Mode: ModeLeak, Timeout: 20 * time.Second})
+		if err == nil {
+			s.Close()
+			t.Fatalf("%s: --mode leak gave a dump (%s), want an error", raw, s.URL)
+		}
+		if !errors.Is(err, ErrNoLeakProfile) || !strings.Contains(err.Error(), "nothing was sent to") {
+			t.Errorf("%s: err = %v, want ErrNoLeakProfile saying nothing was sent", raw, err)
+		}
+	}
+	select {
+	case <-accepted:
+		t.Error("the gops address was dialed")
+	default:
+	}
+	if _, err := os.Stat(attachSocket); err == nil && !stale {
+		t.Error("the JVM was attached to")
+	}
+}
+
+// TestGopsSilentAddress captures gops:// of an address that accepts and
+// never answers (as an HTTP server waits for a request line): the error
+// says no answer came within the timeout and asks whether it is a gops
+// agent, instead of a bare "i/o timeout".
+func TestGopsSilentAddress(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		c, err := l.Accept()
+		if err != nil {
+			return
+		}
+		io.Copy(io.Discard, c) // reads the command, answers nothing
+		c.Close()
+	}()
+	defer func() { l.Close(); <-done }()
+	tg, err := ParseTarget("gops://"+l.Addr().String(), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := Open(context.Background(), tg, Options{Timeout: 200 * time.Millisecond})
+	if err == nil {
+		_, err = io.ReadAll(s)
+		s.Close()
+	}
+	if err == nil || !strings.Contains(err.Error(), "no answer within the 200ms timeout") || !strings.Contains(err.Error(), "a gops agent?") {
+		t.Errorf("err = %v, want no answer within the 200ms timeout, asking whether it is a gops agent", err)
 	}
 }

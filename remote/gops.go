@@ -2,8 +2,10 @@ package remote
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net"
+	"os"
 	"time"
 )
 
@@ -29,10 +31,32 @@ func openGops(ctx context.Context, t Target, opts Options) (*Stream, error) {
 		return nil, fmt.Errorf("sending the stack command to %s: %w", t.Addr, err)
 	}
 	stop := context.AfterFunc(ctx, func() { conn.Close() })
-	body := &limitedBody{ReadCloser: conn, left: opts.MaxBytes, progress: opts.Progress}
+	body := &limitedBody{ReadCloser: &gopsConn{Conn: conn, timeout: opts.Timeout}, left: opts.MaxBytes, progress: opts.Progress}
 	p := newPump(body, opts.ReadAhead)
 	return &Stream{Reader: p, Target: t, URL: "gops://" + t.Addr, closer: func() error {
 		stop()
 		return p.Close()
 	}}, nil
+}
+
+// gopsConn says what a read past the deadline means: a gops agent answers
+// at once, so an address that stays silent is most likely no gops agent
+// (an HTTP server, say, waits for a request line).
+type gopsConn struct {
+	net.Conn
+	timeout time.Duration
+	read    int64
+}
+
+func (c *gopsConn) Read(p []byte) (int, error) {
+	n, err := c.Conn.Read(p)
+	c.read += int64(n)
+	if err != nil && errors.Is(err, os.ErrDeadlineExceeded) {
+		if c.read == 0 {
+			err = fmt.Errorf("no answer within the %v timeout (is %s a gops agent? it answers at once): %w", c.timeout, c.Conn.RemoteAddr(), err)
+		} else {
+			err = fmt.Errorf("answer not complete within the %v timeout, after %d bytes: %w", c.timeout, c.read, err)
+		}
+	}
+	return n, err
 }

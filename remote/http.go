@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/stackdump/stackdump/dumper"
@@ -165,12 +166,32 @@ func (e *HTTPError) Error() string {
 type Stream struct {
 	io.Reader
 	Target Target
-	// URL is what was fetched (or the command run, for JVMs).
+	// URL is what was fetched (or the command run, for JVMs), with a
+	// password in it replaced by "xxxxx".
 	URL string
 	// ContentType is the answer's Content-Type, when there was one.
 	ContentType string
 	closer      func() error
+	// fromEndpoint is set when the answer carries endpointHeader, which
+	// stackdump's endpoint sets on every dump it sends.
+	fromEndpoint bool
+	// limited is the HTTP body's size limit, to tell whether reading
+	// stopped at Options.MaxBytes (a reader may take the error for a cut
+	// body and keep what it read).
+	limited *limitedBody
 }
+
+// exceeded reports whether reading the stream stopped at Options.MaxBytes.
+func (s *Stream) exceeded() bool { return s.limited != nil && s.limited.exceeded.Load() }
+
+// endpointHeader is set by stackdump's endpoint (dumper.Handler) on every
+// dump it answers with; endpoint discovery takes an answer without it for
+// another handler's.
+const endpointHeader = "X-Stackdump-Mode"
+
+// errHTMLAnswer is wrapped by the error for an HTML answer: a login page,
+// a proxy's error page, a web application's catch-all.
+var errHTMLAnswer = errors.New("not a dump (is this a debug endpoint?)")
 
 // Close releases the connection or process behind the stream.
 func (s *Stream) Close() error {
@@ -188,9 +209,15 @@ func Open(ctx context.Context, t Target, opts Options) (*Stream, error) {
 	switch t.Kind {
 	case TargetPprof, TargetEndpoint:
 		return openHTTP(ctx, t, opts)
-	case TargetGops:
-		return openGops(ctx, t, opts)
-	case TargetJVM:
+	case TargetGops, TargetJVM:
+		if opts.Mode == ModeLeak {
+			// Their dump marks no goroutine leaked: written as a leak
+			// capture it would read as "no leaks".
+			return nil, noLeakProfileError{target: t}
+		}
+		if t.Kind == TargetGops {
+			return openGops(ctx, t, opts)
+		}
 		return openJVM(ctx, t, opts)
 	}
 	return nil, fmt.Errorf("target %s: unknown kind %q", t, t.Kind)
@@ -255,7 +282,7 @@ func NewClient(opts Options) *http.Client {
 // fails with ErrRedirectLoop.
 func checkRedirect(req *http.Request, via []*http.Request) error {
 	if len(via) >= 10 {
-		return fmt.Errorf("%w: %d requests, the last redirected to %s", ErrRedirectLoop, len(via), req.URL)
+		return fmt.Errorf("%w: %d requests, the last redirected to %s", ErrRedirectLoop, len(via), req.URL.Redacted())
 	}
 	return nil
 }
@@ -269,11 +296,25 @@ func openHTTP(ctx context.Context, t Target, opts Options) (*Stream, error) {
 		ep.URL = &u
 		s, err := openHTTP(ctx, ep, opts)
 		var he *HTTPError
-		if err == nil || !errors.As(err, &he) || he.Status != http.StatusNotFound {
-			if err == nil && opts.Resolved != nil {
+		var notEndpoint string // why the answer is not the endpoint's
+		switch {
+		case err == nil && s.fromEndpoint:
+			if opts.Resolved != nil {
 				opts.Resolved(ep)
 			}
-			return s, err
+			return s, nil
+		case err == nil:
+			// A catch-all handler ("/" on the service's mux) answers
+			// every path: without the endpoint's header it is not the
+			// endpoint, and net/http/pprof may still be there.
+			s.Close()
+			notEndpoint = fmt.Sprintf("GET %s: answered without stackdump's %s header", s.URL, endpointHeader)
+		case errors.As(err, &he) && he.Status == http.StatusNotFound:
+			notEndpoint = fmt.Sprintf("GET %s: %d %s", he.URL, he.Status, http.StatusText(he.Status))
+		case errors.Is(err, errHTMLAnswer):
+			notEndpoint = err.Error()
+		default:
+			return nil, err
 		}
 		t.Discover = false
 		if opts.Resolved != nil {
@@ -282,7 +323,7 @@ func openHTTP(ctx context.Context, t Target, opts Options) (*Stream, error) {
 		s, err = openHTTP(ctx, t, opts)
 		if err != nil {
 			// Name the URL tried last first, and the one before it.
-			err = fmt.Errorf("%w (after GET %s: %d %s)", err, he.URL, he.Status, http.StatusText(he.Status))
+			err = fmt.Errorf("%w (after %s)", err, notEndpoint)
 		}
 		return s, err
 	}
@@ -342,20 +383,23 @@ func getOnce(ctx context.Context, client *http.Client, t Target, dumpURL string,
 		head, _ := io.ReadAll(io.LimitReader(resp.Body, 512))
 		drainBody(resp.Body)
 		cancel()
-		return nil, resp.StatusCode >= 500, &HTTPError{URL: dumpURL, Status: resp.StatusCode, Body: strings.TrimSpace(string(head))}
+		return nil, resp.StatusCode >= 500, &HTTPError{URL: redactURL(dumpURL), Status: resp.StatusCode, Body: strings.TrimSpace(string(head))}
 	}
 	if ct := resp.Header.Get("Content-Type"); strings.HasPrefix(ct, "text/html") {
 		drainBody(resp.Body)
 		cancel()
-		return nil, false, fmt.Errorf("GET %s: answered %s, not a dump (is this a debug endpoint?)", dumpURL, ct)
+		return nil, false, fmt.Errorf("GET %s: answered %s, %w", redactURL(dumpURL), ct, errHTMLAnswer)
 	}
-	body := io.ReadCloser(&limitedBody{ReadCloser: resp.Body, left: opts.MaxBytes, progress: opts.Progress, attempt: actx, timeout: opts.Timeout})
+	limited := &limitedBody{ReadCloser: resp.Body, left: opts.MaxBytes, progress: opts.Progress, attempt: actx, timeout: opts.Timeout}
+	body := io.ReadCloser(limited)
 	if opts.wholeBody {
 		return &Stream{
-			Reader:      body,
-			Target:      t,
-			URL:         dumpURL,
-			ContentType: resp.Header.Get("Content-Type"),
+			Reader:       body,
+			Target:       t,
+			URL:          redactURL(dumpURL),
+			ContentType:  resp.Header.Get("Content-Type"),
+			fromEndpoint: resp.Header.Get(endpointHeader) != "",
+			limited:      limited,
 			closer: func() error {
 				abort := time.AfterFunc(drainWait, cancel)
 				io.Copy(io.Discard, io.LimitReader(body, drainLimit))
@@ -367,10 +411,12 @@ func getOnce(ctx context.Context, client *http.Client, t Target, dumpURL string,
 	}
 	p := newPump(body, opts.ReadAhead)
 	return &Stream{
-		Reader:      p,
-		Target:      t,
-		URL:         dumpURL,
-		ContentType: resp.Header.Get("Content-Type"),
+		Reader:       p,
+		Target:       t,
+		URL:          redactURL(dumpURL),
+		ContentType:  resp.Header.Get("Content-Type"),
+		fromEndpoint: resp.Header.Get(endpointHeader) != "",
+		limited:      limited,
 		closer: func() error {
 			// Read the rest of a short remainder so that the connection
 			// goes back to the client's pool; past drainLimit bytes or
@@ -408,6 +454,7 @@ type limitedBody struct {
 	progress func(int64)
 	attempt  context.Context
 	timeout  time.Duration
+	exceeded atomic.Bool // ErrTooLarge was returned
 }
 
 func (l *limitedBody) Read(p []byte) (int, error) {
@@ -417,6 +464,7 @@ func (l *limitedBody) Read(p []byte) (int, error) {
 		if n, err := l.ReadCloser.Read(one[:]); n == 0 && err != nil {
 			return 0, err
 		}
+		l.exceeded.Store(true)
 		return 0, ErrTooLarge
 	}
 	if int64(len(p)) > l.left {

@@ -17,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stackdump/stackdump/dumper"
 	"github.com/stackdump/stackdump/leakcheck"
 )
 
@@ -46,6 +47,17 @@ func TestParseTarget(t *testing.T) {
 		{in: "http://h:1/debug/pprof/goroutine?debug=1", kind: TargetPprof, url: "http://h:1/debug/pprof/goroutine"},
 		{in: "https://h:1/", endpoint: "/debug/stackdump", kind: TargetEndpoint, url: "https://h:1/debug/stackdump"},
 		{in: "http://h:1/x/dump", endpoint: "/x/dump", kind: TargetEndpoint, url: "http://h:1/x/dump"},
+		{in: "http://h:1/debug/stackdump", kind: TargetEndpoint, url: "http://h:1/debug/stackdump"},
+		{in: "h:1/debug/stackdump?mode=full", kind: TargetEndpoint, url: "http://h:1/debug/stackdump"},
+		{in: "http://h:1/debug/stackdump", endpoint: "/x/dump", kind: TargetPprof, url: "http://h:1/debug/stackdump"},
+		{in: "http://h:1/admin/pprof/goroutine", kind: TargetPprof, url: "http://h:1/admin/pprof/goroutine"},
+		{in: "http://h:1/heap", kind: TargetPprof, url: "http://h:1/heap"},
+		{in: "http://h:1/debug/pprof/", kind: TargetPprof, url: "http://h:1/debug/pprof/goroutine"},
+		{in: "h:1/admin/pprof", kind: TargetPprof, url: "http://h:1/admin/pprof/goroutine"},
+		{in: "http://h:1/debug/pprof/heap", err: "/debug/pprof/heap is the heap profile, not a goroutine dump; give the goroutine profile's URL (/debug/pprof/goroutine)"},
+		{in: "http://h:1/debug/pprof/profile?seconds=30", err: "the CPU profile"},
+		{in: "http://h:1/admin/pprof/goroutineleak", err: "(/admin/pprof/goroutine)"},
+		{in: "http://h:1/debug/pprof/threadcreate/", err: "thread creation profile"},
 		{in: "gops://127.0.0.1:4321", kind: TargetGops, addr: "127.0.0.1:4321"},
 		{in: "jvm:4242", kind: TargetJVM, pid: 4242},
 		{in: "jvm:x", err: "jvm:PID"},
@@ -239,12 +251,12 @@ func TestEndpointDiscovery(t *testing.T) {
 	var paths []string
 	var mu sync.Mutex
 	mux := http.NewServeMux()
+	endpoint := dumper.Handler(dumper.HandlerOptions{})
 	mux.HandleFunc(DefaultEndpointPath, func(w http.ResponseWriter, r *http.Request) {
 		mu.Lock()
 		paths = append(paths, r.URL.String())
 		mu.Unlock()
-		w.Header().Set("Content-Type", "application/json")
-		io.WriteString(w, `{"format":"stackdump/v1","goroutines":[],"total":0}`)
+		endpoint.ServeHTTP(w, r)
 	})
 	srv := httptest.NewServer(mux)
 	defer srv.Close()
@@ -254,8 +266,8 @@ func TestEndpointDiscovery(t *testing.T) {
 		t.Fatal(err)
 	}
 	body := readStream(t, s)
-	if !bytes.Contains(body, []byte("stackdump/v1")) || len(paths) != 1 || !strings.Contains(paths[0], "format=json") {
-		t.Errorf("discovery fetched %v, body %q", paths, body)
+	if len(body) == 0 || !s.fromEndpoint || len(paths) != 1 || !strings.Contains(paths[0], "format=json") {
+		t.Errorf("discovery fetched %v, %d bytes (from the endpoint: %v)", paths, len(body), s.fromEndpoint)
 	}
 }
 
@@ -306,5 +318,32 @@ func TestCloseMidBodyReleasesEverything(t *testing.T) {
 	case <-done:
 	case <-time.After(10 * time.Second):
 		t.Fatal("Close blocked on a stalled body")
+	}
+}
+
+// TestTargetStringRedactsPassword: a target names itself (messages, the
+// dump's Source.Target) with its password replaced, however it was
+// written; Raw keeps it for the request.
+func TestTargetStringRedactsPassword(t *testing.T) {
+	for _, in := range []string{"ftp://u:pw@h:1/", "http://u:pw@h:1/debug/pprof/heap"} {
+		if _, err := ParseTarget(in, ""); err == nil || strings.Contains(err.Error(), "pw@") || !strings.Contains(err.Error(), "u:xxxxx@h:1") {
+			t.Errorf("ParseTarget(%q): err = %v, want an error naming the target without its password", in, err)
+		}
+	}
+	for in, want := range map[string]string{
+		"http://u:pw@h:1/":                     "http://u:xxxxx@h:1/",
+		"https://u:p%40ss@h:1/debug/stackdump": "https://u:xxxxx@h:1/debug/stackdump",
+		"http://u:p@ss@h:1":                    "http://u:xxxxx@h:1",
+		"http://u@h:1":                         "http://u@h:1",
+		"http://h:1/x?a=b":                     "http://h:1/x?a=b",
+	} {
+		tg, err := ParseTarget(in, "")
+		if err != nil {
+			t.Errorf("ParseTarget(%q): %v", in, err)
+			continue
+		}
+		if got := tg.String(); got != want || tg.Raw != in {
+			t.Errorf("ParseTarget(%q): String %q, Raw %q; want %q and the target as written", in, got, tg.Raw, want)
+		}
 	}
 }

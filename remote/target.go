@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net"
 	"net/url"
+	"path"
 	"strconv"
 	"strings"
 )
@@ -38,19 +39,62 @@ type Target struct {
 	Discover bool
 }
 
-func (t Target) String() string { return t.Raw }
+// String is the target as written, with a URL's password replaced by
+// "xxxxx": it names the target in messages, in the dumps written
+// (Source.Target) and in watch's metrics, none of which may carry a
+// secret. Raw keeps the password.
+func (t Target) String() string {
+	if t.URL == nil {
+		return t.Raw
+	}
+	return redactPassword(t.Raw, t.URL)
+}
+
+// redactPassword returns s, a URL or host:port as written (u parsed from
+// it), with u's password replaced by "xxxxx".
+func redactPassword(s string, u *url.URL) string {
+	pass, ok := u.User.Password()
+	if !ok || pass == "" {
+		return s
+	}
+	// The password as written in s: escaped as url.UserPassword would, or
+	// as the user typed it.
+	for _, written := range []string{":" + pass + "@", ":" + url.UserPassword("", pass).String()[1:] + "@"} {
+		if i := strings.Index(s, written); i >= 0 {
+			return s[:i] + ":xxxxx@" + s[i+len(written):]
+		}
+	}
+	return u.Redacted()
+}
+
+// redactURL is rawURL with its password, if any, replaced by "xxxxx".
+func redactURL(rawURL string) string {
+	u, err := url.Parse(rawURL)
+	if err != nil {
+		return rawURL
+	}
+	return redactPassword(rawURL, u)
+}
 
 // ParseTarget parses a target:
 //
 //	http://host:port            net/http/pprof; /debug/pprof/goroutine is appended
-//	http://host:port/some/path  the URL as given (a pprof goroutine URL, or the endpoint)
+//	http://host:port/some/path  the URL as given (a pprof goroutine URL, or the endpoint);
+//	                            net/http/pprof's index (…/pprof/) means its goroutine profile
 //	host:port                   like http://host:port
 //	gops://host:port            a gops agent
 //	jvm:PID                     a JVM on this machine
 //
 // endpoint, when not empty, is the path of stackdump's endpoint
 // (dumper.Handler); it replaces the pprof path for bare base URLs, and a URL
-// whose path equals it is an endpoint target.
+// whose path equals it is an endpoint target. When endpoint is empty, a URL
+// whose path is DefaultEndpointPath is an endpoint target.
+//
+// A URL of a net/http/pprof profile other than the goroutine profile
+// (…/pprof/heap, …/pprof/profile, …/pprof/goroutineleak, …) is an error:
+// it is not a goroutine dump, and some of them cost the target (a 30 s CPU
+// profile, the leak-detection GC cycle that --mode leak counts goroutines
+// before running).
 func ParseTarget(s, endpoint string) (Target, error) {
 	t := Target{Raw: s}
 	switch {
@@ -81,10 +125,10 @@ func ParseTarget(s, endpoint string) (Target, error) {
 		return t, fmt.Errorf("target %q: %w", s, err)
 	}
 	if u.Scheme != "http" && u.Scheme != "https" {
-		return t, fmt.Errorf("target %q: unsupported scheme %q (want http, https, gops or jvm)", s, u.Scheme)
+		return t, fmt.Errorf("target %q: unsupported scheme %q (want http, https, gops or jvm)", redactPassword(s, u), u.Scheme)
 	}
 	if u.Host == "" {
-		return t, fmt.Errorf("target %q: no host", s)
+		return t, fmt.Errorf("target %q: no host", redactPassword(s, u))
 	}
 	u.RawQuery, u.Fragment = "", ""
 	t.URL, t.Kind = u, TargetPprof
@@ -95,8 +139,43 @@ func ParseTarget(s, endpoint string) (Target, error) {
 		} else {
 			u.Path, t.Discover = DefaultPprofPath, true
 		}
-	case endpoint != "" && u.Path == endpoint:
+	case endpoint != "" && u.Path == endpoint,
+		endpoint == "" && u.Path == DefaultEndpointPath:
 		t.Kind = TargetEndpoint
+	case path.Base(u.Path) == "pprof":
+		// net/http/pprof's index page, as a browser shows it: its
+		// goroutine profile is meant.
+		u.Path = strings.TrimSuffix(u.Path, "/") + "/goroutine"
+	default:
+		if err := checkPprofPath(u); err != nil {
+			return t, fmt.Errorf("target %q: %w", redactPassword(s, u), err)
+		}
 	}
 	return t, nil
+}
+
+// otherProfiles are net/http/pprof's pages that are not the goroutine
+// profile, with what they are.
+var otherProfiles = map[string]string{
+	"heap":          "the heap profile",
+	"allocs":        "the allocation profile",
+	"block":         "the blocking profile",
+	"mutex":         "the mutex profile",
+	"threadcreate":  "the thread creation profile",
+	"profile":       "the CPU profile (it profiles the target for 30 s)",
+	"trace":         "the execution trace (take it with --mode trace)",
+	"cmdline":       "the command line",
+	"symbol":        "the symbol lookup",
+	"goroutineleak": "the goroutine leak profile: its leak-detection GC cycle runs on every request (take it with --mode leak, which counts the goroutines first)",
+}
+
+// checkPprofPath refuses a net/http/pprof URL (a path ending in
+// pprof/NAME) of a page that is not the goroutine profile.
+func checkPprofPath(u *url.URL) error {
+	dir, name := path.Split(strings.TrimSuffix(u.Path, "/"))
+	what, ok := otherProfiles[name]
+	if !ok || path.Base(dir) != "pprof" {
+		return nil
+	}
+	return fmt.Errorf("%s is %s, not a goroutine dump; give the goroutine profile's URL (%sgoroutine) or host:port", u.Path, what, dir)
 }

@@ -46,7 +46,7 @@ type captureOptions struct {
 
 func (o *captureOptions) addRemoteFlags(cmd *cobra.Command) {
 	f := cmd.Flags()
-	f.StringVar(&o.mode, "mode", "full", "what to fetch: full (every goroutine: debug=2, or past the runtime's 64 MiB cut a trace snapshot), grouped (debug=0 counts and labels), trace (execution-trace snapshot), leak (Go 1.27's goroutineleak profile: every goroutine, proven leaks marked (leaked); runs a leak-detection GC cycle in the target that stalls it for tens to hundreds of ms at 10k goroutines, about a minute at 100k, see docs/modes.md; refused above --leak-max-goroutines)")
+	f.StringVar(&o.mode, "mode", "full", "what to fetch: full (every goroutine: debug=2, or past the runtime's 64 MiB cut a trace snapshot), grouped (debug=0 counts and labels), trace (execution-trace snapshot), leak (Go 1.27's goroutineleak profile: every goroutine, proven leaks marked (leaked); runs a leak-detection GC cycle in the target that stalls it for tens to hundreds of ms at 10k goroutines, about a minute at 100k, see docs/modes.md; refused above --leak-max-goroutines), debug1 (counts per stack with labels, no ids or states: pauses of microseconds, never cut)")
 	f.IntVar(&o.leakMax, "leak-max-goroutines", dumper.DefaultLeakMaxGoroutines, "--mode leak refuses a target with more than `N` goroutines, counted first (debug=1, a pause of microseconds), before the leak-detection GC cycle runs; stackdump's endpoint applies its own bound; 0: no bound")
 	f.StringVar(&o.endpoint, "endpoint", "", "`PATH` of stackdump's endpoint on the targets (found at "+remote.DefaultEndpointPath+" when not given)")
 	f.DurationVar(&o.timeout, "timeout", 2*time.Minute, "time limit for one capture attempt, body included")
@@ -59,6 +59,15 @@ func (o *captureOptions) addRemoteFlags(cmd *cobra.Command) {
 	f.StringVar(&o.compress, "compress", "", "compression: none, gzip or zstd (default from -o; gzip in a directory)")
 	f.BoolVarP(&o.quiet, "quiet", "q", false, "no progress display and no summary")
 	f.BoolVar(&o.jvmJSON, "jvm-json", false, "JVM targets: jcmd Thread.dump_to_file -format=json (JDK 21+, virtual threads), else Thread.print")
+}
+
+// check refuses flag values with no meaning: --concurrency 0 or below
+// used to run one target at a time without a word.
+func (o captureOptions) check() error {
+	if o.concurrency < 1 {
+		return errors.New("--concurrency must be at least 1")
+	}
+	return nil
 }
 
 func (o captureOptions) remoteOptions() (remote.Options, error) {
@@ -213,6 +222,9 @@ func runCapture(cmd *cobra.Command, args []string, o captureOptions) error {
 
 // planCaptures parses the targets and settles each one's output.
 func planCaptures(cmd *cobra.Command, raw []string, o captureOptions) ([]*captureJob, error) {
+	if err := o.check(); err != nil {
+		return nil, err
+	}
 	ropts, err := o.remoteOptions()
 	if err != nil {
 		return nil, err

@@ -71,7 +71,7 @@ final report).`,
 	f.DurationVar(&o.every, "every", 10*time.Second, "time between snapshots")
 	f.IntVar(&o.count, "count", 0, "stop after N rounds of snapshots (0: until Ctrl-C)")
 	f.StringVarP(&o.dir, "output", "o", "", "keep each snapshot in `DIR`")
-	f.IntVar(&o.keep, "keep", 10, "snapshots kept in DIR per target; older ones are removed")
+	f.IntVar(&o.keep, "keep", 10, "snapshots kept in DIR per target; older ones are removed (0: keep every snapshot)")
 	f.IntVar(&o.leakAfter, "leak-after", 3, "flag groups that grew in each of the last N snapshots")
 	f.IntVar(&o.leakEvery, "leak-every", 0, "take the goroutine leak profile (Go 1.27+, runs a GC cycle in the target) every Nth snapshot per target; 0: never")
 	f.IntVar(&o.top, "top", 15, "groups shown in the table (and followed, and exported as metrics) per target")
@@ -82,9 +82,30 @@ final report).`,
 	return cmd
 }
 
-func runWatch(cmd *cobra.Command, args []string, o watchOptions) error {
-	if o.every <= 0 {
+// check refuses flag values watch has no meaning for, before any capture:
+// a negative --top used to panic after the first snapshot, a negative
+// --count watched forever, --leak-after 0 flagged nothing.
+func (o watchOptions) check() error {
+	switch {
+	case o.every <= 0:
 		return errors.New("--every must be positive")
+	case o.count < 0:
+		return errors.New("--count must be 0 (until Ctrl-C) or a positive number of rounds")
+	case o.keep < 0:
+		return errors.New("--keep must be 0 (keep every snapshot) or a positive number of files")
+	case o.top < 1:
+		return errors.New("--top must be a positive number of groups")
+	case o.leakAfter < 1:
+		return errors.New("--leak-after must be a positive number of snapshots")
+	case o.leakEvery < 0:
+		return errors.New("--leak-every must be 0 (never) or a positive number of snapshots")
+	}
+	return o.captureOptions.check()
+}
+
+func runWatch(cmd *cobra.Command, args []string, o watchOptions) error {
+	if err := o.check(); err != nil {
+		return err
 	}
 	raw := append([]string(nil), args...)
 	if o.targetsFile != "" {
@@ -99,9 +120,6 @@ func runWatch(cmd *cobra.Command, args []string, o watchOptions) error {
 	}
 	if o.dir == "-" {
 		return errors.New(`-o -: watch writes each snapshot to a file in a directory, not to standard output; give a directory (-o DIR), or use --json for one line per snapshot on standard output`)
-	}
-	if o.leakEvery < 0 {
-		return errors.New("--leak-every must be 0 (never) or a positive number of snapshots")
 	}
 	if o.dir != "" {
 		if err := os.MkdirAll(o.dir, 0o755); err != nil {
@@ -286,7 +304,14 @@ func writeWatchReport(w io.Writer, t *watchedTarget, named bool, o watchOptions)
 		}
 		fmt.Fprintf(w, "%s%s %s: %s last counts %s\n", prefix, what, r.State, r.Top, countSeries(h.series[r.Key].counts))
 	}
-	if !found {
+	switch {
+	case found:
+	case h.snapshots <= o.leakAfter:
+		// Growth in each of the last leakAfter snapshots needs one more
+		// to compare the first with: too few to say no group grew.
+		fmt.Fprintf(w, "%stoo few snapshots to flag a leak: growth in each of the last %s (--leak-after) needs %d\n",
+			prefix, words.Count(o.leakAfter, "snapshot"), o.leakAfter+1)
+	default:
 		fmt.Fprintf(w, "%sno group grew in each of the last %s\n", prefix, words.Count(o.leakAfter, "snapshot"))
 	}
 }

@@ -4,9 +4,13 @@ import (
 	"context"
 	"encoding/json"
 	"net"
+	"net/http"
+	"net/http/httptest"
+	"net/http/pprof"
 	"os"
 	"runtime"
 	"strings"
+	"sync/atomic"
 	"testing"
 )
 
@@ -162,4 +166,35 @@ func slicesHas(s []string, v string) bool {
 		}
 	}
 	return false
+}
+
+// TestWatchModeLeakWithoutProfile watches, with --mode leak (not
+// --leak-every), a net/http/pprof target that answers the leak profile 404
+// as a Go 1.26 net/http/pprof does: each snapshot asks for it once and
+// fails saying so. Before, watch took --leak-every's fallback: it warned
+// "--leak-every takes no more leak profiles" and asked again in the same
+// leak mode, two failing leak captures per snapshot.
+func TestWatchModeLeakWithoutProfile(t *testing.T) {
+	var leakRequests atomic.Int64
+	mux := http.NewServeMux()
+	mux.HandleFunc("/debug/pprof/", pprof.Index)
+	mux.HandleFunc("/debug/pprof/goroutineleak", func(w http.ResponseWriter, r *http.Request) {
+		leakRequests.Add(1)
+		http.Error(w, "Unknown profile", http.StatusNotFound) // net/http/pprof's answer
+	})
+	srv := httptest.NewServer(mux)
+	defer srv.Close()
+	_, stderr, err := runCLI(t, "watch", srv.URL+"/debug/pprof/goroutine", "--mode", "leak", "--count", "2", "--every", "10ms", "--retries", "0")
+	if err == nil {
+		t.Fatalf("watch --mode leak of a target without the profile succeeded:\n%s", stderr)
+	}
+	if strings.Contains(stderr, "--leak-every") {
+		t.Errorf("watch --mode leak warns about --leak-every, which was not given:\n%s", stderr)
+	}
+	if !strings.Contains(stderr, "snapshot 2 of") || !strings.Contains(stderr, "no goroutine leak profile") {
+		t.Errorf("the failing snapshots are not reported:\n%s", stderr)
+	}
+	if n := leakRequests.Load(); n != 2 {
+		t.Errorf("%d leak profile requests for 2 snapshots, want 2", n)
+	}
 }

@@ -38,7 +38,7 @@ type watcher struct {
 
 // watchedTarget is one target's state across rounds.
 type watchedTarget struct {
-	raw    string        // the target as given: the metrics' target label
+	raw    string        // the target as given, password redacted: the metrics' target label
 	target remote.Target // the probed kind once known (see remote.Options.Resolved)
 	ropts  remote.Options
 	client *http.Client // one per HTTP target, kept alive between rounds
@@ -91,7 +91,7 @@ func newWatcher(cmd *cobra.Command, raw []string, o watchOptions) (*watcher, err
 			return nil, err
 		}
 		job := jobs[0]
-		t := &watchedTarget{raw: s, target: job.target, ropts: job.ropts, pipe: job.pipe, comp: job.comp,
+		t := &watchedTarget{raw: job.target.String(), target: job.target, ropts: job.ropts, pipe: job.pipe, comp: job.comp,
 			hist: newWatchHistory(w.top, o.leakAfter)}
 		t.pipe.grouped = o.dir == "" || o.dedupe // nothing to keep: group straight away
 		switch {
@@ -198,7 +198,10 @@ func (w *watcher) takesLeakProfile(t *watchedTarget) bool {
 // ask again.
 func (w *watcher) capture(ctx context.Context, t *watchedTarget, job *captureJob) captureResult {
 	res := captureTarget(ctx, job)
-	if job.ropts.Mode != remote.ModeLeak || !errors.Is(res.err, remote.ErrNoLeakProfile) {
+	fromLeakEvery := job.ropts.Mode == remote.ModeLeak && t.ropts.Mode != remote.ModeLeak
+	if !fromLeakEvery || !errors.Is(res.err, remote.ErrNoLeakProfile) {
+		// With --mode leak the leak profile is the target's own mode: a
+		// second try would fail the same way.
 		return res
 	}
 	t.noLeak = true

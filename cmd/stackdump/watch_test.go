@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 )
 
@@ -122,5 +123,63 @@ func TestWatchRefusesDashOutput(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(dir, "-")); !os.IsNotExist(err) {
 		t.Fatalf("watch -o - created %q (stat: %v)", filepath.Join(dir, "-"), err)
+	}
+}
+
+// TestWatchReportTooFewSnapshots: with no more snapshots than --leak-after
+// no group can have grown in each of the last --leak-after, so the report
+// says there were too few to tell, not that no group grew (which read as
+// "no leak" after `watch --count 2` of a leaking target).
+func TestWatchReportTooFewSnapshots(t *testing.T) {
+	srv := growingServer(t, 3)
+	for _, tc := range []struct {
+		count, want, not string
+	}{
+		{"2", "too few snapshots to flag a leak: growth in each of the last 3 snapshots (--leak-after) needs 4", "no group grew"},
+		{"3", "too few snapshots to flag a leak", "no group grew"},
+		{"4", "leak suspect", "too few"},
+	} {
+		stdout, stderr, err := runCLI(t, "watch", srv.URL, "--every", "10ms", "--count", tc.count, "--leak-after", "3")
+		if err != nil {
+			t.Fatalf("--count %s: %v\n%s", tc.count, err, stderr)
+		}
+		if !strings.Contains(stdout, tc.want) || strings.Contains(stdout, tc.not) {
+			t.Errorf("--count %s: report lacks %q or has %q:\n%s", tc.count, tc.want, tc.not, stdout)
+		}
+	}
+}
+
+// TestWatchRefusesBadFlags: flag values watch has no meaning for are
+// refused before any request or directory: `--top -3` panicked after the
+// first snapshot, `--count -1` watched until Ctrl-C, `--leak-after 0`
+// reported "no group grew in each of the last 0 snapshots", `--keep -1`
+// and `--concurrency 0` were read as "no limit" and 1 without a word.
+func TestWatchRefusesBadFlags(t *testing.T) {
+	var requests atomic.Int64
+	mux := http.NewServeMux()
+	mux.HandleFunc("/debug/pprof/", pprof.Index)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		requests.Add(1)
+		mux.ServeHTTP(w, r)
+	}))
+	defer srv.Close()
+	for _, tc := range []struct{ flag, value string }{
+		{"--top", "-3"}, {"--top", "0"}, {"--count", "-1"}, {"--leak-after", "0"},
+		{"--keep", "-1"}, {"--concurrency", "0"}, {"--concurrency", "-2"},
+	} {
+		dir := filepath.Join(t.TempDir(), "snaps")
+		_, _, err := runCLI(t, "watch", srv.URL, "--every", "10ms", "--count", "1", "-o", dir, tc.flag, tc.value)
+		if err == nil || !strings.Contains(err.Error(), tc.flag+" must be") {
+			t.Errorf("watch %s %s: err = %v, want an error naming %s", tc.flag, tc.value, err, tc.flag)
+		}
+		if _, err := os.Stat(dir); !os.IsNotExist(err) {
+			t.Errorf("watch %s %s created %s (stat: %v)", tc.flag, tc.value, dir, err)
+		}
+	}
+	if _, _, err := runCLI(t, "capture", "-q", srv.URL, "--concurrency", "0"); err == nil || !strings.Contains(err.Error(), "--concurrency must be") {
+		t.Errorf("capture --concurrency 0: err = %v, want an error naming --concurrency", err)
+	}
+	if n := requests.Load(); n != 0 {
+		t.Errorf("the target got %d requests, want none", n)
 	}
 }
