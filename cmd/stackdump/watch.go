@@ -45,9 +45,9 @@ target is Go 1.27's goroutine leak profile (as capture --mode leak: it runs
 a GC cycle in the target); a suspect whose goroutines the runtime proved
 leaked is marked "proven", and proven leaks are listed first. A target
 without the profile is warned about once and then captured as usual.
-Ctrl-C (or --count) ends it with a final report.
+Ctrl-C (or --count) ends it with a final report (not with --json).
 With --json, one JSON object per snapshot and target is printed on its own
-line. With --metrics ADDR, Prometheus metrics are served at
+line, and nothing else. With --metrics ADDR, Prometheus metrics are served at
 http://ADDR/metrics (see docs/fleet.md).
 
 Each target keeps one connection alive between snapshots and is probed for
