@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"compress/gzip"
 	"errors"
-	"os"
 	"strings"
 	"testing"
 
@@ -19,16 +18,9 @@ import (
 // it is, plain, gzipped and held in memory; so is a JVM dump's.
 func TestGroupedTextIsNotReadBack(t *testing.T) {
 	for _, name := range []string{"../testdata/go/panic_go127.txt", "../testdata/corpus/jvm/tda_jdk8.log"} {
-		in, err := os.ReadFile(name)
-		if err != nil {
-			t.Fatal(err)
-		}
-		dumps, err := formats.ReadAll(bytes.NewReader(in), formats.ReadOptions{})
-		if err != nil {
-			t.Fatal(err)
-		}
+		d := readFirstDump(t, name)
 		var text bytes.Buffer
-		if err := formats.WriteGroups(&text, formats.FormatText, dumps[0], dedupe.Group(dumps[0], dedupe.Options{})); err != nil {
+		if err := formats.WriteGroups(&text, formats.FormatText, d, dedupe.Group(d, dedupe.Options{})); err != nil {
 			t.Fatal(err)
 		}
 		var z bytes.Buffer

@@ -31,15 +31,7 @@ func leakedByTop(t *testing.T, d *formats.Dump) (leaked, members map[string]int6
 // none is), the records read back are marked Leaked for exactly those
 // members, and grouping them again gives the same counts.
 func TestGroupsJSONLeakedRoundTrip(t *testing.T) {
-	in, err := os.ReadFile("../testdata/go/leakproof_go127.txt")
-	if err != nil {
-		t.Fatal(err)
-	}
-	dumps, err := formats.ReadAll(bytes.NewReader(in), formats.ReadOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	d := dumps[0]
+	d := readFirstDump(t, "../testdata/go/leakproof_go127.txt")
 	wantLeaked, wantMembers := leakedByTop(t, d)
 	if wantLeaked["main.handle"] != 200 || wantLeaked["main.fanOutWorker"] != 60 || wantLeaked["main.subscribe.func1"] != 0 || wantMembers["main.subscribe.func1"] != 120 {
 		t.Fatalf("fixture groups: leaked %v of %v", wantLeaked, wantMembers)

@@ -3,7 +3,6 @@ package formats_test
 import (
 	"bytes"
 	"maps"
-	"os"
 	"strings"
 	"testing"
 
@@ -33,15 +32,7 @@ func TestGroupsJSONStatelessMembersRoundTrip(t *testing.T) {
 		"../testdata/corpus/jvm/tda_hpux_jdk15_large.log",
 		"../testdata/corpus/go/gotfmt_sigabrt.txt",
 	} {
-		in, err := os.ReadFile(name)
-		if err != nil {
-			t.Fatal(err)
-		}
-		dumps, err := formats.ReadAll(bytes.NewReader(in), formats.ReadOptions{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		d := dumps[0]
+		d := readFirstDump(t, name)
 		want := stateCounts(d)
 		if want[""] == 0 || len(want) < 2 {
 			t.Fatalf("%s: states %v; want members with and without a state", name, want)
@@ -66,16 +57,9 @@ func TestGroupsJSONStatelessMembersRoundTrip(t *testing.T) {
 // threads the histogram of its states, with the 4 that have none, instead
 // of naming all 6 after the 2 VM threads ("6 threads [VM thread]").
 func TestGroupsTextStatelessMembers(t *testing.T) {
-	in, err := os.ReadFile("../testdata/corpus/jvm/tda_jdk15_log_with_histogram.log")
-	if err != nil {
-		t.Fatal(err)
-	}
-	dumps, err := formats.ReadAll(bytes.NewReader(in), formats.ReadOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	d := readFirstDump(t, "../testdata/corpus/jvm/tda_jdk15_log_with_histogram.log")
 	var out bytes.Buffer
-	if err := formats.WriteGroups(&out, formats.FormatText, dumps[0], dedupe.Group(dumps[0], dedupe.Options{})); err != nil {
+	if err := formats.WriteGroups(&out, formats.FormatText, d, dedupe.Group(d, dedupe.Options{})); err != nil {
 		t.Fatal(err)
 	}
 	const want = "6 threads [VM thread: 2, no state: 4]\n"

@@ -16,13 +16,20 @@ import (
 // readCorpusDump reads the first dump of testdata/corpus/go/name.
 func readCorpusDump(t *testing.T, name string) *formats.Dump {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join("..", "testdata", "corpus", "go", name))
+	return readFirstDump(t, filepath.Join("..", "testdata", "corpus", "go", name))
+}
+
+// readFirstDump reads the file at path and returns its first dump,
+// failing the test on any error.
+func readFirstDump(t *testing.T, path string) *formats.Dump {
+	t.Helper()
+	b, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	dumps, err := formats.ReadAll(bytes.NewReader(b), formats.ReadOptions{})
 	if err != nil || len(dumps) == 0 {
-		t.Fatalf("%s: %d dumps, %v", name, len(dumps), err)
+		t.Fatalf("%s: %d dumps, %v", path, len(dumps), err)
 	}
 	return dumps[0]
 }
