@@ -49,10 +49,10 @@ func (o *captureOptions) addRemoteFlags(cmd *cobra.Command) {
 	f.StringVar(&o.mode, "mode", "full", "what to fetch: full (every goroutine: debug=2, or past the runtime's 64 MiB cut a trace snapshot), grouped (debug=0 counts and labels), trace (execution-trace snapshot), leak (Go 1.27's goroutineleak profile: every goroutine, proven leaks marked (leaked); runs a leak-detection GC cycle in the target that stalls it for tens to hundreds of ms at 10k goroutines, about a minute at 100k, see docs/modes.md; refused above --leak-max-goroutines), debug1 (counts per stack with labels, no ids or states: pauses of microseconds, never cut)")
 	f.IntVar(&o.leakMax, "leak-max-goroutines", dumper.DefaultLeakMaxGoroutines, "--mode leak refuses a target with more than `N` goroutines, counted first (debug=1, a pause of microseconds), before the leak-detection GC cycle runs; stackdump's endpoint applies its own bound; 0: no bound")
 	f.StringVar(&o.endpoint, "endpoint", "", "`PATH` of stackdump's endpoint on the targets (found at "+remote.DefaultEndpointPath+" when not given)")
-	f.DurationVar(&o.timeout, "timeout", 2*time.Minute, "time limit for one capture attempt, body included")
-	f.DurationVar(&o.connectTimeout, "connect-timeout", 5*time.Second, "time limit for connecting")
+	f.DurationVar(&o.timeout, "timeout", 2*time.Minute, "time limit for one capture attempt, body included (must be positive)")
+	f.DurationVar(&o.connectTimeout, "connect-timeout", 5*time.Second, "time limit for connecting (must be positive)")
 	f.IntVar(&o.retries, "retries", 2, "retries on connection errors and 5xx answers (never on 4xx); 0: one attempt only")
-	f.Int64Var(&o.maxBytes, "max-bytes", 2<<30, "largest dump accepted, in bytes")
+	f.Int64Var(&o.maxBytes, "max-bytes", 2<<30, "largest dump accepted, in bytes (must be positive)")
 	f.BoolVar(&o.dedupe, "dedupe", false, "write counted groups of identical stacks")
 	f.StringVar(&o.by, "by", "stack", "similarity of grouped stacks: exact, stack or func")
 	f.StringVar(&o.format, "format", "", "output format: text, json, debug1, pprof or folded (default from -o; json in a directory)")
@@ -62,10 +62,19 @@ func (o *captureOptions) addRemoteFlags(cmd *cobra.Command) {
 }
 
 // check refuses flag values with no meaning: --concurrency 0 or below
-// used to run one target at a time without a word.
+// used to run one target at a time without a word, and a --timeout,
+// --connect-timeout or --max-bytes of 0 or below meant its default
+// (remote.Options' zero value) without a word.
 func (o captureOptions) check() error {
-	if o.concurrency < 1 {
+	switch {
+	case o.concurrency < 1:
 		return errors.New("--concurrency must be at least 1")
+	case o.timeout <= 0:
+		return fmt.Errorf("--timeout must be positive (got %v)", o.timeout)
+	case o.connectTimeout <= 0:
+		return fmt.Errorf("--connect-timeout must be positive (got %v)", o.connectTimeout)
+	case o.maxBytes <= 0:
+		return fmt.Errorf("--max-bytes must be a positive number of bytes (got %d)", o.maxBytes)
 	}
 	return nil
 }
