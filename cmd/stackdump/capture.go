@@ -189,7 +189,7 @@ type captureResult struct {
 func runCapture(cmd *cobra.Command, args []string, o captureOptions) error {
 	raw := append([]string(nil), args...)
 	if o.targetsFile != "" {
-		more, err := readTargetsFile(o.targetsFile)
+		more, err := readTargetsFile(o.targetsFile, o.endpoint)
 		if err != nil {
 			return err
 		}
@@ -249,9 +249,6 @@ func planCaptures(cmd *cobra.Command, raw []string, o captureOptions) ([]*captur
 	formatPath := o.output
 	if dirMode {
 		formatPath = ""
-		if err := os.MkdirAll(o.output, 0o755); err != nil {
-			return nil, err
-		}
 	}
 	format, comp, err := formats.OutputFor(formatPath, formats.OutputOptions{Format: formats.Format(o.format), Compression: formats.Compression(o.compress)})
 	if err != nil {
@@ -289,12 +286,21 @@ func planCaptures(cmd *cobra.Command, raw []string, o captureOptions) ([]*captur
 		if dirMode {
 			job.path = filepath.Join(o.output, uniqueName(names, snapshotName(t, now, format, comp), formats.Extension(format, comp)))
 		}
+		jobs = append(jobs, job)
+	}
+	// The directory is made once every target is known good: a bad
+	// line in --targets leaves nothing behind.
+	if dirMode {
+		if err := os.MkdirAll(o.output, 0o755); err != nil {
+			return nil, err
+		}
+	}
+	for _, job := range jobs {
 		// An output that cannot be written is reported before any
 		// capture pauses a target for a dump that cannot be saved.
 		if err := checkOutput(job.path); err != nil {
 			return nil, err
 		}
-		jobs = append(jobs, job)
 	}
 	return jobs, nil
 }
@@ -394,7 +400,11 @@ func snapshotName(t remote.Target, at time.Time, f formats.Format, c formats.Com
 	return name + "-" + at.Format("20060102T150405.000Z") + formats.Extension(f, c)
 }
 
-func readTargetsFile(path string) ([]string, error) {
+// readTargetsFile reads --targets FILE: one target a line, # comments
+// and blank lines skipped. Each target is parsed (with --endpoint's
+// path) as it is read, so that a bad one is reported with its line
+// number, before anything is captured or created.
+func readTargetsFile(path, endpoint string) ([]string, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
@@ -402,16 +412,23 @@ func readTargetsFile(path string) ([]string, error) {
 	defer f.Close()
 	var out []string
 	sc := bufio.NewScanner(f)
-	for sc.Scan() {
+	for n := 1; sc.Scan(); n++ {
 		line := strings.TrimSpace(sc.Text())
 		if i := strings.IndexByte(line, '#'); i >= 0 {
 			line = strings.TrimSpace(line[:i])
 		}
-		if line != "" {
-			out = append(out, line)
+		if line == "" {
+			continue
 		}
+		if _, err := remote.ParseTarget(line, endpoint); err != nil {
+			return out, fmt.Errorf("%s:%d: %w", path, n, err)
+		}
+		out = append(out, line)
 	}
-	return out, sc.Err()
+	if err := sc.Err(); err != nil {
+		return out, fmt.Errorf("%s: %w", path, err)
+	}
+	return out, nil
 }
 
 func isDir(path string) bool {

@@ -109,7 +109,7 @@ func runWatch(cmd *cobra.Command, args []string, o watchOptions) error {
 	}
 	raw := append([]string(nil), args...)
 	if o.targetsFile != "" {
-		more, err := readTargetsFile(o.targetsFile)
+		more, err := readTargetsFile(o.targetsFile, o.endpoint)
 		if err != nil {
 			return err
 		}
@@ -121,16 +121,18 @@ func runWatch(cmd *cobra.Command, args []string, o watchOptions) error {
 	if o.dir == "-" {
 		return errors.New(`-o -: watch writes each snapshot to a file in a directory, not to standard output; give a directory (-o DIR), or use --json for one line per snapshot on standard output`)
 	}
-	if o.dir != "" {
-		if err := os.MkdirAll(o.dir, 0o755); err != nil {
-			return err
-		}
-	}
 	w, err := newWatcher(cmd, raw, o)
 	if err != nil {
 		return err
 	}
 	defer w.close()
+	// The directory is made once every target is known good: a bad
+	// target leaves nothing behind.
+	if o.dir != "" {
+		if err := os.MkdirAll(o.dir, 0o755); err != nil {
+			return err
+		}
+	}
 	ctx, stop := signalContext(cmd.Context())
 	defer stop()
 	if o.metrics != "" {
