@@ -115,6 +115,8 @@ per target in a directory, or standard output. Targets:
   http://host:port          net/http/pprof (/debug/pprof/goroutine is appended),
                             or stackdump's endpoint when the service mounts it
   http://host:port/path     that URL (a pprof goroutine URL or the endpoint)
+  http://host:port/…?k=v    its query parameters (a token) go with every request;
+                            secret-looking values (token, key, auth, …) print as xxxxx
   host:port                 like http://host:port
   gops://host:port          a gops agent
   jvm:PID                   a JVM on this machine, through jcmd or jstack
