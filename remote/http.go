@@ -223,10 +223,12 @@ func Open(ctx context.Context, t Target, opts Options) (*Stream, error) {
 	return nil, fmt.Errorf("target %s: unknown kind %q", t, t.Kind)
 }
 
-// DumpURL returns the URL a capture of t in mode fetches.
+// DumpURL returns the URL a capture of t in mode fetches: t's URL with
+// its query parameters, and stackdump's own set over those of the same
+// name.
 func DumpURL(t Target, mode Mode, window time.Duration) string {
 	u := *t.URL
-	q := url.Values{}
+	q := u.Query()
 	switch {
 	case t.Kind == TargetEndpoint && mode == ModeCounts:
 		q.Set("format", "debug1")
@@ -282,7 +284,7 @@ func NewClient(opts Options) *http.Client {
 // fails with ErrRedirectLoop.
 func checkRedirect(req *http.Request, via []*http.Request) error {
 	if len(via) >= 10 {
-		return fmt.Errorf("%w: %d requests, the last redirected to %s", ErrRedirectLoop, len(via), req.URL.Redacted())
+		return fmt.Errorf("%w: %d requests, the last redirected to %s", ErrRedirectLoop, len(via), redactQuery(req.URL.Redacted()))
 	}
 	return nil
 }
@@ -374,6 +376,10 @@ func getOnce(ctx context.Context, client *http.Client, t Target, dumpURL string,
 	resp, err := client.Do(req)
 	if err != nil {
 		cancel()
+		var ue *url.Error
+		if errors.As(err, &ue) {
+			ue.URL = redactURL(ue.URL) // net/http hides a password, not a token
+		}
 		if ctx.Err() == nil && errors.Is(err, context.DeadlineExceeded) {
 			err = fmt.Errorf("no answer within the %v timeout: %w", opts.Timeout, err)
 		}

@@ -44,11 +44,11 @@ func TestParseTarget(t *testing.T) {
 	}{
 		{in: "http://127.0.0.1:6060", kind: TargetPprof, url: "http://127.0.0.1:6060/debug/pprof/goroutine", discover: true},
 		{in: "127.0.0.1:6060", kind: TargetPprof, url: "http://127.0.0.1:6060/debug/pprof/goroutine", discover: true},
-		{in: "http://h:1/debug/pprof/goroutine?debug=1", kind: TargetPprof, url: "http://h:1/debug/pprof/goroutine"},
+		{in: "http://h:1/debug/pprof/goroutine?debug=1", kind: TargetPprof, url: "http://h:1/debug/pprof/goroutine?debug=1"},
 		{in: "https://h:1/", endpoint: "/debug/stackdump", kind: TargetEndpoint, url: "https://h:1/debug/stackdump"},
 		{in: "http://h:1/x/dump", endpoint: "/x/dump", kind: TargetEndpoint, url: "http://h:1/x/dump"},
 		{in: "http://h:1/debug/stackdump", kind: TargetEndpoint, url: "http://h:1/debug/stackdump"},
-		{in: "h:1/debug/stackdump?mode=full", kind: TargetEndpoint, url: "http://h:1/debug/stackdump"},
+		{in: "h:1/debug/stackdump?mode=full#top", kind: TargetEndpoint, url: "http://h:1/debug/stackdump?mode=full"},
 		{in: "http://h:1/debug/stackdump", endpoint: "/x/dump", kind: TargetPprof, url: "http://h:1/debug/stackdump"},
 		{in: "http://h:1/admin/pprof/goroutine", kind: TargetPprof, url: "http://h:1/admin/pprof/goroutine"},
 		{in: "http://h:1/heap", kind: TargetPprof, url: "http://h:1/heap"},

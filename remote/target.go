@@ -1,6 +1,7 @@
 package remote
 
 import (
+	"errors"
 	"fmt"
 	"net"
 	"net/url"
@@ -28,7 +29,10 @@ type Target struct {
 	// Raw is the target as the user wrote it.
 	Raw  string
 	Kind TargetKind
-	// URL is the dump's URL without query for pprof and endpoint targets.
+	// URL is the dump's URL for pprof and endpoint targets, with the
+	// query parameters the user wrote (a token a service authenticates
+	// by): every request to the target carries them, stackdump's own
+	// parameters (debug, seconds, format, mode, window) set over them.
 	URL *url.URL
 	// Addr is host:port for gops targets.
 	Addr string
@@ -39,15 +43,22 @@ type Target struct {
 	Discover bool
 }
 
-// String is the target as written, with a URL's password replaced by
+// String is the target as written, with a URL's password and the values
+// of its secret-looking query parameters (see secretParam) replaced by
 // "xxxxx": it names the target in messages, in the dumps written
-// (Source.Target) and in watch's metrics, none of which may carry a
-// secret. Raw keeps the password.
+// (Source.Target) and in watch's tables and metrics, none of which may
+// carry a secret. Raw keeps the secrets.
 func (t Target) String() string {
 	if t.URL == nil {
 		return t.Raw
 	}
-	return redactPassword(t.Raw, t.URL)
+	return redact(t.Raw, t.URL)
+}
+
+// redact returns s, a URL or host:port as written (u parsed from it),
+// with its password and its secret query values replaced by "xxxxx".
+func redact(s string, u *url.URL) string {
+	return redactQuery(redactPassword(s, u))
 }
 
 // redactPassword returns s, a URL or host:port as written (u parsed from
@@ -67,19 +78,63 @@ func redactPassword(s string, u *url.URL) string {
 	return u.Redacted()
 }
 
-// redactURL is rawURL with its password, if any, replaced by "xxxxx".
+// redactURL is rawURL with its password and secret query values, if
+// any, replaced by "xxxxx".
 func redactURL(rawURL string) string {
 	u, err := url.Parse(rawURL)
 	if err != nil {
-		return rawURL
+		return redactQuery(rawURL)
 	}
-	return redactPassword(rawURL, u)
+	return redact(rawURL, u)
+}
+
+// secretWords are what a query parameter's name contains when its value
+// is a secret: token and access_token, key and api_key, secret, password,
+// passwd, auth, sig and signature.
+var secretWords = []string{"token", "key", "secret", "password", "passwd", "auth", "sig"}
+
+// secretParam reports whether a query parameter named name (as written,
+// perhaps escaped) carries a secret: its name contains one of secretWords,
+// in any case.
+func secretParam(name string) bool {
+	if unescaped, err := url.QueryUnescape(name); err == nil {
+		name = unescaped
+	}
+	name = strings.ToLower(name)
+	for _, w := range secretWords {
+		if strings.Contains(name, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// redactQuery returns s, a URL as written or encoded, with the value of
+// every secret query parameter (secretParam) replaced by "xxxxx"; the
+// rest of s is left as it was.
+func redactQuery(s string) string {
+	q := strings.IndexByte(s, '?')
+	if q < 0 {
+		return s
+	}
+	end := len(s)
+	if h := strings.IndexByte(s[q:], '#'); h >= 0 {
+		end = q + h
+	}
+	params := strings.Split(s[q+1:end], "&")
+	for i, p := range params {
+		if name, value, ok := strings.Cut(p, "="); ok && value != "" && secretParam(name) {
+			params[i] = name + "=xxxxx"
+		}
+	}
+	return s[:q+1] + strings.Join(params, "&") + s[end:]
 }
 
 // ParseTarget parses a target:
 //
 //	http://host:port            net/http/pprof; /debug/pprof/goroutine is appended
 //	http://host:port/some/path  the URL as given (a pprof goroutine URL, or the endpoint);
+//	                            its query parameters go with every request (see Target.URL);
 //	                            net/http/pprof's index (…/pprof/) means its goroutine profile
 //	host:port                   like http://host:port
 //	gops://host:port            a gops agent
@@ -122,15 +177,24 @@ func ParseTarget(s, endpoint string) (Target, error) {
 	}
 	u, err := url.Parse(raw)
 	if err != nil {
-		return t, fmt.Errorf("target %q: %w", s, err)
+		var ue *url.Error
+		if errors.As(err, &ue) {
+			err = ue.Err // ue names the URL with its secrets
+		}
+		return t, fmt.Errorf("target %q: %w", redactURL(s), err)
 	}
 	if u.Scheme != "http" && u.Scheme != "https" {
-		return t, fmt.Errorf("target %q: unsupported scheme %q (want http, https, gops or jvm)", redactPassword(s, u), u.Scheme)
+		return t, fmt.Errorf("target %q: unsupported scheme %q (want http, https, gops or jvm)", redact(s, u), u.Scheme)
 	}
 	if u.Host == "" {
-		return t, fmt.Errorf("target %q: no host", redactPassword(s, u))
+		return t, fmt.Errorf("target %q: no host", redact(s, u))
 	}
-	u.RawQuery, u.Fragment = "", ""
+	if _, err := url.ParseQuery(u.RawQuery); err != nil {
+		// A parameter that cannot be parsed would be dropped from the
+		// requests without a word.
+		return t, fmt.Errorf("target %q: query: %w", redact(s, u), err)
+	}
+	u.Fragment, u.RawFragment = "", ""
 	t.URL, t.Kind = u, TargetPprof
 	switch {
 	case u.Path == "" || u.Path == "/":
@@ -148,7 +212,7 @@ func ParseTarget(s, endpoint string) (Target, error) {
 		u.Path = strings.TrimSuffix(u.Path, "/") + "/goroutine"
 	default:
 		if err := checkPprofPath(u); err != nil {
-			return t, fmt.Errorf("target %q: %w", redactPassword(s, u), err)
+			return t, fmt.Errorf("target %q: %w", redact(s, u), err)
 		}
 	}
 	return t, nil

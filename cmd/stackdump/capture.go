@@ -49,10 +49,10 @@ func (o *captureOptions) addRemoteFlags(cmd *cobra.Command) {
 	f.StringVar(&o.mode, "mode", "full", "what to fetch: full (every goroutine: debug=2, or past the runtime's 64 MiB cut a trace snapshot), grouped (debug=0 counts and labels), trace (execution-trace snapshot), leak (Go 1.27's goroutineleak profile: every goroutine, proven leaks marked (leaked); runs a leak-detection GC cycle in the target that stalls it for tens to hundreds of ms at 10k goroutines, about a minute at 100k, see docs/modes.md; refused above --leak-max-goroutines), debug1 (counts per stack with labels, no ids or states: pauses of microseconds, never cut)")
 	f.IntVar(&o.leakMax, "leak-max-goroutines", dumper.DefaultLeakMaxGoroutines, "--mode leak refuses a target with more than `N` goroutines, counted first (debug=1, a pause of microseconds), before the leak-detection GC cycle runs; stackdump's endpoint applies its own bound; 0: no bound")
 	f.StringVar(&o.endpoint, "endpoint", "", "`PATH` of stackdump's endpoint on the targets (found at "+remote.DefaultEndpointPath+" when not given)")
-	f.DurationVar(&o.timeout, "timeout", 2*time.Minute, "time limit for one capture attempt, body included")
-	f.DurationVar(&o.connectTimeout, "connect-timeout", 5*time.Second, "time limit for connecting")
+	f.DurationVar(&o.timeout, "timeout", 2*time.Minute, "time limit for one capture attempt, body included (must be positive)")
+	f.DurationVar(&o.connectTimeout, "connect-timeout", 5*time.Second, "time limit for connecting (must be positive)")
 	f.IntVar(&o.retries, "retries", 2, "retries on connection errors and 5xx answers (never on 4xx); 0: one attempt only")
-	f.Int64Var(&o.maxBytes, "max-bytes", 2<<30, "largest dump accepted, in bytes")
+	f.Int64Var(&o.maxBytes, "max-bytes", 2<<30, "largest dump accepted, in bytes (must be positive)")
 	f.BoolVar(&o.dedupe, "dedupe", false, "write counted groups of identical stacks")
 	f.StringVar(&o.by, "by", "stack", "similarity of grouped stacks: exact, stack or func")
 	f.StringVar(&o.format, "format", "", "output format: text, json, debug1, pprof or folded (default from -o; json in a directory)")
@@ -62,10 +62,19 @@ func (o *captureOptions) addRemoteFlags(cmd *cobra.Command) {
 }
 
 // check refuses flag values with no meaning: --concurrency 0 or below
-// used to run one target at a time without a word.
+// used to run one target at a time without a word, and a --timeout,
+// --connect-timeout or --max-bytes of 0 or below meant its default
+// (remote.Options' zero value) without a word.
 func (o captureOptions) check() error {
-	if o.concurrency < 1 {
+	switch {
+	case o.concurrency < 1:
 		return errors.New("--concurrency must be at least 1")
+	case o.timeout <= 0:
+		return fmt.Errorf("--timeout must be positive (got %v)", o.timeout)
+	case o.connectTimeout <= 0:
+		return fmt.Errorf("--connect-timeout must be positive (got %v)", o.connectTimeout)
+	case o.maxBytes <= 0:
+		return fmt.Errorf("--max-bytes must be a positive number of bytes (got %d)", o.maxBytes)
 	}
 	return nil
 }
@@ -106,6 +115,8 @@ per target in a directory, or standard output. Targets:
   http://host:port          net/http/pprof (/debug/pprof/goroutine is appended),
                             or stackdump's endpoint when the service mounts it
   http://host:port/path     that URL (a pprof goroutine URL or the endpoint)
+  http://host:port/…?k=v    its query parameters (a token) go with every request;
+                            secret-looking values (token, key, auth, …) print as xxxxx
   host:port                 like http://host:port
   gops://host:port          a gops agent
   jvm:PID                   a JVM on this machine, through jcmd or jstack
@@ -180,7 +191,7 @@ type captureResult struct {
 func runCapture(cmd *cobra.Command, args []string, o captureOptions) error {
 	raw := append([]string(nil), args...)
 	if o.targetsFile != "" {
-		more, err := readTargetsFile(o.targetsFile)
+		more, err := readTargetsFile(o.targetsFile, o.endpoint)
 		if err != nil {
 			return err
 		}
@@ -240,9 +251,6 @@ func planCaptures(cmd *cobra.Command, raw []string, o captureOptions) ([]*captur
 	formatPath := o.output
 	if dirMode {
 		formatPath = ""
-		if err := os.MkdirAll(o.output, 0o755); err != nil {
-			return nil, err
-		}
 	}
 	format, comp, err := formats.OutputFor(formatPath, formats.OutputOptions{Format: formats.Format(o.format), Compression: formats.Compression(o.compress)})
 	if err != nil {
@@ -280,12 +288,21 @@ func planCaptures(cmd *cobra.Command, raw []string, o captureOptions) ([]*captur
 		if dirMode {
 			job.path = filepath.Join(o.output, uniqueName(names, snapshotName(t, now, format, comp), formats.Extension(format, comp)))
 		}
+		jobs = append(jobs, job)
+	}
+	// The directory is made once every target is known good: a bad
+	// line in --targets leaves nothing behind.
+	if dirMode {
+		if err := os.MkdirAll(o.output, 0o755); err != nil {
+			return nil, err
+		}
+	}
+	for _, job := range jobs {
 		// An output that cannot be written is reported before any
 		// capture pauses a target for a dump that cannot be saved.
 		if err := checkOutput(job.path); err != nil {
 			return nil, err
 		}
-		jobs = append(jobs, job)
 	}
 	return jobs, nil
 }
@@ -385,7 +402,11 @@ func snapshotName(t remote.Target, at time.Time, f formats.Format, c formats.Com
 	return name + "-" + at.Format("20060102T150405.000Z") + formats.Extension(f, c)
 }
 
-func readTargetsFile(path string) ([]string, error) {
+// readTargetsFile reads --targets FILE: one target a line, # comments
+// and blank lines skipped. Each target is parsed (with --endpoint's
+// path) as it is read, so that a bad one is reported with its line
+// number, before anything is captured or created.
+func readTargetsFile(path, endpoint string) ([]string, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
@@ -393,16 +414,23 @@ func readTargetsFile(path string) ([]string, error) {
 	defer f.Close()
 	var out []string
 	sc := bufio.NewScanner(f)
-	for sc.Scan() {
+	for n := 1; sc.Scan(); n++ {
 		line := strings.TrimSpace(sc.Text())
 		if i := strings.IndexByte(line, '#'); i >= 0 {
 			line = strings.TrimSpace(line[:i])
 		}
-		if line != "" {
-			out = append(out, line)
+		if line == "" {
+			continue
 		}
+		if _, err := remote.ParseTarget(line, endpoint); err != nil {
+			return out, fmt.Errorf("%s:%d: %w", path, n, err)
+		}
+		out = append(out, line)
 	}
-	return out, sc.Err()
+	if err := sc.Err(); err != nil {
+		return out, fmt.Errorf("%s: %w", path, err)
+	}
+	return out, nil
 }
 
 func isDir(path string) bool {

@@ -8,6 +8,7 @@ import (
 	"io"
 	"net"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -70,7 +71,7 @@ final report).`,
 	f := cmd.Flags()
 	f.DurationVar(&o.every, "every", 10*time.Second, "time between snapshots")
 	f.IntVar(&o.count, "count", 0, "stop after N rounds of snapshots (0: until Ctrl-C)")
-	f.StringVarP(&o.dir, "output", "o", "", "keep each snapshot in `DIR`")
+	f.StringVarP(&o.dir, "output", "o", "", "keep each snapshot as a file in the directory `DIR` (made if missing; an existing file is refused)")
 	f.IntVar(&o.keep, "keep", 10, "snapshots kept in DIR per target; older ones are removed (0: keep every snapshot)")
 	f.IntVar(&o.leakAfter, "leak-after", 3, "flag groups that grew in each of the last N snapshots")
 	f.IntVar(&o.leakEvery, "leak-every", 0, "take the goroutine leak profile (Go 1.27+, runs a GC cycle in the target) every Nth snapshot per target; 0: never")
@@ -109,7 +110,7 @@ func runWatch(cmd *cobra.Command, args []string, o watchOptions) error {
 	}
 	raw := append([]string(nil), args...)
 	if o.targetsFile != "" {
-		more, err := readTargetsFile(o.targetsFile)
+		more, err := readTargetsFile(o.targetsFile, o.endpoint)
 		if err != nil {
 			return err
 		}
@@ -121,16 +122,25 @@ func runWatch(cmd *cobra.Command, args []string, o watchOptions) error {
 	if o.dir == "-" {
 		return errors.New(`-o -: watch writes each snapshot to a file in a directory, not to standard output; give a directory (-o DIR), or use --json for one line per snapshot on standard output`)
 	}
-	if o.dir != "" {
-		if err := os.MkdirAll(o.dir, 0o755); err != nil {
-			return err
+	if fi, err := os.Stat(filepath.Clean(o.dir)); o.dir != "" && err == nil && !fi.IsDir() {
+		what := "is not a directory"
+		if fi.Mode().IsRegular() {
+			what = "is a file"
 		}
+		return fmt.Errorf("-o %s: watch's -o is a directory that keeps each snapshot as a file, and %s %s (capture -o FILE writes one dump to a file)", o.dir, o.dir, what)
 	}
 	w, err := newWatcher(cmd, raw, o)
 	if err != nil {
 		return err
 	}
 	defer w.close()
+	// The directory is made once every target is known good: a bad
+	// target leaves nothing behind.
+	if o.dir != "" {
+		if err := os.MkdirAll(o.dir, 0o755); err != nil {
+			return fmt.Errorf("-o %s: watch keeps its snapshots in a directory: %w", o.dir, err)
+		}
+	}
 	ctx, stop := signalContext(cmd.Context())
 	defer stop()
 	if o.metrics != "" {

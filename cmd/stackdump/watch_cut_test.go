@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestWatchSnapshotCutAfterSmallOne: a watched target whose last debug=2
@@ -22,7 +23,7 @@ func TestWatchSnapshotCutAfterSmallOne(t *testing.T) {
 	cmd := newWatchCommand()
 	var stderr strings.Builder
 	cmd.SetErr(&stderr)
-	o := watchOptions{captureOptions: captureOptions{concurrency: 1, mode: "full", by: "stack", retries: -1, format: "json", compress: "none"},
+	o := watchOptions{captureOptions: captureOptions{concurrency: 1, mode: "full", by: "stack", retries: -1, timeout: time.Minute, connectTimeout: 5 * time.Second, maxBytes: 2 << 30, format: "json", compress: "none"},
 		dir: dir, keep: 2, top: 5, leakAfter: 2}
 	w, err := newWatcher(cmd, []string{"http://" + addr + "/debug/pprof/goroutine"}, o)
 	if err != nil {

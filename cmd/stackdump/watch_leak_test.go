@@ -12,6 +12,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 )
 
 // watchLine is what the watch --leak-every tests read of a --json line.
@@ -101,7 +102,7 @@ func TestWatchLeakEvery(t *testing.T) {
 	addr = startLeakTarget(t, bin, "-leaked", "3", "-parked", "4", "-grow", "5")
 	cmd := newWatchCommand()
 	cmd.SetErr(new(strings.Builder))
-	o := watchOptions{captureOptions: captureOptions{concurrency: 1, mode: "full", by: "stack", retries: -1}, top: 5, leakAfter: 2, leakEvery: 2}
+	o := watchOptions{captureOptions: captureOptions{concurrency: 1, mode: "full", by: "stack", retries: -1, timeout: time.Minute, connectTimeout: 5 * time.Second, maxBytes: 2 << 30}, top: 5, leakAfter: 2, leakEvery: 2}
 	w, err := newWatcher(cmd, []string{"http://" + addr + "/debug/pprof/goroutine"}, o)
 	if err != nil {
 		t.Fatal(err)

@@ -115,7 +115,7 @@ func TestWatchMetrics(t *testing.T) {
 	const top = 3
 	cmd := newWatchCommand()
 	cmd.SetErr(new(strings.Builder))
-	o := watchOptions{captureOptions: captureOptions{concurrency: 2, mode: "full", by: "stack", retries: -1}, top: top, leakAfter: 2}
+	o := watchOptions{captureOptions: captureOptions{concurrency: 2, mode: "full", by: "stack", retries: -1, timeout: time.Minute, connectTimeout: 5 * time.Second, maxBytes: 2 << 30}, top: top, leakAfter: 2}
 	w, err := newWatcher(cmd, []string{rot.URL, grow.URL, down}, o)
 	if err != nil {
 		t.Fatal(err)
