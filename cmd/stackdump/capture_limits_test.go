@@ -1,13 +1,9 @@
 package main
 
 import (
-	"net/http"
-	"net/http/httptest"
-	"net/http/pprof"
 	"os"
 	"path/filepath"
 	"strings"
-	"sync/atomic"
 	"testing"
 )
 
@@ -16,14 +12,7 @@ import (
 // request or directory, and --help says they must be positive. Before,
 // each meant its default (2m, 5s, 2 GiB) without a word.
 func TestCaptureRefusesNonPositiveLimits(t *testing.T) {
-	var requests atomic.Int64
-	mux := http.NewServeMux()
-	mux.HandleFunc("/debug/pprof/", pprof.Index)
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		requests.Add(1)
-		mux.ServeHTTP(w, r)
-	}))
-	defer srv.Close()
+	srv, requests := countRequests(t, pprofMux())
 	for _, tc := range []struct{ flag, value string }{
 		{"--timeout", "0"}, {"--timeout", "-1s"}, {"--connect-timeout", "0s"},
 		{"--connect-timeout", "-5s"}, {"--max-bytes", "0"}, {"--max-bytes", "-100"},

@@ -1,13 +1,9 @@
 package main
 
 import (
-	"net/http"
-	"net/http/httptest"
-	"net/http/pprof"
 	"os"
 	"path/filepath"
 	"strings"
-	"sync/atomic"
 	"testing"
 )
 
@@ -16,14 +12,7 @@ import (
 // watch before the -o directory is made and before any request. Before,
 // the directory was made first and left behind empty.
 func TestCaptureBadTargetCreatesNothing(t *testing.T) {
-	var requests atomic.Int64
-	mux := http.NewServeMux()
-	mux.HandleFunc("/debug/pprof/", pprof.Index)
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		requests.Add(1)
-		mux.ServeHTTP(w, r)
-	}))
-	defer srv.Close()
+	srv, requests := countRequests(t, pprofMux())
 	list := filepath.Join(t.TempDir(), "hosts.txt")
 	content := "# fleet\n" + srv.URL + "\n\n" + srv.URL + "/debug/pprof/heap  # not a goroutine dump\n"
 	if err := os.WriteFile(list, []byte(content), 0o644); err != nil {

@@ -15,7 +15,6 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -143,12 +142,9 @@ func TestCaptureFaultyTargets(t *testing.T) {
 // counts requests: --retries N makes N+1 attempts, --retries 0 exactly one,
 // and without the flag the default of 2 retries holds.
 func TestCaptureRetriesFlag(t *testing.T) {
-	var requests atomic.Int64
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		requests.Add(1)
+	srv, requests := countRequests(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "overloaded", http.StatusServiceUnavailable)
 	}))
-	defer srv.Close()
 	target := srv.URL + "/debug/pprof/goroutine"
 	for _, tt := range []struct {
 		flags []string

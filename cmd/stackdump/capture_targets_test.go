@@ -8,7 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync/atomic"
 	"testing"
 
 	"github.com/stackdump/stackdump/dumper"
@@ -46,15 +45,9 @@ func TestCaptureEndpointURL(t *testing.T) {
 // profile's GC cycle unguarded, and is never written as a goroutine dump
 // (threadcreate's debug=1 text would read as one).
 func TestCaptureRefusesOtherProfiles(t *testing.T) {
-	var requests atomic.Int64
-	mux := http.NewServeMux()
-	mux.HandleFunc("/debug/pprof/", pprof.Index)
+	mux := pprofMux()
 	mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		requests.Add(1)
-		mux.ServeHTTP(w, r)
-	}))
-	defer srv.Close()
+	srv, requests := countRequests(t, mux)
 	for _, tc := range []struct{ page, want string }{
 		{"heap", "is the heap profile, not a goroutine dump"},
 		{"threadcreate", "is the thread creation profile"},

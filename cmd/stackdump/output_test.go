@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"net/http"
 	"net/http/httptest"
+	"net/http/pprof"
 	"os"
 	"path/filepath"
 	"strings"
@@ -195,13 +196,30 @@ func countingServer(t *testing.T) (*httptest.Server, *atomic.Int64) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return countRequests(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Write(dump)
+	}))
+}
+
+// countRequests serves h on 127.0.0.1 until the test ends and counts the
+// requests it gets.
+func countRequests(t *testing.T, h http.Handler) (*httptest.Server, *atomic.Int64) {
+	t.Helper()
 	var n atomic.Int64
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		n.Add(1)
-		w.Write(dump)
+		h.ServeHTTP(w, r)
 	}))
 	t.Cleanup(srv.Close)
 	return srv, &n
+}
+
+// pprofMux serves net/http/pprof's pages under /debug/pprof/ (the index
+// serves each named profile) and nothing else.
+func pprofMux() *http.ServeMux {
+	mux := http.NewServeMux()
+	mux.HandleFunc("/debug/pprof/", pprof.Index)
+	return mux
 }
 
 // TestCaptureUnwritableOutput captures into paths that cannot be written:

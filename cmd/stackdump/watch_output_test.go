@@ -1,13 +1,9 @@
 package main
 
 import (
-	"net/http"
-	"net/http/httptest"
-	"net/http/pprof"
 	"os"
 	"path/filepath"
 	"strings"
-	"sync/atomic"
 	"testing"
 )
 
@@ -17,14 +13,7 @@ import (
 // file says it wants a directory. Before, the message was "mkdir FILE:
 // not a directory".
 func TestWatchOutputIsAFile(t *testing.T) {
-	var requests atomic.Int64
-	mux := http.NewServeMux()
-	mux.HandleFunc("/debug/pprof/", pprof.Index)
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		requests.Add(1)
-		mux.ServeHTTP(w, r)
-	}))
-	defer srv.Close()
+	srv, requests := countRequests(t, pprofMux())
 	file := filepath.Join(t.TempDir(), "snapshots.json")
 	if err := os.WriteFile(file, []byte("{}\n"), 0o644); err != nil {
 		t.Fatal(err)

@@ -10,7 +10,6 @@ import (
 	"regexp"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"testing"
 )
 
@@ -155,14 +154,7 @@ func TestWatchReportTooFewSnapshots(t *testing.T) {
 // reported "no group grew in each of the last 0 snapshots", `--keep -1`
 // and `--concurrency 0` were read as "no limit" and 1 without a word.
 func TestWatchRefusesBadFlags(t *testing.T) {
-	var requests atomic.Int64
-	mux := http.NewServeMux()
-	mux.HandleFunc("/debug/pprof/", pprof.Index)
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		requests.Add(1)
-		mux.ServeHTTP(w, r)
-	}))
-	defer srv.Close()
+	srv, requests := countRequests(t, pprofMux())
 	for _, tc := range []struct{ flag, value string }{
 		{"--top", "-3"}, {"--top", "0"}, {"--count", "-1"}, {"--leak-after", "0"},
 		{"--keep", "-1"}, {"--concurrency", "0"}, {"--concurrency", "-2"},
