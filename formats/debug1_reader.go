@@ -18,7 +18,9 @@ import (
 // in one stream are several dumps; text before a header is skipped. The
 // header's total is checked against the sum of the counts at the end of the
 // dump (a mismatch is a warning, and a dump that ends early is Truncated).
-// A `goroutineleak` profile marks its routines Leaked.
+// A `goroutineleak` profile marks its routines Leaked. Any other profile
+// (`threadcreate profile: total N`, a program's own) stops reading with
+// ErrNotGoroutineProfile: its records are not goroutines.
 //
 // debug=1 carries no goroutine ids, states, wait times or creators, and
 // does not say which frames were inlined.
@@ -62,6 +64,9 @@ func (d *debug1Decoder) nextDump() (*Dump, error) {
 		if !ok {
 			continue
 		}
+		if h.name != "goroutine" && h.name != "goroutineleak" {
+			return nil, notGoroutineProfile(h.name, d.lines.num, d.lines.off, line)
+		}
 		d.header, d.line, d.offset, d.text = h, d.lines.num, d.lines.off, string(line)
 		d.sum, d.ended, d.eof = 0, false, false
 		d.dump = &Dump{Source: Source{Kind: KindGoDebug1}}
@@ -69,9 +74,6 @@ func (d *debug1Decoder) nextDump() (*Dump, error) {
 			d.dump.Warnings = append(d.dump.Warnings, d.lines.parseError("header total "+strconv.FormatInt(h.total, 10)+
 				" is above the bound of "+strconv.FormatInt(maxTotal, 10)+"; taken as that"))
 			d.header.total = maxTotal
-		}
-		if h.name != "goroutine" && h.name != "goroutineleak" {
-			d.dump.Warnings = append(d.dump.Warnings, d.lines.parseError("a "+h.name+" profile, not a goroutine profile: its records are read as goroutines"))
 		}
 		return d.dump, nil
 	}

@@ -96,8 +96,8 @@ func openInput(r io.Reader, opts ReadOptions) (*inputStream, error) {
 			// after them) the reader reads them and then meets the error.
 			return nil, err
 		}
-		if isGroupedText(head) {
-			return nil, errGroupedText
+		if err := refuseSniffed(head); err != nil {
+			return nil, err
 		}
 		in.Kind, in.sniffed = sniffKind(head), true
 	}
@@ -113,10 +113,11 @@ func openMemInput(b []byte, opts ReadOptions) (*inputStream, error) {
 	}
 	kind, sniffed := opts.Kind, false
 	if kind == "" {
-		if isGroupedText(b) {
-			return nil, errGroupedText
+		head := b[:min(len(b), 64<<10)]
+		if err := refuseSniffed(head); err != nil {
+			return nil, err
 		}
-		kind, sniffed = sniffKind(b[:min(len(b), 64<<10)]), true
+		kind, sniffed = sniffKind(head), true
 	}
 	// The Go traceback reader cuts its lines from b and never reads R:
 	// give it the smallest buffer (a capture reads one input per chunk).
@@ -126,6 +127,16 @@ func openMemInput(b []byte, opts ReadOptions) (*inputStream, error) {
 	}
 	cr := &countingReader{r: bytes.NewReader(b)}
 	return &inputStream{Kind: kind, Compression: CompressNone, count: cr, R: bufio.NewReaderSize(cr, size), mem: b, sniffed: sniffed}, nil
+}
+
+// refuseSniffed returns the error for an input whose first bytes, head,
+// show it is text stackdump does not read as a dump: its grouped text, or
+// another profile's text (sniffOtherProfile).
+func refuseSniffed(head []byte) error {
+	if isGroupedText(head) {
+		return errGroupedText
+	}
+	return sniffOtherProfile(head)
 }
 
 // errGroupedText refuses stackdump's grouped text as input: it has no
