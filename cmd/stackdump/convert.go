@@ -90,10 +90,15 @@ func runConvert(cmd *cobra.Command, in string, o convertOptions) error {
 		out = ""
 	}
 	return writeTo(out, cmd.OutOrStdout(), comp, func(w io.Writer) error {
-		_, err := p.run(formats.NewReader(src, formats.ReadOptions{ReuseRoutines: true, Progress: count}), w)
+		written, err := p.run(formats.NewReader(src, formats.ReadOptions{ReuseRoutines: true, Progress: count}), w)
 		var oe outputError
 		if err != nil && !errors.As(err, &oe) {
-			return fmt.Errorf("%s: %w", in, err)
+			err = fmt.Errorf("%s: %w", in, err)
+			if len(written) > 0 {
+				// Bad input: the dumps read before it (the last one
+				// marked truncated) are the result to keep.
+				return keptError{err}
+			}
 		}
 		return err
 	})
