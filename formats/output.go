@@ -176,7 +176,7 @@ func OutputFor(path string, opts OutputOptions) (Format, Compression, error) {
 	case unknown != "" && format == "":
 		return "", "", fmt.Errorf("%s: unknown extension %q (want %s, or say --format)", base, unknown, words.Or(extensionsOf(allowed)))
 	case f != "" && !slices.Contains(allowed, f):
-		return "", "", fmt.Errorf("%s: a %s name, but this writes %s", base, f, words.Or(allowed))
+		return "", "", fmt.Errorf("%s: %s name, but this writes %s", base, words.A(string(f)), words.Or(allowed))
 	}
 	if format != "" {
 		ff, err := parseFormatIn(format, allowed)
@@ -184,7 +184,7 @@ func OutputFor(path string, opts OutputOptions) (Format, Compression, error) {
 			return "", "", err
 		}
 		if f != "" && f != ff && (f != FormatText || ff != FormatDebug1) { // debug=1 is text too
-			return "", "", fmt.Errorf("%s: a %s name, but --format is %s", base, f, ff)
+			return "", "", fmt.Errorf("%s: %s name, but --format is %s", base, words.A(string(f)), ff)
 		}
 		f = ff
 	}

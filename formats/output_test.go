@@ -55,7 +55,7 @@ func TestOutputFor(t *testing.T) {
 		{path: "d.lz4", err: "lz4 compression is not supported"},
 		{path: "d.dat", err: `unknown extension ".dat"`},
 		{path: "d.json", format: "text", err: "a json name, but --format is text"},
-		{path: "d.html", err: "a html name, but this writes text, json, debug1, pprof or folded"},
+		{path: "d.html", err: "d.html: an html name, but this writes text, json, debug1, pprof or folded"},
 		{path: "d.json", allowed: textJSON, f: FormatJSON, comp: CompressNone},
 		{path: "", allowed: textJSON, f: FormatText, comp: CompressNone},
 		{path: "d.pb", allowed: textJSON, err: "a pprof name, but this writes text or json"},

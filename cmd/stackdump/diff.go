@@ -124,16 +124,16 @@ func groupFile(cmd *cobra.Command, name string, opts dedupe.Options, quiet bool)
 	defer closeIn()
 	rd := formats.NewReader(src, formats.ReadOptions{ReuseRoutines: true, Progress: count})
 	d, groups, err := dedupe.GroupNext(rd, opts, func(pe *formats.ParseError) {
-		fmt.Fprintf(cmd.ErrOrStderr(), "stackdump: warning: %s: %v\n", name, pe)
+		fmt.Fprintf(cmd.ErrOrStderr(), "stackdump: warning: %s: %v\n", displayName(name), pe)
 	})
 	if err == io.EOF {
-		return dedupe.DumpInfo{}, nil, fmt.Errorf("%s: no dump found", name)
+		return dedupe.DumpInfo{}, nil, fmt.Errorf("%s: no dump found", displayName(name))
 	}
 	if err != nil {
-		return dedupe.DumpInfo{}, nil, fmt.Errorf("%s: %w", name, err)
+		return dedupe.DumpInfo{}, nil, fmt.Errorf("%s: %w", displayName(name), err)
 	}
 	if d.Truncated {
-		fmt.Fprintf(cmd.ErrOrStderr(), "stackdump: warning: %s: the dump is truncated; counts may be low\n", name)
+		fmt.Fprintf(cmd.ErrOrStderr(), "stackdump: warning: %s: the dump is truncated; counts may be low\n", displayName(name))
 	}
 	return dedupe.DumpInfo{Name: name, Kind: d.Source.Kind}, groups, nil
 }
