@@ -14,7 +14,8 @@ type FileOptions struct {
 	// extension names (.json, .txt, .pb, .folded), else text.
 	Format formats.Format
 	// Compression is the file's compression; empty means the one the
-	// path's extension names (.gz, .zst), else none.
+	// path's extension names (.gz, .zst), else none. It must agree with
+	// the path (formats.OutputFor): "x.txt" with gzip is an error.
 	Compression formats.Compression
 	// Capture configures the capture (mode, limits).
 	Capture CaptureOptions

@@ -2,13 +2,15 @@ package formats_test
 
 import (
 	"bytes"
+	"errors"
 	"testing"
 
 	"github.com/stackdump/stackdump/formats"
 )
 
 // FuzzDebug1 reads any text as a debug=1 profile: no panic, no error on an
-// in-memory input, warnings that point inside the input, totals that are
+// in-memory input but ErrNotGoroutineProfile at a header inside it (a
+// profile of something else stops reading), warnings that point inside the input, totals that are
 // the sum of the counts, and writing what was read is a fixed point after
 // one pass (write, read, write gives the same bytes).
 func FuzzDebug1(f *testing.F) {
@@ -19,10 +21,14 @@ func FuzzDebug1(f *testing.F) {
 	f.Add([]byte("junk\ngoroutineleak profile: total 1\n1 @ 0x1\n#   0x0   main.F[go.shape.struct { A int }]+0x0   C:/a b.go:1\r\n"))
 	f.Fuzz(func(t *testing.T, in []byte) {
 		dumps, err := formats.ReadAll(bytes.NewReader(in), formats.ReadOptions{Kind: formats.KindGoDebug1})
-		if err != nil {
-			t.Fatalf("error on an in-memory input: %v", err)
-		}
 		lines := bytes.Count(in, []byte("\n")) + 1
+		if err != nil {
+			var pe *formats.ParseError
+			if !errors.Is(err, formats.ErrNotGoroutineProfile) || !errors.As(err, &pe) ||
+				pe.Line < 1 || pe.Line > lines || pe.Offset < 0 || pe.Offset >= int64(len(in)) {
+				t.Fatalf("error on an in-memory input: %v", err)
+			}
+		}
 		for _, d := range dumps {
 			var sum int64
 			for _, r := range d.Routines {

@@ -18,7 +18,11 @@ import (
 // in one stream are several dumps; text before a header is skipped. The
 // header's total is checked against the sum of the counts at the end of the
 // dump (a mismatch is a warning, and a dump that ends early is Truncated).
-// A `goroutineleak` profile marks its routines Leaked.
+// A read error of the input ends the dump there, Truncated, with a warning
+// that wraps the error, and the next dump is that error.
+// A `goroutineleak` profile marks its routines Leaked. Any other profile
+// (`threadcreate profile: total N`, a program's own) stops reading with
+// ErrNotGoroutineProfile: its records are not goroutines.
 //
 // debug=1 carries no goroutine ids, states, wait times or creators, and
 // does not say which frames were inlined.
@@ -34,6 +38,9 @@ type debug1Decoder struct {
 	sum    int64 // counts read so far
 	ended  bool  // errEndOfDump was or is about to be returned
 	eof    bool  // the input ended inside this dump
+	// readErr is the input's read error that ended the dump early; the
+	// next nextDump returns it.
+	readErr error
 
 	// The record being read.
 	rec    *Routine
@@ -50,6 +57,9 @@ func newDebug1Decoder(in *inputStream, opts ReadOptions) decoder {
 
 // nextDump skips to the next profile header.
 func (d *debug1Decoder) nextDump() (*Dump, error) {
+	if d.readErr != nil {
+		return nil, d.readErr
+	}
 	for {
 		line, err := d.lines.readLine()
 		if err == errLineTooLong {
@@ -62,6 +72,9 @@ func (d *debug1Decoder) nextDump() (*Dump, error) {
 		if !ok {
 			continue
 		}
+		if h.name != "goroutine" && h.name != "goroutineleak" {
+			return nil, notGoroutineProfile(h.name, d.lines.num, d.lines.off, line)
+		}
 		d.header, d.line, d.offset, d.text = h, d.lines.num, d.lines.off, string(line)
 		d.sum, d.ended, d.eof = 0, false, false
 		d.dump = &Dump{Source: Source{Kind: KindGoDebug1}}
@@ -69,9 +82,6 @@ func (d *debug1Decoder) nextDump() (*Dump, error) {
 			d.dump.Warnings = append(d.dump.Warnings, d.lines.parseError("header total "+strconv.FormatInt(h.total, 10)+
 				" is above the bound of "+strconv.FormatInt(maxTotal, 10)+"; taken as that"))
 			d.header.total = maxTotal
-		}
-		if h.name != "goroutine" && h.name != "goroutineleak" {
-			d.dump.Warnings = append(d.dump.Warnings, d.lines.parseError("a "+h.name+" profile, not a goroutine profile: its records are read as goroutines"))
 		}
 		return d.dump, nil
 	}
@@ -97,7 +107,9 @@ func (d *debug1Decoder) nextRoutine() (*Routine, error) {
 			break
 		}
 		if err != nil {
-			return nil, err
+			// Keep what was read: end the dump, truncated (endDump).
+			d.readErr = err
+			break
 		}
 		trimmed := bytes.TrimLeft(line, " \t")
 		switch {
@@ -217,6 +229,10 @@ func (d *debug1Decoder) endRecordOrDump() (*Routine, error) {
 // header's.
 func (d *debug1Decoder) endDump() (*Routine, error) {
 	d.ended = true
+	if d.readErr != nil {
+		d.dump.Truncated = true
+		return nil, &ParseError{Line: d.lines.num, Offset: d.lines.off, Msg: "dump truncated: reading stopped: " + d.readErr.Error(), Err: d.readErr}
+	}
 	if d.eof && d.sum < d.header.total {
 		d.dump.Truncated = true
 	}

@@ -96,8 +96,8 @@ func openInput(r io.Reader, opts ReadOptions) (*inputStream, error) {
 			// after them) the reader reads them and then meets the error.
 			return nil, err
 		}
-		if isGroupedText(head) {
-			return nil, errGroupedText
+		if err := refuseSniffed(head); err != nil {
+			return nil, err
 		}
 		in.Kind, in.sniffed = sniffKind(head), true
 	}
@@ -113,10 +113,11 @@ func openMemInput(b []byte, opts ReadOptions) (*inputStream, error) {
 	}
 	kind, sniffed := opts.Kind, false
 	if kind == "" {
-		if isGroupedText(b) {
-			return nil, errGroupedText
+		head := b[:min(len(b), 64<<10)]
+		if err := refuseSniffed(head); err != nil {
+			return nil, err
 		}
-		kind, sniffed = sniffKind(b[:min(len(b), 64<<10)]), true
+		kind, sniffed = sniffKind(head), true
 	}
 	// The Go traceback reader cuts its lines from b and never reads R:
 	// give it the smallest buffer (a capture reads one input per chunk).
@@ -126,6 +127,16 @@ func openMemInput(b []byte, opts ReadOptions) (*inputStream, error) {
 	}
 	cr := &countingReader{r: bytes.NewReader(b)}
 	return &inputStream{Kind: kind, Compression: CompressNone, count: cr, R: bufio.NewReaderSize(cr, size), mem: b, sniffed: sniffed}, nil
+}
+
+// refuseSniffed returns the error for an input whose first bytes, head,
+// show it is text stackdump does not read as a dump: its grouped text, or
+// another profile's text (sniffOtherProfile).
+func refuseSniffed(head []byte) error {
+	if isGroupedText(head) {
+		return errGroupedText
+	}
+	return sniffOtherProfile(head)
 }
 
 // errGroupedText refuses stackdump's grouped text as input: it has no
@@ -289,15 +300,49 @@ func isBinary(head []byte) bool {
 	return len(head) > 0 && ctl*10 > len(head)
 }
 
+// countingReader counts the bytes read through it and keeps the first
+// error of its source other than io.EOF with the count at that error, so
+// that the error that stops a reader can name where the input broke off.
 type countingReader struct {
-	r io.Reader
-	n int64
+	r     io.Reader
+	n     int64
+	err   error // the source's first error, io.EOF aside
+	errAt int64 // bytes read before err
 }
 
 func (c *countingReader) Read(p []byte) (int, error) {
 	n, err := c.r.Read(p)
 	c.n += int64(n)
+	if err != nil && err != io.EOF && c.err == nil {
+		c.err, c.errAt = err, c.n
+	}
 	return n, err
+}
+
+// rootError is the innermost error err wraps: a decompressor's errors are
+// made anew on each read, their cause is the same.
+func rootError(err error) error {
+	for {
+		next := errors.Unwrap(err)
+		if next == nil {
+			return err
+		}
+		err = next
+	}
+}
+
+// readError wraps err, an error that stopped reading a dump of the input's
+// kind; when it is the source's read error (a compressed stream cut short,
+// a disk gone), it names the byte where the input broke off.
+func (in *inputStream) readError(err error) error {
+	if c := in.count; c != nil && c.err != nil && errors.Is(err, rootError(c.err)) {
+		of := ""
+		if in.Compression != CompressNone {
+			of = " of the decompressed input"
+		}
+		return fmt.Errorf("reading %s dump: %w (at byte %d%s)", in.Kind, err, c.errAt, of)
+	}
+	return fmt.Errorf("reading %s dump: %w", in.Kind, err)
 }
 
 // limitedReader fails with ErrTooLarge rather than stopping silently, so a

@@ -3,9 +3,12 @@ package formats
 import (
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 
 	"github.com/tidwall/gjson"
+
+	"github.com/stackdump/stackdump/internal/words"
 )
 
 // jvmJSONDecoder reads `jcmd <pid> Thread.dump_to_file -format=json` (and
@@ -322,7 +325,7 @@ func (j *jvmJSONDecoder) values(thread string, stack []*Frame, locks []jvmJSONLo
 		if d := locks[i].depth; d >= 0 && d < len(vs) {
 			vs[d].Locks = flat[i:k]
 		} else {
-			j.warn(thread, fmt.Sprintf("lock at depth %d of a %d-frame stack dropped", d, len(stack)))
+			j.warn(thread, fmt.Sprintf("lock at depth %d of %s stack dropped", d, words.A(strconv.Itoa(len(stack))+"-frame")))
 		}
 		i = k
 	}

@@ -23,7 +23,8 @@ import (
 //	deadlock       "Found one Java-level deadlock:" cycle lines, kept in Preamble
 //	deadlockStacks "Java stack information for the threads listed above:", skipped
 //
-// A dump ends at EOF, at the next "Full thread dump", at a thread header
+// A dump ends at EOF, at a read error of the input (Truncated, with a
+// warning; the next dump is the error), at the next "Full thread dump", at a thread header
 // after the thread list (phase after), or at a Thread.dump_to_file header
 // preceded by a new pid/time/version prelude.
 type jvmTextDecoder struct {
@@ -37,9 +38,12 @@ type jvmTextDecoder struct {
 	bufs [2]jvmThreadBuilder
 	// queue holds finished routines not yet returned (a carrier and its
 	// mounted virtual thread finish together).
-	queue   []*Routine
-	ended   bool // the current dump ended; nextRoutine returns errEndOfDump
-	eof     bool
+	queue []*Routine
+	ended bool // the current dump ended; nextRoutine returns errEndOfDump
+	eof   bool
+	// readErr is the input's read error that ended the dump, Truncated;
+	// the next nextDump returns it.
+	readErr error
 	prelude jvmPrelude
 	// frames and locks cache parsed lines by their text, so a repeated
 	// frame costs one map lookup.
@@ -76,6 +80,9 @@ func (d *jvmTextDecoder) nextDump() (*Dump, error) {
 		if _, err := d.nextRoutine(); err != nil && err != errEndOfDump && !isParseError(err) {
 			return nil, err
 		}
+	}
+	if d.readErr != nil {
+		return nil, d.readErr
 	}
 	d.d, d.ended, d.ph, d.queue = nil, false, jvmPhaseThreads, d.queue[:0]
 	for !d.eof {
@@ -151,7 +158,10 @@ func (d *jvmTextDecoder) nextRoutine() (*Routine, error) {
 			return nil, d.lr.tooLongError()
 		}
 		if err != nil {
-			return nil, err
+			// Keep what was read: the dump ends here, truncated.
+			d.readErr, d.eof, d.d.Truncated = err, true, true
+			d.endDump()
+			return nil, &ParseError{Line: d.lr.num, Offset: d.lr.off, Msg: "dump truncated: reading stopped: " + err.Error(), Err: err}
 		}
 		if perr := d.line(line); perr != nil {
 			return nil, perr

@@ -153,12 +153,22 @@ type OutputOptions struct {
 // compression stackdump does not write (.bz2, .xz, .lz4, …) and, without
 // opts.Format, an extension it does not know are errors, never silently
 // plain text.
+//
+// The compression follows the same rule: opts.Compression must agree with
+// a .gz or .zst name, and a name that ends in a format extension without
+// one says uncompressed, so opts.Compression gzip or zstd is refused for
+// "d.txt" (name it "d.txt.gz"). The one exception is pprof's: runtime/pprof
+// writes gzipped profiles under .pb, .pprof and .prof names and every
+// pprof reader takes both, so such a name also takes gzip (not zstd). A
+// name without a known extension ("dump", or "d.dat" with opts.Format)
+// says nothing about compression and takes any.
 func OutputFor(path string, opts OutputOptions) (Format, Compression, error) {
 	allowed, format, compress := opts.Allowed, string(opts.Format), string(opts.Compression)
 	if len(allowed) == 0 {
 		allowed = Formats()
 	}
 	f, c, unknown, badComp := splitPath(path)
+	named := f
 	base := filepath.Base(path)
 	switch {
 	case badComp != "":
@@ -166,7 +176,7 @@ func OutputFor(path string, opts OutputOptions) (Format, Compression, error) {
 	case unknown != "" && format == "":
 		return "", "", fmt.Errorf("%s: unknown extension %q (want %s, or say --format)", base, unknown, words.Or(extensionsOf(allowed)))
 	case f != "" && !slices.Contains(allowed, f):
-		return "", "", fmt.Errorf("%s: a %s name, but this writes %s", base, f, words.Or(allowed))
+		return "", "", fmt.Errorf("%s: %s name, but this writes %s", base, words.A(string(f)), words.Or(allowed))
 	}
 	if format != "" {
 		ff, err := parseFormatIn(format, allowed)
@@ -174,7 +184,7 @@ func OutputFor(path string, opts OutputOptions) (Format, Compression, error) {
 			return "", "", err
 		}
 		if f != "" && f != ff && (f != FormatText || ff != FormatDebug1) { // debug=1 is text too
-			return "", "", fmt.Errorf("%s: a %s name, but --format is %s", base, f, ff)
+			return "", "", fmt.Errorf("%s: %s name, but --format is %s", base, words.A(string(f)), ff)
 		}
 		f = ff
 	}
@@ -182,12 +192,34 @@ func OutputFor(path string, opts OutputOptions) (Format, Compression, error) {
 		f = allowed[0]
 	}
 	if compress != "" {
-		var err error
-		if c, err = ParseCompression(compress); err != nil {
+		want, err := ParseCompression(compress)
+		if err != nil {
 			return "", "", err
 		}
+		if err := compressionClash(base, named, c, want); err != nil {
+			return "", "", err
+		}
+		c = want
 	}
 	return f, c, nil
+}
+
+// compressionSuffix is the extension a compression adds to a name.
+var compressionSuffix = map[Compression]string{CompressGzip: ".gz", CompressZstd: ".zst"}
+
+// compressionClash returns the error for a name, base, whose extensions
+// (format named, compression c) contradict the compression asked for,
+// want; nil when they agree (see [OutputFor]).
+func compressionClash(base string, named Format, c, want Compression) error {
+	switch {
+	case c != CompressNone && want != c:
+		return fmt.Errorf("%s: a %s name, but --compress is %s (name it %s%s)", base, compressionSuffix[c], want,
+			strings.TrimSuffix(base, filepath.Ext(base)), compressionSuffix[want])
+	case c == CompressNone && named != "" && want != CompressNone && (named != FormatPprof || want != CompressGzip):
+		return fmt.Errorf("%s: the name has no %s, but --compress is %s (name it %s%s)", base, compressionSuffix[want], want,
+			base, compressionSuffix[want])
+	}
+	return nil
 }
 
 // parseFormatIn parses a --format value among allowed.

@@ -175,7 +175,7 @@ func (r *Reader) Next() (*Dump, error) {
 	if err != nil {
 		r.err = err
 		if err != io.EOF && !errors.Is(err, ErrNotDump) {
-			r.err = fmt.Errorf("reading %s dump: %w", r.input.Kind, err)
+			r.err = r.input.readError(err)
 		}
 		return nil, r.err
 	}
@@ -203,7 +203,7 @@ func (r *Reader) step() (*Routine, error) {
 		return rt, err
 	default:
 		r.done = true
-		r.err = fmt.Errorf("reading %s dump: %w", r.input.Kind, err)
+		r.err = r.input.readError(err)
 		return nil, r.err
 	}
 }

@@ -78,8 +78,9 @@ func TestJSONRoundTripGoCorpus(t *testing.T) {
 
 // TestTextRoundTripFixture reads the text of the hand-built Go fixture
 // back with the Go traceback reader: every field text can carry comes
-// back. (Counts, trace-mode marks, truncation and warnings have no place
-// in traceback text; race reports are read as a dump of their own.)
+// back, truncation as a CutMarker line. (Counts, trace-mode marks and
+// warnings have no place in traceback text; race reports are read as a
+// dump of their own.)
 func TestTextRoundTripFixture(t *testing.T) {
 	want := fixtureGoDump(NewTable())
 	text := writeText(t, want)
@@ -88,10 +89,16 @@ func TestTextRoundTripFixture(t *testing.T) {
 		t.Fatal(err)
 	}
 	flat := &Dump{Source: Source{Kind: KindGoTraceback}, Preamble: dumps[0].Preamble}
-	for _, d := range dumps {
+	for i, d := range dumps {
 		flat.Routines = append(flat.Routines, d.Routines...)
+		last := i == len(dumps)-1
+		if last != d.Truncated {
+			t.Errorf("dump %d of %d read back with Truncated %v", i+1, len(dumps), d.Truncated)
+		}
 		for _, w := range d.Warnings {
-			t.Errorf("our text read with a warning: %v", w)
+			if !last || !strings.HasPrefix(w.Text, CutMarker) {
+				t.Errorf("our text read with a warning: %v", w)
+			}
 		}
 	}
 	norm := &Dump{Source: Source{Kind: KindGoTraceback}, Preamble: want.Preamble}

@@ -3,6 +3,7 @@ package formats
 import (
 	"io"
 	"strconv"
+	"strings"
 )
 
 // textEncoder writes dumps as Go traceback text, the form the runtime
@@ -134,7 +135,27 @@ func (e *textEncoder) EndDump(d *Dump) error {
 		}
 		e.races, e.system = len(d.Races), true
 	}
+	if d.Truncated {
+		e.buf = appendCutMarker(e.buf, d)
+	}
 	return e.flush()
+}
+
+// appendCutMarker ends the text of a truncated dump with a CutMarker line,
+// after a blank line, so that reading it back marks the dump Truncated
+// again. It says why with the reader's "dump truncated: …" warning, when
+// the dump has one.
+func appendCutMarker(b []byte, d *Dump) []byte {
+	why := "the dump was truncated; later goroutines are missing"
+	for _, w := range d.Warnings {
+		if rest, ok := strings.CutPrefix(w.Msg, "dump truncated: "); ok && rest != "" {
+			why = rest
+		}
+	}
+	b = append(b, '\n')
+	b = append(b, CutMarker...)
+	b = append(b, why...)
+	return append(b, '\n')
 }
 
 func (e *textEncoder) flushIfFull() error {

@@ -101,6 +101,8 @@ runtime.gopark()
 	/usr/local/go/src/runtime/proc.go:460 +0xce
 main.(*Server).work()
 	/src/app/server.go:42 +0x1d
+
+stackdump: traceback cut: the dump was truncated; later goroutines are missing
 `
 
 func TestTextWriterGoTraceback(t *testing.T) {

@@ -136,10 +136,7 @@ func summarizeFile(cmd *cobra.Command, name string, opts analyze.StreamOptions, 
 		return nil, err
 	}
 	defer closeIn()
-	opts.Name = name
-	if name == "-" {
-		opts.Name = "standard input"
-	}
+	opts.Name = displayName(name)
 	rd := formats.NewReader(src, formats.ReadOptions{Progress: count})
 	var out []*analyze.Summary
 	for {
@@ -149,12 +146,12 @@ func summarizeFile(cmd *cobra.Command, name string, opts analyze.StreamOptions, 
 		}
 		if err == io.EOF {
 			if len(out) == 0 {
-				return nil, fmt.Errorf("%s: no dump found", name)
+				return nil, fmt.Errorf("%s: no dump found", opts.Name)
 			}
 			return out, nil
 		}
 		if err != nil {
-			return out, fmt.Errorf("%s: %w", name, err)
+			return out, fmt.Errorf("%s: %w", opts.Name, err)
 		}
 	}
 }

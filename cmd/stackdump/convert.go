@@ -75,7 +75,7 @@ func runConvert(cmd *cobra.Command, in string, o convertOptions) error {
 		return err
 	}
 	p := pipeline{format: format, grouped: o.dedupe, by: by, onWarning: func(pe *formats.ParseError) {
-		fmt.Fprintf(cmd.ErrOrStderr(), "stackdump: warning: %s: %v\n", in, pe)
+		fmt.Fprintf(cmd.ErrOrStderr(), "stackdump: warning: %s: %v\n", displayName(in), pe)
 	}}
 	if err := p.check(); err != nil {
 		return err
@@ -90,13 +90,27 @@ func runConvert(cmd *cobra.Command, in string, o convertOptions) error {
 		out = ""
 	}
 	return writeTo(out, cmd.OutOrStdout(), comp, func(w io.Writer) error {
-		_, err := p.run(formats.NewReader(src, formats.ReadOptions{ReuseRoutines: true, Progress: count}), w)
+		written, err := p.run(formats.NewReader(src, formats.ReadOptions{ReuseRoutines: true, Progress: count}), w)
 		var oe outputError
 		if err != nil && !errors.As(err, &oe) {
-			return fmt.Errorf("%s: %w", in, err)
+			err = fmt.Errorf("%s: %w", displayName(in), err)
+			if len(written) > 0 {
+				// Bad input: the dumps read before it (the last one
+				// marked truncated) are the result to keep.
+				return keptError{err}
+			}
 		}
 		return err
 	})
+}
+
+// displayName is how messages name an input: "standard input" for "-",
+// else its file name.
+func displayName(name string) string {
+	if name == "-" {
+		return "standard input"
+	}
+	return name
 }
 
 // openInput opens a file, or standard input for "-".

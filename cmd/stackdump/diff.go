@@ -9,6 +9,7 @@ import (
 
 	"github.com/stackdump/stackdump/dedupe"
 	"github.com/stackdump/stackdump/formats"
+	"github.com/stackdump/stackdump/internal/words"
 )
 
 // exitGrowth is diff's exit status when a group grew past --fail-on-growth.
@@ -34,7 +35,8 @@ percentages, largest change first, and the change of the total.
 OLD and NEW may be of any format stackdump reads, and of different ones: at
 --by stack and --by func, groups of a debug=2 dump, a debug=1 dump and a
 pprof profile of the same code match. Either may be "-" for standard input.
-When a file holds several dumps, the first one is compared.
+When a file holds several dumps, the first one is compared, and a warning on
+standard error says how many the file holds.
 
 With --fail-on-growth N, diff exits with status 3 when any group grew by N
 routines or more (a new group grew from 0), so that CI or a cron job can
@@ -124,18 +126,43 @@ func groupFile(cmd *cobra.Command, name string, opts dedupe.Options, quiet bool)
 	defer closeIn()
 	rd := formats.NewReader(src, formats.ReadOptions{ReuseRoutines: true, Progress: count})
 	d, groups, err := dedupe.GroupNext(rd, opts, func(pe *formats.ParseError) {
-		fmt.Fprintf(cmd.ErrOrStderr(), "stackdump: warning: %s: %v\n", name, pe)
+		fmt.Fprintf(cmd.ErrOrStderr(), "stackdump: warning: %s: %v\n", displayName(name), pe)
 	})
 	if err == io.EOF {
-		return dedupe.DumpInfo{}, nil, fmt.Errorf("%s: no dump found", name)
+		return dedupe.DumpInfo{}, nil, fmt.Errorf("%s: no dump found", displayName(name))
 	}
 	if err != nil {
-		return dedupe.DumpInfo{}, nil, fmt.Errorf("%s: %w", name, err)
+		return dedupe.DumpInfo{}, nil, fmt.Errorf("%s: %w", displayName(name), err)
 	}
 	if d.Truncated {
-		fmt.Fprintf(cmd.ErrOrStderr(), "stackdump: warning: %s: the dump is truncated; counts may be low\n", name)
+		fmt.Fprintf(cmd.ErrOrStderr(), "stackdump: warning: %s: the dump is truncated; counts may be low\n", displayName(name))
 	}
+	warnMoreDumps(cmd.ErrOrStderr(), displayName(name), rd, d.Truncated)
 	return dedupe.DumpInfo{Name: name, Kind: d.Source.Kind}, groups, nil
+}
+
+// warnMoreDumps counts the dumps rd holds after the first, which diff
+// does not compare, and says so on w when there are any: "A holds 3
+// dumps; diff compares the first". A read error past the first dump ends
+// the count and is named, as the first dump is still compared; one that
+// cut the first dump (truncated) was already reported.
+func warnMoreDumps(w io.Writer, name string, rd *formats.Reader, truncated bool) {
+	n := 1
+	var err error
+	for {
+		if _, err = rd.Next(); err != nil {
+			break
+		}
+		n++
+	}
+	switch {
+	case err == io.EOF && n > 1:
+		fmt.Fprintf(w, "stackdump: warning: %s holds %s; diff compares the first\n", name, words.Count(n, "dump"))
+	case err != io.EOF && n > 1:
+		fmt.Fprintf(w, "stackdump: warning: %s holds at least %s, then %v; diff compares the first\n", name, words.Count(n, "dump"), err)
+	case err != io.EOF && !truncated:
+		fmt.Fprintf(w, "stackdump: warning: %s: after the first dump, %v; diff compares the first\n", name, err)
+	}
 }
 
 // growthError is the exit status 3 error when a group grew by limit or

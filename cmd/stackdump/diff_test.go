@@ -148,7 +148,7 @@ func TestDiffCommandArguments(t *testing.T) {
 		{[]string{"diff", "-", "-"}, "only one of OLD and NEW can be standard input"},
 		{[]string{"diff", "--fail-on-growth", "-1", corpus, corpus}, "want a positive count"},
 		{[]string{"diff", filepath.Join(t.TempDir(), "missing.txt"), corpus}, "no such file"},
-		{[]string{"diff", "-", corpus}, "-: "},
+		{[]string{"diff", "-", corpus}, "standard input: no dump found"},
 	}
 	for _, c := range cases {
 		_, _, err := runCLI(t, c.args...)

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"runtime"
@@ -17,7 +18,10 @@ import (
 // regular file or a new path is replaced atomically keeping its mode, a
 // symbolic link is followed and stays, a device, FIFO or socket is written
 // in place. On error, or on SIGINT/SIGTERM (see interrupt.go), nothing
-// partial is published and no temporary file is left.
+// partial is published and no temporary file is left, unless write's
+// error is a keptError: bad input after a partial result was written (a
+// dump cut short), which is published as any output, and then its error
+// is returned.
 func writeTo(path string, w io.Writer, comp formats.Compression, write func(io.Writer) error) error {
 	if path == "" || path == "-" {
 		out, err := newOutput(w, comp)
@@ -25,7 +29,14 @@ func writeTo(path string, w io.Writer, comp formats.Compression, write func(io.W
 			return err
 		}
 		if err := write(out); err != nil {
-			out.Close()
+			cerr := out.Close()
+			var kept keptError
+			if errors.As(err, &kept) && cerr != nil {
+				return errors.Join(kept.err, cerr)
+			}
+			if errors.As(err, &kept) {
+				return kept.err
+			}
 			return err
 		}
 		return out.Close()
@@ -39,14 +50,29 @@ func writeTo(path string, w io.Writer, comp formats.Compression, write func(io.W
 	if err != nil {
 		return err
 	}
-	if err := write(out); err != nil {
+	var kept keptError
+	if err := write(out); err != nil && !errors.As(err, &kept) {
 		return err
 	}
 	if err := out.Close(); err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
-	return f.Commit()
+	if err := f.Commit(); err != nil {
+		return err
+	}
+	if kept.err != nil {
+		return kept.err
+	}
+	return nil
 }
+
+// keptError is an input's error after which what write wrote is the
+// partial result to keep (the rule for bad input): writeTo publishes the
+// output, then returns err.
+type keptError struct{ err error }
+
+func (e keptError) Error() string { return e.err.Error() }
+func (e keptError) Unwrap() error { return e.err }
 
 // checkOutput reports, before any work (a capture that pauses a target, a
 // long read), an output path that writeTo could not write: a missing

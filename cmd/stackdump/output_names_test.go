@@ -52,7 +52,7 @@ func TestOutputNamesPickTheFormat(t *testing.T) {
 		{[]string{"convert", dump, "-o", filepath.Join(dir, "c.lz4")}, "lz4 compression is not supported"},
 		{[]string{"convert", dump, "-o", filepath.Join(dir, "c.dat")}, `unknown extension ".dat"`},
 		{[]string{"diff", dump, other, "-o", filepath.Join(dir, "d.pb")}, "a pprof name, but this writes text or json"},
-		{[]string{"analyze", dump, "-o", filepath.Join(dir, "a.html")}, "a html name, but this writes text or json"},
+		{[]string{"analyze", dump, "-o", filepath.Join(dir, "a.html")}, "an html name, but this writes text or json"},
 	} {
 		_, stderr, err := runCLI(t, c.args...)
 		if err == nil || !strings.Contains(err.Error()+stderr, c.want) {

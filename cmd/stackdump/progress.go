@@ -221,15 +221,11 @@ func openTracked(cmd *cobra.Command, name string, quiet bool) (io.Reader, *atomi
 		return nil, nil, nil, err
 	}
 	var size int64
-	label := name
 	if f, ok := src.(*os.File); ok && name != "-" {
 		if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() {
 			size = fi.Size()
 		}
 	}
-	if name == "-" {
-		label = "standard input"
-	}
-	p := newReadProgress(cmd.ErrOrStderr(), label, size, quiet)
+	p := newReadProgress(cmd.ErrOrStderr(), displayName(name), size, quiet)
 	return countingReader{src, &p.bytes}, &p.routines, func() { p.stop(); closeIn() }, nil
 }

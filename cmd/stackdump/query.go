@@ -140,10 +140,10 @@ func runQuery(cmd *cobra.Command, in, path string, o queryOptions) error {
 		err = ferr
 	}
 	if err != nil {
-		return fmt.Errorf("%s: %w", in, err)
+		return fmt.Errorf("%s: %w", displayName(in), err)
 	}
 	if !matched {
-		return exitError{code: queryNoMatch, err: fmt.Errorf("%s: %w for %q", in, errNoMatch, path)}
+		return exitError{code: queryNoMatch, err: fmt.Errorf("%s: %w for %q", displayName(in), errNoMatch, path)}
 	}
 	return nil
 }

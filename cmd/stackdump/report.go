@@ -114,15 +114,11 @@ func readReportInput(cmd *cobra.Command, name string, by dedupe.By, table *forma
 		return nil, err
 	}
 	defer closeIn()
-	label := name
-	if name == "-" {
-		label = "stdin"
-	}
-	return report.Read(src, label, report.ReadOptions{
+	return report.Read(src, displayName(name), report.ReadOptions{
 		Format: formats.ReadOptions{Table: table, Progress: count},
 		Group:  dedupe.Options{By: by},
 		OnWarning: func(pe *formats.ParseError) {
-			fmt.Fprintf(cmd.ErrOrStderr(), "stackdump: warning: %s: %v\n", label, pe)
+			fmt.Fprintf(cmd.ErrOrStderr(), "stackdump: warning: %s: %v\n", displayName(name), pe)
 		},
 	})
 }

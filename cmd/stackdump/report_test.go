@@ -158,7 +158,7 @@ func TestReportCommandStdin(t *testing.T) {
 		t.Fatalf("standard output is not the page: %.80q", stdout)
 	}
 	p := decodeReport(t, []byte(stdout))
-	if len(p.Inputs) != 1 || p.Inputs[0].Name != "stdin" || p.Timeline != nil {
+	if len(p.Inputs) != 1 || p.Inputs[0].Name != "standard input" || p.Timeline != nil {
 		t.Errorf("got %d dumps named %q", len(p.Inputs), p.Inputs[0].Name)
 	}
 	found := false

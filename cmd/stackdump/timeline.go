@@ -219,13 +219,6 @@ func (s snapshotStage) EndDump(d *formats.Dump) error {
 	return nil
 }
 
-func displayName(name string) string {
-	if name == "-" {
-		return "standard input"
-	}
-	return name
-}
-
 // errStopDumps ends eachDump early without an error.
 var errStopDumps = errors.New("stop")
 

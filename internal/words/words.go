@@ -76,3 +76,49 @@ func join[S ~string](items []S, conj string) string {
 	}
 	return b.String()
 }
+
+// A is phrase after the indefinite article its sound takes: "a json
+// name", "an html name", "an 8-frame stack", "a 100-frame stack", "an
+// 11-frame stack". It goes by the first letters, not by pronunciation
+// rules in general: a vowel takes "an" (but "uni", "use", "usu" and "ut"
+// sound like "you"), so do the initialisms stackdump names whose first
+// letter sounds like a vowel ("html", "http"), and numbers read as
+// "eight…", "eleven…" or "eighteen…".
+func A(phrase string) string {
+	if an(strings.ToLower(phrase)) {
+		return "an " + phrase
+	}
+	return "a " + phrase
+}
+
+// an reports whether lower, a phrase in lower case, takes "an".
+func an(lower string) bool {
+	if lower == "" {
+		return false
+	}
+	switch c := lower[0]; {
+	case c >= '0' && c <= '9':
+		n := 0
+		for n < len(lower) && lower[n] >= '0' && lower[n] <= '9' {
+			n++
+		}
+		// 11 and 18 are "eleven", "eighteen", and so are 11,000 and
+		// 18,000,000: the leading group of a thousands split.
+		return c == '8' || n%3 == 2 && (strings.HasPrefix(lower, "11") || strings.HasPrefix(lower, "18"))
+	case c == 'a' || c == 'e' || c == 'i' || c == 'o':
+		return true
+	case c == 'u':
+		for _, you := range []string{"uni", "use", "usu", "ut"} {
+			if strings.HasPrefix(lower, you) {
+				return false
+			}
+		}
+		return true
+	}
+	for _, initialism := range []string{"html", "htm", "http"} {
+		if lower == initialism || strings.HasPrefix(lower, initialism+" ") || strings.HasPrefix(lower, initialism+"-") {
+			return true
+		}
+	}
+	return false
+}

@@ -45,3 +45,33 @@ func TestOrAnd(t *testing.T) {
 		}
 	}
 }
+
+func TestA(t *testing.T) {
+	for phrase, want := range map[string]string{
+		"json name":       "a json name",
+		"html name":       "an html name",
+		"HTML page":       "an HTML page",
+		"http URL":        "an http URL",
+		"pprof name":      "a pprof name",
+		"text name":       "a text name",
+		"debug1 name":     "a debug1 name",
+		".gz name":        "a .gz name",
+		"error":           "an error",
+		"unknown format":  "an unknown format",
+		"user":            "a user",
+		"usual case":      "a usual case",
+		"8-frame stack":   "an 8-frame stack",
+		"80-frame stack":  "an 80-frame stack",
+		"11-frame stack":  "an 11-frame stack",
+		"18-frame stack":  "an 18-frame stack",
+		"110-frame stack": "a 110-frame stack",
+		"11000-byte line": "an 11000-byte line",
+		"1-frame stack":   "a 1-frame stack",
+		"100-frame stack": "a 100-frame stack",
+		"":                "a ",
+	} {
+		if got := A(phrase); got != want {
+			t.Errorf("A(%q) = %q, want %q", phrase, got, want)
+		}
+	}
+}
