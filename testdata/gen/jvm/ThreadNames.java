@@ -1,0 +1,70 @@
+// ThreadNames starts sleeping daemon threads with names a dump reader can
+// stumble on: spaces, quotes, non-ASCII, a 3000-character name, names that
+// look like other dump lines, line breaks, an empty name, plus a monitor
+// deadlock between two threads with quotes and a colon in their names.
+//
+// It prints "ready <pid>" once every thread is in place and waits until
+// stdin closes. See testdata/gen/jvm/README.md for the fixture it made.
+import java.util.concurrent.CountDownLatch;
+
+public class ThreadNames {
+    static final String[] NAMES = {
+        "with space",
+        "with \"quote\" inside",
+        "ünïcödé 日本語",
+        "x".repeat(3000),
+        "   java.lang.Thread.State: RUNNABLE",
+        "Found one Java-level deadlock:",
+        "line1\nline2",
+        "three\nline\nname",
+        "ends in a break\n",
+        "",
+        "trailing space ",
+        "\tat fake.Frame.method(Fake.java:1)",
+    };
+
+    static Thread daemon(String name, Runnable body) {
+        Thread t = new Thread(body, name);
+        t.setDaemon(true);
+        t.start();
+        return t;
+    }
+
+    public static void main(String[] args) throws Exception {
+        CountDownLatch sleeping = new CountDownLatch(NAMES.length);
+        for (String name : NAMES) {
+            daemon(name, () -> {
+                sleeping.countDown();
+                try {
+                    Thread.sleep(Long.MAX_VALUE);
+                } catch (InterruptedException e) {
+                    throw new RuntimeException(e);
+                }
+            });
+        }
+        Object a = new Object(), b = new Object();
+        CountDownLatch held = new CountDownLatch(2);
+        Thread d1 = daemon("dead \"one\"", () -> lockBoth(a, b, held));
+        Thread d2 = daemon("dead: two", () -> lockBoth(b, a, held));
+        sleeping.await();
+        while (d1.getState() != Thread.State.BLOCKED || d2.getState() != Thread.State.BLOCKED) {
+            Thread.sleep(10);
+        }
+        System.out.println("ready " + ProcessHandle.current().pid());
+        while (System.in.read() >= 0) {
+        }
+    }
+
+    static void lockBoth(Object first, Object second, CountDownLatch held) {
+        synchronized (first) {
+            held.countDown();
+            try {
+                held.await();
+            } catch (InterruptedException e) {
+                throw new RuntimeException(e);
+            }
+            synchronized (second) {
+            }
+        }
+    }
+}
