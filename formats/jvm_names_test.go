@@ -11,7 +11,7 @@ import (
 const threadNamesFixture = "../testdata/corpus/jvm/local_jdk17.0.15-jcmd-Thread.print-l-thread-names.txt"
 
 // threadNamesSleeping are the names ThreadNames.java gives its sleeping
-// threads, in the order it starts them (ids 12 to 23). The JVM printed the
+// threads, in the order it starts them (ids 12 to 26). The JVM printed the
 // names with line breaks over several lines.
 var threadNamesSleeping = []string{
 	"with space",
@@ -26,6 +26,9 @@ var threadNamesSleeping = []string{
 	"",
 	"trailing space ",
 	"\tat fake.Frame.method(Fake.java:1)",
+	`"fake" #99 daemon prio=5 os_prio=0 cpu=0.00ms elapsed=1.00s tid=0x0 nid=0x1 waiting on condition  [0x0]`,
+	`ends in a quote"`,
+	`" #7 " #8`,
 }
 
 // TestJVMTextThreadNames reads the dump of ThreadNames.java: every thread
@@ -39,9 +42,9 @@ func TestJVMTextThreadNames(t *testing.T) {
 	}
 	check := func(t *testing.T, d *Dump) {
 		t.Helper()
-		// 26 Java threads (ids 1 to 26) and 7 VM threads.
-		if len(d.Routines) != 33 || d.Total != 33 {
-			t.Errorf("%d routines (total %d), want 33", len(d.Routines), d.Total)
+		// 29 Java threads (ids 1 to 29) and 7 VM threads.
+		if len(d.Routines) != 36 || d.Total != 36 {
+			t.Errorf("%d routines (total %d), want 36", len(d.Routines), d.Total)
 		}
 		if len(d.Warnings) > 0 {
 			t.Errorf("warnings: %v", d.Warnings)
@@ -61,7 +64,7 @@ func TestJVMTextThreadNames(t *testing.T) {
 					r.ID, r.Name, r.State, len(r.Stack.Frames), name)
 			}
 		}
-		for id, name := range map[uint64]string{24: `dead "one"`, 25: "dead: two"} {
+		for id, name := range map[uint64]string{27: `dead "one"`, 28: "dead: two"} {
 			if r := byID[id]; r == nil || r.Name != name || r.State != "BLOCKED (on object monitor)" {
 				t.Errorf("thread #%d: %+v, want %q BLOCKED (on object monitor)", id, r, name)
 			}

@@ -21,6 +21,9 @@ public class ThreadNames {
         "",
         "trailing space ",
         "\tat fake.Frame.method(Fake.java:1)",
+        "\"fake\" #99 daemon prio=5 os_prio=0 cpu=0.00ms elapsed=1.00s tid=0x0 nid=0x1 waiting on condition  [0x0]",
+        "ends in a quote\"",
+        "\" #7 \" #8",
     };
 
     static Thread daemon(String name, Runnable body) {
