@@ -55,7 +55,7 @@ func checkJVM(pid int) error {
 	}
 	uid, nspid := statusUIDAndNSPid(status, pid)
 	if me := os.Geteuid(); me != 0 && uid != me {
-		return notJVM(fmt.Sprintf("it runs as uid %d and attaching needs that user or root (stackdump runs as uid %d)", uid, me))
+		return notAttachableError{pid: pid, uid: uid, me: me}
 	}
 	if statusZombie(status) {
 		return notJVM("it is a zombie: the process has exited and its parent has not reaped it")
