@@ -42,9 +42,9 @@ func TestJVMTextThreadNames(t *testing.T) {
 	}
 	check := func(t *testing.T, d *Dump) {
 		t.Helper()
-		// 29 Java threads (ids 1 to 29) and 7 VM threads.
-		if len(d.Routines) != 36 || d.Total != 36 {
-			t.Errorf("%d routines (total %d), want 36", len(d.Routines), d.Total)
+		// 31 Java threads (ids 1 to 31) and 7 VM threads.
+		if len(d.Routines) != 38 || d.Total != 38 {
+			t.Errorf("%d routines (total %d), want 38", len(d.Routines), d.Total)
 		}
 		if len(d.Warnings) > 0 {
 			t.Errorf("warnings: %v", d.Warnings)
@@ -67,6 +67,11 @@ func TestJVMTextThreadNames(t *testing.T) {
 		for id, name := range map[uint64]string{27: `dead "one"`, 28: "dead: two"} {
 			if r := byID[id]; r == nil || r.Name != name || r.State != "BLOCKED (on object monitor)" {
 				t.Errorf("thread #%d: %+v, want %q BLOCKED (on object monitor)", id, r, name)
+			}
+		}
+		for id, name := range map[uint64]string{29: "juc\n\"one\"", 30: "juc:\ntwo"} {
+			if r := byID[id]; r == nil || r.Name != name || r.State != "WAITING (parking)" {
+				t.Errorf("thread #%d: %+v, want %q WAITING (parking)", id, r, name)
 			}
 		}
 	}

@@ -1,11 +1,13 @@
 // ThreadNames starts sleeping daemon threads with names a dump reader can
 // stumble on: spaces, quotes, non-ASCII, a 3000-character name, names that
 // look like other dump lines, line breaks, an empty name, plus a monitor
-// deadlock between two threads with quotes and a colon in their names.
+// deadlock between two threads with quotes and a colon in their names, and
+// a ReentrantLock deadlock between two whose names hold line breaks.
 //
 // It prints "ready <pid>" once every thread is in place and waits until
 // stdin closes. See testdata/gen/jvm/README.md for the fixture it made.
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.locks.ReentrantLock;
 
 public class ThreadNames {
     static final String[] NAMES = {
@@ -49,13 +51,31 @@ public class ThreadNames {
         CountDownLatch held = new CountDownLatch(2);
         Thread d1 = daemon("dead \"one\"", () -> lockBoth(a, b, held));
         Thread d2 = daemon("dead: two", () -> lockBoth(b, a, held));
+        // A ReentrantLock deadlock between names with line breaks: plain
+        // jstack names their owners only in the JVM's deadlock report.
+        ReentrantLock x = new ReentrantLock(), y = new ReentrantLock();
+        CountDownLatch locked = new CountDownLatch(2);
+        Thread j1 = daemon("juc\n\"one\"", () -> lockBoth(x, y, locked));
+        Thread j2 = daemon("juc:\ntwo", () -> lockBoth(y, x, locked));
         sleeping.await();
-        while (d1.getState() != Thread.State.BLOCKED || d2.getState() != Thread.State.BLOCKED) {
+        while (d1.getState() != Thread.State.BLOCKED || d2.getState() != Thread.State.BLOCKED
+                || j1.getState() != Thread.State.WAITING || j2.getState() != Thread.State.WAITING) {
             Thread.sleep(10);
         }
         System.out.println("ready " + ProcessHandle.current().pid());
         while (System.in.read() >= 0) {
         }
+    }
+
+    static void lockBoth(ReentrantLock first, ReentrantLock second, CountDownLatch held) {
+        first.lock();
+        held.countDown();
+        try {
+            held.await();
+        } catch (InterruptedException e) {
+            throw new RuntimeException(e);
+        }
+        second.lock();
     }
 
     static void lockBoth(Object first, Object second, CountDownLatch held) {
