@@ -40,12 +40,35 @@ func (d ReportedDeadlock) Names() []string {
 // parseReported reads the JVM's deadlock report from a dump's preamble
 // lines (source: DeadlockCycle::print_on_with in HotSpot's
 // threadService.cpp) and the N of "Found N deadlocks.".
+//
+// A thread name may hold line breaks (HotSpot prints it raw): a quote
+// opened and not closed on its line goes on over the next lines.
 func parseReported(lines []string) ([]ReportedDeadlock, int) {
 	var out []ReportedDeadlock
 	count := 0
 	var cur *ReportedDeadlock
+	// open is the start of a name whose quote is not closed yet, held is
+	// true when it is a holder's name ("which is held by "…), else a
+	// thread's ("…":).
+	var open string
+	var held bool
 	for _, line := range lines {
 		trim := strings.TrimSpace(line)
+		if strings.HasPrefix(line, "Found ") {
+			open = "" // a name never closed ends with its section
+		}
+		if open != "" && cur != nil {
+			open += "\n" + line
+			switch {
+			case !held && strings.HasSuffix(line, `":`):
+				cur.Threads = append(cur.Threads, ReportedThread{Name: open[1 : len(open)-2]})
+				open = ""
+			case held && strings.HasSuffix(line, `"`):
+				cur.Threads[len(cur.Threads)-1].HeldBy = open[1 : len(open)-1]
+				open = ""
+			}
+			continue
+		}
 		switch {
 		case strings.HasPrefix(line, "Found one Java-level deadlock"):
 			out = append(out, ReportedDeadlock{})
@@ -61,17 +84,23 @@ func parseReported(lines []string) ([]ReportedDeadlock, int) {
 		case cur == nil:
 		case strings.HasPrefix(line, `"`) && strings.HasSuffix(line, `":`):
 			cur.Threads = append(cur.Threads, ReportedThread{Name: line[1 : len(line)-2]})
+		case strings.HasPrefix(line, `"`):
+			open, held = line, false
 		case len(cur.Threads) == 0:
 		case strings.HasPrefix(trim, "waiting "):
 			t := &cur.Threads[len(cur.Threads)-1]
 			t.Waiting = trim
 			t.Addr = reportedAddr(trim)
-			if _, held, ok := strings.Cut(trim, "which is held by "); ok {
-				t.HeldBy = unquote(held)
+			if _, h, ok := strings.Cut(trim, "which is held by "); ok {
+				t.HeldBy = unquote(h)
 			}
 		case strings.Contains(trim, "which is held by "):
-			_, held, _ := strings.Cut(trim, "which is held by ")
-			cur.Threads[len(cur.Threads)-1].HeldBy = unquote(held)
+			_, h, _ := strings.Cut(trim, "which is held by ")
+			if name := unquote(h); name != "" || !strings.HasPrefix(h, `"`) || strings.Count(h, `"`) > 1 {
+				cur.Threads[len(cur.Threads)-1].HeldBy = name
+			} else {
+				open, held = h, true
+			}
 		}
 	}
 	return out, count

@@ -63,6 +63,17 @@ func parseJVMHotSpotHeader(line []byte) (h jvmHeader, ok bool) {
 		}
 		off = i + 1
 	}
+	// A name may itself hold `" #N`, looking like a header (a thread named
+	// after a dump line): the JDK 7+ header's own `" #N` is the last one,
+	// since nothing after it (tid=, nid=, state, [0x…]) has a quote.
+	if len(rest) > 0 && rest[0] == '#' {
+		name := h.name
+		tail := line[1+len(name):]
+		if j := lastJVMIDQuote(tail); j > 0 {
+			h.name = line[1 : 1+len(name)+j]
+			rest = bytes.TrimLeft(tail[j+2:], " ")
+		}
+	}
 	if r, ok := bytes.CutPrefix(rest, []byte("- Thread t@")); ok {
 		// VisualVM: `"name" - Thread t@332`.
 		n, ok := jvmAtoi(bytes.TrimSpace(r))
@@ -77,6 +88,20 @@ func parseJVMHotSpotHeader(line []byte) (h jvmHeader, ok bool) {
 	h.readTokens(rest)
 	h.finish()
 	return h, true
+}
+
+// lastJVMIDQuote returns the index in b of the last `" #` followed by a
+// digit, or -1.
+func lastJVMIDQuote(b []byte) int {
+	for j := len(b); ; {
+		j = bytes.LastIndex(b[:j], []byte(`" #`))
+		if j < 0 {
+			return -1
+		}
+		if j+3 < len(b) && b[j+3] >= '0' && b[j+3] <= '9' {
+			return j
+		}
+	}
 }
 
 // finish derives what the detail says: whether it ends with the "[0x…]"

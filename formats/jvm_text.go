@@ -53,7 +53,17 @@ type jvmTextDecoder struct {
 	// (jvmThreadBuilder.vkey), sparing Table.Values its key building.
 	fvals   map[string]*FrameValues
 	scratch []FrameValue
+	// nameHead holds the lines so far of a thread name with line breaks
+	// in it (Java allows them; HotSpot prints the name raw): a line that
+	// opens a quote but is no header, and the lines after it, joined with
+	// "\n", until they make a header. nameLine is its first line number.
+	nameHead  []byte
+	nameLines int
+	nameLine  int
 }
+
+// jvmMaxNameLines bounds how many lines a thread name may span.
+const jvmMaxNameLines = 16
 
 type jvmPhase uint8
 
@@ -85,6 +95,7 @@ func (d *jvmTextDecoder) nextDump() (*Dump, error) {
 		return nil, d.readErr
 	}
 	d.d, d.ended, d.ph, d.queue = nil, false, jvmPhaseThreads, d.queue[:0]
+	d.nameHead = d.nameHead[:0]
 	for !d.eof {
 		line, err := d.lr.readLine()
 		if err == io.EOF {
@@ -183,6 +194,10 @@ func (d *jvmTextDecoder) line(line []byte) *ParseError {
 		if d.cur != nil {
 			d.cur.blank = true
 		}
+		d.nameHead = d.nameHead[:0]
+		return nil
+	}
+	if d.nameContinues(line) {
 		return nil
 	}
 	indented := len(trim) < len(line)
@@ -217,6 +232,10 @@ func (d *jvmTextDecoder) line(line []byte) *ParseError {
 			d.start(h)
 			return nil
 		}
+		if line[0] == '"' && d.ph == jvmPhaseThreads {
+			d.nameHead = append(d.nameHead[:0], line...)
+			d.nameLines, d.nameLine = 1, d.lr.num
+		}
 	case 'J':
 		if bytes.HasPrefix(line, []byte("JNI global ref")) {
 			d.finish()
@@ -243,6 +262,34 @@ func (d *jvmTextDecoder) line(line []byte) *ParseError {
 	}
 	d.prelude.add(line)
 	return nil
+}
+
+// nameContinues joins line to a thread name begun on earlier lines
+// (nameHead) and, when the joined lines make a thread header, starts that
+// thread and reports true. Otherwise the line is read as usual.
+func (d *jvmTextDecoder) nameContinues(line []byte) bool {
+	if len(d.nameHead) == 0 {
+		return false
+	}
+	if d.ph != jvmPhaseThreads {
+		d.nameHead = d.nameHead[:0]
+		return false
+	}
+	d.nameHead = append(append(d.nameHead, '\n'), line...)
+	d.nameLines++
+	h, ok := parseJVMHeader(d.nameHead)
+	if !ok || h.toFile {
+		if d.nameLines >= jvmMaxNameLines {
+			d.nameHead = d.nameHead[:0]
+		}
+		return false
+	}
+	d.nameHead = d.nameHead[:0]
+	d.prelude.reset()
+	d.finish()
+	d.start(h)
+	d.cur.r.Line = d.nameLine
+	return true
 }
 
 // isJVMDeadlockLine matches "Found one Java-level deadlock:", "Found N

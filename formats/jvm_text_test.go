@@ -31,8 +31,10 @@ func readJVMFile(t testing.TB, path string) []*Dump {
 var (
 	// Thread headers counted independently of the reader: HotSpot,
 	// VisualVM and ThreadInfo headers, Thread.dump_to_file headers, and the
-	// virtual threads carried by a carrier.
+	// virtual threads carried by a carrier. reCountNameEnd counts the last
+	// line of a HotSpot header whose name holds line breaks.
 	reCountHeader  = regexp.MustCompile(`(?m)^"[^\n]*"\s+(?:#\d+|daemon|prio=|os_prio=|tid=|- Thread t@|Id=\d)`)
+	reCountNameEnd = regexp.MustCompile(`(?m)^(?:[^"\n][^\n]*)?" #\d+ (?:daemon )?prio=`)
 	reCountToFile  = regexp.MustCompile(`(?m)^#\d+ "`)
 	reCountCarried = regexp.MustCompile(`(?m)^\s+Carrying virtual thread #\d+`)
 )
@@ -47,7 +49,8 @@ func TestJVMTextCorpusThreadCounts(t *testing.T) {
 			if k := sniffKind(data[:min(len(data), 64<<10)]); k != KindJVMText {
 				t.Errorf("sniffed as %s", k)
 			}
-			want := len(reCountHeader.FindAll(data, -1)) + len(reCountToFile.FindAll(data, -1)) + len(reCountCarried.FindAll(data, -1))
+			want := len(reCountHeader.FindAll(data, -1)) + len(reCountNameEnd.FindAll(data, -1)) +
+				len(reCountToFile.FindAll(data, -1)) + len(reCountCarried.FindAll(data, -1))
 			dumps := readJVMFile(t, path)
 			got := 0
 			for _, d := range dumps {

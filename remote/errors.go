@@ -6,8 +6,19 @@ import (
 )
 
 // ErrNotJVM is wrapped by the error a JVM capture returns, before any tool
-// runs, when the process is not a HotSpot JVM the current user can attach to.
+// runs, when the process is not a HotSpot JVM the current user can attach to:
+// not a JVM, or a process of another user (notAttachableError says which).
 var ErrNotJVM = errors.New("not a Java virtual machine")
+
+// notAttachableError is ErrNotJVM for a process of another user: whether
+// it is a JVM is not looked at, and the message does not say it is none.
+type notAttachableError struct{ pid, uid, me int }
+
+func (e notAttachableError) Error() string {
+	return fmt.Sprintf("PID %d runs as uid %d, and a JVM admits an attach only from its own user or root (stackdump runs as uid %d): run stackdump as that user; no signal was sent", e.pid, e.uid, e.me)
+}
+
+func (e notAttachableError) Is(target error) bool { return target == ErrNotJVM }
 
 // ErrNoLeakProfile is wrapped by the error of a ModeLeak capture whose
 // target has no goroutine leak profile (404: Go older than 1.27).

@@ -111,6 +111,24 @@ func TestJVMCapture(t *testing.T) {
 // re-run as a child that blocks) as jvm:PID: the capture is refused before
 // jcmd or jstack run, and the child, which SIGQUIT would kill, lives on.
 func TestJVMCaptureRefusesGoProcess(t *testing.T) {
+	pid, exited := startBlockedChild(t)
+	tg, _ := ParseTarget("jvm:"+strconv.Itoa(pid), "")
+	_, err := Open(context.Background(), tg, Options{Timeout: 20 * time.Second})
+	want := "PID " + strconv.Itoa(pid) + " is not a Java virtual machine"
+	if err == nil || !errors.Is(err, ErrNotJVM) || !strings.Contains(err.Error(), want) {
+		t.Fatalf("capturing a Go process as a JVM: err = %v, want %q", err, want)
+	}
+	select {
+	case err := <-exited:
+		t.Fatalf("the Go process died after the refused capture: %v", err)
+	case <-time.After(500 * time.Millisecond): // a SIGQUIT kills at once
+	}
+}
+
+// startBlockedChild re-runs this test binary as a child that blocks until
+// the test ends, and returns its pid and a channel that receives its exit.
+func startBlockedChild(t *testing.T) (int, <-chan error) {
+	t.Helper()
 	child := exec.Command(os.Args[0], "-test.run=^$")
 	child.Env = append(os.Environ(), blockChildEnv+"=1")
 	stdout, err := child.StdoutPipe()
@@ -127,18 +145,7 @@ func TestJVMCaptureRefusesGoProcess(t *testing.T) {
 	if strings.TrimSpace(line) != "ready" {
 		t.Fatalf("child did not start: %q", line)
 	}
-	pid := child.Process.Pid
-	tg, _ := ParseTarget("jvm:"+strconv.Itoa(pid), "")
-	_, err = Open(context.Background(), tg, Options{Timeout: 20 * time.Second})
-	want := "PID " + strconv.Itoa(pid) + " is not a Java virtual machine"
-	if err == nil || !errors.Is(err, ErrNotJVM) || !strings.Contains(err.Error(), want) {
-		t.Fatalf("capturing a Go process as a JVM: err = %v, want %q", err, want)
-	}
-	select {
-	case err := <-exited:
-		t.Fatalf("the Go process died after the refused capture: %v", err)
-	case <-time.After(500 * time.Millisecond): // a SIGQUIT kills at once
-	}
+	return child.Process.Pid, exited
 }
 
 func TestJVMNoSuchProcess(t *testing.T) {

@@ -20,11 +20,13 @@ import (
 //
 //   - the process exists and runs as the current effective user (or the
 //     current user is root): the attach mechanism refuses anyone else;
-//   - HotSpot's perf-data file hsperfdata_<user>/<pid> exists in the temp
-//     directory the JVM sees (HotSpot uses /tmp on Linux whatever
-//     java.io.tmpdir says; inside a container, /proc/PID/root/tmp with the
-//     pid the container knows), or, for JVMs run with -XX:-UsePerfData,
-//     libjvm is mapped into the process (/proc/PID/maps).
+//   - the process is not a zombie;
+//   - libjvm is mapped into the process (/proc/PID/maps). Only when the
+//     map cannot be read, HotSpot's perf-data file hsperfdata_<user>/<pid>
+//     in the temp directory the JVM sees (HotSpot uses /tmp on Linux
+//     whatever java.io.tmpdir says; inside a container, /proc/PID/root/tmp
+//     with the pid the container knows) stands for it: a JVM killed or
+//     crashed leaves that file behind, and its pid may be reused.
 //
 // The check only reads files; it sends nothing to the process.
 
@@ -53,25 +55,46 @@ func checkJVM(pid int) error {
 	}
 	uid, nspid := statusUIDAndNSPid(status, pid)
 	if me := os.Geteuid(); me != 0 && uid != me {
-		return notJVM(fmt.Sprintf("it runs as uid %d and attaching needs that user or root (stackdump runs as uid %d)", uid, me))
+		return notAttachableError{pid: pid, uid: uid, me: me}
+	}
+	if statusZombie(status) {
+		return notJVM("it is a zombie: the process has exited and its parent has not reaped it")
 	}
 	dirs := []struct {
 		dir string
 		pid int
 	}{{"/tmp", pid}, {filepath.Join(proc, "root", "tmp"), nspid}}
+	perfData := false
 	for _, d := range dirs {
-		if perfDataIn(d.dir, strconv.Itoa(d.pid), uid) {
-			return nil
+		perfData = perfData || perfDataIn(d.dir, strconv.Itoa(d.pid), uid)
+	}
+	// The memory map decides when it can be read: a JVM killed or crashed
+	// leaves its perf-data file behind, and its pid may since belong to
+	// another process, which SIGQUIT would kill.
+	mapped, err := mapsLibJVM(filepath.Join(proc, "maps"))
+	switch {
+	case err == nil && mapped:
+		return nil
+	case err == nil && perfData:
+		return notJVM("no libjvm in its memory map; its HotSpot perf-data file (hsperfdata_*/" + strconv.Itoa(pid) +
+			") is stale, left by a JVM that was killed or crashed, and the pid now belongs to another process")
+	case err == nil:
+		return notJVM("no HotSpot perf-data file (hsperfdata_*/" + strconv.Itoa(pid) + ") and no libjvm in its memory map")
+	case perfData:
+		return nil // the map cannot be read: the perf-data file is the only proof
+	}
+	return notJVM(fmt.Sprintf("no HotSpot perf-data file in /tmp/hsperfdata_*/ and its memory map cannot be read: %v", err))
+}
+
+// statusZombie reports whether /proc/PID/status says the process is a
+// zombie (State: Z), which has exited and cannot answer an attach.
+func statusZombie(status []byte) bool {
+	for _, line := range bytes.Split(status, []byte("\n")) {
+		if v, ok := bytes.CutPrefix(line, []byte("State:")); ok {
+			return bytes.HasPrefix(bytes.TrimSpace(v), []byte("Z"))
 		}
 	}
-	mapped, err := mapsLibJVM(filepath.Join(proc, "maps"))
-	if err != nil {
-		return notJVM(fmt.Sprintf("no HotSpot perf-data file in /tmp/hsperfdata_*/ and its memory map cannot be read: %v", err))
-	}
-	if mapped {
-		return nil
-	}
-	return notJVM("no HotSpot perf-data file (hsperfdata_*/" + strconv.Itoa(pid) + ") and no libjvm in its memory map")
+	return false
 }
 
 // statusUIDAndNSPid reads the effective uid and the innermost namespace's
@@ -122,7 +145,8 @@ func mapsLibJVM(path string) (bool, error) {
 	defer f.Close()
 	sc := bufio.NewScanner(f)
 	for sc.Scan() {
-		if strings.HasSuffix(sc.Text(), "/libjvm.so") {
+		// " (deleted)": the JDK was replaced on disk while the JVM runs.
+		if l := strings.TrimSuffix(sc.Text(), " (deleted)"); strings.HasSuffix(l, "/libjvm.so") {
 			return true, nil
 		}
 	}

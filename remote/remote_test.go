@@ -11,6 +11,7 @@ import (
 	"net/http/httptest"
 	"net/http/pprof"
 	"os"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -25,10 +26,20 @@ import (
 // blocks until killed: a plain Go process for tests that must not harm it.
 const blockChildEnv = "REMOTE_TEST_BLOCK_CHILD"
 
+// checkJVMChildEnv makes the test binary a child that runs checkJVM on the
+// pid it holds, prints the error and whether it is ErrNotJVM, and exits.
+const checkJVMChildEnv = "REMOTE_TEST_CHECK_JVM"
+
 func TestMain(m *testing.M) {
 	if os.Getenv(blockChildEnv) == "1" {
 		fmt.Println("ready")
 		select {}
+	}
+	if pid := os.Getenv(checkJVMChildEnv); pid != "" {
+		n, _ := strconv.Atoi(pid)
+		err := checkJVM(n)
+		fmt.Printf("%v\nErrNotJVM=%v\n", err, errors.Is(err, ErrNotJVM))
+		os.Exit(0)
 	}
 	leakcheck.VerifyTestMain(m)
 }
