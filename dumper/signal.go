@@ -60,6 +60,15 @@ func OnSignal(ctx context.Context, sig os.Signal, dir string, opts SignalOptions
 	if opts.File.Compression == "" {
 		opts.File.Compression = formats.CompressGzip
 	}
+	// The file name's extension is made from Format and Compression, so
+	// they are spelled as the extension needs ("JSON" is json); one that
+	// names nothing is left for WriteFile to report through OnError.
+	if f, err := formats.ParseFormat(string(opts.File.Format)); err == nil {
+		opts.File.Format = f
+	}
+	if c, err := formats.ParseCompression(string(opts.File.Compression)); err == nil {
+		opts.File.Compression = c
+	}
 	ctx, cancel := context.WithCancel(ctx)
 	ch := make(chan os.Signal, 1)
 	signal.Notify(ch, sig)
