@@ -26,7 +26,8 @@ type SignalOptions struct {
 	File FileOptions
 	// Prefix starts each file name; empty means "stackdump". Files are
 	// named PREFIX-YYYYMMDD-HHMMSS.ffffff-PID.EXT (UTC), so that names sort
-	// by time.
+	// by time. A Prefix with a directory ("app/dump") writes into that
+	// directory of dir, where Keep then counts.
 	Prefix string
 	// Keep is how many of the PREFIX-* dump files in the directory are
 	// kept: after each dump the oldest beyond Keep are removed, whichever
@@ -54,6 +55,10 @@ func OnSignal(ctx context.Context, sig os.Signal, dir string, opts SignalOptions
 	if opts.Keep == 0 {
 		opts.Keep = DefaultKeep
 	}
+	// A Prefix with a directory ("app/dump") puts the files in that
+	// directory under dir, and Keep counts the dumps there.
+	sub, base := filepath.Split(opts.Prefix)
+	dir, opts.Prefix = filepath.Join(dir, sub), base
 	if opts.File.Format == "" {
 		opts.File.Format = formats.FormatText
 	}

@@ -50,3 +50,49 @@ func TestOnSignalFormatAnyCase(t *testing.T) {
 		t.Fatalf("reading %s: %d dumps, %v", path, len(dumpsRead), err)
 	}
 }
+
+// TestOnSignalPrefixDirectory: a Prefix with a directory writes there,
+// and Keep prunes there; the dumps piled up without bound, since pruning
+// looked for names with a '/' in dir itself.
+func TestOnSignalPrefixDirectory(t *testing.T) {
+	dir := t.TempDir()
+	sub := filepath.Join(dir, "app")
+	if err := os.Mkdir(sub, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	dumps := make(chan string, 1)
+	errs := make(chan error, 1)
+	stop := OnSignal(context.Background(), syscall.SIGUSR1, dir, SignalOptions{
+		Prefix:  "app/dump",
+		Keep:    2,
+		OnDump:  func(p string) { dumps <- p },
+		OnError: func(err error) { errs <- err },
+	})
+	defer stop()
+	for i := range 4 {
+		if err := syscall.Kill(os.Getpid(), syscall.SIGUSR1); err != nil {
+			t.Fatal(err)
+		}
+		select {
+		case p := <-dumps:
+			if filepath.Dir(p) != sub || !strings.HasPrefix(filepath.Base(p), "dump-") {
+				t.Errorf("signal %d: dump written to %s, want %s/dump-…", i, p, sub)
+			}
+		case err := <-errs:
+			t.Fatalf("signal %d: %v", i, err)
+		case <-time.After(20 * time.Second):
+			t.Fatalf("signal %d: no dump written", i)
+		}
+	}
+	entries, err := os.ReadDir(sub)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(entries) != 2 {
+		var names []string
+		for _, e := range entries {
+			names = append(names, e.Name())
+		}
+		t.Errorf("%s holds %d dumps after 4 signals with Keep 2: %v", sub, len(entries), names)
+	}
+}
