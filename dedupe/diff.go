@@ -25,7 +25,9 @@ func Changes() []Change { return []Change{ChangeNew, ChangeGone, ChangeGrown, Ch
 
 // DiffEntry is a group whose count changed between two dumps.
 type DiffEntry struct {
-	Key      string
+	// Key is the group's key (formats.Group.Key), the same in both dumps.
+	Key string
+	// Change is how the count changed: new, gone, grown or shrunk.
 	Change   Change
 	Old, New int64 // the group's count in each dump; 0 where absent
 	Delta    int64 // New - Old

@@ -15,10 +15,12 @@ import (
 
 // DiffReport is a diff with what printing it needs.
 type DiffReport struct {
+	// Result is the diff to print, as Diff returns it.
 	Result DiffResult
 	// By is the level both sides were grouped at; ByNone, the zero
 	// value, means ByStack, as in Options.
-	By       By
+	By By
+	// Old and New name the two dumps compared, in the report's header.
 	Old, New DumpInfo
 }
 

@@ -3,6 +3,7 @@ package dedupe
 import (
 	"cmp"
 	"context"
+	"errors"
 	"slices"
 	"strconv"
 	"strings"
@@ -36,7 +37,8 @@ type Options struct {
 // routines: each group keeps counts, a capped list of ids, one sample
 // routine and a count per distinct label set (label sets cost what they
 // already cost in the reader's Table). The result does not depend on the
-// order routines are added in.
+// order routines are added in. Make one with [NewGrouper]: the zero
+// Grouper is not ready for use.
 //
 // Keys are computed once per distinct interned stack (and, at ByExact, per
 // distinct state and argument set), so adding a routine costs a slice
@@ -81,7 +83,11 @@ func NewGrouper(opts Options) *Grouper {
 
 // Add counts r into its group. The Grouper keeps a copy of at most one
 // routine per group (the sample), never r itself, so readers may reuse r.
+// A nil r is not counted.
 func (g *Grouper) Add(r *formats.Routine) {
+	if r == nil {
+		return
+	}
 	grp := g.cache.get(r)
 	if grp == nil {
 		grp = g.groupOf(r)
@@ -137,9 +143,13 @@ func SortGroups(groups []*formats.Group) {
 	})
 }
 
-// Group groups the routines of an in-memory dump.
+// Group groups the routines of an in-memory dump. A nil d has no
+// routines: it gives no groups, as an empty dump does.
 func Group(d *formats.Dump, opts Options) []*formats.Group {
 	g := NewGrouper(opts)
+	if d == nil {
+		return g.Groups()
+	}
 	for _, r := range d.Routines {
 		g.Add(r)
 	}
@@ -150,8 +160,11 @@ func Group(d *formats.Dump, opts Options) []*formats.Group {
 // stream by, without keeping them: a [formats.Pipeline] into a
 // [GroupThrough] stage. onWarning, when not nil, sees each parse error
 // (they are also the dump's Warnings). At the end of the input it returns
-// io.EOF.
+// io.EOF. A nil rd is an error.
 func GroupNext(rd *formats.Reader, opts Options, onWarning func(*formats.ParseError)) (*formats.Dump, []*formats.Group, error) {
+	if rd == nil {
+		return nil, nil, errors.New("dedupe.GroupNext: nil *formats.Reader (make one with formats.NewReader)")
+	}
 	g := GroupThrough(nil, opts)
 	p := formats.Pipeline{Source: rd, Encoder: g, OnWarning: onWarning}
 	d, err := p.Next(context.Background())

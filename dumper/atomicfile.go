@@ -1,6 +1,10 @@
 package dumper
 
-import "github.com/stackdump/stackdump/internal/atomicfile"
+import (
+	"errors"
+
+	"github.com/stackdump/stackdump/internal/atomicfile"
+)
 
 // AtomicFile is an output file opened by [CreateAtomic]: written under a
 // temporary name beside its destination and renamed into place by Commit
@@ -29,5 +33,15 @@ const StaleTempAge = atomicfile.StaleTempAge
 //   - a directory: an error.
 //
 // Errors name path (a missing directory by its own name), never the
-// temporary file.
-func CreateAtomic(path string) (*AtomicFile, error) { return atomicfile.Create(path) }
+// temporary file. An empty path is an error (ErrEmptyPath), before
+// anything is created.
+func CreateAtomic(path string) (*AtomicFile, error) {
+	if path == "" {
+		return nil, ErrEmptyPath
+	}
+	return atomicfile.Create(path)
+}
+
+// ErrEmptyPath is the error of CreateAtomic and WriteFile given an empty
+// path.
+var ErrEmptyPath = errors.New("create: empty path")

@@ -28,10 +28,15 @@ type FileOptions struct {
 // into a temporary file in the same directory, synced, then renamed over
 // path. On any error — a full disk, a failed write, a cancelled ctx — the
 // temporary file is removed and an existing file at path is left as it was.
+// An empty path is refused ([ErrEmptyPath]) before anything is captured.
 // An existing path is written as [CreateAtomic] says: a replaced file keeps
 // its mode, a symbolic link is followed and stays, a device, FIFO or socket
 // is written in place.
 func WriteFile(ctx context.Context, path string, opts FileOptions) error {
+	if path == "" {
+		// Refused before the capture: no pause for a file never written.
+		return fmt.Errorf("write: %w", ErrEmptyPath)
+	}
 	format, comp, err := fileFormat(path, opts)
 	if err != nil {
 		return err

@@ -109,12 +109,40 @@ func Handler(opts HandlerOptions) http.Handler {
 	if opts.MaxTraceWindow <= 0 {
 		opts.MaxTraceWindow = DefaultMaxTraceWindow
 	}
-	return &dumpHandler{opts: opts, lock: make(chan struct{}, 1)}
+	h := &dumpHandler{lock: make(chan struct{}, 1)}
+	h.configErr = normalizeHandlerOptions(&opts)
+	h.opts = opts
+	return h
+}
+
+// normalizeHandlerOptions spells the default Format and Capture.Mode as
+// the request parameters are spelled ("JSON" is json), or says which of
+// them names no format or mode.
+func normalizeHandlerOptions(opts *HandlerOptions) error {
+	var errs []error
+	if opts.Format != "" {
+		f, err := formats.ParseFormat(string(opts.Format))
+		if err != nil {
+			errs = append(errs, fmt.Errorf("dumper.HandlerOptions.Format: %w", err))
+		}
+		opts.Format = f
+	}
+	if opts.Capture.Mode != "" {
+		m, err := ParseMode(string(opts.Capture.Mode))
+		if err != nil {
+			errs = append(errs, fmt.Errorf("dumper.HandlerOptions.Capture.Mode: %w", err))
+		}
+		opts.Capture.Mode = m
+	}
+	return errors.Join(errs...)
 }
 
 type dumpHandler struct {
 	opts HandlerOptions
-	lock chan struct{} // holds a token while a dump is captured and written
+	// configErr, when not nil, says which of opts names no format or mode:
+	// every request gets 500 with it, before anything is captured.
+	configErr error
+	lock      chan struct{} // holds a token while a dump is captured and written
 
 	mu       sync.Mutex
 	lastFull time.Time     // start of the last full or trace capture
@@ -131,6 +159,10 @@ func (h *dumpHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	if h.opts.Authorize != nil && !h.opts.Authorize(r) {
 		serveError(w, http.StatusForbidden, "forbidden")
+		return
+	}
+	if h.configErr != nil {
+		serveError(w, http.StatusInternalServerError, h.configErr.Error())
 		return
 	}
 	req, err := parseDumpRequest(r, &h.opts)

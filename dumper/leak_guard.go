@@ -45,6 +45,8 @@ type LeakBoundError struct {
 // leakOverrideHint is LeakBoundError's default Override.
 const leakOverrideHint = "to take it anyway, raise the bound: --leak-max-goroutines N on the command line (0: no bound), LeakMaxGoroutines in code (negative: no bound)"
 
+// Error says how many goroutines the process has, the bound, the stall
+// the GC cycle would cost, and how to raise the bound (Override).
 func (e *LeakBoundError) Error() string {
 	how := e.Override
 	if how == "" {

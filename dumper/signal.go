@@ -26,7 +26,8 @@ type SignalOptions struct {
 	File FileOptions
 	// Prefix starts each file name; empty means "stackdump". Files are
 	// named PREFIX-YYYYMMDD-HHMMSS.ffffff-PID.EXT (UTC), so that names sort
-	// by time.
+	// by time. A Prefix with a directory ("app/dump") writes into that
+	// directory of dir, where Keep then counts.
 	Prefix string
 	// Keep is how many of the PREFIX-* dump files in the directory are
 	// kept: after each dump the oldest beyond Keep are removed, whichever
@@ -54,11 +55,24 @@ func OnSignal(ctx context.Context, sig os.Signal, dir string, opts SignalOptions
 	if opts.Keep == 0 {
 		opts.Keep = DefaultKeep
 	}
+	// A Prefix with a directory ("app/dump") puts the files in that
+	// directory under dir, and Keep counts the dumps there.
+	sub, base := filepath.Split(opts.Prefix)
+	dir, opts.Prefix = filepath.Join(dir, sub), base
 	if opts.File.Format == "" {
 		opts.File.Format = formats.FormatText
 	}
 	if opts.File.Compression == "" {
 		opts.File.Compression = formats.CompressGzip
+	}
+	// The file name's extension is made from Format and Compression, so
+	// they are spelled as the extension needs ("JSON" is json); one that
+	// names nothing is left for WriteFile to report through OnError.
+	if f, err := formats.ParseFormat(string(opts.File.Format)); err == nil {
+		opts.File.Format = f
+	}
+	if c, err := formats.ParseCompression(string(opts.File.Compression)); err == nil {
+		opts.File.Compression = c
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	ch := make(chan os.Signal, 1)

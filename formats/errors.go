@@ -72,6 +72,9 @@ type ParseError struct {
 // Unwrap returns the cause of the problem, Err.
 func (e *ParseError) Unwrap() error { return e.Err }
 
+// Error renders the problem with where it is: the line (or byte offset
+// of a binary input), the message and, on a line, the offending text
+// shortened to 80 bytes.
 func (e *ParseError) Error() string {
 	text := e.Text
 	if len(text) > 80 {

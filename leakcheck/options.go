@@ -38,7 +38,7 @@ func (f optionFunc) apply(o *options) { f(o) }
 
 func buildOptions(opts []Option) *options {
 	o := &options{maxRetries: DefaultMaxRetries, maxSleep: DefaultMaxSleep}
-	o.filters = append(o.filters, isTestingWait, isSignalLoop, isCgoSyscall, isTraceReader)
+	o.filters = append(o.filters, isTestingWait, isTestRunner, isSignalLoop, isCgoSyscall, isTraceReader)
 	for _, opt := range opts {
 		if opt != nil {
 			opt.apply(o)
@@ -160,7 +160,8 @@ func topFrame(r *formats.Routine) *formats.Frame {
 
 // isTestingWait: the testing package's own goroutines waiting for tests
 // (the main goroutine in t.Run, parallel tests waiting in t.Parallel,
-// fuzzing).
+// a test waiting in tRunner's deferred func for its parallel subtests or
+// the top-level parallel tests, fuzzing).
 func isTestingWait(r *formats.Routine) bool {
 	top := topFrame(r)
 	if top == nil {
@@ -168,10 +169,18 @@ func isTestingWait(r *formats.Routine) bool {
 	}
 	switch top.Func {
 	case "testing.RunTests", "testing.runTests", "testing.(*T).Run", "testing.(*T).Parallel",
-		"testing.runFuzzing", "testing.runFuzzTests", "testing.(*F).Fuzz":
+		"testing.tRunner.func1", "testing.runFuzzing", "testing.runFuzzTests", "testing.(*F).Fuzz":
 		return strings.HasPrefix(r.State, "chan receive")
 	}
 	return false
+}
+
+// isTestRunner: another test running at the same time (t.Parallel), the
+// goroutine testing.(*T).Run started for it. It is no leftover of the
+// test being checked; its own check, and VerifyTestMain after every test
+// ended, look at what it leaves.
+func isTestRunner(r *formats.Routine) bool {
+	return r.CreatedBy != nil && r.CreatedBy.Func == "testing.(*T).Run" && hasFunc(r, "testing.tRunner")
 }
 
 // isSignalLoop: os/signal's goroutine, and the runtime's when signals are

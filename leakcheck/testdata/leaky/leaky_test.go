@@ -69,3 +69,22 @@ func TestLeakAtMain(t *testing.T) {
 	}
 	go sendForever(make(chan int))
 }
+
+// parallelChecked is closed when TestParallelA's check has ended, so
+// that TestParallelB is still running while TestParallelA checks.
+var parallelChecked = make(chan struct{})
+
+// TestParallelA and TestParallelB are top-level parallel tests, each with
+// its own check: neither the other test nor the testing package's
+// goroutine waiting for them is a leftover.
+func TestParallelA(t *testing.T) {
+	t.Parallel()
+	defer close(parallelChecked)
+	defer leakcheck.VerifyNone(t)
+}
+
+func TestParallelB(t *testing.T) {
+	t.Parallel()
+	defer leakcheck.VerifyNone(t)
+	<-parallelChecked
+}
