@@ -1,8 +1,6 @@
 package main
 
 import (
-	"bytes"
-	"compress/gzip"
 	"os"
 	"path/filepath"
 	"strings"
@@ -14,25 +12,10 @@ import (
 // what was read, marked truncated, and then fails; it used to write
 // nothing at all.
 func TestReportCommandCutGzip(t *testing.T) {
-	data, err := os.ReadFile(filepath.Join("..", "..", "testdata", "go", "demo_go126.txt"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var z bytes.Buffer
-	zw := gzip.NewWriter(&z)
-	if _, err := zw.Write(data); err != nil {
-		t.Fatal(err)
-	}
-	if err := zw.Close(); err != nil {
-		t.Fatal(err)
-	}
 	dir := t.TempDir()
-	cut := filepath.Join(dir, "cut.txt.gz")
-	if err := os.WriteFile(cut, z.Bytes()[:z.Len()/2], 0o644); err != nil {
-		t.Fatal(err)
-	}
+	cut := writeCutGzip(t, filepath.Join("..", "..", "testdata", "go", "demo_go126.txt"), dir, "cut.txt.gz")
 	page := filepath.Join(dir, "report.html")
-	_, _, err = runCLI(t, "report", "-q", "-o", page, cut)
+	_, _, err := runCLI(t, "report", "-q", "-o", page, cut)
 	if err == nil || !strings.Contains(err.Error(), "unexpected EOF") {
 		t.Errorf("report of a cut gzip file: error %v; want the gzip error", err)
 	}
