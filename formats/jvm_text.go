@@ -279,7 +279,10 @@ func (d *jvmTextDecoder) nameContinues(line []byte) bool {
 	d.nameLines++
 	h, ok := parseJVMHeader(d.nameHead)
 	if !ok || h.toFile {
-		if d.nameLines >= jvmMaxNameLines {
+		if _, alone := parseJVMHeader(line); alone || d.nameLines >= jvmMaxNameLines {
+			// A header on its own line starts its own thread (read as
+			// usual): the lines before it were no name, and no line is
+			// read as part of two threads.
 			d.nameHead = d.nameHead[:0]
 		}
 		return false
