@@ -215,8 +215,9 @@ func parseDebug1Frame(rest []byte) (debug1Frame, error) {
 	return f, nil
 }
 
-// cutFuncOffset finds the first "+0xHEX" followed by a blank or the end of
-// s, and splits s around it.
+// cutFuncOffset finds the first "+0xHEX" after at least one byte of
+// function name, followed by a blank or the end of s, and splits s around
+// it (a name that itself begins with "+0x" keeps that part).
 //
 // Example input: "main.F[go.shape.struct { A int }]+0x1c\t/src/main.go:32"
 // Example output: "main.F[go.shape.struct { A int }]", 0x1c, "\t/src/main.go:32", true
@@ -232,7 +233,7 @@ func cutFuncOffset(s []byte) (fn []byte, off uint64, rest []byte, ok bool) {
 		for j < len(s) && isHexDigit(s[j]) {
 			j++
 		}
-		if j > i+3 && (j == len(s) || s[j] == ' ' || s[j] == '\t') {
+		if i > 0 && j > i+3 && (j == len(s) || s[j] == ' ' || s[j] == '\t') {
 			v, err := strconv.ParseUint(string(s[i+3:j]), 16, 64)
 			if err == nil {
 				return s[:i], v, s[j:], true
