@@ -215,13 +215,25 @@ func parseDebug1Frame(rest []byte) (debug1Frame, error) {
 	return f, nil
 }
 
-// cutFuncOffset finds the first "+0xHEX" after at least one byte of
-// function name, followed by a blank or the end of s, and splits s around
-// it (a name that itself begins with "+0x" keeps that part).
+// cutFuncOffset finds the "+0xHEX" offset that ends the function name, at
+// least one byte into s, and splits s around it. The runtime writes a tab
+// after the offset, so the first offset followed by a tab or the end of s
+// is taken; only without one (tabs turned into spaces by a terminal or an
+// editor) is the first followed by a space. A name that holds "+0xHEX "
+// itself therefore reads back as written.
 //
 // Example input: "main.F[go.shape.struct { A int }]+0x1c\t/src/main.go:32"
 // Example output: "main.F[go.shape.struct { A int }]", 0x1c, "\t/src/main.go:32", true
 func cutFuncOffset(s []byte) (fn []byte, off uint64, rest []byte, ok bool) {
+	if fn, off, rest, ok = cutFuncOffsetBefore(s, '\t'); ok {
+		return fn, off, rest, ok
+	}
+	return cutFuncOffsetBefore(s, ' ')
+}
+
+// cutFuncOffsetBefore is cutFuncOffset for an offset followed by blank or
+// the end of s.
+func cutFuncOffsetBefore(s []byte, blank byte) (fn []byte, off uint64, rest []byte, ok bool) {
 	from := 0
 	for {
 		i := bytes.Index(s[from:], []byte("+0x"))
@@ -233,7 +245,7 @@ func cutFuncOffset(s []byte) (fn []byte, off uint64, rest []byte, ok bool) {
 		for j < len(s) && isHexDigit(s[j]) {
 			j++
 		}
-		if i > 0 && j > i+3 && (j == len(s) || s[j] == ' ' || s[j] == '\t') {
+		if i > 0 && j > i+3 && (j == len(s) || s[j] == blank) {
 			v, err := strconv.ParseUint(string(s[i+3:j]), 16, 64)
 			if err == nil {
 				return s[:i], v, s[j:], true
