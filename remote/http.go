@@ -398,42 +398,37 @@ func getOnce(ctx context.Context, client *http.Client, t Target, dumpURL string,
 	}
 	limited := &limitedBody{ReadCloser: resp.Body, left: opts.MaxBytes, progress: opts.Progress, attempt: actx, timeout: opts.Timeout}
 	body := io.ReadCloser(limited)
-	if opts.wholeBody {
-		return &Stream{
-			Reader:       body,
-			Target:       t,
-			URL:          redactURL(dumpURL),
-			ContentType:  resp.Header.Get("Content-Type"),
-			fromEndpoint: resp.Header.Get(endpointHeader) != "",
-			limited:      limited,
-			closer: func() error {
-				abort := time.AfterFunc(drainWait, cancel)
-				io.Copy(io.Discard, io.LimitReader(body, drainLimit))
-				abort.Stop()
-				cancel()
-				return body.Close()
-			},
-		}, false, nil
-	}
-	p := newPump(body, opts.ReadAhead)
-	return &Stream{
-		Reader:       p,
+	st := &Stream{
 		Target:       t,
 		URL:          redactURL(dumpURL),
 		ContentType:  resp.Header.Get("Content-Type"),
 		fromEndpoint: resp.Header.Get(endpointHeader) != "",
 		limited:      limited,
-		closer: func() error {
-			// Read the rest of a short remainder so that the connection
-			// goes back to the client's pool; past drainLimit bytes or
-			// drainWait, give the connection up.
+	}
+	if opts.wholeBody {
+		st.Reader = body
+		st.closer = func() error {
 			abort := time.AfterFunc(drainWait, cancel)
-			p.drain(drainLimit)
+			io.Copy(io.Discard, io.LimitReader(body, drainLimit))
 			abort.Stop()
-			cancel() // aborts a read in flight; the body's Close would wait for it
-			return p.Close()
-		},
-	}, false, nil
+			cancel()
+			return body.Close()
+		}
+		return st, false, nil
+	}
+	p := newPump(body, opts.ReadAhead)
+	st.Reader = p
+	st.closer = func() error {
+		// Read the rest of a short remainder so that the connection
+		// goes back to the client's pool; past drainLimit bytes or
+		// drainWait, give the connection up.
+		abort := time.AfterFunc(drainWait, cancel)
+		p.drain(drainLimit)
+		abort.Stop()
+		cancel() // aborts a read in flight; the body's Close would wait for it
+		return p.Close()
+	}
+	return st, false, nil
 }
 
 // A closed stream's or refused answer's unread rest is read and dropped,

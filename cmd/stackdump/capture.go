@@ -189,16 +189,9 @@ type captureResult struct {
 }
 
 func runCapture(cmd *cobra.Command, args []string, o captureOptions) error {
-	raw := append([]string(nil), args...)
-	if o.targetsFile != "" {
-		more, err := readTargetsFile(o.targetsFile, o.endpoint)
-		if err != nil {
-			return err
-		}
-		raw = append(raw, more...)
-	}
-	if len(raw) == 0 {
-		return errors.New("no target: give TARGET arguments or --targets FILE")
+	raw, err := targetList(args, o)
+	if err != nil {
+		return err
 	}
 	jobs, err := planCaptures(cmd, raw, o)
 	if err != nil {
@@ -400,6 +393,23 @@ func snapshotName(t remote.Target, at time.Time, f formats.Format, c formats.Com
 	}
 	name = strings.Trim(unsafeName.ReplaceAllString(name, "_"), "_")
 	return name + "-" + at.Format("20060102T150405.000Z") + formats.Extension(f, c)
+}
+
+// targetList is the targets given as arguments followed by those of
+// --targets FILE; none is an error.
+func targetList(args []string, o captureOptions) ([]string, error) {
+	raw := append([]string(nil), args...)
+	if o.targetsFile != "" {
+		more, err := readTargetsFile(o.targetsFile, o.endpoint)
+		if err != nil {
+			return nil, err
+		}
+		raw = append(raw, more...)
+	}
+	if len(raw) == 0 {
+		return nil, errors.New("no target: give TARGET arguments or --targets FILE")
+	}
+	return raw, nil
 }
 
 // readTargetsFile reads --targets FILE: one target a line, # comments

@@ -108,16 +108,9 @@ func runWatch(cmd *cobra.Command, args []string, o watchOptions) error {
 	if err := o.check(); err != nil {
 		return err
 	}
-	raw := append([]string(nil), args...)
-	if o.targetsFile != "" {
-		more, err := readTargetsFile(o.targetsFile, o.endpoint)
-		if err != nil {
-			return err
-		}
-		raw = append(raw, more...)
-	}
-	if len(raw) == 0 {
-		return errors.New("no target: give TARGET arguments or --targets FILE")
+	raw, err := targetList(args, o.captureOptions)
+	if err != nil {
+		return err
 	}
 	if o.dir == "-" {
 		return errors.New(`-o -: watch writes each snapshot to a file in a directory, not to standard output; give a directory (-o DIR), or use --json for one line per snapshot on standard output`)
