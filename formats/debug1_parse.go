@@ -2,6 +2,7 @@ package formats
 
 import (
 	"bytes"
+	"errors"
 	"strconv"
 )
 
@@ -258,3 +259,10 @@ func cutFuncOffsetBefore(s []byte, blank byte) (fn []byte, off uint64, rest []by
 func isHexDigit(c byte) bool {
 	return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F'
 }
+
+// The causes of a debug=1 reader's ParseErrors (debug1_parse.go).
+var (
+	errDebug1Labels = errors.New(`want {"key":"value", …}`)
+	errDebug1PC     = errors.New("frame line without a 0x PC")
+	errDebug1Frame  = errors.New("frame line without function")
+)

@@ -27,31 +27,6 @@ var ErrTooLarge = errors.New("formats: decompressed input exceeds the size limit
 // other than goroutines (CPU, heap, …).
 var ErrNotGoroutineProfile = errors.New("formats: not a goroutine profile")
 
-// errEndOfDump is returned by a decoder's nextRoutine at the end of a dump.
-var errEndOfDump = errors.New("end of dump")
-
-// errLineTooLong reports a line longer than ReadOptions.MaxLineBytes; the
-// line was skipped and reading can go on (see lineReader).
-var errLineTooLong = errors.New("line too long")
-
-// The causes of a debug=1 reader's ParseErrors (debug1_parse.go).
-var (
-	errDebug1Labels = errors.New(`want {"key":"value", …}`)
-	errDebug1PC     = errors.New("frame line without a 0x PC")
-	errDebug1Frame  = errors.New("frame line without function")
-)
-
-// errBadLabels is the cause of a Go traceback header's unreadable label
-// set (gotext_labels.go).
-var errBadLabels = errors.New("malformed labels")
-
-// The JSON value scanner's errors (json_scan.go).
-var (
-	errJSONTooDeep   = fmt.Errorf("JSON nested deeper than %d levels", jsonMaxDepth)
-	errJSONStray     = errors.New("unexpected closing bracket")
-	errJSONValueSize = errors.New("JSON value exceeds the size limit")
-)
-
 // ErrUnknownFormat is returned when the input matches no supported dump format.
 var ErrUnknownFormat = errors.New("formats: unrecognised dump format")
 

@@ -1,6 +1,7 @@
 package formats
 
 import (
+	"errors"
 	"strconv"
 )
 
@@ -73,3 +74,7 @@ func labelToken(b []byte, i int, t *Table, stop byte) (string, int, error) {
 	}
 	return t.Bytes(b[i:j]), j, nil
 }
+
+// errBadLabels is the cause of a Go traceback header's unreadable label
+// set (gotext_labels.go).
+var errBadLabels = errors.New("malformed labels")

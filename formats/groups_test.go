@@ -71,34 +71,6 @@ func TestWriteGroupsTextThreads(t *testing.T) {
 	}
 }
 
-func TestGroupIDList(t *testing.T) {
-	seq := func(from, to int64) (ids []int64) {
-		for id := from; id <= to; id += 2 {
-			ids = append(ids, id)
-		}
-		return ids
-	}
-	for _, c := range []struct {
-		ids   []int64
-		more  int64
-		limit int
-		want  string
-	}{
-		{[]int64{1}, 0, 24, "1"},
-		{[]int64{1, 2}, 0, 24, "1, 2"},
-		{[]int64{1, 2, 3}, 0, 24, "1-3"},
-		{[]int64{5, 7, 9, 10, 11, 12, 200}, 0, 24, "5, 7, 9-12, 200"},
-		{[]int64{1, 2, 4, 5, 6, 8}, 0, 24, "1, 2, 4-6, 8"},
-		{[]int64{1, 2, 4, 5, 6, 8}, 0, 3, "1, 2, 4-6, … (+1 more)"},
-		{[]int64{5, 7}, 1100, 24, "5, 7, … (+1100 more)"},
-		{seq(1, 99), 0, 4, "1, 3, 5, 7, … (+46 more)"},
-	} {
-		if got := string(appendGroupIDList(nil, c.ids, c.more, c.limit)); got != c.want {
-			t.Errorf("%v (+%d, limit %d): %q, want %q", c.ids, c.more, c.limit, got, c.want)
-		}
-	}
-}
-
 func TestWriteGroupsOtherFormats(t *testing.T) {
 	for _, f := range []Format{FormatPprof, FormatFolded, "yaml"} {
 		err := WriteGroups(&bytes.Buffer{}, f, &Dump{}, nil)

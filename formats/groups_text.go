@@ -3,6 +3,8 @@ package formats
 import (
 	"io"
 	"strconv"
+
+	"github.com/stackdump/stackdump/internal/words"
 )
 
 // writeGroupsText writes groups as readable text:
@@ -143,13 +145,13 @@ func appendGroupText(b []byte, g *Group, noun string) []byte {
 			b = strconv.AppendInt(b, g.ParentIDs[0], 10)
 		default:
 			b = append(b, " in goroutines "...)
-			b = appendGroupIDList(b, g.ParentIDs, 0, groupTextParents)
+			b = words.AppendIDList(b, g.ParentIDs, 0, groupTextParents)
 		}
 	}
 	b = append(b, '\n')
 	if groupHasIDs(g.IDs) {
 		b = append(b, "ids "...)
-		b = appendGroupIDList(b, g.IDs, g.MoreIDs, groupTextIDs)
+		b = words.AppendIDList(b, g.IDs, g.MoreIDs, groupTextIDs)
 		b = append(b, '\n')
 	}
 	if len(g.Labels) > 0 {
@@ -207,39 +209,6 @@ const (
 	groupTextIDs     = 24
 	groupTextParents = 5
 )
-
-// appendGroupIDList appends sorted ids, runs of three or more as ranges
-// ("5, 7, 9-120"), at most limit items, then how many ids were left out
-// here or by the grouping (more): "…, 200, … (+1100 more)".
-func appendGroupIDList(b []byte, ids []int64, more int64, limit int) []byte {
-	items := 0
-	i := 0
-	for i < len(ids) && items < limit {
-		j := i
-		for j+1 < len(ids) && ids[j+1] == ids[j]+1 {
-			j++
-		}
-		if j-i == 1 {
-			j = i // a run of two is two items
-		}
-		if items > 0 {
-			b = append(b, ", "...)
-		}
-		b = strconv.AppendInt(b, ids[i], 10)
-		if j > i {
-			b = append(b, '-')
-			b = strconv.AppendInt(b, ids[j], 10)
-		}
-		items++
-		i = j + 1
-	}
-	if more += int64(len(ids) - i); more > 0 {
-		b = append(b, ", … (+"...)
-		b = strconv.AppendInt(b, more, 10)
-		b = append(b, " more)"...)
-	}
-	return b
-}
 
 // appendGroupLabels appends a label set as Go 1.27 tracebacks print it:
 // {k: v, "odd key": "a\"b"}, quoting only what is not [A-Za-z0-9./_]+.

@@ -3,6 +3,8 @@ package formats
 import (
 	"bufio"
 	"bytes"
+	"errors"
+	"fmt"
 	"io"
 )
 
@@ -176,3 +178,10 @@ func (s *jsonStream) readValue(dst []byte, limit int) ([]byte, error) {
 	}
 	return dst, nil
 }
+
+// The JSON value scanner's errors (json_scan.go).
+var (
+	errJSONTooDeep   = fmt.Errorf("JSON nested deeper than %d levels", jsonMaxDepth)
+	errJSONStray     = errors.New("unexpected closing bracket")
+	errJSONValueSize = errors.New("JSON value exceeds the size limit")
+)

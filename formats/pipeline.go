@@ -140,3 +140,31 @@ func (f RoutineFunc) WriteRoutine(r *Routine) error {
 
 // EndDump does nothing.
 func (f RoutineFunc) EndDump(*Dump) error { return nil }
+
+// Encoder writes dumps one routine at a time. Call BeginDump, WriteRoutine
+// for each routine, then EndDump, for each dump in turn. The Dump passed to
+// EndDump is final (Truncated, Warnings, Total). Encoders write to a
+// buffered io.Writer (an [Output]) and never flush it themselves.
+//
+// WriteRoutine may keep what the Table interned (stacks, frames, label
+// sets, strings) but nothing else of r past its return: [Copy] reads with
+// ReadOptions.ReuseRoutines, so r and its values are overwritten by the
+// next routine. An encoder that must keep them copies them ([Routine.Clone]).
+type Encoder interface {
+	BeginDump(d *Dump) error
+	WriteRoutine(r *Routine) error
+	EndDump(d *Dump) error
+}
+
+// WriteDump writes an in-memory dump through enc.
+func WriteDump(enc Encoder, d *Dump) error {
+	if err := enc.BeginDump(d); err != nil {
+		return err
+	}
+	for _, r := range d.Routines {
+		if err := enc.WriteRoutine(r); err != nil {
+			return err
+		}
+	}
+	return enc.EndDump(d)
+}

@@ -8,15 +8,10 @@ import (
 
 // textEncoder writes dumps as Go traceback text, the form the runtime
 // prints (debug=2, panics, SIGQUIT), so that its output is itself a dump
-// any Go tool reads. Dumps that came from debug=1 or pprof go out as
-// debug=1 text and JVM dumps as jstack text: each is written by its own
-// format's encoder, chosen per dump.
+// any Go tool reads.
 type textEncoder struct {
 	w        io.Writer
 	buf      []byte
-	deleg    Encoder // the current dump's encoder; nil for traceback text
-	debug1   Encoder
-	jvm      Encoder
 	dumps    int  // dumps written so far
 	n        int  // routines written in the current dump
 	preamble bool // the current dump has a preamble
@@ -34,32 +29,10 @@ func newTextEncoder(w io.Writer) Encoder {
 	return &textEncoder{w: w, buf: make([]byte, 0, 2*writeChunkSize)}
 }
 
-// BeginDump picks the dump's text form and writes its preamble.
+// BeginDump writes the dump's preamble.
 func (e *textEncoder) BeginDump(d *Dump) error {
-	e.deleg = nil
-	switch d.Source.Kind {
-	case KindGoDebug1, KindGoPprof:
-		if e.debug1 == nil {
-			e.debug1 = newDebug1Encoder(e.w)
-		}
-		e.deleg = e.debug1
-	case KindJVMText, KindJVMJSON:
-		if e.jvm == nil {
-			e.jvm = newJVMTextEncoder(e.w)
-		}
-		e.deleg = e.jvm
-	}
 	first := e.dumps == 0
 	e.dumps++
-	if e.deleg != nil {
-		if !first {
-			// Dumps of different forms are still separated by a blank line.
-			if _, err := e.w.Write([]byte{'\n'}); err != nil {
-				return err
-			}
-		}
-		return e.deleg.BeginDump(d)
-	}
 	e.n, e.preamble, e.races, e.system = 0, len(d.Preamble) > 0, len(d.Races), d.SystemStack != nil
 	e.signal = ""
 	e.written.clear()
@@ -95,9 +68,6 @@ func (e *textEncoder) BeginDump(d *Dump) error {
 
 // WriteRoutine writes one goroutine.
 func (e *textEncoder) WriteRoutine(r *Routine) error {
-	if e.deleg != nil {
-		return e.deleg.WriteRoutine(r)
-	}
 	b := e.buf
 	switch {
 	case e.signal != "" && hasHeader(r) && e.written.add(r.ID):
@@ -120,9 +90,6 @@ func (e *textEncoder) WriteRoutine(r *Routine) error {
 // dump began (a JSON document may hold them after its goroutines) and
 // hands the text on.
 func (e *textEncoder) EndDump(d *Dump) error {
-	if e.deleg != nil {
-		return e.deleg.EndDump(d)
-	}
 	if e.races < len(d.Races) || !e.system && d.SystemStack != nil {
 		if e.n > 0 {
 			e.buf = append(e.buf, '\n')
@@ -441,7 +408,7 @@ func appendTextHex(b []byte, v uint64, n int) []byte {
 	i := len(tmp)
 	for v != 0 || len(tmp)-i < n {
 		i--
-		tmp[i] = jsonHexDigits[v&0xf]
+		tmp[i] = "0123456789abcdef"[v&0xf]
 		v >>= 4
 	}
 	return append(b, tmp[i:]...)

@@ -1,7 +1,6 @@
 package formats
 
 import (
-	"bytes"
 	"fmt"
 	"os"
 	"strings"
@@ -179,31 +178,6 @@ func TestTextWriterHeaderlessRoutine(t *testing.T) {
 		"goroutine 0 []:\nruntime.notetsleepg()\n\t/go/src/pkg/runtime/lock_futex.c:190 +0x46\n"
 	if got := writeText(t, d); got != want {
 		t.Errorf("got %q\nwant %q", got, want)
-	}
-}
-
-func TestTextWriterChoosesFormPerDump(t *testing.T) {
-	for _, c := range []struct {
-		kind Kind
-		form string
-	}{
-		{KindGoTraceback, "traceback"}, {KindJSON, "traceback"}, {KindGoTrace, "traceback"}, {"", "traceback"},
-		{KindGoDebug1, "debug1"}, {KindGoPprof, "debug1"},
-		{KindJVMText, "jvm"}, {KindJVMJSON, "jvm"},
-	} {
-		e := newTextEncoder(&bytes.Buffer{}).(*textEncoder)
-		_ = e.BeginDump(&Dump{Source: Source{Kind: c.kind}})
-		form := "traceback"
-		switch {
-		case e.deleg == nil:
-		case e.deleg == e.debug1:
-			form = "debug1"
-		case e.deleg == e.jvm:
-			form = "jvm"
-		}
-		if form != c.form {
-			t.Errorf("kind %q written as %s, want %s", c.kind, form, c.form)
-		}
 	}
 }
 

@@ -8,6 +8,7 @@ import (
 
 	"github.com/stackdump/stackdump/dedupe"
 	"github.com/stackdump/stackdump/formats"
+	"github.com/stackdump/stackdump/internal/words"
 )
 
 // Error is what Find returns when goroutines are left over: the leftovers
@@ -144,7 +145,7 @@ func appendGroup(b []byte, g *formats.Group, proven bool) []byte {
 			b = strconv.AppendInt(b, g.ParentIDs[0], 10)
 		default:
 			b = append(b, " in goroutines "...)
-			b = formats.AppendIDList(b, g.ParentIDs, 0, 5)
+			b = words.AppendIDList(b, g.ParentIDs, 0, 5)
 		}
 		if s.CreatedBy.File != "" {
 			b = append(b, " at "...)
@@ -179,7 +180,7 @@ func appendGroup(b []byte, g *formats.Group, proven bool) []byte {
 		b = appendCount(b, int64(more), "more frame")
 	}
 	b = append(b, "\n    ids "...)
-	return formats.AppendIDList(b, g.IDs, g.MoreIDs, reportIDs)
+	return words.AppendIDList(b, g.IDs, g.MoreIDs, reportIDs)
 }
 
 func appendLocation(b []byte, f *formats.Frame) []byte {

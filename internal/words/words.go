@@ -122,3 +122,36 @@ func an(lower string) bool {
 	}
 	return false
 }
+
+// AppendIDList appends sorted ids as group reports list members: runs of
+// three or more as ranges ("5, 7, 9-120"), at most limit items, then how
+// many ids were left out here or before (more): "…, 200, … (+1100 more)".
+func AppendIDList(b []byte, ids []int64, more int64, limit int) []byte {
+	items := 0
+	i := 0
+	for i < len(ids) && items < limit {
+		j := i
+		for j+1 < len(ids) && ids[j+1] == ids[j]+1 {
+			j++
+		}
+		if j-i == 1 {
+			j = i // a run of two is two items
+		}
+		if items > 0 {
+			b = append(b, ", "...)
+		}
+		b = strconv.AppendInt(b, ids[i], 10)
+		if j > i {
+			b = append(b, '-')
+			b = strconv.AppendInt(b, ids[j], 10)
+		}
+		items++
+		i = j + 1
+	}
+	if more += int64(len(ids) - i); more > 0 {
+		b = append(b, ", … (+"...)
+		b = strconv.AppendInt(b, more, 10)
+		b = append(b, " more)"...)
+	}
+	return b
+}

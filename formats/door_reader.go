@@ -39,27 +39,6 @@ type ReadOptions struct {
 	Progress *atomic.Int64
 }
 
-const (
-	defaultMaxLine         = 1 << 20
-	defaultMaxDecompressed = 16 << 30
-	// TruncationSize is the size at which runtime/pprof silently cuts a
-	// debug=2 dump (64 MiB); a dump of exactly this size is marked truncated.
-	TruncationSize = 64 << 20
-	// CutMarker starts the line a writer of a Go traceback appends when it
-	// had to cut the text (dumper.GoroutineHandler at its size limit): the
-	// reader marks the dump Truncated and warns with the rest of the line.
-	CutMarker = "stackdump: traceback cut: "
-)
-
-// decoder is what every format reader implements. nextDump returns the
-// metadata of the next dump, or io.EOF. nextRoutine returns the dump's next
-// routine, a *ParseError to report and continue, errEndOfDump at the end of
-// the dump, or any other error to stop reading.
-type decoder interface {
-	nextDump() (*Dump, error)
-	nextRoutine() (*Routine, error)
-}
-
 // Reader reads dumps of any supported format from a stream, one routine at
 // a time. The text and stackdump JSON readers never hold the whole input
 // in memory; the pprof and JVM JSON readers read the whole document
@@ -251,11 +230,6 @@ func ReadAll(r io.Reader, opts ReadOptions) ([]*Dump, error) {
 			}
 		}
 	}
-}
-
-func isParseError(err error) bool {
-	var pe *ParseError
-	return errors.As(err, &pe)
 }
 
 // newDecoder picks the decoder for the input's kind.

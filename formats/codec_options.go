@@ -1,0 +1,6 @@
+package formats
+
+const (
+	defaultMaxLine         = 1 << 20
+	defaultMaxDecompressed = 16 << 30
+)
