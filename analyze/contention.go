@@ -5,7 +5,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/stackdump/stackdump/formats"
+	"github.com/stackdump/stackdump/stack"
 )
 
 // Lock contention: goroutines blocked acquiring a sync.Mutex, a
@@ -50,7 +50,7 @@ type ContentionSite struct {
 
 // contention returns the n sites with the most waiting goroutines, and
 // how many goroutines wait for locks in all.
-func contention(groups []*formats.Group, n int) ([]ContentionSite, int64) {
+func contention(groups []*stack.Group, n int) ([]ContentionSite, int64) {
 	type siteKey struct {
 		frame FrameRef
 		lock  string
@@ -102,7 +102,7 @@ func contention(groups []*formats.Group, n int) ([]ContentionSite, int64) {
 
 // lockWaiters counts g's members waiting for a lock of kind (as read from
 // the stack; "" when the stack shows no lock).
-func lockWaiters(g *formats.Group, kind string) int64 {
+func lockWaiters(g *stack.Group, kind string) int64 {
 	if len(g.States) == 0 {
 		if kind != "" {
 			return g.Count
@@ -126,7 +126,7 @@ func lockWaiters(g *formats.Group, kind string) int64 {
 }
 
 // dominantLockState is g's most common lock-wait state.
-func dominantLockState(g *formats.Group) string {
+func dominantLockState(g *stack.Group) string {
 	best, n := "", int64(0)
 	for s, c := range g.States {
 		if lockOfState(s) != "" && (c > n || c == n && s < best) {
@@ -155,7 +155,7 @@ func lockOfState(state string) string {
 // lock it waits for, and the first frame past them is the waiter. The
 // kind is "" when the stack shows no lock, and the waiter nil for WaitGroup
 // and Cond waits.
-func lockWait(frames []*formats.Frame) (kind string, waiter *formats.Frame) {
+func lockWait(frames []*stack.Frame) (kind string, waiter *stack.Frame) {
 	i := 0
 	for i < len(frames) && frames[i].IsRuntime() {
 		i++
@@ -182,7 +182,7 @@ func lockWait(frames []*formats.Frame) (kind string, waiter *formats.Frame) {
 // lockFrame says whether f is part of a lock's slow path, and which lock
 // it shows: "" for a frame that shows none by itself, "none" for frames
 // that wait for an event rather than a lock.
-func lockFrame(f *formats.Frame) (kind string, inLock bool) {
+func lockFrame(f *stack.Frame) (kind string, inLock bool) {
 	pkg := f.Package()
 	switch pkg {
 	case "sync", "internal/sync":

@@ -1,7 +1,8 @@
 package analyze
 
 import (
-	"github.com/stackdump/stackdump/formats"
+	"github.com/stackdump/stackdump/formats/gotext"
+	"github.com/stackdump/stackdump/stack"
 )
 
 // Crash is what crashed, when the dump comes from a crash: a panic, a
@@ -9,7 +10,7 @@ import (
 // ([formats.CrashOf] reads it from the preamble).
 type Crash struct {
 	// Kind is "panic", "fatal", "deadlock", "timeout" or "signal".
-	Kind formats.CrashKind `json:"kind"`
+	Kind gotext.CrashKind `json:"kind"`
 	// Message is the panic value or error as the runtime printed it,
 	// continuation lines included (see formats.Crash.Message).
 	Message string `json:"message"`
@@ -29,8 +30,8 @@ type Crash struct {
 
 // crashOf returns the crash d comes from, with the goroutine that crashed
 // as w found it; nil when d does not come from one.
-func crashOf(d *formats.Dump, w *formats.CrashWatch) *Crash {
-	c := formats.CrashOf(d.Preamble)
+func crashOf(d *stack.Dump, w *gotext.CrashWatch) *Crash {
+	c := gotext.CrashOf(d.Preamble)
 	if c == nil {
 		return nil
 	}

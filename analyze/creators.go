@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	"github.com/stackdump/stackdump/dedupe"
-	"github.com/stackdump/stackdump/formats"
+	"github.com/stackdump/stackdump/stack"
 )
 
 // The creator tree: every goroutine's header trailer `created by F in
@@ -59,14 +59,14 @@ type Parent struct {
 
 // creatorIndex counts routines per creator frame and per parent id.
 type creatorIndex struct {
-	byFrame   map[*formats.Frame]*creatorStats
+	byFrame   map[*stack.Frame]*creatorStats
 	parents   map[int64]*parentStats
 	maxParent int
 	uncounted int64
 }
 
 type creatorStats struct {
-	frame    *formats.Frame
+	frame    *stack.Frame
 	count    int64
 	children map[string]int64 // by the function of the child's place
 	parents  map[int64]struct{}
@@ -76,11 +76,11 @@ type parentStats struct {
 	count int64
 	// creator is the majority go statement of the children (Boyer–Moore
 	// vote: the one with more than half of them, when there is one).
-	creator *formats.Frame
+	creator *stack.Frame
 	votes   int64
 }
 
-func (p *parentStats) vote(f *formats.Frame, n int64) {
+func (p *parentStats) vote(f *stack.Frame, n int64) {
 	switch {
 	case f == p.creator:
 		p.votes += n
@@ -93,13 +93,13 @@ func (p *parentStats) vote(f *formats.Frame, n int64) {
 
 func newCreatorIndex(maxParents int) creatorIndex {
 	return creatorIndex{
-		byFrame:   make(map[*formats.Frame]*creatorStats),
+		byFrame:   make(map[*stack.Frame]*creatorStats),
 		parents:   make(map[int64]*parentStats),
 		maxParent: maxParents,
 	}
 }
 
-func (x *creatorIndex) add(r *formats.Routine) {
+func (x *creatorIndex) add(r *stack.Routine) {
 	if r.CreatedBy == nil {
 		return
 	}
@@ -195,6 +195,6 @@ func (x *creatorIndex) topParents(n int, ids *idIndex) ([]Parent, int64) {
 	return all, x.uncounted
 }
 
-func compareFrames(a, b *formats.Frame) int {
+func compareFrames(a, b *stack.Frame) int {
 	return cmp.Or(strings.Compare(a.Func, b.Func), strings.Compare(a.File, b.File), cmp.Compare(a.Line, b.Line))
 }

@@ -6,8 +6,8 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/stackdump/stackdump/formats"
 	"github.com/stackdump/stackdump/internal/words"
+	"github.com/stackdump/stackdump/stack"
 )
 
 // Two kinds of leak are reported.
@@ -83,13 +83,13 @@ type leakedIndex struct {
 }
 
 type leakedKey struct {
-	frame, creator *formats.Frame
+	frame, creator *stack.Frame
 	state          string
 }
 
 func newLeakedIndex() leakedIndex { return leakedIndex{byKey: make(map[leakedKey]*LeakedRow)} }
 
-func (x *leakedIndex) add(r *formats.Routine) {
+func (x *leakedIndex) add(r *stack.Routine) {
 	top := whereFrame(r.Stack)
 	k := leakedKey{top, r.CreatedBy, r.State}
 	row := x.byKey[k]
@@ -122,7 +122,7 @@ func (x *leakedIndex) rows(n int) ([]LeakedRow, int64) {
 
 // likelyLeaks scores every group (see the comment at the top of this file)
 // and returns the flagged ones, highest score first.
-func likelyLeaks(groups []*formats.Group, ids *idIndex, opts Options) []LeakSuspect {
+func likelyLeaks(groups []*stack.Group, ids *idIndex, opts Options) []LeakSuspect {
 	out := []LeakSuspect{}
 	for _, g := range groups {
 		blocked := chanBlocked(g)
@@ -146,7 +146,7 @@ func likelyLeaks(groups []*formats.Group, ids *idIndex, opts Options) []LeakSusp
 	return out[:min(len(out), opts.Top)]
 }
 
-func (s *LeakSuspect) score(g *formats.Group, opts Options) {
+func (s *LeakSuspect) score(g *stack.Group, opts Options) {
 	add := func(points int, format string, args ...any) {
 		s.Score += points
 		s.Reasons = append(s.Reasons, fmt.Sprintf(format, args...))
@@ -176,7 +176,7 @@ func (s *LeakSuspect) score(g *formats.Group, opts Options) {
 
 // exitedParents counts g's parents that are not in the dump; -1 when that
 // cannot be known for any of them.
-func exitedParents(g *formats.Group, ids *idIndex) int {
+func exitedParents(g *stack.Group, ids *idIndex) int {
 	n, known := 0, false
 	for _, p := range g.ParentIDs {
 		switch _, where := ids.find(p); where {
@@ -194,7 +194,7 @@ func exitedParents(g *formats.Group, ids *idIndex) int {
 }
 
 // chanBlocked counts g's members parked on a channel operation or select.
-func chanBlocked(g *formats.Group) int64 {
+func chanBlocked(g *stack.Group) int64 {
 	if len(g.States) == 0 {
 		if g.Sample != nil && chanWaitFrames(g.Sample.Frames()) {
 			return g.Count
@@ -223,7 +223,7 @@ func isChanWait(state string) bool {
 
 // chanWaitFrames reports whether the innermost runtime frames are those of
 // a blocked channel operation or select.
-func chanWaitFrames(frames []*formats.Frame) bool {
+func chanWaitFrames(frames []*stack.Frame) bool {
 	for _, f := range frames {
 		if !f.IsRuntime() {
 			return false
@@ -238,7 +238,7 @@ func chanWaitFrames(frames []*formats.Frame) bool {
 }
 
 // weight is how many routines r stands for.
-func weight(r *formats.Routine) int64 { return max(r.Count, 1) }
+func weight(r *stack.Routine) int64 { return max(r.Count, 1) }
 
 // keepSmallest adds id to the sorted ids, keeping the n smallest.
 func keepSmallest(ids []int64, id int64, n int) []int64 {

@@ -5,7 +5,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/stackdump/stackdump/formats"
+	"github.com/stackdump/stackdump/stack"
 )
 
 // LockReport is what [Locks] finds in a dump.
@@ -34,15 +34,15 @@ type Lock struct {
 	Addr, Class string
 	// Owner is the routine holding the lock; nil when no routine of the
 	// dump is known to.
-	Owner *formats.Routine
+	Owner *stack.Routine
 	// OwnerFrom says how Owner was found.
 	OwnerFrom OwnerSource
 	// Blocked are the routines waiting to acquire the lock: blocked
 	// entering the monitor or parked on it.
-	Blocked []*formats.Routine
+	Blocked []*stack.Routine
 	// Waiting are the routines in Object.wait() on the monitor: they
 	// released it and wait for a notify.
-	Waiting []*formats.Routine
+	Waiting []*stack.Routine
 }
 
 // String returns the lock as jstack prints it: "<0x…> (a java.lang.Object)".
@@ -69,7 +69,7 @@ const (
 // Deadlock is a cycle of the wait-for graph: Routines[i] waits for
 // Locks[i], which Routines[(i+1)%len] holds.
 type Deadlock struct {
-	Routines []*formats.Routine
+	Routines []*stack.Routine
 	Locks    []*Lock
 }
 
@@ -77,8 +77,8 @@ type Deadlock struct {
 // [formats.ReadAll]), finds deadlocks and ranks blockers. Routines without
 // lock lines, such as goroutines, contribute nothing. The package doc
 // describes the rules.
-func Locks(d *formats.Dump) *LockReport {
-	a := &lockAnalysis{byKey: make(map[string]*Lock), waitsFor: make(map[*formats.Routine]*Lock)}
+func Locks(d *stack.Dump) *LockReport {
+	a := &lockAnalysis{byKey: make(map[string]*Lock), waitsFor: make(map[*stack.Routine]*Lock)}
 	rep := &LockReport{}
 	rep.Reported, rep.ReportedCount = parseReported(d.Preamble)
 	for _, r := range d.Routines {
@@ -96,12 +96,12 @@ type lockAnalysis struct {
 	byKey map[string]*Lock
 	order []*Lock
 	// waitsFor is the lock each blocked routine waits for: its wait-for edge.
-	waitsFor map[*formats.Routine]*Lock
+	waitsFor map[*stack.Routine]*Lock
 }
 
 // lockKey identifies a lock; "" when it cannot be (no address, as for
 // "<owner is scalar replaced>").
-func lockKey(l formats.Lock) string {
+func lockKey(l stack.Lock) string {
 	switch {
 	case l.Addr == "":
 		return ""
@@ -111,7 +111,7 @@ func lockKey(l formats.Lock) string {
 	return l.Addr
 }
 
-func (a *lockAnalysis) lock(l formats.Lock) *Lock {
+func (a *lockAnalysis) lock(l stack.Lock) *Lock {
 	key := lockKey(l)
 	if key == "" {
 		return nil
@@ -126,12 +126,12 @@ func (a *lockAnalysis) lock(l formats.Lock) *Lock {
 }
 
 // routine records one routine's relations to locks.
-func (a *lockAnalysis) routine(r *formats.Routine) {
+func (a *lockAnalysis) routine(r *stack.Routine) {
 	var released []string // monitors it waits on or waits to re-enter
 	if r.Values != nil {
 		for _, fv := range r.Values.Frames {
 			for _, l := range fv.Locks {
-				if l.Kind == formats.LockWaitOn || l.Kind == formats.LockWaitEnter {
+				if l.Kind == stack.LockWaitOn || l.Kind == stack.LockWaitEnter {
 					released = append(released, lockKey(l))
 				}
 			}
@@ -143,18 +143,18 @@ func (a *lockAnalysis) routine(r *formats.Routine) {
 					continue
 				}
 				switch l.Kind {
-				case formats.LockHeld:
+				case stack.LockHeld:
 					if !slices.Contains(released, lockKey(l)) {
 						a.own(lk, r, OwnerFromDump)
 					}
-				case formats.LockWaitEnter, formats.LockParked:
+				case stack.LockWaitEnter, stack.LockParked:
 					if !slices.Contains(lk.Blocked, r) {
 						lk.Blocked = append(lk.Blocked, r)
 					}
 					if a.waitsFor[r] == nil {
 						a.waitsFor[r] = lk
 					}
-				case formats.LockWaitOn:
+				case stack.LockWaitOn:
 					if !slices.Contains(lk.Waiting, r) {
 						lk.Waiting = append(lk.Waiting, r)
 					}
@@ -172,7 +172,7 @@ func (a *lockAnalysis) routine(r *formats.Routine) {
 }
 
 // own sets a lock's owner unless it has one.
-func (a *lockAnalysis) own(lk *Lock, r *formats.Routine, from OwnerSource) {
+func (a *lockAnalysis) own(lk *Lock, r *stack.Routine, from OwnerSource) {
 	if lk.Owner == nil {
 		lk.Owner, lk.OwnerFrom = r, from
 	}
@@ -182,7 +182,7 @@ func (a *lockAnalysis) own(lk *Lock, r *formats.Routine, from OwnerSource) {
 // for locks whose owner the stacks do not show. Thread names need not be
 // unique, so the holder is the routine of that name that waits for the
 // lock the report says it waits for.
-func (a *lockAnalysis) ownersFromReport(reported []ReportedDeadlock, routines []*formats.Routine) {
+func (a *lockAnalysis) ownersFromReport(reported []ReportedDeadlock, routines []*stack.Routine) {
 	for _, dl := range reported {
 		for _, t := range dl.Threads {
 			lk := a.byKey[t.Addr]
@@ -195,7 +195,7 @@ func (a *lockAnalysis) ownersFromReport(reported []ReportedDeadlock, routines []
 					holderWaits = h.Addr
 				}
 			}
-			var match, byName []*formats.Routine
+			var match, byName []*stack.Routine
 			for _, r := range routines {
 				if r.Name != t.HeldBy {
 					continue
@@ -218,12 +218,12 @@ func (a *lockAnalysis) ownersFromReport(reported []ReportedDeadlock, routines []
 // cycles finds the cycles of the wait-for graph. Each routine waits for
 // at most one lock, so the graph is functional: following edges from each
 // routine in dump order meets every cycle exactly once.
-func (a *lockAnalysis) cycles(routines []*formats.Routine) []Deadlock {
-	index := make(map[*formats.Routine]int, len(routines))
+func (a *lockAnalysis) cycles(routines []*stack.Routine) []Deadlock {
+	index := make(map[*stack.Routine]int, len(routines))
 	for i, r := range routines {
 		index[r] = i
 	}
-	next := func(r *formats.Routine) (*formats.Routine, *Lock) {
+	next := func(r *stack.Routine) (*stack.Routine, *Lock) {
 		lk := a.waitsFor[r]
 		if lk == nil || lk.Owner == nil {
 			return nil, nil
@@ -235,9 +235,9 @@ func (a *lockAnalysis) cycles(routines []*formats.Routine) []Deadlock {
 		onPath
 		done
 	)
-	state := make(map[*formats.Routine]int)
+	state := make(map[*stack.Routine]int)
 	var out []Deadlock
-	var path []*formats.Routine
+	var path []*stack.Routine
 	for _, start := range routines {
 		path = path[:0]
 		r := start
@@ -259,7 +259,7 @@ func (a *lockAnalysis) cycles(routines []*formats.Routine) []Deadlock {
 
 // deadlock builds a cycle's report, rotated to start at the routine that
 // comes first in the dump.
-func (a *lockAnalysis) deadlock(cycle []*formats.Routine, index map[*formats.Routine]int, next func(*formats.Routine) (*formats.Routine, *Lock)) Deadlock {
+func (a *lockAnalysis) deadlock(cycle []*stack.Routine, index map[*stack.Routine]int, next func(*stack.Routine) (*stack.Routine, *Lock)) Deadlock {
 	first := 0
 	for i, r := range cycle {
 		if index[r] < index[cycle[first]] {
@@ -299,7 +299,7 @@ func allParked(lk *Lock) bool {
 		}
 		for _, fv := range r.Values.Frames {
 			for _, l := range fv.Locks {
-				if l.Kind == formats.LockWaitEnter && l.Addr == lk.Addr && l.Class == lk.Class {
+				if l.Kind == stack.LockWaitEnter && l.Addr == lk.Addr && l.Class == lk.Class {
 					return false
 				}
 			}

@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/stackdump/stackdump/formats"
 	"github.com/stackdump/stackdump/internal/words"
+	"github.com/stackdump/stackdump/stack"
 )
 
 // raceFrames is how many top frames of each access a race row keeps.
@@ -44,7 +44,7 @@ type RaceAccessRow struct {
 // RaceRows folds a dump's race reports into races, most reported first
 // (then in input order), at most top of them (all for 0), and returns them
 // with the number of reports. analyze and report show races this way.
-func RaceRows(races []*formats.Race, top int) ([]RaceRow, int) {
+func RaceRows(races []*stack.Race, top int) ([]RaceRow, int) {
 	rows := []RaceRow{}
 	index := map[string]int{}
 	for _, rc := range races {
@@ -70,7 +70,7 @@ func RaceRows(races []*formats.Race, top int) ([]RaceRow, int) {
 
 // raceKey identifies a race by what does not change between its reports:
 // each access's operation and frames, and each creator's frames.
-func raceKey(rc *formats.Race) string {
+func raceKey(rc *stack.Race) string {
 	var b strings.Builder
 	for _, a := range rc.Accesses {
 		b.WriteString(a.Desc())
@@ -83,7 +83,7 @@ func raceKey(rc *formats.Race) string {
 	return b.String()
 }
 
-func writeStackKey(b *strings.Builder, s *formats.Stack) {
+func writeStackKey(b *strings.Builder, s *stack.Stack) {
 	b.WriteByte('[')
 	if s != nil {
 		for _, f := range s.Frames {
@@ -95,7 +95,7 @@ func writeStackKey(b *strings.Builder, s *formats.Stack) {
 
 // raceAccessRows describes rc's accesses, each with its goroutine's
 // creation stack from the report.
-func raceAccessRows(rc *formats.Race) []RaceAccessRow {
+func raceAccessRows(rc *stack.Race) []RaceAccessRow {
 	var rows []RaceAccessRow
 	for _, a := range rc.Accesses {
 		row := RaceAccessRow{Op: strings.ToLower(a.Desc()), Goroutine: a.Goroutine, Main: a.Main, Frames: topFrames(a.Stack, raceFrames)}
@@ -111,7 +111,7 @@ func raceAccessRows(rc *formats.Race) []RaceAccessRow {
 }
 
 // topFrames names the first n frames of s; an empty list when s has none.
-func topFrames(s *formats.Stack, n int) []FrameRef {
+func topFrames(s *stack.Stack, n int) []FrameRef {
 	refs := []FrameRef{}
 	if s == nil {
 		return refs

@@ -30,7 +30,8 @@ import (
 	"time"
 
 	"github.com/stackdump/stackdump/dedupe"
-	"github.com/stackdump/stackdump/formats"
+	"github.com/stackdump/stackdump/formats/gotext"
+	"github.com/stackdump/stackdump/stack"
 )
 
 // Defaults of [Options].
@@ -151,10 +152,10 @@ type Summary struct {
 
 // Source says where the summarised dump came from.
 type Source struct {
-	Kind       formats.Kind `json:"kind"`
-	Runtime    string       `json:"runtime,omitempty"`
-	Target     string       `json:"target,omitempty"`
-	CapturedAt *time.Time   `json:"captured_at,omitempty"`
+	Kind       stack.Kind `json:"kind"`
+	Runtime    string     `json:"runtime,omitempty"`
+	Target     string     `json:"target,omitempty"`
+	CapturedAt *time.Time `json:"captured_at,omitempty"`
 	// Name is the file the dump was read from, when the caller says.
 	Name string `json:"name,omitempty"`
 }
@@ -213,8 +214,8 @@ type Analyzer struct {
 	opts     Options
 	leaked   leakedIndex
 	creators creatorIndex
-	crash    formats.CrashWatch
-	jvm      []*formats.Routine // JVM threads with lock lines
+	crash    gotext.CrashWatch
+	jvm      []*stack.Routine // JVM threads with lock lines
 }
 
 // NewAnalyzer returns an Analyzer of one dump.
@@ -228,7 +229,7 @@ func NewAnalyzer(opts Options) *Analyzer {
 }
 
 // Add counts r. Routines may be reused by the caller after Add returns.
-func (a *Analyzer) Add(r *formats.Routine) {
+func (a *Analyzer) Add(r *stack.Routine) {
 	if r == nil {
 		return
 	}
@@ -246,7 +247,7 @@ func (a *Analyzer) Add(r *formats.Routine) {
 // Summary summarises dump d, whose routines were all given to Add, with
 // its groups as built by package dedupe (sorted largest first). Name, when
 // not empty, is the file d was read from.
-func (a *Analyzer) Summary(d *formats.Dump, groups []*formats.Group, name string) *Summary {
+func (a *Analyzer) Summary(d *stack.Dump, groups []*stack.Group, name string) *Summary {
 	s := &Summary{
 		Source:        sourceOf(d, name),
 		Noun:          nounOf(d.Source.Kind),
@@ -284,7 +285,7 @@ func (a *Analyzer) Summary(d *formats.Dump, groups []*formats.Group, name string
 
 // Summarize summarises a dump held in memory (its Routines filled, as by
 // formats.ReadAll). Groups nil means group d by stack here.
-func Summarize(d *formats.Dump, groups []*formats.Group, opts Options) *Summary {
+func Summarize(d *stack.Dump, groups []*stack.Group, opts Options) *Summary {
 	if groups == nil {
 		groups = dedupe.Group(d, dedupe.Options{})
 	}
@@ -298,7 +299,7 @@ func Summarize(d *formats.Dump, groups []*formats.Group, opts Options) *Summary 
 // maxPreamble is how many preamble lines a summary keeps.
 const maxPreamble = 8
 
-func sourceOf(d *formats.Dump, name string) Source {
+func sourceOf(d *stack.Dump, name string) Source {
 	src := Source{Kind: d.Source.Kind, Runtime: d.Source.Runtime, Target: d.Source.Target, Name: name}
 	if !d.Source.CapturedAt.IsZero() {
 		t := d.Source.CapturedAt
@@ -307,9 +308,9 @@ func sourceOf(d *formats.Dump, name string) Source {
 	return src
 }
 
-func isJVM(k formats.Kind) bool { return k == formats.KindJVMText || k == formats.KindJVMJSON }
+func isJVM(k stack.Kind) bool { return k == stack.KindJVMText || k == stack.KindJVMJSON }
 
-func nounOf(k formats.Kind) string {
+func nounOf(k stack.Kind) string {
 	if isJVM(k) {
 		return "threads"
 	}
@@ -317,12 +318,12 @@ func nounOf(k formats.Kind) string {
 }
 
 // missingOf names what d's encoding cannot carry.
-func missingOf(d *formats.Dump) []string {
+func missingOf(d *stack.Dump) []string {
 	var missing []string
 	switch d.Source.Kind {
-	case formats.KindGoDebug1, formats.KindGoPprof:
+	case stack.KindGoDebug1, stack.KindGoPprof:
 		missing = []string{"states", "wait_minutes", "creators", "ids"}
-	case formats.KindJVMText, formats.KindJVMJSON:
+	case stack.KindJVMText, stack.KindJVMJSON:
 		missing = []string{"wait_minutes", "creators"}
 	}
 	if d.Source.Capture != nil {

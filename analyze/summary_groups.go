@@ -7,12 +7,12 @@ import (
 	"strings"
 
 	"github.com/stackdump/stackdump/dedupe"
-	"github.com/stackdump/stackdump/formats"
+	"github.com/stackdump/stackdump/stack"
 )
 
 // stateTotals sums the groups' states, most common first, and their
 // locked members.
-func stateTotals(groups []*formats.Group) ([]StateCount, int64) {
+func stateTotals(groups []*stack.Group) ([]StateCount, int64) {
 	sum := make(map[string]int64)
 	var locked int64
 	for _, g := range groups {
@@ -41,7 +41,7 @@ func stateSum(states []StateCount) int64 {
 }
 
 // topGroups returns the n largest groups; groups come sorted by count.
-func topGroups(groups []*formats.Group, n int) []GroupRow {
+func topGroups(groups []*stack.Group, n int) []GroupRow {
 	rows := make([]GroupRow, 0, min(n, len(groups)))
 	for _, g := range groups[:min(n, len(groups))] {
 		rows = append(rows, groupRow(g))
@@ -52,21 +52,21 @@ func topGroups(groups []*formats.Group, n int) []GroupRow {
 // longestWaits returns the n groups whose members waited longest: by
 // WaitMax, then by size. Groups whose members waited under a minute are
 // left out.
-func longestWaits(groups []*formats.Group, n int) []GroupRow {
-	var waiting []*formats.Group
+func longestWaits(groups []*stack.Group, n int) []GroupRow {
+	var waiting []*stack.Group
 	for _, g := range groups {
 		if g.WaitMax > 0 {
 			waiting = append(waiting, g)
 		}
 	}
-	slices.SortStableFunc(waiting, func(a, b *formats.Group) int {
+	slices.SortStableFunc(waiting, func(a, b *stack.Group) int {
 		return cmp.Or(cmp.Compare(b.WaitMax, a.WaitMax), cmp.Compare(b.Count, a.Count))
 	})
 	return topGroups(waiting, n)
 }
 
 // groupRow describes g.
-func groupRow(g *formats.Group) GroupRow {
+func groupRow(g *stack.Group) GroupRow {
 	row := GroupRow{
 		Key:     g.Key,
 		Count:   g.Count,
@@ -90,7 +90,7 @@ func groupRow(g *formats.Group) GroupRow {
 	return row
 }
 
-func labelMap(ls formats.Labels) map[string]string {
+func labelMap(ls stack.Labels) map[string]string {
 	if len(ls) == 0 {
 		return nil
 	}
@@ -102,7 +102,7 @@ func labelMap(ls formats.Labels) map[string]string {
 }
 
 // frameRef names f; nil for a nil frame.
-func frameRef(f *formats.Frame) *FrameRef {
+func frameRef(f *stack.Frame) *FrameRef {
 	if f == nil {
 		return nil
 	}
@@ -136,7 +136,7 @@ func (f FrameRef) Location() string {
 // time.Sleep; JVM: java.util.concurrent.locks, Object.wait, Thread.sleep);
 // the first frame outside the runtime when the stack has nothing else, nil
 // when it has no frames.
-func whereFrame(s *formats.Stack) *formats.Frame {
+func whereFrame(s *stack.Stack) *stack.Frame {
 	if s == nil {
 		return nil
 	}
@@ -148,7 +148,7 @@ func whereFrame(s *formats.Stack) *formats.Frame {
 	return dedupe.TopFrame(s)
 }
 
-func isPlumbing(f *formats.Frame) bool {
+func isPlumbing(f *stack.Frame) bool {
 	fn := f.Func
 	if f.IsRuntime() || fn == "panic" || fn == "time.Sleep" {
 		return true

@@ -5,7 +5,7 @@ import (
 	"slices"
 	"strconv"
 
-	"github.com/stackdump/stackdump/formats"
+	"github.com/stackdump/stackdump/stack"
 )
 
 // idIndex finds which group a goroutine id belongs to, from the ids the
@@ -21,10 +21,10 @@ type idIndex struct {
 
 type idEntry struct {
 	id    int64
-	group *formats.Group
+	group *stack.Group
 }
 
-func newIDIndex(groups []*formats.Group) *idIndex {
+func newIDIndex(groups []*stack.Group) *idIndex {
 	x := &idIndex{}
 	n := 0
 	for _, g := range groups {
@@ -60,7 +60,7 @@ const (
 )
 
 // find returns the group of goroutine id and whether it is in the dump.
-func (x *idIndex) find(id int64) (*formats.Group, presence) {
+func (x *idIndex) find(id int64) (*stack.Group, presence) {
 	if !x.hasIDs || id <= 0 {
 		return nil, presenceUnknown
 	}

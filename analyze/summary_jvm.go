@@ -1,6 +1,8 @@
 package analyze
 
-import "github.com/stackdump/stackdump/formats"
+import (
+	"github.com/stackdump/stackdump/stack"
+)
 
 // JVMLocks is the lock analysis of a JVM thread dump: its deadlocks and
 // the locks that block the most threads, from [Locks].
@@ -42,7 +44,7 @@ type JVMBlocker struct {
 
 // holdsLockLines reports whether r has lock lines: a JVM thread that
 // holds, waits for or is parked on a lock.
-func holdsLockLines(r *formats.Routine) bool {
+func holdsLockLines(r *stack.Routine) bool {
 	if r.Thread != nil && len(r.Thread.Synchronizers) > 0 {
 		return true
 	}
@@ -60,7 +62,7 @@ func holdsLockLines(r *formats.Routine) bool {
 // jvmLocks runs [Locks] over the threads of d that have lock lines (d's
 // own routines when it holds them) and keeps the deadlocks and the n
 // blockers with the most blocked threads.
-func jvmLocks(d *formats.Dump, withLocks []*formats.Routine, n int) *JVMLocks {
+func jvmLocks(d *stack.Dump, withLocks []*stack.Routine, n int) *JVMLocks {
 	dd := *d
 	if len(dd.Routines) == 0 {
 		dd.Routines = withLocks
@@ -92,6 +94,6 @@ func jvmLocks(d *formats.Dump, withLocks []*formats.Routine, n int) *JVMLocks {
 	return out
 }
 
-func threadRef(r *formats.Routine) *JVMThreadRef {
+func threadRef(r *stack.Routine) *JVMThreadRef {
 	return &JVMThreadRef{Name: r.Name, ID: r.ID, State: r.State, Frame: frameRef(whereFrame(r.Stack))}
 }

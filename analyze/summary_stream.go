@@ -5,6 +5,7 @@ import (
 
 	"github.com/stackdump/stackdump/dedupe"
 	"github.com/stackdump/stackdump/formats"
+	"github.com/stackdump/stackdump/stack"
 )
 
 // StreamOptions configure [SummarizeNext].
@@ -16,7 +17,7 @@ type StreamOptions struct {
 	Name string
 	// OnWarning, when not nil, sees each parse warning as it is read; the
 	// warnings are in the summary either way.
-	OnWarning func(*formats.ParseError)
+	OnWarning func(*stack.ParseError)
 }
 
 // SummarizeNext reads the next dump of rd, grouping and analysing its
@@ -24,10 +25,10 @@ type StreamOptions struct {
 // follows the dump's distinct stacks, not its routines. It returns io.EOF
 // when rd holds no more dumps, and the error that stopped reading
 // otherwise (with the summary of what was read when there is one).
-func SummarizeNext(rd *formats.Reader, opts StreamOptions) (*Summary, []*formats.Group, error) {
+func SummarizeNext(rd *formats.Reader, opts StreamOptions) (*Summary, []*stack.Group, error) {
 	a := NewAnalyzer(opts.Options)
-	g := dedupe.GroupThrough(formats.RoutineFunc(a.Add), opts.Group)
-	p := formats.Pipeline{Source: rd, Encoder: g, OnWarning: opts.OnWarning}
+	g := dedupe.GroupThrough(stack.RoutineFunc(a.Add), opts.Group)
+	p := stack.Pipeline{Source: rd, Encoder: g, OnWarning: opts.OnWarning}
 	d, err := p.Next(context.Background())
 	if d == nil {
 		return nil, nil, err

@@ -26,7 +26,7 @@ import (
 	"time"
 
 	"github.com/stackdump/stackdump/dedupe"
-	"github.com/stackdump/stackdump/formats"
+	"github.com/stackdump/stackdump/stack"
 )
 
 // TimelineSchema names the JSON form of a timeline report (docs/fleet.md).
@@ -86,7 +86,7 @@ type Timeline struct {
 
 	cur     *TimelineSnapshot
 	grouper *dedupe.Grouper
-	hashes  map[*formats.Stack]uint64 // stack hashes of the current snapshot
+	hashes  map[*stack.Stack]uint64 // stack hashes of the current snapshot
 	groups  map[string]*GroupSeries
 	buf     []byte
 }
@@ -103,7 +103,7 @@ type threadKey struct {
 type tracked struct {
 	key   threadKey
 	state string
-	stack *formats.Stack
+	stack *stack.Stack
 	hash  uint64 // the stack's frames, independent of the Table
 	// since is the snapshot since which state and stack are unchanged;
 	// sinceAt its capture time (zero when unknown).
@@ -127,7 +127,7 @@ func NewTimeline(opts TimelineOptions) *Timeline {
 
 // Add adds an in-memory dump (its Routines) as the next snapshot, named
 // after its Source.Target.
-func (t *Timeline) Add(d *formats.Dump) {
+func (t *Timeline) Add(d *stack.Dump) {
 	t.BeginSnapshot("", d)
 	for _, r := range d.Routines {
 		t.AddRoutine(r)
@@ -138,7 +138,7 @@ func (t *Timeline) Add(d *formats.Dump) {
 // BeginSnapshot starts the next snapshot, described by d's Source and
 // called name (a file name; "" means d.Source.Target); its routines follow
 // with AddRoutine, and EndSnapshot ends it.
-func (t *Timeline) BeginSnapshot(name string, d *formats.Dump) {
+func (t *Timeline) BeginSnapshot(name string, d *stack.Dump) {
 	if name == "" {
 		name = d.Source.Target
 	}
@@ -155,7 +155,7 @@ func (t *Timeline) BeginSnapshot(name string, d *formats.Dump) {
 	t.next = make(map[threadKey]*tracked, len(t.live))
 	t.grouper = dedupe.NewGrouper(dedupe.Options{By: t.opts.By, MaxIDs: 1})
 	if t.hashes == nil {
-		t.hashes = make(map[*formats.Stack]uint64)
+		t.hashes = make(map[*stack.Stack]uint64)
 	}
 	clear(t.hashes)
 }
@@ -163,9 +163,9 @@ func (t *Timeline) BeginSnapshot(name string, d *formats.Dump) {
 // AddRoutine adds a routine of the current snapshot. It keeps only what
 // the Table interned (stack, state, name), so routines read with
 // ReadOptions.ReuseRoutines may be passed as they stream.
-func (t *Timeline) AddRoutine(r *formats.Routine) {
+func (t *Timeline) AddRoutine(r *stack.Routine) {
 	if t.cur == nil {
-		t.BeginSnapshot("", &formats.Dump{})
+		t.BeginSnapshot("", &stack.Dump{})
 	}
 	t.cur.Total += r.Goroutines()
 	t.grouper.Add(r)
@@ -180,12 +180,12 @@ func (t *Timeline) AddRoutine(r *formats.Routine) {
 	t.cur.Tracked++
 	h := t.stackHash(r.Stack)
 	prev := t.live[k]
-	stack := r.Stack
-	if stack == nil {
-		stack = &formats.Stack{} // a routine built by hand without one
+	st := r.Stack
+	if st == nil {
+		st = &stack.Stack{} // a routine built by hand without one
 	}
 	k.tid = strings.Clone(k.tid) // not a view of a reused routine's header
-	tr := &tracked{key: k, state: r.State, stack: stack, hash: h, since: t.seq, sinceAt: t.cur.CapturedAt, wait: r.WaitMinutes}
+	tr := &tracked{key: k, state: r.State, stack: st, hash: h, since: t.seq, sinceAt: t.cur.CapturedAt, wait: r.WaitMinutes}
 	if th := r.Thread; th != nil {
 		tr.cpu, tr.hasCPU = th.CPU, th.CPU > 0
 	}
@@ -206,7 +206,7 @@ func (t *Timeline) AddRoutine(r *formats.Routine) {
 
 // EndSnapshot ends the current snapshot (d's Truncated and Warnings are
 // final now) and returns its description.
-func (t *Timeline) EndSnapshot(d *formats.Dump) TimelineSnapshot {
+func (t *Timeline) EndSnapshot(d *stack.Dump) TimelineSnapshot {
 	if t.cur == nil {
 		t.BeginSnapshot("", d) // an empty snapshot
 	}
@@ -240,7 +240,7 @@ func (t *Timeline) Snapshots() int { return t.seq }
 
 // routineKey returns the identity of r across snapshots; ok is false when
 // r has none (grouped inputs: debug=1, pprof).
-func routineKey(r *formats.Routine) (threadKey, bool) {
+func routineKey(r *stack.Routine) (threadKey, bool) {
 	k := threadKey{id: r.ID, name: r.Name}
 	if r.Thread != nil {
 		k.osid = r.Thread.OSID
@@ -264,7 +264,7 @@ func tidOf(detail string) string {
 
 // stackHash hashes the functions, files and lines of s, so that equal
 // stacks read into different Tables hash alike; memoised per snapshot.
-func (t *Timeline) stackHash(s *formats.Stack) uint64 {
+func (t *Timeline) stackHash(s *stack.Stack) uint64 {
 	if s == nil {
 		return 0
 	}

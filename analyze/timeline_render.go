@@ -7,8 +7,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/stackdump/stackdump/formats"
 	"github.com/stackdump/stackdump/internal/words"
+	"github.com/stackdump/stackdump/stack"
 )
 
 // WriteTimelineJSON writes rep as one indented JSON document:
@@ -171,8 +171,8 @@ func (r *timelineRenderer) groups() {
 	r.table(rows)
 }
 
-func routineNoun(k formats.Kind) string {
-	if k == formats.KindJVMText || k == formats.KindJVMJSON {
+func routineNoun(k stack.Kind) string {
+	if k == stack.KindJVMText || k == stack.KindJVMJSON {
 		return "threads"
 	}
 	return "goroutines"

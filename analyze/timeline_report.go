@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/stackdump/stackdump/dedupe"
-	"github.com/stackdump/stackdump/formats"
+	"github.com/stackdump/stackdump/stack"
 )
 
 // TimelineSnapshot describes one snapshot of a timeline.
@@ -16,10 +16,10 @@ type TimelineSnapshot struct {
 	Index int `json:"index"` // 0 for the first snapshot added
 	// Name is what the caller called the snapshot (a file name), Target
 	// where it was captured from (Source.Target); either may be empty.
-	Name       string       `json:"name,omitempty"`
-	Target     string       `json:"target,omitempty"`
-	Kind       formats.Kind `json:"kind,omitempty"`
-	CapturedAt time.Time    `json:"captured_at,omitzero"`
+	Name       string     `json:"name,omitempty"`
+	Target     string     `json:"target,omitempty"`
+	Kind       stack.Kind `json:"kind,omitempty"`
+	CapturedAt time.Time  `json:"captured_at,omitzero"`
 	// Total is the number of routines; Tracked how many of them had an id
 	// to follow them by (none in debug=1 and pprof inputs).
 	Total   int64 `json:"total"`
@@ -105,7 +105,7 @@ type GroupSeries struct {
 }
 
 // addGroups appends the current snapshot's group counts to every series.
-func (t *Timeline) addGroups(groups []*formats.Group) {
+func (t *Timeline) addGroups(groups []*stack.Group) {
 	n := len(t.snaps) // kept snapshots before this one
 	for _, g := range groups {
 		s := t.groups[g.Key]

@@ -3,7 +3,7 @@ package dedupe
 import (
 	"encoding/binary"
 
-	"github.com/stackdump/stackdump/formats"
+	"github.com/stackdump/stackdump/stack"
 )
 
 // groupCache remembers the group of each distinct combination of interned
@@ -20,7 +20,7 @@ import (
 //
 // At ByExact the arguments decide too. They are compared by content, never
 // by the identity of Routine.Values: a reader that reuses its routines
-// (formats.ReadOptions.ReuseRoutines) hands out the same FrameValues for
+// (formats.ReadOptions.ReuseRoutines, gotext.ReadOptions.ReuseRoutines) hands out the same FrameValues for
 // routines whose arguments differ.
 type groupCache struct {
 	stackOnly bool
@@ -38,7 +38,7 @@ type groupCache struct {
 }
 
 type stackSlot struct {
-	stack *formats.Stack
+	stack *stack.Stack
 	grp   *group
 }
 
@@ -48,8 +48,8 @@ type stackSlot struct {
 // apart lead to the same group (by its hash), only through two cache
 // entries.
 type partsKey struct {
-	stack   *formats.Stack
-	creator *formats.Frame
+	stack   *stack.Stack
+	creator *stack.Frame
 	state   string
 }
 
@@ -64,7 +64,7 @@ func newGroupCache(opts Options) groupCache {
 }
 
 // get returns the group of r's parts, or nil when they were not seen yet.
-func (c *groupCache) get(r *formats.Routine) *group {
+func (c *groupCache) get(r *stack.Routine) *group {
 	if c.stackOnly {
 		if s := r.Stack; s != nil && s.ID > 0 && s.ID < len(c.slots) && c.slots[s.ID].stack == s {
 			return c.slots[s.ID].grp
@@ -87,7 +87,7 @@ func (c *groupCache) get(r *formats.Routine) *group {
 
 // put records that r's parts belong to grp. It follows a get of the same
 // routine that returned nil.
-func (c *groupCache) put(r *formats.Routine, grp *group) {
+func (c *groupCache) put(r *stack.Routine, grp *group) {
 	if c.stackOnly {
 		// Grow within reason: Table IDs are dense, a hand-made ID of a
 		// billion must not allocate a billion slots.
@@ -115,7 +115,7 @@ func (c *groupCache) put(r *formats.Routine, grp *group) {
 	c.last, c.lastGroup = k, grp
 }
 
-func (c *groupCache) key(r *formats.Routine) partsKey {
+func (c *groupCache) key(r *stack.Routine) partsKey {
 	k := partsKey{stack: r.Stack}
 	if c.creator {
 		k.creator = r.CreatedBy
@@ -129,7 +129,7 @@ func (c *groupCache) key(r *formats.Routine) partsKey {
 // appendArgText appends the argument text of every frame of vs to b, each
 // preceded by its length, so that distinct argument lists give distinct
 // texts.
-func appendArgText(b []byte, vs *formats.FrameValues) []byte {
+func appendArgText(b []byte, vs *stack.FrameValues) []byte {
 	if vs == nil {
 		return b
 	}

@@ -5,7 +5,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/stackdump/stackdump/formats"
+	"github.com/stackdump/stackdump/stack"
 )
 
 // Change says how a group's count changed between two dumps.
@@ -25,7 +25,7 @@ func Changes() []Change { return []Change{ChangeNew, ChangeGone, ChangeGrown, Ch
 
 // DiffEntry is a group whose count changed between two dumps.
 type DiffEntry struct {
-	// Key is the group's key (formats.Group.Key), the same in both dumps.
+	// Key is the group's key (stack.Group.Key), the same in both dumps.
 	Key string
 	// Change is how the count changed: new, gone, grown or shrunk.
 	Change   Change
@@ -36,7 +36,7 @@ type DiffEntry struct {
 	Percent float64
 	// Group is the group as it is in the new dump, or in the old one for a
 	// gone group: its sample stack, states and ids.
-	Group *formats.Group
+	Group *stack.Group
 }
 
 // DiffResult compares the groups of two dumps.
@@ -89,7 +89,7 @@ func (d DiffResult) GrownBy(n int64) []DiffEntry {
 // format match, since keys depend only on the stack. A key listed twice
 // on one side (groups of several dumps) counts once, with the counts
 // summed.
-func Diff(old, new []*formats.Group) DiffResult {
+func Diff(old, new []*stack.Group) DiffResult {
 	res := DiffResult{}
 	oldBy, oldOrder := indexGroups(old)
 	newBy, newOrder := indexGroups(new)
@@ -127,10 +127,10 @@ func Diff(old, new []*formats.Group) DiffResult {
 
 type keyed struct {
 	count int64
-	group *formats.Group // the first group with the key
+	group *stack.Group // the first group with the key
 }
 
-func indexGroups(groups []*formats.Group) (map[string]*keyed, []string) {
+func indexGroups(groups []*stack.Group) (map[string]*keyed, []string) {
 	by := make(map[string]*keyed, len(groups))
 	var order []string
 	for _, g := range groups {
@@ -145,7 +145,7 @@ func indexGroups(groups []*formats.Group) (map[string]*keyed, []string) {
 	return by, order
 }
 
-func entry(key string, c Change, old, new int64, g *formats.Group) DiffEntry {
+func entry(key string, c Change, old, new int64, g *stack.Group) DiffEntry {
 	return DiffEntry{Key: key, Change: c, Old: old, New: new, Delta: new - old, Percent: percent(new-old, old), Group: g}
 }
 

@@ -9,8 +9,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/stackdump/stackdump/formats"
 	"github.com/stackdump/stackdump/internal/words"
+	"github.com/stackdump/stackdump/stack"
 )
 
 // DiffReport is a diff with what printing it needs.
@@ -26,8 +26,8 @@ type DiffReport struct {
 
 // DumpInfo names one side of a diff.
 type DumpInfo struct {
-	Name string       // the file name as given; "-" for standard input
-	Kind formats.Kind // the format it was read from
+	Name string     // the file name as given; "-" for standard input
+	Kind stack.Kind // the format it was read from
 }
 
 // DiffSchema names the JSON document WriteDiffJSON writes (docs/dedupe.md).
@@ -124,7 +124,7 @@ func appendTable(b []byte, rows [][]string, right []bool) []byte {
 // without a state (a JDK 5 thread, a Go 1.2 goroutine printed without a
 // header) count as the state "", so that a group mostly without one is
 // not named after the few that have one.
-func MainState(g *formats.Group) string {
+func MainState(g *stack.Group) string {
 	best, n := "", int64(0)
 	var stated int64
 	for s, c := range g.States {
@@ -141,7 +141,7 @@ func MainState(g *formats.Group) string {
 
 // TopFrameText describes the group's top frame (see TopFrame) as
 // "func (file.go:line)", for tables and summaries.
-func TopFrameText(g *formats.Group) string {
+func TopFrameText(g *stack.Group) string {
 	if g.Sample == nil {
 		return "-"
 	}
@@ -158,8 +158,8 @@ func TopFrameText(g *formats.Group) string {
 	return fmt.Sprintf("%s (%s:%d)", f.Func, path.Base(strings.ReplaceAll(f.File, `\`, "/")), f.Line)
 }
 
-func routineNoun(k formats.Kind) string {
-	if k == formats.KindJVMText || k == formats.KindJVMJSON {
+func routineNoun(k stack.Kind) string {
+	if k == stack.KindJVMText || k == stack.KindJVMJSON {
 		return "threads"
 	}
 	return "goroutines"
@@ -279,7 +279,7 @@ type frameDoc struct {
 	Line int    `json:"line,omitempty"`
 }
 
-func frameDocOf(f *formats.Frame) *frameDoc {
+func frameDocOf(f *stack.Frame) *frameDoc {
 	return &frameDoc{Func: f.Func, File: f.File, Line: f.Line}
 }
 

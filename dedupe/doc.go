@@ -8,8 +8,8 @@
 //
 // # Grouping
 //
-// A [Grouper] takes routines one at a time, as a [formats.Reader] yields
-// them, and keeps only per-group state: counts, a state histogram, the
+// A [Grouper] takes routines one at a time, as a reader (formats.Reader,
+// gotext.Reader) yields them, and keeps only per-group state: counts, a state histogram, the
 // wait range, label sets with counts, at most [Options.MaxIDs] ids and one
 // sample routine. Memory follows the number of groups, not of routines,
 // and the key of a routine is computed once per distinct interned stack.
@@ -25,9 +25,10 @@
 //	}
 //
 // [Group] does the same for a dump in memory, and [GroupNext] for the next
-// dump of a Reader. In a [formats.Pipeline], grouping is a stage:
-// [NewGroupingEncoder] writes each dump as its groups, [GroupThrough]
-// groups the routines on their way to another encoder. Groups come out largest first, then by key, and do not
+// dump of a reader. In a [stack.Pipeline], grouping is a stage:
+// [NewGroupingEncoder] hands each dump's groups to a writer
+// (formats.WriteGroups), [GroupThrough] groups the routines on their way
+// to another encoder. Groups come out largest first, then by key, and do not
 // depend on the order the routines came in: ids are sorted (the smallest
 // are kept past the cap) and the sample is the member with the lowest id.
 // Grouped inputs (debug=1, pprof) count with their Routine.Count.

@@ -8,7 +8,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/stackdump/stackdump/formats"
+	"github.com/stackdump/stackdump/stack"
 )
 
 // DefaultMaxIDs is how many member ids (and distinct creator ids) a group
@@ -59,9 +59,9 @@ type Grouper struct {
 }
 
 // labelsRef identifies a label set by its backing array: label sets
-// interned by one formats.Table are equal exactly when identical.
+// interned by one stack.Table are equal exactly when identical.
 type labelsRef struct {
-	first *formats.Label
+	first *stack.Label
 	n     int
 }
 
@@ -84,7 +84,7 @@ func NewGrouper(opts Options) *Grouper {
 // Add counts r into its group. The Grouper keeps a copy of at most one
 // routine per group (the sample), never r itself, so readers may reuse r.
 // A nil r is not counted.
-func (g *Grouper) Add(r *formats.Routine) {
+func (g *Grouper) Add(r *stack.Routine) {
 	if r == nil {
 		return
 	}
@@ -98,7 +98,7 @@ func (g *Grouper) Add(r *formats.Routine) {
 
 // groupOf finds or makes the group of r from its canonical form: the slow
 // path, taken once per distinct interned stack (see groupCache).
-func (g *Grouper) groupOf(r *formats.Routine) *group {
+func (g *Grouper) groupOf(r *stack.Routine) *group {
 	g.form = appendCanonical(g.form[:0], r, g.opts.By, g.opts.SplitByCreator)
 	h := hashCanonical(g.form)
 	if grp := g.byKey[h]; grp != nil {
@@ -118,13 +118,13 @@ func (g *Grouper) groupOf(r *formats.Routine) *group {
 func (g *Grouper) Len() int { return len(g.groups) }
 
 // Total returns the number of routines added so far: the sum of their
-// counts, as formats.Dump.Total.
+// counts, as stack.Dump.Total.
 func (g *Grouper) Total() int64 { return g.total }
 
 // Groups returns the groups, largest first, then by key. Each call builds
 // new Group values; the Grouper may go on adding routines afterwards.
-func (g *Grouper) Groups() []*formats.Group {
-	out := make([]*formats.Group, len(g.groups))
+func (g *Grouper) Groups() []*stack.Group {
+	out := make([]*stack.Group, len(g.groups))
 	for i, grp := range g.groups {
 		out[i] = grp.export()
 	}
@@ -134,8 +134,8 @@ func (g *Grouper) Groups() []*formats.Group {
 
 // SortGroups sorts groups by count, highest first, then by key: the
 // order Grouper.Groups returns.
-func SortGroups(groups []*formats.Group) {
-	slices.SortFunc(groups, func(a, b *formats.Group) int {
+func SortGroups(groups []*stack.Group) {
+	slices.SortFunc(groups, func(a, b *stack.Group) int {
 		if c := cmp.Compare(b.Count, a.Count); c != 0 {
 			return c
 		}
@@ -145,7 +145,7 @@ func SortGroups(groups []*formats.Group) {
 
 // Group groups the routines of an in-memory dump. A nil d has no
 // routines: it gives no groups, as an empty dump does.
-func Group(d *formats.Dump, opts Options) []*formats.Group {
+func Group(d *stack.Dump, opts Options) []*stack.Group {
 	g := NewGrouper(opts)
 	if d == nil {
 		return g.Groups()
@@ -157,16 +157,16 @@ func Group(d *formats.Dump, opts Options) []*formats.Group {
 }
 
 // GroupNext reads the next dump of rd and groups its routines as they
-// stream by, without keeping them: a [formats.Pipeline] into a
+// stream by, without keeping them: a [stack.Pipeline] into a
 // [GroupThrough] stage. onWarning, when not nil, sees each parse error
 // (they are also the dump's Warnings). At the end of the input it returns
 // io.EOF. A nil rd is an error.
-func GroupNext(rd *formats.Reader, opts Options, onWarning func(*formats.ParseError)) (*formats.Dump, []*formats.Group, error) {
+func GroupNext(rd stack.DumpSource, opts Options, onWarning func(*stack.ParseError)) (*stack.Dump, []*stack.Group, error) {
 	if rd == nil {
-		return nil, nil, errors.New("dedupe.GroupNext: nil *formats.Reader (make one with formats.NewReader)")
+		return nil, nil, errors.New("dedupe.GroupNext: nil stack.DumpSource (make one with formats.NewReader)")
 	}
 	g := GroupThrough(nil, opts)
-	p := formats.Pipeline{Source: rd, Encoder: g, OnWarning: onWarning}
+	p := stack.Pipeline{Source: rd, Encoder: g, OnWarning: onWarning}
 	d, err := p.Next(context.Background())
 	if err != nil {
 		return d, nil, err
@@ -175,7 +175,7 @@ func GroupNext(rd *formats.Reader, opts Options, onWarning func(*formats.ParseEr
 }
 
 // labelKey returns the canonical key of a label set, memoised by identity.
-func (g *Grouper) labelKey(ls formats.Labels) string {
+func (g *Grouper) labelKey(ls stack.Labels) string {
 	if len(ls) == 0 {
 		return ""
 	}
@@ -184,7 +184,7 @@ func (g *Grouper) labelKey(ls formats.Labels) string {
 		return k
 	}
 	sorted := slices.Clone(ls)
-	slices.SortFunc(sorted, func(a, b formats.Label) int {
+	slices.SortFunc(sorted, func(a, b stack.Label) int {
 		if c := strings.Compare(a.Key, b.Key); c != 0 {
 			return c
 		}

@@ -6,7 +6,7 @@ import (
 	"encoding/hex"
 	"strconv"
 
-	"github.com/stackdump/stackdump/formats"
+	"github.com/stackdump/stackdump/stack"
 )
 
 // keyVersion opens every canonical form. Change it whenever the form
@@ -46,7 +46,7 @@ func hashCanonical(form []byte) keyHash {
 // line), pc offsets, arguments, runtime frames and the elided frame count.
 // The creator (`c` line) is written at ByExact, and at the other levels
 // when withCreator is set.
-func appendCanonical(b []byte, r *formats.Routine, by By, withCreator bool) []byte {
+func appendCanonical(b []byte, r *stack.Routine, by By, withCreator bool) []byte {
 	b = append(b, keyVersion...)
 	b = append(b, ' ')
 	b = append(b, by.String()...)
@@ -56,7 +56,7 @@ func appendCanonical(b []byte, r *formats.Routine, by By, withCreator bool) []by
 		b = strconv.AppendQuote(b, r.State)
 		b = append(b, '\n')
 	}
-	var st *formats.Stack
+	var st *stack.Stack
 	if r.Stack != nil {
 		st = r.Stack
 		b = appendFrames(b, r, st, by)
@@ -74,7 +74,7 @@ func appendCanonical(b []byte, r *formats.Routine, by By, withCreator bool) []by
 
 // appendFrames writes the frames of st that count at level by, with the
 // elision marker where the runtime left frames out.
-func appendFrames(b []byte, r *formats.Routine, st *formats.Stack, by By) []byte {
+func appendFrames(b []byte, r *stack.Routine, st *stack.Stack, by By) []byte {
 	frames := st.Frames
 	all := by == ByExact
 	hi := len(frames)
@@ -114,7 +114,7 @@ func appendFrames(b []byte, r *formats.Routine, st *formats.Stack, by By) []byte
 	return b
 }
 
-func appendElision(b []byte, st *formats.Stack, by By) []byte {
+func appendElision(b []byte, st *stack.Stack, by By) []byte {
 	b = append(b, 'e')
 	if by == ByExact {
 		b = append(b, ' ')
@@ -126,7 +126,7 @@ func appendElision(b []byte, st *formats.Stack, by By) []byte {
 // appendFrame writes the parts of f that count at level by. At ByStack and
 // ByFunc, type arguments are written "[...]", whatever the format named
 // them (see elideTypeArgs).
-func appendFrame(b []byte, f *formats.Frame, by By) []byte {
+func appendFrame(b []byte, f *stack.Frame, by By) []byte {
 	if by == ByExact {
 		b = strconv.AppendQuote(b, f.Func)
 	} else {
@@ -141,7 +141,7 @@ func appendFrame(b []byte, f *formats.Frame, by By) []byte {
 	return strconv.AppendInt(b, int64(f.Line), 10)
 }
 
-func appendOffset(b []byte, f *formats.Frame) []byte {
+func appendOffset(b []byte, f *stack.Frame) []byte {
 	if !f.HasOffset {
 		return append(b, " -"...)
 	}
@@ -150,14 +150,14 @@ func appendOffset(b []byte, f *formats.Frame) []byte {
 }
 
 // isRuntimeFrame reports whether f belongs to the runtime for grouping:
-// formats.Frame.IsRuntime, plus `panic`, the name debug=2 gives
+// stack.Frame.IsRuntime, plus `panic`, the name debug=2 gives
 // runtime.gopanic.
-func isRuntimeFrame(f *formats.Frame) bool {
+func isRuntimeFrame(f *stack.Frame) bool {
 	return f.IsRuntime() || f.Func == "panic"
 }
 
 // keyFrameCount counts the frames that are not the runtime's.
-func keyFrameCount(frames []*formats.Frame) int {
+func keyFrameCount(frames []*stack.Frame) int {
 	n := 0
 	for _, f := range frames {
 		if !isRuntimeFrame(f) {
@@ -171,7 +171,7 @@ func keyFrameCount(frames []*formats.Frame) int {
 // (runtime.gopark, runtime.chanrecv, jdk.internal.misc.Unsafe.park): the
 // code a routine is blocked in. It falls back to the innermost frame when
 // every frame is the runtime's, and returns nil for an empty or nil stack.
-func TopFrame(s *formats.Stack) *formats.Frame {
+func TopFrame(s *stack.Stack) *stack.Frame {
 	if s == nil || len(s.Frames) == 0 {
 		return nil
 	}

@@ -5,7 +5,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/stackdump/stackdump/formats"
+	"github.com/stackdump/stackdump/stack"
 )
 
 // group accumulates what a Grouper knows about the members of one group.
@@ -26,7 +26,7 @@ type group struct {
 	lastLabels labelsRef
 	lastCount  *labelCount
 
-	sample    formats.Routine // a copy: readers may reuse their routines
+	sample    stack.Routine // a copy: readers may reuse their routines
 	hasSample bool
 }
 
@@ -41,13 +41,13 @@ type labelRefSlot struct {
 }
 
 type labelCount struct {
-	labels formats.Labels
+	labels stack.Labels
 	key    string
 	count  int64
 }
 
 // add counts r, which stands for r.Count routines (at least one).
-func (a *group) add(g *Grouper, r *formats.Routine) {
+func (a *group) add(g *Grouper, r *stack.Routine) {
 	w := r.Count
 	if w <= 0 {
 		w = 1
@@ -91,7 +91,7 @@ func (a *group) addState(state string, w int64) {
 	a.states = append(a.states, stateCount{state, w})
 }
 
-func (a *group) addLabels(g *Grouper, ls formats.Labels, w int64) {
+func (a *group) addLabels(g *Grouper, ls stack.Labels, w int64) {
 	ref := labelsRef{&ls[0], len(ls)}
 	if ref == a.lastLabels {
 		a.lastCount.count += w
@@ -145,9 +145,9 @@ func (a *group) rememberRef(ref labelsRef, lc *labelCount) {
 	a.refMap[ref] = lc
 }
 
-// export builds the formats.Group of a.
-func (a *group) export() *formats.Group {
-	out := &formats.Group{
+// export builds the stack.Group of a.
+func (a *group) export() *stack.Group {
+	out := &stack.Group{
 		Key:       a.key.String(),
 		Count:     a.count,
 		IDs:       a.ids.sorted(),
@@ -175,9 +175,9 @@ func (a *group) export() *formats.Group {
 			}
 			return strings.Compare(x.key, y.key)
 		})
-		out.Labels = make([]formats.LabelCount, len(lcs))
+		out.Labels = make([]stack.LabelCount, len(lcs))
 		for i, lc := range lcs {
-			out.Labels[i] = formats.LabelCount{Labels: lc.labels, Count: lc.count}
+			out.Labels[i] = stack.LabelCount{Labels: lc.labels, Count: lc.count}
 		}
 	}
 	sample := a.sample
@@ -189,7 +189,7 @@ func (a *group) export() *formats.Group {
 // then (for inputs without ids) the largest count, then by content, then
 // by input line, so that the sample does not depend on the order the
 // routines were added in.
-func (g *Grouper) compareSample(x, y *formats.Routine) int {
+func (g *Grouper) compareSample(x, y *stack.Routine) int {
 	if c := compareIDs(x.ID, y.ID); c != 0 {
 		return c
 	}
@@ -256,7 +256,7 @@ func compareBools(x, y bool) int {
 	return -1
 }
 
-func compareStacks(x, y *formats.Stack) int {
+func compareStacks(x, y *stack.Stack) int {
 	if x == y {
 		return 0
 	}
@@ -275,7 +275,7 @@ func compareStacks(x, y *formats.Stack) int {
 	return cmp.Compare(x.ElidedAt, y.ElidedAt)
 }
 
-func compareFrames(x, y *formats.Frame) int {
+func compareFrames(x, y *stack.Frame) int {
 	if x == y {
 		return 0
 	}
@@ -303,14 +303,14 @@ func compareFrames(x, y *formats.Frame) int {
 	return strings.Compare(x.Module, y.Module)
 }
 
-func compareValues(x, y *formats.FrameValues) int {
+func compareValues(x, y *stack.FrameValues) int {
 	if x == y {
 		return 0
 	}
 	if x == nil || y == nil {
 		return compareBools(x != nil, y != nil)
 	}
-	return slices.CompareFunc(x.Frames, y.Frames, func(a, b formats.FrameValue) int {
+	return slices.CompareFunc(x.Frames, y.Frames, func(a, b stack.FrameValue) int {
 		return strings.Compare(a.Args, b.Args)
 	})
 }

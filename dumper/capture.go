@@ -10,7 +10,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/stackdump/stackdump/formats"
+	"github.com/stackdump/stackdump/stack"
 )
 
 // Mode says how [Capture] takes a dump, and so what it costs the process
@@ -75,7 +75,7 @@ type CaptureOptions struct {
 	// DefaultTraceWindow (dumper/trace.go).
 	TraceWindow time.Duration
 	// Table interns the dump's frames and stacks; nil means a new Table.
-	Table *formats.Table
+	Table *stack.Table
 	// MaxBytes bounds the traceback text of a full capture (the memory it
 	// takes while it is parsed). A capture that would exceed it is cut there
 	// and marked Truncated. Zero means DefaultMaxBytes; there is no 64 MiB cap.
@@ -123,7 +123,7 @@ var missingByMode = map[Mode][]string{
 //
 // Capture is safe for concurrent use; concurrent full captures each stop
 // the world in turn.
-func Capture(ctx context.Context, opts CaptureOptions) (*formats.Dump, error) {
+func Capture(ctx context.Context, opts CaptureOptions) (*stack.Dump, error) {
 	d, _, err := capture(ctx, opts, false)
 	return d, err
 }
@@ -133,7 +133,7 @@ func Capture(ctx context.Context, opts CaptureOptions) (*formats.Dump, error) {
 // the text encoder would write from the model, byte for byte
 // (TestRawTextMatchesEncoder) — and d holds the metadata only. The caller
 // returns raw.buf with putStackBuf.
-func capture(ctx context.Context, opts CaptureOptions, rawText bool) (d *formats.Dump, raw *stackText, err error) {
+func capture(ctx context.Context, opts CaptureOptions, rawText bool) (d *stack.Dump, raw *stackText, err error) {
 	mode, err := ParseMode(string(opts.Mode))
 	if err != nil {
 		return nil, nil, err
@@ -143,7 +143,7 @@ func capture(ctx context.Context, opts CaptureOptions, rawText bool) (d *formats
 	}
 	t := opts.Table
 	if t == nil {
-		t = formats.NewTable()
+		t = stack.NewTable()
 	}
 	start := time.Now()
 	before := readPauses()
@@ -162,7 +162,7 @@ func capture(ctx context.Context, opts CaptureOptions, rawText bool) (d *formats
 		if rawText && (headerLabels || opts.NoLabels) {
 			raw = &st
 			recordStackBytes(st.n, runtime.NumGoroutine())
-			d = &formats.Dump{Source: formats.Source{Kind: formats.KindGoTraceback}, Truncated: st.truncated}
+			d = &stack.Dump{Source: stack.Source{Kind: stack.KindGoTraceback}, Truncated: st.truncated}
 			if st.truncated {
 				d.Warnings = append(d.Warnings, truncationWarning(st))
 			}
@@ -188,7 +188,7 @@ func capture(ctx context.Context, opts CaptureOptions, rawText bool) (d *formats
 	}
 	c := d.Source.Capture
 	if c == nil {
-		c = &formats.Capture{Missing: missingByMode[mode]}
+		c = &stack.Capture{Missing: missingByMode[mode]}
 		d.Source.Capture = c
 	}
 	if c.Mode == "" { // not measured by the mode itself

@@ -4,7 +4,7 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/stackdump/stackdump/formats"
+	"github.com/stackdump/stackdump/stack"
 )
 
 // ctxCheckEvery is how many routines are parsed between context checks.
@@ -30,7 +30,7 @@ func takeStacks(opts CaptureOptions) (st stackText, headerLabels bool) {
 // labels (and unless opts.NoLabels), labels are joined from a goroutine
 // profile collected while the text is parsed: it runs concurrently with
 // the program, and parked goroutines have not moved.
-func readStacks(ctx context.Context, t *formats.Table, st stackText, headerLabels bool, opts CaptureOptions) (*formats.Dump, error) {
+func readStacks(ctx context.Context, t *stack.Table, st stackText, headerLabels bool, opts CaptureOptions) (*stack.Dump, error) {
 	var prof *labelIndex
 	var profErr error
 	profDone := make(chan struct{})
@@ -57,18 +57,18 @@ func readStacks(ctx context.Context, t *formats.Table, st stackText, headerLabel
 	}
 	switch {
 	case profErr != nil:
-		d.Warnings = append(d.Warnings, &formats.ParseError{Msg: "pprof labels unavailable: " + profErr.Error(), Err: profErr})
+		d.Warnings = append(d.Warnings, &stack.ParseError{Msg: "pprof labels unavailable: " + profErr.Error(), Err: profErr})
 	case prof != nil:
 		if w := prof.apply(d, t); w != nil {
 			d.Warnings = append(d.Warnings, w)
 		}
 	}
-	d.Source.Capture = &formats.Capture{Missing: missingByMode[ModeFull]}
+	d.Source.Capture = &stack.Capture{Missing: missingByMode[ModeFull]}
 	return d, nil
 }
 
-func truncationWarning(st stackText) *formats.ParseError {
-	return &formats.ParseError{
+func truncationWarning(st stackText) *stack.ParseError {
+	return &stack.ParseError{
 		Offset: int64(st.n),
 		Msg:    fmt.Sprintf("capture cut at %d bytes (CaptureOptions.MaxBytes); later goroutines are missing", st.n),
 	}

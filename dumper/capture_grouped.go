@@ -9,7 +9,8 @@ import (
 	"runtime/pprof"
 	"sync"
 
-	"github.com/stackdump/stackdump/formats"
+	pprofformat "github.com/stackdump/stackdump/formats/pprof"
+	"github.com/stackdump/stackdump/stack"
 )
 
 // Grouped mode reads the runtime's goroutine profile (what
@@ -23,18 +24,18 @@ import (
 var profileBufs = sync.Pool{New: func() any { return new(bytes.Buffer) }}
 
 // captureGrouped takes the goroutine profile as a dump of counted records.
-func captureGrouped(ctx context.Context, t *formats.Table) (*formats.Dump, error) {
+func captureGrouped(ctx context.Context, t *stack.Table) (*stack.Dump, error) {
 	d, err := readGoroutineProfile(ctx, t)
 	if err != nil {
 		return nil, err
 	}
-	d.Source.Capture = &formats.Capture{Missing: missingByMode[ModeGrouped]}
+	d.Source.Capture = &stack.Capture{Missing: missingByMode[ModeGrouped]}
 	return d, nil
 }
 
 // readGoroutineProfile writes the goroutine profile and reads it back
 // with the pprof reader, interning into t.
-func readGoroutineProfile(ctx context.Context, t *formats.Table) (*formats.Dump, error) {
+func readGoroutineProfile(ctx context.Context, t *stack.Table) (*stack.Dump, error) {
 	p := pprof.Lookup("goroutine")
 	if p == nil {
 		return nil, errors.New("runtime/pprof has no goroutine profile")
@@ -50,8 +51,8 @@ func readGoroutineProfile(ctx context.Context, t *formats.Table) (*formats.Dump,
 		return nil, fmt.Errorf("goroutine profile: %w", err)
 	}
 	var c collectStage
-	pl := formats.Pipeline{
-		Source:    formats.NewReader(bytes.NewReader(buf.Bytes()), formats.ReadOptions{Kind: formats.KindGoPprof, Table: t}),
+	pl := stack.Pipeline{
+		Source:    pprofformat.NewReader(bytes.NewReader(buf.Bytes()), pprofformat.ReadOptions{Table: t}),
 		Encoder:   &c,
 		ReadError: func(err error) error { return fmt.Errorf("read goroutine profile: %w", err) },
 	}
@@ -62,6 +63,6 @@ func readGoroutineProfile(ctx context.Context, t *formats.Table) (*formats.Dump,
 	if err != nil {
 		return nil, err
 	}
-	d.Source.Kind = formats.KindGoPprof
+	d.Source.Kind = stack.KindGoPprof
 	return d, nil
 }

@@ -6,7 +6,7 @@ import (
 	"runtime"
 	"runtime/pprof"
 
-	"github.com/stackdump/stackdump/formats"
+	"github.com/stackdump/stackdump/stack"
 )
 
 // Leak mode.
@@ -42,7 +42,7 @@ func detectLeaks() (int, error) {
 
 // leakWarning compares the leaked goroutines a capture marks with the
 // count the profile gave, or is nil when they agree.
-func leakWarning(d *formats.Dump, proven int) *formats.ParseError {
+func leakWarning(d *stack.Dump, proven int) *stack.ParseError {
 	marked := 0
 	for _, r := range d.Routines {
 		if r.Leaked {
@@ -52,6 +52,6 @@ func leakWarning(d *formats.Dump, proven int) *formats.ParseError {
 	if marked >= proven || d.Truncated {
 		return nil
 	}
-	return &formats.ParseError{Msg: fmt.Sprintf(
+	return &stack.ParseError{Msg: fmt.Sprintf(
 		"the goroutineleak profile found %d leaked goroutines and the capture marks %d: a leak-detection cycle run by another caller in between may have reset some", proven, marked)}
 }

@@ -8,7 +8,8 @@ import (
 	"runtime"
 	"sync"
 
-	"github.com/stackdump/stackdump/formats"
+	"github.com/stackdump/stackdump/formats/gotext"
+	"github.com/stackdump/stackdump/stack"
 )
 
 // The traceback text of a big process is hundreds of MiB, and reading it
@@ -22,19 +23,19 @@ import (
 const minParseChunk = 4 << 20
 
 // parseTraceback reads runtime.Stack text into a dump with its routines.
-func parseTraceback(ctx context.Context, text []byte, t *formats.Table) (*formats.Dump, error) {
+func parseTraceback(ctx context.Context, text []byte, t *stack.Table) (*stack.Dump, error) {
 	return parseTracebackChunks(ctx, text, t, min(runtime.GOMAXPROCS(0), len(text)/minParseChunk))
 }
 
 // parseTracebackChunks reads text in about n parallel chunks.
-func parseTracebackChunks(ctx context.Context, text []byte, t *formats.Table, n int) (*formats.Dump, error) {
+func parseTracebackChunks(ctx context.Context, text []byte, t *stack.Table, n int) (*stack.Dump, error) {
 	chunks := splitTraceback(text, n)
 	if len(chunks) == 1 {
 		return parseChunk(ctx, text, t)
 	}
 	type result struct {
-		d   *formats.Dump
-		t   *formats.Table
+		d   *stack.Dump
+		t   *stack.Table
 		err error
 	}
 	results := make([]result, len(chunks))
@@ -42,7 +43,7 @@ func parseTracebackChunks(ctx context.Context, text []byte, t *formats.Table, n 
 	for i, c := range chunks {
 		ct := t
 		if i > 0 {
-			ct = formats.NewTable()
+			ct = stack.NewTable()
 		}
 		results[i].t = ct
 		wg.Go(func() {
@@ -99,45 +100,45 @@ func splitTraceback(text []byte, n int) [][]byte {
 }
 
 // parseChunk reads one run of goroutines.
-func parseChunk(ctx context.Context, text []byte, t *formats.Table) (*formats.Dump, error) {
+func parseChunk(ctx context.Context, text []byte, t *stack.Table) (*stack.Dump, error) {
 	var c collectStage
-	p := formats.Pipeline{
-		Source:    formats.NewReader(bytes.NewReader(text), formats.ReadOptions{Kind: formats.KindGoTraceback, Table: t}),
+	p := stack.Pipeline{
+		Source:    gotext.NewReader(bytes.NewReader(text), gotext.ReadOptions{Table: t}),
 		Encoder:   &c,
 		ReadError: func(err error) error { return fmt.Errorf("parse traceback: %w", err) },
 	}
 	d, err := p.Next(ctx) // parse errors are kept in d.Warnings
 	if err == io.EOF {
-		return &formats.Dump{Source: formats.Source{Kind: formats.KindGoTraceback}}, nil
+		return &stack.Dump{Source: stack.Source{Kind: stack.KindGoTraceback}}, nil
 	}
 	if err != nil {
 		return nil, err
 	}
-	d.Source.Kind = formats.KindGoTraceback
+	d.Source.Kind = stack.KindGoTraceback
 	return d, nil
 }
 
 // tableMerger re-interns routines read into another Table into t.
 type tableMerger struct {
-	t      *formats.Table
-	frames map[*formats.Frame]*formats.Frame
-	stacks map[*formats.Stack]*formats.Stack
-	values map[*formats.FrameValues]*formats.FrameValues
-	labels map[*formats.Label]formats.Labels // by first element: interned sets share it
-	buf    []*formats.Frame
+	t      *stack.Table
+	frames map[*stack.Frame]*stack.Frame
+	stacks map[*stack.Stack]*stack.Stack
+	values map[*stack.FrameValues]*stack.FrameValues
+	labels map[*stack.Label]stack.Labels // by first element: interned sets share it
+	buf    []*stack.Frame
 }
 
-func newTableMerger(t *formats.Table) *tableMerger {
+func newTableMerger(t *stack.Table) *tableMerger {
 	return &tableMerger{
 		t:      t,
-		frames: make(map[*formats.Frame]*formats.Frame),
-		stacks: make(map[*formats.Stack]*formats.Stack),
-		values: make(map[*formats.FrameValues]*formats.FrameValues),
-		labels: make(map[*formats.Label]formats.Labels),
+		frames: make(map[*stack.Frame]*stack.Frame),
+		stacks: make(map[*stack.Stack]*stack.Stack),
+		values: make(map[*stack.FrameValues]*stack.FrameValues),
+		labels: make(map[*stack.Label]stack.Labels),
 	}
 }
 
-func (m *tableMerger) routine(r *formats.Routine) {
+func (m *tableMerger) routine(r *stack.Routine) {
 	r.Stack = m.stack(r.Stack)
 	r.CreatedBy = m.frame(r.CreatedBy)
 	r.Values = m.vals(r.Values)
@@ -149,7 +150,7 @@ func (m *tableMerger) routine(r *formats.Routine) {
 	}
 }
 
-func (m *tableMerger) frame(f *formats.Frame) *formats.Frame {
+func (m *tableMerger) frame(f *stack.Frame) *stack.Frame {
 	if f == nil {
 		return nil
 	}
@@ -161,7 +162,7 @@ func (m *tableMerger) frame(f *formats.Frame) *formats.Frame {
 	return g
 }
 
-func (m *tableMerger) stack(s *formats.Stack) *formats.Stack {
+func (m *tableMerger) stack(s *stack.Stack) *stack.Stack {
 	if s == nil {
 		return nil
 	}
@@ -172,12 +173,12 @@ func (m *tableMerger) stack(s *formats.Stack) *formats.Stack {
 	for _, f := range s.Frames {
 		m.buf = append(m.buf, m.frame(f))
 	}
-	g := m.t.Stack(m.buf, formats.Elision{Elided: s.Elided, Count: s.ElidedCount, At: s.ElidedAt})
+	g := m.t.Stack(m.buf, stack.Elision{Elided: s.Elided, Count: s.ElidedCount, At: s.ElidedAt})
 	m.stacks[s] = g
 	return g
 }
 
-func (m *tableMerger) vals(v *formats.FrameValues) *formats.FrameValues {
+func (m *tableMerger) vals(v *stack.FrameValues) *stack.FrameValues {
 	if v == nil {
 		return nil
 	}
@@ -189,14 +190,14 @@ func (m *tableMerger) vals(v *formats.FrameValues) *formats.FrameValues {
 	return g
 }
 
-func (m *tableMerger) labelSet(ls formats.Labels) formats.Labels {
+func (m *tableMerger) labelSet(ls stack.Labels) stack.Labels {
 	if len(ls) == 0 {
 		return ls
 	}
 	if g, ok := m.labels[&ls[0]]; ok {
 		return g
 	}
-	g := m.t.Labels(append(formats.Labels(nil), ls...))
+	g := m.t.Labels(append(stack.Labels(nil), ls...))
 	m.labels[&ls[0]] = g
 	return g
 }

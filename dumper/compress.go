@@ -4,7 +4,7 @@ import (
 	"io"
 	"runtime"
 
-	"github.com/stackdump/stackdump/formats"
+	"github.com/stackdump/stackdump/formats/output"
 	"github.com/stackdump/stackdump/internal/zseg"
 )
 
@@ -29,9 +29,9 @@ const (
 
 // compressOptions are the zseg options of in-process output compressed
 // with c.
-func compressOptions(c formats.Compression) zseg.Options {
+func compressOptions(c output.Compression) zseg.Options {
 	opts := zseg.Options{Compression: zseg.Codec(c)}
-	if c == formats.CompressGzip {
+	if c == output.Gzip {
 		opts.Level = gzipLevel
 	}
 	return opts
@@ -44,6 +44,6 @@ func compressWorkers() int {
 
 // newDumpOutput returns the buffered writer, compressed with c, a dump is
 // written through (zseg.NewOutput).
-func newDumpOutput(w io.Writer, c formats.Compression) (io.WriteCloser, error) {
+func newDumpOutput(w io.Writer, c output.Compression) (io.WriteCloser, error) {
 	return zseg.NewOutput(w, compressOptions(c), compressWorkers())
 }

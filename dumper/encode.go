@@ -6,13 +6,14 @@ import (
 	"io"
 
 	"github.com/stackdump/stackdump/dedupe"
-	"github.com/stackdump/stackdump/formats"
+	"github.com/stackdump/stackdump/formats/output"
+	"github.com/stackdump/stackdump/stack"
 )
 
 // encodeDump writes d to w in format f, checking ctx between routines so
 // that a cancelled request or file write stops promptly.
-func encodeDump(ctx context.Context, w io.Writer, f formats.Format, d *formats.Dump) error {
-	enc, err := formats.NewEncoder(w, f)
+func encodeDump(ctx context.Context, w io.Writer, f output.Format, d *stack.Dump) error {
+	enc, err := newEncoder(w, f, d.Source.Kind)
 	if err != nil {
 		return err
 	}
@@ -41,9 +42,9 @@ func encodeDump(ctx context.Context, w io.Writer, f formats.Format, d *formats.D
 // writeCaptured). It returns how many bytes went to w: after an error,
 // what was still buffered or being compressed is dropped, so when
 // encoding fails before the first buffer reached w nothing was sent.
-func writeCapture(ctx context.Context, w io.Writer, c formats.Compression, f formats.Format, d *formats.Dump, raw *stackText, by dedupe.By) (sent int64, err error) {
+func writeCapture(ctx context.Context, w io.Writer, c output.Compression, f output.Format, d *stack.Dump, raw *stackText, by dedupe.By) (sent int64, err error) {
 	gw := &gateWriter{w: w}
-	if raw != nil && f == formats.FormatJSON {
+	if raw != nil && f == output.JSON {
 		err = writeJSONParallel(ctx, gw, c, d, raw)
 		return gw.sent(), err
 	}
@@ -64,9 +65,9 @@ func writeCapture(ctx context.Context, w io.Writer, c formats.Compression, f for
 // writeCaptured writes a capture to w: the runtime's text as is when the
 // capture kept it (raw) and f is text, else d's groups in format f when
 // by is not dedupe.ByNone (grouped at similarity by), else d in format f.
-func writeCaptured(ctx context.Context, w io.Writer, f formats.Format, d *formats.Dump, raw *stackText, by dedupe.By) error {
+func writeCaptured(ctx context.Context, w io.Writer, f output.Format, d *stack.Dump, raw *stackText, by dedupe.By) error {
 	switch {
-	case raw != nil && f == formats.FormatText:
+	case raw != nil && f == output.Text:
 		if _, err := w.Write(raw.buf[:raw.n]); err != nil {
 			return fmt.Errorf("write text: %w", err)
 		}
@@ -83,8 +84,8 @@ func writeCaptured(ctx context.Context, w io.Writer, f formats.Format, d *format
 // runtime's traceback text as it is read rather than from a dump read whole
 // first: text (the runtime's own bytes) and JSON (writeJSONParallel), when
 // by is dedupe.ByNone (nothing grouped).
-func wantsRawText(f formats.Format, by dedupe.By) bool {
-	return (f == formats.FormatText || f == formats.FormatJSON) && by == dedupe.ByNone
+func wantsRawText(f output.Format, by dedupe.By) bool {
+	return (f == output.Text || f == output.JSON) && by == dedupe.ByNone
 }
 
 // gateWriter passes writes to w until closed, then drops them, and counts

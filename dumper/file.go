@@ -5,18 +5,18 @@ import (
 	"fmt"
 
 	"github.com/stackdump/stackdump/dedupe"
-	"github.com/stackdump/stackdump/formats"
+	"github.com/stackdump/stackdump/formats/output"
 )
 
 // FileOptions configure [WriteFile].
 type FileOptions struct {
 	// Format is the output format; empty means the one the path's
 	// extension names (.json, .txt, .pb, .folded), else text.
-	Format formats.Format
+	Format output.Format
 	// Compression is the file's compression; empty means the one the
 	// path's extension names (.gz, .zst), else none. It must agree with
 	// the path (formats.OutputFor): "x.txt" with gzip is an error.
-	Compression formats.Compression
+	Compression output.Compression
 	// Capture configures the capture (mode, limits).
 	Capture CaptureOptions
 	// By groups identical stacks at that similarity (text, json and debug1
@@ -41,7 +41,7 @@ func WriteFile(ctx context.Context, path string, opts FileOptions) error {
 	if err != nil {
 		return err
 	}
-	if opts.By != dedupe.ByNone && !formats.CanGroup(format) {
+	if opts.By != dedupe.ByNone && !output.CanGroup(format) {
 		return fmt.Errorf("write %s: dedupe applies to text, json or debug1, not %s", path, format)
 	}
 	if err := checkBy(opts.By); err != nil {
@@ -72,8 +72,8 @@ func WriteFile(ctx context.Context, path string, opts FileOptions) error {
 }
 
 // fileFormat resolves the format and compression of a dump file.
-func fileFormat(path string, opts FileOptions) (formats.Format, formats.Compression, error) {
-	f, c, err := formats.OutputFor(path, formats.OutputOptions{Format: opts.Format, Compression: opts.Compression})
+func fileFormat(path string, opts FileOptions) (output.Format, output.Compression, error) {
+	f, c, err := output.For(path, output.Options{Format: opts.Format, Compression: opts.Compression})
 	if err != nil {
 		return "", "", fmt.Errorf("write %s: %w", path, err)
 	}

@@ -11,7 +11,7 @@ import (
 
 	"github.com/google/pprof/profile"
 
-	"github.com/stackdump/stackdump/formats"
+	"github.com/stackdump/stackdump/formats/gotext"
 )
 
 // GoroutineHandler returns a drop-in replacement for net/http/pprof's
@@ -95,7 +95,7 @@ func cutLine(st stackText) []byte {
 	if st.n < goroutineHandlerMaxBytes {
 		why = fmt.Sprintf("%d bytes printed; the goroutines outgrew %d passes; later goroutines are missing", st.n, st.tries)
 	}
-	return fmt.Appendf(b, "%s%s\n", formats.CutMarker, why)
+	return fmt.Appendf(b, "%s%s\n", gotext.CutMarker, why)
 }
 
 // serveGoroutineDelta serves the change of the goroutine profile over

@@ -7,7 +7,8 @@ import (
 	"slices"
 
 	"github.com/stackdump/stackdump/dedupe"
-	"github.com/stackdump/stackdump/formats"
+	"github.com/stackdump/stackdump/formats/output"
+	"github.com/stackdump/stackdump/stack"
 )
 
 // checkBy validates a similarity level: dedupe.ByNone or one of
@@ -21,7 +22,7 @@ func checkBy(by dedupe.By) error {
 
 // writeGrouped groups d's routines at similarity by and writes the groups
 // in format f.
-func writeGrouped(ctx context.Context, w io.Writer, f formats.Format, d *formats.Dump, by dedupe.By) error {
+func writeGrouped(ctx context.Context, w io.Writer, f output.Format, d *stack.Dump, by dedupe.By) error {
 	g := dedupe.NewGrouper(dedupe.Options{By: by})
 	for i, r := range d.Routines {
 		if i%ctxCheckEvery == 0 {
@@ -31,5 +32,5 @@ func writeGrouped(ctx context.Context, w io.Writer, f formats.Format, d *formats
 		}
 		g.Add(r)
 	}
-	return formats.WriteGroups(w, f, d, g.Groups())
+	return writeGroups(w, f, d, g.Groups())
 }

@@ -11,7 +11,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/stackdump/stackdump/formats"
+	"github.com/stackdump/stackdump/formats/output"
+	"github.com/stackdump/stackdump/stack"
 )
 
 // Defaults of [HandlerOptions].
@@ -43,7 +44,7 @@ type HandlerOptions struct {
 	Capture CaptureOptions
 	// Format is the output format when the request has no format=; empty
 	// means text.
-	Format formats.Format
+	Format output.Format
 	// MaxTraceWindow bounds window=; zero means DefaultMaxTraceWindow.
 	MaxTraceWindow time.Duration
 	// MaxWait is how long a request waits for the dump in progress to be
@@ -121,7 +122,7 @@ func Handler(opts HandlerOptions) http.Handler {
 func normalizeHandlerOptions(opts *HandlerOptions) error {
 	var errs []error
 	if opts.Format != "" {
-		f, err := formats.ParseFormat(string(opts.Format))
+		f, err := output.ParseFormat(string(opts.Format))
 		if err != nil {
 			errs = append(errs, fmt.Errorf("dumper.HandlerOptions.Format: %w", err))
 		}
@@ -179,7 +180,7 @@ func (h *dumpHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	if r.Method == http.MethodHead {
 		// Say what a GET would send, without stopping the world for it.
-		h.writeHeaders(w, req, &formats.Dump{Source: formats.Source{CapturedAt: time.Now()}})
+		h.writeHeaders(w, req, &stack.Dump{Source: stack.Source{CapturedAt: time.Now()}})
 		return
 	}
 	if !h.acquire(w, r) {
@@ -324,7 +325,7 @@ func retryAfter(d time.Duration) string {
 }
 
 // writeHeaders sets the response headers of a dump.
-func (h *dumpHandler) writeHeaders(w http.ResponseWriter, req dumpRequest, d *formats.Dump) {
+func (h *dumpHandler) writeHeaders(w http.ResponseWriter, req dumpRequest, d *stack.Dump) {
 	hd := w.Header()
 	hd.Set("Content-Type", contentType(req.format))
 	hd.Add("Vary", "Accept-Encoding")
@@ -332,10 +333,10 @@ func (h *dumpHandler) writeHeaders(w http.ResponseWriter, req dumpRequest, d *fo
 		hd.Set("Content-Encoding", ce)
 	}
 	disposition := "inline"
-	if req.format == formats.FormatPprof {
+	if req.format == output.Pprof {
 		disposition = "attachment"
 	}
-	name := "goroutines-" + d.Source.CapturedAt.UTC().Format("20060102T150405Z") + formats.Extension(req.format, formats.CompressNone)
+	name := "goroutines-" + d.Source.CapturedAt.UTC().Format("20060102T150405Z") + output.Extension(req.format, output.None)
 	hd.Set("Content-Disposition", fmt.Sprintf("%s; filename=%q", disposition, name))
 	if c := d.Source.Capture; c != nil {
 		hd.Set("X-Stackdump-Mode", c.Mode)
@@ -354,7 +355,7 @@ func (h *dumpHandler) writeHeaders(w http.ResponseWriter, req dumpRequest, d *fo
 // went to w: when encoding fails before the first buffer reached w,
 // nothing has been sent and the caller can still answer with an error
 // status.
-func writeResponse(ctx context.Context, w http.ResponseWriter, req dumpRequest, d *formats.Dump, raw *stackText) (sent int64, err error) {
+func writeResponse(ctx context.Context, w http.ResponseWriter, req dumpRequest, d *stack.Dump, raw *stackText) (sent int64, err error) {
 	return writeCapture(ctx, w, req.comp, req.format, d, raw, req.by)
 }
 

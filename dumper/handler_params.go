@@ -10,16 +10,16 @@ import (
 	"time"
 
 	"github.com/stackdump/stackdump/dedupe"
-	"github.com/stackdump/stackdump/formats"
+	"github.com/stackdump/stackdump/formats/output"
 	"github.com/stackdump/stackdump/internal/words"
 )
 
 // dumpRequest is a parsed /debug/stackdump query.
 type dumpRequest struct {
 	mode   Mode
-	format formats.Format
+	format output.Format
 	by     dedupe.By // dedupe.ByNone unless dedupe= or by= asked for groups
-	comp   formats.Compression
+	comp   output.Compression
 	window time.Duration // trace window; 0 for the default
 }
 
@@ -51,12 +51,12 @@ func parseDumpRequest(r *http.Request, opts *HandlerOptions) (dumpRequest, error
 		req.mode = ModeFull
 	}
 	if v := q.Get("format"); v != "" {
-		if req.format, err = formats.ParseFormat(v); err != nil {
+		if req.format, err = output.ParseFormat(v); err != nil {
 			return req, fmt.Errorf("format: %w", err)
 		}
 	}
 	if req.format == "" {
-		req.format = formats.FormatText
+		req.format = output.Text
 	}
 	grouped := false
 	if v := q.Get("dedupe"); v != "" {
@@ -72,7 +72,7 @@ func parseDumpRequest(r *http.Request, opts *HandlerOptions) (dumpRequest, error
 			return req, fmt.Errorf("by: %w", err)
 		}
 	}
-	if req.by != dedupe.ByNone && !formats.CanGroup(req.format) {
+	if req.by != dedupe.ByNone && !output.CanGroup(req.format) {
 		return req, fmt.Errorf("dedupe applies to format text, json or debug1; %s output is always one record per stack", req.format)
 	}
 	if v := q.Get("window"); v != "" {
@@ -84,7 +84,7 @@ func parseDumpRequest(r *http.Request, opts *HandlerOptions) (dumpRequest, error
 		}
 	}
 	if v, ok := q["compress"]; ok {
-		if req.comp, err = formats.ParseCompression(v[0]); err != nil {
+		if req.comp, err = output.ParseCompression(v[0]); err != nil {
 			return req, fmt.Errorf("compress: %w", err)
 		}
 	} else {
@@ -113,13 +113,13 @@ func parseWindow(v string, limit time.Duration) (time.Duration, error) {
 // encodingPreference orders the encodings Handler offers when the client
 // rates them equally: zstd compresses our JSON and text faster and smaller
 // than gzip (docs/capture.md).
-var encodingPreference = []formats.Compression{formats.CompressZstd, formats.CompressGzip}
+var encodingPreference = []output.Compression{output.Zstd, output.Gzip}
 
 // negotiateEncoding picks the content coding from Accept-Encoding headers:
 // the highest-rated of zstd and gzip, "*" standing for both, q=0 refusing
 // one; none when the client accepts neither.
-func negotiateEncoding(headers []string) formats.Compression {
-	q := map[formats.Compression]float64{}
+func negotiateEncoding(headers []string) output.Compression {
+	q := map[output.Compression]float64{}
 	star := -1.0
 	for _, h := range headers {
 		for part := range strings.SplitSeq(h, ",") {
@@ -137,15 +137,15 @@ func negotiateEncoding(headers []string) formats.Compression {
 			}
 			switch strings.ToLower(strings.TrimSpace(name)) {
 			case "gzip", "x-gzip":
-				q[formats.CompressGzip] = weight
+				q[output.Gzip] = weight
 			case "zstd":
-				q[formats.CompressZstd] = weight
+				q[output.Zstd] = weight
 			case "*":
 				star = weight
 			}
 		}
 	}
-	best, bestQ := formats.CompressNone, 0.0
+	best, bestQ := output.None, 0.0
 	for _, c := range encodingPreference {
 		w, ok := q[c]
 		if !ok {
@@ -159,22 +159,22 @@ func negotiateEncoding(headers []string) formats.Compression {
 }
 
 // contentType returns the Content-Type of format f.
-func contentType(f formats.Format) string {
+func contentType(f output.Format) string {
 	switch f {
-	case formats.FormatJSON:
+	case output.JSON:
 		return "application/json"
-	case formats.FormatPprof:
+	case output.Pprof:
 		return "application/octet-stream"
 	}
 	return "text/plain; charset=utf-8"
 }
 
 // contentEncoding returns the Content-Encoding token of c, "" for none.
-func contentEncoding(c formats.Compression) string {
+func contentEncoding(c output.Compression) string {
 	switch c {
-	case formats.CompressGzip:
+	case output.Gzip:
 		return "gzip"
-	case formats.CompressZstd:
+	case output.Zstd:
 		return "zstd"
 	}
 	return ""

@@ -7,8 +7,11 @@ import (
 	"io"
 	"sync"
 
-	"github.com/stackdump/stackdump/formats"
+	"github.com/stackdump/stackdump/formats/dumpjson"
+	"github.com/stackdump/stackdump/formats/gotext"
+	"github.com/stackdump/stackdump/formats/output"
 	"github.com/stackdump/stackdump/internal/zseg"
+	"github.com/stackdump/stackdump/stack"
 )
 
 // A full capture written as JSON is made in parallel. The traceback text
@@ -49,21 +52,21 @@ type jsonChunkResult struct {
 	seg       zseg.Segment
 	routines  int // routines encoded
 	total     int64
-	warnings  []*formats.ParseError
+	warnings  []*stack.ParseError
 	truncated bool
 	err       error
 }
 
 // jsonWriter writes one capture's JSON document.
 type jsonWriter struct {
-	d      *formats.Dump // the capture's metadata
-	text   []byte        // its traceback text
+	d      *stack.Dump // the capture's metadata
+	text   []byte      // its traceback text
 	stream *zseg.Stream
 }
 
 // writeJSONParallel writes the capture d, whose traceback text is raw, as
 // a stackdump JSON document to w, compressed with c.
-func writeJSONParallel(ctx context.Context, w io.Writer, c formats.Compression, d *formats.Dump, raw *stackText) error {
+func writeJSONParallel(ctx context.Context, w io.Writer, c output.Compression, d *stack.Dump, raw *stackText) error {
 	workers := compressWorkers()
 	chunk := min(max(raw.n/(8*workers), minJSONChunk), maxJSONChunk)
 	return writeJSONChunks(ctx, w, c, d, raw.buf[:raw.n], chunk, workers)
@@ -71,7 +74,7 @@ func writeJSONParallel(ctx context.Context, w io.Writer, c formats.Compression, 
 
 // writeJSONChunks writes text in chunks of about chunkBytes on workers
 // goroutines.
-func writeJSONChunks(ctx context.Context, w io.Writer, c formats.Compression, d *formats.Dump, text []byte, chunkBytes, workers int) error {
+func writeJSONChunks(ctx context.Context, w io.Writer, c output.Compression, d *stack.Dump, text []byte, chunkBytes, workers int) error {
 	stream, err := zseg.NewStream(w, compressOptions(c))
 	if err != nil {
 		return err
@@ -134,7 +137,7 @@ func (jw *jsonWriter) writeChunks(ctx context.Context, order <-chan jsonChunk) e
 	var (
 		routines  int
 		total     int64
-		warnings  []*formats.ParseError
+		warnings  []*stack.ParseError
 		truncated = jw.d.Truncated
 		own       *chunkState // for a chunk that must be encoded again
 		lines     = lineCounter{text: jw.text}
@@ -176,10 +179,10 @@ func (jw *jsonWriter) writeChunks(ctx context.Context, order <-chan jsonChunk) e
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	end := &formats.Dump{Truncated: truncated, Warnings: append(warnings, jw.d.Warnings...), Total: total}
+	end := &stack.Dump{Truncated: truncated, Warnings: append(warnings, jw.d.Warnings...), Total: total}
 	enc := jw.stream.NewEncoder()
 	defer enc.Release()
-	if _, err := enc.Write(new(formats.JSONChunks).AppendEnd(nil, end, total)); err != nil {
+	if _, err := enc.Write(new(dumpjson.Chunks).AppendEnd(nil, end, total)); err != nil {
 		return err
 	}
 	if err := jw.stream.WriteSegment(enc.Take(nil)); err != nil {
@@ -191,14 +194,15 @@ func (jw *jsonWriter) writeChunks(ctx context.Context, order <-chan jsonChunk) e
 // chunkState is what a worker keeps from chunk to chunk: the Table its
 // readers intern into and the encoding of the frames it has met.
 type chunkState struct {
-	table  *formats.Table
-	frames formats.JSONChunks
+	table  *stack.Table
+	reader *gotext.Reader // reset onto each chunk: it keeps the stacks met
+	frames dumpjson.Chunks
 	enc    *zseg.Encoder
 	buf    []byte
 }
 
 func (jw *jsonWriter) newChunkState() *chunkState {
-	st := &chunkState{table: formats.NewTable(), enc: jw.stream.NewEncoder()}
+	st := &chunkState{table: stack.NewTable(), enc: jw.stream.NewEncoder()}
 	st.enc.Take(getSegmentBuf()) // an empty segment: the next goes into a kept buffer
 	if b, ok := jsonBufPool.Get().(*[]byte); ok {
 		st.buf = (*b)[:0]
@@ -206,6 +210,16 @@ func (jw *jsonWriter) newChunkState() *chunkState {
 		st.buf = make([]byte, 0, 2*jsonFlushBytes)
 	}
 	return st
+}
+
+// readerOf returns the worker's reader, reset onto text.
+func (st *chunkState) readerOf(text []byte) *gotext.Reader {
+	if st.reader == nil {
+		st.reader = gotext.NewReaderBytes(text, gotext.ReadOptions{Table: st.table, ReuseRoutines: true})
+	} else {
+		st.reader.ResetBytes(text)
+	}
+	return st.reader
 }
 
 // release gives back the compressor and buffer for later captures.
@@ -240,8 +254,8 @@ func putSegmentBuf(b []byte) {
 // first chunk also carries the document's opening.
 func (jw *jsonWriter) encodeChunk(ctx context.Context, st *chunkState, job jsonChunk, first bool) jsonChunkResult {
 	enc := &chunkEncoder{jw: jw, st: st, job: job, first: first}
-	p := formats.Pipeline{
-		Source:    formats.NewReaderBytes(job.text, formats.ReadOptions{Kind: formats.KindGoTraceback, Table: st.table, ReuseRoutines: true}),
+	p := stack.Pipeline{
+		Source:    st.readerOf(job.text),
 		Encoder:   enc,
 		ReadError: func(err error) error { return fmt.Errorf("read stacks: %w", err) },
 	}
@@ -249,8 +263,8 @@ func (jw *jsonWriter) encodeChunk(ctx context.Context, st *chunkState, job jsonC
 	// lines is no dump, and encodes as an empty one.
 	read, err := p.Next(ctx)
 	if err == io.EOF {
-		read = &formats.Dump{}
-		err = formats.WriteDump(enc, read)
+		read = &stack.Dump{}
+		err = stack.WriteDump(enc, read)
 	}
 	if err != nil {
 		return jsonChunkResult{err: err}
@@ -277,7 +291,7 @@ type chunkEncoder struct {
 	seg      zseg.Segment
 }
 
-func (e *chunkEncoder) BeginDump(read *formats.Dump) error {
+func (e *chunkEncoder) BeginDump(read *stack.Dump) error {
 	e.b = e.st.buf[:0]
 	if e.job.index == 0 {
 		head := *read
@@ -287,7 +301,7 @@ func (e *chunkEncoder) BeginDump(read *formats.Dump) error {
 	return nil
 }
 
-func (e *chunkEncoder) WriteRoutine(r *formats.Routine) error {
+func (e *chunkEncoder) WriteRoutine(r *stack.Routine) error {
 	e.routines++
 	r.Line = 0 // a line of text no one has
 	e.b = e.st.frames.AppendRoutine(e.b, r, e.first && e.routines == 1)
@@ -300,7 +314,7 @@ func (e *chunkEncoder) WriteRoutine(r *formats.Routine) error {
 	return nil
 }
 
-func (e *chunkEncoder) EndDump(*formats.Dump) error {
+func (e *chunkEncoder) EndDump(*stack.Dump) error {
 	if _, err := e.st.enc.Write(e.b); err != nil {
 		return err
 	}

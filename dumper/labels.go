@@ -11,7 +11,7 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/stackdump/stackdump/formats"
+	"github.com/stackdump/stackdump/stack"
 )
 
 // Go 1.26 prints pprof labels in goroutine headers only with
@@ -102,20 +102,20 @@ type labelIndex struct {
 }
 
 type profStack struct {
-	frames []*formats.Frame // normalized
-	labels formats.Labels
+	frames []*stack.Frame // normalized
+	labels stack.Labels
 }
 
 // labelEntry is what the profile says about one stack: its label set, or
 // that it has several.
 type labelEntry struct {
-	labels    formats.Labels
+	labels    stack.Labels
 	ambiguous bool
 }
 
 // profileLabels takes a goroutine profile and indexes its labels.
 func profileLabels() (*labelIndex, error) {
-	t := formats.NewTable()
+	t := stack.NewTable()
 	d, err := readGoroutineProfile(context.Background(), t)
 	if err != nil {
 		return nil, err
@@ -124,7 +124,7 @@ func profileLabels() (*labelIndex, error) {
 }
 
 // newLabelIndex indexes the labels of a goroutine profile's routines.
-func newLabelIndex(d *formats.Dump) *labelIndex {
+func newLabelIndex(d *stack.Dump) *labelIndex {
 	ix := &labelIndex{byKey: make(map[int]map[string]labelEntry)}
 	for _, r := range d.Routines {
 		ix.stacks = append(ix.stacks, profStack{frames: normalizeFrames(r.Frames()), labels: r.Labels})
@@ -137,7 +137,7 @@ func newLabelIndex(d *formats.Dump) *labelIndex {
 
 // normalizeFrames drops leading runtime frames (gopark and friends, which
 // the two sources print differently) and a trailing runtime.goexit.
-func normalizeFrames(fs []*formats.Frame) []*formats.Frame {
+func normalizeFrames(fs []*stack.Frame) []*stack.Frame {
 	for len(fs) > 0 && fs[0].IsRuntime() {
 		fs = fs[1:]
 	}
@@ -148,7 +148,7 @@ func normalizeFrames(fs []*formats.Frame) []*formats.Frame {
 }
 
 // appendStackKey appends the function, file and line of frames to k.
-func appendStackKey(k []byte, frames []*formats.Frame) []byte {
+func appendStackKey(k []byte, frames []*stack.Frame) []byte {
 	for _, f := range frames {
 		k = append(k, f.Func...)
 		k = append(k, 0)
@@ -160,7 +160,7 @@ func appendStackKey(k []byte, frames []*formats.Frame) []byte {
 	return k
 }
 
-func labelsKey(ls formats.Labels) string {
+func labelsKey(ls stack.Labels) string {
 	var b strings.Builder
 	for _, l := range ls {
 		b.WriteString(strconv.Quote(l.Key))
@@ -200,7 +200,7 @@ func (ix *labelIndex) index(n int) map[string]labelEntry {
 
 // lookup returns the profile's entry for a traceback stack. An elided
 // stack (more than 100 frames) is matched on the frames before the elision.
-func (ix *labelIndex) lookup(s *formats.Stack, k []byte) (labelEntry, bool, []byte) {
+func (ix *labelIndex) lookup(s *stack.Stack, k []byte) (labelEntry, bool, []byte) {
 	frames := s.Frames
 	n := 0
 	if s.Elided {
@@ -215,15 +215,15 @@ func (ix *labelIndex) lookup(s *formats.Stack, k []byte) (labelEntry, bool, []by
 
 // apply sets the labels of d's routines from the profile and returns a
 // warning when some could not be told apart, or nil.
-func (ix *labelIndex) apply(d *formats.Dump, t *formats.Table) *formats.ParseError {
+func (ix *labelIndex) apply(d *stack.Dump, t *stack.Table) *stack.ParseError {
 	if !ix.any {
 		return nil
 	}
 	type result struct {
-		labels    formats.Labels
+		labels    stack.Labels
 		ambiguous bool
 	}
-	byStack := make(map[*formats.Stack]result)
+	byStack := make(map[*stack.Stack]result)
 	var k []byte
 	var skipped, stacks, firstLine int
 	for _, r := range d.Routines {
@@ -238,7 +238,7 @@ func (ix *labelIndex) apply(d *formats.Dump, t *formats.Table) *formats.ParseErr
 			if ok {
 				res = result{ambiguous: e.ambiguous}
 				if len(e.labels) > 0 {
-					res.labels = t.Labels(append(formats.Labels(nil), e.labels...))
+					res.labels = t.Labels(append(stack.Labels(nil), e.labels...))
 				}
 			}
 			byStack[r.Stack] = res
@@ -258,7 +258,7 @@ func (ix *labelIndex) apply(d *formats.Dump, t *formats.Table) *formats.ParseErr
 	if skipped == 0 {
 		return nil
 	}
-	return &formats.ParseError{
+	return &stack.ParseError{
 		Line: firstLine,
 		Msg: fmt.Sprintf("pprof labels left off %d goroutines on %d stacks: the goroutine profile shows several label sets "+
 			"for the same stack and the traceback does not say which goroutine has which (run with GODEBUG=tracebacklabels=1 for exact labels)", skipped, stacks),

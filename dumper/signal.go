@@ -13,7 +13,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/stackdump/stackdump/formats"
+	"github.com/stackdump/stackdump/formats/output"
 )
 
 // DefaultKeep is how many dump files OnSignal keeps when SignalOptions.Keep is zero.
@@ -60,18 +60,18 @@ func OnSignal(ctx context.Context, sig os.Signal, dir string, opts SignalOptions
 	sub, base := filepath.Split(opts.Prefix)
 	dir, opts.Prefix = filepath.Join(dir, sub), base
 	if opts.File.Format == "" {
-		opts.File.Format = formats.FormatText
+		opts.File.Format = output.Text
 	}
 	if opts.File.Compression == "" {
-		opts.File.Compression = formats.CompressGzip
+		opts.File.Compression = output.Gzip
 	}
 	// The file name's extension is made from Format and Compression, so
 	// they are spelled as the extension needs ("JSON" is json); one that
 	// names nothing is left for WriteFile to report through OnError.
-	if f, err := formats.ParseFormat(string(opts.File.Format)); err == nil {
+	if f, err := output.ParseFormat(string(opts.File.Format)); err == nil {
 		opts.File.Format = f
 	}
-	if c, err := formats.ParseCompression(string(opts.File.Compression)); err == nil {
+	if c, err := output.ParseCompression(string(opts.File.Compression)); err == nil {
 		opts.File.Compression = c
 	}
 	ctx, cancel := context.WithCancel(ctx)
@@ -107,7 +107,7 @@ func dumpOnSignal(ctx context.Context, dir string, opts *SignalOptions) {
 		}
 	}
 	name := fmt.Sprintf("%s-%s-%d%s", opts.Prefix, time.Now().UTC().Format("20060102-150405.000000"),
-		os.Getpid(), formats.Extension(opts.File.Format, opts.File.Compression))
+		os.Getpid(), output.Extension(opts.File.Format, opts.File.Compression))
 	path := filepath.Join(dir, name)
 	if err := WriteFile(ctx, path, opts.File); err != nil {
 		report(fmt.Errorf("dump on signal: %w", err))

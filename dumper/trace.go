@@ -9,7 +9,8 @@ import (
 	"slices"
 	"time"
 
-	"github.com/stackdump/stackdump/formats"
+	"github.com/stackdump/stackdump/formats/exectrace"
+	"github.com/stackdump/stackdump/stack"
 )
 
 // DefaultTraceWindow is how long a trace-mode capture records by default.
@@ -34,7 +35,7 @@ var traceSlot = make(chan struct{}, 1)
 // recording and the non-GC stop-the-world pauses runtime/metrics saw
 // meanwhile. What a trace cannot tell (wait minutes, locked to thread,
 // arguments…) is listed in Capture.Missing. See docs/modes.md.
-func captureTrace(ctx context.Context, window time.Duration, t *formats.Table) (*formats.Dump, error) {
+func captureTrace(ctx context.Context, window time.Duration, t *stack.Table) (*stack.Dump, error) {
 	rec, err := recordTrace(ctx, window)
 	if err != nil {
 		return nil, err
@@ -101,11 +102,11 @@ func recordTrace(ctx context.Context, window time.Duration) (*traceRecording, er
 
 // decode reads the recording into a dump, interning into t (a new Table
 // when nil).
-func (rec *traceRecording) decode(t *formats.Table) (*formats.Dump, error) {
+func (rec *traceRecording) decode(t *stack.Table) (*stack.Dump, error) {
 	if t == nil {
-		t = formats.NewTable()
+		t = stack.NewTable()
 	}
-	dumps, err := formats.ReadAll(bytes.NewReader(rec.trace.Bytes()), formats.ReadOptions{Kind: formats.KindGoTrace, Table: t})
+	dumps, err := stack.ReadAll(exectrace.NewReader(bytes.NewReader(rec.trace.Bytes()), exectrace.ReadOptions{Table: t}))
 	if err != nil {
 		return nil, fmt.Errorf("read own execution trace: %w", err)
 	}
@@ -120,7 +121,7 @@ func (rec *traceRecording) decode(t *formats.Table) (*formats.Dump, error) {
 	missing = rec.addLabels(d, t, missing)
 	d.Source.Runtime = runtime.Version()
 	d.Source.CapturedAt = rec.start
-	d.Source.Capture = &formats.Capture{
+	d.Source.Capture = &stack.Capture{
 		Mode:       "trace",
 		Goroutines: rec.goroutines,
 		Duration:   rec.duration,
@@ -133,9 +134,9 @@ func (rec *traceRecording) decode(t *formats.Table) (*formats.Dump, error) {
 
 // addLabels joins the goroutine profile's labels into d and returns
 // missing without "labels" when every goroutine's labels are known.
-func (rec *traceRecording) addLabels(d *formats.Dump, t *formats.Table, missing []string) []string {
+func (rec *traceRecording) addLabels(d *stack.Dump, t *stack.Table, missing []string) []string {
 	if rec.profileErr != nil {
-		d.Warnings = append(d.Warnings, &formats.ParseError{Msg: "pprof labels unavailable: " + rec.profileErr.Error(), Err: rec.profileErr})
+		d.Warnings = append(d.Warnings, &stack.ParseError{Msg: "pprof labels unavailable: " + rec.profileErr.Error(), Err: rec.profileErr})
 		return missing
 	}
 	if w := joinTraceLabels(d, rec.labels, t).warning(); w != nil {

@@ -3,7 +3,7 @@ package dumper
 import (
 	"fmt"
 
-	"github.com/stackdump/stackdump/formats"
+	"github.com/stackdump/stackdump/stack"
 )
 
 // Labels for trace mode.
@@ -25,15 +25,15 @@ import (
 // snapshot of another process; trace mode uses it with its own profile.
 type LabelJoiner struct {
 	ix      *labelIndex
-	t       *formats.Table
-	byStack map[*formats.Stack]labelResult // trace routines share interned stacks
+	t       *stack.Table
+	byStack map[*stack.Stack]labelResult // trace routines share interned stacks
 	k       []byte
 	join    labelJoin
 }
 
 // labelResult is what the profile says about one trace stack.
 type labelResult struct {
-	labels    formats.Labels
+	labels    stack.Labels
 	ambiguous bool
 }
 
@@ -48,18 +48,18 @@ type labelJoin struct {
 // into a Dump with its Routines (debug=0 or debug=1: one counted record per
 // stack and label set). Labels given to routines are interned into t, the
 // Table the trace is read with.
-func NewLabelJoiner(profile *formats.Dump, t *formats.Table) *LabelJoiner {
+func NewLabelJoiner(profile *stack.Dump, t *stack.Table) *LabelJoiner {
 	return newLabelJoiner(newLabelIndex(profile), t)
 }
 
-func newLabelJoiner(ix *labelIndex, t *formats.Table) *LabelJoiner {
-	return &LabelJoiner{ix: ix, t: t, byStack: make(map[*formats.Stack]labelResult)}
+func newLabelJoiner(ix *labelIndex, t *stack.Table) *LabelJoiner {
+	return &LabelJoiner{ix: ix, t: t, byStack: make(map[*stack.Stack]labelResult)}
 }
 
 // Apply sets r's labels from the profile when r's stack has exactly one
 // label set there; stale routines and routines without frames are left
 // alone.
-func (j *LabelJoiner) Apply(r *formats.Routine) {
+func (j *LabelJoiner) Apply(r *stack.Routine) {
 	if !j.ix.any || r.Stale || len(r.Frames()) == 0 {
 		return // no goroutine has labels, or nothing to match
 	}
@@ -70,7 +70,7 @@ func (j *LabelJoiner) Apply(r *formats.Routine) {
 		if e, ok, j.k = j.ix.lookup(r.Stack, j.k); ok {
 			res.ambiguous = e.ambiguous
 			if len(e.labels) > 0 {
-				res.labels = j.t.Labels(append(formats.Labels(nil), e.labels...))
+				res.labels = j.t.Labels(append(stack.Labels(nil), e.labels...))
 			}
 		}
 		j.byStack[r.Stack] = res
@@ -92,11 +92,11 @@ func (j *LabelJoiner) Labelled() int { return j.join.labelled }
 
 // Warning describes the routines whose labels stayed unknown (their stack
 // has several label sets in the profile), or is nil when there were none.
-func (j *LabelJoiner) Warning() *formats.ParseError { return j.join.warning() }
+func (j *LabelJoiner) Warning() *stack.ParseError { return j.join.warning() }
 
 // joinTraceLabels sets the Labels of d's routines from the profile index,
 // interning them into t, the Table d was read with.
-func joinTraceLabels(d *formats.Dump, ix *labelIndex, t *formats.Table) labelJoin {
+func joinTraceLabels(d *stack.Dump, ix *labelIndex, t *stack.Table) labelJoin {
 	j := newLabelJoiner(ix, t)
 	for _, r := range d.Routines {
 		j.Apply(r)
@@ -105,11 +105,11 @@ func joinTraceLabels(d *formats.Dump, ix *labelIndex, t *formats.Table) labelJoi
 }
 
 // warning describes the goroutines the join could not label, or is nil.
-func (j labelJoin) warning() *formats.ParseError {
+func (j labelJoin) warning() *stack.ParseError {
 	if j.ambiguous == 0 {
 		return nil
 	}
-	return &formats.ParseError{Msg: fmt.Sprintf(
+	return &stack.ParseError{Msg: fmt.Sprintf(
 		"pprof labels of %d goroutines on %d stack(s) are unknown: the goroutine profile shows several label sets for each of those stacks, and a trace cannot say which goroutine has which",
 		j.ambiguous, j.stacks)}
 }

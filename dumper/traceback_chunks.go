@@ -3,7 +3,7 @@ package dumper
 import (
 	"bytes"
 
-	"github.com/stackdump/stackdump/formats"
+	"github.com/stackdump/stackdump/stack"
 )
 
 // goroutineSep is what runtime.Stack prints between two goroutines: a
@@ -34,11 +34,11 @@ func cutTraceback(text []byte, size int) int {
 
 // collectStage is the last stage of a formats.Pipeline that keeps every
 // routine in its dump's Routines: a capture read whole into memory.
-type collectStage struct{ d *formats.Dump }
+type collectStage struct{ d *stack.Dump }
 
-func (c *collectStage) BeginDump(d *formats.Dump) error { c.d = d; return nil }
-func (c *collectStage) EndDump(*formats.Dump) error     { return nil }
-func (c *collectStage) WriteRoutine(r *formats.Routine) error {
+func (c *collectStage) BeginDump(d *stack.Dump) error { c.d = d; return nil }
+func (c *collectStage) EndDump(*stack.Dump) error     { return nil }
+func (c *collectStage) WriteRoutine(r *stack.Routine) error {
 	c.d.Routines = append(c.d.Routines, r)
 	return nil
 }

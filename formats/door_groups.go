@@ -3,6 +3,12 @@ package formats
 import (
 	"fmt"
 	"io"
+
+	"github.com/stackdump/stackdump/formats/debug1"
+	"github.com/stackdump/stackdump/formats/dumpjson"
+	"github.com/stackdump/stackdump/formats/gotext"
+	"github.com/stackdump/stackdump/formats/output"
+	"github.com/stackdump/stackdump/stack"
 )
 
 // WriteGroups writes a grouped dump (groups built by package dedupe, in
@@ -19,14 +25,14 @@ import (
 // Other formats cannot hold groups and return an error. w should be
 // buffered (an [Output]); WriteGroups writes in large chunks and does not
 // flush it.
-func WriteGroups(w io.Writer, f Format, d *Dump, groups []*Group) error {
+func WriteGroups(w io.Writer, f output.Format, d *stack.Dump, groups []*stack.Group) error {
 	switch f {
-	case FormatText:
-		return writeGroupsText(w, d, groups)
-	case FormatJSON:
-		return writeGroupsJSON(w, d, groups)
-	case FormatDebug1:
-		return writeGroupsDebug1(w, d, groups)
+	case output.Text:
+		return gotext.WriteGroups(w, d, groups)
+	case output.JSON:
+		return dumpjson.WriteGroups(w, d, groups)
+	case output.Debug1:
+		return debug1.WriteGroups(w, d, groups)
 	}
-	return fmt.Errorf("grouped output cannot be written as %q (want %s, %s or %s)", f, FormatText, FormatJSON, FormatDebug1)
+	return fmt.Errorf("grouped output cannot be written as %q (want %s, %s or %s)", f, output.Text, output.JSON, output.Debug1)
 }

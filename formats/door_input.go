@@ -9,6 +9,10 @@ import (
 
 	"github.com/klauspost/compress/gzip"
 	"github.com/klauspost/compress/zstd"
+
+	"github.com/stackdump/stackdump/formats/internal/codec"
+	"github.com/stackdump/stackdump/formats/output"
+	"github.com/stackdump/stackdump/stack"
 )
 
 var (
@@ -19,12 +23,12 @@ var (
 // openInput detects gzip or zstd by their magic bytes and decompresses on
 // the fly (repeatedly, for doubly compressed inputs), then sniffs the dump
 // format unless opts.Kind is set.
-func openInput(r io.Reader, opts ReadOptions) (*inputStream, error) {
+func openInput(r io.Reader, opts ReadOptions) (*codec.Stream, output.Compression, error) {
 	limit := opts.MaxDecompressedBytes
 	if limit <= 0 {
-		limit = defaultMaxDecompressed
+		limit = codec.DefaultMaxBytes
 	}
-	comp := CompressNone
+	comp := output.None
 	br := bufio.NewReaderSize(r, 64<<10)
 	for range 3 {
 		head, _ := br.Peek(4)
@@ -32,45 +36,44 @@ func openInput(r io.Reader, opts ReadOptions) (*inputStream, error) {
 		case bytes.HasPrefix(head, gzipMagic):
 			zr, err := gzip.NewReader(br)
 			if err != nil {
-				return nil, fmt.Errorf("gzip input: %w", err)
+				return nil, "", fmt.Errorf("gzip input: %w", err)
 			}
-			comp = CompressGzip
-			br = bufio.NewReaderSize(&limitedReader{r: zr, left: limit, name: CompressGzip}, 64<<10)
+			comp = output.Gzip
+			br = bufio.NewReaderSize(&limitedReader{r: zr, left: limit, name: output.Gzip}, 64<<10)
 			continue
 		case bytes.HasPrefix(head, zstdMagic):
 			zr, err := zstd.NewReader(br, zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxMemory(256<<20))
 			if err != nil {
-				return nil, fmt.Errorf("zstd input: %w", err)
+				return nil, "", fmt.Errorf("zstd input: %w", err)
 			}
-			if comp == CompressNone {
-				comp = CompressZstd
+			if comp == output.None {
+				comp = output.Zstd
 			}
-			br = bufio.NewReaderSize(&limitedReader{r: zr.IOReadCloser(), left: limit, name: CompressZstd}, 64<<10)
+			br = bufio.NewReaderSize(&limitedReader{r: zr.IOReadCloser(), left: limit, name: output.Zstd}, 64<<10)
 			continue
 		}
 		break
 	}
-	cr := &countingReader{r: br}
-	in := &inputStream{Kind: opts.Kind, Compression: comp, count: cr, R: bufio.NewReaderSize(cr, 256<<10)}
+	in := codec.NewStream(br, opts.Kind, comp != output.None, 256<<10)
 	if in.Kind == "" {
 		head, err := in.R.Peek(64 << 10)
 		if err != nil && err != io.EOF && !errors.Is(err, bufio.ErrBufferFull) && len(head) == 0 {
 			// With bytes in hand (a compressed stream cut or corrupt
 			// after them) the reader reads them and then meets the error.
-			return nil, err
+			return nil, "", err
 		}
 		if err := refuseSniffed(head); err != nil {
-			return nil, err
+			return nil, "", err
 		}
-		in.Kind, in.sniffed = sniffKind(head), true
+		in.Kind, in.Sniffed = sniffKind(head), true
 	}
-	return in, nil
+	return in, comp, nil
 }
 
 // openMemInput is openInput for an input held in memory: uncompressed, it
 // is not copied through buffers (mem), and only a small buffer is made for
 // the decoders that read R.
-func openMemInput(b []byte, opts ReadOptions) (*inputStream, error) {
+func openMemInput(b []byte, opts ReadOptions) (*codec.Stream, output.Compression, error) {
 	if bytes.HasPrefix(b, gzipMagic) || bytes.HasPrefix(b, zstdMagic) {
 		return openInput(bytes.NewReader(b), opts)
 	}
@@ -78,18 +81,19 @@ func openMemInput(b []byte, opts ReadOptions) (*inputStream, error) {
 	if kind == "" {
 		head := b[:min(len(b), 64<<10)]
 		if err := refuseSniffed(head); err != nil {
-			return nil, err
+			return nil, "", err
 		}
 		kind, sniffed = sniffKind(head), true
 	}
 	// The Go traceback reader cuts its lines from b and never reads R:
 	// give it the smallest buffer (a capture reads one input per chunk).
 	size := 64 << 10
-	if kind == KindGoTraceback {
+	if kind == stack.KindGoTraceback {
 		size = 16
 	}
-	cr := &countingReader{r: bytes.NewReader(b)}
-	return &inputStream{Kind: kind, Compression: CompressNone, count: cr, R: bufio.NewReaderSize(cr, size), mem: b, sniffed: sniffed}, nil
+	in := codec.NewMemStream(b, kind, size)
+	in.Sniffed = sniffed
+	return in, output.None, nil
 }
 
 // refuseSniffed returns the error for an input whose first bytes, head,
@@ -105,7 +109,7 @@ func refuseSniffed(head []byte) error {
 // errGroupedText refuses stackdump's grouped text as input: it has no
 // goroutine headers, so read as a traceback it would give a wrong dump
 // (its preamble and nothing else).
-var errGroupedText = fmt.Errorf("%w: this is stackdump's grouped text (convert --dedupe), written for people and not read back; write groups with --format json to read them again", ErrNotDump)
+var errGroupedText = fmt.Errorf("%w: this is stackdump's grouped text (convert --dedupe), written for people and not read back; write groups with --format json to read them again", stack.ErrNotDump)
 
 // isGroupedText reports whether head starts with the first line of
 // grouped text (writeGroupsText): "N goroutines in M groups", or threads,
@@ -156,18 +160,18 @@ func cutCount(b []byte) ([]byte, bool) {
 // marker is taken as a Go traceback, whose reader skips junk. It scans
 // lines with plain byte comparisons: sniffing costs microseconds, not a
 // regexp pass over 64 KiB.
-func sniffKind(head []byte) Kind {
+func sniffKind(head []byte) stack.Kind {
 	trim := bytes.TrimLeft(head, " \t\r\n\ufeff")
 	switch {
 	case bytes.HasPrefix(trim, []byte("go 1.")) && bytes.Contains(trim[:min(len(trim), 16)], []byte(" trace\x00")):
-		return KindGoTrace
+		return stack.KindGoTrace
 	case bytes.HasPrefix(trim, []byte("{")):
 		if bytes.Contains(trim, []byte(`"threadDump"`)) {
-			return KindJVMJSON
+			return stack.KindJVMJSON
 		}
-		return KindJSON
+		return stack.KindJSON
 	case isBinary(head):
-		return KindGoPprof
+		return stack.KindGoPprof
 	}
 	for len(head) > 0 {
 		line := head
@@ -180,20 +184,20 @@ func sniffKind(head []byte) Kind {
 			return k
 		}
 	}
-	return KindGoTraceback
+	return stack.KindGoTraceback
 }
 
 // lineKind names the format a line marks, or "" for any other line.
-func lineKind(line []byte) Kind {
+func lineKind(line []byte) stack.Kind {
 	switch {
 	case isGoHeader(line), bytes.HasPrefix(line, []byte("WARNING: DATA RACE")):
-		return KindGoTraceback
+		return stack.KindGoTraceback
 	case isProfileHeader(line):
-		return KindGoDebug1
+		return stack.KindGoDebug1
 	case bytes.HasPrefix(line, []byte("Full thread dump")),
 		bytes.HasPrefix(line, []byte("java.lang.Thread.State: ")),
 		isJVMThreadHeader(line):
-		return KindJVMText
+		return stack.KindJVMText
 	}
 	return ""
 }
@@ -270,12 +274,12 @@ func isBinary(head []byte) bool {
 type limitedReader struct {
 	r    io.Reader
 	left int64
-	name Compression
+	name output.Compression
 }
 
 func (l *limitedReader) Read(p []byte) (int, error) {
 	if l.left <= 0 {
-		return 0, ErrTooLarge
+		return 0, stack.ErrTooLarge
 	}
 	if int64(len(p)) > l.left {
 		p = p[:l.left]
@@ -291,7 +295,7 @@ func (l *limitedReader) Read(p []byte) (int, error) {
 // decompressError is an error met reading the output of the decompressor
 // name, named after it.
 type decompressError struct {
-	name Compression
+	name output.Compression
 	err  error
 }
 
@@ -303,8 +307,8 @@ func (e *decompressError) Unwrap() error { return e.err }
 // name: gzip's own errors do ("gzip: invalid header"), and so does an
 // error a reader of the same compression named, beneath this one in a
 // doubly compressed input.
-func namesDecompressor(err error, name Compression) bool {
-	if name == CompressGzip && (errors.Is(err, gzip.ErrHeader) || errors.Is(err, gzip.ErrChecksum)) {
+func namesDecompressor(err error, name output.Compression) bool {
+	if name == output.Gzip && (errors.Is(err, gzip.ErrHeader) || errors.Is(err, gzip.ErrChecksum)) {
 		return true
 	}
 	for ; err != nil; err = errors.Unwrap(err) {
@@ -327,8 +331,8 @@ func sniffOtherProfile(head []byte) error {
 		if lineKind(trimmed) != "" {
 			return nil
 		}
-		if name := otherProfileHeader(trimmed); name != "" {
-			return notGoroutineProfile(name, num, off, trimmed)
+		if name := codec.OtherProfileHeader(trimmed); name != "" {
+			return codec.NotGoroutineProfile(name, num, off, trimmed)
 		}
 		off += int64(len(head) - len(rest))
 		head = rest

@@ -1,20 +1,29 @@
 package formats
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"iter"
 	"sync/atomic"
+
+	"github.com/stackdump/stackdump/formats/debug1"
+	"github.com/stackdump/stackdump/formats/dumpjson"
+	"github.com/stackdump/stackdump/formats/exectrace"
+	"github.com/stackdump/stackdump/formats/gotext"
+	"github.com/stackdump/stackdump/formats/internal/codec"
+	"github.com/stackdump/stackdump/formats/jvm"
+	"github.com/stackdump/stackdump/formats/output"
+	"github.com/stackdump/stackdump/formats/pprof"
+	"github.com/stackdump/stackdump/stack"
 )
 
 // ReadOptions configure a [Reader].
 type ReadOptions struct {
 	// Kind forces the input format; empty means sniff it from the first bytes.
-	Kind Kind
+	Kind stack.Kind
 	// Table interns frames and stacks; share one to compare stacks across
 	// readers by pointer. Nil means a new Table per Reader.
-	Table *Table
+	Table *stack.Table
 	// MaxLineBytes bounds the memory a single input line may take. The
 	// text readers (Go traceback, debug=1, JVM text) share one rule: a
 	// longer line is skipped (read to its end, never kept whole) with a
@@ -64,14 +73,17 @@ type ReadOptions struct {
 type Reader struct {
 	src   io.Reader
 	opts  ReadOptions
-	dec   decoder
-	input *inputStream
-	cur   *Dump
+	dec   source // the format's reader; nil before the first Next
+	input *codec.Stream
+	comp  output.Compression
 	err   error
-	done  bool   // current dump's routines were all read
+	done  bool   // the current dump's routines were all read
 	mem   []byte // the input, when held in memory (inMem, NewReaderBytes)
 	inMem bool
 }
+
+// source is what every format's reader is: a stack.DumpSource.
+type source = stack.DumpSource
 
 // NewReader returns a Reader of r. Compression (gzip, zstd) and the format
 // are sniffed from the first bytes unless opts says otherwise.
@@ -88,7 +100,7 @@ func NewReaderBytes(b []byte, opts ReadOptions) *Reader {
 }
 
 // Kind returns the sniffed or forced input format; empty before the first Next.
-func (r *Reader) Kind() Kind {
+func (r *Reader) Kind() stack.Kind {
 	if r.input == nil {
 		return ""
 	}
@@ -96,7 +108,7 @@ func (r *Reader) Kind() Kind {
 }
 
 // reuseRoutines turns on ReadOptions.ReuseRoutines if no dump was read
-// yet (the decoder takes its options when the first dump is read).
+// yet (the format's reader takes its options when the first dump is read).
 func (r *Reader) reuseRoutines() {
 	if r.dec == nil {
 		r.opts.ReuseRoutines = true
@@ -104,151 +116,104 @@ func (r *Reader) reuseRoutines() {
 }
 
 // Compression returns the compression the input was read through
-// (CompressNone when plain); empty before the first Next.
-func (r *Reader) Compression() Compression {
+// (output.None when plain); empty before the first Next.
+func (r *Reader) Compression() output.Compression {
 	if r.input == nil {
 		return ""
 	}
-	return r.input.Compression
+	return r.comp
 }
 
 // Table returns the Table the reader interns into.
-func (r *Reader) Table() *Table { return r.opts.Table }
+func (r *Reader) Table() *stack.Table { return r.opts.Table }
 
 // Next advances to the next dump and returns its metadata. Routines of the
 // previous dump that were not read are skipped. It returns io.EOF when the
 // input holds no more dumps.
-func (r *Reader) Next() (*Dump, error) {
+func (r *Reader) Next() (*stack.Dump, error) {
 	if r.err != nil {
 		return nil, r.err
 	}
 	if r.dec == nil {
-		var in *inputStream
+		var in *codec.Stream
+		var comp output.Compression
 		var err error
 		if r.inMem {
-			in, err = openMemInput(r.mem, r.opts)
+			in, comp, err = openMemInput(r.mem, r.opts)
 		} else {
-			in, err = openInput(r.src, r.opts)
+			in, comp, err = openInput(r.src, r.opts)
 		}
 		if err != nil {
 			r.err = err
 			return nil, err
 		}
-		r.input = in
-		dec, err := newDecoder(in, r.opts)
+		r.input, r.comp = in, comp
+		dec, err := newSource(in, r.opts)
 		if err != nil {
 			r.err = err
 			return nil, err
 		}
 		r.dec = dec
 	}
-	for !r.done {
-		if _, err := r.step(); err != nil && !isParseError(err) {
-			if err == errEndOfDump {
-				break
-			}
-			return nil, err
-		}
+	// What is left of the current dump is read here, not by the format's
+	// reader, so that Progress counts it.
+	for range r.Routines() {
 	}
-	d, err := r.dec.nextDump()
+	d, err := r.dec.Next()
 	if err != nil {
 		r.err = err
-		if err != io.EOF && !errors.Is(err, ErrNotDump) {
-			r.err = r.input.readError(err)
-		}
-		return nil, r.err
+		return nil, err
 	}
-	r.cur, r.done = d, false
+	r.done = false
 	return d, nil
 }
 
-// step reads one routine of the current dump, recording parse errors as
-// warnings of the dump.
-func (r *Reader) step() (*Routine, error) {
-	rt, err := r.dec.nextRoutine()
-	switch {
-	case err == nil:
-		if r.opts.Progress != nil && rt != nil {
-			r.opts.Progress.Add(rt.Goroutines())
-		}
-		return rt, nil
-	case err == errEndOfDump:
-		r.done = true
-		return nil, err
-	case isParseError(err):
-		var pe *ParseError
-		errors.As(err, &pe)
-		r.cur.Warnings = append(r.cur.Warnings, pe)
-		return rt, err
-	default:
-		r.done = true
-		r.err = r.input.readError(err)
-		return nil, r.err
-	}
-}
-
 // Routines yields the routines of the dump returned by the last Next. A
-// *ParseError is yielded with a nil routine (or the partial routine it
-// concerns) and reading goes on; any other error ends the sequence and is
-// returned by later calls to Next.
-func (r *Reader) Routines() iter.Seq2[*Routine, error] {
-	return func(yield func(*Routine, error) bool) {
-		for !r.done {
-			rt, err := r.step()
-			if err == errEndOfDump {
-				return
+// *stack.ParseError is yielded with a nil routine (or the partial routine
+// it concerns) and reading goes on; any other error ends the sequence and
+// is returned by later calls to Next.
+func (r *Reader) Routines() iter.Seq2[*stack.Routine, error] {
+	return func(yield func(*stack.Routine, error) bool) {
+		if r.done {
+			return
+		}
+		for rt, err := range r.dec.Routines() {
+			if err == nil && rt != nil && r.opts.Progress != nil {
+				r.opts.Progress.Add(rt.Goroutines())
 			}
 			if !yield(rt, err) {
 				return
 			}
-			if err != nil && !isParseError(err) {
-				return
-			}
 		}
+		r.done = true
 	}
 }
 
 // ReadAll reads every dump of r into memory, routines included. Parse
 // errors are kept as each dump's Warnings; the error is the first error
 // that stopped reading, with the dumps read until then.
-func ReadAll(r io.Reader, opts ReadOptions) ([]*Dump, error) {
+func ReadAll(r io.Reader, opts ReadOptions) ([]*stack.Dump, error) {
 	opts.ReuseRoutines = false // every routine is kept
-	rd := NewReader(r, opts)
-	var dumps []*Dump
-	for {
-		d, err := rd.Next()
-		if err == io.EOF {
-			return dumps, nil
-		}
-		if err != nil {
-			return dumps, err
-		}
-		dumps = append(dumps, d)
-		for rt, err := range rd.Routines() {
-			if rt != nil && err == nil {
-				d.Routines = append(d.Routines, rt)
-			}
-		}
-	}
+	return stack.ReadAll(NewReader(r, opts))
 }
 
-// newDecoder picks the decoder for the input's kind.
-func newDecoder(in *inputStream, opts ReadOptions) (decoder, error) {
+// newSource returns the reader of the input's format.
+func newSource(in *codec.Stream, o ReadOptions) (source, error) {
 	switch in.Kind {
-	case KindGoTraceback:
-		return newGoTextDecoder(in, opts), nil
-	case KindGoDebug1:
-		return newDebug1Decoder(in, opts), nil
-	case KindGoPprof:
-		return newPprofDecoder(in, opts), nil
-	case KindJSON:
-		return newJSONDecoder(in, opts), nil
-	case KindJVMText:
-		return newJVMTextDecoder(in, opts), nil
-	case KindJVMJSON:
-		return newJVMJSONDecoder(in, opts), nil
-	case KindGoTrace:
-		return newTraceDecoder(in, opts), nil
+	case stack.KindGoTraceback:
+		return gotext.NewReader(in, gotext.ReadOptions{Table: o.Table, MaxLineBytes: o.MaxLineBytes, ReuseRoutines: o.ReuseRoutines}), nil
+	case stack.KindGoDebug1:
+		return debug1.NewReader(in, debug1.ReadOptions{Table: o.Table, MaxLineBytes: o.MaxLineBytes}), nil
+	case stack.KindGoPprof:
+		return pprof.NewReader(in, pprof.ReadOptions{Table: o.Table, MaxBytes: o.MaxDecompressedBytes}), nil
+	case stack.KindJSON:
+		return dumpjson.NewReader(in, dumpjson.ReadOptions{Table: o.Table, MaxLineBytes: o.MaxLineBytes, MaxBytes: o.MaxDecompressedBytes}), nil
+	case stack.KindJVMText:
+		return jvm.NewReader(in, jvm.ReadOptions{Table: o.Table, MaxLineBytes: o.MaxLineBytes}), nil
+	case stack.KindJVMJSON:
+		return jvm.NewJSONReader(in, jvm.JSONReadOptions{Table: o.Table, MaxBytes: o.MaxDecompressedBytes}), nil
+	case stack.KindGoTrace:
+		return exectrace.NewReader(in, exectrace.ReadOptions{Table: o.Table}), nil
 	}
-	return nil, fmt.Errorf("%w: %q", ErrUnknownFormat, in.Kind)
+	return nil, fmt.Errorf("%w: %q", stack.ErrUnknownFormat, in.Kind)
 }

@@ -1,6 +1,13 @@
 package formats
 
-import "io"
+import (
+	"io"
+
+	"github.com/stackdump/stackdump/formats/debug1"
+	"github.com/stackdump/stackdump/formats/gotext"
+	"github.com/stackdump/stackdump/formats/jvm"
+	"github.com/stackdump/stackdump/stack"
+)
 
 // textDispatch is the text format's encoder: each dump goes out as its
 // own form's text, chosen per dump. Go tracebacks are written as Go
@@ -10,32 +17,32 @@ import "io"
 // line, as each form's encoder separates its own dumps.
 type textDispatch struct {
 	w                   io.Writer
-	goText, debug1, jvm Encoder
-	cur                 Encoder // the current dump's
-	dumps               int     // dumps begun
-	goDumps             int     // of them, Go tracebacks
+	goText, debug1, jvm stack.Encoder
+	cur                 stack.Encoder // the current dump's
+	dumps               int           // dumps begun
+	goDumps             int           // of them, Go tracebacks
 }
 
 func newTextDispatch(w io.Writer) *textDispatch { return &textDispatch{w: w} }
 
 // BeginDump picks the dump's text form.
-func (e *textDispatch) BeginDump(d *Dump) error {
+func (e *textDispatch) BeginDump(d *stack.Dump) error {
 	first := e.dumps == 0
 	e.dumps++
 	switch d.Source.Kind {
-	case KindGoDebug1, KindGoPprof:
+	case stack.KindGoDebug1, stack.KindGoPprof:
 		if e.debug1 == nil {
-			e.debug1 = newDebug1Encoder(e.w)
+			e.debug1 = debug1.NewEncoder(e.w)
 		}
 		e.cur = e.debug1
-	case KindJVMText, KindJVMJSON:
+	case stack.KindJVMText, stack.KindJVMJSON:
 		if e.jvm == nil {
-			e.jvm = newJVMTextEncoder(e.w)
+			e.jvm = jvm.NewEncoder(e.w)
 		}
 		e.cur = e.jvm
 	default:
 		if e.goText == nil {
-			e.goText = newTextEncoder(e.w)
+			e.goText = gotext.NewEncoder(e.w)
 		}
 		e.cur = e.goText
 		// The Go encoder separates its own dumps; the first one after
@@ -54,7 +61,7 @@ func (e *textDispatch) BeginDump(d *Dump) error {
 }
 
 // WriteRoutine writes r in the current dump's form.
-func (e *textDispatch) WriteRoutine(r *Routine) error { return e.cur.WriteRoutine(r) }
+func (e *textDispatch) WriteRoutine(r *stack.Routine) error { return e.cur.WriteRoutine(r) }
 
 // EndDump ends the current dump.
-func (e *textDispatch) EndDump(d *Dump) error { return e.cur.EndDump(d) }
+func (e *textDispatch) EndDump(d *stack.Dump) error { return e.cur.EndDump(d) }

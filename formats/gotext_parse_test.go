@@ -91,7 +91,7 @@ func TestLinePrefixMatch(t *testing.T) {
 }
 
 func TestValuesOf(t *testing.T) {
-	tab := NewTable()
+	var tab valueCache
 	args := []byte("xx0x1, {0x2}0x3?")
 	spans := []valueSpan{{argStart: 2, argEnd: 12}, {argStart: 12, argEnd: 12, fp: 1, sp: 2, pc: 3}, {argStart: 12, argEnd: 16}}
 	a := tab.valuesOf(args, spans)

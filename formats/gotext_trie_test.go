@@ -1,51 +1,60 @@
 package formats
 
 import (
-	"bytes"
 	"os"
 	"testing"
 )
 
-// TestStackTrieFollowsTable reads a real traceback twice through two
-// readers: sharing a Table, the second reader finds every stack already in
-// the Table's trie (no node added, the same Stacks); with its own Table,
-// a reader builds a trie of its own.
-func TestStackTrieFollowsTable(t *testing.T) {
+// TestStackTrieFollowsReader reads a real traceback twice through one
+// reader, reset onto the same input: the second read finds every stack
+// already in the reader's trie (no node added, the same Stacks); a reader
+// of its own Table builds a trie of its own.
+func TestStackTrieFollowsReader(t *testing.T) {
 	data, err := os.ReadFile("../testdata/go/debug2_go126.txt")
 	if err != nil {
 		t.Fatal(err)
 	}
-	read := func(tab *Table) []*Stack {
-		dumps, err := ReadAll(bytes.NewReader(data), ReadOptions{Kind: KindGoTraceback, Table: tab})
-		if err != nil || len(dumps) == 0 {
-			t.Fatalf("%d dumps, %v", len(dumps), err)
+	read := func(g *goTextDecoder) []*Stack {
+		if _, err := g.NextDump(); err != nil {
+			t.Fatal(err)
 		}
 		var stacks []*Stack
-		for _, r := range dumps[0].Routines {
+		for {
+			r, err := g.NextRoutine()
+			if err == ErrEndOfDump {
+				return stacks
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
 			stacks = append(stacks, r.Stack)
 		}
-		return stacks
 	}
-	shared := NewTable()
-	first := read(shared)
-	trie := shared.goStacks
+	mem := func() *Stream { in, _ := openMemInput(data, ReadOptions{Kind: KindGoTraceback}); return in }
+	g := newGoTextDecoder(mem(), CodecOptions{Table: NewTable()}).(*goTextDecoder)
+	first := read(g)
+	trie := g.trie
 	nodes := trie.nodes()
 	if trie == nil || nodes < 2 {
 		t.Fatalf("no trie after a read: %v, %d nodes", trie, nodes)
 	}
-	second := read(shared)
-	if shared.goStacks != trie || trie.nodes() != nodes {
-		t.Errorf("second reader over the same Table: trie %p → %p, %d → %d nodes", trie, shared.goStacks, nodes, trie.nodes())
+	g.reset(mem())
+	second := read(g)
+	if g.trie != trie || trie.nodes() != nodes {
+		t.Errorf("the reader reset onto the same input: trie %p → %p, %d → %d nodes", trie, g.trie, nodes, trie.nodes())
+	}
+	if len(first) != len(second) || len(first) == 0 {
+		t.Fatalf("%d routines, then %d", len(first), len(second))
 	}
 	for i := range first {
 		if first[i] != second[i] {
-			t.Errorf("routine %d: a new Stack for the same stack over one Table", i)
+			t.Errorf("routine %d: a new Stack for the same stack from one reader", i)
 		}
 	}
-	other := NewTable()
+	other := newGoTextDecoder(mem(), CodecOptions{Table: NewTable()}).(*goTextDecoder)
 	read(other)
-	if other.goStacks == trie || other.goStacks.nodes() != nodes {
-		t.Errorf("another Table: trie %p (shared %p), %d nodes, want %d", other.goStacks, trie, other.goStacks.nodes(), nodes)
+	if other.trie == trie || other.trie.nodes() != nodes {
+		t.Errorf("another reader and Table: trie %p (first %p), %d nodes, want %d", other.trie, trie, other.trie.nodes(), nodes)
 	}
 }
 

@@ -287,7 +287,7 @@ func TestJSONReaderErrorsArePositioned(t *testing.T) {
 			if !strings.Contains(first.Error(), "offset") {
 				t.Errorf("error %q does not name its offset", first)
 			}
-			if fatal := !isParseError(first); fatal != c.fatal {
+			if fatal := !IsParseError(first); fatal != c.fatal {
 				t.Errorf("error %v: fatal = %v, want %v", first, fatal, c.fatal)
 			}
 			if n != c.routines {

@@ -94,7 +94,7 @@ func readRoutines(t *testing.T, data []byte, opts ReadOptions) int64 {
 func TestLineReaderUnread(t *testing.T) {
 	data := "a\r\n" + strings.Repeat("b", 100) + "\nc"
 	for _, mem := range []bool{false, true} {
-		lr := newLineReader(bufio.NewReaderSize(strings.NewReader(data), 16), 1000)
+		lr := NewLineReader(bufio.NewReaderSize(strings.NewReader(data), 16), 1000)
 		if mem {
 			lr = newMemLineReader([]byte(data), 1000)
 		}
@@ -104,15 +104,15 @@ func TestLineReaderUnread(t *testing.T) {
 			off  int64
 		}{{"a", 1, 0}, {strings.Repeat("b", 100), 2, 3}, {"c", 3, 104}} {
 			for range 2 {
-				line, err := lr.readLine()
-				if err != nil || string(line) != want.text || lr.num != want.num || lr.off != want.off {
-					t.Fatalf("mem=%v: got %q %v at %d/%d; want %+v", mem, line, err, lr.num, lr.off, want)
+				line, err := lr.ReadLine()
+				if err != nil || string(line) != want.text || lr.Num != want.num || lr.Off != want.off {
+					t.Fatalf("mem=%v: got %q %v at %d/%d; want %+v", mem, line, err, lr.Num, lr.Off, want)
 				}
-				lr.unread()
+				lr.Unread()
 			}
-			lr.readLine() // the pushed-back line, taken for good
+			lr.ReadLine() // the pushed-back line, taken for good
 		}
-		if _, err := lr.readLine(); err != io.EOF {
+		if _, err := lr.ReadLine(); err != io.EOF {
 			t.Fatalf("mem=%v: %v at the end, want EOF", mem, err)
 		}
 	}
@@ -124,12 +124,12 @@ func TestLineReaderUnread(t *testing.T) {
 func TestLineReaderStickyError(t *testing.T) {
 	boom := errors.New("boom")
 	src := io.MultiReader(strings.NewReader("one\ntw"), &errOnce{err: boom}, strings.NewReader("o\n"))
-	lr := newLineReader(bufio.NewReaderSize(src, 16), 100)
-	if line, err := lr.readLine(); err != nil || string(line) != "one" {
+	lr := NewLineReader(bufio.NewReaderSize(src, 16), 100)
+	if line, err := lr.ReadLine(); err != nil || string(line) != "one" {
 		t.Fatalf("got %q %v", line, err)
 	}
 	for range 3 {
-		if line, err := lr.readLine(); err != boom {
+		if line, err := lr.ReadLine(); err != boom {
 			t.Fatalf("got %q %v; want the read error", line, err)
 		}
 	}

@@ -77,7 +77,7 @@ func TestLineReader(t *testing.T) {
 		if round%3 == 1 {
 			src = iotest.OneByteReader(src)
 		}
-		lr := newLineReader(bufio.NewReaderSize(src, 16+rng.IntN(64)), max)
+		lr := NewLineReader(bufio.NewReaderSize(src, 16+rng.IntN(64)), max)
 		if round%3 == 2 {
 			lr = newMemLineReader(data, max) // the input in memory
 		}
@@ -85,31 +85,31 @@ func TestLineReader(t *testing.T) {
 		for i, w := range want {
 			if !w.long && rng.IntN(2) == 0 {
 				// skipLine takes the line only as text+"\n" in the window.
-				if lr.skipLine(w.text + "x") {
+				if lr.SkipLine(w.text + "x") {
 					t.Fatalf("round %d line %d: skipLine took a wrong text", round, i)
 				}
 				raw := data[w.off:min(len(data), int(w.off)+len(w.text)+1)]
-				took := lr.skipLine(w.text)
-				if took && (string(raw) != w.text+"\n" || lr.num != w.num || lr.off != w.off || lr.noEOL) {
-					t.Fatalf("round %d line %d: skipLine took %q: num=%d off=%d; want %+v", round, i, raw, lr.num, lr.off, w)
+				took := lr.SkipLine(w.text)
+				if took && (string(raw) != w.text+"\n" || lr.Num != w.num || lr.Off != w.off || lr.NoEOL) {
+					t.Fatalf("round %d line %d: skipLine took %q: num=%d off=%d; want %+v", round, i, raw, lr.Num, lr.Off, w)
 				}
 				if took {
 					skipped++
 					continue
 				}
 			}
-			line, err := lr.readLine()
+			line, err := lr.ReadLine()
 			switch {
-			case w.long && err != errLineTooLong,
+			case w.long && err != ErrLineTooLong,
 				!w.long && (err != nil || string(line) != w.text),
-				lr.num != w.num || lr.off != w.off || lr.noEOL != w.noEOL:
-				t.Fatalf("round %d line %d: got %q %v num=%d off=%d noEOL=%v; want %+v", round, i, line, err, lr.num, lr.off, lr.noEOL, w)
+				lr.Num != w.num || lr.Off != w.off || lr.NoEOL != w.noEOL:
+				t.Fatalf("round %d line %d: got %q %v num=%d off=%d noEOL=%v; want %+v", round, i, line, err, lr.Num, lr.Off, lr.NoEOL, w)
 			}
 			if w.long && lr.longLen < int64(max) {
 				t.Fatalf("round %d line %d: skipped line of %d bytes reported as %d", round, i, len(w.text), lr.longLen)
 			}
 		}
-		if line, err := lr.readLine(); err != io.EOF {
+		if line, err := lr.ReadLine(); err != io.EOF {
 			t.Fatalf("round %d: after the last line got %q, %v; want EOF", round, line, err)
 		}
 	}

@@ -139,7 +139,7 @@ func readSniffedFrom(t *testing.T, rd *Reader, data []byte, in sniffInput) sniff
 		out.summary = append(out.summary, fmt.Sprintf("end total=%d truncated=%v", d.Total, d.Truncated))
 	}
 	if out.kind = rd.Kind(); out.kind != "" {
-		if _, err := newDecoder(&inputStream{Kind: out.kind}, ReadOptions{Table: NewTable()}); err != nil {
+		if _, err := newDecoder(&Stream{Kind: out.kind}, ReadOptions{Table: NewTable()}); err != nil {
 			t.Fatalf("sniffed an unknown kind %q", out.kind)
 		}
 	}

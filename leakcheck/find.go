@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/stackdump/stackdump/formats"
+	"github.com/stackdump/stackdump/stack"
 )
 
 // Find looks for goroutines other than the caller that no Option ignores,
@@ -30,7 +31,7 @@ func Find(opts ...Option) error {
 type checker struct {
 	o    *options
 	self int64
-	tbl  *formats.Table
+	tbl  *stack.Table
 	seed maphash.Seed
 	// verdicts remembers, per goroutine id, the hash of the text last
 	// parsed for it and whether that text was a leftover: a goroutine
@@ -51,7 +52,7 @@ type verdict struct {
 const gcShare = 10
 
 func find(o *options) error {
-	c := &checker{o: o, self: currentID(), tbl: formats.NewTable(), seed: maphash.MakeSeed(), verdicts: map[int64]verdict{}}
+	c := &checker{o: o, self: currentID(), tbl: stack.NewTable(), seed: maphash.MakeSeed(), verdicts: map[int64]verdict{}}
 	prof := leakProfile()
 	start := time.Now()
 	var gcTime time.Duration
@@ -124,9 +125,9 @@ func (c *checker) leftovers(s *snapshot) []goroutineText {
 	if len(c.pending) == 0 {
 		return left
 	}
-	p := formats.Pipeline{
-		Source: formats.NewReaderBytes(c.scratch, formats.ReadOptions{Kind: formats.KindGoTraceback, Table: c.tbl, ReuseRoutines: true}),
-		Encoder: formats.RoutineFunc(func(r *formats.Routine) {
+	p := stack.Pipeline{
+		Source: formats.NewReaderBytes(c.scratch, formats.ReadOptions{Kind: stack.KindGoTraceback, Table: c.tbl, ReuseRoutines: true}),
+		Encoder: stack.RoutineFunc(func(r *stack.Routine) {
 			if v, ok := c.verdicts[r.ID]; ok && r.ID != 0 && c.o.ignored(r) {
 				v.leftover = false
 				c.verdicts[r.ID] = v

@@ -4,7 +4,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/stackdump/stackdump/formats"
+	"github.com/stackdump/stackdump/stack"
 )
 
 // An Option changes how Find, VerifyNone and VerifyTestMain look for
@@ -22,8 +22,8 @@ const (
 
 // options is what the Options build.
 type options struct {
-	ignoreIDs  []*idSet                      // IgnoreCurrent snapshots
-	filters    []func(*formats.Routine) bool // true: not a leak
+	ignoreIDs  []*idSet                    // IgnoreCurrent snapshots
+	filters    []func(*stack.Routine) bool // true: not a leak
 	maxRetries int
 	maxSleep   time.Duration
 	cleanup    func(exitCode int)
@@ -48,7 +48,7 @@ func buildOptions(opts []Option) *options {
 }
 
 // ignored reports whether a parsed leftover is not a leak.
-func (o *options) ignored(r *formats.Routine) bool {
+func (o *options) ignored(r *stack.Routine) bool {
 	for _, f := range o.filters {
 		if f(r) {
 			return true
@@ -80,7 +80,7 @@ func IgnoreCurrent() Option {
 // frame is the first one printed, or the first that is not the runtime's
 // (runtime.gopark and friends, printed at GOTRACEBACK=system).
 func IgnoreTopFunction(f string) Option {
-	return addFilter(func(r *formats.Routine) bool {
+	return addFilter(func(r *stack.Routine) bool {
 		frames := r.Frames()
 		if len(frames) == 0 {
 			return false
@@ -96,13 +96,13 @@ func IgnoreTopFunction(f string) Option {
 // IgnoreAnyFunction ignores goroutines with f anywhere in their stack (the
 // creator does not count: see IgnoreCreatedBy).
 func IgnoreAnyFunction(f string) Option {
-	return addFilter(func(r *formats.Routine) bool { return hasFunc(r, f) })
+	return addFilter(func(r *stack.Routine) bool { return hasFunc(r, f) })
 }
 
 // IgnoreCreatedBy ignores goroutines started by a go statement in f
 // (the `created by f` line), as goleak v1.3.1+ does.
 func IgnoreCreatedBy(f string) Option {
-	return addFilter(func(r *formats.Routine) bool {
+	return addFilter(func(r *stack.Routine) bool {
 		return r.CreatedBy != nil && r.CreatedBy.Func == f
 	})
 }
@@ -131,12 +131,12 @@ func Cleanup(f func(exitCode int)) Option {
 	return optionFunc(func(o *options) { o.cleanup = f })
 }
 
-func addFilter(f func(*formats.Routine) bool) Option {
+func addFilter(f func(*stack.Routine) bool) Option {
 	return optionFunc(func(o *options) { o.filters = append(o.filters, f) })
 }
 
 // hasFunc reports whether f is one of r's frames.
-func hasFunc(r *formats.Routine, f string) bool {
+func hasFunc(r *stack.Routine, f string) bool {
 	for _, fr := range r.Frames() {
 		if fr.Func == f {
 			return true
@@ -146,7 +146,7 @@ func hasFunc(r *formats.Routine, f string) bool {
 }
 
 // topFrame is the first frame that is not the runtime's, or nil.
-func topFrame(r *formats.Routine) *formats.Frame {
+func topFrame(r *stack.Routine) *stack.Frame {
 	for _, f := range r.Frames() {
 		if !f.IsRuntime() {
 			return f
@@ -162,7 +162,7 @@ func topFrame(r *formats.Routine) *formats.Frame {
 // (the main goroutine in t.Run, parallel tests waiting in t.Parallel,
 // a test waiting in tRunner's deferred func for its parallel subtests or
 // the top-level parallel tests, fuzzing).
-func isTestingWait(r *formats.Routine) bool {
+func isTestingWait(r *stack.Routine) bool {
 	top := topFrame(r)
 	if top == nil {
 		return false
@@ -179,13 +179,13 @@ func isTestingWait(r *formats.Routine) bool {
 // goroutine testing.(*T).Run started for it. It is no leftover of the
 // test being checked; its own check, and VerifyTestMain after every test
 // ended, look at what it leaves.
-func isTestRunner(r *formats.Routine) bool {
+func isTestRunner(r *stack.Routine) bool {
 	return r.CreatedBy != nil && r.CreatedBy.Func == "testing.(*T).Run" && hasFunc(r, "testing.tRunner")
 }
 
 // isSignalLoop: os/signal's goroutine, and the runtime's when signals are
 // handled.
-func isSignalLoop(r *formats.Routine) bool {
+func isSignalLoop(r *stack.Routine) bool {
 	if top := topFrame(r); top != nil && (top.Func == "os/signal.signal_recv" || top.Func == "os/signal.loop") {
 		return true
 	}
@@ -193,9 +193,9 @@ func isSignalLoop(r *formats.Routine) bool {
 }
 
 // isCgoSyscall: a goroutine cgo keeps in a system call (golang/go#16714).
-func isCgoSyscall(r *formats.Routine) bool {
+func isCgoSyscall(r *stack.Routine) bool {
 	return strings.HasPrefix(r.State, "syscall") && hasFunc(r, "runtime.goexit")
 }
 
 // isTraceReader: runtime/trace's reader while a trace is on.
-func isTraceReader(r *formats.Routine) bool { return hasFunc(r, "runtime.ReadTrace") }
+func isTraceReader(r *stack.Routine) bool { return hasFunc(r, "runtime.ReadTrace") }

@@ -9,6 +9,7 @@ import (
 	"github.com/stackdump/stackdump/dedupe"
 	"github.com/stackdump/stackdump/formats"
 	"github.com/stackdump/stackdump/internal/words"
+	"github.com/stackdump/stackdump/stack"
 )
 
 // Error is what Find returns when goroutines are left over: the leftovers
@@ -19,10 +20,10 @@ import (
 type Error struct {
 	// Proven are the groups of goroutines the Go 1.27+ leak profile proved
 	// leaked: blocked on something no runnable goroutine can reach.
-	Proven []*formats.Group
+	Proven []*stack.Group
 	// Other are the groups of the remaining leftovers: running, sleeping,
 	// or blocked on something still reachable, after every retry.
-	Other []*formats.Group
+	Other []*stack.Group
 	// ProvenCount and OtherCount count the goroutines in each.
 	ProvenCount, OtherCount int64
 	// Retries is how many times the check looked again before failing.
@@ -47,9 +48,9 @@ func (c *checker) report(s *snapshot, left []goroutineText, retries int, havePro
 	}
 	opts := dedupe.Options{SplitByCreator: true}
 	proven, other := dedupe.NewGrouper(opts), dedupe.NewGrouper(opts)
-	p := formats.Pipeline{
-		Source: formats.NewReaderBytes(c.scratch, formats.ReadOptions{Kind: formats.KindGoTraceback, Table: c.tbl}),
-		Encoder: formats.RoutineFunc(func(r *formats.Routine) {
+	p := stack.Pipeline{
+		Source: formats.NewReaderBytes(c.scratch, formats.ReadOptions{Kind: stack.KindGoTraceback, Table: c.tbl}),
+		Encoder: stack.RoutineFunc(func(r *stack.Routine) {
 			if r.Leaked {
 				proven.Add(r)
 			} else {
@@ -122,7 +123,7 @@ func appendCount(b []byte, n int64, noun string) []byte {
 }
 
 // appendGroup appends a group's headline, top frames and ids.
-func appendGroup(b []byte, g *formats.Group, proven bool) []byte {
+func appendGroup(b []byte, g *stack.Group, proven bool) []byte {
 	b = append(b, '\n')
 	b = strconv.AppendInt(b, g.Count, 10)
 	if proven {
@@ -183,7 +184,7 @@ func appendGroup(b []byte, g *formats.Group, proven bool) []byte {
 	return words.AppendIDList(b, g.IDs, g.MoreIDs, reportIDs)
 }
 
-func appendLocation(b []byte, f *formats.Frame) []byte {
+func appendLocation(b []byte, f *stack.Frame) []byte {
 	b = append(b, f.File...)
 	b = append(b, ':')
 	return strconv.AppendInt(b, int64(f.Line), 10)
@@ -191,7 +192,7 @@ func appendLocation(b []byte, f *formats.Frame) []byte {
 
 // appendStates appends the group's states, the most common first, with
 // counts when there are several: "chan receive: 9, select: 1".
-func appendStates(b []byte, g *formats.Group) []byte {
+func appendStates(b []byte, g *stack.Group) []byte {
 	type sc struct {
 		state string
 		n     int64

@@ -12,6 +12,8 @@ import (
 
 	"github.com/stackdump/stackdump/dumper"
 	"github.com/stackdump/stackdump/formats"
+	"github.com/stackdump/stackdump/formats/gotext"
+	"github.com/stackdump/stackdump/stack"
 )
 
 // Complete by default.
@@ -52,13 +54,13 @@ import (
 // 64 MiB cut is expected: three quarters of it, since the estimate is
 // rough (argument values and wait times vary) and the goroutine count may
 // grow between the two fetches.
-const cutPrediction = formats.TruncationSize / 4 * 3
+const cutPrediction = gotext.TruncationSize / 4 * 3
 
 // skipCountsBelow is the previous debug=2 size under which the debug=1
 // prefetch is skipped: a quarter of the cut, so the target's goroutines
 // would have to grow fourfold between two snapshots to be cut (and a cut
 // body is still detected).
-const skipCountsBelow = formats.TruncationSize / 4
+const skipCountsBelow = gotext.TruncationSize / 4
 
 // Document is a capture opened by [OpenDocument]: one dump, read like a
 // formats.Reader with Next and then Routines, then closed.
@@ -77,8 +79,8 @@ type Document struct {
 	rd         *formats.Reader
 	stream     *Stream // still open when the reader streams from it
 	joiner     *dumper.LabelJoiner
-	prepare    func(*formats.Dump)
-	dump       *formats.Dump
+	prepare    func(*stack.Dump)
+	dump       *stack.Dump
 }
 
 // OpenDocument starts a capture of t and returns it as one document to
@@ -89,7 +91,7 @@ type Document struct {
 func OpenDocument(ctx context.Context, t Target, opts Options, ro formats.ReadOptions) (*Document, error) {
 	opts = opts.withDefaults()
 	if ro.Table == nil {
-		ro.Table = formats.NewTable()
+		ro.Table = stack.NewTable()
 	}
 	if t.Kind != TargetPprof || opts.Mode != ModeFull {
 		return streamDocument(ctx, t, opts, ro)
@@ -166,7 +168,7 @@ func (doc *Document) replaceCut(ctx context.Context, t Target, opts Options, ro 
 		doc.openCounts(counts, ro)
 		return doc, nil
 	}
-	return nil, fmt.Errorf("debug=2 is cut at %d MiB for this many goroutines, and the trace snapshot that replaces it failed: %w", formats.TruncationSize>>20, err)
+	return nil, fmt.Errorf("debug=2 is cut at %d MiB for this many goroutines, and the trace snapshot that replaces it failed: %w", gotext.TruncationSize>>20, err)
 }
 
 // streamDocument is a document read as Open streams it.
@@ -189,7 +191,7 @@ type countsFetch struct {
 	target Target // who answered (discovery may find the endpoint)
 	url    string
 	body   []byte
-	dump   *formats.Dump
+	dump   *stack.Dump
 }
 
 // errNotCounts is fetchCounts' error for a debug=1 answer that holds no
@@ -213,7 +215,7 @@ func fetchCounts(ctx context.Context, t Target, opts Options, ro formats.ReadOpt
 	if c.body, err = io.ReadAll(s); err != nil {
 		return nil, fmt.Errorf("%s: %w", s.URL, err)
 	}
-	ds, err := formats.ReadAll(bytes.NewReader(c.body), formats.ReadOptions{Table: ro.Table, Kind: formats.KindGoDebug1})
+	ds, err := formats.ReadAll(bytes.NewReader(c.body), formats.ReadOptions{Table: ro.Table, Kind: stack.KindGoDebug1})
 	if err != nil || len(ds) == 0 {
 		return c, fmt.Errorf("%s: %w: %v", s.URL, errNotCounts, err)
 	}
@@ -237,10 +239,10 @@ func (doc *Document) openDebug2(ctx context.Context, t Target, opts Options, ro 
 		return fmt.Errorf("%s: %w", s.URL, err)
 	}
 	switch {
-	case len(head) == formats.TruncationSize:
+	case len(head) == gotext.TruncationSize:
 		s.Close()
 		doc.Cut = true
-	case len(head) > formats.TruncationSize: // not the runtime's cut: stream the rest
+	case len(head) > gotext.TruncationSize: // not the runtime's cut: stream the rest
 		doc.stream = s
 		doc.rd = formats.NewReader(io.MultiReader(bytes.NewReader(head), s), ro)
 	default:
@@ -256,11 +258,11 @@ func (doc *Document) openDebug2(ctx context.Context, t Target, opts Options, ro 
 // without growing it several times.
 func readHead(r io.Reader, previous int64) ([]byte, error) {
 	if previous <= 0 {
-		return io.ReadAll(io.LimitReader(r, formats.TruncationSize+1))
+		return io.ReadAll(io.LimitReader(r, gotext.TruncationSize+1))
 	}
 	var buf bytes.Buffer
-	buf.Grow(int(min(previous+previous/8+bytes.MinRead, formats.TruncationSize+1)))
-	_, err := buf.ReadFrom(io.LimitReader(r, formats.TruncationSize+1))
+	buf.Grow(int(min(previous+previous/8+bytes.MinRead, gotext.TruncationSize+1)))
+	_, err := buf.ReadFrom(io.LimitReader(r, gotext.TruncationSize+1))
 	return buf.Bytes(), err
 }
 
@@ -280,7 +282,7 @@ func (doc *Document) openTrace(ctx context.Context, t Target, opts Options, ro f
 		doc.joiner = dumper.NewLabelJoiner(counts.dump, ro.Table)
 		joined = []string{"labels from " + string(ModeCounts)}
 	}
-	doc.prepare = func(d *formats.Dump) {
+	doc.prepare = func(d *stack.Dump) {
 		doc.recordMethods(d)
 		c := d.Source.Capture
 		c.Joined = joined
@@ -295,21 +297,21 @@ func (doc *Document) openTrace(ctx context.Context, t Target, opts Options, ro f
 func (doc *Document) openCounts(counts *countsFetch, ro formats.ReadOptions) {
 	doc.URL = counts.url
 	doc.rd = formats.NewReaderBytes(counts.body, ro)
-	doc.prepare = func(d *formats.Dump) {
+	doc.prepare = func(d *stack.Dump) {
 		doc.recordMethods(d)
 		d.Source.Capture.Missing = []string{"id", "state", "wait_minutes", "locked", "created_by", "parent_id", "args"}
 		d.Truncated = true
-		d.Warnings = append(d.Warnings, &formats.ParseError{Msg: fmt.Sprintf(
-			"per-goroutine detail is missing: debug=2 is cut at %d MiB for this many goroutines and the target serves no /debug/pprof/trace; counts per stack are complete (debug=1)",
-			formats.TruncationSize>>20)})
+		d.Warnings = append(d.Warnings, &stack.ParseError{Msg: fmt.Sprintf(
+			"per-goroutine detail is missing: debug=2 is cut at %d MiB for this many goroutines and the target serves no /debug/pprof/trace; counts per stack are complete (debug=1)", gotext.TruncationSize>>
+				20)})
 	}
 }
 
 // recordMethods records in d's Source how the document was made.
-func (doc *Document) recordMethods(d *formats.Dump) {
+func (doc *Document) recordMethods(d *stack.Dump) {
 	c := d.Source.Capture
 	if c == nil {
-		c = &formats.Capture{}
+		c = &stack.Capture{}
 		d.Source.Capture = c
 	}
 	c.Mode = string(doc.mode)
@@ -333,7 +335,7 @@ func methodName(m Mode) string {
 }
 
 // Next returns the document's metadata, then io.EOF, as formats.Reader does.
-func (doc *Document) Next() (*formats.Dump, error) {
+func (doc *Document) Next() (*stack.Dump, error) {
 	d, err := doc.rd.Next()
 	if err != nil {
 		return d, err
@@ -348,8 +350,8 @@ func (doc *Document) Next() (*formats.Dump, error) {
 // Routines yields the routines of the dump Next returned, with debug=1's
 // labels joined when the document is a trace snapshot; a warning naming
 // goroutines whose labels stayed unknown comes last.
-func (doc *Document) Routines() iter.Seq2[*formats.Routine, error] {
-	return func(yield func(*formats.Routine, error) bool) {
+func (doc *Document) Routines() iter.Seq2[*stack.Routine, error] {
+	return func(yield func(*stack.Routine, error) bool) {
 		for r, err := range doc.rd.Routines() {
 			if r != nil && doc.joiner != nil {
 				doc.joiner.Apply(r)
@@ -388,7 +390,7 @@ func (doc *Document) Close() error {
 // predictDebug2Size estimates the bytes debug=2 takes for the goroutines
 // of a debug=1 dump: per goroutine a header line, per frame the function
 // with its arguments and the file line with its pc offset, and the creator.
-func predictDebug2Size(d *formats.Dump) int64 {
+func predictDebug2Size(d *stack.Dump) int64 {
 	const header, frameExtra, creator = 48, 40, 120
 	var total int64
 	for _, r := range d.Routines {

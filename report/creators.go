@@ -3,7 +3,7 @@ package report
 import (
 	"slices"
 
-	"github.com/stackdump/stackdump/formats"
+	"github.com/stackdump/stackdump/stack"
 )
 
 // maxCreatorLinks caps the creator groups linked from one group.
@@ -19,7 +19,7 @@ type creatorLinks struct {
 // creating goroutines are looked up by id among the groups' member ids;
 // when none of them is in the dump any more (or the input has no ids), the
 // groups whose stacks run the creator function stand in for them.
-func findCreatorGroups(groups []*formats.Group) []creatorLinks {
+func findCreatorGroups(groups []*stack.Group) []creatorLinks {
 	links := make([]creatorLinks, len(groups))
 	var byID map[int64]int
 	var byFunc map[string][]int
@@ -59,7 +59,7 @@ func findCreatorGroups(groups []*formats.Group) []creatorLinks {
 }
 
 // indexIDs maps every listed member id to its group.
-func indexIDs(groups []*formats.Group) map[int64]int {
+func indexIDs(groups []*stack.Group) map[int64]int {
 	m := make(map[int64]int)
 	for gi, g := range groups {
 		for _, id := range g.IDs {
@@ -73,7 +73,7 @@ func indexIDs(groups []*formats.Group) map[int64]int {
 
 // indexFuncs maps every function to the groups whose sample stack runs
 // it, largest group first (groups come largest first).
-func indexFuncs(groups []*formats.Group) map[string][]int {
+func indexFuncs(groups []*stack.Group) map[string][]int {
 	m := make(map[string][]int)
 	for gi, g := range groups {
 		if g.Sample == nil || g.Sample.Stack == nil {

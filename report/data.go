@@ -9,7 +9,8 @@ import (
 
 	"github.com/stackdump/stackdump/analyze"
 	"github.com/stackdump/stackdump/dedupe"
-	"github.com/stackdump/stackdump/formats"
+	"github.com/stackdump/stackdump/formats/gotext"
+	"github.com/stackdump/stackdump/stack"
 )
 
 // The JSON document the page renders. docs/report.md describes it; field
@@ -43,16 +44,16 @@ const (
 )
 
 type inputDoc struct {
-	Name       string       `json:"name"`
-	Kind       formats.Kind `json:"kind"`
-	Noun       string       `json:"noun"` // "goroutines" or "threads"
-	Runtime    string       `json:"runtime,omitempty"`
-	Target     string       `json:"target,omitempty"`
-	CapturedAt string       `json:"capturedAt,omitempty"`
-	Capture    *captureDoc  `json:"capture,omitempty"`
-	Total      int64        `json:"total"`
-	Truncated  bool         `json:"truncated,omitempty"`
-	Preamble   []string     `json:"preamble,omitempty"`
+	Name       string      `json:"name"`
+	Kind       stack.Kind  `json:"kind"`
+	Noun       string      `json:"noun"` // "goroutines" or "threads"
+	Runtime    string      `json:"runtime,omitempty"`
+	Target     string      `json:"target,omitempty"`
+	CapturedAt string      `json:"capturedAt,omitempty"`
+	Capture    *captureDoc `json:"capture,omitempty"`
+	Total      int64       `json:"total"`
+	Truncated  bool        `json:"truncated,omitempty"`
+	Preamble   []string    `json:"preamble,omitempty"`
 	// Crash is what crashed when the dump comes from a crash.
 	Crash *crashDoc `json:"crash,omitempty"`
 	// Races are the dump's data races, identical reports folded
@@ -76,10 +77,10 @@ type inputDoc struct {
 // goroutine that crashed (0 when unknown) and the index of the group that
 // holds it (-1 when not listed).
 type crashDoc struct {
-	Kind      formats.CrashKind `json:"kind"`
-	Message   string            `json:"message"`
-	Goroutine int64             `json:"goroutine"`
-	Group     int               `json:"group"`
+	Kind      gotext.CrashKind `json:"kind"`
+	Message   string           `json:"message"`
+	Goroutine int64            `json:"goroutine"`
+	Group     int              `json:"group"`
 }
 
 type captureDoc struct {
@@ -174,7 +175,7 @@ func buildDoc(inputs []Input, opts Options) *pageDoc {
 		doc.Title = defaultTitle(inputs)
 	}
 	tab := newDocTable()
-	all := make([][]*formats.Group, len(inputs))
+	all := make([][]*stack.Group, len(inputs))
 	for i, in := range inputs {
 		groups := in.Groups
 		if groups == nil {
@@ -208,7 +209,7 @@ func inputName(in Input, i int) string {
 	return fmt.Sprintf("dump %d", i+1)
 }
 
-func buildInput(tab *docTable, i int, in Input, groups []*formats.Group, opts Options) inputDoc {
+func buildInput(tab *docTable, i int, in Input, groups []*stack.Group, opts Options) inputDoc {
 	d := in.Dump
 	jvm := isJVM(d.Source.Kind)
 	out := inputDoc{
@@ -277,13 +278,13 @@ func buildInput(tab *docTable, i int, in Input, groups []*formats.Group, opts Op
 
 // buildCrash describes the crash in's dump comes from; nil when none.
 func buildCrash(in Input, groups []groupDoc) *crashDoc {
-	c := formats.CrashOf(in.Dump.Preamble)
+	c := gotext.CrashOf(in.Dump.Preamble)
 	if c == nil {
 		return nil
 	}
 	culprit := in.Culprit
 	if culprit == nil && in.Groups == nil {
-		var w formats.CrashWatch
+		var w gotext.CrashWatch
 		for _, r := range in.Dump.Routines {
 			w.Add(r)
 		}
@@ -317,7 +318,7 @@ func sortedStates(states map[string]int64) []stateDoc {
 	return out
 }
 
-func buildGroup(tab *docTable, g *formats.Group, jvm bool, maxIDs int) groupDoc {
+func buildGroup(tab *docTable, g *stack.Group, jvm bool, maxIDs int) groupDoc {
 	out := groupDoc{Key: g.Key, Count: g.Count, Locked: g.Locked, Leaked: g.Leaked, Stack: []int{}}
 	out.States = sortedStates(g.States)
 	if g.WaitMax > 0 {
@@ -367,16 +368,16 @@ func buildGroup(tab *docTable, g *formats.Group, jvm bool, maxIDs int) groupDoc 
 // provenFirst puts the groups holding goroutines the runtime proved
 // leaked first, largest proof first, and keeps the order of the rest:
 // proof ranks above size. It returns groups itself when none is proven.
-func provenFirst(groups []*formats.Group) []*formats.Group {
-	if !slices.ContainsFunc(groups, func(g *formats.Group) bool { return g.Leaked > 0 }) {
+func provenFirst(groups []*stack.Group) []*stack.Group {
+	if !slices.ContainsFunc(groups, func(g *stack.Group) bool { return g.Leaked > 0 }) {
 		return groups
 	}
 	out := slices.Clone(groups)
-	slices.SortStableFunc(out, func(a, b *formats.Group) int { return cmp.Compare(b.Leaked, a.Leaked) })
+	slices.SortStableFunc(out, func(a, b *stack.Group) int { return cmp.Compare(b.Leaked, a.Leaked) })
 	return out
 }
 
-func isJVM(k formats.Kind) bool { return k == formats.KindJVMText || k == formats.KindJVMJSON }
+func isJVM(k stack.Kind) bool { return k == stack.KindJVMText || k == stack.KindJVMJSON }
 
 // clip shortens s to at most n bytes, on a rune boundary.
 func clip(s string, n int) string {

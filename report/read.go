@@ -7,6 +7,8 @@ import (
 
 	"github.com/stackdump/stackdump/dedupe"
 	"github.com/stackdump/stackdump/formats"
+	"github.com/stackdump/stackdump/formats/gotext"
+	"github.com/stackdump/stackdump/stack"
 )
 
 // ReadOptions configure Read.
@@ -17,7 +19,7 @@ type ReadOptions struct {
 	Group dedupe.Options
 	// OnWarning, when not nil, sees each parse error as it is met; they
 	// are also kept as the dumps' Warnings.
-	OnWarning func(*formats.ParseError)
+	OnWarning func(*stack.ParseError)
 }
 
 // Read reads every dump of r and groups each one as its routines stream
@@ -51,14 +53,14 @@ func Read(r io.Reader, name string, opts ReadOptions) ([]Input, error) {
 // through the grouping stage into the crash watch. On an error that cut
 // the dump short, what was read of it is returned with the error.
 func readInput(rd *formats.Reader, opts ReadOptions) (Input, error) {
-	var watch formats.CrashWatch
-	g := dedupe.GroupThrough(formats.RoutineFunc(watch.Add), opts.Group)
-	p := formats.Pipeline{Source: rd, Encoder: g, OnWarning: opts.OnWarning}
+	var watch gotext.CrashWatch
+	g := dedupe.GroupThrough(stack.RoutineFunc(watch.Add), opts.Group)
+	p := stack.Pipeline{Source: rd, Encoder: g, OnWarning: opts.OnWarning}
 	d, err := p.Next(context.Background())
 	if d == nil {
 		return Input{}, err
 	}
-	return Input{Dump: d, Groups: g.Groups(), Culprit: watch.Culprit(formats.CrashOf(d.Preamble))}, err
+	return Input{Dump: d, Groups: g.Groups(), Culprit: watch.Culprit(gotext.CrashOf(d.Preamble))}, err
 }
 
 func nameInputs(inputs []Input, name string) []Input {

@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/stackdump/stackdump/dedupe"
-	"github.com/stackdump/stackdump/formats"
+	"github.com/stackdump/stackdump/stack"
 )
 
 // Defaults for the zero values of Options.
@@ -30,14 +30,14 @@ type Input struct {
 	Name string
 	// Dump is the dump: its source, preamble, truncation, warnings and
 	// total. Its Routines are only used when Groups is nil.
-	Dump *formats.Dump
+	Dump *stack.Dump
 	// Groups are the dump's groups, largest first, as package dedupe
 	// builds them. Nil means group Dump.Routines with Options.Group.
-	Groups []*formats.Group
+	Groups []*stack.Group
 	// Culprit is the routine that crashed when the dump comes from a
 	// crash (see formats.CrashWatch); nil when unknown. [Read] sets it;
 	// when Groups is nil it is found in Dump.Routines.
-	Culprit *formats.Routine
+	Culprit *stack.Routine
 }
 
 // Options configure a report.

@@ -4,7 +4,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/stackdump/stackdump/formats"
+	"github.com/stackdump/stackdump/stack"
 )
 
 // docTable interns the strings and frames of the page's document, so that
@@ -13,7 +13,7 @@ type docTable struct {
 	strs   []string
 	strIdx map[string]int
 	frames []frameRow
-	byPtr  map[*formats.Frame]int
+	byPtr  map[*stack.Frame]int
 	byVal  map[frameKey]int
 	// goroots are the Go installations the dumps' runtime frames come
 	// from ("/usr/local/go/"), to tell the standard library from the
@@ -32,7 +32,7 @@ type frameKey struct {
 func newDocTable() *docTable {
 	return &docTable{
 		strIdx: make(map[string]int),
-		byPtr:  make(map[*formats.Frame]int),
+		byPtr:  make(map[*stack.Frame]int),
 		byVal:  make(map[frameKey]int),
 	}
 }
@@ -48,7 +48,7 @@ func (t *docTable) str(s string) int {
 }
 
 // frame returns the index of f's row, adding it on first use.
-func (t *docTable) frame(f *formats.Frame, jvm bool) int {
+func (t *docTable) frame(f *stack.Frame, jvm bool) int {
 	if i, ok := t.byPtr[f]; ok {
 		return i
 	}
@@ -63,7 +63,7 @@ func (t *docTable) frame(f *formats.Frame, jvm bool) int {
 	return i
 }
 
-func (t *docTable) row(f *formats.Frame, jvm bool) frameRow {
+func (t *docTable) row(f *stack.Frame, jvm bool) frameRow {
 	var flags int
 	pkg := f.Package()
 	if jvm {
@@ -107,7 +107,7 @@ func jvmPackage(fn string) string {
 
 // addGoroots notes the Go installations that the runtime frames of stacks
 // were built from.
-func (t *docTable) addGoroots(groups []*formats.Group) {
+func (t *docTable) addGoroots(groups []*stack.Group) {
 	for _, g := range groups {
 		if g.Sample == nil || g.Sample.Stack == nil {
 			continue
@@ -138,7 +138,7 @@ func (t *docTable) addGoroots(groups []*formats.Group) {
 // has no dot (and is not main) whose file lies in a Go installation that
 // runtime frames came from (or, when there is none, under a src/ tree of
 // its import path), or a java., javax., jdk., sun. or com.sun. class.
-func isStd(f *formats.Frame, pkg string, jvm bool, goroots []string) bool {
+func isStd(f *stack.Frame, pkg string, jvm bool, goroots []string) bool {
 	if jvm {
 		for _, p := range []string{"java.", "javax.", "jdk.", "sun.", "com.sun."} {
 			if strings.HasPrefix(f.Func, p) {

@@ -7,17 +7,17 @@ import (
 	"strings"
 
 	"github.com/stackdump/stackdump/dedupe"
-	"github.com/stackdump/stackdump/formats"
+	"github.com/stackdump/stackdump/stack"
 )
 
 // buildTimeline follows the largest groups over the dumps, in the order
 // given: one series per group key with its count in every dump (0 where
 // the dump has no such group). Groups are ranked by their largest count
 // in any dump, so a group that grows from nothing to the top is followed.
-func buildTimeline(all [][]*formats.Group, inputs []Input, n int) *timelineDoc {
+func buildTimeline(all [][]*stack.Group, inputs []Input, n int) *timelineDoc {
 	type track struct {
 		key    string
-		sample *formats.Routine
+		sample *stack.Routine
 		counts []int64
 		peak   int64
 	}
@@ -49,7 +49,7 @@ func buildTimeline(all [][]*formats.Group, inputs []Input, n int) *timelineDoc {
 		return strings.Compare(a.key, b.key)
 	})
 	tracks = tracks[:min(n, len(tracks))]
-	samples := make([]*formats.Routine, len(tracks))
+	samples := make([]*stack.Routine, len(tracks))
 	for i, t := range tracks {
 		samples[i] = t.sample
 	}
@@ -69,7 +69,7 @@ const maxLabelSteps = 4
 // frame below it that differs between them ("main.worker ← … ←
 // main.startB"), with its file and line when only the line differs, step
 // by step until every label is distinct (or maxLabelSteps).
-func seriesLabels(samples []*formats.Routine) []string {
+func seriesLabels(samples []*stack.Routine) []string {
 	labels := make([]string, len(samples))
 	at := make([]int, len(samples)) // index in the stack of the frame named last
 	for i, r := range samples {
@@ -98,7 +98,7 @@ func seriesLabels(samples []*formats.Routine) []string {
 
 // topIndex is the index of r's top frame outside the runtime; -1 when
 // it has none.
-func topIndex(r *formats.Routine) int {
+func topIndex(r *stack.Routine) int {
 	if r == nil || r.Stack == nil {
 		return -1
 	}
@@ -111,8 +111,8 @@ func topIndex(r *formats.Routine) int {
 
 // tellApart extends the labels of members, which are equal, with the
 // first frame below at[m] where their stacks differ.
-func tellApart(samples []*formats.Routine, members []int, labels []string, at []int) {
-	frameAt := func(m, d int) *formats.Frame {
+func tellApart(samples []*stack.Routine, members []int, labels []string, at []int) {
+	frameAt := func(m, d int) *stack.Frame {
 		r := samples[m]
 		if r == nil || r.Stack == nil || d < 0 || d >= len(r.Stack.Frames) {
 			return nil
@@ -161,7 +161,7 @@ func tellApart(samples []*formats.Routine, members []int, labels []string, at []
 }
 
 // sharesFunc reports whether another member has f's function at depth d.
-func sharesFunc(samples []*formats.Routine, members []int, self, d int, f *formats.Frame) bool {
+func sharesFunc(samples []*stack.Routine, members []int, self, d int, f *stack.Frame) bool {
 	for _, m := range members {
 		if m == self || samples[m] == nil || samples[m].Stack == nil || d >= len(samples[m].Stack.Frames) {
 			continue
@@ -177,7 +177,7 @@ func baseFile(p string) string { return p[strings.LastIndexAny(p, `/\`)+1:] }
 
 // routineLabel is r's top frame outside the runtime and up to callers of
 // its callers.
-func routineLabel(r *formats.Routine, callers int) string {
+func routineLabel(r *stack.Routine, callers int) string {
 	if r == nil {
 		return "(no sample)"
 	}

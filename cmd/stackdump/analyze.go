@@ -11,6 +11,7 @@ import (
 	"github.com/stackdump/stackdump/analyze"
 	"github.com/stackdump/stackdump/dedupe"
 	"github.com/stackdump/stackdump/formats"
+	"github.com/stackdump/stackdump/formats/output"
 )
 
 type analyzeOptions struct {
@@ -97,11 +98,11 @@ func runAnalyze(cmd *cobra.Command, files []string, o analyzeOptions) error {
 	if path == "-" {
 		path = ""
 	}
-	out := formats.OutputOptions{Allowed: []formats.Format{formats.FormatText, formats.FormatJSON}}
+	out := output.Options{Allowed: []output.Format{output.Text, output.JSON}}
 	if o.json {
-		out.Format = formats.FormatJSON
+		out.Format = output.JSON
 	}
-	f, comp, err := formats.OutputFor(path, out)
+	f, comp, err := output.For(path, out)
 	if err != nil {
 		return err
 	}
@@ -113,7 +114,7 @@ func runAnalyze(cmd *cobra.Command, files []string, o analyzeOptions) error {
 	}
 	write := func(summaries []*analyze.Summary) error {
 		return writeTo(path, cmd.OutOrStdout(), comp, func(w io.Writer) error {
-			return writeSummaries(w, summaries, f == formats.FormatJSON, color)
+			return writeSummaries(w, summaries, f == output.JSON, color)
 		})
 	}
 	var summaries []*analyze.Summary

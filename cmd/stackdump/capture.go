@@ -20,8 +20,11 @@ import (
 	"github.com/stackdump/stackdump/dedupe"
 	"github.com/stackdump/stackdump/dumper"
 	"github.com/stackdump/stackdump/formats"
+	"github.com/stackdump/stackdump/formats/gotext"
+	"github.com/stackdump/stackdump/formats/output"
 	"github.com/stackdump/stackdump/internal/words"
 	"github.com/stackdump/stackdump/remote"
+	"github.com/stackdump/stackdump/stack"
 )
 
 // captureOptions are the flags of `stackdump capture` (and most of `watch`).
@@ -167,7 +170,7 @@ type captureJob struct {
 	target remote.Target
 	ropts  remote.Options
 	pipe   pipeline
-	comp   formats.Compression
+	comp   output.Compression
 	path   string    // "" for stdout
 	stdout io.Writer // used when path is ""
 	stderr io.Writer
@@ -245,15 +248,15 @@ func planCaptures(cmd *cobra.Command, raw []string, o captureOptions) ([]*captur
 	if dirMode {
 		formatPath = ""
 	}
-	format, comp, err := formats.OutputFor(formatPath, formats.OutputOptions{Format: formats.Format(o.format), Compression: formats.Compression(o.compress)})
+	format, comp, err := output.For(formatPath, output.Options{Format: output.Format(o.format), Compression: output.Compression(o.compress)})
 	if err != nil {
 		return nil, err
 	}
 	if dirMode && o.format == "" {
-		format = formats.FormatJSON
+		format = output.JSON
 	}
 	if dirMode && o.compress == "" {
-		comp = formats.CompressGzip
+		comp = output.Gzip
 	}
 	now := time.Now().UTC()
 	names := map[string]bool{}
@@ -279,7 +282,7 @@ func planCaptures(cmd *cobra.Command, raw []string, o captureOptions) ([]*captur
 			job.path = ""
 		}
 		if dirMode {
-			job.path = filepath.Join(o.output, uniqueName(names, snapshotName(t, now, format, comp), formats.Extension(format, comp)))
+			job.path = filepath.Join(o.output, uniqueName(names, snapshotName(t, now, format, comp), output.Extension(format, comp)))
 		}
 		jobs = append(jobs, job)
 	}
@@ -334,13 +337,13 @@ func captureTarget(ctx context.Context, job *captureJob) (res captureResult) {
 	ropts.Progress = job.received.Store
 	pipe := job.pipe
 	pipe.routines = &job.routines
-	pipe.source = func(src *formats.Source) {
+	pipe.source = func(src *stack.Source) {
 		src.Target = job.target.String()
 		if src.CapturedAt.IsZero() {
 			src.CapturedAt = start.UTC()
 		}
 	}
-	pipe.onWarning = func(pe *formats.ParseError) {
+	pipe.onWarning = func(pe *stack.ParseError) {
 		fmt.Fprintf(job.stderr, "stackdump: warning: %s: %v\n", job.target, pe)
 	}
 	res.err = writeTo(job.path, job.stdout, job.comp, func(w io.Writer) error {
@@ -355,7 +358,7 @@ func captureTarget(ctx context.Context, job *captureJob) (res captureResult) {
 				how = "complete counts per stack from " + doc.URL + " (the target serves no /debug/pprof/trace)"
 			}
 			fmt.Fprintf(job.stderr, "stackdump: %s: debug=2 is cut at %d MiB for this many goroutines; writing %s instead\n",
-				job.target, formats.TruncationSize>>20, how)
+				job.target, gotext.TruncationSize>>20, how)
 		}
 		res.dumps, err = pipe.run(doc, w)
 		if err != nil {
@@ -383,7 +386,7 @@ var unsafeName = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
 
 // snapshotName names a target's file in a directory: target, UTC time and
 // the format's extension, e.g. 10.0.0.5_6060-20261130T101500Z.json.gz.
-func snapshotName(t remote.Target, at time.Time, f formats.Format, c formats.Compression) string {
+func snapshotName(t remote.Target, at time.Time, f output.Format, c output.Compression) string {
 	name := t.Raw
 	switch {
 	case t.URL != nil:
@@ -392,7 +395,7 @@ func snapshotName(t remote.Target, at time.Time, f formats.Format, c formats.Com
 		name = "gops-" + t.Addr
 	}
 	name = strings.Trim(unsafeName.ReplaceAllString(name, "_"), "_")
-	return name + "-" + at.Format("20060102T150405.000Z") + formats.Extension(f, c)
+	return name + "-" + at.Format("20060102T150405.000Z") + output.Extension(f, c)
 }
 
 // targetList is the targets given as arguments followed by those of

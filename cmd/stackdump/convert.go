@@ -10,6 +10,8 @@ import (
 
 	"github.com/stackdump/stackdump/dedupe"
 	"github.com/stackdump/stackdump/formats"
+	"github.com/stackdump/stackdump/formats/output"
+	"github.com/stackdump/stackdump/stack"
 )
 
 type convertOptions struct {
@@ -66,7 +68,7 @@ only, so two builds with shifted lines still match). --by implies --dedupe.`,
 }
 
 func runConvert(cmd *cobra.Command, in string, o convertOptions) error {
-	format, comp, err := formats.OutputFor(o.output, formats.OutputOptions{Format: formats.Format(o.format), Compression: formats.Compression(o.compress)})
+	format, comp, err := output.For(o.output, output.Options{Format: output.Format(o.format), Compression: output.Compression(o.compress)})
 	if err != nil {
 		return err
 	}
@@ -74,7 +76,7 @@ func runConvert(cmd *cobra.Command, in string, o convertOptions) error {
 	if err != nil {
 		return err
 	}
-	p := pipeline{format: format, grouped: o.dedupe, by: by, onWarning: func(pe *formats.ParseError) {
+	p := pipeline{format: format, grouped: o.dedupe, by: by, onWarning: func(pe *stack.ParseError) {
 		fmt.Fprintf(cmd.ErrOrStderr(), "stackdump: warning: %s: %v\n", displayName(in), pe)
 	}}
 	if err := p.check(); err != nil {

@@ -13,8 +13,10 @@ import (
 	"github.com/stackdump/stackdump/analyze"
 	"github.com/stackdump/stackdump/dedupe"
 	"github.com/stackdump/stackdump/formats"
+	"github.com/stackdump/stackdump/formats/output"
 	"github.com/stackdump/stackdump/internal/demo"
 	"github.com/stackdump/stackdump/report"
+	"github.com/stackdump/stackdump/stack"
 )
 
 type demoOptions struct {
@@ -77,19 +79,19 @@ func runDemo(cmd *cobra.Command, o demoOptions) error {
 		return err
 	}
 	dumpPath := filepath.Join(o.out, "dump.json.gz")
-	err = writeTo(dumpPath, nil, formats.CompressGzip, func(w io.Writer) error {
-		enc, err := formats.NewEncoder(w, formats.FormatJSON)
+	err = writeTo(dumpPath, nil, output.Gzip, func(w io.Writer) error {
+		enc, err := formats.NewEncoder(w, output.JSON)
 		if err != nil {
 			return err
 		}
-		return formats.WriteDump(enc, d)
+		return stack.WriteDump(enc, d)
 	})
 	if err != nil {
 		return fmt.Errorf("write %s: %w", dumpPath, err)
 	}
 	groups := dedupe.Group(d, dedupe.Options{})
 	reportPath := filepath.Join(o.out, "report.html")
-	err = writeTo(reportPath, nil, formats.CompressNone, func(w io.Writer) error {
+	err = writeTo(reportPath, nil, output.None, func(w io.Writer) error {
 		in := report.Input{Name: dumpPath, Dump: d, Groups: groups}
 		return report.Write(w, []report.Input{in}, report.Options{Generated: time.Now()})
 	})

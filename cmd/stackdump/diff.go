@@ -9,7 +9,9 @@ import (
 
 	"github.com/stackdump/stackdump/dedupe"
 	"github.com/stackdump/stackdump/formats"
+	"github.com/stackdump/stackdump/formats/output"
 	"github.com/stackdump/stackdump/internal/words"
+	"github.com/stackdump/stackdump/stack"
 )
 
 // exitGrowth is diff's exit status when a group grew past --fail-on-growth.
@@ -68,11 +70,11 @@ func runDiff(cmd *cobra.Command, oldPath, newPath string, o diffOptions) error {
 	if out == "-" {
 		out = ""
 	}
-	outOpts := formats.OutputOptions{Allowed: []formats.Format{formats.FormatText, formats.FormatJSON}}
+	outOpts := output.Options{Allowed: []output.Format{output.Text, output.JSON}}
 	if cmd.Flags().Changed("format") { // else the output name's, else text
-		outOpts.Format = formats.Format(o.format)
+		outOpts.Format = output.Format(o.format)
 	}
-	f, comp, err := formats.OutputFor(out, outOpts)
+	f, comp, err := output.For(out, outOpts)
 	if err != nil {
 		return err
 	}
@@ -118,14 +120,14 @@ func diffWriter(format string) (func(io.Writer, dedupe.DiffReport) error, error)
 
 // groupFile reads the first dump of a file (or standard input for "-")
 // and groups it.
-func groupFile(cmd *cobra.Command, name string, opts dedupe.Options, quiet bool) (dedupe.DumpInfo, []*formats.Group, error) {
+func groupFile(cmd *cobra.Command, name string, opts dedupe.Options, quiet bool) (dedupe.DumpInfo, []*stack.Group, error) {
 	src, count, closeIn, err := openTracked(cmd, name, quiet)
 	if err != nil {
 		return dedupe.DumpInfo{}, nil, err
 	}
 	defer closeIn()
 	rd := formats.NewReader(src, formats.ReadOptions{ReuseRoutines: true, Progress: count})
-	d, groups, err := dedupe.GroupNext(rd, opts, func(pe *formats.ParseError) {
+	d, groups, err := dedupe.GroupNext(rd, opts, func(pe *stack.ParseError) {
 		fmt.Fprintf(cmd.ErrOrStderr(), "stackdump: warning: %s: %v\n", displayName(name), pe)
 	})
 	if err == io.EOF {

@@ -6,7 +6,7 @@ import (
 	"io"
 	"runtime"
 
-	"github.com/stackdump/stackdump/formats"
+	"github.com/stackdump/stackdump/formats/output"
 	"github.com/stackdump/stackdump/internal/atomicfile"
 	"github.com/stackdump/stackdump/internal/zseg"
 )
@@ -22,7 +22,7 @@ import (
 // error is a keptError: bad input after a partial result was written (a
 // dump cut short), which is published as any output, and then its error
 // is returned.
-func writeTo(path string, w io.Writer, comp formats.Compression, write func(io.Writer) error) error {
+func writeTo(path string, w io.Writer, comp output.Compression, write func(io.Writer) error) error {
 	if path == "" || path == "-" {
 		out, err := newOutput(w, comp)
 		if err != nil {
@@ -87,7 +87,7 @@ func checkOutput(path string) error {
 
 // newOutput returns the buffered output, compressed with comp, a command
 // writes to w.
-func newOutput(w io.Writer, comp formats.Compression) (io.WriteCloser, error) {
+func newOutput(w io.Writer, comp output.Compression) (io.WriteCloser, error) {
 	if w == io.Discard {
 		return discardOutput{}, nil // watch without -o: no 1 MiB buffer per capture
 	}

@@ -8,40 +8,42 @@ import (
 
 	"github.com/stackdump/stackdump/dedupe"
 	"github.com/stackdump/stackdump/formats"
+	"github.com/stackdump/stackdump/formats/output"
 	"github.com/stackdump/stackdump/internal/words"
+	"github.com/stackdump/stackdump/stack"
 )
 
 // pipeline streams dumps from a reader to a writer: routines through an
 // Encoder as they arrive, or, when grouped, each dump's groups at its end.
 // Either way every dump is grouped as it streams, for summaries.
 type pipeline struct {
-	format  formats.Format
+	format  output.Format
 	grouped bool
 	// summarize groups every dump even when routines are written, so that
 	// results carry groups for summaries; otherwise ungrouped output skips
 	// grouping.
 	summarize bool
 	by        dedupe.By
-	onWarning func(*formats.ParseError)
+	onWarning func(*stack.ParseError)
 	// routines, when not nil, counts routines read (for progress displays).
 	routines *atomic.Int64
 	// source, when not nil, completes each dump's Source before it is
 	// written (the capture's target and time).
-	source func(*formats.Source)
+	source func(*stack.Source)
 }
 
 // check reports a format that cannot carry the requested output.
 func (p pipeline) check() error {
-	if p.grouped && !formats.CanGroup(p.format) {
-		return fmt.Errorf("--dedupe writes %s, not %s", words.Or(formats.GroupedFormats()), p.format)
+	if p.grouped && !output.CanGroup(p.format) {
+		return fmt.Errorf("--dedupe writes %s, not %s", words.Or(output.GroupedFormats()), p.format)
 	}
 	return nil
 }
 
 // dumpResult is one dump that went through a pipeline, with its groups.
 type dumpResult struct {
-	dump   *formats.Dump
-	groups []*formats.Group
+	dump   *stack.Dump
+	groups []*stack.Group
 	by     dedupe.By // the level groups were made at
 	// leaked counts routines in `(leaked)` states (proven leaks, from the
 	// Go runtime's goroutine leak detection).
@@ -50,16 +52,19 @@ type dumpResult struct {
 
 // run streams every dump of rd into w through a formats.Pipeline. It
 // returns the dumps it wrote.
-func (p pipeline) run(rd formats.DumpSource, w io.Writer) ([]dumpResult, error) {
+func (p pipeline) run(rd stack.DumpSource, w io.Writer) ([]dumpResult, error) {
 	var (
-		enc formats.Encoder
+		enc stack.Encoder
 		g   *dedupe.GroupingEncoder
 		err error
 	)
 	opts := dedupe.Options{By: p.by}
 	if p.grouped {
-		g, err = dedupe.NewGroupingEncoder(w, p.format, opts)
-		enc = g
+		var write func(*stack.Dump, []*stack.Group) error
+		if write, err = groupWriter(w, p.format); err == nil {
+			g = dedupe.NewGroupingEncoder(write, opts)
+			enc = g
+		}
 	} else if enc, err = formats.NewEncoder(w, p.format); err == nil && p.summarize {
 		g = dedupe.GroupThrough(enc, opts)
 		enc = g
@@ -68,7 +73,7 @@ func (p pipeline) run(rd formats.DumpSource, w io.Writer) ([]dumpResult, error) 
 		return nil, err
 	}
 	re := &resultEncoder{p: p, next: enc, groups: g}
-	fp := formats.Pipeline{Source: rd, Encoder: re, OnWarning: p.onWarning}
+	fp := stack.Pipeline{Source: rd, Encoder: re, OnWarning: p.onWarning}
 	n, err := fp.Run(context.Background())
 	if err == nil && n == 0 {
 		return nil, fmt.Errorf("no dump found")
@@ -82,13 +87,13 @@ func (p pipeline) run(rd formats.DumpSource, w io.Writer) ([]dumpResult, error) 
 // the stages behind it are the output's (outputError).
 type resultEncoder struct {
 	p       pipeline
-	next    formats.Encoder
+	next    stack.Encoder
 	groups  *dedupe.GroupingEncoder // nil when not grouping
 	leaked  int64
 	results []dumpResult
 }
 
-func (e *resultEncoder) BeginDump(d *formats.Dump) error {
+func (e *resultEncoder) BeginDump(d *stack.Dump) error {
 	if e.p.source != nil {
 		e.p.source(&d.Source)
 	}
@@ -96,7 +101,7 @@ func (e *resultEncoder) BeginDump(d *formats.Dump) error {
 	return outputErr(e.next.BeginDump(d))
 }
 
-func (e *resultEncoder) WriteRoutine(r *formats.Routine) error {
+func (e *resultEncoder) WriteRoutine(r *stack.Routine) error {
 	if r.Leaked {
 		e.leaked += r.Count
 	}
@@ -106,11 +111,11 @@ func (e *resultEncoder) WriteRoutine(r *formats.Routine) error {
 	return outputErr(e.next.WriteRoutine(r))
 }
 
-func (e *resultEncoder) EndDump(d *formats.Dump) error {
+func (e *resultEncoder) EndDump(d *stack.Dump) error {
 	if err := e.next.EndDump(d); err != nil {
 		return outputError{err}
 	}
-	var groups []*formats.Group
+	var groups []*stack.Group
 	if e.groups != nil {
 		groups = e.groups.Groups()
 	}
@@ -133,3 +138,12 @@ type outputError struct{ err error }
 
 func (e outputError) Error() string { return e.err.Error() }
 func (e outputError) Unwrap() error { return e.err }
+
+// groupWriter returns what writes each dump's groups to w in format f, or
+// formats.WriteGroups' refusal of f, which names the formats it writes.
+func groupWriter(w io.Writer, f output.Format) (func(*stack.Dump, []*stack.Group) error, error) {
+	if !output.CanGroup(f) {
+		return nil, formats.WriteGroups(w, f, nil, nil)
+	}
+	return func(d *stack.Dump, groups []*stack.Group) error { return formats.WriteGroups(w, f, d, groups) }, nil
+}

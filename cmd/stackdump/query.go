@@ -15,6 +15,8 @@ import (
 
 	"github.com/stackdump/stackdump/dedupe"
 	"github.com/stackdump/stackdump/formats"
+	"github.com/stackdump/stackdump/formats/output"
+	"github.com/stackdump/stackdump/stack"
 )
 
 // Exit statuses of query, as grep's.
@@ -155,7 +157,7 @@ func runQuery(cmd *cobra.Command, in, path string, o queryOptions) error {
 // the largest dump, not of all of them.
 func eachDocument(src io.Reader, grouped bool, by dedupe.Options, progress *atomic.Int64, fn func(doc []byte) error) error {
 	docs := &documentStage{grouped: grouped, by: by, fn: fn}
-	p := formats.Pipeline{
+	p := stack.Pipeline{
 		Source:  formats.NewReader(src, formats.ReadOptions{ReuseRoutines: true, Progress: progress}),
 		Encoder: docs,
 	}
@@ -175,16 +177,18 @@ type documentStage struct {
 	by      dedupe.Options
 	fn      func(doc []byte) error
 	b       bytes.Buffer
-	enc     formats.Encoder // the current dump's
+	enc     stack.Encoder // the current dump's
 }
 
-func (s *documentStage) BeginDump(d *formats.Dump) error {
+func (s *documentStage) BeginDump(d *stack.Dump) error {
 	s.b.Reset()
 	var err error
 	if s.grouped {
-		s.enc, err = dedupe.NewGroupingEncoder(&s.b, formats.FormatJSON, s.by)
+		s.enc = dedupe.NewGroupingEncoder(func(d *stack.Dump, groups []*stack.Group) error {
+			return formats.WriteGroups(&s.b, output.JSON, d, groups)
+		}, s.by)
 	} else {
-		s.enc, err = formats.NewEncoder(&s.b, formats.FormatJSON)
+		s.enc, err = formats.NewEncoder(&s.b, output.JSON)
 	}
 	if err != nil {
 		return err
@@ -192,9 +196,9 @@ func (s *documentStage) BeginDump(d *formats.Dump) error {
 	return s.enc.BeginDump(d)
 }
 
-func (s *documentStage) WriteRoutine(r *formats.Routine) error { return s.enc.WriteRoutine(r) }
+func (s *documentStage) WriteRoutine(r *stack.Routine) error { return s.enc.WriteRoutine(r) }
 
-func (s *documentStage) EndDump(d *formats.Dump) error {
+func (s *documentStage) EndDump(d *stack.Dump) error {
 	if err := s.enc.EndDump(d); err != nil {
 		return err
 	}

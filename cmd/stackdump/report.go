@@ -10,7 +10,9 @@ import (
 
 	"github.com/stackdump/stackdump/dedupe"
 	"github.com/stackdump/stackdump/formats"
+	"github.com/stackdump/stackdump/formats/output"
 	"github.com/stackdump/stackdump/report"
+	"github.com/stackdump/stackdump/stack"
 )
 
 type reportOptions struct {
@@ -75,7 +77,7 @@ func runReport(cmd *cobra.Command, files []string, o reportOptions) error {
 	if err := checkOutput(o.output); err != nil {
 		return err
 	}
-	table := formats.NewTable() // frames shared by every dump
+	table := stack.NewTable() // frames shared by every dump
 	var inputs []report.Input
 	var readErr error
 	for _, name := range files {
@@ -94,7 +96,7 @@ func runReport(cmd *cobra.Command, files []string, o reportOptions) error {
 	if path == "-" {
 		path = ""
 	}
-	_, comp, err := formats.OutputFor(path, formats.OutputOptions{Allowed: []formats.Format{formats.FormatHTML}})
+	_, comp, err := output.For(path, output.Options{Allowed: []output.Format{output.HTML}})
 	if err != nil {
 		return err
 	}
@@ -108,7 +110,7 @@ func runReport(cmd *cobra.Command, files []string, o reportOptions) error {
 }
 
 // readReportInput reads and groups every dump of one file.
-func readReportInput(cmd *cobra.Command, name string, by dedupe.By, table *formats.Table, quiet bool) ([]report.Input, error) {
+func readReportInput(cmd *cobra.Command, name string, by dedupe.By, table *stack.Table, quiet bool) ([]report.Input, error) {
 	src, count, closeIn, err := openTracked(cmd, name, quiet)
 	if err != nil {
 		return nil, err
@@ -117,7 +119,7 @@ func readReportInput(cmd *cobra.Command, name string, by dedupe.By, table *forma
 	return report.Read(src, displayName(name), report.ReadOptions{
 		Format: formats.ReadOptions{Table: table, Progress: count},
 		Group:  dedupe.Options{By: by},
-		OnWarning: func(pe *formats.ParseError) {
+		OnWarning: func(pe *stack.ParseError) {
 			fmt.Fprintf(cmd.ErrOrStderr(), "stackdump: warning: %s: %v\n", displayName(name), pe)
 		},
 	})

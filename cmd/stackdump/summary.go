@@ -9,8 +9,8 @@ import (
 	"strings"
 
 	"github.com/stackdump/stackdump/dedupe"
-	"github.com/stackdump/stackdump/formats"
 	"github.com/stackdump/stackdump/internal/words"
+	"github.com/stackdump/stackdump/stack"
 )
 
 // summaryTopGroups is how many groups a capture summary lists.
@@ -41,7 +41,7 @@ func writeDumpSummary(w io.Writer, dr dumpResult) {
 		}
 	}
 	noun := "goroutines"
-	if d.Source.Kind == formats.KindJVMText || d.Source.Kind == formats.KindJVMJSON {
+	if d.Source.Kind == stack.KindJVMText || d.Source.Kind == stack.KindJVMJSON {
 		noun = "threads"
 	}
 	fmt.Fprintf(w, "  %s in %s", words.Count(d.Total, noun), words.Count(len(dr.groups), "group"))

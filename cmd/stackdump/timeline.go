@@ -14,6 +14,7 @@ import (
 	"github.com/stackdump/stackdump/analyze"
 	"github.com/stackdump/stackdump/dedupe"
 	"github.com/stackdump/stackdump/formats"
+	"github.com/stackdump/stackdump/stack"
 )
 
 type timelineOptions struct {
@@ -112,7 +113,7 @@ func addInArgumentOrder(cmd *cobra.Command, tl *analyze.Timeline, files []string
 	var refs []snapshotRef
 	for i, name := range files {
 		n := 0
-		err := eachDump(cmd, name, func(p *formats.Pipeline) error {
+		err := eachDump(cmd, name, func(p *stack.Pipeline) error {
 			ref := snapshotRef{file: i, dump: n}
 			d, err := addSnapshot(cmd, tl, p, displayName(name), ref, true)
 			if d != nil {
@@ -146,7 +147,7 @@ func captureOrder(refs []snapshotRef) ([]snapshotRef, bool) {
 }
 
 // skipDump reads a dump past: the stage of a dump that is not wanted.
-var skipDump = formats.RoutineFunc(func(*formats.Routine) {})
+var skipDump = stack.RoutineFunc(func(*stack.Routine) {})
 
 // addSnapshots adds the dumps of refs to tl in that order, reading each
 // file again up to the dump wanted. Warnings were told in the first pass.
@@ -154,7 +155,7 @@ func addSnapshots(cmd *cobra.Command, tl *analyze.Timeline, files []string, refs
 	for _, ref := range refs {
 		name := files[ref.file]
 		n := 0
-		err := eachDump(cmd, name, func(p *formats.Pipeline) error {
+		err := eachDump(cmd, name, func(p *stack.Pipeline) error {
 			if n < ref.dump {
 				n++
 				p.Encoder, p.OnWarning = skipDump, nil
@@ -177,10 +178,10 @@ func addSnapshots(cmd *cobra.Command, tl *analyze.Timeline, files []string, refs
 // returns it (nil at the end of the input). On an error the routines read
 // so far stay in it. warn tells the parse warnings and truncation on
 // standard error.
-func addSnapshot(cmd *cobra.Command, tl *analyze.Timeline, p *formats.Pipeline, name string, ref snapshotRef, warn bool) (*formats.Dump, error) {
+func addSnapshot(cmd *cobra.Command, tl *analyze.Timeline, p *stack.Pipeline, name string, ref snapshotRef, warn bool) (*stack.Dump, error) {
 	p.Encoder, p.OnWarning = snapshotStage{tl: tl, name: name}, nil
 	if warn {
-		p.OnWarning = func(pe *formats.ParseError) {
+		p.OnWarning = func(pe *stack.ParseError) {
 			fmt.Fprintf(cmd.ErrOrStderr(), "stackdump: warning: %s: %v\n", name, pe)
 		}
 	}
@@ -204,17 +205,17 @@ type snapshotStage struct {
 	name string
 }
 
-func (s snapshotStage) BeginDump(d *formats.Dump) error {
+func (s snapshotStage) BeginDump(d *stack.Dump) error {
 	s.tl.BeginSnapshot(s.name, d)
 	return nil
 }
 
-func (s snapshotStage) WriteRoutine(r *formats.Routine) error {
+func (s snapshotStage) WriteRoutine(r *stack.Routine) error {
 	s.tl.AddRoutine(r)
 	return nil
 }
 
-func (s snapshotStage) EndDump(d *formats.Dump) error {
+func (s snapshotStage) EndDump(d *stack.Dump) error {
 	s.tl.EndSnapshot(d)
 	return nil
 }
@@ -226,13 +227,13 @@ var errStopDumps = errors.New("stop")
 // (fn's io.EOF, as Pipeline.Next returns it); fn streams the next dump
 // through p, a formats.Pipeline reading the file whose stage fn sets.
 // Errors name the file.
-func eachDump(cmd *cobra.Command, name string, fn func(p *formats.Pipeline) error) error {
+func eachDump(cmd *cobra.Command, name string, fn func(p *stack.Pipeline) error) error {
 	src, closeIn, err := openInput(cmd, name)
 	if err != nil {
 		return err
 	}
 	defer closeIn()
-	p := &formats.Pipeline{Source: formats.NewReader(src, formats.ReadOptions{ReuseRoutines: true})}
+	p := &stack.Pipeline{Source: formats.NewReader(src, formats.ReadOptions{ReuseRoutines: true})}
 	for {
 		err := fn(p)
 		if err == io.EOF || err == errStopDumps {

@@ -5,7 +5,7 @@ import (
 	"slices"
 
 	"github.com/stackdump/stackdump/dedupe"
-	"github.com/stackdump/stackdump/formats"
+	"github.com/stackdump/stackdump/stack"
 )
 
 // watchHistory follows one target's group counts across snapshots by group
@@ -45,7 +45,7 @@ func newWatchHistory(top, leakAfter int) *watchHistory {
 // add records a snapshot's groups; leakProfile says the snapshot is the
 // goroutine leak profile, whose (leaked) counts replace the groups' last
 // proof (other snapshots keep it unless they show (leaked) states too).
-func (h *watchHistory) add(total int64, groups []*formats.Group, leakProfile bool) {
+func (h *watchHistory) add(total int64, groups []*stack.Group, leakProfile bool) {
 	if h.snapshots == 0 {
 		h.firstTotal = total
 	}
@@ -94,19 +94,19 @@ func (h *watchHistory) add(total int64, groups []*formats.Group, leakProfile boo
 // follow picks the groups to follow: the top largest, and up to top of the
 // groups that grew since the last snapshot, those already followed (whose
 // growth streak counts) first, then by growth.
-func (h *watchHistory) follow(groups []*formats.Group) []*formats.Group {
+func (h *watchHistory) follow(groups []*stack.Group) []*stack.Group {
 	bySize := slices.Clone(groups)
-	slices.SortFunc(bySize, func(a, b *formats.Group) int {
+	slices.SortFunc(bySize, func(a, b *stack.Group) int {
 		return cmp.Or(cmp.Compare(b.Count, a.Count), cmp.Compare(a.Key, b.Key))
 	})
 	picked := bySize[:min(len(bySize), h.top)]
-	var grown []*formats.Group
+	var grown []*stack.Group
 	for _, g := range bySize[len(picked):] {
 		if g.Count > h.prev[g.Key] && h.snapshots > 0 {
 			grown = append(grown, g)
 		}
 	}
-	slices.SortFunc(grown, func(a, b *formats.Group) int {
+	slices.SortFunc(grown, func(a, b *stack.Group) int {
 		_, fa := h.series[a.Key]
 		_, fb := h.series[b.Key]
 		if fa != fb {

@@ -14,7 +14,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/stackdump/stackdump/formats"
+	"github.com/stackdump/stackdump/formats/output"
 	"github.com/stackdump/stackdump/remote"
 )
 
@@ -43,7 +43,7 @@ type watchedTarget struct {
 	ropts  remote.Options
 	client *http.Client // one per HTTP target, kept alive between rounds
 	pipe   pipeline
-	comp   formats.Compression
+	comp   output.Compression
 	hist   *watchHistory
 	kept   []string // snapshot files, oldest first, at most keep
 
@@ -96,12 +96,12 @@ func newWatcher(cmd *cobra.Command, raw []string, o watchOptions) (*watcher, err
 		t.pipe.grouped = o.dir == "" || o.dedupe // nothing to keep: group straight away
 		switch {
 		case o.dir == "":
-			t.pipe.format = formats.FormatJSON // written to io.Discard
+			t.pipe.format = output.JSON // written to io.Discard
 		case o.format == "":
-			t.pipe.format = formats.FormatJSON
+			t.pipe.format = output.JSON
 		}
 		if o.dir != "" && o.compress == "" {
-			t.comp = formats.CompressGzip
+			t.comp = output.Gzip
 		}
 		if err := t.pipe.check(); err != nil {
 			return nil, err
@@ -132,7 +132,7 @@ func (w *watcher) round(ctx context.Context) []watchOutcome {
 			job.ropts.Mode = remote.ModeLeak
 		}
 		if w.dir != "" {
-			ext := formats.Extension(job.pipe.format, job.comp)
+			ext := output.Extension(job.pipe.format, job.comp)
 			job.path = filepath.Join(w.dir, uniqueName(w.names, snapshotName(job.target, start.UTC(), job.pipe.format, job.comp), ext))
 		}
 		jobs[i] = job

@@ -7,12 +7,13 @@ import (
 
 	"github.com/stackdump/stackdump/formats"
 	"github.com/stackdump/stackdump/remote"
+	"github.com/stackdump/stackdump/stack"
 )
 
 // Capture takes a full goroutine dump of the service over HTTP, through
 // its dump endpoint with package remote, as `stackdump capture` would, and
 // reads it whole.
-func (s *Service) Capture(ctx context.Context) (*formats.Dump, error) {
+func (s *Service) Capture(ctx context.Context) (*stack.Dump, error) {
 	target, err := remote.ParseTarget(s.DumpURL(), EndpointPath)
 	if err != nil {
 		return nil, err

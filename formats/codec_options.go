@@ -1,6 +1,0 @@
-package formats
-
-const (
-	defaultMaxLine         = 1 << 20
-	defaultMaxDecompressed = 16 << 30
-)

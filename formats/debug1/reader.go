@@ -1,0 +1,249 @@
+package debug1
+
+import (
+	"bytes"
+	"github.com/stackdump/stackdump/formats/internal/codec"
+	"github.com/stackdump/stackdump/stack"
+	"io"
+	"strconv"
+)
+
+// debug1Decoder reads the grouped text of /debug/pprof/goroutine?debug=1
+// (runtime/pprof's printCountProfile): each `N @ …` record becomes one
+// [Routine] with Count N and ID 0; the `# labels:` line becomes its Labels
+// and the `#` frame lines its Stack, with each printed PC in the frame's
+// FrameValue.PC. The record's `@` line is checked but not kept: it also
+// lists the PCs of the runtime frames the runtime hides, which the model
+// has no frame for.
+//
+// Every `<name> profile: total N` header starts a dump, so several profiles
+// in one stream are several dumps; text before a header is skipped. The
+// header's total is checked against the sum of the counts at the end of the
+// dump (a mismatch is a warning, and a dump that ends early is Truncated).
+// A read error of the input ends the dump there, Truncated, with a warning
+// that wraps the error, and the next dump is that error.
+// A `goroutineleak` profile marks its routines Leaked. Any other profile
+// (`threadcreate profile: total N`, a program's own) stops reading with
+// ErrNotGoroutineProfile: its records are not goroutines.
+//
+// debug=1 carries no goroutine ids, states, wait times or creators, and
+// does not say which frames were inlined.
+type debug1Decoder struct {
+	lines *codec.LineReader
+	t     *stack.Table
+
+	dump   *stack.Dump
+	header debug1Header
+	line   int   // line number of the header
+	offset int64 // byte offset of the header
+	text   string
+	sum    int64 // counts read so far
+	ended  bool  // errEndOfDump was or is about to be returned
+	eof    bool  // the input ended inside this dump
+	// readErr is the input's read error that ended the dump early; the
+	// next nextDump returns it.
+	readErr error
+
+	// The record being read.
+	rec    *stack.Routine
+	frames []*stack.Frame
+	values []stack.FrameValue
+	labels stack.Labels
+	hasPC  bool
+}
+
+func newDebug1Decoder(in *codec.Stream, opts codec.Options) codec.Decoder {
+	opts = opts.WithDefaults()
+	return &debug1Decoder{lines: codec.NewLineReader(in.R, opts.MaxLineBytes), t: opts.Table}
+}
+
+// nextDump skips to the next profile header.
+func (d *debug1Decoder) NextDump() (*stack.Dump, error) {
+	if d.readErr != nil {
+		return nil, d.readErr
+	}
+	for {
+		line, err := d.lines.ReadLine()
+		if err == codec.ErrLineTooLong {
+			continue
+		}
+		if err != nil {
+			return nil, err // io.EOF at the end
+		}
+		h, ok := parseDebug1Header(line)
+		if !ok {
+			continue
+		}
+		if h.name != "goroutine" && h.name != "goroutineleak" {
+			return nil, codec.NotGoroutineProfile(h.name, d.lines.Num, d.lines.Off, line)
+		}
+		d.header, d.line, d.offset, d.text = h, d.lines.Num, d.lines.Off, string(line)
+		d.sum, d.ended, d.eof = 0, false, false
+		d.dump = &stack.Dump{Source: stack.Source{Kind: stack.KindGoDebug1}}
+		if h.total > codec.MaxTotal {
+			d.dump.Warnings = append(d.dump.Warnings, d.lines.ParseError("header total "+strconv.FormatInt(h.total, 10)+
+				" is above the bound of "+strconv.FormatInt(codec.MaxTotal, 10)+"; taken as that"))
+			d.header.total = codec.MaxTotal
+		}
+		return d.dump, nil
+	}
+}
+
+// nextRoutine returns the next record of the dump. Problems inside a
+// record (a bad frame or labels line) are returned as *ParseError before
+// the record itself, which keeps what could be read.
+func (d *debug1Decoder) NextRoutine() (*stack.Routine, error) {
+	if d.ended {
+		return nil, codec.ErrEndOfDump
+	}
+	l := d.lines
+	for {
+		line, err := l.ReadLine()
+		if err == codec.ErrLineTooLong {
+			// The overlong-line rule; this reader's warning keeps its words.
+			e := l.TooLongError()
+			e.Msg = "line longer than " + strconv.Itoa(l.Max) + " bytes skipped"
+			return nil, e
+		}
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			// Keep what was read: end the dump, truncated (endDump).
+			d.readErr = err
+			break
+		}
+		trimmed := bytes.TrimLeft(line, " \t")
+		switch {
+		case len(trimmed) == 0:
+			if d.rec != nil {
+				return d.finishRecord()
+			}
+		case trimmed[0] == '#':
+			if d.rec == nil {
+				if d.sum >= d.header.total {
+					l.Unread()
+					return d.endDump()
+				}
+				return nil, l.ParseError("frame line outside a record")
+			}
+			if err := d.addCommentLine(trimmed[1:]); err != nil {
+				return nil, err
+			}
+		default:
+			if _, ok := parseDebug1Header(line); ok {
+				l.Unread()
+				return d.endRecordOrDump()
+			}
+			if count, ok := parseDebug1Record(line); ok {
+				if d.rec != nil {
+					l.Unread()
+					return d.finishRecord()
+				}
+				if kept, cut := codec.BoundCount(d.sum, count); cut {
+					d.startRecord(kept)
+					return nil, l.ParseError(codec.CountTooLarge("record count", count, kept))
+				}
+				d.startRecord(count)
+				continue
+			}
+			if d.rec != nil {
+				l.Unread()
+				return d.finishRecord()
+			}
+			if d.sum >= d.header.total {
+				// The profile is complete: what follows is not ours.
+				l.Unread()
+				return d.endDump()
+			}
+			return nil, l.ParseError("unexpected line in a goroutine profile")
+		}
+	}
+	d.eof = true
+	return d.endRecordOrDump()
+}
+
+func (d *debug1Decoder) startRecord(count int64) {
+	d.rec = &stack.Routine{Count: count, Line: d.lines.Num, Leaked: d.header.name == "goroutineleak"}
+	d.frames, d.values, d.labels, d.hasPC = d.frames[:0], d.values[:0], d.labels[:0], false
+}
+
+// addCommentLine adds a `# labels:` or frame line (without its '#') to the
+// record.
+func (d *debug1Decoder) addCommentLine(rest []byte) error {
+	if text, ok := bytes.CutPrefix(rest, []byte(" labels: ")); ok {
+		ls, err := parseDebug1Labels(d.labels[:0], text)
+		if err != nil {
+			pe := d.lines.ParseError("bad labels: " + err.Error())
+			pe.Err = err
+			return pe
+		}
+		d.labels = ls
+		d.rec.Labels = d.t.Labels(ls)
+		return nil
+	}
+	f, err := parseDebug1Frame(rest)
+	if err != nil {
+		pe := d.lines.ParseError(err.Error())
+		pe.Err = err
+		return pe
+	}
+	var fr stack.Frame
+	if len(f.fn) == 0 {
+		// A PC the runtime could not symbolize: keep it in Offset so that
+		// different unknown PCs stay different frames.
+		fr = stack.Frame{Native: true, Offset: f.pc}
+	} else {
+		fr = stack.Frame{Line: f.line, Offset: f.offset, HasOffset: f.hasOffset}
+		fr.Func = d.t.Bytes(f.fn)
+		fr.File = d.t.Bytes(f.file)
+	}
+	d.frames = append(d.frames, d.t.Frame(fr))
+	d.values = append(d.values, stack.FrameValue{PC: f.pc})
+	d.hasPC = d.hasPC || f.pc != 0
+	if f.noFile {
+		return d.lines.ParseError("frame line without file:line")
+	}
+	return nil
+}
+
+// finishRecord interns the record's stack and returns it.
+func (d *debug1Decoder) finishRecord() (*stack.Routine, error) {
+	r := d.rec
+	d.rec = nil
+	r.Stack = d.t.Stack(d.frames, stack.Elision{})
+	if d.hasPC {
+		r.Values = d.t.Values(d.values)
+	}
+	d.sum += r.Count
+	d.dump.Total = d.sum
+	return r, nil
+}
+
+func (d *debug1Decoder) endRecordOrDump() (*stack.Routine, error) {
+	if d.rec != nil {
+		return d.finishRecord()
+	}
+	return d.endDump()
+}
+
+// endDump ends the dump, first reporting a total that does not match the
+// header's.
+func (d *debug1Decoder) endDump() (*stack.Routine, error) {
+	d.ended = true
+	if d.readErr != nil {
+		d.dump.Truncated = true
+		return nil, &stack.ParseError{Line: d.lines.Num, Offset: d.lines.Off, Msg: "dump truncated: reading stopped: " + d.readErr.Error(), Err: d.readErr}
+	}
+	if d.eof && d.sum < d.header.total {
+		d.dump.Truncated = true
+	}
+	if d.sum != d.header.total {
+		return nil, &stack.ParseError{
+			Line: d.line, Offset: d.offset, Msg: "header total " + strconv.FormatInt(d.header.total, 10) +
+				" but the records count " + strconv.FormatInt(d.sum, 10),
+			Text: d.text,
+		}
+	}
+	return nil, codec.ErrEndOfDump
+}

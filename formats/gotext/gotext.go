@@ -1,0 +1,1136 @@
+package gotext
+
+import (
+	"bytes"
+	"fmt"
+	"github.com/stackdump/stackdump/formats/internal/codec"
+	"github.com/stackdump/stackdump/stack"
+	"io"
+	"sync/atomic"
+)
+
+// goTextDecoder reads Go traceback text (KindGoTraceback): runtime.Stack
+// output, /debug/pprof/goroutine?debug=2, panics, fatal errors, SIGQUIT
+// dumps and race reports, any number of them in one stream, with junk
+// around them. See docs/go-formats.md for every form it reads and how it
+// maps to the model.
+//
+// It is one line state machine, fed one line at a time by the pull
+// methods nextDump and nextRoutine. What the machine finds (a dump
+// starting, a routine, a problem, a dump ending) goes into a small queue
+// the pull methods drain; a line is read only when the queue is empty, so
+// memory stays bounded by the longest routine, never by the input.
+//
+// States, with the lines that move between them:
+//
+//	stIdle         no routine open: between dumps (preamble lines, junk) or
+//	               between the routines of a dump (after a blank line).
+//	               header / `runtime stack:` / race access line → stFunc;
+//	               a function line right after a preamble → stFile
+//	               (a header-less routine, kept only if a file line follows).
+//	stFunc         a routine is open and wants a frame: function line →
+//	               stFile; `created by` → stCreatedFile; elision markers,
+//	               `[originating from goroutine N]:` and `goroutine running
+//	               on other thread` stay; blank line → stIdle; header → stFunc
+//	               of the next routine; junk is skipped.
+//	stFile         a function line waits for its `\tfile:line` → stFunc.
+//	               Anything else: a Go frame loses its file (a ParseError,
+//	               then stSkip), a cgo-looking token was junk after all.
+//	stCreatedFile  `created by F` waits for its file line → stFunc.
+//	stSkip         after a problem: lines are dropped until a blank line, a
+//	               header or a preamble line, which are handled as in stIdle.
+type goTextDecoder struct {
+	in  *codec.Stream
+	lr  *codec.LineReader
+	t   *stack.Table
+	eof bool
+	err error // a read error, returned once the queue is drained
+	// readErr is the read error that ended the input early, if any.
+	readErr error
+
+	// num and off name the line being handled (they differ from lr's while
+	// replaying held lines).
+	num int
+	off int64
+
+	prefix    linePrefix
+	ring      lineRing // junk lines before a dump, replayed when a prefix is learnt
+	replaying bool
+
+	events []goEvent
+	head   int
+
+	// The dump receiving lines. out is the one last returned by nextDump.
+	d         *stack.Dump
+	out       *stack.Dump
+	announced bool                // its start event was queued
+	held      []*stack.ParseError // problems met before it was announced
+	nRoutines int
+	seen      idSet   // header ids, to split at a repeated id
+	inReport  bool    // between `WARNING: DATA RACE` and the closing `=====`
+	race      *stack. // the report being read, kept in d.Races
+			Race
+	// preambleOpen is set after a preamble line until a blank line: lines
+	// in between continue it (multi-line panic values, `PC=`).
+	preambleOpen bool
+	junkGap      bool // junk was skipped since the last preamble line
+	longPreamble bool // the preamble cap was reported
+	// threadSep is set by the `-----` that ends one OS thread's block of
+	// a GOTRACEBACK=crash signal dump; inThreads once the next block's
+	// signal line continued the dump. Repeated ids are then each
+	// thread's g0, not a second dump.
+	threadSep, inThreads bool
+
+	// The routine being read, and its slot when routines are reused
+	// (ReadOptions.ReuseRoutines; pool is nil otherwise).
+	r           *stack.Routine
+	slot        *routineSlot
+	part        partKind          // what r is: a goroutine or a section kept on the dump
+	partR       stack.Routine     // r for sections
+	access      stack.RaceAccess  // the race access being read (partAccess)
+	creator     stack.RaceCreator // the race creator being read (partCreator)
+	pool        *routinePool
+	st          goState
+	provisional bool // header-less routine, kept only once a frame completes
+	anc         int  // -1: the routine's own stack; else index in r.Ancestors
+	sec         *section
+	waiting     pendingCall
+	frameLine   int // number of the last location line read into a frame
+	// cut is set when the input's last line was a cut piece of a line of
+	// the open routine, dropped; cutText is that piece.
+	cut     bool
+	cutText []byte
+
+	// states caches interned states by length: most goroutines of a dump
+	// share a few states, and a compare is cheaper than a map lookup. Each
+	// holds the path of the stack read last in that state, the section's
+	// guess for the next one.
+	states [16]stateGuess
+
+	// trie holds the stacks met so far, values dedups the frame values of
+	// routines read close together; both outlive an input (reset).
+	trie   *stackTrie
+	values valueCache
+
+	// Scratch.
+	hdr    goHeader
+	fl     fileLine
+	labels stack.Labels
+}
+
+type goState uint8
+
+const (
+	stIdle goState = iota
+	stFunc
+	stFile
+	stCreatedFile
+	stSkip
+)
+
+// pendingCall is a function or `created by` line waiting for its file line;
+// its name and args wait in the section.
+type pendingCall struct {
+	form    callForm
+	creator bool
+	parent  int64 // created by … in goroutine N
+	num     int
+	off     int64
+	text    []byte // the line, for errors, kept for the rare forms only
+}
+
+type goEventKind uint8
+
+const (
+	evStart goEventKind = iota
+	evRoutine
+	evError
+	evEnd
+)
+
+type goEvent struct {
+	kind goEventKind
+	d    *stack.Dump
+	r    *stack.Routine
+	slot *routineSlot // r's slot when routines are reused
+	err  *stack.ParseError
+}
+
+const (
+	maxPreambleLines = 1000
+	ringLines        = 64
+	ringLineBytes    = 1024
+)
+
+func newGoTextDecoder(in *codec.Stream, opts codec.Options) *goTextDecoder {
+	t := opts.Table
+	if t == nil {
+		t = stack.NewTable()
+	}
+	g := &goTextDecoder{trie: new(stackTrie)}
+	if opts.ReuseRoutines {
+		g.pool = new(routinePool)
+	}
+	g.start(in, t, opts.MaxLineBytes)
+	return g
+}
+
+// start readies g to read in from its first line, interning into t. What
+// does not depend on the input is kept: the trie of stacks met, the value
+// cache and the routine pool.
+func (g *goTextDecoder) start(in *codec.Stream, t *stack.Table, maxLine int) {
+	trie, values, pool := g.trie, g.values, g.pool
+	*g = goTextDecoder{
+		in:     in,
+		lr:     codec.NewStreamLineReader(in, maxLine),
+		t:      t,
+		anc:    -1,
+		sec:    newSection(t, trie),
+		trie:   trie,
+		values: values,
+		pool:   pool,
+	}
+}
+
+// reset readies g to read in from its first line, keeping its Table, its
+// trie of stacks met and its caches.
+func (g *goTextDecoder) reset(in *codec.Stream) { g.start(in, g.t, g.lr.Max) }
+
+func (g *goTextDecoder) NextDump() (*stack.Dump, error) {
+	if g.pool != nil {
+		g.pool.reclaim()
+	}
+	for {
+		for g.head < len(g.events) {
+			ev := g.pop()
+			if ev.kind == evStart {
+				g.out = ev.d
+				return ev.d, nil
+			}
+		}
+		if g.err != nil {
+			return nil, g.err
+		}
+		if g.eof {
+			return nil, io.EOF
+		}
+		g.step()
+	}
+}
+
+func (g *goTextDecoder) NextRoutine() (*stack.Routine, error) {
+	if g.pool != nil {
+		g.pool.reclaim()
+	}
+	for {
+		if g.head < len(g.events) {
+			ev := g.pop()
+			switch ev.kind {
+			case evRoutine:
+				if g.out != nil {
+					g.out.Total += ev.r.Count
+				}
+				if ev.slot != nil {
+					g.pool.lend(ev.slot)
+				}
+				return ev.r, nil
+			case evError:
+				return nil, ev.err
+			case evEnd:
+				return nil, codec.ErrEndOfDump
+			case evStart: // cannot happen: every start follows an end
+				g.head--
+				return nil, codec.ErrEndOfDump
+			}
+		}
+		if g.eof || g.err != nil {
+			return nil, codec.ErrEndOfDump
+		}
+		g.step()
+	}
+}
+
+func (g *goTextDecoder) pop() goEvent {
+	ev := g.events[g.head]
+	g.events[g.head] = goEvent{}
+	g.head++
+	if g.head == len(g.events) {
+		g.events, g.head = g.events[:0], 0
+	}
+	return ev
+}
+
+func (g *goTextDecoder) emit(ev goEvent) { g.events = append(g.events, ev) }
+
+// step reads one line and feeds it to the machine; at the end of the input
+// it closes what is open.
+func (g *goTextDecoder) step() {
+	switch g.st {
+	case stFile, stCreatedFile:
+		if g.skipKnownLine() {
+			return
+		}
+	case stFunc:
+		if !slowFrames.Load() && g.wholeFrame() {
+			return
+		}
+	}
+	line, err := g.lr.ReadLine()
+	g.num, g.off = g.lr.Num, g.lr.Off
+	switch {
+	case err == nil:
+		if g.lr.NoEOL && g.cutLine(line) {
+			return // the input's last line, cut short: dropped
+		}
+		g.feed(line)
+	case err == codec.ErrLineTooLong:
+		g.problem(g.lr.TooLongMsg(), g.lr.LongHead)
+	case err == io.EOF:
+		g.finish()
+	default:
+		g.readErr = err
+		g.finish()
+		g.err = err
+	}
+}
+
+// skipKnownLine handles the awaited file line without splitting it off
+// when the input holds, next, the expected frame's known line (see
+// section.expectedLine): comparing it in place is cheaper than finding
+// the end of the line and then comparing. It reports whether it did.
+func (g *goTextDecoder) skipKnownLine() bool {
+	if g.prefix.active() {
+		return false
+	}
+	var flags uint8
+	if g.st == stFile {
+		flags = g.waiting.callFlags()
+	}
+	loc := g.sec.expectedLine(flags)
+	if loc == "" || !g.lr.SkipLine(loc) {
+		return false
+	}
+	g.num, g.off = g.lr.Num, g.lr.Off
+	g.sec.known(&g.fl)
+	if g.st == stFile {
+		g.commitFrame()
+	} else {
+		g.commitCreatedBy()
+	}
+	return true
+}
+
+// slowFrames turns wholeFrame off, for tests to compare.
+var slowFrames atomic.Bool
+
+// wholeFrame takes the frame expected next (see section.next) in one step
+// when the input holds, next, its function line — with any arguments — and
+// then its known file line, both whole in the buffered window. Most frames
+// of a dump are such frames, and this is what step, feed, dispatch, call
+// and skipKnownLine do with their two lines, without finding the end of the
+// file line, classifying the lines or going through the state machine
+// twice. Anything else (ancestor sections, race reports, prefixed lines,
+// other functions or lines, overlong lines, CRLF) is left to them. It
+// reports whether it took the frame.
+func (g *goTextDecoder) wholeFrame() bool {
+	if g.r == nil || g.inRace() || g.anc >= 0 || g.provisional || g.prefix.active() {
+		return false
+	}
+	n := g.sec.next()
+	if n == nil || !n.plain || n.loc == "" || n.frame.Native || n.loc[len(n.loc)-1] == '\r' {
+		return false // as skipLine: a known line ending in '\r' is not taken in place
+	}
+	lr := g.lr
+	win, fn, loc := lr.Win[lr.Pos:], n.frame.Func, n.loc
+	k := len(fn)
+	if len(win) <= k || win[k] != '(' || string(win[:k]) != fn {
+		return false
+	}
+	e := bytes.IndexByte(win[k:], '\n') + k // end of the function line
+	if e < k+2 || win[e-1] != ')' || e > lr.Max {
+		return false
+	}
+	args := win[k+1 : e-1]
+	if bytes.IndexByte(args, '(') >= 0 { // parseCall splits at the last '('
+		return false
+	}
+	inlined := string(args) == "..." // `f(...)`: no arguments
+	if inlined {
+		args = nil
+	}
+	if n.frame.Inlined != inlined {
+		return false
+	}
+	f := e + 1 // the file line
+	if end := f + len(loc); end >= len(win) || win[end] != '\n' || len(loc) > lr.Max || string(win[f:end]) != loc {
+		return false
+	}
+	// Both lines, as readLine and skipKnownLine take them; the frame as
+	// call and commitFrame make it (the pending call they go through is
+	// read by nothing once the frame is made).
+	lr.Num += 2
+	lr.Off = lr.NextOff + int64(f)
+	lr.NextOff += int64(f + len(loc) + 1)
+	lr.Pos += f + len(loc) + 1
+	lr.NoEOL = false
+	g.num, g.off = lr.Num, lr.Off
+	g.sec.takeFrame(n, args)
+	g.frameLine = g.num
+	return true
+}
+
+// problem reports a ParseError at the current line.
+func (g *goTextDecoder) problem(msg string, text []byte) *stack.ParseError {
+	return g.problemAt(g.num, g.off, msg, text)
+}
+
+func (g *goTextDecoder) problemAt(num int, off int64, msg string, text []byte) *stack.ParseError {
+	pe := &stack.ParseError{Line: num, Offset: off, Msg: msg, Text: string(text[:min(len(text), 200)])}
+	if g.announced {
+		g.emit(goEvent{kind: evError, err: pe})
+	} else {
+		g.held = append(g.held, pe)
+	}
+	return pe
+}
+
+// feed handles one line.
+func (g *goTextDecoder) feed(raw []byte) {
+	line := g.prefix.strip(raw)
+	switch g.st {
+	case stFile:
+		if g.sec.fileLine(line, &g.fl, g.waiting.callFlags()) {
+			g.commitFrame()
+			return
+		}
+		g.fileMissing()
+	case stCreatedFile:
+		if g.sec.fileLine(line, &g.fl, 0) {
+			g.commitCreatedBy()
+			return
+		}
+		g.createdByFileMissing()
+	}
+	g.dispatch(line, raw)
+}
+
+// dispatch handles a line that is not the awaited file line.
+func (g *goTextDecoder) dispatch(line, raw []byte) {
+	// Most lines are the call of the frame expected next, and special
+	// cannot claim one whose function is plain (see stackNode.plain):
+	// take it at once.
+	if g.st == stFunc && g.r != nil && g.sec.expectsPlain() {
+		if name, args, form := g.sec.expectedCall(line); form != callNone {
+			g.call(name, args, form, line)
+			return
+		}
+	}
+	if isBlankLine(line) {
+		g.blank()
+		return
+	}
+	if line[0] == 's' && hasPrefixStr(line, CutMarker) {
+		g.cutAt(line)
+		return
+	}
+	if g.st == stSkip && !g.endsSkip(line) {
+		return
+	}
+	if g.special(line) {
+		return
+	}
+	g.other(line, raw)
+}
+
+// blank ends the open routine (or race access block) and any preamble
+// block.
+func (g *goTextDecoder) blank() {
+	if g.r == nil && g.nRoutines == 0 && !g.replaying {
+		g.ring.add(nil, g.num, g.off) // replayed too: it ends a preamble block
+	}
+	g.preambleOpen = false
+	switch g.st {
+	case stFunc, stSkip:
+		g.endRoutine()
+	}
+	g.st = stIdle
+}
+
+// cutAt ends the open routine at a CutMarker line and marks the dump
+// truncated, warning with what the writer said.
+func (g *goTextDecoder) cutAt(line []byte) {
+	g.blank()
+	g.ensureDump()
+	g.d.Truncated = true
+	g.announce()
+	g.problem("dump truncated: "+string(line[len(CutMarker):]), line)
+}
+
+// endsSkip reports whether line ends a skip after a problem: a header or
+// a line that starts something.
+func (g *goTextDecoder) endsSkip(line []byte) bool {
+	if parseHeader(line, &g.hdr) || isPreambleStart(line) || string(line) == "runtime stack:" ||
+		string(line) == "WARNING: DATA RACE" || isRaceSeparator(line) {
+		g.st = stIdle
+		return true
+	}
+	if g.inReport {
+		if _, ok := parseRaceAccess(line); ok {
+			g.st = stIdle
+			return true
+		}
+	}
+	return false
+}
+
+// special handles the lines that are not frames; it reports whether line
+// was one.
+func (g *goTextDecoder) special(line []byte) bool {
+	switch line[0] {
+	case 'g':
+		if parseHeader(line, &g.hdr) {
+			g.header()
+			return true
+		}
+		if g.r != nil && isUnavailable(line) {
+			g.r.Unavailable = true
+			return true
+		}
+	case '\t', ' ':
+		return g.indented(line)
+	case 'c':
+		if g.r != nil && !g.inRace() && g.st == stFunc {
+			if fn, parent, ok := parseCreatedBy(line); ok {
+				g.pend('C', fn, nil, callGo, parent, line)
+				g.st = stCreatedFile
+				return true
+			}
+		}
+	case '.':
+		if n, ok := parseElided(line); ok && g.r != nil {
+			g.sec.elide(n)
+			return true
+		}
+	case '[':
+		if id, ok := parseOriginating(line); ok && g.r != nil && !g.inRace() {
+			g.closeSection()
+			if g.r.Ancestors == nil && g.slot != nil {
+				g.r.Ancestors = g.slot.anc[:0]
+			}
+			g.r.Ancestors = append(g.r.Ancestors, stack.Ancestor{ID: id})
+			g.anc = len(g.r.Ancestors) - 1
+			g.st = stFunc
+			return true
+		}
+		if hasPrefixStr(line, "[signal ") {
+			g.preambleLine(line, false)
+			return true
+		}
+	case 'r':
+		if string(line) == "runtime stack:" {
+			g.startPart(partSystem)
+			return true
+		}
+		if hasPrefixStr(line, "runtime: ") {
+			g.preambleLine(line, true)
+			return true
+		}
+	case 'W':
+		if string(line) == "WARNING: DATA RACE" {
+			g.raceStart()
+			return true
+		}
+	case '=':
+		if isRaceSeparator(line) {
+			if g.inReport {
+				g.endRoutine()
+				g.inReport = false
+				g.st = stIdle
+			}
+			return true
+		}
+	case '-':
+		if string(line) == "-----" && g.nRoutines > 0 {
+			g.endRoutine()
+			g.st = stIdle
+			g.threadSep = true
+			return true
+		}
+	case 'P':
+		if hasPrefixStr(line, "PC=") {
+			g.preambleLine(line, false)
+			return true
+		}
+	case 's':
+		if hasPrefixStr(line, "signal arrived during ") {
+			g.preambleLine(line, false)
+			return true
+		}
+	}
+	if isPreambleStart(line) {
+		g.preambleLine(line, true)
+		return true
+	}
+	if g.inReport {
+		if acc, ok := parseRaceAccess(line); ok {
+			g.raceAccess(acc)
+			return true
+		}
+	}
+	return false
+}
+
+// indented handles a line starting with a tab or a space that is not an
+// awaited file line.
+func (g *goTextDecoder) indented(line []byte) bool {
+	trimmed := trimBlanks(line)
+	if g.r != nil && isUnavailable(trimmed) {
+		g.r.Unavailable = true
+		return true
+	}
+	if g.inRace() && g.st == stFunc {
+		if string(trimmed) == "[failed to restore the stack]" {
+			return true
+		}
+		if name, args, form := parseCall(trimmed); form != callNone {
+			g.call(name, args, form, trimmed)
+			return true
+		}
+		return false
+	}
+	if g.r == nil && g.nRoutines == 0 && g.preambleOpen {
+		g.preambleLine(line, false)
+		return true
+	}
+	if g.r != nil && g.st == stFunc && parseFileLine(line, &g.fl) {
+		g.problem("file line without a function line", line)
+		return true
+	}
+	return false
+}
+
+// other handles function lines, preamble continuation lines and junk.
+func (g *goTextDecoder) other(line, raw []byte) {
+	if g.r == nil && g.nRoutines == 0 && g.preambleOpen && !isRegisterLine(line) {
+		g.preambleLine(line, false)
+		return
+	}
+	if g.r != nil && g.st == stFunc {
+		if name, args, form := g.sec.expectedCall(line); form != callNone {
+			g.call(name, args, form, line)
+			return
+		}
+		if name, args, form := parseCall(line); form != callNone {
+			g.call(name, args, form, line)
+			return
+		}
+	}
+	// A function line right after a preamble and a blank line: the
+	// crashing thread's frames printed without a header (old SIGABRT
+	// dumps). It becomes a routine once its file line follows.
+	if g.r == nil && g.st == stIdle && g.nRoutines == 0 && g.d != nil && len(g.d.Preamble) > 0 {
+		if name, args, form := parseCall(line); form == callGo || form == callInlined {
+			g.startRoutine(0, "")
+			g.provisional = true
+			g.call(name, args, form, line)
+			return
+		}
+	}
+	g.junk(line, raw)
+}
+
+// junk skips a line that is no part of a dump. A goroutine header or race
+// report start inside it means the dump is wrapped in a per-line prefix,
+// which is learnt here.
+func (g *goTextDecoder) junk(line, raw []byte) {
+	if k := findMarker(raw); k > 0 && !g.replaying {
+		g.prefix.set(raw[:k])
+		if g.r == nil && g.nRoutines == 0 {
+			g.replay()
+		}
+		g.dispatch(raw[k:], raw)
+		return
+	}
+	if g.d != nil && len(g.d.Preamble) > 0 && g.nRoutines == 0 {
+		g.junkGap = true
+	}
+	if g.r == nil && g.nRoutines == 0 && !g.replaying {
+		g.ring.add(raw, g.num, g.off)
+	}
+}
+
+// replay feeds the junk lines held since the last dump again, now that a
+// prefix is known: they may be the prefixed preamble of the dump.
+func (g *goTextDecoder) replay() {
+	num, off := g.num, g.off
+	g.replaying = true
+	g.ring.each(func(l []byte, n int, o int64) {
+		g.num, g.off = n, o
+		g.feed(l)
+	})
+	g.ring.reset()
+	g.replaying = false
+	g.num, g.off = num, off
+}
+
+// preambleLine keeps a line of the dump's preamble. A line that starts a
+// preamble (panic, fatal error, signal name) after routines starts a new
+// dump; other preamble-like lines after routines are junk.
+func (g *goTextDecoder) preambleLine(line []byte, start bool) {
+	if g.r != nil && hasPrefixStr(line, "runtime: ") {
+		// A diagnostic inside a goroutine's trace ("runtime: g17:
+		// unexpected return pc for …", then a hex dump): not a new dump.
+		g.junk(line, line)
+		return
+	}
+	if start && g.threadSep && hasPrefixStr(line, "SIG") {
+		// The next thread's block of the same crash: one dump.
+		g.threadSep, g.inThreads = false, true
+		g.d.ThreadBlocks = max(g.d.ThreadBlocks, 1) + 1
+		return
+	}
+	if g.r != nil || g.nRoutines > 0 || g.announced {
+		if !start {
+			g.junk(line, line)
+			return
+		}
+		g.endDump()
+	}
+	if start && g.junkGap && g.d != nil && len(g.d.Preamble) > 0 {
+		// An earlier preamble with no routines, then junk: that was
+		// a dump of its own (GOTRACEBACK=none, or a quoted panic).
+		g.endDump()
+	}
+	g.ensureDump()
+	g.st = stIdle
+	g.preambleOpen, g.junkGap = true, false
+	if len(g.d.Preamble) >= maxPreambleLines {
+		if !g.longPreamble {
+			g.longPreamble = true
+			g.problem(fmt.Sprintf("preamble longer than %d lines; the rest is dropped", maxPreambleLines), line)
+		}
+		return
+	}
+	g.d.Preamble = append(g.d.Preamble, string(line))
+}
+
+// ensureDump makes sure a dump is receiving lines.
+func (g *goTextDecoder) ensureDump() {
+	if g.d == nil {
+		g.d = &stack.Dump{Source: stack.Source{Kind: stack.KindGoTraceback}}
+	}
+}
+
+// announce queues the start of the dump, with the problems held so far.
+func (g *goTextDecoder) announce() {
+	g.ensureDump()
+	if g.announced {
+		return
+	}
+	g.announced = true
+	g.emit(goEvent{kind: evStart, d: g.d})
+	for _, pe := range g.held {
+		g.emit(goEvent{kind: evError, err: pe})
+	}
+	g.held = g.held[:0]
+}
+
+// endDump closes the open routine and the dump receiving lines. A dump
+// with neither routines nor preamble is not one; its problems carry over
+// to the next dump.
+func (g *goTextDecoder) endDump() {
+	g.endRoutine()
+	if g.d != nil && !g.announced && (len(g.d.Preamble) > 0 || len(g.d.Races) > 0 || g.d.SystemStack != nil) {
+		g.announce()
+	}
+	if g.announced {
+		g.emit(goEvent{kind: evEnd})
+		g.d = nil
+	}
+	g.announced = false
+	g.nRoutines = 0
+	g.seen.clear()
+	g.race, g.inReport = nil, false
+	g.preambleOpen, g.junkGap, g.longPreamble = false, false, false
+	g.threadSep, g.inThreads = false, false
+	g.ring.reset()
+	g.st = stIdle
+}
+
+// header starts a routine from the parsed header in g.hdr.
+func (g *goTextDecoder) header() {
+	h := &g.hdr
+	if g.seen.has(h.ID) && !g.inThreads {
+		g.endDump() // a second dump of the same process
+	}
+	g.threadSep = false
+	sg := g.state(h.State)
+	g.startRoutine(h.ID, sg.state)
+	g.sec.setGuess(&sg.path)
+	g.seen.add(h.ID)
+	r := g.r
+	r.WaitMinutes, r.Locked, r.Leaked, r.Durable, r.Scan, r.Bubble = h.WaitMinutes, h.Locked, h.Leaked, h.Durable, h.Scan, h.Bubble
+	r.GP, r.M, r.MP, r.HasGP = h.GP, h.M, h.MP, h.HasGP
+	if h.Labels != nil {
+		ls, err := parseLabels(h.Labels, g.t, g.labels)
+		g.labels = ls[:0]
+		if err != nil {
+			g.problem("malformed labels in goroutine header", h.Labels)
+		}
+		r.Labels = g.t.Labels(ls)
+	}
+}
+
+// stateGuess is an interned state and the path of the stack of the
+// routine read last in it (see section.guess).
+type stateGuess struct {
+	state string
+	path  []*stackNode
+}
+
+// state returns the interned state b and its guess.
+func (g *goTextDecoder) state(b []byte) *stateGuess {
+	c := &g.states[len(b)%len(g.states)]
+	if c.state != string(b) {
+		c.state, c.path = g.t.Bytes(b), c.path[:0]
+	}
+	return c
+}
+
+// startRoutine closes the open routine and opens a new one at this line.
+func (g *goTextDecoder) startRoutine(id int64, state string) {
+	g.endRoutine()
+	g.ensureDump()
+	g.announce()
+	if g.pool != nil {
+		g.slot = g.pool.get()
+		g.r = &g.slot.r
+	} else {
+		g.r = new(stack.Routine)
+	}
+	r := g.r
+	r.ID, r.Count, r.State, r.Line = id, 1, state, g.num
+	g.nRoutines++
+	g.st = stFunc
+	g.preambleOpen = false
+}
+
+// call handles a function line of the open routine, split by parseCall.
+func (g *goTextDecoder) call(name, args []byte, form callForm, line []byte) {
+	if form == callInlined && g.anc >= 0 {
+		// Ancestor frames always print `(...)`: their arguments are
+		// unknown, the calls were not inlined.
+		form = callGo
+	}
+	g.pend('F', name, args, form, 0, line)
+	g.st = stFile
+}
+
+// pend records a function ('F') or creator ('C') line that waits for its
+// file line.
+func (g *goTextDecoder) pend(tag byte, name, args []byte, form callForm, parent int64, line []byte) {
+	g.sec.begin(tag == 'C', name, args)
+	c := &g.waiting
+	c.form, c.parent, c.creator = form, parent, tag == 'C'
+	c.num, c.off = g.num, g.off
+	c.text = c.text[:0]
+	if form != callGo && form != callInlined || c.creator {
+		c.text = append(c.text, line...) // rare forms keep their line for errors
+	}
+}
+
+// pendingLine returns the pending line as written, for errors, or nil
+// when it was not kept: plain function lines are not copied (they are most
+// of a dump), and a rebuilt line could quote text the input does not hold,
+// so their errors name the line by number only.
+func (g *goTextDecoder) pendingLine() []byte {
+	return g.waiting.text
+}
+
+// callFlags are the frame flags of the pending call's form.
+func (c *pendingCall) callFlags() uint8 {
+	switch c.form {
+	case callInlined:
+		return recInlined
+	case callBare, callNonGo:
+		return recNative
+	}
+	return 0
+}
+
+// commitFrame adds the pending function line and the file line in g.fl to
+// the open routine's current stack.
+func (g *goTextDecoder) commitFrame() {
+	c := &g.waiting
+	g.st = stFunc
+	if c.form == callBad {
+		g.problemAt(c.num, c.off, "invalid function call line", g.pendingLine())
+		g.sec.rollback()
+		g.abort()
+		return
+	}
+	if g.provisional {
+		g.provisional = false
+		g.announce()
+	}
+	g.sec.commitFrame(&g.fl, c.callFlags())
+	g.frameLine = g.num
+}
+
+// fileMissing handles a pending function line whose next line is not a
+// file line.
+func (g *goTextDecoder) fileMissing() {
+	c := &g.waiting
+	g.st = stFunc
+	switch {
+	case g.provisional:
+		g.dropRoutine() // it was junk that looked like a frame
+	case c.form == callNonGo:
+		// `non-Go function at pc=0x…` stands alone.
+		var pc uint64
+		if k := lastIndexStr(c.text, " pc=0x"); k >= 0 {
+			pc, _ = scanHex(c.text[k+len(" pc=0x"):])
+		}
+		g.sec.commitNative(pc)
+	case c.form == callBare || c.form == callBad:
+		g.sec.rollback() // a word on a line of its own: junk
+	default:
+		g.problemAt(c.num, c.off, "function line without a file line", g.pendingLine())
+		g.sec.commitFrame(nil, c.callFlags())
+		g.abort()
+	}
+}
+
+// commitCreatedBy sets the pending creator with the file line in g.fl.
+func (g *goTextDecoder) commitCreatedBy() {
+	c, fl := &g.waiting, &g.fl
+	g.st = stFunc
+	g.sec.commitCreator(fl)
+	if g.anc < 0 {
+		g.r.ParentID = c.parent
+		if fl.FP != 0 || fl.SP != 0 || fl.PC != 0 {
+			v := &stack.FrameValue{}
+			if g.slot != nil {
+				v = &g.slot.created
+			}
+			*v = stack.FrameValue{FP: fl.FP, SP: fl.SP, PC: fl.PC}
+			g.r.CreatedByValues = v
+		}
+	}
+}
+
+// createdByFileMissing keeps a creator whose file line is missing.
+func (g *goTextDecoder) createdByFileMissing() {
+	c := &g.waiting
+	g.st = stFunc
+	g.problemAt(c.num, c.off, "created by line without a file line", g.pendingLine())
+	g.sec.commitCreator(nil)
+	if g.anc < 0 {
+		g.r.ParentID = c.parent
+	}
+	g.abort()
+}
+
+// abort ends the open routine after a problem, keeping what was read, and
+// skips to the next routine.
+func (g *goTextDecoder) abort() {
+	g.endRoutine()
+	g.st = stSkip
+}
+
+// closeSection interns the frames read into the routine's stack or its
+// current ancestor section.
+func (g *goTextDecoder) closeSection() {
+	if g.r == nil {
+		return
+	}
+	st, creator := g.sec.finish()
+	var vs *stack.FrameValues
+	if g.sec.hasVals {
+		if g.anc < 0 && g.slot != nil {
+			vs = g.slot.takeValues(g.sec)
+		} else {
+			vs = g.values.valuesOf(g.sec.argBuf, g.sec.vals)
+		}
+	}
+	g.sec.reset()
+	if g.anc < 0 {
+		g.r.Stack, g.r.CreatedBy, g.r.Values = st, creator, vs
+	} else {
+		a := &g.r.Ancestors[g.anc]
+		a.Stack, a.CreatedBy, a.Values = st, creator, vs
+	}
+}
+
+// endRoutine queues the open routine.
+func (g *goTextDecoder) endRoutine() {
+	if g.r == nil {
+		return
+	}
+	if g.part != partNone {
+		g.endPart()
+		return
+	}
+	if g.provisional {
+		g.dropRoutine()
+		return
+	}
+	g.closeSection()
+	g.emit(goEvent{kind: evRoutine, r: g.r, slot: g.slot})
+	g.r, g.slot, g.anc = nil, nil, -1
+	if g.st != stSkip {
+		g.st = stIdle
+	}
+}
+
+// dropRoutine forgets a header-less routine that turned out to be junk.
+func (g *goTextDecoder) dropRoutine() {
+	if g.slot != nil {
+		g.pool.put(g.slot)
+	}
+	g.r, g.slot, g.anc, g.provisional = nil, nil, -1, false
+	g.nRoutines--
+	g.sec.reset()
+	g.st = stIdle
+}
+
+// finish closes everything at the end of the input and judges whether
+// the last dump was cut short.
+func (g *goTextDecoder) finish() {
+	g.eof = true
+	g.num, g.off = g.lr.Num, g.lr.Off
+	var why string
+	switch g.st {
+	case stFile:
+		c := &g.waiting
+		switch {
+		case g.provisional:
+			g.dropRoutine()
+		case c.form == callGo || c.form == callInlined:
+			g.sec.commitFrame(nil, c.callFlags())
+			why = "input ends after a function line, before its file line"
+		default:
+			g.fileMissing()
+		}
+	case stCreatedFile:
+		g.sec.commitCreator(nil)
+		if g.anc < 0 {
+			g.r.ParentID = g.waiting.parent
+		}
+		why = "input ends after a created by line, before its file line"
+	}
+	g.st = stFunc
+	if r := g.r; r != nil && why == "" && g.part == partNone && g.anc < 0 {
+		switch {
+		case g.sec.depth == 0 && !r.Unavailable:
+			why = "input ends after a goroutine header"
+		case g.lr.NoEOL && g.frameLine == g.lr.Num && !g.sec.hasCreator && !endsAtRoot(g.sec.lastFunc()):
+			why = "input ends mid-line inside a goroutine"
+		}
+	}
+	var cause error
+	if g.cut {
+		why = "input ends mid-line inside a goroutine; the partial line is dropped"
+	}
+	if why == "" && g.inReport {
+		why = "input ends inside a race report, before its closing line"
+	}
+	if why == "" && g.readErr != nil {
+		why, cause = "reading stopped: "+g.readErr.Error(), g.readErr
+	}
+	if why == "" && g.in != nil && g.in.BytesRead() == TruncationSize {
+		why = fmt.Sprintf("input is exactly %d bytes, where runtime/pprof cuts debug=2 dumps", TruncationSize)
+	}
+	if why != "" {
+		g.ensureDump()
+		if g.announced || g.r != nil || len(g.d.Preamble) > 0 || len(g.d.Races) > 0 {
+			g.d.Truncated = true
+			if g.r != nil || len(g.d.Races) > 0 || g.d.SystemStack != nil {
+				g.announce()
+			}
+			var text []byte
+			if g.cut {
+				text = g.cutText
+			}
+			g.problem("dump truncated: "+why, text).Err = cause
+		}
+	}
+	g.endDump()
+}
+
+// endsAtRoot reports whether fn, the outermost frame's function, is where
+// goroutine stacks end.
+func endsAtRoot(fn string) bool {
+	switch fn {
+	case "main.main", "runtime.main", "runtime.goexit", "runtime.mstart", "runtime.mstart0", "runtime.rt0_go":
+		return true
+	}
+	return false
+}
+
+// isPreambleStart reports whether line opens a dump's explanation.
+func isPreambleStart(line []byte) bool {
+	if len(line) == 0 {
+		return false
+	}
+	switch line[0] {
+	case 'p':
+		return hasPrefixStr(line, "panic: ")
+	case 'f':
+		return hasPrefixStr(line, "fatal error: ") || hasPrefixStr(line, "fatal: ")
+	case 'r':
+		return hasPrefixStr(line, "runtime: ")
+	case 'u':
+		return hasPrefixStr(line, "unexpected fault address ") || hasPrefixStr(line, "unexpected signal ")
+	case 'E':
+		return hasPrefixStr(line, "Exception 0x")
+	case 'S':
+		// SIGQUIT: quit, SIGSEGV: segmentation violation, SIGABRT: abort
+		i := 3
+		if !hasPrefixStr(line, "SIG") {
+			return false
+		}
+		for i < len(line) && (line[i] >= 'A' && line[i] <= 'Z' || line[i] >= '0' && line[i] <= '9') {
+			i++
+		}
+		return i > 3 && i+1 < len(line) && line[i] == ':' && line[i+1] == ' '
+	}
+	return false
+}
+
+func isUnavailable(line []byte) bool {
+	return string(line) == "goroutine running on other thread; stack unavailable"
+}
+
+func isRaceSeparator(line []byte) bool {
+	if len(line) < 18 {
+		return false
+	}
+	for _, c := range line {
+		if c != '=' {
+			return false
+		}
+	}
+	return true
+}
+
+func hasPrefixStr(b []byte, p string) bool { return len(b) >= len(p) && string(b[:len(p)]) == p }
+
+func lastIndexStr(b []byte, s string) int {
+	for i := len(b) - len(s); i >= 0; i-- {
+		if string(b[i:i+len(s)]) == s {
+			return i
+		}
+	}
+	return -1
+}
+
+func trimBlanks(b []byte) []byte {
+	for len(b) > 0 && (b[0] == ' ' || b[0] == '\t') {
+		b = b[1:]
+	}
+	for len(b) > 0 && (b[len(b)-1] == ' ' || b[len(b)-1] == '\t') {
+		b = b[:len(b)-1]
+	}
+	return b
+}

@@ -1,0 +1,64 @@
+package gotext
+
+import (
+	"github.com/stackdump/stackdump/stack"
+	"strings"
+)
+
+// stackTrie is the Go traceback reader's trie of the stacks it has met
+// (see section): each node is a frame after the path of frames above it,
+// and the node a stack ends at holds its interned Stack. Its nodes hold
+// the frames and stacks of the reader's Table, so a reader keeps it for
+// its life, across dumps and across inputs when it is Reset (the parallel
+// JSON capture reads each chunk with one reader per worker), and never
+// mixes the stacks of two Tables.
+type stackTrie struct {
+	top stackNode // the empty stack
+}
+
+// root returns the node of the empty stack.
+func (tr *stackTrie) root() *stackNode { return &tr.top }
+
+// stackNode is a node of a section's trie: frame after the frames of the
+// nodes above it.
+type stackNode struct {
+	frame *stack.Frame
+	// last is the child taken last, tried first. children indexes every
+	// child by function once there is more than one; children calling
+	// the same function from different lines are chained by sibling.
+	last     *stackNode
+	children map[string]*stackNode
+	sibling  *stackNode
+	// stack is the interned stack of the path to this node without
+	// elision, once met; creator is the creator met last after it.
+	stack   *stack.Stack
+	creator *stack.Frame
+	// loc and creatorLoc are the file lines frame and creator were read
+	// from, as written, when those carried no fp, sp or pc: the same line
+	// again is the same location.
+	loc        string
+	creatorLoc string
+	// plain is set when no line calling frame's function can be one of
+	// the lines goTextDecoder.special handles. Those all start with a
+	// fixed prefix that holds a space and no '(' (`goroutine `,
+	// `created by `, `panic: `, `[signal `, …), or with `PC=`, and the
+	// space would have to fall inside the function's name: plain names
+	// have no space and do not start with `PC=`.
+	plain bool
+}
+
+// add adds a child of n for frame f, a call site no child of n has, and
+// returns it; children are indexed by function from the second one on.
+func (n *stackNode) add(f *stack.Frame) *stackNode {
+	c := &stackNode{frame: f, plain: !strings.Contains(f.Func, " ") && !strings.HasPrefix(f.Func, "PC=")}
+	switch {
+	case n.children != nil:
+		c.sibling = n.children[f.Func]
+		n.children[f.Func] = c
+	case n.last != nil: // a second child: index them
+		n.children = map[string]*stackNode{n.last.frame.Func: n.last}
+		c.sibling = n.children[f.Func]
+		n.children[f.Func] = c
+	}
+	return c
+}

@@ -1,0 +1,614 @@
+package jvm
+
+import (
+	"bytes"
+	"encoding/binary"
+	"github.com/stackdump/stackdump/formats/internal/codec"
+	"github.com/stackdump/stackdump/stack"
+	"io"
+	"strings"
+)
+
+// jvmTextDecoder reads HotSpot thread dumps (jstack, jcmd Thread.print,
+// kill -3 output), their VisualVM and ThreadInfo.toString relatives, and
+// jcmd Thread.dump_to_file plain text. docs/jvm.md describes the mapping.
+//
+// It is a line state machine. Between dumps (nextDump) it skips junk
+// until a dump starts: a "Full thread dump" line, a thread header, or a
+// Thread.dump_to_file header; the few junk lines just before the start
+// are remembered in a small ring, because the timestamp, the jcmd
+// "<pid>:" line and the dump_to_file pid/time/version lines come before
+// the dump proper. Inside a dump (nextRoutine) the phases are:
+//
+//	threads        thread blocks: header, state, frames, locks, synchronizers
+//	after          after "JNI global refs": Heap summary, histograms, junk
+//	deadlock       "Found one Java-level deadlock:" cycle lines, kept in Preamble
+//	deadlockStacks "Java stack information for the threads listed above:", skipped
+//
+// A dump ends at EOF, at a read error of the input (Truncated, with a
+// warning; the next dump is the error), at the next "Full thread dump", at a thread header
+// after the thread list (phase after), or at a Thread.dump_to_file header
+// preceded by a new pid/time/version prelude.
+type jvmTextDecoder struct {
+	lr   *codec.LineReader
+	t    *stack.Table
+	d    *stack.Dump
+	ph   jvmPhase
+	cur  *jvmThreadBuilder // thread being read; nil between threads
+	vt   *jvmThreadBuilder // the virtual thread mounted on cur, if any
+	dst  *jvmThreadBuilder // where frames go: cur, or vt after "Mounted virtual thread"
+	bufs [2]jvmThreadBuilder
+	// queue holds finished routines not yet returned (a carrier and its
+	// mounted virtual thread finish together).
+	queue []*stack.Routine
+	ended bool // the current dump ended; nextRoutine returns errEndOfDump
+	eof   bool
+	// readErr is the input's read error that ended the dump, Truncated;
+	// the next nextDump returns it.
+	readErr error
+	prelude jvmPrelude
+	// frames and locks cache parsed lines by their text, so a repeated
+	// frame costs one map lookup.
+	frames map[string]*stack.Frame
+	locks  map[string]stack.Lock
+	// fvals caches interned frame values by the lock lines that made them
+	// (jvmThreadBuilder.vkey), sparing Table.Values its key building.
+	fvals   map[string]*stack.FrameValues
+	scratch []stack.FrameValue
+	// nameHead holds the lines so far of a thread name with line breaks
+	// in it (Java allows them; HotSpot prints the name raw): a line that
+	// opens a quote but is no header, and the lines after it, joined with
+	// "\n", until they make a header. nameLine is its first line number.
+	nameHead  []byte
+	nameLines int
+	nameLine  int
+}
+
+// jvmMaxNameLines bounds how many lines a thread name may span.
+const jvmMaxNameLines = 16
+
+type jvmPhase uint8
+
+const (
+	jvmPhaseThreads jvmPhase = iota
+	jvmPhaseAfter
+	jvmPhaseDeadlock
+	jvmPhaseDeadlockStacks
+)
+
+func newJVMTextDecoder(in *codec.Stream, opts codec.Options) codec.Decoder {
+	opts = opts.WithDefaults()
+	return &jvmTextDecoder{
+		lr:     codec.NewLineReader(in.R, opts.MaxLineBytes),
+		t:      opts.Table,
+		frames: make(map[string]*stack.Frame),
+		locks:  make(map[string]stack.Lock),
+		fvals:  make(map[string]*stack.FrameValues),
+	}
+}
+
+func (d *jvmTextDecoder) NextDump() (*stack.Dump, error) {
+	for d.d != nil && !d.ended {
+		if _, err := d.NextRoutine(); err != nil && err != codec.ErrEndOfDump && !codec.IsParseError(err) {
+			return nil, err
+		}
+	}
+	if d.readErr != nil {
+		return nil, d.readErr
+	}
+	d.d, d.ended, d.ph, d.queue = nil, false, jvmPhaseThreads, d.queue[:0]
+	d.nameHead = d.nameHead[:0]
+	for !d.eof {
+		line, err := d.lr.ReadLine()
+		if err == io.EOF {
+			d.eof = true
+			break
+		}
+		if err == codec.ErrLineTooLong {
+			continue // an over-long junk line between dumps
+		}
+		if err != nil {
+			return nil, err
+		}
+		if dump := d.dumpStart(line); dump != nil {
+			d.d = dump
+			return dump, nil
+		}
+		d.prelude.add(line)
+	}
+	return nil, io.EOF
+}
+
+// dumpStart returns a new Dump when line starts one, using the prelude
+// lines before it; a header line is pushed back to be read as a thread.
+func (d *jvmTextDecoder) dumpStart(line []byte) *stack.Dump {
+	dump := &stack.Dump{Source: stack.Source{Kind: stack.KindJVMText}}
+	if rest, ok := bytes.CutPrefix(line, []byte("Full thread dump")); ok {
+		dump.Source.Runtime, dump.Source.CapturedAt = parseJVMDumpLine(rest)
+		d.prelude.hotspot(dump)
+		d.prelude.reset()
+		return dump
+	}
+	if len(line) == 0 || (line[0] != '"' && line[0] != '#') {
+		return nil
+	}
+	h, ok := parseJVMHeader(line)
+	if !ok {
+		return nil
+	}
+	if h.toFile {
+		d.prelude.toFile(dump)
+	} else {
+		d.prelude.hotspot(dump)
+	}
+	d.prelude.reset()
+	d.lr.Unread()
+	return dump
+}
+
+func (d *jvmTextDecoder) NextRoutine() (*stack.Routine, error) {
+	for {
+		if len(d.queue) > 0 {
+			r := d.queue[0]
+			d.queue = d.queue[1:]
+			d.d.Total += r.Count
+			return r, nil
+		}
+		if d.ended || d.d == nil {
+			d.ended = true
+			return nil, codec.ErrEndOfDump
+		}
+		line, err := d.lr.ReadLine()
+		if err == io.EOF {
+			d.eof = true
+			if d.cur != nil && d.lr.NoEOL {
+				d.d.Truncated = true
+			}
+			d.endDump()
+			continue
+		}
+		if err == codec.ErrLineTooLong {
+			return nil, d.lr.TooLongError()
+		}
+		if err != nil {
+			// Keep what was read: the dump ends here, truncated.
+			d.readErr, d.eof, d.d.Truncated = err, true, true
+			d.endDump()
+			return nil, &stack.ParseError{Line: d.lr.Num, Offset: d.lr.Off, Msg: "dump truncated: reading stopped: " + err.Error(), Err: err}
+		}
+		if perr := d.line(line); perr != nil {
+			return nil, perr
+		}
+	}
+}
+
+// endDump finishes the current thread and marks the end of the dump.
+func (d *jvmTextDecoder) endDump() {
+	d.finish()
+	d.ended = true
+}
+
+// line handles one line inside a dump. It returns a *ParseError for a
+// line it cannot place; reading goes on.
+func (d *jvmTextDecoder) line(line []byte) *stack.ParseError {
+	trim := bytes.TrimLeft(line, " \t")
+	if len(trim) == 0 {
+		if d.cur != nil {
+			d.cur.blank = true
+		}
+		d.nameHead = d.nameHead[:0]
+		return nil
+	}
+	if d.nameContinues(line) {
+		return nil
+	}
+	indented := len(trim) < len(line)
+	if !indented && bytes.HasPrefix(line, []byte("Full thread dump")) {
+		d.lr.Unread()
+		d.endDump()
+		return nil
+	}
+	switch d.ph {
+	case jvmPhaseDeadlock, jvmPhaseDeadlockStacks:
+		d.deadlockLine(line)
+		return nil
+	}
+	if indented {
+		if d.cur == nil || d.ph != jvmPhaseThreads {
+			d.prelude.add(line)
+			return nil
+		}
+		d.prelude.reset()
+		return d.threadLine(line, trim)
+	}
+	switch line[0] {
+	case '"', '#':
+		if h, ok := parseJVMHeader(line); ok {
+			if d.ph != jvmPhaseThreads || (h.toFile && d.prelude.isToFile()) {
+				d.lr.Unread()
+				d.endDump()
+				return nil
+			}
+			d.prelude.reset()
+			d.finish()
+			d.start(h)
+			return nil
+		}
+		if line[0] == '"' && d.ph == jvmPhaseThreads {
+			d.nameHead = append(d.nameHead[:0], line...)
+			d.nameLines, d.nameLine = 1, d.lr.Num
+		}
+	case 'J':
+		if bytes.HasPrefix(line, []byte("JNI global ref")) {
+			d.finish()
+			d.ph = jvmPhaseAfter
+			return nil
+		}
+	case 'F':
+		if isJVMDeadlockLine(line) {
+			d.finish()
+			d.deadlockLine(line)
+			return nil
+		}
+	}
+	// Junk: log lines, the Threads class SMR list, a Heap summary, a class
+	// histogram. A junk line right inside a thread block is reported; after
+	// a blank line it ends the thread, so that the lines of, say, a logged
+	// exception after it are not taken for its frames.
+	if d.cur != nil {
+		if !d.cur.blank {
+			d.prelude.add(line)
+			return d.lr.ParseError("unexpected line in a thread block")
+		}
+		d.finish()
+	}
+	d.prelude.add(line)
+	return nil
+}
+
+// nameContinues joins line to a thread name begun on earlier lines
+// (nameHead) and, when the joined lines make a thread header, starts that
+// thread and reports true. Otherwise the line is read as usual.
+func (d *jvmTextDecoder) nameContinues(line []byte) bool {
+	if len(d.nameHead) == 0 {
+		return false
+	}
+	if d.ph != jvmPhaseThreads {
+		d.nameHead = d.nameHead[:0]
+		return false
+	}
+	d.nameHead = append(append(d.nameHead, '\n'), line...)
+	d.nameLines++
+	h, ok := parseJVMHeader(d.nameHead)
+	if !ok || h.toFile {
+		if _, alone := parseJVMHeader(line); alone || d.nameLines >= jvmMaxNameLines {
+			// A header on its own line starts its own thread (read as
+			// usual): the lines before it were no name, and no line is
+			// read as part of two threads.
+			d.nameHead = d.nameHead[:0]
+		}
+		return false
+	}
+	d.nameHead = d.nameHead[:0]
+	d.prelude.reset()
+	d.finish()
+	d.start(h)
+	d.cur.r.Line = d.nameLine
+	return true
+}
+
+// isJVMDeadlockLine matches "Found one Java-level deadlock:", "Found N
+// deadlocks." and "Found a total of N deadlocks.".
+func isJVMDeadlockLine(line []byte) bool {
+	return bytes.HasPrefix(line, []byte("Found ")) && bytes.Contains(line, []byte("deadlock"))
+}
+
+// deadlockLine keeps the cycle part of a deadlock report in Preamble and
+// skips its "Java stack information" part, which repeats the stacks.
+func (d *jvmTextDecoder) deadlockLine(line []byte) {
+	switch {
+	case isJVMDeadlockLine(line):
+		d.d.Preamble = append(d.d.Preamble, string(line))
+		d.ph = jvmPhaseDeadlock
+		if !bytes.HasPrefix(line, []byte("Found one")) {
+			d.ph = jvmPhaseAfter
+		}
+	case bytes.HasPrefix(line, []byte("Java stack information")):
+		d.ph = jvmPhaseDeadlockStacks
+	case d.ph == jvmPhaseDeadlock:
+		d.d.Preamble = append(d.d.Preamble, string(bytes.TrimRight(line, " \t\r")))
+	default:
+		// Stack part: a real thread header here starts the next dump.
+		if line[0] == '"' {
+			if _, ok := parseJVMHeader(line); ok {
+				d.lr.Unread()
+				d.endDump()
+			}
+		}
+	}
+}
+
+// start begins a thread from its header.
+func (d *jvmTextDecoder) start(h jvmHeader) {
+	b := &d.bufs[0]
+	b.reset()
+	alloc := new(jvmRoutineAlloc)
+	r := &alloc.r
+	r.Count, r.Line, r.ID = 1, d.lr.Num, h.id
+	r.Name = string(h.name)
+	alloc.th = h.th
+	alloc.th.Detail = string(h.detail)
+	r.Thread = &alloc.th
+	if len(h.state) > 0 {
+		r.State = d.t.Bytes(h.state)
+		b.hasState = true
+	}
+	b.r, b.hasID, b.bracket, b.toFile, b.threadInfo = r, h.hasID, h.bracket, h.toFile, h.threadInfo
+	if len(h.lock) > 0 {
+		b.headLock, b.hasHeadLock = d.headLock(r.State, h.lock), true
+	}
+	d.cur, d.dst, d.vt = b, b, nil
+}
+
+// jvmRoutineAlloc allocates a routine and its thread together.
+type jvmRoutineAlloc struct {
+	r  stack.Routine
+	th stack.Thread
+}
+
+// headLock turns the object of "WAITING on X" (VisualVM state lines,
+// ThreadInfo headers) into the lock line HotSpot would print under the
+// top frame: waiting to lock when BLOCKED, parking for java.util.concurrent
+// synchronizers, waiting on (Object.wait) otherwise.
+func (d *jvmTextDecoder) headLock(state string, obj []byte) stack.Lock {
+	l := stack.Lock{Kind: stack.LockWaitOn}
+	l.Addr, l.Class = parseJVMObject(obj)
+	switch {
+	case state == "BLOCKED":
+		l.Kind = stack.LockWaitEnter
+	case bytes.HasPrefix(obj, []byte("java.util.concurrent.")):
+		l.Kind = stack.LockParked
+	}
+	return l
+}
+
+// threadLine handles an indented line of the current thread.
+func (d *jvmTextDecoder) threadLine(line, trim []byte) *stack.ParseError {
+	b := d.cur
+	switch {
+	case bytes.HasPrefix(trim, []byte("at ")):
+		return d.frame(line, trim[3:])
+	case trim[0] == '-' && len(trim) > 1 && (trim[1] == ' ' || trim[1] == '\t'):
+		return d.lock(trim[2:])
+	case bytes.HasPrefix(trim, []byte("java.lang.Thread.State:")):
+		st := bytes.TrimSpace(trim[len("java.lang.Thread.State:"):])
+		// VisualVM: "TIMED_WAITING on java.util.TaskQueue@7311acb7".
+		if i := bytes.Index(st, []byte(" on ")); i > 0 && bytes.IndexByte(st[:i], '(') < 0 {
+			b.r.State = d.t.Bytes(st[:i])
+			b.headLock, b.hasHeadLock = d.headLock(b.r.State, st[i+4:]), true
+		} else {
+			b.r.State = d.t.Bytes(st)
+		}
+		b.hasState = true
+	case bytes.HasPrefix(trim, []byte("Locked ownable synchronizers:")),
+		bytes.HasPrefix(trim, []byte("Number of locked synchronizers")):
+		b.inSync = true
+	case bytes.HasPrefix(trim, []byte("Carrying virtual thread #")):
+		d.mount(trim[len("Carrying virtual thread #"):])
+	case bytes.HasPrefix(trim, []byte("Mounted virtual thread #")):
+		d.mount(trim[len("Mounted virtual thread #"):])
+		d.dst = d.vt
+	case string(trim) == "...":
+		d.dst.elided, d.dst.elidedAt = true, len(d.dst.frames)
+	case bytes.HasPrefix(trim, []byte("No compile task")), bytes.HasPrefix(trim, []byte("Compiling:")):
+		// Compiler thread status: not modelled.
+	case b.toFile:
+		return d.frame(line, trim)
+	default:
+		if !b.blank {
+			return d.lr.ParseError("unexpected line in a thread block")
+		}
+	}
+	return nil
+}
+
+// mount starts (or names) the virtual thread mounted on the current carrier.
+func (d *jvmTextDecoder) mount(idText []byte) {
+	id, _ := jvmAtoi(bytes.TrimSpace(idText))
+	if d.vt == nil {
+		v := &d.bufs[1]
+		v.reset()
+		alloc := new(jvmRoutineAlloc)
+		alloc.r.Count, alloc.r.Line, alloc.r.ID = 1, d.lr.Num, id
+		alloc.th.Virtual, alloc.th.Carrier = true, d.cur.r.ID
+		alloc.r.Thread = &alloc.th
+		v.r, v.hasID = &alloc.r, true
+		d.vt = v
+	}
+	if d.vt.r.ID == 0 {
+		d.vt.r.ID = id
+	}
+}
+
+// frame adds a frame line ("at …" or a bare StackTraceElement).
+func (d *jvmTextDecoder) frame(line, text []byte) *stack.ParseError {
+	f, ok := d.frames[string(text)]
+	if !ok {
+		pf, ok := parseJVMFrame(text)
+		if !ok {
+			return d.lr.ParseError("malformed frame")
+		}
+		f = d.t.Frame(pf)
+		d.frames[string(text)] = f
+	}
+	b := d.dst
+	if b.inSync {
+		return d.lr.ParseError("frame after the ownable synchronizers")
+	}
+	b.frames = append(b.frames, f)
+	b.blank = false
+	d.cur.blank = false
+	return nil
+}
+
+// lock adds a lock line to the last frame, or to the ownable
+// synchronizers after "Locked ownable synchronizers:".
+func (d *jvmTextDecoder) lock(text []byte) *stack.ParseError {
+	l, ok := d.locks[string(text)]
+	if !ok {
+		var parsed bool
+		l, parsed = parseJVMLock(text)
+		if !parsed {
+			if string(bytes.TrimSpace(text)) == "None" {
+				return nil
+			}
+			// ThreadInfo's synchronizer list: "- java.util…NonfairSync@1b6d3586".
+			if !d.cur.inSync || bytes.IndexByte(text, '@') <= 0 {
+				return d.lr.ParseError("malformed lock line")
+			}
+			l = stack.Lock{Kind: stack.LockOwnable}
+			l.Addr, l.Class = jvmSplitIdentity(text)
+		}
+		l.Addr, l.Class = d.t.String(l.Addr), d.t.String(l.Class)
+		d.locks[string(text)] = l
+	}
+	if d.cur.inSync {
+		l.Kind = stack.LockOwnable
+		d.cur.sync = append(d.cur.sync, l)
+		return nil
+	}
+	b := d.dst
+	if l.Kind == stack.LockOwnable {
+		return d.lr.ParseError("ownable synchronizer outside its section")
+	}
+	if len(b.frames) == 0 {
+		return d.lr.ParseError("lock line before any frame")
+	}
+	if b.threadInfo && l.Kind == stack.LockWaitOn && strings.HasPrefix(l.Class, "java.util.concurrent.") {
+		l.Kind = stack.LockParked
+	}
+	b.locks = append(b.locks, l)
+	b.lockAt = append(b.lockAt, int32(len(b.frames)-1))
+	b.vkey = binary.AppendUvarint(b.vkey, uint64(len(b.frames)))
+	b.vkey = append(b.vkey, text...)
+	b.vkey = append(b.vkey, 0)
+	return nil
+}
+
+// finish turns the current thread (and its mounted virtual thread) into
+// routines on the queue.
+func (d *jvmTextDecoder) finish() {
+	if d.cur == nil {
+		return
+	}
+	if d.vt != nil {
+		// HotSpot prints neither a carrier's state nor its virtual thread's.
+		if !d.cur.hasState {
+			d.cur.r.State = stack.StateCarrier
+		}
+		d.vt.r.State = stack.StateMounted
+	}
+	d.queue = append(d.queue, d.build(d.cur))
+	if d.vt != nil {
+		d.queue = append(d.queue, d.build(d.vt))
+	}
+	d.cur, d.vt, d.dst = nil, nil, nil
+}
+
+// build interns a thread's stack and values into its routine.
+func (d *jvmTextDecoder) build(b *jvmThreadBuilder) *stack.Routine {
+	r := b.r
+	if b.hasHeadLock && len(b.frames) > 0 && !b.waitsAtTop() {
+		b.locks = append(b.locks, stack.Lock{})
+		copy(b.locks[1:], b.locks)
+		b.locks[0] = b.headLock
+		b.lockAt = append(b.lockAt, 0)
+		copy(b.lockAt[1:], b.lockAt)
+		b.lockAt[0] = 0
+	} else if b.hasHeadLock && len(b.frames) == 0 && b.headLock.Addr+b.headLock.Class != "" {
+		// No frame to carry it: keep the state as written.
+		r.State = d.t.String(r.State + " on " + b.headLock.Class + b.headLock.Addr)
+	}
+	r.Stack = d.t.Stack(b.frames, stack.Elision{Elided: b.elided, At: b.elidedAt})
+	// Lock lines alone decide the values, except where the header adds a
+	// lock or ThreadInfo reads "waiting on" as parking.
+	if len(b.locks) > 0 && !b.hasHeadLock && !b.threadInfo {
+		b.vkey = binary.AppendUvarint(b.vkey, uint64(len(b.frames)))
+		if fv, ok := d.fvals[string(b.vkey)]; ok {
+			r.Values = fv
+		} else {
+			r.Values = d.values(b)
+			d.fvals[string(b.vkey)] = r.Values
+		}
+	} else if len(b.locks) > 0 {
+		r.Values = d.values(b)
+	}
+	if len(b.sync) > 0 {
+		r.Thread.Synchronizers = append([]stack.Lock(nil), b.sync...)
+	}
+	r.Thread.Native = !b.hasID && !b.hasState && len(b.frames) == 0 && !b.bracket && !b.toFile && !r.Thread.Virtual
+	if r.Thread.Native {
+		r.State = stack.StateVMThread
+	}
+	return r
+}
+
+// values interns a thread's lock lines as frame values.
+func (d *jvmTextDecoder) values(b *jvmThreadBuilder) *stack.FrameValues {
+	vs := d.scratch[:0]
+	for range b.frames {
+		vs = append(vs, stack.FrameValue{})
+	}
+	for i := 0; i < len(b.locks); {
+		j := i
+		for j < len(b.locks) && b.lockAt[j] == b.lockAt[i] {
+			j++
+		}
+		vs[b.lockAt[i]].Locks = b.locks[i:j]
+		i = j
+	}
+	fv := d.t.Values(vs)
+	clear(vs)
+	d.scratch = vs[:0]
+	return fv
+}
+
+// jvmThreadBuilder gathers one thread's lines; two are reused (carrier
+// and mounted virtual thread).
+type jvmThreadBuilder struct {
+	r           *stack.Routine
+	hasID       bool
+	hasState    bool
+	bracket     bool // header ends with "[0x…]": a Java thread
+	toFile      bool // Thread.dump_to_file: bare StackTraceElement frames
+	threadInfo  bool // ThreadInfo.toString: "waiting on" a j.u.c lock is parking
+	inSync      bool // after "Locked ownable synchronizers:"
+	blank       bool // a blank line since the last frame
+	elided      bool
+	elidedAt    int
+	hasHeadLock bool
+	headLock    stack.Lock
+	frames      []*stack.Frame
+	locks       []stack.Lock
+	lockAt      []int32 // frame index of each lock
+	sync        []stack.Lock
+	vkey        []byte // frame index and text of each lock line: the values' cache key
+}
+
+func (b *jvmThreadBuilder) reset() {
+	*b = jvmThreadBuilder{frames: b.frames[:0], locks: b.locks[:0], lockAt: b.lockAt[:0], sync: b.sync[:0], vkey: b.vkey[:0]}
+}
+
+// waitsAtTop reports whether the top frame already has a wait lock line.
+func (b *jvmThreadBuilder) waitsAtTop() bool {
+	for i, l := range b.locks {
+		if b.lockAt[i] != 0 {
+			break
+		}
+		switch l.Kind {
+		case stack.LockWaitOn, stack.LockWaitEnter, stack.LockParked:
+			return true
+		}
+	}
+	return false
+}
