@@ -4,7 +4,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/stackdump/stackdump/formats"
+	"github.com/stackdump/stackdump/stack"
 )
 
 func TestContentionOfService(t *testing.T) {
@@ -29,8 +29,7 @@ func TestContentionKinds(t *testing.T) {
 		lockSlow  = "sync.(*Mutex).lockSlow /go/src/sync/mutex.go:173"
 		lock      = "sync.(*Mutex).Lock /go/src/sync/mutex.go:92"
 	)
-	d := dumpOf(t, formats.KindGoTraceback,
-		// The same waiter reached by two stacks: one site.
+	d := dumpOf(t, stack.KindGoTraceback, // The same waiter reached by two stacks: one site.
 		g{n: 7, id: 10, state: "sync.Mutex.Lock", wait: 2, frames: []string{gopark, semacq, semaMutex, lockSlow, lock, "app.(*DB).Query /app/db.go:50", "app.a /app/a.go:1"}},
 		g{n: 3, id: 20, state: "sync.Mutex.Lock", wait: 9, frames: []string{gopark, semacq, semaMutex, lockSlow, lock, "app.(*DB).Query /app/db.go:50", "app.b /app/b.go:1"}},
 		// Go 1.24+: the mutex lives in internal/sync.
@@ -79,8 +78,7 @@ func TestContentionKinds(t *testing.T) {
 
 // debug=1 and pprof carry no states: the stack alone says it.
 func TestContentionWithoutStates(t *testing.T) {
-	d := dumpOf(t, formats.KindGoPprof,
-		g{count: 40, frames: []string{gopark, semacq, "sync.runtime_SemacquireMutex /go/src/runtime/sema.go:95", "sync.(*Mutex).Lock /go/src/sync/mutex.go:92", "app.hot /app/hot.go:3"}},
+	d := dumpOf(t, stack.KindGoPprof, g{count: 40, frames: []string{gopark, semacq, "sync.runtime_SemacquireMutex /go/src/runtime/sema.go:95", "sync.(*Mutex).Lock /go/src/sync/mutex.go:92", "app.hot /app/hot.go:3"}},
 		g{count: 12, frames: []string{gopark, semacq, "sync.runtime_Semacquire /go/src/runtime/sema.go:71", "sync.(*WaitGroup).Wait /go/src/sync/waitgroup.go:118", "app.batch /app/batch.go:20"}},
 		g{count: 9, frames: []string{"sync.(*Pool).Get /go/src/sync/pool.go:151", "app.buf /app/buf.go:1"}},
 	)
@@ -91,16 +89,16 @@ func TestContentionWithoutStates(t *testing.T) {
 }
 
 func TestLockWaitOfOddStacks(t *testing.T) {
-	tab := formats.NewTable()
-	frames := func(fs ...string) []*formats.Frame {
-		var out []*formats.Frame
+	tab := stack.NewTable()
+	frames := func(fs ...string) []*stack.Frame {
+		var out []*stack.Frame
 		for _, f := range fs {
 			out = append(out, tab.Frame(parseFrame(t, f)))
 		}
 		return out
 	}
 	for _, tc := range []struct {
-		frames       []*formats.Frame
+		frames       []*stack.Frame
 		kind, waiter string
 	}{
 		{nil, "", ""},

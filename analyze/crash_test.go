@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/stackdump/stackdump/formats"
+	"github.com/stackdump/stackdump/formats/gotext"
 )
 
 // The crash fixtures are real runtime output (testdata/gen/README.md says
@@ -142,7 +143,7 @@ func TestCrashThreadBlocksOneSummary(t *testing.T) {
 	if _, _, err := SummarizeNext(rd, StreamOptions{}); err != io.EOF {
 		t.Errorf("a second summary (%v): the thread blocks were not read as one dump", err)
 	}
-	if s.Crash == nil || s.Crash.Kind != formats.CrashSignal || s.Crash.ThreadBlocks != 5 || s.Total != 28 {
+	if s.Crash == nil || s.Crash.Kind != gotext.CrashSignal || s.Crash.ThreadBlocks != 5 || s.Total != 28 {
 		t.Errorf("crash %+v, total %d", s.Crash, s.Total)
 	}
 	var b bytes.Buffer

@@ -5,7 +5,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/stackdump/stackdump/formats"
+	"github.com/stackdump/stackdump/stack"
 )
 
 func TestCreatorsOfService(t *testing.T) {
@@ -54,8 +54,7 @@ func TestParentsOfService(t *testing.T) {
 // Past MaxParents, children of new parents are counted apart; parents
 // already counted go on counting.
 func TestParentsCap(t *testing.T) {
-	d := dumpOf(t, formats.KindGoTraceback,
-		g{n: 10, id: 100, state: "sleep", frames: []string{"a.f /a.go:1"}, creator: "a.g /a.go:2", parent: 1},
+	d := dumpOf(t, stack.KindGoTraceback, g{n: 10, id: 100, state: "sleep", frames: []string{"a.f /a.go:1"}, creator: "a.g /a.go:2", parent: 1},
 		g{n: 6, id: 200, state: "sleep", frames: []string{"a.f /a.go:1"}, creator: "a.g /a.go:2", parent: 50, parents: 6},
 		g{n: 5, id: 300, state: "sleep", frames: []string{"a.f /a.go:1"}, creator: "a.g /a.go:2", parent: 1},
 	)
@@ -71,8 +70,7 @@ func TestParentsCap(t *testing.T) {
 // Before Go 1.21 `created by` had no parent id: creators are counted,
 // parents are not.
 func TestCreatorsWithoutParentIDs(t *testing.T) {
-	d := dumpOf(t, formats.KindGoTraceback,
-		g{n: 3, id: 5, state: "chan receive", frames: []string{gopark, chanrecv1, "a.w /a.go:1"}, creator: "a.start /a.go:9"},
+	d := dumpOf(t, stack.KindGoTraceback, g{n: 3, id: 5, state: "chan receive", frames: []string{gopark, chanrecv1, "a.w /a.go:1"}, creator: "a.start /a.go:9"},
 		g{n: 2, id: 9, state: "IO wait", frames: []string{"a.io /a.go:4"}, creator: "a.start /a.go:9"},
 	)
 	s := summarize(d, Options{})

@@ -11,11 +11,13 @@ import (
 	"testing"
 
 	"github.com/stackdump/stackdump/formats"
+	"github.com/stackdump/stackdump/formats/output"
+	"github.com/stackdump/stackdump/stack"
 )
 
 // convertBytes streams every dump of data through an encoder of format f,
 // as `stackdump convert` does (the reader reuses its routines).
-func convertBytes(t *testing.T, data []byte, f formats.Format) []byte {
+func convertBytes(t *testing.T, data []byte, f output.Format) []byte {
 	t.Helper()
 	var out bytes.Buffer
 	enc, err := formats.NewEncoder(&out, f)
@@ -83,7 +85,7 @@ func jvmFacts(t *testing.T, data []byte) []string {
 	return facts
 }
 
-func threadName(r *formats.Routine) string {
+func threadName(r *stack.Routine) string {
 	if r == nil {
 		return "-"
 	}
@@ -101,8 +103,8 @@ func TestJVMRoundTripThroughJSON(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			js := convertBytes(t, orig, formats.FormatJSON)
-			text := convertBytes(t, js, formats.FormatText)
+			js := convertBytes(t, orig, output.JSON)
+			text := convertBytes(t, js, output.Text)
 			want := jvmFacts(t, orig)
 			for _, step := range []struct {
 				name string

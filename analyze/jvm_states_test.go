@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/stackdump/stackdump/formats"
+	"github.com/stackdump/stackdump/stack"
 )
 
 // statelessJVM are the corpus files whose format prints no thread states
@@ -42,7 +43,7 @@ func TestJVMStatesAddUp(t *testing.T) {
 					}
 					if r.Thread != nil && r.Thread.Native {
 						vmThreads++
-						if r.State != formats.StateVMThread {
+						if r.State != stack.StateVMThread {
 							t.Errorf("VM thread %q has state %q", r.Name, r.State)
 						}
 					}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/stackdump/stackdump/dedupe"
 	"github.com/stackdump/stackdump/formats"
+	"github.com/stackdump/stackdump/stack"
 )
 
 // leakproofDump is Go 1.27.3's /debug/pprof/goroutineleak?debug=2 of
@@ -90,13 +91,13 @@ func TestLeakProofRanksAboveSuspicion(t *testing.T) {
 // A group partly proven leaked stays a suspect for the rest, which is
 // scored alone and says how many of its place were proven.
 func TestLeakSuspectPartlyProven(t *testing.T) {
-	tbl := formats.NewTable()
-	stack := tbl.Stack([]*formats.Frame{tbl.Frame(formats.Frame{Func: "main.wait", File: "/app/w.go", Line: 9})}, formats.Elision{})
-	creator := tbl.Frame(formats.Frame{Func: "main.serve", File: "/app/s.go", Line: 3})
-	d := &formats.Dump{Source: formats.Source{Kind: formats.KindGoTraceback}}
+	tbl := stack.NewTable()
+	st := tbl.Stack([]*stack.Frame{tbl.Frame(stack.Frame{Func: "main.wait", File: "/app/w.go", Line: 9})}, stack.Elision{})
+	creator := tbl.Frame(stack.Frame{Func: "main.serve", File: "/app/s.go", Line: 3})
+	d := &stack.Dump{Source: stack.Source{Kind: stack.KindGoTraceback}}
 	for i := range 300 {
-		d.Routines = append(d.Routines, &formats.Routine{ID: int64(100 + i), Count: 1, State: "chan receive", Leaked: i < 100,
-			Stack: stack, CreatedBy: creator, ParentID: int64(1000 + i)})
+		d.Routines = append(d.Routines, &stack.Routine{ID: int64(100 + i), Count: 1, State: "chan receive", Leaked: i < 100,
+			Stack: st, CreatedBy: creator, ParentID: int64(1000 + i)})
 	}
 	d.Total = 300
 	s := Summarize(d, dedupe.Group(d, dedupe.Options{}), Options{})

@@ -4,7 +4,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/stackdump/stackdump/formats"
+	"github.com/stackdump/stackdump/stack"
 )
 
 func TestLeakedMarkedByRuntime(t *testing.T) {
@@ -26,8 +26,7 @@ func equalLeaked(a, b LeakedRow) bool {
 // Leaked rows are split by where the goroutines block and who started
 // them, and keep the smallest ids whatever the order they came in.
 func TestLeakedRowsSplitAndOrder(t *testing.T) {
-	d := dumpOf(t, formats.KindGoTraceback,
-		g{n: 3, id: 90, state: "chan send", leaked: true, wait: 7, frames: []string{gopark, chansend1, "a.f /a.go:1"}, creator: "a.g /a.go:9"},
+	d := dumpOf(t, stack.KindGoTraceback, g{n: 3, id: 90, state: "chan send", leaked: true, wait: 7, frames: []string{gopark, chansend1, "a.f /a.go:1"}, creator: "a.g /a.go:9"},
 		g{n: 8, id: 10, state: "chan send", leaked: true, frames: []string{gopark, chansend1, "a.f /a.go:1"}, creator: "a.h /a.go:19"},
 		g{n: 1, id: 5, state: "select", leaked: true, frames: []string{gopark, selectgo, "a.f /a.go:1"}, creator: "a.g /a.go:9"},
 		g{n: 20, id: 100, state: "chan send", frames: []string{gopark, chansend1, "a.f /a.go:1"}, creator: "a.g /a.go:9"},
@@ -86,7 +85,7 @@ func TestLikelyLeakRules(t *testing.T) {
 		{"lowered wait bar", blocked(80, "chan send", 2, 0, 1), Options{LeakMinWait: 2, LeakLargeCount: 80}, 2, 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			s := summarize(dumpOf(t, formats.KindGoTraceback, main, tc.suspect), tc.opts)
+			s := summarize(dumpOf(t, stack.KindGoTraceback, main, tc.suspect), tc.opts)
 			if tc.score == 0 {
 				if len(s.LikelyLeaks) != 0 {
 					t.Errorf("flagged: %+v", s.LikelyLeaks[0])
@@ -108,8 +107,7 @@ func TestLikelyLeakRules(t *testing.T) {
 // by running goroutines is judged by its blocked ones.
 func TestLikelyLeakCountsBlockedMembers(t *testing.T) {
 	frames := []string{gopark, chansend1, "app.send /a.go:3", goexit}
-	d := dumpOf(t, formats.KindGoTraceback,
-		g{n: 45, id: 100, state: "chan send", frames: frames, creator: "app.go /a.go:1", parent: 1000, parents: 45},
+	d := dumpOf(t, stack.KindGoTraceback, g{n: 45, id: 100, state: "chan send", frames: frames, creator: "app.go /a.go:1", parent: 1000, parents: 45},
 		g{n: 10, id: 200, state: "runnable", frames: frames, creator: "app.go /a.go:1", parent: 2000, parents: 10},
 	)
 	if s := summarize(d, Options{}); len(s.LikelyLeaks) != 0 {
@@ -127,7 +125,7 @@ func TestLikelyLeakExitedUnknownPastIDCap(t *testing.T) {
 	for id := int64(2); id <= 20; id += 2 {
 		even = append(even, id)
 	}
-	groups := []*formats.Group{
+	groups := []*stack.Group{
 		{Key: "a", Count: 100, IDs: even, MoreIDs: 90, States: map[string]int64{"IO wait": 100}},
 		{Key: "b", Count: 60, IDs: []int64{500}, ParentIDs: []int64{4, 7, 25, 26, 27}, States: map[string]int64{"chan send": 60}},
 		{Key: "c", Count: 60, IDs: []int64{501}, ParentIDs: []int64{30, 31}, States: map[string]int64{"chan send": 60}},

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/stackdump/stackdump/formats"
+	"github.com/stackdump/stackdump/stack"
 )
 
 // TestLocksLiveJVM compiles and runs testdata/gen/jvm/LockScenarios.java,
@@ -29,7 +30,7 @@ func TestLocksLiveJVM(t *testing.T) {
 		t.Fatalf("reading the capture: %d dumps, %v\n%s", len(dumps), err, dump)
 	}
 	d := dumps[0]
-	if d.Source.Kind != formats.KindJVMText || !strings.Contains(d.Source.Runtime, "VM") || len(d.Warnings) > 0 {
+	if d.Source.Kind != stack.KindJVMText || !strings.Contains(d.Source.Runtime, "VM") || len(d.Warnings) > 0 {
 		t.Errorf("source %+v, warnings %v", d.Source, d.Warnings)
 	}
 	rep := Locks(d)

@@ -10,9 +10,10 @@ import (
 	"testing"
 
 	"github.com/stackdump/stackdump/formats"
+	"github.com/stackdump/stackdump/stack"
 )
 
-func readDumps(t testing.TB, path string) []*formats.Dump {
+func readDumps(t testing.TB, path string) []*stack.Dump {
 	t.Helper()
 	f, err := os.Open(path)
 	if err != nil {
@@ -144,7 +145,7 @@ func sameSet(a, b []string) bool {
 	return slices.Equal(a, b)
 }
 
-func routineNames(rs []*formats.Routine) []string {
+func routineNames(rs []*stack.Routine) []string {
 	var names []string
 	for _, r := range rs {
 		names = append(names, r.Name)
@@ -214,20 +215,20 @@ func TestLocksJSON(t *testing.T) {
 
 // TestLocksRules checks the ownership rules on small hand-built dumps.
 func TestLocksRules(t *testing.T) {
-	tab := formats.NewTable()
-	frame := tab.Frame(formats.Frame{Func: "demo.Main.run", File: "Main.java", Line: 1})
-	routine := func(name string, locks ...formats.Lock) *formats.Routine {
-		r := &formats.Routine{Name: name, Count: 1, Stack: tab.Stack([]*formats.Frame{frame}, formats.Elision{}), Thread: &formats.Thread{}}
-		r.Values = tab.Values([]formats.FrameValue{{Locks: locks}})
+	tab := stack.NewTable()
+	frame := tab.Frame(stack.Frame{Func: "demo.Main.run", File: "Main.java", Line: 1})
+	routine := func(name string, locks ...stack.Lock) *stack.Routine {
+		r := &stack.Routine{Name: name, Count: 1, Stack: tab.Stack([]*stack.Frame{frame}, stack.Elision{}), Thread: &stack.Thread{}}
+		r.Values = tab.Values([]stack.FrameValue{{Locks: locks}})
 		return r
 	}
-	lock := func(kind formats.LockKind, addr string) formats.Lock {
-		return formats.Lock{Kind: kind, Addr: addr, Class: "java.lang.Object"}
+	lock := func(kind stack.LockKind, addr string) stack.Lock {
+		return stack.Lock{Kind: kind, Addr: addr, Class: "java.lang.Object"}
 	}
 	t.Run("relock after wait does not own", func(t *testing.T) {
-		d := &formats.Dump{Routines: []*formats.Routine{
-			routine("woken", lock(formats.LockWaitEnter, "0x1"), lock(formats.LockHeld, "0x1")),
-			routine("owner", lock(formats.LockHeld, "0x1")),
+		d := &stack.Dump{Routines: []*stack.Routine{
+			routine("woken", lock(stack.LockWaitEnter, "0x1"), lock(stack.LockHeld, "0x1")),
+			routine("owner", lock(stack.LockHeld, "0x1")),
 		}}
 		rep := Locks(d)
 		if len(rep.Locks) != 1 || rep.Locks[0].Owner == nil || rep.Locks[0].Owner.Name != "owner" {
@@ -238,21 +239,21 @@ func TestLocksRules(t *testing.T) {
 		}
 	})
 	t.Run("chain is not a cycle", func(t *testing.T) {
-		d := &formats.Dump{Routines: []*formats.Routine{
-			routine("a", lock(formats.LockWaitEnter, "0x1")),
-			routine("b", lock(formats.LockWaitEnter, "0x2"), lock(formats.LockHeld, "0x1")),
-			routine("c", lock(formats.LockHeld, "0x2")),
+		d := &stack.Dump{Routines: []*stack.Routine{
+			routine("a", lock(stack.LockWaitEnter, "0x1")),
+			routine("b", lock(stack.LockWaitEnter, "0x2"), lock(stack.LockHeld, "0x1")),
+			routine("c", lock(stack.LockHeld, "0x2")),
 		}}
 		if rep := Locks(d); len(rep.Deadlocks) != 0 || len(rep.Blockers) != 2 {
 			t.Errorf("deadlocks %d blockers %d", len(rep.Deadlocks), len(rep.Blockers))
 		}
 	})
 	t.Run("three-way cycle starts at the first routine", func(t *testing.T) {
-		d := &formats.Dump{Routines: []*formats.Routine{
-			routine("x", lock(formats.LockWaitEnter, "0x3"), lock(formats.LockHeld, "0x4")),
-			routine("c", lock(formats.LockWaitEnter, "0x1"), lock(formats.LockHeld, "0x3")),
-			routine("a", lock(formats.LockWaitEnter, "0x2"), lock(formats.LockHeld, "0x1")),
-			routine("b", lock(formats.LockWaitEnter, "0x3"), lock(formats.LockHeld, "0x2")),
+		d := &stack.Dump{Routines: []*stack.Routine{
+			routine("x", lock(stack.LockWaitEnter, "0x3"), lock(stack.LockHeld, "0x4")),
+			routine("c", lock(stack.LockWaitEnter, "0x1"), lock(stack.LockHeld, "0x3")),
+			routine("a", lock(stack.LockWaitEnter, "0x2"), lock(stack.LockHeld, "0x1")),
+			routine("b", lock(stack.LockWaitEnter, "0x3"), lock(stack.LockHeld, "0x2")),
 		}}
 		rep := Locks(d)
 		if len(rep.Deadlocks) != 1 || !slices.Equal(routineNames(rep.Deadlocks[0].Routines), []string{"c", "a", "b"}) {
@@ -266,7 +267,7 @@ func TestLocksRules(t *testing.T) {
 		}
 	})
 	t.Run("goroutines have no locks", func(t *testing.T) {
-		d := &formats.Dump{Routines: []*formats.Routine{{ID: 1, Count: 1, State: "chan receive"}}}
+		d := &stack.Dump{Routines: []*stack.Routine{{ID: 1, Count: 1, State: "chan receive"}}}
 		if rep := Locks(d); len(rep.Locks)+len(rep.Deadlocks)+len(rep.Blockers) != 0 {
 			t.Errorf("%+v", rep)
 		}

@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/stackdump/stackdump/formats"
+	"github.com/stackdump/stackdump/stack"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata")
@@ -47,7 +47,7 @@ func renderedService(t *testing.T) *Summary {
 	d.Source.Target = "http://127.0.0.1:6060/debug/stackdump"
 	d.Source.CapturedAt = time.Date(2026, 3, 4, 5, 6, 7, 0, time.UTC)
 	d.Preamble = []string{"SIGQUIT: quit", "PC=0x47a1c1 m=0 sigcode=0"}
-	d.Warnings = []*formats.ParseError{{Line: 812, Offset: 40960, Msg: "frame without a file line", Text: "main.broken(0x1)"}}
+	d.Warnings = []*stack.ParseError{{Line: 812, Offset: 40960, Msg: "frame without a file line", Text: "main.broken(0x1)"}}
 	s := summarize(d, Options{})
 	s.Source.Name = "service.txt"
 	return s
@@ -90,13 +90,13 @@ func TestWriteTextFitsOneScreen(t *testing.T) {
 
 // A quiet dump says what was checked and found nothing.
 func TestWriteTextAllClear(t *testing.T) {
-	d := dumpOf(t, formats.KindGoTraceback, g{id: 1, state: "select", frames: []string{gopark, selectgo, "main.main /m.go:1"}})
+	d := dumpOf(t, stack.KindGoTraceback, g{id: 1, state: "select", frames: []string{gopark, selectgo, "main.main /m.go:1"}})
 	var b bytes.Buffer
 	WriteText(&b, summarize(d, Options{}), TextOptions{})
 	if !strings.Contains(b.String(), "✓ no leaks, no lock contention") {
 		t.Errorf("no all-clear line:\n%s", b.String())
 	}
-	d = dumpOf(t, formats.KindGoDebug1, g{count: 3, frames: []string{"main.main /m.go:1"}})
+	d = dumpOf(t, stack.KindGoDebug1, g{count: 3, frames: []string{"main.main /m.go:1"}})
 	b.Reset()
 	WriteText(&b, summarize(d, Options{}), TextOptions{})
 	if strings.Contains(b.String(), "no leaks") || !strings.Contains(b.String(), "this input carries no states, wait minutes, creators, ids") {
@@ -178,7 +178,7 @@ func TestWriteTextTruncatedAndLongPreamble(t *testing.T) {
 
 // Lists are [] in JSON when empty, never null: "none found".
 func TestWriteJSONEmptyListsAreArrays(t *testing.T) {
-	quiet := dumpOf(t, formats.KindJVMText, g{id: 1, state: "RUNNABLE", frames: []string{"java.lang.Thread.run Thread.java:1"}})
+	quiet := dumpOf(t, stack.KindJVMText, g{id: 1, state: "RUNNABLE", frames: []string{"java.lang.Thread.run Thread.java:1"}})
 	var b bytes.Buffer
 	if err := WriteJSON(&b, summarize(quiet, Options{})); err != nil {
 		t.Fatal(err)

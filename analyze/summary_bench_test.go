@@ -6,12 +6,12 @@ import (
 	"testing"
 
 	"github.com/stackdump/stackdump/dedupe"
-	"github.com/stackdump/stackdump/formats"
+	"github.com/stackdump/stackdump/stack"
 )
 
 // benchTemplates are routines of a server dump over 40 stacks: channel
 // waits, mutex waits, IO waits, with creators and parents, a few leaked.
-func benchTemplates(b *testing.B) []formats.Routine {
+func benchTemplates(b *testing.B) []stack.Routine {
 	var specs []g
 	for i := range 40 {
 		fn := fmt.Sprintf("app.handler%d /app/h.go:%d", i, 10+i)
@@ -26,8 +26,8 @@ func benchTemplates(b *testing.B) []formats.Routine {
 			specs = append(specs, g{state: "chan receive", leaked: i%8 == 3, frames: []string{gopark, chanrecv1, fn, goexit}, creator: "app.pool /app/p.go:3"})
 		}
 	}
-	d := dumpOf(b, formats.KindGoTraceback, specs...)
-	out := make([]formats.Routine, len(d.Routines))
+	d := dumpOf(b, stack.KindGoTraceback, specs...)
+	out := make([]stack.Routine, len(d.Routines))
 	for i, r := range d.Routines {
 		out[i] = *r
 	}
@@ -37,10 +37,10 @@ func benchTemplates(b *testing.B) []formats.Routine {
 // analyzeStream adds n routines cycling through tmpl, with fresh ids and
 // a parent per 100 routines, to a grouper and an analyzer, as the analyze
 // command does, and returns the summary.
-func analyzeStream(tmpl []formats.Routine, n int) *Summary {
+func analyzeStream(tmpl []stack.Routine, n int) *Summary {
 	grouper := dedupe.NewGrouper(dedupe.Options{})
 	a := NewAnalyzer(Options{})
-	d := &formats.Dump{Source: formats.Source{Kind: formats.KindGoTraceback}}
+	d := &stack.Dump{Source: stack.Source{Kind: stack.KindGoTraceback}}
 	for i := range n {
 		r := &tmpl[i%len(tmpl)]
 		r.ID = int64(i + 1)

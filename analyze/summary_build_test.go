@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/stackdump/stackdump/dedupe"
-	"github.com/stackdump/stackdump/formats"
+	"github.com/stackdump/stackdump/stack"
 )
 
 // g describes hand-made goroutines for tests: n of them (ids from id up)
@@ -28,25 +28,25 @@ type g struct {
 
 // dumpOf builds a dump of kind from specs through one Table, as a reader
 // would.
-func dumpOf(t testing.TB, kind formats.Kind, specs ...g) *formats.Dump {
+func dumpOf(t testing.TB, kind stack.Kind, specs ...g) *stack.Dump {
 	t.Helper()
-	tab := formats.NewTable()
-	d := &formats.Dump{Source: formats.Source{Kind: kind, Runtime: "go1.26.8"}}
+	tab := stack.NewTable()
+	d := &stack.Dump{Source: stack.Source{Kind: kind, Runtime: "go1.26.8"}}
 	for _, s := range specs {
-		frames := make([]*formats.Frame, len(s.frames))
+		frames := make([]*stack.Frame, len(s.frames))
 		for i, f := range s.frames {
 			frames[i] = tab.Frame(parseFrame(t, f))
 		}
-		stack := tab.Stack(frames, formats.Elision{})
-		var creator *formats.Frame
+		st := tab.Stack(frames, stack.Elision{})
+		var creator *stack.Frame
 		if s.creator != "" {
 			creator = tab.Frame(parseFrame(t, s.creator))
 		}
 		n := max(s.n, 1)
 		for i := range n {
-			r := &formats.Routine{
+			r := &stack.Routine{
 				Count: max(s.count, 1), State: s.state, WaitMinutes: s.wait, Leaked: s.leaked, Locked: s.locked,
-				Stack: stack, CreatedBy: creator, ParentID: s.parent,
+				Stack: st, CreatedBy: creator, ParentID: s.parent,
 			}
 			if s.id != 0 {
 				r.ID = s.id + int64(i)
@@ -62,21 +62,21 @@ func dumpOf(t testing.TB, kind formats.Kind, specs ...g) *formats.Dump {
 }
 
 // parseFrame reads "func file:line" (file and line optional).
-func parseFrame(t testing.TB, s string) formats.Frame {
+func parseFrame(t testing.TB, s string) stack.Frame {
 	fn, loc, ok := strings.Cut(s, " ")
 	if !ok {
-		return formats.Frame{Func: fn}
+		return stack.Frame{Func: fn}
 	}
 	file, line, _ := strings.Cut(loc, ":")
 	n, err := strconv.Atoi(line)
 	if err != nil {
 		t.Fatalf("frame %q: bad line", s)
 	}
-	return formats.Frame{Func: fn, File: file, Line: n, HasOffset: true}
+	return stack.Frame{Func: fn, File: file, Line: n, HasOffset: true}
 }
 
 // summarize groups d by stack and summarises it.
-func summarize(d *formats.Dump, opts Options) *Summary {
+func summarize(d *stack.Dump, opts Options) *Summary {
 	return Summarize(d, dedupe.Group(d, dedupe.Options{}), opts)
 }
 

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/stackdump/stackdump/formats"
+	"github.com/stackdump/stackdump/stack"
 )
 
 // summarizeFile streams the first dump of a corpus file into its summary,
@@ -31,7 +32,7 @@ func summarizeFile(t *testing.T, name string, opts Options) *Summary {
 // records, one of them "2 @" (shortSleepLoop, labelled).
 func TestCorpusDebug1Summary(t *testing.T) {
 	s := summarizeFile(t, "go/profilernotes_2.net.http.pprof.goroutine.debug1.txt", Options{})
-	if s.Total != 10 || s.Groups != 9 || s.Source.Kind != formats.KindGoDebug1 || s.Has("states") {
+	if s.Total != 10 || s.Groups != 9 || s.Source.Kind != stack.KindGoDebug1 || s.Has("states") {
 		t.Errorf("total %d in %d groups of %s, missing %v", s.Total, s.Groups, s.Source.Kind, s.Missing)
 	}
 	top := s.TopGroups[0]

@@ -5,16 +5,15 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/stackdump/stackdump/formats"
+	"github.com/stackdump/stackdump/stack"
 )
 
 // serviceDump is a hand-made service: main, a worker pool idle on a
 // channel, a per-request leak whose parents have exited, mutex contention
 // in a cache, an old-style WaitGroup waiter, sleepers and goroutines the
 // runtime marked leaked. 228 goroutines in 8 groups.
-func serviceDump(t testing.TB) *formats.Dump {
-	return dumpOf(t, formats.KindGoTraceback,
-		g{id: 1, state: "select", frames: []string{gopark, selectgo, "main.main /app/main.go:40"}},
+func serviceDump(t testing.TB) *stack.Dump {
+	return dumpOf(t, stack.KindGoTraceback, g{id: 1, state: "select", frames: []string{gopark, selectgo, "main.main /app/main.go:40"}},
 		g{id: 2, state: "IO wait", frames: []string{gopark, "internal/poll.runtime_pollWait /go/src/runtime/netpoll.go:351", "net/http.(*Server).Serve /go/src/net/http/server.go:3260", goexit},
 			creator: "main.main /app/main.go:34", parent: 1},
 		g{n: 64, id: 10, state: "chan receive", frames: []string{gopark, chanrecv, "runtime.chanrecv2 /go/src/runtime/chan.go:511", "app.(*Pool).worker /app/pool.go:30", goexit},
@@ -108,7 +107,7 @@ func TestSummaryPreambleAndWarnings(t *testing.T) {
 		d.Preamble = append(d.Preamble, "line "+itoa(int64(i)))
 	}
 	for i := range 7 {
-		d.Warnings = append(d.Warnings, &formats.ParseError{Line: 10 + i, Offset: int64(100 * i), Msg: "bad frame", Text: "x"})
+		d.Warnings = append(d.Warnings, &stack.ParseError{Line: 10 + i, Offset: int64(100 * i), Msg: "bad frame", Text: "x"})
 	}
 	d.Truncated = true
 	s := summarize(d, Options{})
@@ -124,8 +123,7 @@ func TestSummaryPreambleAndWarnings(t *testing.T) {
 }
 
 func TestSummaryOfGroupedInput(t *testing.T) {
-	d := dumpOf(t, formats.KindGoDebug1,
-		g{count: 700, frames: []string{"app.(*Pool).worker /app/pool.go:30"}},
+	d := dumpOf(t, stack.KindGoDebug1, g{count: 700, frames: []string{"app.(*Pool).worker /app/pool.go:30"}},
 		g{count: 1500, frames: []string{gopark, chanrecv1, "app.fetch.func1 /app/fetch.go:51"}},
 		g{count: 3, frames: []string{"sync.runtime_SemacquireMutex /go/src/runtime/sema.go:95", "sync.(*Mutex).Lock /go/src/sync/mutex.go:92", "app.(*Cache).Get /app/cache.go:17"}},
 	)
@@ -156,7 +154,7 @@ func TestSummaryGroupsNil(t *testing.T) {
 }
 
 func TestSummaryEmptyDump(t *testing.T) {
-	s := summarize(&formats.Dump{Source: formats.Source{Kind: formats.KindGoTraceback}}, Options{})
+	s := summarize(&stack.Dump{Source: stack.Source{Kind: stack.KindGoTraceback}}, Options{})
 	if s.Total != 0 || s.Groups != 0 || s.TopGroups == nil && len(s.TopGroups) != 0 {
 		t.Errorf("empty dump summary %+v", s)
 	}

@@ -12,11 +12,12 @@ import (
 
 	"github.com/stackdump/stackdump/formats"
 	"github.com/stackdump/stackdump/internal/livechild"
+	"github.com/stackdump/stackdump/stack"
 )
 
 // getDebug2 fetches the program's goroutines as debug=2 text and reads
 // them, with the capture time and target a capture would record.
-func getDebug2(ctx context.Context, t *testing.T, base string) *formats.Dump {
+func getDebug2(ctx context.Context, t *testing.T, base string) *stack.Dump {
 	t.Helper()
 	url := base + "/debug/pprof/goroutine?debug=2"
 	at := time.Now().UTC()
@@ -43,10 +44,10 @@ func getDebug2(ctx context.Context, t *testing.T, base string) *formats.Dump {
 }
 
 // idsWhere returns the ids of d's routines that have a frame of fn.
-func idsWhere(d *formats.Dump, fn string) []int64 {
+func idsWhere(d *stack.Dump, fn string) []int64 {
 	var ids []int64
 	for _, r := range d.Routines {
-		if slices.ContainsFunc(r.Frames(), func(f *formats.Frame) bool { return f.Func == fn }) {
+		if slices.ContainsFunc(r.Frames(), func(f *stack.Frame) bool { return f.Func == fn }) {
 			ids = append(ids, r.ID)
 		}
 	}
@@ -54,7 +55,7 @@ func idsWhere(d *formats.Dump, fn string) []int64 {
 	return ids
 }
 
-func idSet(d *formats.Dump) map[int64]bool {
+func idSet(d *stack.Dump) map[int64]bool {
 	m := make(map[int64]bool, len(d.Routines))
 	for _, r := range d.Routines {
 		m[r.ID] = true
@@ -70,7 +71,7 @@ func TestTimelineLiveGo(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	base := livechild.StartStuck(ctx, t)
-	var dumps []*formats.Dump
+	var dumps []*stack.Dump
 	tl := NewTimeline(TimelineOptions{})
 	for i := range 3 {
 		if i > 0 {
@@ -201,7 +202,7 @@ func TestTimelineLiveJVM(t *testing.T) {
 	defer cancel()
 	pid := startJava(ctx, t, "SpinAndPark")
 	tl := NewTimeline(TimelineOptions{})
-	var dumps []*formats.Dump
+	var dumps []*stack.Dump
 	for i := range 3 {
 		if i > 0 {
 			time.Sleep(time.Second)
@@ -243,7 +244,7 @@ func TestTimelineLiveJVM(t *testing.T) {
 	if len(rep.Busiest) == 0 || rep.Busiest[0].Name != "spinner" {
 		t.Fatalf("busiest %+v; want spinner first", rep.Busiest)
 	}
-	spinner := func(d *formats.Dump) time.Duration {
+	spinner := func(d *stack.Dump) time.Duration {
 		for _, r := range d.Routines {
 			if r.Name == "spinner" {
 				return r.Thread.CPU

@@ -4,7 +4,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/stackdump/stackdump/formats"
+	"github.com/stackdump/stackdump/stack"
 )
 
 // A timeline used out of order or fed routines built by hand without a
@@ -14,18 +14,18 @@ func TestTimelineToleratesMisuse(t *testing.T) {
 	if rep := tl.Report(); len(rep.Snapshots) != 0 || rep.StuckTotal != 0 || rep.Stuck == nil || rep.Busiest == nil || rep.Groups == nil {
 		t.Errorf("empty timeline: %+v", rep)
 	}
-	r := &formats.Routine{ID: 7, State: "chan receive"} // no Stack, no BeginSnapshot
+	r := &stack.Routine{ID: 7, State: "chan receive"} // no Stack, no BeginSnapshot
 	tl.AddRoutine(r)
-	tl.EndSnapshot(&formats.Dump{})
+	tl.EndSnapshot(&stack.Dump{})
 	if rep := tl.Report(); len(rep.Snapshots) != 1 || rep.StuckTotal != 0 {
 		t.Errorf("one snapshot is not enough to be stuck: %+v", rep)
 	}
-	tl.Add(&formats.Dump{Routines: []*formats.Routine{r}})
+	tl.Add(&stack.Dump{Routines: []*stack.Routine{r}})
 	rep := tl.Report()
 	if rep.StuckTotal != 1 || len(rep.Stuck) != 1 || rep.Stuck[0].IDs[0] != 7 || rep.Stuck[0].Frame != nil {
 		t.Errorf("routine 7 unchanged in two snapshots: %+v", rep.Stuck)
 	}
-	tl.EndSnapshot(&formats.Dump{}) // an empty snapshot: 7 is gone
+	tl.EndSnapshot(&stack.Dump{}) // an empty snapshot: 7 is gone
 	rep = tl.Report()
 	if s := rep.Snapshots[2]; s.Gone != 1 || s.GoneIDs[0] != 7 || rep.StuckTotal != 0 {
 		t.Errorf("after an empty snapshot: %+v, %d stuck", s, rep.StuckTotal)
@@ -45,9 +45,9 @@ func TestTimelineListsSmallestIDs(t *testing.T) {
 	want := ids[:timelineIDs]
 	for range 5 { // map order differs from run to run
 		tl := NewTimeline(TimelineOptions{})
-		tl.Add(&formats.Dump{})
+		tl.Add(&stack.Dump{})
 		tl.Add(dumps[0])
-		tl.Add(&formats.Dump{})
+		tl.Add(&stack.Dump{})
 		rep := tl.Report()
 		if got := rep.Snapshots[1].NewIDs; !slices.Equal(got, want) {
 			t.Fatalf("new ids %v, want the smallest %v", got, want)
@@ -58,7 +58,7 @@ func TestTimelineListsSmallestIDs(t *testing.T) {
 	}
 }
 
-func routineIDs(d *formats.Dump) []int64 {
+func routineIDs(d *stack.Dump) []int64 {
 	var ids []int64
 	for _, r := range d.Routines {
 		ids = append(ids, r.ID)

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/stackdump/stackdump/formats"
+	"github.com/stackdump/stackdump/stack"
 )
 
 // readGenerated reads a dump that testdata/gen/groups wrote (see
@@ -22,7 +23,7 @@ func readGenerated(t *testing.T, name string) []byte {
 
 // waitArgGroups returns the counts of the groups whose top frame is
 // main.waitArg, largest first, and their arguments there.
-func waitArgGroups(groups []*formats.Group) (counts []int64, args []string) {
+func waitArgGroups(groups []*stack.Group) (counts []int64, args []string) {
 	for _, g := range groups {
 		if top := TopFrame(g.Sample.Stack); top != nil && top.Func == "main.waitArg" {
 			counts = append(counts, g.Count)
@@ -40,9 +41,9 @@ func waitArgGroups(groups []*formats.Group) (counts []int64, args []string) {
 func TestGroupByExactSplitsRealDumpByArguments(t *testing.T) {
 	data := readGenerated(t, "debug2_go126.txt")
 	for _, reuse := range []bool{false, true} {
-		read := func(by By) []*formats.Group {
+		read := func(by By) []*stack.Group {
 			rd := formats.NewReaderBytes(data, formats.ReadOptions{ReuseRoutines: reuse})
-			_, groups, err := GroupNext(rd, Options{By: by}, func(pe *formats.ParseError) { t.Errorf("parse error: %v", pe) })
+			_, groups, err := GroupNext(rd, Options{By: by}, func(pe *stack.ParseError) { t.Errorf("parse error: %v", pe) })
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -10,17 +10,18 @@ import (
 	"testing"
 
 	"github.com/stackdump/stackdump/formats"
+	"github.com/stackdump/stackdump/stack"
 )
 
 // benchRoutines returns templates of routines over a few dozen interned
 // stacks (48 code paths, several offsets each), with the states, labels,
 // creators and arguments a server dump has. A benchmark hands them to the
 // Grouper in turn with fresh ids, as a streaming reader would.
-func benchRoutines() []formats.Routine {
+func benchRoutines() []stack.Routine {
 	g := newGen(42)
 	paths := genPaths(48, 0)
-	labels := []formats.Labels{nil, g.t.Labels(formats.Labels{{Key: "svc", Value: "web"}}), g.t.Labels(formats.Labels{{Key: "svc", Value: "db"}, {Key: "tenant", Value: "7"}})}
-	out := make([]formats.Routine, 1024)
+	labels := []stack.Labels{nil, g.t.Labels(stack.Labels{{Key: "svc", Value: "web"}}), g.t.Labels(stack.Labels{{Key: "svc", Value: "db"}, {Key: "tenant", Value: "7"}})}
+	out := make([]stack.Routine, 1024)
 	for i := range out {
 		r := g.routine(paths[g.rnd.IntN(len(paths))], 0)
 		r.Labels = labels[i%len(labels)]
@@ -31,7 +32,7 @@ func benchRoutines() []formats.Routine {
 }
 
 // groupStream groups n routines cycling through tmpl, ids 1..n.
-func groupStream(tmpl []formats.Routine, n int, opts Options) *Grouper {
+func groupStream(tmpl []stack.Routine, n int, opts Options) *Grouper {
 	g := NewGrouper(opts)
 	for i := range n {
 		r := &tmpl[i%len(tmpl)]

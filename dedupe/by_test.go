@@ -3,7 +3,7 @@ package dedupe
 import (
 	"testing"
 
-	"github.com/stackdump/stackdump/formats"
+	"github.com/stackdump/stackdump/stack"
 )
 
 // TestByNone checks the zero By: named "none", not a level ParseBy
@@ -24,7 +24,7 @@ func TestByNone(t *testing.T) {
 	if b, err := ParseBy(""); err != nil || b != ByStack {
 		t.Errorf("ParseBy(\"\") = %v, %v; want stack", b, err)
 	}
-	r := sampleRoutine(formats.NewTable())
+	r := sampleRoutine(stack.NewTable())
 	if a, b := keyOf(r, Options{}), keyOf(r, Options{By: ByStack}); a != b {
 		t.Errorf("Options{} key %s, ByStack key %s: want equal", a, b)
 	}

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/stackdump/stackdump/formats"
+	"github.com/stackdump/stackdump/stack"
 )
 
 const corpusDir = "../testdata/corpus"
@@ -74,7 +75,7 @@ func TestCorpusDebug1MatchesDebug2(t *testing.T) {
 	}
 }
 
-func parkGroupByFunc(groups []*formats.Group, fn string) *formats.Group {
+func parkGroupByFunc(groups []*stack.Group, fn string) *stack.Group {
 	for _, g := range groups {
 		for _, f := range g.Sample.Frames() {
 			if f.Func == fn {
@@ -118,7 +119,7 @@ func TestCorpusGroupingInvariants(t *testing.T) {
 					}
 					shuffled := slices.Clone(d.Routines)
 					rand.New(rand.NewPCG(1, 2)).Shuffle(len(shuffled), func(i, j int) { shuffled[i], shuffled[j] = shuffled[j], shuffled[i] })
-					if again := Group(&formats.Dump{Routines: shuffled}, opts); !reflect.DeepEqual(again, groups) {
+					if again := Group(&stack.Dump{Routines: shuffled}, opts); !reflect.DeepEqual(again, groups) {
 						t.Errorf("%s: shuffled routines grouped differently", by)
 					}
 				}

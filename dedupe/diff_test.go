@@ -10,15 +10,15 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/stackdump/stackdump/formats"
+	"github.com/stackdump/stackdump/stack"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata")
 
 // dumpOf builds a dump with counts[i] goroutines on path i, in state
 // states[i], with ids from firstID on.
-func dumpOf(g *gen, paths []codePath, counts []int, firstID int64) *formats.Dump {
-	d := &formats.Dump{}
+func dumpOf(g *gen, paths []codePath, counts []int, firstID int64) *stack.Dump {
+	d := &stack.Dump{}
 	id := firstID
 	for i, n := range counts {
 		for range n {
@@ -37,7 +37,7 @@ func dumpOf(g *gen, paths []codePath, counts []int, firstID int64) *formats.Dump
 //	path    0     1  2  3  4
 //	old    10     5  3  4  0
 //	new  1010     2  0  4  7
-func diffFixture() (old, new []*formats.Group, paths []codePath) {
+func diffFixture() (old, new []*stack.Group, paths []codePath) {
 	g := newGen(11)
 	paths = genPaths(5, 0)
 	old = Group(dumpOf(g, paths, []int{10, 5, 3, 4, 0}, 1), Options{})
@@ -132,8 +132,8 @@ func TestWriteDiffGolden(t *testing.T) {
 	rep := DiffReport{
 		Result: Diff(old, new),
 		By:     ByStack,
-		Old:    DumpInfo{Name: "before.txt", Kind: formats.KindGoTraceback},
-		New:    DumpInfo{Name: "after.txt", Kind: formats.KindGoDebug1},
+		Old:    DumpInfo{Name: "before.txt", Kind: stack.KindGoTraceback},
+		New:    DumpInfo{Name: "after.txt", Kind: stack.KindGoDebug1},
 	}
 	for _, c := range []struct {
 		file  string

@@ -7,6 +7,7 @@ import (
 
 	"github.com/stackdump/stackdump/dedupe"
 	"github.com/stackdump/stackdump/formats"
+	"github.com/stackdump/stackdump/stack"
 )
 
 // Two goroutine profiles (debug=1) of a service, a minute apart.
@@ -46,7 +47,7 @@ func ExampleGroupNext() {
 }
 
 func ExampleDiff() {
-	group := func(profile string) []*formats.Group {
+	group := func(profile string) []*stack.Group {
 		_, groups, _ := dedupe.GroupNext(formats.NewReader(strings.NewReader(profile), formats.ReadOptions{}), dedupe.Options{}, nil)
 		return groups
 	}
@@ -56,8 +57,8 @@ func ExampleDiff() {
 	}
 	dedupe.WriteDiffText(os.Stdout, dedupe.DiffReport{
 		Result: res,
-		Old:    dedupe.DumpInfo{Name: "before.txt", Kind: formats.KindGoDebug1},
-		New:    dedupe.DumpInfo{Name: "after.txt", Kind: formats.KindGoDebug1},
+		Old:    dedupe.DumpInfo{Name: "before.txt", Kind: stack.KindGoDebug1},
+		New:    dedupe.DumpInfo{Name: "after.txt", Kind: stack.KindGoDebug1},
 	})
 	// Output:
 	// grown +37 (1233%)

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/stackdump/stackdump/formats"
+	"github.com/stackdump/stackdump/stack"
 )
 
 func TestElideTypeArgs(t *testing.T) {
@@ -74,10 +74,10 @@ func TestGenericFunctionsGroupAlikeAcrossFormats(t *testing.T) {
 
 // At exact the names stay as the input wrote them.
 func TestGenericFunctionsKeepTheirNamesAtExact(t *testing.T) {
-	tab := formats.NewTable()
+	tab := stack.NewTable()
 	key := func(fn string) string {
-		st := tab.Stack([]*formats.Frame{tab.Frame(formats.Frame{Func: fn, File: "/src/main.go", Line: 9})}, formats.Elision{})
-		return keyOf(&formats.Routine{Stack: st}, Options{By: ByExact})
+		st := tab.Stack([]*stack.Frame{tab.Frame(stack.Frame{Func: fn, File: "/src/main.go", Line: 9})}, stack.Elision{})
+		return keyOf(&stack.Routine{Stack: st}, Options{By: ByExact})
 	}
 	if key("main.F[go.shape.int]") == key("main.F[...]") {
 		t.Error("exact keys of main.F[go.shape.int] and main.F[...] are equal")

@@ -7,12 +7,12 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/stackdump/stackdump/formats"
+	"github.com/stackdump/stackdump/stack"
 )
 
 // handlerOf returns the path index of a generated group, from its
 // example.com/app.handlerN frame.
-func handlerOf(t *testing.T, grp *formats.Group) int {
+func handlerOf(t *testing.T, grp *stack.Group) int {
 	t.Helper()
 	for _, f := range grp.Sample.Frames() {
 		if n, ok := strings.CutPrefix(f.Func, "example.com/app.handler"); ok {
@@ -27,7 +27,7 @@ func handlerOf(t *testing.T, grp *formats.Group) int {
 	return -1
 }
 
-func sumCounts(groups []*formats.Group) int64 {
+func sumCounts(groups []*stack.Group) int64 {
 	var n int64
 	for _, g := range groups {
 		n += g.Count
@@ -112,7 +112,7 @@ func TestGroupByFuncMergesShiftedBuilds(t *testing.T) {
 	g := newGen(3)
 	before, perBefore := g.dump(genPaths(k, 0), 400)
 	after, perAfter := g.dump(genPaths(k, 7), 300) // same code, lines moved
-	both := &formats.Dump{Routines: append(slices.Clone(before.Routines), after.Routines...), Total: before.Total + after.Total}
+	both := &stack.Dump{Routines: append(slices.Clone(before.Routines), after.Routines...), Total: before.Total + after.Total}
 
 	if got := len(Group(both, Options{By: ByStack})); got != 2*k {
 		t.Errorf("ByStack: %d groups, want %d (lines differ between the builds)", got, 2*k)
@@ -129,7 +129,7 @@ func TestGroupByFuncMergesShiftedBuilds(t *testing.T) {
 	}
 
 	// Keys of each build alone match at ByFunc, not at ByStack.
-	keys := func(d *formats.Dump, by By) []string {
+	keys := func(d *stack.Dump, by By) []string {
 		var ks []string
 		for _, grp := range Group(d, Options{By: by}) {
 			ks = append(ks, grp.Key)
@@ -146,18 +146,18 @@ func TestGroupByFuncMergesShiftedBuilds(t *testing.T) {
 }
 
 func TestGroupByExactSplitsByArgsAndState(t *testing.T) {
-	tab := formats.NewTable()
+	tab := stack.NewTable()
 	f := frame(tab, "main.worker", "/src/main.go", 12)
-	st := stack(tab, f)
-	args := func(s string) *formats.FrameValues { return tab.Values([]formats.FrameValue{{Args: s}}) }
-	rs := []*formats.Routine{
+	st := stackOf(tab, f)
+	args := func(s string) *stack.FrameValues { return tab.Values([]stack.FrameValue{{Args: s}}) }
+	rs := []*stack.Routine{
 		{ID: 1, State: "chan receive", Stack: st, Values: args("0x1")},
 		{ID: 2, State: "chan receive", Stack: st, Values: args("0x1")},
 		{ID: 3, State: "chan receive", Stack: st, Values: args("0x2")},
 		{ID: 4, State: "select", Stack: st, Values: args("0x1")},
 		{ID: 5, State: "select", Stack: st, Values: args("0x1")},
 	}
-	d := &formats.Dump{Routines: rs, Total: int64(len(rs))}
+	d := &stack.Dump{Routines: rs, Total: int64(len(rs))}
 
 	exact := Group(d, Options{By: ByExact})
 	var got [][]int64
@@ -184,17 +184,17 @@ func TestGroupByExactSplitsByArgsAndState(t *testing.T) {
 }
 
 func TestGroupExactSeesOffsetsAndRuntimeFrames(t *testing.T) {
-	tab := formats.NewTable()
-	user := func(off uint64) *formats.Frame {
-		return tab.Frame(formats.Frame{Func: "main.worker", File: "/src/main.go", Line: 12, Offset: off, HasOffset: true})
+	tab := stack.NewTable()
+	user := func(off uint64) *stack.Frame {
+		return tab.Frame(stack.Frame{Func: "main.worker", File: "/src/main.go", Line: 12, Offset: off, HasOffset: true})
 	}
 	park := frame(tab, "runtime.gopark", "/go/src/runtime/proc.go", 435)
-	rs := []*formats.Routine{
-		{ID: 1, Stack: stack(tab, user(0x10))},
-		{ID: 2, Stack: stack(tab, user(0x14))},
-		{ID: 3, Stack: stack(tab, park, user(0x10))},
+	rs := []*stack.Routine{
+		{ID: 1, Stack: stackOf(tab, user(0x10))},
+		{ID: 2, Stack: stackOf(tab, user(0x14))},
+		{ID: 3, Stack: stackOf(tab, park, user(0x10))},
 	}
-	d := &formats.Dump{Routines: rs, Total: 3}
+	d := &stack.Dump{Routines: rs, Total: 3}
 	if n := len(Group(d, Options{By: ByExact})); n != 3 {
 		t.Errorf("ByExact: %d groups, want 3", n)
 	}
@@ -204,14 +204,14 @@ func TestGroupExactSeesOffsetsAndRuntimeFrames(t *testing.T) {
 }
 
 func TestGroupCreatorOnlyWhenAsked(t *testing.T) {
-	tab := formats.NewTable()
-	st := stack(tab, frame(tab, "main.worker", "/src/main.go", 12))
-	rs := []*formats.Routine{
+	tab := stack.NewTable()
+	st := stackOf(tab, frame(tab, "main.worker", "/src/main.go", 12))
+	rs := []*stack.Routine{
 		{ID: 1, Stack: st, CreatedBy: frame(tab, "main.main", "/src/main.go", 30), ParentID: 7},
 		{ID: 2, Stack: st, CreatedBy: frame(tab, "main.start", "/src/main.go", 40), ParentID: 9},
 		{ID: 3, Stack: st, CreatedBy: frame(tab, "main.start", "/src/main.go", 40), ParentID: 9},
 	}
-	d := &formats.Dump{Routines: rs, Total: 3}
+	d := &stack.Dump{Routines: rs, Total: 3}
 	one := Group(d, Options{})
 	if len(one) != 1 || !slices.Equal(one[0].ParentIDs, []int64{7, 9}) {
 		t.Fatalf("default: %d groups, parents %v; want 1 group with parents [7 9]", len(one), one[0].ParentIDs)
@@ -224,17 +224,17 @@ func TestGroupCreatorOnlyWhenAsked(t *testing.T) {
 
 func TestGroupWeighsGroupedInputs(t *testing.T) {
 	// debug=1 and pprof records: no ids, a count each, labels.
-	tab := formats.NewTable()
-	st := stack(tab, frame(tab, "time.Sleep", "/go/src/runtime/time.go", 188), frame(tab, "main.sleepLoop", "/src/main.go", 171))
-	web := tab.Labels(formats.Labels{{Key: "svc", Value: "web"}})
-	db := tab.Labels(formats.Labels{{Key: "svc", Value: "db"}})
-	rs := []*formats.Routine{
+	tab := stack.NewTable()
+	st := stackOf(tab, frame(tab, "time.Sleep", "/go/src/runtime/time.go", 188), frame(tab, "main.sleepLoop", "/src/main.go", 171))
+	web := tab.Labels(stack.Labels{{Key: "svc", Value: "web"}})
+	db := tab.Labels(stack.Labels{{Key: "svc", Value: "db"}})
+	rs := []*stack.Routine{
 		{Count: 40, Stack: st, Labels: web},
 		{Count: 2, Stack: st, Labels: db},
 		{Count: 5, Stack: st},
 		{Count: 3, Stack: st, Labels: db, Locked: true},
 	}
-	d := &formats.Dump{Routines: rs, Total: 50}
+	d := &stack.Dump{Routines: rs, Total: 50}
 	groups := Group(d, Options{})
 	if len(groups) != 1 {
 		t.Fatalf("%d groups, want 1", len(groups))
@@ -243,7 +243,7 @@ func TestGroupWeighsGroupedInputs(t *testing.T) {
 	if grp.Count != 50 || len(grp.IDs) != 0 || grp.MoreIDs != 0 || grp.Locked != 3 {
 		t.Errorf("count %d, ids %v (+%d), locked %d; want 50, none, 3", grp.Count, grp.IDs, grp.MoreIDs, grp.Locked)
 	}
-	want := []formats.LabelCount{{Labels: web, Count: 40}, {Labels: db, Count: 5}}
+	want := []stack.LabelCount{{Labels: web, Count: 40}, {Labels: db, Count: 5}}
 	if !reflect.DeepEqual(grp.Labels, want) {
 		t.Errorf("labels %v, want %v", grp.Labels, want)
 	}
@@ -255,40 +255,40 @@ func TestGroupWeighsGroupedInputs(t *testing.T) {
 func TestGroupLabelsMatchAcrossTables(t *testing.T) {
 	// Label sets equal in content but interned by different tables (two
 	// readers) are one label set.
-	t1, t2 := formats.NewTable(), formats.NewTable()
-	st := stack(t1, frame(t1, "main.f", "/src/main.go", 1))
-	rs := []*formats.Routine{
-		{ID: 1, Stack: st, Labels: t1.Labels(formats.Labels{{Key: "a", Value: "1"}, {Key: "b", Value: "2"}})},
-		{ID: 2, Stack: st, Labels: t2.Labels(formats.Labels{{Key: "b", Value: "2"}, {Key: "a", Value: "1"}})},
+	t1, t2 := stack.NewTable(), stack.NewTable()
+	st := stackOf(t1, frame(t1, "main.f", "/src/main.go", 1))
+	rs := []*stack.Routine{
+		{ID: 1, Stack: st, Labels: t1.Labels(stack.Labels{{Key: "a", Value: "1"}, {Key: "b", Value: "2"}})},
+		{ID: 2, Stack: st, Labels: t2.Labels(stack.Labels{{Key: "b", Value: "2"}, {Key: "a", Value: "1"}})},
 	}
-	groups := Group(&formats.Dump{Routines: rs}, Options{})
+	groups := Group(&stack.Dump{Routines: rs}, Options{})
 	if len(groups[0].Labels) != 1 || groups[0].Labels[0].Count != 2 {
 		t.Errorf("labels %v; want one set counted twice", groups[0].Labels)
 	}
 }
 
 func TestGroupWaitRange(t *testing.T) {
-	tab := formats.NewTable()
-	st := stack(tab, frame(tab, "main.f", "/src/main.go", 1))
-	var rs []*formats.Routine
+	tab := stack.NewTable()
+	st := stackOf(tab, frame(tab, "main.f", "/src/main.go", 1))
+	var rs []*stack.Routine
 	for i, w := range []int{7, 3, 12, 5} {
-		rs = append(rs, &formats.Routine{ID: int64(i + 1), Stack: st, WaitMinutes: w})
+		rs = append(rs, &stack.Routine{ID: int64(i + 1), Stack: st, WaitMinutes: w})
 	}
-	grp := Group(&formats.Dump{Routines: rs}, Options{})[0]
+	grp := Group(&stack.Dump{Routines: rs}, Options{})[0]
 	if grp.WaitMin != 3 || grp.WaitMax != 12 {
 		t.Errorf("wait range %d..%d, want 3..12", grp.WaitMin, grp.WaitMax)
 	}
 }
 
 func TestGroupIDsCap(t *testing.T) {
-	tab := formats.NewTable()
-	st := stack(tab, frame(tab, "main.f", "/src/main.go", 1))
+	tab := stack.NewTable()
+	st := stackOf(tab, frame(tab, "main.f", "/src/main.go", 1))
 	const n, max = 1000, 10
-	var rs []*formats.Routine
+	var rs []*stack.Routine
 	for _, id := range rand.New(rand.NewPCG(4, 4)).Perm(n) {
-		rs = append(rs, &formats.Routine{ID: int64(id + 1), ParentID: int64(id%50 + 1), Stack: st})
+		rs = append(rs, &stack.Routine{ID: int64(id + 1), ParentID: int64(id%50 + 1), Stack: st})
 	}
-	d := &formats.Dump{Routines: rs, Total: n}
+	d := &stack.Dump{Routines: rs, Total: n}
 
 	grp := Group(d, Options{MaxIDs: max})[0]
 	wantIDs := []int64{1, 2, 3, 4, 5, 6, 7, 8, 9, 10}
@@ -315,7 +315,7 @@ func TestGroupOrderIndependent(t *testing.T) {
 			g := newGen(5)
 			d, _ := g.dump(genPaths(9, 0), 2000)
 			// Some records without ids and with counts, and label sets.
-			labels := []formats.Labels{nil, g.t.Labels(formats.Labels{{Key: "k", Value: "a"}}), g.t.Labels(formats.Labels{{Key: "k", Value: "b"}})}
+			labels := []stack.Labels{nil, g.t.Labels(stack.Labels{{Key: "k", Value: "a"}}), g.t.Labels(stack.Labels{{Key: "k", Value: "b"}})}
 			for i, r := range d.Routines {
 				r.Labels = labels[i%3]
 				if i%10 == 0 {
@@ -328,7 +328,7 @@ func TestGroupOrderIndependent(t *testing.T) {
 			for range 5 {
 				shuffled := slices.Clone(d.Routines)
 				rnd.Shuffle(len(shuffled), func(i, j int) { shuffled[i], shuffled[j] = shuffled[j], shuffled[i] })
-				got := Group(&formats.Dump{Routines: shuffled}, opts)
+				got := Group(&stack.Dump{Routines: shuffled}, opts)
 				if !reflect.DeepEqual(got, want) {
 					t.Fatalf("grouping a shuffled dump gave different groups")
 				}
@@ -360,9 +360,9 @@ func TestGroupsCanBeTakenTwice(t *testing.T) {
 }
 
 func TestGrouperKeepsNoReferenceToRoutines(t *testing.T) {
-	tab := formats.NewTable()
-	st := stack(tab, frame(tab, "main.f", "/src/main.go", 1))
-	r := &formats.Routine{ID: 3, State: "select", Stack: st}
+	tab := stack.NewTable()
+	st := stackOf(tab, frame(tab, "main.f", "/src/main.go", 1))
+	r := &stack.Routine{ID: 3, State: "select", Stack: st}
 	gr := NewGrouper(Options{})
 	gr.Add(r)
 	r.ID, r.State = 99, "reused" // a reader reusing its routine
@@ -373,24 +373,24 @@ func TestGrouperKeepsNoReferenceToRoutines(t *testing.T) {
 
 func TestGroupNeverPanicsOnOddModels(t *testing.T) {
 	rnd := rand.New(rand.NewPCG(8, 8))
-	tab := formats.NewTable()
+	tab := stack.NewTable()
 	funcs := []string{"", "runtime.gopark", "runtime.goexit", "main.f", "panic", "jdk.internal.misc.Unsafe.park", "a/b.(*T).M", "x\x00y\n"}
-	randFrame := func() *formats.Frame {
+	randFrame := func() *stack.Frame {
 		if rnd.IntN(10) == 0 {
 			return nil
 		}
-		return tab.Frame(formats.Frame{Func: funcs[rnd.IntN(len(funcs))], File: "f.go", Line: rnd.IntN(3) - 1, Offset: uint64(rnd.IntN(3)), HasOffset: rnd.IntN(2) == 0})
+		return tab.Frame(stack.Frame{Func: funcs[rnd.IntN(len(funcs))], File: "f.go", Line: rnd.IntN(3) - 1, Offset: uint64(rnd.IntN(3)), HasOffset: rnd.IntN(2) == 0})
 	}
 	for range 200 {
-		var rs []*formats.Routine
+		var rs []*stack.Routine
 		for range rnd.IntN(30) {
-			var frames []*formats.Frame
+			var frames []*stack.Frame
 			for range rnd.IntN(6) {
 				if f := randFrame(); f != nil {
 					frames = append(frames, f)
 				}
 			}
-			r := &formats.Routine{
+			r := &stack.Routine{
 				ID:          rnd.Int64N(5) - 1,
 				Count:       rnd.Int64N(4) - 1,
 				State:       genStates[rnd.IntN(len(genStates))],
@@ -401,25 +401,25 @@ func TestGroupNeverPanicsOnOddModels(t *testing.T) {
 			switch rnd.IntN(4) {
 			case 0: // nil stack
 			case 1:
-				r.Stack = &formats.Stack{Frames: frames, Elided: true, ElidedAt: rnd.IntN(8) - 1, ElidedCount: rnd.IntN(5)}
+				r.Stack = &stack.Stack{Frames: frames, Elided: true, ElidedAt: rnd.IntN(8) - 1, ElidedCount: rnd.IntN(5)}
 			default:
-				r.Stack = tab.Stack(frames, formats.Elision{})
+				r.Stack = tab.Stack(frames, stack.Elision{})
 			}
 			if rnd.IntN(3) == 0 {
-				vs := make([]formats.FrameValue, rnd.IntN(8))
+				vs := make([]stack.FrameValue, rnd.IntN(8))
 				for i := range vs {
 					vs[i].Args = funcs[rnd.IntN(len(funcs))]
 				}
-				r.Values = &formats.FrameValues{Frames: vs}
+				r.Values = &stack.FrameValues{Frames: vs}
 			}
 			if rnd.IntN(3) == 0 {
-				r.Labels = formats.Labels{{Key: funcs[rnd.IntN(len(funcs))], Value: "v"}}
+				r.Labels = stack.Labels{{Key: funcs[rnd.IntN(len(funcs))], Value: "v"}}
 			}
 			rs = append(rs, r)
 		}
 		for _, by := range Levels() {
 			for _, split := range []bool{false, true} {
-				groups := Group(&formats.Dump{Routines: rs}, Options{By: by, SplitByCreator: split, MaxIDs: rnd.IntN(4) - 1})
+				groups := Group(&stack.Dump{Routines: rs}, Options{By: by, SplitByCreator: split, MaxIDs: rnd.IntN(4) - 1})
 				var want int64
 				for _, r := range rs {
 					want += max(r.Count, 1)
@@ -435,16 +435,16 @@ func TestGroupNeverPanicsOnOddModels(t *testing.T) {
 // Stacks of two Tables (two readers) can share a Stack.ID: the cache must
 // not mistake one for the other, and equal stacks must still meet.
 func TestGroupStacksOfTwoTables(t *testing.T) {
-	t1, t2 := formats.NewTable(), formats.NewTable()
-	a1 := stack(t1, frame(t1, "main.a", "/src/x.go", 1))
-	b2 := stack(t2, frame(t2, "main.b", "/src/x.go", 2)) // ID 1, like a1
-	a2 := stack(t2, frame(t2, "main.a", "/src/x.go", 1)) // equal to a1
+	t1, t2 := stack.NewTable(), stack.NewTable()
+	a1 := stackOf(t1, frame(t1, "main.a", "/src/x.go", 1))
+	b2 := stackOf(t2, frame(t2, "main.b", "/src/x.go", 2)) // ID 1, like a1
+	a2 := stackOf(t2, frame(t2, "main.a", "/src/x.go", 1)) // equal to a1
 	if a1.ID != b2.ID {
 		t.Fatalf("test needs equal ids: %d, %d", a1.ID, b2.ID)
 	}
 	for _, by := range Levels() {
-		rs := []*formats.Routine{{ID: 1, Stack: a1}, {ID: 2, Stack: b2}, {ID: 3, Stack: a2}, {ID: 4, Stack: a1}, {ID: 5, Stack: b2}}
-		groups := Group(&formats.Dump{Routines: rs}, Options{By: by})
+		rs := []*stack.Routine{{ID: 1, Stack: a1}, {ID: 2, Stack: b2}, {ID: 3, Stack: a2}, {ID: 4, Stack: a1}, {ID: 5, Stack: b2}}
+		groups := Group(&stack.Dump{Routines: rs}, Options{By: by})
 		if len(groups) != 2 || !slices.Equal(groups[0].IDs, []int64{1, 3, 4}) || !slices.Equal(groups[1].IDs, []int64{2, 5}) {
 			var got [][]int64
 			for _, g := range groups {
@@ -457,19 +457,19 @@ func TestGroupStacksOfTwoTables(t *testing.T) {
 
 // The three goroutines of the package doc: 3, 2 and 1 groups.
 func TestDocExampleLevels(t *testing.T) {
-	tab := formats.NewTable()
-	worker := func(line int, off uint64) *formats.Stack {
-		return stack(tab, tab.Frame(formats.Frame{Func: "main.worker", File: "/src/app/worker.go", Line: line, Offset: off, HasOffset: true}))
+	tab := stack.NewTable()
+	worker := func(line int, off uint64) *stack.Stack {
+		return stackOf(tab, tab.Frame(stack.Frame{Func: "main.worker", File: "/src/app/worker.go", Line: line, Offset: off, HasOffset: true}))
 	}
-	creator := tab.Frame(formats.Frame{Func: "main.main", File: "/src/app/main.go", Line: 16, Offset: 0x2f, HasOffset: true})
-	args := func(a string) *formats.FrameValues { return tab.Values([]formats.FrameValue{{Args: a}}) }
-	rs := []*formats.Routine{
+	creator := tab.Frame(stack.Frame{Func: "main.main", File: "/src/app/main.go", Line: 16, Offset: 0x2f, HasOffset: true})
+	args := func(a string) *stack.FrameValues { return tab.Values([]stack.FrameValue{{Args: a}}) }
+	rs := []*stack.Routine{
 		{ID: 7, State: "chan receive", Stack: worker(42, 0x1c), Values: args("0xc000010000"), CreatedBy: creator, ParentID: 1},
 		{ID: 8, State: "select", Stack: worker(42, 0x24), Values: args("0xc000010090"), CreatedBy: creator, ParentID: 1},
 		{ID: 9, State: "chan receive", Stack: worker(45, 0x1c), Values: args("0xc000010000"), CreatedBy: creator, ParentID: 1},
 	}
 	for by, want := range map[By]int{ByExact: 3, ByStack: 2, ByFunc: 1} {
-		if got := len(Group(&formats.Dump{Routines: rs}, Options{By: by})); got != want {
+		if got := len(Group(&stack.Dump{Routines: rs}, Options{By: by})); got != want {
 			t.Errorf("%s: %d groups, want %d", by, got, want)
 		}
 	}

@@ -5,29 +5,29 @@ import (
 	"encoding/hex"
 	"testing"
 
-	"github.com/stackdump/stackdump/formats"
+	"github.com/stackdump/stackdump/stack"
 )
 
 // keyOf groups one routine and returns its group key.
-func keyOf(r *formats.Routine, opts Options) string {
-	return Group(&formats.Dump{Routines: []*formats.Routine{r}}, opts)[0].Key
+func keyOf(r *stack.Routine, opts Options) string {
+	return Group(&stack.Dump{Routines: []*stack.Routine{r}}, opts)[0].Key
 }
 
 // sampleRoutine is a debug=2 goroutine with runtime frames at both ends,
 // arguments, offsets and a creator.
-func sampleRoutine(t *formats.Table) *formats.Routine {
-	fr := func(fn, file string, line int, off uint64) *formats.Frame {
-		return t.Frame(formats.Frame{Func: fn, File: file, Line: line, Offset: off, HasOffset: off != 0})
+func sampleRoutine(t *stack.Table) *stack.Routine {
+	fr := func(fn, file string, line int, off uint64) *stack.Frame {
+		return t.Frame(stack.Frame{Func: fn, File: file, Line: line, Offset: off, HasOffset: off != 0})
 	}
-	return &formats.Routine{
+	return &stack.Routine{
 		ID: 7, State: "chan receive",
-		Stack: t.Stack([]*formats.Frame{
+		Stack: t.Stack([]*stack.Frame{
 			fr("runtime.gopark", "/go/src/runtime/proc.go", 435, 0xce),
 			fr("main.worker", "/src/app/main.go", 42, 0x1c),
 			fr("main.main.func1", "/src/app/main.go", 17, 0),
 			fr("runtime.goexit", "/go/src/runtime/asm_amd64.s", 1700, 0x1),
-		}, formats.Elision{}),
-		Values:    t.Values([]formats.FrameValue{{Args: "0x0?"}, {Args: `{0xc000, "x"}`}, {}, {}}),
+		}, stack.Elision{}),
+		Values:    t.Values([]stack.FrameValue{{Args: "0x0?"}, {Args: `{0xc000, "x"}`}, {}, {}}),
 		CreatedBy: fr("main.main", "/src/app/main.go", 16, 0x2f),
 		ParentID:  1,
 	}
@@ -37,7 +37,7 @@ func sampleRoutine(t *formats.Table) *formats.Routine {
 // keys computed by later versions. Changing a form means changing
 // keyVersion.
 func TestCanonicalForms(t *testing.T) {
-	r := sampleRoutine(formats.NewTable())
+	r := sampleRoutine(stack.NewTable())
 	cases := []struct {
 		by      By
 		creator bool
@@ -78,9 +78,9 @@ c "main.main" "/src/app/main.go" 16 +0x2f
 }
 
 func TestKeyIsTheSameAcrossTables(t *testing.T) {
-	t1, t2 := formats.NewTable(), formats.NewTable()
-	t2.Frame(formats.Frame{Func: "unrelated"}) // shift t2's frame and stack ids
-	t2.Stack(nil, formats.Elision{})
+	t1, t2 := stack.NewTable(), stack.NewTable()
+	t2.Frame(stack.Frame{Func: "unrelated"}) // shift t2's frame and stack ids
+	t2.Stack(nil, stack.Elision{})
 	for _, by := range Levels() {
 		if a, b := keyOf(sampleRoutine(t1), Options{By: by}), keyOf(sampleRoutine(t2), Options{By: by}); a != b {
 			t.Errorf("%s: key %s in one table, %s in another", by, a, b)
@@ -89,7 +89,7 @@ func TestKeyIsTheSameAcrossTables(t *testing.T) {
 }
 
 func TestKeyDiffersBetweenLevels(t *testing.T) {
-	r := sampleRoutine(formats.NewTable())
+	r := sampleRoutine(stack.NewTable())
 	seen := map[string]By{}
 	for _, by := range Levels() {
 		k := keyOf(r, Options{By: by})
@@ -103,52 +103,52 @@ func TestKeyDiffersBetweenLevels(t *testing.T) {
 // debug=1 and pprof hide the leading runtime frames and debug=2 the
 // trailing ones and those in between: keys must not see any of them.
 func TestKeyIgnoresRuntimeFrames(t *testing.T) {
-	tab := formats.NewTable()
-	f := func(fn string, line int) *formats.Frame { return frame(tab, fn, "/src/x.go", line) }
-	user := []*formats.Frame{f("main.block", 10), f("reflect.Value.call", 586), f("main.viaReflect", 13)}
-	debug2 := stack(tab, user...)
-	debug1 := stack(tab, f("runtime.gopark", 435), f("runtime.chanrecv1", 506), user[0], user[1], f("runtime.call16", 747), user[2], f("runtime.goexit", 1700))
-	mainG := stack(tab, f("main.main", 22), f("runtime.main", 290))
+	tab := stack.NewTable()
+	f := func(fn string, line int) *stack.Frame { return frame(tab, fn, "/src/x.go", line) }
+	user := []*stack.Frame{f("main.block", 10), f("reflect.Value.call", 586), f("main.viaReflect", 13)}
+	debug2 := stackOf(tab, user...)
+	debug1 := stackOf(tab, f("runtime.gopark", 435), f("runtime.chanrecv1", 506), user[0], user[1], f("runtime.call16", 747), user[2], f("runtime.goexit", 1700))
+	mainG := stackOf(tab, f("main.main", 22), f("runtime.main", 290))
 	for _, by := range []By{ByStack, ByFunc} {
-		a := keyOf(&formats.Routine{Stack: debug2}, Options{By: by})
-		b := keyOf(&formats.Routine{Stack: debug1}, Options{By: by})
+		a := keyOf(&stack.Routine{Stack: debug2}, Options{By: by})
+		b := keyOf(&stack.Routine{Stack: debug1}, Options{By: by})
 		if a != b {
 			t.Errorf("%s: runtime frames changed the key: %s vs %s", by, a, b)
 		}
-		if keyOf(&formats.Routine{Stack: mainG}, Options{By: by}) != keyOf(&formats.Routine{Stack: stack(tab, f("main.main", 22))}, Options{By: by}) {
+		if keyOf(&stack.Routine{Stack: mainG}, Options{By: by}) != keyOf(&stack.Routine{Stack: stackOf(tab, f("main.main", 22))}, Options{By: by}) {
 			t.Errorf("%s: trailing runtime.main changed the key", by)
 		}
 	}
-	if keyOf(&formats.Routine{Stack: debug2}, Options{By: ByExact}) == keyOf(&formats.Routine{Stack: debug1}, Options{By: ByExact}) {
+	if keyOf(&stack.Routine{Stack: debug2}, Options{By: ByExact}) == keyOf(&stack.Routine{Stack: debug1}, Options{By: ByExact}) {
 		t.Errorf("exact: runtime frames should count")
 	}
 }
 
 func TestKeyOfRuntimeOnlyStacks(t *testing.T) {
-	tab := formats.NewTable()
-	f := func(fn string) *formats.Frame { return frame(tab, fn, "/go/src/runtime/x.go", 1) }
-	bgMark := stack(tab, f("runtime.gopark"), f("runtime.gcBgMarkWorker"), f("runtime.goexit"))
-	bgMarkNoExit := stack(tab, f("runtime.gopark"), f("runtime.gcBgMarkWorker"))
-	sweep := stack(tab, f("runtime.gopark"), f("runtime.bgsweep"), f("runtime.goexit"))
-	k := func(s *formats.Stack) string { return keyOf(&formats.Routine{Stack: s}, Options{}) }
+	tab := stack.NewTable()
+	f := func(fn string) *stack.Frame { return frame(tab, fn, "/go/src/runtime/x.go", 1) }
+	bgMark := stackOf(tab, f("runtime.gopark"), f("runtime.gcBgMarkWorker"), f("runtime.goexit"))
+	bgMarkNoExit := stackOf(tab, f("runtime.gopark"), f("runtime.gcBgMarkWorker"))
+	sweep := stackOf(tab, f("runtime.gopark"), f("runtime.bgsweep"), f("runtime.goexit"))
+	k := func(s *stack.Stack) string { return keyOf(&stack.Routine{Stack: s}, Options{}) }
 	if k(bgMark) == k(sweep) {
 		t.Errorf("runtime-only stacks of different workers share a key")
 	}
 	if k(bgMark) != k(bgMarkNoExit) {
 		t.Errorf("runtime.goexit (shown by debug=1, hidden by debug=2) changed a runtime-only key")
 	}
-	if k(bgMark) == k(stack(tab)) {
+	if k(bgMark) == k(stackOf(tab)) {
 		t.Errorf("a runtime-only stack has the key of an empty one")
 	}
 }
 
 func TestKeySeesElision(t *testing.T) {
-	tab := formats.NewTable()
-	fs := []*formats.Frame{frame(tab, "main.rec", "/src/x.go", 5), frame(tab, "main.rec", "/src/x.go", 5), frame(tab, "main.main", "/src/x.go", 9)}
-	full := tab.Stack(fs, formats.Elision{})
-	cut50 := tab.Stack(fs, formats.Elision{Elided: true, Count: 50, At: 2})
-	cut70 := tab.Stack(fs, formats.Elision{Elided: true, Count: 70, At: 2})
-	k := func(s *formats.Stack, by By) string { return keyOf(&formats.Routine{Stack: s}, Options{By: by}) }
+	tab := stack.NewTable()
+	fs := []*stack.Frame{frame(tab, "main.rec", "/src/x.go", 5), frame(tab, "main.rec", "/src/x.go", 5), frame(tab, "main.main", "/src/x.go", 9)}
+	full := tab.Stack(fs, stack.Elision{})
+	cut50 := tab.Stack(fs, stack.Elision{Elided: true, Count: 50, At: 2})
+	cut70 := tab.Stack(fs, stack.Elision{Elided: true, Count: 70, At: 2})
+	k := func(s *stack.Stack, by By) string { return keyOf(&stack.Routine{Stack: s}, Options{By: by}) }
 	if k(full, ByStack) == k(cut50, ByStack) {
 		t.Errorf("stack: elided and whole stacks share a key")
 	}
@@ -180,15 +180,15 @@ func TestParseBy(t *testing.T) {
 }
 
 func TestTopFrame(t *testing.T) {
-	tab := formats.NewTable()
+	tab := stack.NewTable()
 	park, user := frame(tab, "runtime.gopark", "/go/src/runtime/proc.go", 435), frame(tab, "main.worker", "/src/x.go", 3)
-	if got := TopFrame(stack(tab, park, user)); got != user {
+	if got := TopFrame(stackOf(tab, park, user)); got != user {
 		t.Errorf("TopFrame = %v, want main.worker", got)
 	}
-	if got := TopFrame(stack(tab, park)); got != park {
+	if got := TopFrame(stackOf(tab, park)); got != park {
 		t.Errorf("TopFrame of a runtime-only stack = %v, want its first frame", got)
 	}
-	if TopFrame(stack(tab)) != nil || TopFrame(nil) != nil {
+	if TopFrame(stackOf(tab)) != nil || TopFrame(nil) != nil {
 		t.Errorf("TopFrame of an empty stack should be nil")
 	}
 }

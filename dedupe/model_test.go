@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 
-	"github.com/stackdump/stackdump/formats"
+	"github.com/stackdump/stackdump/stack"
 )
 
 // codePath is one place goroutines block at: what a group should be at
@@ -44,45 +44,45 @@ func genPaths(k, shift int) []codePath {
 // interned frames and stacks, with pc offsets, arguments and states that
 // vary between routines of the same path.
 type gen struct {
-	t   *formats.Table
+	t   *stack.Table
 	rnd *rand.Rand
 }
 
 func newGen(seed uint64) *gen {
-	return &gen{t: formats.NewTable(), rnd: rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))}
+	return &gen{t: stack.NewTable(), rnd: rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))}
 }
 
 var genStates = []string{"chan receive", "select", "IO wait", "semacquire"}
 
 // routine returns a routine on path p with goroutine id id, a random
 // state, random arguments and one of four pc offsets per frame.
-func (g *gen) routine(p codePath, id int64) *formats.Routine {
-	frames := make([]*formats.Frame, len(p.frames))
-	values := make([]formats.FrameValue, len(p.frames))
+func (g *gen) routine(p codePath, id int64) *stack.Routine {
+	frames := make([]*stack.Frame, len(p.frames))
+	values := make([]stack.FrameValue, len(p.frames))
 	for i, sf := range p.frames {
-		frames[i] = g.t.Frame(formats.Frame{
+		frames[i] = g.t.Frame(stack.Frame{
 			Func: sf.fn, File: sf.file, Line: sf.line,
 			Offset: uint64(0x10 + g.rnd.IntN(4)), HasOffset: true,
 		})
 		values[i].Args = fmt.Sprintf("0x%x, 0x%x?", g.rnd.Uint32(), g.rnd.IntN(3))
 	}
-	creator := g.t.Frame(formats.Frame{Func: p.creator.fn, File: p.creator.file, Line: p.creator.line, Offset: 0x3c, HasOffset: true})
-	return &formats.Routine{
+	creator := g.t.Frame(stack.Frame{Func: p.creator.fn, File: p.creator.file, Line: p.creator.line, Offset: 0x3c, HasOffset: true})
+	return &stack.Routine{
 		ID:          id,
 		Count:       1,
 		State:       genStates[g.rnd.IntN(len(genStates))],
 		WaitMinutes: g.rnd.IntN(5),
 		ParentID:    1,
 		CreatedBy:   creator,
-		Stack:       g.t.Stack(frames, formats.Elision{}),
+		Stack:       g.t.Stack(frames, stack.Elision{}),
 		Values:      g.t.Values(values),
 	}
 }
 
 // dump returns n routines spread at random over paths, and how many went
 // to each path.
-func (g *gen) dump(paths []codePath, n int) (*formats.Dump, []int64) {
-	d := &formats.Dump{Source: formats.Source{Kind: formats.KindGoTraceback}}
+func (g *gen) dump(paths []codePath, n int) (*stack.Dump, []int64) {
+	d := &stack.Dump{Source: stack.Source{Kind: stack.KindGoTraceback}}
 	perPath := make([]int64, len(paths))
 	for i := range n {
 		k := g.rnd.IntN(len(paths))
@@ -94,10 +94,10 @@ func (g *gen) dump(paths []codePath, n int) (*formats.Dump, []int64) {
 }
 
 // frame and stack build hand-made stacks in tests.
-func frame(t *formats.Table, fn, file string, line int) *formats.Frame {
-	return t.Frame(formats.Frame{Func: fn, File: file, Line: line})
+func frame(t *stack.Table, fn, file string, line int) *stack.Frame {
+	return t.Frame(stack.Frame{Func: fn, File: file, Line: line})
 }
 
-func stack(t *formats.Table, frames ...*formats.Frame) *formats.Stack {
-	return t.Stack(frames, formats.Elision{})
+func stackOf(t *stack.Table, frames ...*stack.Frame) *stack.Stack {
+	return t.Stack(frames, stack.Elision{})
 }

@@ -19,7 +19,7 @@ func TestNilInputs(t *testing.T) {
 		t.Errorf("after Add(nil): %d groups, total %d; want 0, 0", g.Len(), g.Total())
 	}
 	d, gs, err := GroupNext(nil, Options{}, nil)
-	if err == nil || !strings.Contains(err.Error(), "nil *formats.Reader") || d != nil || gs != nil {
+	if err == nil || !strings.Contains(err.Error(), "nil stack.DumpSource") || d != nil || gs != nil {
 		t.Errorf("GroupNext(nil) = %v, %v, %v; want an error naming the nil reader", d, gs, err)
 	}
 	// The nil routine among real ones is skipped, the rest counted.

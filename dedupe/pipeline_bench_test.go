@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/stackdump/stackdump/formats"
+	"github.com/stackdump/stackdump/stack"
 )
 
 // cpuTime is the process's user and system CPU time so far: steadier than
@@ -24,7 +25,7 @@ func cpuTime() time.Duration {
 
 // handGroupNext is GroupNext as it was written out by hand before the
 // grouping stage: the baseline the pipeline's own cost is measured against.
-func handGroupNext(rd *formats.Reader, opts Options) (*formats.Dump, []*formats.Group, error) {
+func handGroupNext(rd *formats.Reader, opts Options) (*stack.Dump, []*stack.Group, error) {
 	d, err := rd.Next()
 	if err != nil {
 		return nil, nil, err
@@ -32,7 +33,7 @@ func handGroupNext(rd *formats.Reader, opts Options) (*formats.Dump, []*formats.
 	g := NewGrouper(opts)
 	for r, err := range rd.Routines() {
 		if err != nil {
-			var pe *formats.ParseError
+			var pe *stack.ParseError
 			if errors.As(err, &pe) {
 				continue
 			}
@@ -61,7 +62,7 @@ func BenchmarkPipelineGroup(b *testing.B) {
 			cpu := cpuTime()
 			for b.Loop() {
 				rd := formats.NewReader(bytes.NewReader(big), formats.ReadOptions{ReuseRoutines: true})
-				var d *formats.Dump
+				var d *stack.Dump
 				var err error
 				if mode == "hand" {
 					d, _, err = handGroupNext(rd, Options{})

@@ -7,6 +7,7 @@ import (
 
 	"github.com/stackdump/stackdump/dedupe"
 	"github.com/stackdump/stackdump/formats"
+	"github.com/stackdump/stackdump/stack"
 )
 
 // Grouping as a stage of a formats.Pipeline: the routines of each dump
@@ -19,10 +20,10 @@ func ExampleGroupThrough() {
 	}
 	defer f.Close()
 	g := dedupe.GroupThrough(nil, dedupe.Options{By: dedupe.ByFunc})
-	p := formats.Pipeline{
+	p := stack.Pipeline{
 		Source:    formats.NewReader(f, formats.ReadOptions{ReuseRoutines: true}),
 		Encoder:   g,
-		OnWarning: func(pe *formats.ParseError) { fmt.Println("warning:", pe) },
+		OnWarning: func(pe *stack.ParseError) { fmt.Println("warning:", pe) },
 	}
 	d, err := p.Next(context.Background())
 	if err != nil {

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/stackdump/stackdump/formats"
+	"github.com/stackdump/stackdump/stack"
 )
 
 // Real goroutines parked in known functions, for profiles taken in-test.
@@ -102,10 +103,10 @@ func profile(t *testing.T, debug int) []byte {
 }
 
 // readGroups reads the first dump of data and groups it.
-func readGroups(t *testing.T, data []byte, opts Options) (*formats.Dump, []*formats.Group) {
+func readGroups(t *testing.T, data []byte, opts Options) (*stack.Dump, []*stack.Group) {
 	t.Helper()
 	rd := formats.NewReader(bytes.NewReader(data), formats.ReadOptions{})
-	d, groups, err := GroupNext(rd, opts, func(pe *formats.ParseError) { t.Errorf("parse error: %v", pe) })
+	d, groups, err := GroupNext(rd, opts, func(pe *stack.ParseError) { t.Errorf("parse error: %v", pe) })
 	if err == io.EOF {
 		t.Fatal("no dump read")
 	}
@@ -116,7 +117,7 @@ func readGroups(t *testing.T, data []byte, opts Options) (*formats.Dump, []*form
 }
 
 // parkGroup finds the group whose stack runs through the park function.
-func parkGroup(groups []*formats.Group, name string) *formats.Group {
+func parkGroup(groups []*stack.Group, name string) *stack.Group {
 	for _, g := range groups {
 		for _, f := range g.Sample.Frames() {
 			if strings.HasSuffix(f.Func, "dedupe."+name) {
@@ -177,7 +178,7 @@ func TestRealProfilesMatchAcrossFormats(t *testing.T) {
 }
 
 // keyFuncs lists a group's non-runtime functions, for messages.
-func keyFuncs(g *formats.Group) string {
+func keyFuncs(g *stack.Group) string {
 	var fs []string
 	for _, f := range g.Sample.Frames() {
 		if !isRuntimeFrame(f) {

@@ -19,7 +19,8 @@ import (
 	"github.com/klauspost/compress/zstd"
 	"github.com/klauspost/pgzip"
 
-	"github.com/stackdump/stackdump/formats"
+	"github.com/stackdump/stackdump/formats/gotext"
+	"github.com/stackdump/stackdump/formats/output"
 	"github.com/stackdump/stackdump/internal/zseg"
 )
 
@@ -148,7 +149,7 @@ func BenchmarkCapture(b *testing.B) {
 					m.start()
 					pprof.Lookup("goroutine").WriteTo(&w, 2)
 					m.stop()
-					if w.n >= formats.TruncationSize {
+					if w.n >= gotext.TruncationSize {
 						complete = 0
 					}
 				}
@@ -256,7 +257,7 @@ func BenchmarkCompress(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	for _, f := range []formats.Format{formats.FormatJSON, formats.FormatText} {
+	for _, f := range []output.Format{output.JSON, output.Text} {
 		var raw bytes.Buffer
 		if err := encodeDump(context.Background(), &raw, f, d); err != nil {
 			b.Fatal(err)
@@ -299,23 +300,23 @@ var compressors = []compressor{
 	{"zstd-default", zstdLevel(zstd.SpeedDefault)},
 	{"zstd-better", zstdLevel(zstd.SpeedBetterCompression)},
 	// What Handler and WriteFile use (compress.go), behind the 1 MiB buffer.
-	{"dumper-gzip", dumperOutput(formats.CompressGzip)},
-	{"dumper-zstd", dumperOutput(formats.CompressZstd)},
+	{"dumper-gzip", dumperOutput(output.Gzip)},
+	{"dumper-zstd", dumperOutput(output.Zstd)},
 	// What a full capture's JSON goes through (json_parallel.go).
-	{"segments-gzip", segmented(formats.CompressGzip)},
-	{"segments-zstd", segmented(formats.CompressZstd)},
+	{"segments-gzip", segmented(output.Gzip)},
+	{"segments-zstd", segmented(output.Zstd)},
 }
 
 // segmented compresses as full-capture JSON is: segments of a chunk's
 // size on one goroutine per CPU (up to 4), in order.
-func segmented(c formats.Compression) func(io.Writer) io.WriteCloser {
+func segmented(c output.Compression) func(io.Writer) io.WriteCloser {
 	return func(w io.Writer) io.WriteCloser {
 		z, _ := zseg.NewWriter(w, compressOptions(c), maxJSONChunk, compressWorkers())
 		return z
 	}
 }
 
-func dumperOutput(c formats.Compression) func(io.Writer) io.WriteCloser {
+func dumperOutput(c output.Compression) func(io.Writer) io.WriteCloser {
 	return func(w io.Writer) io.WriteCloser {
 		o, _ := newDumpOutput(w, c)
 		return o

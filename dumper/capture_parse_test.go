@@ -8,7 +8,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/stackdump/stackdump/formats"
+	"github.com/stackdump/stackdump/formats/output"
+	"github.com/stackdump/stackdump/stack"
 )
 
 // TestParseTracebackChunks reads one real traceback whole and in parallel
@@ -18,7 +19,7 @@ func TestParseTracebackChunks(t *testing.T) {
 	startFixture(t, fixturePerKind)
 	buf := make([]byte, 64<<20)
 	text := buf[:runtime.Stack(buf, true)]
-	whole, err := parseTracebackChunks(context.Background(), text, formats.NewTable(), 1)
+	whole, err := parseTracebackChunks(context.Background(), text, stack.NewTable(), 1)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -26,7 +27,7 @@ func TestParseTracebackChunks(t *testing.T) {
 		if got := len(splitTraceback(text, n)); got != n {
 			t.Errorf("splitTraceback(%d) made %d chunks", n, got)
 		}
-		tab := formats.NewTable()
+		tab := stack.NewTable()
 		split, err := parseTracebackChunks(context.Background(), text, tab, n)
 		if err != nil {
 			t.Fatal(err)
@@ -34,7 +35,7 @@ func TestParseTracebackChunks(t *testing.T) {
 		if len(split.Routines) != len(whole.Routines) || split.Total != whole.Total {
 			t.Fatalf("%d chunks: %d routines (total %d), whole: %d (total %d)", n, len(split.Routines), split.Total, len(whole.Routines), whole.Total)
 		}
-		byFrames := map[string]*formats.Stack{}
+		byFrames := map[string]*stack.Stack{}
 		for i, r := range split.Routines {
 			if got, want := describeRoutine(r), describeRoutine(whole.Routines[i]); got != want {
 				t.Errorf("%d chunks: routine %d\n got %s\nwant %s", n, i, got, want)
@@ -52,20 +53,20 @@ func TestParseTracebackChunks(t *testing.T) {
 	}
 }
 
-func describeRoutine(r *formats.Routine) string {
+func describeRoutine(r *stack.Routine) string {
 	var args []string
 	for i := range r.Frames() {
 		args = append(args, r.Arg(i))
 	}
 	cb := "<nil>"
 	if r.CreatedBy != nil {
-		cb = describeFrames([]*formats.Frame{r.CreatedBy})
+		cb = describeFrames([]*stack.Frame{r.CreatedBy})
 	}
 	return fmt.Sprintf("id=%d line=%d state=%q wait=%d labels=%v parent=%d created=%s frames=%s args=%q",
 		r.ID, r.Line, r.State, r.WaitMinutes, r.Labels, r.ParentID, cb, describeFrames(r.Frames()), args)
 }
 
-func describeFrames(fs []*formats.Frame) string {
+func describeFrames(fs []*stack.Frame) string {
 	var b strings.Builder
 	for _, f := range fs {
 		fmt.Fprintf(&b, "%s %s:%d +%#x;", f.Func, f.File, f.Line, f.Offset)
@@ -90,12 +91,12 @@ func TestRawTextMatchesEncoder(t *testing.T) {
 		t.Errorf("raw capture metadata %+v", d.Source.Capture)
 	}
 	text := raw.buf[:raw.n]
-	parsed, err := parseTraceback(context.Background(), text, formats.NewTable())
+	parsed, err := parseTraceback(context.Background(), text, stack.NewTable())
 	if err != nil {
 		t.Fatal(err)
 	}
 	var out bytes.Buffer
-	if err := encodeDump(context.Background(), &out, formats.FormatText, parsed); err != nil {
+	if err := encodeDump(context.Background(), &out, output.Text, parsed); err != nil {
 		t.Fatal(err)
 	}
 	if !bytes.Equal(out.Bytes(), text) {

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/stackdump/stackdump/formats"
+	"github.com/stackdump/stackdump/stack"
 )
 
 const fixturePerKind = 100 // 600 goroutines in all
@@ -167,7 +167,7 @@ func TestCaptureFullMaxBytes(t *testing.T) {
 	if n := len(fixtureRoutines(d)); n == 0 || len(d.Routines) >= 6*fixturePerKind {
 		t.Errorf("cut capture holds %d routines", len(d.Routines))
 	}
-	if !slices.ContainsFunc(d.Warnings, func(w *formats.ParseError) bool { return strings.Contains(w.Msg, "MaxBytes") }) {
+	if !slices.ContainsFunc(d.Warnings, func(w *stack.ParseError) bool { return strings.Contains(w.Msg, "MaxBytes") }) {
 		t.Errorf("no warning naming MaxBytes: %v", d.Warnings)
 	}
 }
@@ -237,7 +237,7 @@ func TestCaptureCancelled(t *testing.T) {
 }
 
 // checkCaptureMeta checks the dump metadata every capture sets.
-func checkCaptureMeta(t *testing.T, d *formats.Dump, mode Mode) {
+func checkCaptureMeta(t *testing.T, d *stack.Dump, mode Mode) {
 	t.Helper()
 	s := d.Source
 	if s.Runtime != runtime.Version() || s.CapturedAt.IsZero() || s.Target == "" {

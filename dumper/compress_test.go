@@ -10,7 +10,7 @@ import (
 
 	"github.com/klauspost/compress/zstd"
 
-	"github.com/stackdump/stackdump/formats"
+	"github.com/stackdump/stackdump/formats/output"
 	"github.com/stackdump/stackdump/internal/zseg"
 )
 
@@ -25,7 +25,7 @@ func testPayload() []byte {
 
 func TestDumpOutputRoundTrip(t *testing.T) {
 	payload := testPayload()
-	for _, c := range []formats.Compression{formats.CompressNone, formats.CompressGzip, formats.CompressZstd} {
+	for _, c := range []output.Compression{output.None, output.Gzip, output.Zstd} {
 		var buf bytes.Buffer
 		out, err := newDumpOutput(&buf, c)
 		if err != nil {
@@ -41,13 +41,13 @@ func TestDumpOutputRoundTrip(t *testing.T) {
 		}
 		var r io.Reader = &buf
 		switch c {
-		case formats.CompressGzip: // a standard gzip stream
+		case output.Gzip: // a standard gzip stream
 			zr, err := stdgzip.NewReader(&buf)
 			if err != nil {
 				t.Fatal(err)
 			}
 			r = zr
-		case formats.CompressZstd:
+		case output.Zstd:
 			zr, err := zstd.NewReader(&buf, zstd.WithDecoderConcurrency(1))
 			if err != nil {
 				t.Fatal(err)
@@ -83,7 +83,7 @@ func (f *failAfter) Write(p []byte) (int, error) {
 // caller and that the compressors' goroutines end (leakcheck in TestMain).
 func TestDumpOutputWriteError(t *testing.T) {
 	payload := testPayload()
-	for _, c := range []formats.Compression{formats.CompressNone, formats.CompressGzip, formats.CompressZstd} {
+	for _, c := range []output.Compression{output.None, output.Gzip, output.Zstd} {
 		out, err := newDumpOutput(&failAfter{n: 1000}, c)
 		if err != nil {
 			t.Fatal(err)
@@ -99,11 +99,7 @@ func TestDumpOutputWriteError(t *testing.T) {
 // TestCompressionCodecSeam checks the seam between formats and zseg:
 // every formats.Compression converts to the zseg codec of the same name.
 func TestCompressionCodecSeam(t *testing.T) {
-	for c, want := range map[formats.Compression]zseg.Codec{
-		formats.CompressNone: zseg.Plain,
-		formats.CompressGzip: zseg.Gzip,
-		formats.CompressZstd: zseg.Zstd,
-	} {
+	for c, want := range map[output.Compression]zseg.Codec{output.None: zseg.Plain, output.Gzip: zseg.Gzip, output.Zstd: zseg.Zstd} {
 		if got := compressOptions(c).Compression; got != want {
 			t.Errorf("%s: zseg codec %q, want %q", c, got, want)
 		}

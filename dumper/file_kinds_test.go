@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/stackdump/stackdump/formats"
+	"github.com/stackdump/stackdump/formats/output"
 )
 
 // TestWriteFileKinds captures into each kind of existing path: a null
@@ -22,7 +23,7 @@ func TestWriteFileKinds(t *testing.T) {
 	startFixture(t, 5)
 	dir := t.TempDir()
 	ctx := context.Background()
-	opts := FileOptions{Format: formats.FormatText}
+	opts := FileOptions{Format: output.Text}
 
 	t.Run("device", func(t *testing.T) {
 		dev := filepath.Join(dir, "null")

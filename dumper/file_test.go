@@ -12,6 +12,8 @@ import (
 
 	"github.com/stackdump/stackdump/dedupe"
 	"github.com/stackdump/stackdump/formats"
+	"github.com/stackdump/stackdump/formats/output"
+	"github.com/stackdump/stackdump/stack"
 )
 
 func TestWriteFileFormats(t *testing.T) {
@@ -20,16 +22,16 @@ func TestWriteFileFormats(t *testing.T) {
 	for _, tc := range []struct {
 		name   string
 		opts   FileOptions
-		kind   formats.Kind
-		comp   formats.Compression
+		kind   stack.Kind
+		comp   output.Compression
 		counts bool // grouped records
 	}{
-		{name: "dump.txt", kind: formats.KindGoTraceback, comp: formats.CompressNone},
-		{name: "dump.json.gz", kind: formats.KindJSON, comp: formats.CompressGzip},
-		{name: "dump.txt.zst", kind: formats.KindGoTraceback, comp: formats.CompressZstd},
-		{name: "dump.pb.gz", kind: formats.KindGoPprof, comp: formats.CompressGzip, counts: true},
-		{name: "grouped.json", opts: FileOptions{Capture: CaptureOptions{Mode: ModeGrouped}}, kind: formats.KindJSON, comp: formats.CompressNone, counts: true},
-		{name: "dump", opts: FileOptions{Format: formats.FormatJSON, Compression: formats.CompressZstd}, kind: formats.KindJSON, comp: formats.CompressZstd},
+		{name: "dump.txt", kind: stack.KindGoTraceback, comp: output.None},
+		{name: "dump.json.gz", kind: stack.KindJSON, comp: output.Gzip},
+		{name: "dump.txt.zst", kind: stack.KindGoTraceback, comp: output.Zstd},
+		{name: "dump.pb.gz", kind: stack.KindGoPprof, comp: output.Gzip, counts: true},
+		{name: "grouped.json", opts: FileOptions{Capture: CaptureOptions{Mode: ModeGrouped}}, kind: stack.KindJSON, comp: output.None, counts: true},
+		{name: "dump", opts: FileOptions{Format: output.JSON, Compression: output.Zstd}, kind: stack.KindJSON, comp: output.Zstd},
 	} {
 		path := filepath.Join(dir, tc.name)
 		if err := WriteFile(context.Background(), path, tc.opts); err != nil {
@@ -70,7 +72,7 @@ func TestWriteFileBadOptions(t *testing.T) {
 	for _, opts := range []FileOptions{
 		{Format: "xml"},
 		{Compression: "brotli"},
-		{Format: formats.FormatPprof, By: dedupe.ByStack},
+		{Format: output.Pprof, By: dedupe.ByStack},
 		{Capture: CaptureOptions{Mode: "fast"}},
 	} {
 		if err := WriteFile(context.Background(), filepath.Join(dir, "x"), opts); err == nil {

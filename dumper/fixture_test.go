@@ -13,8 +13,7 @@ import (
 	"time"
 
 	"github.com/stackdump/stackdump/leakcheck"
-
-	"github.com/stackdump/stackdump/formats"
+	"github.com/stackdump/stackdump/stack"
 )
 
 func TestMain(m *testing.M) {
@@ -30,9 +29,9 @@ func TestMain(m *testing.M) {
 // fixtureKind is a set of goroutines parked in one known way, each in its
 // own function so that their stacks can be told apart.
 type fixtureKind struct {
-	fn     string         // function the goroutines are parked in (package dumper)
-	states []string       // states they may be in
-	labels formats.Labels // labels every one carries; nil for none
+	fn     string       // function the goroutines are parked in (package dumper)
+	states []string     // states they may be in
+	labels stack.Labels // labels every one carries; nil for none
 	// perGoroutineLabels: each has a distinct label set (i=N), so the
 	// goroutine-profile join is ambiguous for their stack.
 	perGoroutineLabels bool
@@ -45,7 +44,7 @@ var fixtureKinds = []fixtureKind{
 	// A sleeper wakes every 100 ms to check for the end of the test, so it
 	// may rarely be caught runnable.
 	{fn: "parkedSleep", states: []string{"sleep", "runnable", "running"}},
-	{fn: "parkedLabeled", states: []string{"chan receive"}, labels: formats.Labels{{Key: "fixture", Value: "labeled"}, {Key: "team", Value: "core"}}},
+	{fn: "parkedLabeled", states: []string{"chan receive"}, labels: stack.Labels{{Key: "fixture", Value: "labeled"}, {Key: "team", Value: "core"}}},
 	{fn: "parkedAmbiguous", states: []string{"chan receive"}, perGoroutineLabels: true},
 }
 
@@ -107,7 +106,7 @@ func (f *fixture) Stop() {
 	f.wg.Wait()
 }
 
-func labelSet(ls formats.Labels) pprof.LabelSet {
+func labelSet(ls stack.Labels) pprof.LabelSet {
 	var kv []string
 	for _, l := range ls {
 		kv = append(kv, l.Key, l.Value)
@@ -185,7 +184,7 @@ func parkedAmbiguous(stop chan struct{}, ready chan<- struct{}) {
 }
 
 // fixtureFunc returns the fixture function r is parked in, or "".
-func fixtureFunc(r *formats.Routine) string {
+func fixtureFunc(r *stack.Routine) string {
 	for _, f := range r.Frames() {
 		if name, ok := strings.CutPrefix(f.Func, "github.com/stackdump/stackdump/dumper.parked"); ok {
 			return "parked" + name
@@ -195,8 +194,8 @@ func fixtureFunc(r *formats.Routine) string {
 }
 
 // fixtureRoutines returns d's fixture routines by function.
-func fixtureRoutines(d *formats.Dump) map[string][]*formats.Routine {
-	m := map[string][]*formats.Routine{}
+func fixtureRoutines(d *stack.Dump) map[string][]*stack.Routine {
+	m := map[string][]*stack.Routine{}
 	for _, r := range d.Routines {
 		if fn := fixtureFunc(r); fn != "" {
 			m[fn] = append(m[fn], r)
@@ -207,7 +206,7 @@ func fixtureRoutines(d *formats.Dump) map[string][]*formats.Routine {
 
 // checkFullFixture asserts that d, a full dump, holds every fixture
 // goroutine once with its state, id, labels and creator.
-func checkFullFixture(t *testing.T, d *formats.Dump, f *fixture, headerLabels bool) {
+func checkFullFixture(t *testing.T, d *stack.Dump, f *fixture, headerLabels bool) {
 	t.Helper()
 	byFn := fixtureRoutines(d)
 	ids := map[int64]bool{}

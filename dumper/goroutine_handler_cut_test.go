@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/stackdump/stackdump/formats"
+	"github.com/stackdump/stackdump/formats/gotext"
+	"github.com/stackdump/stackdump/stack"
 )
 
 // TestGoroutineHandlerCutIsVisible serves debug=2 with the size limit
@@ -20,7 +22,7 @@ func TestGoroutineHandlerCutIsVisible(t *testing.T) {
 	defer srv.Close()
 	defer rawClient.CloseIdleConnections()
 
-	read := func(body []byte) *formats.Dump {
+	read := func(body []byte) *stack.Dump {
 		t.Helper()
 		dumps, err := formats.ReadAll(bytes.NewReader(body), formats.ReadOptions{})
 		if err != nil || len(dumps) != 1 {
@@ -33,7 +35,7 @@ func TestGoroutineHandlerCutIsVisible(t *testing.T) {
 	if got := resp.Trailer.Get(TruncatedTrailer); got != "false" {
 		t.Fatalf("complete answer: trailer %s %q, want false", TruncatedTrailer, got)
 	}
-	if d := read(body); d.Truncated || bytes.Contains(body, []byte(formats.CutMarker)) {
+	if d := read(body); d.Truncated || bytes.Contains(body, []byte(gotext.CutMarker)) {
 		t.Fatalf("complete answer read as truncated (warnings %v)", d.Warnings)
 	}
 
@@ -46,8 +48,8 @@ func TestGoroutineHandlerCutIsVisible(t *testing.T) {
 	}
 	lines := strings.Split(strings.TrimSuffix(string(body), "\n"), "\n")
 	last := lines[len(lines)-1]
-	if !strings.HasPrefix(last, formats.CutMarker) || lines[len(lines)-2] != "" {
-		t.Fatalf("cut answer ends %q, want a blank line and a %q line", lines[len(lines)-2:], formats.CutMarker)
+	if !strings.HasPrefix(last, gotext.CutMarker) || lines[len(lines)-2] != "" {
+		t.Fatalf("cut answer ends %q, want a blank line and a %q line", lines[len(lines)-2:], gotext.CutMarker)
 	}
 	d := read(body)
 	if !d.Truncated {

@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/stackdump/stackdump/dedupe"
-	"github.com/stackdump/stackdump/formats"
+	"github.com/stackdump/stackdump/stack"
 )
 
 // TestHandlerDedupe asks the endpoint for grouped output: the JSON and
@@ -51,7 +51,7 @@ func TestWriteFileDedupe(t *testing.T) {
 
 // checkGroupedFixture checks that each uniformly labelled fixture stack is
 // one record counting n goroutines.
-func checkGroupedFixture(t *testing.T, what string, d *formats.Dump, n int64) {
+func checkGroupedFixture(t *testing.T, what string, d *stack.Dump, n int64) {
 	t.Helper()
 	byFn := fixtureRoutines(d)
 	for _, fn := range []string{"parkedRecv", "parkedSelect", "parkedMutex", "parkedLabeled"} {

@@ -6,7 +6,7 @@ import (
 	"runtime/pprof"
 	"testing"
 
-	"github.com/stackdump/stackdump/formats"
+	"github.com/stackdump/stackdump/stack"
 )
 
 // parkLabelled parks a goroutine under the pprof label key=value in
@@ -33,7 +33,7 @@ func handlerNoLabelsPark(parked, stop chan struct{}) {
 
 // labelledRoutine returns the labels of the routine parked in
 // handlerNoLabelsPark, failing the test when the dump has none such.
-func labelledRoutine(t *testing.T, d *formats.Dump) formats.Labels {
+func labelledRoutine(t *testing.T, d *stack.Dump) stack.Labels {
 	t.Helper()
 	for _, r := range d.Routines {
 		for _, f := range r.Frames() {

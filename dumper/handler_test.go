@@ -16,6 +16,8 @@ import (
 	"time"
 
 	"github.com/stackdump/stackdump/formats"
+	"github.com/stackdump/stackdump/formats/output"
+	"github.com/stackdump/stackdump/stack"
 )
 
 // rawClient does not decompress, so tests see the body as sent.
@@ -64,7 +66,7 @@ func newDumpServer(t *testing.T, opts HandlerOptions) *httptest.Server {
 }
 
 // readDump reads a response body (compressed or not) into one dump.
-func readDump(t *testing.T, body []byte) *formats.Dump {
+func readDump(t *testing.T, body []byte) *stack.Dump {
 	t.Helper()
 	dumps, err := formats.ReadAll(strings.NewReader(string(body)), formats.ReadOptions{})
 	if err != nil {
@@ -78,7 +80,7 @@ func readDump(t *testing.T, body []byte) *formats.Dump {
 
 // fixtureSummary renders the fixture routines of d in a stable form, to
 // compare dumps served in different encodings.
-func fixtureSummary(d *formats.Dump) string {
+func fixtureSummary(d *stack.Dump) string {
 	var lines []string
 	for fn, rs := range fixtureRoutines(d) {
 		for _, r := range rs {
@@ -122,15 +124,15 @@ func TestHandlerFormatsAndEncodings(t *testing.T) {
 
 	for _, tc := range []struct {
 		accept, query, wantEncoding string
-		wantComp                    formats.Compression
+		wantComp                    output.Compression
 	}{
-		{accept: "gzip", wantEncoding: "gzip", wantComp: formats.CompressGzip},
-		{accept: "zstd", wantEncoding: "zstd", wantComp: formats.CompressZstd},
-		{accept: "gzip, zstd;q=0", wantEncoding: "gzip", wantComp: formats.CompressGzip},
-		{accept: "gzip;q=0", wantEncoding: "", wantComp: formats.CompressNone},
-		{accept: "*", wantEncoding: "zstd", wantComp: formats.CompressZstd},
-		{accept: "gzip", query: "&compress=zstd", wantEncoding: "zstd", wantComp: formats.CompressZstd},
-		{accept: "zstd", query: "&compress=none", wantEncoding: "", wantComp: formats.CompressNone},
+		{accept: "gzip", wantEncoding: "gzip", wantComp: output.Gzip},
+		{accept: "zstd", wantEncoding: "zstd", wantComp: output.Zstd},
+		{accept: "gzip, zstd;q=0", wantEncoding: "gzip", wantComp: output.Gzip},
+		{accept: "gzip;q=0", wantEncoding: "", wantComp: output.None},
+		{accept: "*", wantEncoding: "zstd", wantComp: output.Zstd},
+		{accept: "gzip", query: "&compress=zstd", wantEncoding: "zstd", wantComp: output.Zstd},
+		{accept: "zstd", query: "&compress=none", wantEncoding: "", wantComp: output.None},
 	} {
 		resp, body := get(t, url+"?format=json"+tc.query, "Accept-Encoding", tc.accept)
 		if resp.StatusCode != 200 {
@@ -364,19 +366,19 @@ func TestHandlerWaitsForLock(t *testing.T) {
 func TestNegotiateEncoding(t *testing.T) {
 	for _, tc := range []struct {
 		headers []string
-		want    formats.Compression
+		want    output.Compression
 	}{
-		{nil, formats.CompressNone},
-		{[]string{"identity"}, formats.CompressNone},
-		{[]string{"gzip, deflate, br"}, formats.CompressGzip},
-		{[]string{"gzip, deflate, br, zstd"}, formats.CompressZstd},
-		{[]string{"gzip;q=1.0, zstd;q=0.5"}, formats.CompressGzip},
-		{[]string{"zstd;q=0, gzip;q=0.1"}, formats.CompressGzip},
-		{[]string{"GZIP;Q=0"}, formats.CompressNone},
-		{[]string{"*;q=0.5", "gzip;q=0.9"}, formats.CompressGzip},
-		{[]string{"*;q=0"}, formats.CompressNone},
-		{[]string{"x-gzip"}, formats.CompressGzip},
-		{[]string{"gzip;q=abc"}, formats.CompressNone},
+		{nil, output.None},
+		{[]string{"identity"}, output.None},
+		{[]string{"gzip, deflate, br"}, output.Gzip},
+		{[]string{"gzip, deflate, br, zstd"}, output.Zstd},
+		{[]string{"gzip;q=1.0, zstd;q=0.5"}, output.Gzip},
+		{[]string{"zstd;q=0, gzip;q=0.1"}, output.Gzip},
+		{[]string{"GZIP;Q=0"}, output.None},
+		{[]string{"*;q=0.5", "gzip;q=0.9"}, output.Gzip},
+		{[]string{"*;q=0"}, output.None},
+		{[]string{"x-gzip"}, output.Gzip},
+		{[]string{"gzip;q=abc"}, output.None},
 	} {
 		if got := negotiateEncoding(tc.headers); got != tc.want {
 			t.Errorf("negotiateEncoding(%q) = %s, want %s", tc.headers, got, tc.want)

@@ -14,20 +14,22 @@ import (
 	"github.com/klauspost/compress/zstd"
 
 	"github.com/stackdump/stackdump/formats"
+	"github.com/stackdump/stackdump/formats/output"
+	"github.com/stackdump/stackdump/stack"
 )
 
 // serialJSON is the document the JSON encoder writes for text read whole
 // by one reader, with d's metadata: what writeJSONChunks must write.
-func serialJSON(t *testing.T, d *formats.Dump, text []byte) []byte {
+func serialJSON(t *testing.T, d *stack.Dump, text []byte) []byte {
 	t.Helper()
-	read, err := formats.ReadAll(bytes.NewReader(text), formats.ReadOptions{Kind: formats.KindGoTraceback})
+	read, err := formats.ReadAll(bytes.NewReader(text), formats.ReadOptions{Kind: stack.KindGoTraceback})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(read) > 1 {
 		t.Fatalf("text holds %d dumps, want 1", len(read))
 	}
-	want := &formats.Dump{}
+	want := &stack.Dump{}
 	if len(read) == 1 {
 		want = read[0]
 	}
@@ -38,14 +40,14 @@ func serialJSON(t *testing.T, d *formats.Dump, text []byte) []byte {
 	want.Truncated = want.Truncated || d.Truncated
 	want.Warnings = append(want.Warnings, d.Warnings...)
 	var out bytes.Buffer
-	if err := encodeDump(context.Background(), &out, formats.FormatJSON, want); err != nil {
+	if err := encodeDump(context.Background(), &out, output.JSON, want); err != nil {
 		t.Fatal(err)
 	}
 	return out.Bytes()
 }
 
 // parallelJSON writes text with writeJSONChunks and decompresses it.
-func parallelJSON(t *testing.T, d *formats.Dump, text []byte, c formats.Compression, chunkBytes, workers int) []byte {
+func parallelJSON(t *testing.T, d *stack.Dump, text []byte, c output.Compression, chunkBytes, workers int) []byte {
 	t.Helper()
 	var out bytes.Buffer
 	if err := writeJSONChunks(context.Background(), &out, c, d, text, chunkBytes, workers); err != nil {
@@ -56,9 +58,9 @@ func parallelJSON(t *testing.T, d *formats.Dump, text []byte, c formats.Compress
 
 // decompress returns b decompressed, failing unless b is compressed with
 // c (by its magic bytes) and decompresses whole.
-func decompress(t *testing.T, b []byte, c formats.Compression) []byte {
+func decompress(t *testing.T, b []byte, c output.Compression) []byte {
 	t.Helper()
-	var got formats.Compression = formats.CompressNone
+	var got output.Compression = output.None
 	var zr io.Reader
 	switch {
 	case bytes.HasPrefix(b, []byte{0x1f, 0x8b}):
@@ -66,14 +68,14 @@ func decompress(t *testing.T, b []byte, c formats.Compression) []byte {
 		if err != nil {
 			t.Fatal(err)
 		}
-		got, zr = formats.CompressGzip, r
+		got, zr = output.Gzip, r
 	case bytes.HasPrefix(b, []byte{0x28, 0xb5, 0x2f, 0xfd}):
 		r, err := zstd.NewReader(bytes.NewReader(b))
 		if err != nil {
 			t.Fatal(err)
 		}
 		defer r.Close()
-		got, zr = formats.CompressZstd, r
+		got, zr = output.Zstd, r
 	}
 	if got != c {
 		t.Fatalf("output compressed with %s, want %s", got, c)
@@ -119,7 +121,7 @@ func TestJSONChunksMatchSerial(t *testing.T) {
 	}
 	text := bytes.Clone(raw.buf[:raw.n])
 	putStackBuf(raw.buf)
-	d.Warnings = []*formats.ParseError{{Msg: "a warning of the capture"}}
+	d.Warnings = []*stack.ParseError{{Msg: "a warning of the capture"}}
 
 	// Malformed goroutines between real ones: a frame line without its
 	// file line, and a header whose state is cut.
@@ -147,11 +149,11 @@ func TestJSONChunksMatchSerial(t *testing.T) {
 		}
 		for _, chunk := range []int{1, 700, 64 << 10, len(tc.text)} {
 			for _, workers := range []int{1, 3} {
-				got := parallelJSON(t, d, tc.text, formats.CompressNone, chunk, workers)
+				got := parallelJSON(t, d, tc.text, output.None, chunk, workers)
 				checkSameJSON(t, fmt.Sprintf("%s, %d-byte chunks, %d workers", tc.name, chunk, workers), got, want)
 			}
 		}
-		for _, c := range []formats.Compression{formats.CompressGzip, formats.CompressZstd} {
+		for _, c := range []output.Compression{output.Gzip, output.Zstd} {
 			got := parallelJSON(t, d, tc.text, c, 4<<10, 4)
 			checkSameJSON(t, fmt.Sprintf("%s, %s", tc.name, c), got, want)
 		}
@@ -162,7 +164,7 @@ func TestJSONChunksMatchSerial(t *testing.T) {
 // reader must survive: nothing at all, and a first chunk of lines that
 // hold no goroutine (its successor's first routine opens the array).
 func TestJSONChunksEdges(t *testing.T) {
-	d := &formats.Dump{Source: formats.Source{Kind: formats.KindGoTraceback, Runtime: runtime.Version()}}
+	d := &stack.Dump{Source: stack.Source{Kind: stack.KindGoTraceback, Runtime: runtime.Version()}}
 	var b strings.Builder
 	for i := range 200 {
 		fmt.Fprintf(&b, "log line %d before the dump\n", i)
@@ -177,7 +179,7 @@ func TestJSONChunksEdges(t *testing.T) {
 	}{{"empty", nil}, {"junk first", []byte(b.String())}} {
 		want := serialJSON(t, d, tc.text)
 		for _, chunk := range []int{1, 512, 4 << 10} {
-			for _, c := range []formats.Compression{formats.CompressNone, formats.CompressGzip, formats.CompressZstd} {
+			for _, c := range []output.Compression{output.None, output.Gzip, output.Zstd} {
 				got := parallelJSON(t, d, tc.text, c, chunk, 2)
 				checkSameJSON(t, fmt.Sprintf("%s, %d-byte chunks, %s", tc.name, chunk, c), got, want)
 			}
@@ -196,7 +198,7 @@ func TestJSONChunksStop(t *testing.T) {
 	}
 	defer putStackBuf(raw.buf)
 	text := raw.buf[:raw.n]
-	for _, c := range []formats.Compression{formats.CompressNone, formats.CompressGzip, formats.CompressZstd} {
+	for _, c := range []output.Compression{output.None, output.Gzip, output.Zstd} {
 		for _, after := range []int{0, 100, 5000} {
 			w := &failAfter{n: after}
 			err := writeJSONChunks(context.Background(), w, c, d, text, 1<<10, 3)
@@ -229,12 +231,12 @@ func TestCutTracebackKeepsCutHeader(t *testing.T) {
 	if n := cutTraceback(cut, last-1); n != len(cut) {
 		t.Errorf("chunk ends at %d of %d: the cut header went to a chunk of its own", n, len(cut))
 	}
-	d := &formats.Dump{Truncated: true}
+	d := &stack.Dump{Truncated: true}
 	want := serialJSON(t, d, cut)
 	if !bytes.Contains(want, []byte("input ends mid-line")) {
 		t.Fatalf("the serial reading gave no cut warning:\n%s", want[max(0, len(want)-300):])
 	}
 	for _, chunk := range []int{1, 100, last - 1} {
-		checkSameJSON(t, fmt.Sprintf("%d-byte chunks", chunk), parallelJSON(t, d, cut, formats.CompressNone, chunk, 2), want)
+		checkSameJSON(t, fmt.Sprintf("%d-byte chunks", chunk), parallelJSON(t, d, cut, output.None, chunk, 2), want)
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/stackdump/stackdump/formats"
+	"github.com/stackdump/stackdump/stack"
 )
 
 // BenchmarkCaptureModes compares what a dump costs the process at 10k and
@@ -66,7 +67,7 @@ type captureMode struct {
 }
 
 // readAs returns a parse function reading out as kind.
-func readAs(out []byte, kind formats.Kind) func() error {
+func readAs(out []byte, kind stack.Kind) func() error {
 	return func() error {
 		_, err := formats.ReadAll(bytes.NewReader(out), formats.ReadOptions{Kind: kind})
 		return err
@@ -83,7 +84,7 @@ func fullMode() captureMode {
 		},
 		capture: func(*testing.B) (int, func() error) {
 			out := buf[:runtime.Stack(buf, true)]
-			return len(out), readAs(out, formats.KindGoTraceback)
+			return len(out), readAs(out, stack.KindGoTraceback)
 		},
 	}
 }
@@ -122,7 +123,7 @@ func groupedMode() captureMode {
 			if err := pprof.Lookup("goroutine").WriteTo(&buf, 0); err != nil {
 				b.Fatal(err)
 			}
-			return buf.Len(), readAs(buf.Bytes(), formats.KindGoPprof)
+			return buf.Len(), readAs(buf.Bytes(), stack.KindGoPprof)
 		},
 	}
 }

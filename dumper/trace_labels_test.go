@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/stackdump/stackdump/formats"
+	"github.com/stackdump/stackdump/stack"
 )
 
 // labelledPark blocks on ch under labels; each call site is its own stack.
@@ -64,7 +64,7 @@ func TestCaptureTraceLabels(t *testing.T) {
 			t.Errorf("%d goroutines %q, want %d (all: %v)", counts[k], k, n, counts)
 		}
 	}
-	var first formats.Labels
+	var first stack.Labels
 	for _, r := range d.Routines {
 		if len(r.Labels) == 0 {
 			continue
@@ -99,7 +99,7 @@ func TestCaptureTraceLabels(t *testing.T) {
 
 // labelCounts counts the routines parked in a labelledPark function by
 // function name and labels.
-func labelCounts(d *formats.Dump) map[string]int {
+func labelCounts(d *stack.Dump) map[string]int {
 	counts := make(map[string]int)
 	for _, r := range d.Routines {
 		for _, f := range r.Frames() {
@@ -116,7 +116,7 @@ func labelCounts(d *formats.Dump) map[string]int {
 	return counts
 }
 
-func hasWarning(d *formats.Dump, text string) bool {
+func hasWarning(d *stack.Dump, text string) bool {
 	for _, w := range d.Warnings {
 		if strings.Contains(w.Msg, text) {
 			return true

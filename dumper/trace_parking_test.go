@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/stackdump/stackdump/formats"
+	"github.com/stackdump/stackdump/stack"
 )
 
 // parkKind is a way for a goroutine to block, with the wait reason
@@ -237,7 +238,7 @@ func (p *parkingLot) release() {
 
 // isParked reports whether r (read from runtime.Stack text) is one of
 // the parking lot's goroutines.
-func isParked(r *formats.Routine) bool {
+func isParked(r *stack.Routine) bool {
 	for _, f := range r.Frames() {
 		if strings.HasPrefix(f.Func, parkFuncPrefix) {
 			return true
@@ -248,15 +249,15 @@ func isParked(r *formats.Routine) bool {
 
 // allStacks reads runtime.Stack(buf, true) with the Go traceback reader
 // and returns its goroutines by id.
-func allStacks(t testing.TB) map[int64]*formats.Routine {
+func allStacks(t testing.TB) map[int64]*stack.Routine {
 	t.Helper()
 	buf := make([]byte, 64<<20)
 	text := buf[:runtime.Stack(buf, true)]
-	dumps, err := formats.ReadAll(bytes.NewReader(text), formats.ReadOptions{Kind: formats.KindGoTraceback})
+	dumps, err := formats.ReadAll(bytes.NewReader(text), formats.ReadOptions{Kind: stack.KindGoTraceback})
 	if err != nil || len(dumps) != 1 {
 		t.Fatalf("reading runtime.Stack text: %d dumps, %v", len(dumps), err)
 	}
-	out := make(map[int64]*formats.Routine)
+	out := make(map[int64]*stack.Routine)
 	for _, r := range dumps[0].Routines {
 		out[r.ID] = r
 	}

@@ -15,10 +15,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/stackdump/stackdump/formats"
+	"github.com/stackdump/stackdump/stack"
 )
 
-func routineFrames(r *formats.Routine) []string {
+func routineFrames(r *stack.Routine) []string {
 	var out []string
 	for _, f := range r.Frames() {
 		out = append(out, f.Func+" "+f.File+":"+strconv.Itoa(f.Line))
@@ -38,7 +38,7 @@ func TestCaptureTraceMatchesRuntimeStack(t *testing.T) {
 	}
 	const n = 12 * 30
 	newParkingLot(t, n, numParkKinds, 100)
-	var text map[int64]*formats.Routine
+	var text map[int64]*stack.Routine
 	for try := 0; ; try++ {
 		text = allStacks(t)
 		parked, moving := 0, 0
@@ -63,7 +63,7 @@ func TestCaptureTraceMatchesRuntimeStack(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := make(map[int64]*formats.Routine)
+	got := make(map[int64]*stack.Routine)
 	for _, r := range d.Routines {
 		got[r.ID] = r
 	}
@@ -117,7 +117,7 @@ func TestCaptureTraceMatchesRuntimeStack(t *testing.T) {
 	}
 
 	c := d.Source.Capture
-	if d.Source.Kind != formats.KindGoTrace || d.Source.Runtime != runtime.Version() || d.Source.CapturedAt.IsZero() {
+	if d.Source.Kind != stack.KindGoTrace || d.Source.Runtime != runtime.Version() || d.Source.CapturedAt.IsZero() {
 		t.Errorf("Source = %+v", d.Source)
 	}
 	if c == nil || c.Mode != "trace" || c.Goroutines < n || c.Duration <= 0 || c.Pauses < 1 || c.Pause <= 0 {

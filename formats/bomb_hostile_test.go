@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"github.com/klauspost/compress/gzip"
+
+	"github.com/stackdump/stackdump/formats/internal/dumptest"
 )
 
 // gzipBomb returns a small gzip file that inflates, through three nested
@@ -19,7 +21,7 @@ import (
 // best level, shrink it about a thousandfold each.
 func gzipBomb(t testing.TB, n int64) []byte {
 	t.Helper()
-	inner := &genReader{next: deflateRunOfA(n)}
+	inner := &dumptest.GenReader{Next: deflateRunOfA(n)}
 	layer := func(r io.Reader) []byte {
 		var b bytes.Buffer
 		zw, err := gzip.NewWriterLevel(&b, gzip.BestCompression)

@@ -5,15 +5,18 @@ import (
 	"iter"
 	"os"
 	"testing"
+
+	"github.com/stackdump/stackdump/formats/output"
+	"github.com/stackdump/stackdump/stack"
 )
 
 // otherSource is a DumpSource that is not a *Reader, as remote.Document
 // is not.
 type otherSource struct{ rd *Reader }
 
-func (s otherSource) Next() (*Dump, error) { return s.rd.Next() }
+func (s otherSource) Next() (*stack.Dump, error) { return s.rd.Next() }
 
-func (s otherSource) Routines() iter.Seq2[*Routine, error] { return s.rd.Routines() }
+func (s otherSource) Routines() iter.Seq2[*stack.Routine, error] { return s.rd.Routines() }
 
 // TestCopyFromAnyDumpSource copies a real traceback from a *Reader and
 // from a DumpSource that is not one: the outputs are the same bytes.
@@ -22,9 +25,9 @@ func TestCopyFromAnyDumpSource(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	copyFrom := func(src DumpSource) []byte {
+	copyFrom := func(src stack.DumpSource) []byte {
 		var out bytes.Buffer
-		enc, err := NewEncoder(&out, FormatJSON)
+		enc, err := NewEncoder(&out, output.JSON)
 		if err != nil {
 			t.Fatal(err)
 		}

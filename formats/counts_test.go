@@ -12,6 +12,8 @@ import (
 	"github.com/google/pprof/profile"
 
 	"github.com/stackdump/stackdump/formats"
+	"github.com/stackdump/stackdump/formats/output"
+	"github.com/stackdump/stackdump/stack"
 )
 
 // overflowingDebug1 is the real debug=1 profile of testdata/gen/profiles
@@ -73,7 +75,7 @@ func TestDebug1CountOverflow(t *testing.T) {
 	}
 
 	var text bytes.Buffer
-	if err := formats.WriteGroups(&text, formats.FormatText, d, groupsOf(d)); err != nil {
+	if err := formats.WriteGroups(&text, output.Text, d, groupsOf(d)); err != nil {
 		t.Fatal(err)
 	}
 	if regexp.MustCompile(`(^|\s)-\d`).Match(text.Bytes()) {
@@ -81,11 +83,11 @@ func TestDebug1CountOverflow(t *testing.T) {
 	}
 
 	var pb bytes.Buffer
-	enc, err := formats.NewEncoder(&pb, formats.FormatPprof)
+	enc, err := formats.NewEncoder(&pb, output.Pprof)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := formats.WriteDump(enc, d); err != nil {
+	if err := stack.WriteDump(enc, d); err != nil {
 		t.Fatal(err)
 	}
 	p, err := profile.ParseData(pb.Bytes())
@@ -106,10 +108,10 @@ func TestDebug1CountOverflow(t *testing.T) {
 
 // groupsOf makes one group per routine, as the records of a debug=1
 // profile already are.
-func groupsOf(d *formats.Dump) []*formats.Group {
-	var gs []*formats.Group
+func groupsOf(d *stack.Dump) []*stack.Group {
+	var gs []*stack.Group
 	for i, r := range d.Routines {
-		gs = append(gs, &formats.Group{Key: strconv.Itoa(i), Count: r.Count, Sample: r})
+		gs = append(gs, &stack.Group{Key: strconv.Itoa(i), Count: r.Count, Sample: r})
 	}
 	return gs
 }
@@ -127,11 +129,11 @@ func TestPprofNegativeCount(t *testing.T) {
 		t.Fatal(err)
 	}
 	var pb bytes.Buffer
-	enc, err := formats.NewEncoder(&pb, formats.FormatPprof)
+	enc, err := formats.NewEncoder(&pb, output.Pprof)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := formats.WriteDump(enc, dumps[0]); err != nil {
+	if err := stack.WriteDump(enc, dumps[0]); err != nil {
 		t.Fatal(err)
 	}
 	p, err := profile.ParseData(pb.Bytes())
@@ -171,7 +173,7 @@ func TestJSONCountsBounded(t *testing.T) {
 	}
 	var doc bytes.Buffer
 	d := dumps[0]
-	if err := formats.WriteGroups(&doc, formats.FormatJSON, d, groupsOf(d)); err != nil {
+	if err := formats.WriteGroups(&doc, output.JSON, d, groupsOf(d)); err != nil {
 		t.Fatal(err)
 	}
 	n := 0

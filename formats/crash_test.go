@@ -4,6 +4,8 @@ import (
 	"os"
 	"strings"
 	"testing"
+
+	"github.com/stackdump/stackdump/formats/gotext"
 )
 
 // CrashOf and CrashWatch on crashes printed by other Go versions and other
@@ -12,18 +14,18 @@ import (
 func TestCrashOfOtherVersions(t *testing.T) {
 	for _, c := range []struct {
 		path      string
-		kind      CrashKind
+		kind      gotext.CrashKind
 		message   string // first line
 		lines     int
 		goroutine int64
 	}{
 		// Go 1.20 does not indent a panic value's second line.
-		{"../testdata/go/panic_go120.txt", CrashPanic, "old toolchain", 2, 1},
-		{"../testdata/go/panic_go121.txt", CrashPanic, "", 0, 1},
-		{"../testdata/corpus/go/gotfmt_nil.txt", CrashSignal, "runtime error: invalid memory address or nil pointer dereference", 2, 4},
-		{"../testdata/corpus/go/gotfmt_sigabrt.txt", CrashSignal, "SIGABRT: abort", 1, 0},
-		{"../testdata/corpus/go/gotfmt_deadlock.txt", CrashDeadlock, "all goroutines are asleep - deadlock!", 1, 0},
-		{"../testdata/corpus/go/gotfmt_timeout.txt", CrashTimeout, "test timed out after 1s", 1, 0},
+		{"../testdata/go/panic_go120.txt", gotext.CrashPanic, "old toolchain", 2, 1},
+		{"../testdata/go/panic_go121.txt", gotext.CrashPanic, "", 0, 1},
+		{"../testdata/corpus/go/gotfmt_nil.txt", gotext.CrashSignal, "runtime error: invalid memory address or nil pointer dereference", 2, 4},
+		{"../testdata/corpus/go/gotfmt_sigabrt.txt", gotext.CrashSignal, "SIGABRT: abort", 1, 0},
+		{"../testdata/corpus/go/gotfmt_deadlock.txt", gotext.CrashDeadlock, "all goroutines are asleep - deadlock!", 1, 0},
+		{"../testdata/corpus/go/gotfmt_timeout.txt", gotext.CrashTimeout, "test timed out after 1s", 1, 0},
 	} {
 		f, err := os.Open(c.path)
 		if err != nil {
@@ -35,7 +37,7 @@ func TestCrashOfOtherVersions(t *testing.T) {
 			t.Fatalf("%s: %v", c.path, err)
 		}
 		d := dumps[0]
-		crash := CrashOf(d.Preamble)
+		crash := gotext.CrashOf(d.Preamble)
 		if crash == nil {
 			t.Errorf("%s: no crash in %q", c.path, d.Preamble)
 			continue
@@ -47,7 +49,7 @@ func TestCrashOfOtherVersions(t *testing.T) {
 		if crash.Kind != c.kind || c.message != "" && first != c.message {
 			t.Errorf("%s: %s %q, want %s %q", c.path, crash.Kind, first, c.kind, c.message)
 		}
-		var w CrashWatch
+		var w gotext.CrashWatch
 		for _, r := range d.Routines {
 			w.Add(r)
 		}
@@ -70,7 +72,7 @@ func TestCrashOfOtherVersions(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if c := CrashOf(dumps[0].Preamble); c != nil {
+		if c := gotext.CrashOf(dumps[0].Preamble); c != nil {
 			t.Errorf("%s: crash %+v", path, c)
 		}
 	}
@@ -80,7 +82,7 @@ func TestCrashOfOtherVersions(t *testing.T) {
 // value ending in a newline, a log with blank lines) without panicking.
 func TestCrashOfEmptyLines(t *testing.T) {
 	for _, pre := range [][]string{{"panic: boom", ""}, {"", "panic: boom", ""}, {"fatal error: x", "", ""}} {
-		c := CrashOf(pre)
+		c := gotext.CrashOf(pre)
 		if c == nil || c.Message == "" {
 			t.Errorf("CrashOf(%q) = %+v, want a crash with its message", pre, c)
 		}

@@ -9,6 +9,8 @@ import (
 	"regexp"
 	"strconv"
 	"testing"
+
+	"github.com/stackdump/stackdump/stack"
 )
 
 // cutGzip gzips the file path and keeps the first half of the compressed
@@ -42,11 +44,11 @@ var atByte = regexp.MustCompile(`\(at byte (\d+) of the decompressed input\)$`)
 func TestCutGzipKeepsTruncatedDump(t *testing.T) {
 	for _, c := range []struct {
 		path string
-		kind Kind
+		kind stack.Kind
 	}{
-		{"../testdata/go/demo_go126.txt", KindGoTraceback},
-		{"../testdata/debug1/go1.26.8.txt", KindGoDebug1},
-		{"../testdata/corpus/jvm/local_jdk17.0.15-jstack-l-deadlocks.txt", KindJVMText},
+		{"../testdata/go/demo_go126.txt", stack.KindGoTraceback},
+		{"../testdata/debug1/go1.26.8.txt", stack.KindGoDebug1},
+		{"../testdata/corpus/jvm/local_jdk17.0.15-jstack-l-deadlocks.txt", stack.KindJVMText},
 	} {
 		dumps, err := ReadAll(bytes.NewReader(cutGzip(t, c.path)), ReadOptions{})
 		if len(dumps) != 1 || !dumps[0].Truncated || dumps[0].Source.Kind != c.kind || len(dumps[0].Routines) == 0 {
@@ -63,7 +65,7 @@ func TestCutGzipKeepsTruncatedDump(t *testing.T) {
 			continue
 		}
 		at, _ := strconv.ParseInt(m[1], 10, 64)
-		var stopped *ParseError
+		var stopped *stack.ParseError
 		for _, w := range dumps[0].Warnings {
 			if errors.Is(w, io.ErrUnexpectedEOF) {
 				stopped = w

@@ -12,10 +12,12 @@ import (
 	"text/tabwriter"
 
 	"github.com/stackdump/stackdump/formats"
+	"github.com/stackdump/stackdump/formats/output"
+	"github.com/stackdump/stackdump/stack"
 )
 
 // encodeDumps writes dumps through a new encoder of format f.
-func encodeDumps(t *testing.T, f formats.Format, dumps ...*formats.Dump) []byte {
+func encodeDumps(t *testing.T, f output.Format, dumps ...*stack.Dump) []byte {
 	t.Helper()
 	var buf bytes.Buffer
 	enc, err := formats.NewEncoder(&buf, f)
@@ -23,7 +25,7 @@ func encodeDumps(t *testing.T, f formats.Format, dumps ...*formats.Dump) []byte 
 		t.Fatal(err)
 	}
 	for _, d := range dumps {
-		if err := formats.WriteDump(enc, d); err != nil {
+		if err := stack.WriteDump(enc, d); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -60,7 +62,7 @@ func TestDebug1WriteMatchesRuntime(t *testing.T) {
 				t.Fatal(err)
 			}
 			dumps := readDebug1File(t, path, formats.ReadOptions{})
-			out := encodeDumps(t, formats.FormatDebug1, dumps...)
+			out := encodeDumps(t, output.Debug1, dumps...)
 			wantHeader, want := debug1Blocks(string(raw))
 			gotHeader, got := debug1Blocks(string(out))
 			if gotHeader != wantHeader {
@@ -82,7 +84,7 @@ func TestDebug1WriteMatchesRuntime(t *testing.T) {
 // text/tabwriter's, configured as runtime/pprof configures it, on names
 // of every width, non-ASCII names and frames without symbol.
 func TestDebug1WriteTabwriterPadding(t *testing.T) {
-	tab := formats.NewTable()
+	tab := stack.NewTable()
 	type fr struct {
 		fn     string
 		offset uint64
@@ -97,32 +99,32 @@ func TestDebug1WriteTabwriterPadding(t *testing.T) {
 		// Cells of exactly 8 and 16 runes, the widest of their column.
 		{{"main.abcdef", 0x1f, 0x123456, "/a.go", 1}, {"main.b", 0x1, 0x1, "/a.go", 2}},
 	}
-	d := &formats.Dump{}
+	d := &stack.Dump{}
 	var want bytes.Buffer
 	want.WriteString("goroutine profile: total 4\n")
 	tw := tabwriter.NewWriter(&want, 1, 8, 1, '\t', 0)
 	for i, st := range stacks {
-		var frames []*formats.Frame
-		var values []formats.FrameValue
+		var frames []*stack.Frame
+		var values []stack.FrameValue
 		var at strings.Builder
 		var lines strings.Builder
 		for _, f := range st {
 			if f.fn == "" {
-				frames = append(frames, tab.Frame(formats.Frame{Native: true, Offset: f.offset}))
+				frames = append(frames, tab.Frame(stack.Frame{Native: true, Offset: f.offset}))
 				fmt.Fprintf(&lines, "#\t%#x\n", f.pc)
 			} else {
-				frames = append(frames, tab.Frame(formats.Frame{Func: f.fn, File: f.file, Line: f.line, Offset: f.offset, HasOffset: true}))
+				frames = append(frames, tab.Frame(stack.Frame{Func: f.fn, File: f.file, Line: f.line, Offset: f.offset, HasOffset: true}))
 				fmt.Fprintf(&lines, "#\t%#x\t%s+%#x\t%s:%d\n", f.pc, f.fn, f.offset, f.file, f.line)
 			}
-			values = append(values, formats.FrameValue{PC: f.pc})
+			values = append(values, stack.FrameValue{PC: f.pc})
 			fmt.Fprintf(&at, " %#x", f.pc+1)
 		}
-		d.Routines = append(d.Routines, &formats.Routine{Count: int64(len(stacks) - i + 10), Stack: tab.Stack(frames, formats.Elision{}), Values: tab.Values(values)})
+		d.Routines = append(d.Routines, &stack.Routine{Count: int64(len(stacks) - i + 10), Stack: tab.Stack(frames, stack.Elision{}), Values: tab.Values(values)})
 		// Counts are distinct and descending, so this is the runtime's order.
 		fmt.Fprintf(tw, "%d @%s\n%s\n", len(stacks)-i+10, at.String(), lines.String())
 	}
 	tw.Flush()
-	out := encodeDumps(t, formats.FormatDebug1, d)
+	out := encodeDumps(t, output.Debug1, d)
 	wantText := strings.Replace(want.String(), "total 4", "total 50", 1)
 	if string(out) != wantText {
 		t.Errorf("got:\n%s\nwant:\n%s", out, wantText)
@@ -137,15 +139,15 @@ func TestDebug1RoundTrip(t *testing.T) {
 	files = append(files, "../testdata/debug1/go1.26.8.txt", "../testdata/debug1/go1.26.8.leak.txt")
 	for _, path := range files {
 		t.Run(filepath.Base(path), func(t *testing.T) {
-			tab := formats.NewTable()
+			tab := stack.NewTable()
 			first := readDebug1File(t, path, formats.ReadOptions{Table: tab})
-			out := encodeDumps(t, formats.FormatDebug1, first...)
+			out := encodeDumps(t, output.Debug1, first...)
 			second, err := formats.ReadAll(bytes.NewReader(out), formats.ReadOptions{Table: tab})
 			if err != nil {
 				t.Fatal(err)
 			}
 			checkSameGroups(t, first, second)
-			if again := encodeDumps(t, formats.FormatDebug1, second...); !bytes.Equal(again, out) {
+			if again := encodeDumps(t, output.Debug1, second...); !bytes.Equal(again, out) {
 				t.Errorf("second write differs:\n%s\nfirst:\n%s", again, out)
 			}
 		})
@@ -154,18 +156,18 @@ func TestDebug1RoundTrip(t *testing.T) {
 
 // checkSameGroups checks that two readings hold the same records, in any
 // order: count, leaked, stack pointer, labels and values.
-func checkSameGroups(t *testing.T, a, b []*formats.Dump) {
+func checkSameGroups(t *testing.T, a, b []*stack.Dump) {
 	t.Helper()
 	if len(a) != len(b) {
 		t.Fatalf("%d dumps, then %d", len(a), len(b))
 	}
 	type key struct {
-		stack  *formats.Stack
+		stack  *stack.Stack
 		labels string
 		state  string
 		leaked bool
 	}
-	sum := func(d *formats.Dump) map[key]int64 {
+	sum := func(d *stack.Dump) map[key]int64 {
 		m := map[key]int64{}
 		for _, r := range d.Routines {
 			m[key{r.Stack, labelsString(r.Labels), r.State, r.Leaked}] += r.Count
@@ -182,7 +184,7 @@ func checkSameGroups(t *testing.T, a, b []*formats.Dump) {
 	}
 }
 
-func labelsString(ls formats.Labels) string {
+func labelsString(ls stack.Labels) string {
 	var b strings.Builder
 	for _, l := range ls {
 		b.WriteString(l.Key + "=" + l.Value + ";")
@@ -192,18 +194,18 @@ func labelsString(ls formats.Labels) string {
 
 // fullDump builds a debug=2 style dump in memory: one routine per
 // goroutine, Count 1 (or 0, which counts as 1), with states and ids.
-func fullDump(tab *formats.Table) *formats.Dump {
-	recv := tab.Stack([]*formats.Frame{
-		tab.Frame(formats.Frame{Func: "runtime.gopark", File: "/go/src/runtime/proc.go", Line: 435, Offset: 0xce, HasOffset: true}),
-		tab.Frame(formats.Frame{Func: "main.worker", File: "/src/main.go", Line: 20, Offset: 0x1c, HasOffset: true}),
-	}, formats.Elision{})
-	serve := tab.Stack([]*formats.Frame{
-		tab.Frame(formats.Frame{Func: "net/http.(*conn).serve", File: "/go/src/net/http/server.go", Line: 2000, Offset: 0x5a, HasOffset: true}),
-	}, formats.Elision{})
-	svc := tab.Labels(formats.Labels{{Key: "svc", Value: "users"}})
-	d := &formats.Dump{Source: formats.Source{Kind: formats.KindGoTraceback}}
+func fullDump(tab *stack.Table) *stack.Dump {
+	recv := tab.Stack([]*stack.Frame{
+		tab.Frame(stack.Frame{Func: "runtime.gopark", File: "/go/src/runtime/proc.go", Line: 435, Offset: 0xce, HasOffset: true}),
+		tab.Frame(stack.Frame{Func: "main.worker", File: "/src/main.go", Line: 20, Offset: 0x1c, HasOffset: true}),
+	}, stack.Elision{})
+	serve := tab.Stack([]*stack.Frame{
+		tab.Frame(stack.Frame{Func: "net/http.(*conn).serve", File: "/go/src/net/http/server.go", Line: 2000, Offset: 0x5a, HasOffset: true}),
+	}, stack.Elision{})
+	svc := tab.Labels(stack.Labels{{Key: "svc", Value: "users"}})
+	d := &stack.Dump{Source: stack.Source{Kind: stack.KindGoTraceback}}
 	for i := range 10 {
-		r := &formats.Routine{ID: int64(i + 1), Count: 1, Stack: recv, State: "chan receive"}
+		r := &stack.Routine{ID: int64(i + 1), Count: 1, Stack: recv, State: "chan receive"}
 		switch {
 		case i >= 7:
 			r.Stack, r.Labels, r.State = serve, svc, "IO wait"
@@ -217,8 +219,8 @@ func fullDump(tab *formats.Table) *formats.Dump {
 }
 
 func TestDebug1WriteAggregatesFullDumps(t *testing.T) {
-	tab := formats.NewTable()
-	out := encodeDumps(t, formats.FormatDebug1, fullDump(tab))
+	tab := stack.NewTable()
+	out := encodeDumps(t, output.Debug1, fullDump(tab))
 	want := "goroutine profile: total 10\n" +
 		"7 @ 0x0 0x0\n" +
 		"#\t0x0\truntime.gopark+0xce\t/go/src/runtime/proc.go:435\n" +
@@ -235,12 +237,12 @@ func TestDebug1WriteAggregatesFullDumps(t *testing.T) {
 }
 
 func TestDebug1WriteSeveralDumpsAndLeaks(t *testing.T) {
-	tab := formats.NewTable()
+	tab := stack.NewTable()
 	a, b := fullDump(tab), fullDump(tab)
 	for _, r := range b.Routines {
 		r.Leaked = true
 	}
-	out := encodeDumps(t, formats.FormatDebug1, a, b, &formats.Dump{})
+	out := encodeDumps(t, output.Debug1, a, b, &stack.Dump{})
 	back, err := formats.ReadAll(bytes.NewReader(out), formats.ReadOptions{Table: tab})
 	if err != nil || len(back) != 3 {
 		t.Fatalf("read back %d dumps: %v\n%s", len(back), err, out)
@@ -259,8 +261,8 @@ func (w failingWriter) Write([]byte) (int, error) { return 0, w.err }
 
 func TestDebug1WriteError(t *testing.T) {
 	boom := errors.New("disk full")
-	enc, _ := formats.NewEncoder(failingWriter{boom}, formats.FormatDebug1)
-	if err := formats.WriteDump(enc, fullDump(formats.NewTable())); !errors.Is(err, boom) {
+	enc, _ := formats.NewEncoder(failingWriter{boom}, output.Debug1)
+	if err := stack.WriteDump(enc, fullDump(stack.NewTable())); !errors.Is(err, boom) {
 		t.Errorf("got %v, want %v", err, boom)
 	}
 }

@@ -6,6 +6,9 @@ import (
 	"testing"
 
 	"github.com/stackdump/stackdump/formats"
+	"github.com/stackdump/stackdump/formats/internal/dumptest"
+	"github.com/stackdump/stackdump/formats/output"
+	"github.com/stackdump/stackdump/stack"
 )
 
 // FuzzDebug1 reads any text as a debug=1 profile: no panic, no error on an
@@ -14,17 +17,17 @@ import (
 // the sum of the counts, and writing what was read is a fixed point after
 // one pass (write, read, write gives the same bytes).
 func FuzzDebug1(f *testing.F) {
-	for _, b := range formats.ReadSeeds(f, "../testdata/debug1/*.txt", "../testdata/corpus/go/*debug1.txt") {
+	for _, b := range dumptest.ReadSeeds(f, "../testdata/debug1/*.txt", "../testdata/corpus/go/*debug1.txt") {
 		f.Add(b)
 	}
 	f.Add([]byte("goroutine profile: total 3\n2 @ 0x1\n# labels: {\"a\":\"b\\n\"}\n#\t0x0\tmain.a+0x1c\t/a.go:3\n#\t0x4a\n\n1 @\n"))
 	f.Add([]byte("junk\ngoroutineleak profile: total 1\n1 @ 0x1\n#   0x0   main.F[go.shape.struct { A int }]+0x0   C:/a b.go:1\r\n"))
 	f.Fuzz(func(t *testing.T, in []byte) {
-		dumps, err := formats.ReadAll(bytes.NewReader(in), formats.ReadOptions{Kind: formats.KindGoDebug1})
+		dumps, err := formats.ReadAll(bytes.NewReader(in), formats.ReadOptions{Kind: stack.KindGoDebug1})
 		lines := bytes.Count(in, []byte("\n")) + 1
 		if err != nil {
-			var pe *formats.ParseError
-			if !errors.Is(err, formats.ErrNotGoroutineProfile) || !errors.As(err, &pe) ||
+			var pe *stack.ParseError
+			if !errors.Is(err, stack.ErrNotGoroutineProfile) || !errors.As(err, &pe) ||
 				pe.Line < 1 || pe.Line > lines || pe.Offset < 0 || pe.Offset >= int64(len(in)) {
 				t.Fatalf("error on an in-memory input: %v", err)
 			}
@@ -46,8 +49,8 @@ func FuzzDebug1(f *testing.F) {
 				}
 			}
 		}
-		first := encodeDumps(t, formats.FormatDebug1, dumps...)
-		again, err := formats.ReadAll(bytes.NewReader(first), formats.ReadOptions{Kind: formats.KindGoDebug1})
+		first := encodeDumps(t, output.Debug1, dumps...)
+		again, err := formats.ReadAll(bytes.NewReader(first), formats.ReadOptions{Kind: stack.KindGoDebug1})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -56,7 +59,7 @@ func FuzzDebug1(f *testing.F) {
 				t.Fatalf("reading stackdump's own output: %v\n%s", d.Warnings, first)
 			}
 		}
-		if second := encodeDumps(t, formats.FormatDebug1, again...); !bytes.Equal(first, second) {
+		if second := encodeDumps(t, output.Debug1, again...); !bytes.Equal(first, second) {
 			t.Fatalf("not a fixed point:\n%q\n%q", first, second)
 		}
 	})

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/stackdump/stackdump/formats"
+	"github.com/stackdump/stackdump/stack"
 )
 
 // customProfile is a profile of this test binary's own, as a program makes
@@ -50,19 +51,19 @@ func TestReadOtherProfileText(t *testing.T) {
 		text := otherProfileText(t, c.profile)
 		for _, read := range []struct {
 			how  string
-			read func() ([]*formats.Dump, error)
+			read func() ([]*stack.Dump, error)
 		}{
-			{"stream", func() ([]*formats.Dump, error) { return formats.ReadAll(bytes.NewReader(text), formats.ReadOptions{}) }},
-			{"bytes", func() ([]*formats.Dump, error) {
+			{"stream", func() ([]*stack.Dump, error) { return formats.ReadAll(bytes.NewReader(text), formats.ReadOptions{}) }},
+			{"bytes", func() ([]*stack.Dump, error) {
 				return readAllBytes(formats.NewReaderBytes(text, formats.ReadOptions{}))
 			}},
 		} {
 			dumps, err := read.read()
-			if len(dumps) != 0 || !errors.Is(err, formats.ErrNotGoroutineProfile) {
+			if len(dumps) != 0 || !errors.Is(err, stack.ErrNotGoroutineProfile) {
 				t.Errorf("%s profile (%s): %d dumps, error %v; want ErrNotGoroutineProfile", c.profile, read.how, len(dumps), err)
 				continue
 			}
-			var pe *formats.ParseError
+			var pe *stack.ParseError
 			if !errors.As(err, &pe) || pe.Line != 1 || pe.Offset != 0 || !strings.Contains(err.Error(), c.name) {
 				t.Errorf("%s profile (%s): error %q; want line 1 and %q named", c.profile, read.how, err, c.name)
 			}
@@ -71,8 +72,8 @@ func TestReadOtherProfileText(t *testing.T) {
 }
 
 // readAllBytes reads every dump of rd as formats.ReadAll does.
-func readAllBytes(rd *formats.Reader) ([]*formats.Dump, error) {
-	var dumps []*formats.Dump
+func readAllBytes(rd *formats.Reader) ([]*stack.Dump, error) {
+	var dumps []*stack.Dump
 	for {
 		d, err := rd.Next()
 		if err != nil {
@@ -95,17 +96,17 @@ func TestReadGoroutineThenThreadcreate(t *testing.T) {
 	goroutines := otherProfileText(t, "goroutine")
 	text := append(append([]byte(nil), goroutines...), otherProfileText(t, "threadcreate")...)
 	dumps, err := formats.ReadAll(bytes.NewReader(text), formats.ReadOptions{})
-	if len(dumps) != 1 || dumps[0].Source.Kind != formats.KindGoDebug1 || dumps[0].Total == 0 {
+	if len(dumps) != 1 || dumps[0].Source.Kind != stack.KindGoDebug1 || dumps[0].Total == 0 {
 		t.Fatalf("%d dumps (%v); want the goroutine profile", len(dumps), err)
 	}
 	wantLine := bytes.Count(goroutines, []byte("\n")) + 1
-	var pe *formats.ParseError
-	if !errors.Is(err, formats.ErrNotGoroutineProfile) || !errors.As(err, &pe) || pe.Line != wantLine || pe.Offset != int64(len(goroutines)) {
+	var pe *stack.ParseError
+	if !errors.Is(err, stack.ErrNotGoroutineProfile) || !errors.As(err, &pe) || pe.Line != wantLine || pe.Offset != int64(len(goroutines)) {
 		t.Errorf("error %v; want ErrNotGoroutineProfile at line %d, offset %d", err, wantLine, len(goroutines))
 	}
 
-	dumps, err = formats.ReadAll(bytes.NewReader(otherProfileText(t, "threadcreate")), formats.ReadOptions{Kind: formats.KindGoDebug1})
-	if len(dumps) != 0 || !errors.Is(err, formats.ErrNotGoroutineProfile) {
+	dumps, err = formats.ReadAll(bytes.NewReader(otherProfileText(t, "threadcreate")), formats.ReadOptions{Kind: stack.KindGoDebug1})
+	if len(dumps) != 0 || !errors.Is(err, stack.ErrNotGoroutineProfile) {
 		t.Errorf("threadcreate as --from go-debug1: %d dumps, error %v; want ErrNotGoroutineProfile", len(dumps), err)
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/stackdump/stackdump/formats"
+	"github.com/stackdump/stackdump/stack"
 )
 
 // generatedCounts are the goroutines testdata/gen/profiles starts, by the
@@ -36,7 +37,7 @@ var generatedLeakCounts = map[string]int64{
 	"main.waitGroup":    1,
 }
 
-func readDebug1File(t *testing.T, path string, opts formats.ReadOptions) []*formats.Dump {
+func readDebug1File(t *testing.T, path string, opts formats.ReadOptions) []*stack.Dump {
 	t.Helper()
 	f, err := os.Open(path)
 	if err != nil {
@@ -52,7 +53,7 @@ func readDebug1File(t *testing.T, path string, opts formats.ReadOptions) []*form
 
 // countsByPrefix sums routine counts by the first frame whose function
 // starts with prefix; routines without one are not counted.
-func countsByPrefix(d *formats.Dump, prefix string) map[string]int64 {
+func countsByPrefix(d *stack.Dump, prefix string) map[string]int64 {
 	got := map[string]int64{}
 	for _, r := range d.Routines {
 		for _, f := range r.Frames() {
@@ -85,7 +86,7 @@ func TestDebug1ReadGenerated(t *testing.T) {
 		t.Fatalf("got %d dumps, want 1", len(dumps))
 	}
 	d := dumps[0]
-	if d.Source.Kind != formats.KindGoDebug1 || d.Total != 39 || len(d.Warnings) != 0 || d.Truncated {
+	if d.Source.Kind != stack.KindGoDebug1 || d.Total != 39 || len(d.Warnings) != 0 || d.Truncated {
 		t.Fatalf("dump: kind %q total %d warnings %v truncated %v", d.Source.Kind, d.Total, d.Warnings, d.Truncated)
 	}
 	want := map[string]int64{}
@@ -111,7 +112,7 @@ func TestDebug1ReadGenerated(t *testing.T) {
 				t.Errorf("waitChanRecv record: %+v, frame %+v, values %+v", r, top, r.Values)
 			}
 		case "main.waitLabelled":
-			if v, _ := r.Labels.Get("weird key"); v != "a\"b\nc" || len(r.Labels) != 2 || r.Labels[0] != (formats.Label{Key: "svc", Value: "users"}) {
+			if v, _ := r.Labels.Get("weird key"); v != "a\"b\nc" || len(r.Labels) != 2 || r.Labels[0] != (stack.Label{Key: "svc", Value: "users"}) {
 				t.Errorf("labels %q", r.Labels)
 			}
 		case "main.inlinedRecv":
@@ -288,7 +289,7 @@ func TestDebug1ReadForgiving(t *testing.T) {
 	}}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			dumps, err := formats.ReadAll(strings.NewReader(c.in), formats.ReadOptions{Kind: formats.KindGoDebug1, MaxLineBytes: 128})
+			dumps, err := formats.ReadAll(strings.NewReader(c.in), formats.ReadOptions{Kind: stack.KindGoDebug1, MaxLineBytes: 128})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -350,7 +351,7 @@ func TestDebug1ReadStreams(t *testing.T) {
 	go func() {
 		fmt.Fprint(pw, "goroutine profile: total 2\n1 @ 0x1\n#\t0x0\tmain.a+0x0\t/a.go:1\n\n")
 	}()
-	rd := formats.NewReader(pr, formats.ReadOptions{Kind: formats.KindGoDebug1})
+	rd := formats.NewReader(pr, formats.ReadOptions{Kind: stack.KindGoDebug1})
 	if _, err := rd.Next(); err != nil {
 		t.Fatal(err)
 	}

@@ -3,19 +3,21 @@ package formats
 import (
 	"bytes"
 	"testing"
+
+	"github.com/stackdump/stackdump/stack"
 )
 
 func TestTextWriterChoosesFormPerDump(t *testing.T) {
 	for _, c := range []struct {
-		kind Kind
+		kind stack.Kind
 		form string
 	}{
-		{KindGoTraceback, "traceback"}, {KindJSON, "traceback"}, {KindGoTrace, "traceback"}, {"", "traceback"},
-		{KindGoDebug1, "debug1"}, {KindGoPprof, "debug1"},
-		{KindJVMText, "jvm"}, {KindJVMJSON, "jvm"},
+		{stack.KindGoTraceback, "traceback"}, {stack.KindJSON, "traceback"}, {stack.KindGoTrace, "traceback"}, {"", "traceback"},
+		{stack.KindGoDebug1, "debug1"}, {stack.KindGoPprof, "debug1"},
+		{stack.KindJVMText, "jvm"}, {stack.KindJVMJSON, "jvm"},
 	} {
 		e := newTextDispatch(&bytes.Buffer{})
-		_ = e.BeginDump(&Dump{Source: Source{Kind: c.kind}})
+		_ = e.BeginDump(&stack.Dump{Source: stack.Source{Kind: c.kind}})
 		form := "traceback"
 		switch {
 		case e.cur == e.goText:

@@ -11,6 +11,8 @@ import (
 
 	kgzip "github.com/klauspost/compress/gzip"
 	"github.com/klauspost/compress/zstd"
+
+	"github.com/stackdump/stackdump/stack"
 )
 
 // errDiskGone is the read error that cuts the inputs below.
@@ -44,11 +46,11 @@ func TestParseErrorUnwrapsReadError(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rd := NewReader(&failingReader{data: data[:len(data)/2], err: errDiskGone}, ReadOptions{Kind: KindGoTraceback}) // failingReader: gotext_forms_test.go
+	rd := NewReader(&failingReader{data: data[:len(data)/2], err: errDiskGone}, ReadOptions{Kind: stack.KindGoTraceback}) // failingReader: gotext_forms_test.go
 	ws := warningsOf(t, rd)
 	var found bool
 	for _, w := range ws {
-		var pe *ParseError
+		var pe *stack.ParseError
 		if errors.As(w, &pe) && strings.Contains(pe.Msg, "reading stopped") {
 			found = true
 			if !errors.Is(w, errDiskGone) || pe.Unwrap() != errDiskGone {
@@ -83,14 +85,14 @@ func TestParseErrorUnwrapsDebug1Causes(t *testing.T) {
 	}
 	lines[labels] = strings.Replace(lines[labels], "{", "[", 1)
 	lines[frame] = strings.Replace(lines[frame], "0x", "", 1)
-	ws := warningsOf(t, NewReader(strings.NewReader(strings.Join(lines, "\n")), ReadOptions{Kind: KindGoDebug1}))
+	ws := warningsOf(t, NewReader(strings.NewReader(strings.Join(lines, "\n")), ReadOptions{Kind: stack.KindGoDebug1}))
 	for _, want := range []struct {
 		line  int
 		cause error
 	}{{labels + 1, errDebug1Labels}, {frame + 1, errDebug1PC}} {
 		var ok bool
 		for _, w := range ws {
-			var pe *ParseError
+			var pe *stack.ParseError
 			if errors.As(w, &pe) && pe.Line == want.line {
 				ok = true
 				if !errors.Is(w, want.cause) {
@@ -144,14 +146,14 @@ func TestDecompressErrorsNamedOnce(t *testing.T) {
 		{"zstd cut", zst(data)[:300], "zstd: ", io.ErrUnexpectedEOF},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := ReadAll(bytes.NewReader(tc.input), ReadOptions{Kind: KindGoTraceback})
+			_, err := ReadAll(bytes.NewReader(tc.input), ReadOptions{Kind: stack.KindGoTraceback})
 			var msgs []string
 			if err != nil {
 				msgs = append(msgs, err.Error())
 			}
 			if err == nil {
 				// A read error that cut the dump is its warning.
-				ws := warningsOf(t, NewReader(bytes.NewReader(tc.input), ReadOptions{Kind: KindGoTraceback}))
+				ws := warningsOf(t, NewReader(bytes.NewReader(tc.input), ReadOptions{Kind: stack.KindGoTraceback}))
 				for _, w := range ws {
 					if errors.Is(w, tc.is) {
 						err = w

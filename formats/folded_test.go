@@ -13,6 +13,8 @@ import (
 	"github.com/google/pprof/profile"
 
 	"github.com/stackdump/stackdump/formats"
+	"github.com/stackdump/stackdump/formats/output"
+	"github.com/stackdump/stackdump/stack"
 )
 
 // TestFoldedFromPprof folds a real profile and compares with the folded
@@ -43,7 +45,7 @@ func TestFoldedFromPprof(t *testing.T) {
 		}
 		slices.Sort(want)
 
-		out := encodeDumps(t, formats.FormatFolded, readPprofFile(t, path, formats.ReadOptions{}))
+		out := encodeDumps(t, output.Folded, readPprofFile(t, path, formats.ReadOptions{}))
 		if got := strings.Split(strings.TrimSuffix(string(out), "\n"), "\n"); !slices.Equal(got, want) {
 			t.Errorf("%s: got\n%s\nwant\n%s", path, strings.Join(got, "\n"), strings.Join(want, "\n"))
 		}
@@ -51,26 +53,26 @@ func TestFoldedFromPprof(t *testing.T) {
 }
 
 func TestFoldedAggregatesAndCleans(t *testing.T) {
-	tab := formats.NewTable()
+	tab := stack.NewTable()
 	d := fullDump(tab)
-	odd := tab.Stack([]*formats.Frame{
-		tab.Frame(formats.Frame{Native: true, Offset: 0x4a3b2c}),
-		tab.Frame(formats.Frame{Func: "main.F[go.shape.struct { A int; B string }]", File: "/a.go", Line: 1}),
-		tab.Frame(formats.Frame{Func: "main.weird\tname\n", File: "/a.go", Line: 2}),
-	}, formats.Elision{})
+	odd := tab.Stack([]*stack.Frame{
+		tab.Frame(stack.Frame{Native: true, Offset: 0x4a3b2c}),
+		tab.Frame(stack.Frame{Func: "main.F[go.shape.struct { A int; B string }]", File: "/a.go", Line: 1}),
+		tab.Frame(stack.Frame{Func: "main.weird\tname\n", File: "/a.go", Line: 2}),
+	}, stack.Elision{})
 	// The same functions at other lines fold into the same line.
-	odd2 := tab.Stack([]*formats.Frame{
-		tab.Frame(formats.Frame{Native: true, Offset: 0x4a3b2c}),
-		tab.Frame(formats.Frame{Func: "main.F[go.shape.struct { A int; B string }]", File: "/a.go", Line: 10}),
-		tab.Frame(formats.Frame{Func: "main.weird\tname\n", File: "/a.go", Line: 20}),
-	}, formats.Elision{})
+	odd2 := tab.Stack([]*stack.Frame{
+		tab.Frame(stack.Frame{Native: true, Offset: 0x4a3b2c}),
+		tab.Frame(stack.Frame{Func: "main.F[go.shape.struct { A int; B string }]", File: "/a.go", Line: 10}),
+		tab.Frame(stack.Frame{Func: "main.weird\tname\n", File: "/a.go", Line: 20}),
+	}, stack.Elision{})
 	d.Routines = append(d.Routines,
-		&formats.Routine{Count: 3, Stack: odd},
-		&formats.Routine{Count: 2, Stack: odd2},
-		&formats.Routine{Count: 1, Stack: tab.Stack(nil, formats.Elision{})},
-		&formats.Routine{Count: 1, Unavailable: true, Stack: tab.Stack(nil, formats.Elision{})},
+		&stack.Routine{Count: 3, Stack: odd},
+		&stack.Routine{Count: 2, Stack: odd2},
+		&stack.Routine{Count: 1, Stack: tab.Stack(nil, stack.Elision{})},
+		&stack.Routine{Count: 1, Unavailable: true, Stack: tab.Stack(nil, stack.Elision{})},
 	)
-	out := encodeDumps(t, formats.FormatFolded, d)
+	out := encodeDumps(t, output.Folded, d)
 	want := "[no frames] 1\n" +
 		"[stack unavailable] 1\n" +
 		"main.weird name ;main.F[go.shape.struct { A int, B string }];0x4a3b2c 5\n" +
@@ -80,18 +82,18 @@ func TestFoldedAggregatesAndCleans(t *testing.T) {
 		t.Errorf("got:\n%s\nwant:\n%s", out, want)
 	}
 	// A second dump is refused, as a pprof profile refuses it.
-	enc, _ := formats.NewEncoder(io.Discard, formats.FormatFolded)
-	if err := formats.WriteDump(enc, d); err != nil {
+	enc, _ := formats.NewEncoder(io.Discard, output.Folded)
+	if err := stack.WriteDump(enc, d); err != nil {
 		t.Fatal(err)
 	}
-	if err := formats.WriteDump(enc, d); !errors.Is(err, formats.ErrOneDumpPerProfile) {
+	if err := stack.WriteDump(enc, d); !errors.Is(err, stack.ErrOneDumpPerProfile) {
 		t.Errorf("second dump: %v", err)
 	}
 }
 
 func TestFoldedWriteError(t *testing.T) {
-	enc, _ := formats.NewEncoder(failingWriter{os.ErrClosed}, formats.FormatFolded)
-	if err := formats.WriteDump(enc, fullDump(formats.NewTable())); err != os.ErrClosed {
+	enc, _ := formats.NewEncoder(failingWriter{os.ErrClosed}, output.Folded)
+	if err := stack.WriteDump(enc, fullDump(stack.NewTable())); err != os.ErrClosed {
 		t.Errorf("got %v", err)
 	}
 }

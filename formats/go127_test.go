@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/stackdump/stackdump/stack"
 )
 
 // The *_go127 fixtures were printed by testdata/gen/go127, a go 1.27
@@ -20,16 +22,16 @@ var reGo127Header = regexp.MustCompile(`(?m)^goroutine (\d+)(?: gp=0x([0-9a-f]+)
 
 // go127Labels are the label sets the generator's startLabelled and
 // modeLeak give goroutines, as written by pprof.Labels.
-var go127Labels = map[string]Labels{
-	"svc: users":                                {{"svc", "users"}},
-	`svc: orders, "weird key": "a\"b\nc]:"`:     {{"svc", "orders"}, {"weird key", "a\"b\nc]:"}},
-	`tab: "x\ty", unicode: "h\u00e9llo \u2713"`: {{"tab", "x\ty"}, {"unicode", "héllo ✓"}},
-	"leaker: 0":                                 {{"leaker", "0"}},
-	"leaker: 1":                                 {{"leaker", "1"}},
-	"leaker: 2":                                 {{"leaker", "2"}},
+var go127Labels = map[string]stack.Labels{
+	"svc: users":                                {{Key: "svc", Value: "users"}},
+	`svc: orders, "weird key": "a\"b\nc]:"`:     {{Key: "svc", Value: "orders"}, {Key: "weird key", Value: "a\"b\nc]:"}},
+	`tab: "x\ty", unicode: "h\u00e9llo \u2713"`: {{Key: "tab", Value: "x\ty"}, {Key: "unicode", Value: "héllo ✓"}},
+	"leaker: 0":                                 {{Key: "leaker", Value: "0"}},
+	"leaker: 1":                                 {{Key: "leaker", Value: "1"}},
+	"leaker: 2":                                 {{Key: "leaker", Value: "2"}},
 }
 
-func readFixture(t *testing.T, name string) ([]byte, []*Dump) {
+func readFixture(t *testing.T, name string) ([]byte, []*stack.Dump) {
 	t.Helper()
 	data, err := os.ReadFile("../testdata/go/" + name)
 	if err != nil {
@@ -57,9 +59,9 @@ func TestGo127TracebackHeaders(t *testing.T) {
 	for _, name := range []string{"panic_go127.txt", "leak_debug2_go127.txt", "overflow_go127.txt", "sigquit_go127.txt", "racepanic_go127.txt"} {
 		t.Run(name, func(t *testing.T) {
 			data, dumps := readFixture(t, name)
-			byLine := map[int]*Routine{}
+			byLine := map[int]*stack.Routine{}
 			for _, d := range dumps {
-				if d.Source.Kind != KindGoTraceback {
+				if d.Source.Kind != stack.KindGoTraceback {
 					t.Errorf("kind %s", d.Source.Kind)
 				}
 				for _, r := range d.Routines {
@@ -151,7 +153,7 @@ func TestGo127TracebackHeaders(t *testing.T) {
 	}
 }
 
-func equalLabels(a, b Labels) bool {
+func equalLabels(a, b stack.Labels) bool {
 	if len(a) != len(b) {
 		return false
 	}
@@ -169,11 +171,11 @@ func equalLabels(a, b Labels) bool {
 func TestGo127LeakProfile(t *testing.T) {
 	for _, c := range []struct {
 		name string
-		kind Kind
+		kind stack.Kind
 	}{
-		{"leak_debug0_go127.pb.gz", KindGoPprof},
-		{"leak_debug1_go127.txt", KindGoDebug1},
-		{"leak_debug2_go127.txt", KindGoTraceback},
+		{"leak_debug0_go127.pb.gz", stack.KindGoPprof},
+		{"leak_debug1_go127.txt", stack.KindGoDebug1},
+		{"leak_debug2_go127.txt", stack.KindGoTraceback},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			_, dumps := readFixture(t, c.name)
@@ -200,14 +202,14 @@ func TestGo127LeakProfile(t *testing.T) {
 			if leaked != 3 || len(seen) != 3 || !seen["0"] || !seen["1"] || !seen["2"] {
 				t.Errorf("%d leaked goroutines with leaker labels %v, want 3 (0, 1, 2)", leaked, seen)
 			}
-			if c.kind != KindGoTraceback && d.Total != 3 {
+			if c.kind != stack.KindGoTraceback && d.Total != 3 {
 				t.Errorf("total %d, want 3 (debug=0 and 1 hold only leaked goroutines)", d.Total)
 			}
 		})
 	}
 }
 
-func containsFunc(fs []*Frame, fn string) bool {
+func containsFunc(fs []*stack.Frame, fn string) bool {
 	for _, f := range fs {
 		if f.Func == fn {
 			return true

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"regexp"
 	"testing"
+
+	"github.com/stackdump/stackdump/stack"
 )
 
 // Independent counts of what should become a routine, by regexp over the
@@ -38,9 +40,9 @@ func goTextFiles(t testing.TB) []string {
 	return files
 }
 
-func readGoText(t testing.TB, data []byte) []*Dump {
+func readGoText(t testing.TB, data []byte) []*stack.Dump {
 	t.Helper()
-	dumps, err := ReadAll(bytes.NewReader(data), ReadOptions{Kind: KindGoTraceback})
+	dumps, err := ReadAll(bytes.NewReader(data), ReadOptions{Kind: stack.KindGoTraceback})
 	if err != nil {
 		t.Fatalf("ReadAll: %v", err)
 	}

@@ -6,6 +6,9 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/stackdump/stackdump/formats/internal/dumptest"
+	"github.com/stackdump/stackdump/stack"
 )
 
 // reRecordLine matches the lines of a goroutine record or a race report
@@ -81,7 +84,7 @@ func checkCut(t *testing.T, data []byte, k, lineStart, lineNum int) {
 		t.Errorf("cut at byte %d (line %d, %q): not truncated", k, lineNum, data[lineStart:k])
 		return
 	}
-	var w *ParseError
+	var w *stack.ParseError
 	for _, pe := range last.Warnings {
 		if strings.Contains(pe.Msg, "truncated") {
 			w = pe
@@ -96,17 +99,17 @@ func checkCut(t *testing.T, data []byte, k, lineStart, lineNum int) {
 	}
 	whole := readGoText(t, data[:lineStart])
 	if got, want := routinesText(cut), routinesText(whole); got != want {
-		t.Errorf("cut at byte %d: the partial line was not dropped:\n%s", k, diffText(want, got))
+		t.Errorf("cut at byte %d: the partial line was not dropped:\n%s", k, dumptest.DiffText(want, got))
 	}
 }
 
 // routinesText renders the routines, races and system stacks of dumps.
-func routinesText(dumps []*Dump) string {
+func routinesText(dumps []*stack.Dump) string {
 	var b bytes.Buffer
 	for _, d := range dumps {
 		c := *d
 		c.Warnings, c.Truncated = nil, false
-		b.WriteString(describeDump(&c, describeOptions{lines: true}))
+		b.WriteString(dumptest.Describe(&c, dumptest.DescribeOptions{Lines: true}))
 	}
 	return b.String()
 }

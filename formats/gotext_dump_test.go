@@ -3,12 +3,14 @@ package formats
 import (
 	"fmt"
 	"strings"
+
+	"github.com/stackdump/stackdump/stack"
 )
 
 // modelText renders dumps as stable, diffable text for golden files: every
 // field of the model that the Go traceback reader sets, one routine per
 // block. It is test-only; the JSON encoder is the product's format.
-func modelText(dumps []*Dump) string {
+func modelText(dumps []*stack.Dump) string {
 	var b strings.Builder
 	for i, d := range dumps {
 		fmt.Fprintf(&b, "dump %d kind=%s total=%d truncated=%v routines=%d\n", i+1, d.Source.Kind, d.Total, d.Truncated, len(d.Routines))
@@ -41,7 +43,7 @@ func modelText(dumps []*Dump) string {
 	return b.String()
 }
 
-func writeRoutineText(b *strings.Builder, r *Routine) {
+func writeRoutineText(b *strings.Builder, r *stack.Routine) {
 	fmt.Fprintf(b, "  routine id=%d line=%d count=%d state=%q", r.ID, r.Line, r.Count, r.State)
 	if r.WaitMinutes != 0 {
 		fmt.Fprintf(b, " wait=%d", r.WaitMinutes)
@@ -83,7 +85,7 @@ func writeRoutineText(b *strings.Builder, r *Routine) {
 	}
 }
 
-func writeStackText(b *strings.Builder, indent string, s *Stack, vs *FrameValues) {
+func writeStackText(b *strings.Builder, indent string, s *stack.Stack, vs *stack.FrameValues) {
 	if s == nil {
 		fmt.Fprintf(b, "%sstack <nil>\n", indent)
 		return
@@ -105,7 +107,7 @@ func writeStackText(b *strings.Builder, indent string, s *Stack, vs *FrameValues
 	}
 }
 
-func frameText(f *Frame) string {
+func frameText(f *stack.Frame) string {
 	s := fmt.Sprintf("%s @ %s:%d", f.Func, f.File, f.Line)
 	if f.HasOffset {
 		s += fmt.Sprintf(" +%#x", f.Offset)
@@ -119,7 +121,7 @@ func frameText(f *Frame) string {
 	return s
 }
 
-func valueText(v FrameValue) string {
+func valueText(v stack.FrameValue) string {
 	var parts []string
 	if v.Args != "" {
 		parts = append(parts, fmt.Sprintf("args=%q", v.Args))

@@ -8,6 +8,9 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/stackdump/stackdump/formats/gotext"
+	"github.com/stackdump/stackdump/stack"
 )
 
 // summary is what the form tests compare: per dump its preamble, truncation,
@@ -22,7 +25,7 @@ type summary struct {
 	Parts     []string
 }
 
-func summarize(dumps []*Dump) []summary {
+func summarize(dumps []*stack.Dump) []summary {
 	var out []summary
 	for _, d := range dumps {
 		s := summary{Preamble: d.Preamble, Truncated: d.Truncated}
@@ -208,11 +211,11 @@ func TestGoTextRace(t *testing.T) {
 	type acc struct {
 		report int
 		desc   string
-		access RaceAccess
+		access stack.RaceAccess
 		fn     string
 	}
 	var got []acc
-	var creators []RaceCreator
+	var creators []stack.RaceCreator
 	for i, rc := range d.Races {
 		for _, a := range rc.Accesses {
 			fn := ""
@@ -232,15 +235,15 @@ func TestGoTextRace(t *testing.T) {
 		}
 	}
 	want := []acc{
-		{1, "Atomic write", RaceAccess{Op: "write", Atomic: true, Addr: 0xc0000a03f0, Goroutine: 10, Line: 3}, "sync/atomic.AddInt64"},
-		{1, "Previous read", RaceAccess{Op: "read", Previous: true, Addr: 0xc0000a03f0, Goroutine: 1, Main: true, Line: 7}, ""},
-		{2, "Read", RaceAccess{Op: "read", Goroutine: 5, Line: 20}, "main.r"},
-		{2, "Previous write", RaceAccess{Op: "write", Previous: true, Goroutine: 1, Main: true, Line: 24}, "main.main"},
+		{1, "Atomic write", stack.RaceAccess{Op: "write", Atomic: true, Addr: 0xc0000a03f0, Goroutine: 10, Line: 3}, "sync/atomic.AddInt64"},
+		{1, "Previous read", stack.RaceAccess{Op: "read", Previous: true, Addr: 0xc0000a03f0, Goroutine: 1, Main: true, Line: 7}, ""},
+		{2, "Read", stack.RaceAccess{Op: "read", Goroutine: 5, Line: 20}, "main.r"},
+		{2, "Previous write", stack.RaceAccess{Op: "write", Previous: true, Goroutine: 1, Main: true, Line: 24}, "main.main"},
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("got\n%+v\nwant\n%+v", got, want)
 	}
-	if wantC := []RaceCreator{{Goroutine: 10, State: "running", Line: 10}}; !reflect.DeepEqual(creators, wantC) {
+	if wantC := []stack.RaceCreator{{Goroutine: 10, State: "running", Line: 10}}; !reflect.DeepEqual(creators, wantC) {
 		t.Errorf("creators %+v, want %+v", creators, wantC)
 	}
 }
@@ -322,7 +325,7 @@ func TestGoTextLongLine(t *testing.T) {
 	long := "main.f(" + strings.Repeat("0x1, ", 100) + "0x2)"
 	in := g1 + "\ngoroutine 3 [select]:\n" + long + "\n\t/src/m.go:1 +0x1\n\n" + g2
 	for _, max := range []int{64, 300} {
-		dumps, err := ReadAll(strings.NewReader(in), ReadOptions{Kind: KindGoTraceback, MaxLineBytes: max})
+		dumps, err := ReadAll(strings.NewReader(in), ReadOptions{Kind: stack.KindGoTraceback, MaxLineBytes: max})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -376,8 +379,8 @@ func TestGoTextTruncationSize(t *testing.T) {
 	for _, tc := range []struct {
 		n    int64
 		want bool
-	}{{TruncationSize, true}, {TruncationSize - 1, false}} {
-		rd := NewReader(&sizedReader{n: tc.n, head: []byte(g1 + "\n" + g2 + "\n"), filler: filler}, ReadOptions{Kind: KindGoTraceback})
+	}{{gotext.TruncationSize, true}, {gotext.TruncationSize - 1, false}} {
+		rd := NewReader(&sizedReader{n: tc.n, head: []byte(g1 + "\n" + g2 + "\n"), filler: filler}, ReadOptions{Kind: stack.KindGoTraceback})
 		d, err := rd.Next()
 		if err != nil {
 			t.Fatal(err)
@@ -418,7 +421,7 @@ func (f *failingReader) Read(p []byte) (int, error) {
 
 func TestGoTextReadError(t *testing.T) {
 	boom := errors.New("connection reset")
-	rd := NewReader(&failingReader{data: []byte(g1 + "\n" + g2), err: boom}, ReadOptions{Kind: KindGoTraceback})
+	rd := NewReader(&failingReader{data: []byte(g1 + "\n" + g2), err: boom}, ReadOptions{Kind: stack.KindGoTraceback})
 	d, err := rd.Next()
 	if err != nil {
 		t.Fatal(err)

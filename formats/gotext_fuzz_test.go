@@ -4,6 +4,9 @@ import (
 	"bytes"
 	"errors"
 	"testing"
+
+	"github.com/stackdump/stackdump/formats/internal/dumptest"
+	"github.com/stackdump/stackdump/stack"
 )
 
 // FuzzGoText reads arbitrary text as a Go traceback: it must never panic,
@@ -14,7 +17,7 @@ import (
 // reading frames whole (wholeFrame) the same as line by line.
 func FuzzGoText(f *testing.F) {
 	// (testdata/fuzz/FuzzGoText, the fuzzer's own corpus, is loaded by go test.)
-	for _, data := range ReadSeeds(f, "../testdata/corpus/go/*.txt", "../testdata/corpus/go/malformed/*.txt", "../testdata/go/*.txt") {
+	for _, data := range dumptest.ReadSeeds(f, "../testdata/corpus/go/*.txt", "../testdata/corpus/go/malformed/*.txt", "../testdata/go/*.txt") {
 		// Big seeds make the fuzzer crawl: keep the first lines of each.
 		if len(data) > 6<<10 {
 			data = data[:bytes.LastIndexByte(data[:6<<10], '\n')+1]
@@ -24,7 +27,7 @@ func FuzzGoText(f *testing.F) {
 	f.Add([]byte(g1+"\n"+g2), uint16(40))
 	f.Fuzz(func(t *testing.T, data []byte, maxLine uint16) {
 		lines := bytes.Count(data, []byte("\n")) + 1
-		rd := NewReader(bytes.NewReader(data), ReadOptions{Kind: KindGoTraceback, MaxLineBytes: int(maxLine)})
+		rd := NewReader(bytes.NewReader(data), ReadOptions{Kind: stack.KindGoTraceback, MaxLineBytes: int(maxLine)})
 		for {
 			d, err := rd.Next()
 			if err != nil {
@@ -36,7 +39,7 @@ func FuzzGoText(f *testing.F) {
 			var sum int64
 			for r, err := range rd.Routines() {
 				if err != nil {
-					var pe *ParseError
+					var pe *stack.ParseError
 					if !errors.As(err, &pe) {
 						t.Fatalf("not a ParseError: %v", err)
 					}

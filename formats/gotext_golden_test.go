@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/stackdump/stackdump/formats/internal/dumptest"
 )
 
 // goldenInputs is a representative set of real dumps whose whole model is
@@ -37,7 +39,7 @@ func TestGoTextGolden(t *testing.T) {
 			}
 			got := modelText(readGoText(t, data))
 			path := filepath.Join("testdata", "gotext", name+".golden")
-			if *updateGolden {
+			if *dumptest.Update {
 				if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 					t.Fatal(err)
 				}

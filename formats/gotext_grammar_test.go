@@ -4,6 +4,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/stackdump/stackdump/stack"
 )
 
 // The tables below are the grammar of a goroutine in Go traceback text:
@@ -13,102 +15,80 @@ import (
 
 type headerCase struct {
 	line string
-	want Routine // ID, State, WaitMinutes, Locked, Leaked, Durable, Scan, Bubble, Labels, GP, M, MP, HasGP
+	want stack.Routine // ID, State, WaitMinutes, Locked, Leaked, Durable, Scan, Bubble, Labels, GP, M, MP, HasGP
 }
 
 var grammarHeaders = []headerCase{
-	{`goroutine 1 [running]:`, Routine{ID: 1, State: "running"}},
-	{`goroutine 27 [IO wait]:`, Routine{ID: 27, State: "IO wait"}},
-	{`goroutine 5 [chan receive (nil chan)]:`, Routine{ID: 5, State: "chan receive (nil chan)"}},
-	{`goroutine 6 [GC worker (idle)]:`, Routine{ID: 6, State: "GC worker (idle)"}},
-	{`goroutine 8 [sync.WaitGroup.Wait]:`, Routine{ID: 8, State: "sync.WaitGroup.Wait"}},
-	{`goroutine 2 gp=0xc000006700 m=nil [force gc (idle)]:`, Routine{ID: 2, State: "force gc (idle)", GP: 0xc000006700, M: -1, HasGP: true}},
-	{`goroutine 1 gp=0xc0000061c0 m=5 mp=0xc00008b008 [running]:`, Routine{ID: 1, State: "running", GP: 0xc0000061c0, M: 5, MP: 0xc00008b008, HasGP: true}},
-	{`goroutine 0 gp=0x6866e0 m=0 mp=0x6874a0 [idle]:`, Routine{ID: 0, State: "idle", GP: 0x6866e0, M: 0, MP: 0x6874a0, HasGP: true}},
-	{`goroutine 4 [sleep, 1 minutes]:`, Routine{ID: 4, State: "sleep", WaitMinutes: 1}},
-	{`goroutine 16 [chan receive, 1234 minutes]:`, Routine{ID: 16, State: "chan receive", WaitMinutes: 1234}},
-	{`goroutine 19 [select (no cases), locked to thread]:`, Routine{ID: 19, State: "select (no cases)", Locked: true}},
-	{`goroutine 7 [syscall, 12 minutes, locked to thread]:`, Routine{ID: 7, State: "syscall", WaitMinutes: 12, Locked: true}},
-	{`goroutine 19 [chan send (leaked)]:`, Routine{ID: 19, State: "chan send", Leaked: true}},
-	{`goroutine 3 [running (scan)]:`, Routine{ID: 3, State: "running", Scan: true}},
-	{`goroutine 22 [chan receive (durable), synctest bubble 1]:`, Routine{ID: 22, State: "chan receive", Durable: true, Bubble: 1}},
-	{`goroutine 25 [sleep (durable), synctest bubble 12]:`, Routine{ID: 25, State: "sleep", Durable: true, Bubble: 12}},
-	{`goroutine 21 [running, synctest bubble 1]:`, Routine{ID: 21, State: "running", Bubble: 1}},
-	{`goroutine 9 [select (durable), 3 minutes, locked to thread, synctest bubble 2]:`, Routine{ID: 9, State: "select", Durable: true, WaitMinutes: 3, Locked: true, Bubble: 2}},
-	{`goroutine 17 [sleep labels:{"svc": "users", "weird key": "a\"b\nc"}]:`, Routine{ID: 17, State: "sleep", Labels: Labels{{"svc", "users"}, {"weird key", "a\"b\nc"}}}},
-	{`goroutine 18 [IO wait, 5 minutes labels:{"k": "]:", "u": "h\u00e9\x41"}]:`, Routine{ID: 18, State: "IO wait", WaitMinutes: 5, Labels: Labels{{"k", "]:"}, {"u", "héA"}}}},
-	{`goroutine 33 [sleep] {svc: users, "weird key": "a\"b\nc"}:`, Routine{ID: 33, State: "sleep", Labels: Labels{{"svc", "users"}, {"weird key", "a\"b\nc"}}}},
-	{`goroutine 34 [chan receive, 2 minutes] {z: last, "k": "v]: {x}", a.b/c_d: 1}:`, Routine{ID: 34, State: "chan receive", WaitMinutes: 2, Labels: Labels{{"a.b/c_d", "1"}, {"k", "v]: {x}"}, {"z", "last"}}}},
+	{`goroutine 1 [running]:`, stack.Routine{ID: 1, State: "running"}},
+	{`goroutine 27 [IO wait]:`, stack.Routine{ID: 27, State: "IO wait"}},
+	{`goroutine 5 [chan receive (nil chan)]:`, stack.Routine{ID: 5, State: "chan receive (nil chan)"}},
+	{`goroutine 6 [GC worker (idle)]:`, stack.Routine{ID: 6, State: "GC worker (idle)"}},
+	{`goroutine 8 [sync.WaitGroup.Wait]:`, stack.Routine{ID: 8, State: "sync.WaitGroup.Wait"}},
+	{`goroutine 2 gp=0xc000006700 m=nil [force gc (idle)]:`, stack.Routine{ID: 2, State: "force gc (idle)", GP: 0xc000006700, M: -1, HasGP: true}},
+	{`goroutine 1 gp=0xc0000061c0 m=5 mp=0xc00008b008 [running]:`, stack.Routine{ID: 1, State: "running", GP: 0xc0000061c0, M: 5, MP: 0xc00008b008, HasGP: true}},
+	{`goroutine 0 gp=0x6866e0 m=0 mp=0x6874a0 [idle]:`, stack.Routine{ID: 0, State: "idle", GP: 0x6866e0, M: 0, MP: 0x6874a0, HasGP: true}},
+	{`goroutine 4 [sleep, 1 minutes]:`, stack.Routine{ID: 4, State: "sleep", WaitMinutes: 1}},
+	{`goroutine 16 [chan receive, 1234 minutes]:`, stack.Routine{ID: 16, State: "chan receive", WaitMinutes: 1234}},
+	{`goroutine 19 [select (no cases), locked to thread]:`, stack.Routine{ID: 19, State: "select (no cases)", Locked: true}},
+	{`goroutine 7 [syscall, 12 minutes, locked to thread]:`, stack.Routine{ID: 7, State: "syscall", WaitMinutes: 12, Locked: true}},
+	{`goroutine 19 [chan send (leaked)]:`, stack.Routine{ID: 19, State: "chan send", Leaked: true}},
+	{`goroutine 3 [running (scan)]:`, stack.Routine{ID: 3, State: "running", Scan: true}},
+	{`goroutine 22 [chan receive (durable), synctest bubble 1]:`, stack.Routine{ID: 22, State: "chan receive", Durable: true, Bubble: 1}},
+	{`goroutine 25 [sleep (durable), synctest bubble 12]:`, stack.Routine{ID: 25, State: "sleep", Durable: true, Bubble: 12}},
+	{`goroutine 21 [running, synctest bubble 1]:`, stack.Routine{ID: 21, State: "running", Bubble: 1}},
+	{`goroutine 9 [select (durable), 3 minutes, locked to thread, synctest bubble 2]:`, stack.Routine{ID: 9, State: "select", Durable: true, WaitMinutes: 3, Locked: true, Bubble: 2}},
+	{`goroutine 17 [sleep labels:{"svc": "users", "weird key": "a\"b\nc"}]:`, stack.Routine{ID: 17, State: "sleep", Labels: stack.Labels{{Key: "svc", Value: "users"}, {Key: "weird key", Value: "a\"b\nc"}}}},
+	{`goroutine 18 [IO wait, 5 minutes labels:{"k": "]:", "u": "h\u00e9\x41"}]:`, stack.Routine{ID: 18, State: "IO wait", WaitMinutes: 5, Labels: stack.Labels{{Key: "k", Value: "]:"}, {Key: "u", Value: "héA"}}}},
+	{`goroutine 33 [sleep] {svc: users, "weird key": "a\"b\nc"}:`, stack.Routine{ID: 33, State: "sleep", Labels: stack.Labels{{Key: "svc", Value: "users"}, {Key: "weird key", Value: "a\"b\nc"}}}},
+	{`goroutine 34 [chan receive, 2 minutes] {z: last, "k": "v]: {x}", a.b/c_d: 1}:`, stack.Routine{ID: 34, State: "chan receive", WaitMinutes: 2, Labels: stack.Labels{{Key: "a.b/c_d", Value: "1"}, {Key: "k", Value: "v]: {x}"}, {Key: "z", Value: "last"}}}},
 }
 
 type frameCase struct {
 	lines string // function line and file line, each ending in "\n"
-	want  Frame
-	value FrameValue
+	want  stack.Frame
+	value stack.FrameValue
 }
 
 var grammarFrames = []frameCase{
-	{"main.doPanic({0x558d80?, 0x0?})\n\t/src/probe/main.go:65 +0x27\n",
-		Frame{Func: "main.doPanic", File: "/src/probe/main.go", Line: 65, Offset: 0x27, HasOffset: true}, FrameValue{Args: "{0x558d80?, 0x0?}"}},
-	{"main.inlinee(...)\n\t/src/probe/main.go:55\n",
-		Frame{Func: "main.inlinee", File: "/src/probe/main.go", Line: 55, Inlined: true}, FrameValue{}},
-	{"main.structArg({0x0, {0x0, 0x0}, {0x0, 0x0, 0x0}}, {0x1, 0x2, 0x3}, 0x0?, ...)\n\t/src/x.go:1 +0x1\n",
-		Frame{Func: "main.structArg", File: "/src/x.go", Line: 1, Offset: 1, HasOffset: true}, FrameValue{Args: "{0x0, {0x0, 0x0}, {0x0, 0x0, 0x0}}, {0x1, 0x2, 0x3}, 0x0?, ..."}},
-	{"main.manyArgs(0x0?, 0x1, _, {...}, ...)\n\t/src/x.go:2 +0x10\n",
-		Frame{Func: "main.manyArgs", File: "/src/x.go", Line: 2, Offset: 0x10, HasOffset: true}, FrameValue{Args: "0x0?, 0x1, _, {...}, ..."}},
-	{"runtime.goexit({})\n\t/usr/local/go/src/runtime/asm_amd64.s:1771 +0x1\n",
-		Frame{Func: "runtime.goexit", File: "/usr/local/go/src/runtime/asm_amd64.s", Line: 1771, Offset: 1, HasOffset: true}, FrameValue{Args: "{}"}},
-	{"runtime.goexit()\n\t/usr/local/go/src/runtime/asm_amd64.s:1571 +0x1\n",
-		Frame{Func: "runtime.goexit", File: "/usr/local/go/src/runtime/asm_amd64.s", Line: 1571, Offset: 1, HasOffset: true}, FrameValue{}},
-	{"main.Generic[...](0x0?, {0x0?, 0x0?})\n\t/src/g.go:9 +0x1e\n",
-		Frame{Func: "main.Generic[...]", File: "/src/g.go", Line: 9, Offset: 0x1e, HasOffset: true}, FrameValue{Args: "0x0?, {0x0?, 0x0?}"}},
-	{"main.startAll.func4.1()\n\t/src/probe/main.go:88 +0x1b1\n",
-		Frame{Func: "main.startAll.func4.1", File: "/src/probe/main.go", Line: 88, Offset: 0x1b1, HasOffset: true}, FrameValue{}},
-	{"main.glob..func1(0x0?)\n\t/src/probe/main.go:29 +0x1b\n",
-		Frame{Func: "main.glob..func1", File: "/src/probe/main.go", Line: 29, Offset: 0x1b, HasOffset: true}, FrameValue{Args: "0x0?"}},
-	{"main.(*T).Method(...)\n\t/src/probe/main.go:26\n",
-		Frame{Func: "main.(*T).Method", File: "/src/probe/main.go", Line: 26, Inlined: true}, FrameValue{}},
-	{"panic({0x526b20?, 0x10e1709c42a0?})\n\t/usr/local/go/src/runtime/panic.go:860 +0x13a\n",
-		Frame{Func: "panic", File: "/usr/local/go/src/runtime/panic.go", Line: 860, Offset: 0x13a, HasOffset: true}, FrameValue{Args: "{0x526b20?, 0x10e1709c42a0?}"}},
-	{"type:.eq.struct { a int; b string }(0x1, 0x2)\n\t<autogenerated>:1 +0x2f\n",
-		Frame{Func: "type:.eq.struct { a int; b string }", File: "<autogenerated>", Line: 1, Offset: 0x2f, HasOffset: true}, FrameValue{Args: "0x1, 0x2"}},
-	{"runtime/pprof.writeGoroutineStacks(0x14e5940, 0xc0000abc50)\n\tC:/Users/felixge/pprof.go:693 +0x9f\n",
-		Frame{Func: "runtime/pprof.writeGoroutineStacks", File: "C:/Users/felixge/pprof.go", Line: 693, Offset: 0x9f, HasOffset: true}, FrameValue{Args: "0x14e5940, 0xc0000abc50"}},
-	{"main.spaced()\n\t/Users/John Doe/go/src/x.go:12 +0x1\n",
-		Frame{Func: "main.spaced", File: "/Users/John Doe/go/src/x.go", Line: 12, Offset: 1, HasOffset: true}, FrameValue{}},
-	{"main._Cfunc_c_sleep_loop(0xf4240)\n\t_cgo_gotypes.go:56 +0x45\n",
-		Frame{Func: "main._Cfunc_c_sleep_loop", File: "_cgo_gotypes.go", Line: 56, Offset: 0x45, HasOffset: true}, FrameValue{Args: "0xf4240"}},
-	{"runtime.unknown()\n\t??:0\n",
-		Frame{Func: "runtime.unknown", File: "??", Line: 0}, FrameValue{}},
-	{"panic({0x52e620?, 0x129aca406020?})\n\t/usr/local/go/src/runtime/panic.go:879 +0x16f fp=0x129aca34fe60 sp=0x129aca34fdb0 pc=0x483caf\n",
-		Frame{Func: "panic", File: "/usr/local/go/src/runtime/panic.go", Line: 879, Offset: 0x16f, HasOffset: true},
-		FrameValue{Args: "{0x52e620?, 0x129aca406020?}", FP: 0x129aca34fe60, SP: 0x129aca34fdb0, PC: 0x483caf}},
-	{"runtime.gopark(0x0?)\n\t/usr/local/go/src/runtime/proc.c:1350 +0x89 fp=0x7f42b0016ef0\n",
-		Frame{Func: "runtime.gopark", File: "/usr/local/go/src/runtime/proc.c", Line: 1350, Offset: 0x89, HasOffset: true}, FrameValue{Args: "0x0?", FP: 0x7f42b0016ef0}},
-	{"C.sleep_loop\n\tsleep.c:12 pc=0x4a7e0f\n",
-		Frame{Func: "C.sleep_loop", File: "sleep.c", Line: 12, Native: true}, FrameValue{PC: 0x4a7e0f}},
-	{"non-Go function\n\tpc=0x4a7e0f\n",
-		Frame{Func: "non-Go function", Native: true}, FrameValue{PC: 0x4a7e0f}},
-	{"non-Go function at pc=0x4a7e10\n",
-		Frame{Func: "non-Go function", Native: true}, FrameValue{PC: 0x4a7e10}},
+	{"main.doPanic({0x558d80?, 0x0?})\n\t/src/probe/main.go:65 +0x27\n", stack.Frame{Func: "main.doPanic", File: "/src/probe/main.go", Line: 65, Offset: 0x27, HasOffset: true}, stack.FrameValue{Args: "{0x558d80?, 0x0?}"}},
+	{"main.inlinee(...)\n\t/src/probe/main.go:55\n", stack.Frame{Func: "main.inlinee", File: "/src/probe/main.go", Line: 55, Inlined: true}, stack.FrameValue{}},
+	{"main.structArg({0x0, {0x0, 0x0}, {0x0, 0x0, 0x0}}, {0x1, 0x2, 0x3}, 0x0?, ...)\n\t/src/x.go:1 +0x1\n", stack.Frame{Func: "main.structArg", File: "/src/x.go", Line: 1, Offset: 1, HasOffset: true}, stack.FrameValue{Args: "{0x0, {0x0, 0x0}, {0x0, 0x0, 0x0}}, {0x1, 0x2, 0x3}, 0x0?, ..."}},
+	{"main.manyArgs(0x0?, 0x1, _, {...}, ...)\n\t/src/x.go:2 +0x10\n", stack.Frame{Func: "main.manyArgs", File: "/src/x.go", Line: 2, Offset: 0x10, HasOffset: true}, stack.FrameValue{Args: "0x0?, 0x1, _, {...}, ..."}},
+	{"runtime.goexit({})\n\t/usr/local/go/src/runtime/asm_amd64.s:1771 +0x1\n", stack.Frame{Func: "runtime.goexit", File: "/usr/local/go/src/runtime/asm_amd64.s", Line: 1771, Offset: 1, HasOffset: true}, stack.FrameValue{Args: "{}"}},
+	{"runtime.goexit()\n\t/usr/local/go/src/runtime/asm_amd64.s:1571 +0x1\n", stack.Frame{Func: "runtime.goexit", File: "/usr/local/go/src/runtime/asm_amd64.s", Line: 1571, Offset: 1, HasOffset: true}, stack.FrameValue{}},
+	{"main.Generic[...](0x0?, {0x0?, 0x0?})\n\t/src/g.go:9 +0x1e\n", stack.Frame{Func: "main.Generic[...]", File: "/src/g.go", Line: 9, Offset: 0x1e, HasOffset: true}, stack.FrameValue{Args: "0x0?, {0x0?, 0x0?}"}},
+	{"main.startAll.func4.1()\n\t/src/probe/main.go:88 +0x1b1\n", stack.Frame{Func: "main.startAll.func4.1", File: "/src/probe/main.go", Line: 88, Offset: 0x1b1, HasOffset: true}, stack.FrameValue{}},
+	{"main.glob..func1(0x0?)\n\t/src/probe/main.go:29 +0x1b\n", stack.Frame{Func: "main.glob..func1", File: "/src/probe/main.go", Line: 29, Offset: 0x1b, HasOffset: true}, stack.FrameValue{Args: "0x0?"}},
+	{"main.(*T).Method(...)\n\t/src/probe/main.go:26\n", stack.Frame{Func: "main.(*T).Method", File: "/src/probe/main.go", Line: 26, Inlined: true}, stack.FrameValue{}},
+	{"panic({0x526b20?, 0x10e1709c42a0?})\n\t/usr/local/go/src/runtime/panic.go:860 +0x13a\n", stack.Frame{Func: "panic", File: "/usr/local/go/src/runtime/panic.go", Line: 860, Offset: 0x13a, HasOffset: true}, stack.FrameValue{Args: "{0x526b20?, 0x10e1709c42a0?}"}},
+	{"type:.eq.struct { a int; b string }(0x1, 0x2)\n\t<autogenerated>:1 +0x2f\n", stack.Frame{Func: "type:.eq.struct { a int; b string }", File: "<autogenerated>", Line: 1, Offset: 0x2f, HasOffset: true}, stack.FrameValue{Args: "0x1, 0x2"}},
+	{"runtime/pprof.writeGoroutineStacks(0x14e5940, 0xc0000abc50)\n\tC:/Users/felixge/pprof.go:693 +0x9f\n", stack.Frame{Func: "runtime/pprof.writeGoroutineStacks", File: "C:/Users/felixge/pprof.go", Line: 693, Offset: 0x9f, HasOffset: true}, stack.FrameValue{Args: "0x14e5940, 0xc0000abc50"}},
+	{"main.spaced()\n\t/Users/John Doe/go/src/x.go:12 +0x1\n", stack.Frame{Func: "main.spaced", File: "/Users/John Doe/go/src/x.go", Line: 12, Offset: 1, HasOffset: true}, stack.FrameValue{}},
+	{"main._Cfunc_c_sleep_loop(0xf4240)\n\t_cgo_gotypes.go:56 +0x45\n", stack.Frame{Func: "main._Cfunc_c_sleep_loop", File: "_cgo_gotypes.go", Line: 56, Offset: 0x45, HasOffset: true}, stack.FrameValue{Args: "0xf4240"}},
+	{"runtime.unknown()\n\t??:0\n", stack.Frame{Func: "runtime.unknown", File: "??", Line: 0}, stack.FrameValue{}},
+	{"panic({0x52e620?, 0x129aca406020?})\n\t/usr/local/go/src/runtime/panic.go:879 +0x16f fp=0x129aca34fe60 sp=0x129aca34fdb0 pc=0x483caf\n", stack.Frame{Func: "panic", File: "/usr/local/go/src/runtime/panic.go", Line: 879, Offset: 0x16f, HasOffset: true}, stack.FrameValue{Args: "{0x52e620?, 0x129aca406020?}", FP: 0x129aca34fe60, SP: 0x129aca34fdb0, PC: 0x483caf}},
+	{"runtime.gopark(0x0?)\n\t/usr/local/go/src/runtime/proc.c:1350 +0x89 fp=0x7f42b0016ef0\n", stack.Frame{Func: "runtime.gopark", File: "/usr/local/go/src/runtime/proc.c", Line: 1350, Offset: 0x89, HasOffset: true}, stack.FrameValue{Args: "0x0?", FP: 0x7f42b0016ef0}},
+	{"C.sleep_loop\n\tsleep.c:12 pc=0x4a7e0f\n", stack.Frame{Func: "C.sleep_loop", File: "sleep.c", Line: 12, Native: true}, stack.FrameValue{PC: 0x4a7e0f}},
+	{"non-Go function\n\tpc=0x4a7e0f\n", stack.Frame{Func: "non-Go function", Native: true}, stack.FrameValue{PC: 0x4a7e0f}},
+	{"non-Go function at pc=0x4a7e10\n", stack.Frame{Func: "non-Go function", Native: true}, stack.FrameValue{PC: 0x4a7e10}},
 }
 
 type creatorCase struct {
 	lines  string
-	want   *Frame
+	want   *stack.Frame
 	parent int64
 }
 
 var grammarCreators = []creatorCase{
 	{"", nil, 0},
-	{"created by main.startAll\n\t/src/probe/main.go:88 +0x1b1\n", &Frame{Func: "main.startAll", File: "/src/probe/main.go", Line: 88, Offset: 0x1b1, HasOffset: true}, 0},
-	{"created by main.spawnChild in goroutine 25\n\t/src/probe/main.go:99 +0x56\n", &Frame{Func: "main.spawnChild", File: "/src/probe/main.go", Line: 99, Offset: 0x56, HasOffset: true}, 25},
-	{"created by net/http.(*Server).Serve in goroutine 1\n\tC:/go/src/net/http/server.go:3285 +0x4b4\n", &Frame{Func: "net/http.(*Server).Serve", File: "C:/go/src/net/http/server.go", Line: 3285, Offset: 0x4b4, HasOffset: true}, 1},
-	{"created by runtime.gcenable\n\t/usr/local/go/src/runtime/mgc.go:214 +0x66 fp=0x1 sp=0x2 pc=0x3\n", &Frame{Func: "runtime.gcenable", File: "/usr/local/go/src/runtime/mgc.go", Line: 214, Offset: 0x66, HasOffset: true}, 0},
+	{"created by main.startAll\n\t/src/probe/main.go:88 +0x1b1\n", &stack.Frame{Func: "main.startAll", File: "/src/probe/main.go", Line: 88, Offset: 0x1b1, HasOffset: true}, 0},
+	{"created by main.spawnChild in goroutine 25\n\t/src/probe/main.go:99 +0x56\n", &stack.Frame{Func: "main.spawnChild", File: "/src/probe/main.go", Line: 99, Offset: 0x56, HasOffset: true}, 25},
+	{"created by net/http.(*Server).Serve in goroutine 1\n\tC:/go/src/net/http/server.go:3285 +0x4b4\n", &stack.Frame{Func: "net/http.(*Server).Serve", File: "C:/go/src/net/http/server.go", Line: 3285, Offset: 0x4b4, HasOffset: true}, 1},
+	{"created by runtime.gcenable\n\t/usr/local/go/src/runtime/mgc.go:214 +0x66 fp=0x1 sp=0x2 pc=0x3\n", &stack.Frame{Func: "runtime.gcenable", File: "/usr/local/go/src/runtime/mgc.go", Line: 214, Offset: 0x66, HasOffset: true}, 0},
 }
 
 // readOne reads input that must hold one dump with no warnings.
-func readOne(t *testing.T, input string) *Dump {
+func readOne(t *testing.T, input string) *stack.Dump {
 	t.Helper()
 	dumps := readGoText(t, []byte(input))
 	if len(dumps) != 1 {
@@ -120,12 +100,12 @@ func readOne(t *testing.T, input string) *Dump {
 	return dumps[0]
 }
 
-func headerFields(r *Routine) Routine {
-	return Routine{ID: r.ID, State: r.State, WaitMinutes: r.WaitMinutes, Locked: r.Locked, Leaked: r.Leaked,
+func headerFields(r *stack.Routine) stack.Routine {
+	return stack.Routine{ID: r.ID, State: r.State, WaitMinutes: r.WaitMinutes, Locked: r.Locked, Leaked: r.Leaked,
 		Durable: r.Durable, Scan: r.Scan, Bubble: r.Bubble, Labels: r.Labels, GP: r.GP, M: r.M, MP: r.MP, HasGP: r.HasGP}
 }
 
-func frameFields(f *Frame) Frame {
+func frameFields(f *stack.Frame) stack.Frame {
 	g := *f
 	g.id = 0
 	return g
@@ -155,7 +135,7 @@ func TestGoTextGrammar(t *testing.T) {
 				if got := frameFields(r.Stack.Frames[0]); got != f.want {
 					t.Errorf("frame %q:\n got %+v\nwant %+v", f.lines, got, f.want)
 				}
-				var gotV FrameValue
+				var gotV stack.FrameValue
 				if r.Values != nil {
 					gotV = r.Values.Frames[0]
 				}
@@ -171,7 +151,7 @@ func TestGoTextGrammar(t *testing.T) {
 				if r.ParentID != c.parent {
 					t.Errorf("ParentID = %d, want %d", r.ParentID, c.parent)
 				}
-				if strings.Contains(c.lines, "fp=0x1") && (r.CreatedByValues == nil || !reflect.DeepEqual(*r.CreatedByValues, FrameValue{FP: 1, SP: 2, PC: 3})) {
+				if strings.Contains(c.lines, "fp=0x1") && (r.CreatedByValues == nil || !reflect.DeepEqual(*r.CreatedByValues, stack.FrameValue{FP: 1, SP: 2, PC: 3})) {
 					t.Errorf("CreatedByValues = %+v", r.CreatedByValues)
 				}
 			}

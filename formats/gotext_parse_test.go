@@ -1,6 +1,10 @@
 package formats
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/stackdump/stackdump/stack"
+)
 
 func TestParseFileLine(t *testing.T) {
 	for _, tc := range []struct {
@@ -95,7 +99,7 @@ func TestValuesOf(t *testing.T) {
 	args := []byte("xx0x1, {0x2}0x3?")
 	spans := []valueSpan{{argStart: 2, argEnd: 12}, {argStart: 12, argEnd: 12, fp: 1, sp: 2, pc: 3}, {argStart: 12, argEnd: 16}}
 	a := tab.valuesOf(args, spans)
-	want := []FrameValue{{Args: "0x1, {0x2}"}, {FP: 1, SP: 2, PC: 3}, {Args: "0x3?"}}
+	want := []stack.FrameValue{{Args: "0x1, {0x2}"}, {FP: 1, SP: 2, PC: 3}, {Args: "0x3?"}}
 	if a == nil || len(a.Frames) != 3 {
 		t.Fatalf("valuesOf = %+v", a)
 	}

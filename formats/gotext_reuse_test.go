@@ -7,15 +7,19 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/stackdump/stackdump/formats/internal/dumptest"
+	"github.com/stackdump/stackdump/formats/output"
+	"github.com/stackdump/stackdump/stack"
 )
 
 // readReusing streams data with ReuseRoutines, through a bufio.Reader or,
 // when mem is set, from data itself (NewReaderBytes). Each routine is
 // rendered as it is yielded (the text must equal what ReadAll reads) and
 // kept as a Clone (which must survive the reuse of the original).
-func readReusing(t testing.TB, data []byte, opts ReadOptions, mem bool) (rendered []string, dumps []*Dump) {
+func readReusing(t testing.TB, data []byte, opts ReadOptions, mem bool) (rendered []string, dumps []*stack.Dump) {
 	t.Helper()
-	opts.Kind, opts.ReuseRoutines = KindGoTraceback, true
+	opts.Kind, opts.ReuseRoutines = stack.KindGoTraceback, true
 	rd := NewReader(bytes.NewReader(data), opts)
 	if mem {
 		rd = NewReaderBytes(data, opts)
@@ -45,7 +49,7 @@ func readReusing(t testing.TB, data []byte, opts ReadOptions, mem bool) (rendere
 // through a buffer and in memory, and compares every field.
 func checkReuseMatchesReadAll(t testing.TB, data []byte, opts ReadOptions) {
 	t.Helper()
-	opts.Kind = KindGoTraceback
+	opts.Kind = stack.KindGoTraceback
 	want, err := ReadAll(bytes.NewReader(data), opts)
 	if err != nil {
 		t.Fatalf("ReadAll: %v", err)
@@ -69,7 +73,7 @@ func checkReuseMatchesReadAll(t testing.TB, data []byte, opts ReadOptions) {
 			}
 		}
 		if g, w := modelText(got), modelText(want); g != w {
-			t.Fatalf("clones (in memory: %v) differ from ReadAll:\n%s", mem, firstDiff(w, g))
+			t.Fatalf("clones (in memory: %v) differ from ReadAll:\n%s", mem, dumptest.FirstDiff(w, g))
 		}
 	}
 }
@@ -92,7 +96,7 @@ func TestGoTextReuseRoutines(t *testing.T) {
 		})
 	}
 	t.Run("generated", func(t *testing.T) {
-		checkReuseMatchesReadAll(t, benchDumpBytes(2000), ReadOptions{})
+		checkReuseMatchesReadAll(t, dumptest.TracebackBytes(2000), ReadOptions{})
 	})
 }
 
@@ -100,7 +104,7 @@ func TestGoTextReuseRoutines(t *testing.T) {
 // off: the dumps, warnings included, must be the same.
 func checkWholeFrames(t testing.TB, data []byte, opts ReadOptions) {
 	t.Helper()
-	opts.Kind = KindGoTraceback
+	opts.Kind = stack.KindGoTraceback
 	read := func(slow bool) string {
 		slowFrames.Store(slow)
 		defer slowFrames.Store(false)
@@ -111,7 +115,7 @@ func checkWholeFrames(t testing.TB, data []byte, opts ReadOptions) {
 		return modelText(d)
 	}
 	if fast, slow := read(false), read(true); fast != slow {
-		t.Fatalf("frames read whole differ from frames read line by line:\n%s", firstDiff(slow, fast))
+		t.Fatalf("frames read whole differ from frames read line by line:\n%s", dumptest.FirstDiff(slow, fast))
 	}
 }
 
@@ -123,7 +127,7 @@ func checkWholeFrames(t testing.TB, data []byte, opts ReadOptions) {
 func TestGoTextWholeFrames(t *testing.T) {
 	files := goTextFiles(t)
 	malformed, _ := filepath.Glob("../testdata/corpus/go/malformed/*.txt")
-	inputs := map[string][]byte{"generated": benchDumpBytes(3000)}
+	inputs := map[string][]byte{"generated": dumptest.TracebackBytes(3000)}
 	for _, path := range append(files, malformed...) {
 		data, err := os.ReadFile(path)
 		if err != nil {
@@ -147,10 +151,10 @@ func TestGoTextWholeFrames(t *testing.T) {
 // (buffers, the reader), not one routine and its values per goroutine.
 func TestGoTextReuseAllocations(t *testing.T) {
 	const n = 2000
-	data := benchDumpBytes(n)
-	tab := NewTable()
+	data := dumptest.TracebackBytes(n)
+	tab := stack.NewTable()
 	read := func(reuse bool) {
-		rd := NewReader(bytes.NewReader(data), ReadOptions{Kind: KindGoTraceback, Table: tab, ReuseRoutines: reuse})
+		rd := NewReader(bytes.NewReader(data), ReadOptions{Kind: stack.KindGoTraceback, Table: tab, ReuseRoutines: reuse})
 		got := 0
 		for {
 			if _, err := rd.Next(); err != nil {
@@ -183,7 +187,7 @@ func TestGoTextReuseAllocations(t *testing.T) {
 // ReuseRoutines, writes every format exactly as WriteDump does with
 // routines read by ReadAll: no encoder keeps a routine it was handed.
 func TestCopyReusesRoutines(t *testing.T) {
-	inputs := map[string][]byte{"generated": benchDumpBytes(500)}
+	inputs := map[string][]byte{"generated": dumptest.TracebackBytes(500)}
 	for _, path := range goTextFiles(t) {
 		data, err := os.ReadFile(path)
 		if err != nil {
@@ -191,15 +195,15 @@ func TestCopyReusesRoutines(t *testing.T) {
 		}
 		inputs[filepath.Base(path)] = data
 	}
-	for _, f := range Formats() {
+	for _, f := range output.Formats() {
 		for name, data := range inputs {
 			var want, got bytes.Buffer
-			tab := NewTable()
+			tab := stack.NewTable()
 			dumps, err := ReadAll(bytes.NewReader(data), ReadOptions{Table: tab})
 			if err != nil {
 				t.Fatal(err)
 			}
-			if (f == FormatPprof || f == FormatFolded) && len(dumps) > 1 {
+			if (f == output.Pprof || f == output.Folded) && len(dumps) > 1 {
 				continue // a profile or folded stacks hold one dump
 			}
 			enc, err := NewEncoder(&want, f)
@@ -207,7 +211,7 @@ func TestCopyReusesRoutines(t *testing.T) {
 				t.Fatal(err)
 			}
 			for _, d := range dumps {
-				if err := WriteDump(enc, d); err != nil {
+				if err := stack.WriteDump(enc, d); err != nil {
 					t.Fatalf("%s %s: WriteDump: %v", f, name, err)
 				}
 			}
@@ -221,7 +225,7 @@ func TestCopyReusesRoutines(t *testing.T) {
 				t.Fatalf("Copy did not reuse routines")
 			}
 			if !bytes.Equal(got.Bytes(), want.Bytes()) {
-				t.Errorf("%s %s: Copy output differs from WriteDump(ReadAll):\n%s", f, name, firstDiff(want.String(), got.String()))
+				t.Errorf("%s %s: Copy output differs from WriteDump(ReadAll):\n%s", f, name, dumptest.FirstDiff(want.String(), got.String()))
 			}
 		}
 	}
@@ -235,8 +239,8 @@ func TestRoutineClone(t *testing.T) {
 	if r.Values == nil {
 		t.Fatal("test input has no arguments")
 	}
-	r.Ancestors = []Ancestor{{ID: 9, Stack: r.Stack, Values: r.Values}}
-	r.CreatedByValues = &FrameValue{PC: 0x42}
+	r.Ancestors = []stack.Ancestor{{ID: 9, Stack: r.Stack, Values: r.Values}}
+	r.CreatedByValues = &stack.FrameValue{PC: 0x42}
 	c := r.Clone()
 	if c.Stack != r.Stack || c.CreatedBy != r.CreatedBy {
 		t.Error("clone does not share the interned stack and creator")

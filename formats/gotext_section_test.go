@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/stackdump/stackdump/stack"
 )
 
 // countNodes counts the nodes of a section trie below n.
@@ -50,11 +52,11 @@ func TestSectionTrie(t *testing.T) {
 		fmt.Fprintf(&in, "goroutine %d [select]:\n%s\n", i+1, stacks[k])
 		want = append(want, k)
 	}
-	rd := NewReader(bytes.NewReader([]byte(in.String())), ReadOptions{Kind: KindGoTraceback, ReuseRoutines: true})
+	rd := NewReader(bytes.NewReader([]byte(in.String())), ReadOptions{Kind: stack.KindGoTraceback, ReuseRoutines: true})
 	if _, err := rd.Next(); err != nil {
 		t.Fatal(err)
 	}
-	byKind := map[int]*Stack{}
+	byKind := map[int]*stack.Stack{}
 	i := 0
 	for r, err := range rd.Routines() {
 		if err != nil {

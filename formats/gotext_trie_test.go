@@ -3,6 +3,9 @@ package formats
 import (
 	"os"
 	"testing"
+
+	"github.com/stackdump/stackdump/formats/internal/codec"
+	"github.com/stackdump/stackdump/stack"
 )
 
 // TestStackTrieFollowsReader reads a real traceback twice through one
@@ -14,14 +17,14 @@ func TestStackTrieFollowsReader(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	read := func(g *goTextDecoder) []*Stack {
+	read := func(g *goTextDecoder) []*stack.Stack {
 		if _, err := g.NextDump(); err != nil {
 			t.Fatal(err)
 		}
-		var stacks []*Stack
+		var stacks []*stack.Stack
 		for {
 			r, err := g.NextRoutine()
-			if err == ErrEndOfDump {
+			if err == codec.ErrEndOfDump {
 				return stacks
 			}
 			if err != nil {
@@ -30,8 +33,8 @@ func TestStackTrieFollowsReader(t *testing.T) {
 			stacks = append(stacks, r.Stack)
 		}
 	}
-	mem := func() *Stream { in, _ := openMemInput(data, ReadOptions{Kind: KindGoTraceback}); return in }
-	g := newGoTextDecoder(mem(), CodecOptions{Table: NewTable()}).(*goTextDecoder)
+	mem := func() *codec.Stream { in, _ := openMemInput(data, ReadOptions{Kind: stack.KindGoTraceback}); return in }
+	g := newGoTextDecoder(mem(), codec.Options{Table: stack.NewTable()}).(*goTextDecoder)
 	first := read(g)
 	trie := g.trie
 	nodes := trie.nodes()
@@ -51,7 +54,7 @@ func TestStackTrieFollowsReader(t *testing.T) {
 			t.Errorf("routine %d: a new Stack for the same stack from one reader", i)
 		}
 	}
-	other := newGoTextDecoder(mem(), CodecOptions{Table: NewTable()}).(*goTextDecoder)
+	other := newGoTextDecoder(mem(), codec.Options{Table: stack.NewTable()}).(*goTextDecoder)
 	read(other)
 	if other.trie == trie || other.trie.nodes() != nodes {
 		t.Errorf("another reader and Table: trie %p (first %p), %d nodes, want %d", other.trie, trie, other.trie.nodes(), nodes)

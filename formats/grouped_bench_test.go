@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/stackdump/stackdump/formats"
+	"github.com/stackdump/stackdump/formats/output"
+	"github.com/stackdump/stackdump/stack"
 )
 
 // benchDebug1Text is a debug=1 profile of n records of depth frames each.
@@ -33,23 +35,23 @@ func benchDebug1Text(n, depth int) []byte {
 
 // benchFullDump is a debug=2 style dump: n goroutines over stacks distinct
 // stacks of depth frames.
-func benchFullDump(n, stacks, depth int) *formats.Dump {
-	tab := formats.NewTable()
-	var sts []*formats.Stack
+func benchFullDump(n, stacks, depth int) *stack.Dump {
+	tab := stack.NewTable()
+	var sts []*stack.Stack
 	for i := range stacks {
-		var frames []*formats.Frame
+		var frames []*stack.Frame
 		for j := range depth {
-			frames = append(frames, tab.Frame(formats.Frame{
+			frames = append(frames, tab.Frame(stack.Frame{
 				Func: fmt.Sprintf("github.com/acme/service/pkg%d.(*Handler).Method%d", j, i), File: fmt.Sprintf("/src/pkg%d/h.go", j),
 				Line: 10 + j, Offset: uint64(0x20 + j), HasOffset: true,
 			}))
 		}
-		sts = append(sts, tab.Stack(frames, formats.Elision{}))
+		sts = append(sts, tab.Stack(frames, stack.Elision{}))
 	}
-	labels := tab.Labels(formats.Labels{{Key: "svc", Value: "users"}})
-	d := &formats.Dump{}
+	labels := tab.Labels(stack.Labels{{Key: "svc", Value: "users"}})
+	d := &stack.Dump{}
 	for i := range n {
-		r := &formats.Routine{ID: int64(i + 1), Count: 1, State: "chan receive", Stack: sts[i%stacks]}
+		r := &stack.Routine{ID: int64(i + 1), Count: 1, State: "chan receive", Stack: sts[i%stacks]}
 		if i%3 == 0 {
 			r.Labels, r.State = labels, "select"
 		}
@@ -79,12 +81,12 @@ func BenchmarkDebug1Read(b *testing.B) {
 // each grouped format.
 func BenchmarkGroupedWrite(b *testing.B) {
 	d := benchFullDump(100_000, 60, 20)
-	for _, f := range []formats.Format{formats.FormatDebug1, formats.FormatPprof, formats.FormatFolded} {
+	for _, f := range []output.Format{output.Debug1, output.Pprof, output.Folded} {
 		b.Run(string(f), func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
 				enc, _ := formats.NewEncoder(io.Discard, f)
-				if err := formats.WriteDump(enc, d); err != nil {
+				if err := stack.WriteDump(enc, d); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -98,8 +100,8 @@ func BenchmarkPprofRead(b *testing.B) {
 		b.Fatal(err)
 	}
 	var buf bytes.Buffer
-	enc, _ := formats.NewEncoder(&buf, formats.FormatPprof)
-	if err := formats.WriteDump(enc, dumps[0]); err != nil {
+	enc, _ := formats.NewEncoder(&buf, output.Pprof)
+	if err := stack.WriteDump(enc, dumps[0]); err != nil {
 		b.Fatal(err)
 	}
 	in := buf.Bytes()

@@ -9,6 +9,8 @@ import (
 
 	"github.com/stackdump/stackdump/dedupe"
 	"github.com/stackdump/stackdump/formats"
+	"github.com/stackdump/stackdump/formats/output"
+	"github.com/stackdump/stackdump/stack"
 )
 
 // Grouped text (convert --dedupe) is for people and is not read back.
@@ -20,7 +22,7 @@ func TestGroupedTextIsNotReadBack(t *testing.T) {
 	for _, name := range []string{"../testdata/go/panic_go127.txt", "../testdata/corpus/jvm/tda_jdk8.log"} {
 		d := readFirstDump(t, name)
 		var text bytes.Buffer
-		if err := formats.WriteGroups(&text, formats.FormatText, d, dedupe.Group(d, dedupe.Options{})); err != nil {
+		if err := formats.WriteGroups(&text, output.Text, d, dedupe.Group(d, dedupe.Options{})); err != nil {
 			t.Fatal(err)
 		}
 		var z bytes.Buffer
@@ -33,7 +35,7 @@ func TestGroupedTextIsNotReadBack(t *testing.T) {
 			"in memory": formats.NewReaderBytes(text.Bytes(), formats.ReadOptions{}),
 		} {
 			d, err := rd.Next()
-			if d != nil || !errors.Is(err, formats.ErrNotDump) || !strings.Contains(err.Error(), "grouped text") {
+			if d != nil || !errors.Is(err, stack.ErrNotDump) || !strings.Contains(err.Error(), "grouped text") {
 				t.Errorf("%s, %s: dump %v, error %v; want stackdump's grouped text refused", name, what, d != nil, err)
 			}
 		}

@@ -9,11 +9,13 @@ import (
 
 	"github.com/stackdump/stackdump/dedupe"
 	"github.com/stackdump/stackdump/formats"
+	"github.com/stackdump/stackdump/formats/output"
+	"github.com/stackdump/stackdump/stack"
 )
 
 // leakedByTop groups d and returns each group's proven-leaked count by
 // the group's top function, with the members per top function.
-func leakedByTop(t *testing.T, d *formats.Dump) (leaked, members map[string]int64) {
+func leakedByTop(t *testing.T, d *stack.Dump) (leaked, members map[string]int64) {
 	t.Helper()
 	leaked, members = map[string]int64{}, map[string]int64{}
 	for _, g := range dedupe.Group(d, dedupe.Options{}) {
@@ -37,7 +39,7 @@ func TestGroupsJSONLeakedRoundTrip(t *testing.T) {
 		t.Fatalf("fixture groups: leaked %v of %v", wantLeaked, wantMembers)
 	}
 	var doc bytes.Buffer
-	if err := formats.WriteGroups(&doc, formats.FormatJSON, d, dedupe.Group(d, dedupe.Options{})); err != nil {
+	if err := formats.WriteGroups(&doc, output.JSON, d, dedupe.Group(d, dedupe.Options{})); err != nil {
 		t.Fatal(err)
 	}
 

@@ -8,11 +8,13 @@ import (
 
 	"github.com/stackdump/stackdump/dedupe"
 	"github.com/stackdump/stackdump/formats"
+	"github.com/stackdump/stackdump/formats/output"
+	"github.com/stackdump/stackdump/stack"
 )
 
 // stateCounts counts the members of d's routines per state ("" for
 // members without one).
-func stateCounts(d *formats.Dump) map[string]int64 {
+func stateCounts(d *stack.Dump) map[string]int64 {
 	got := map[string]int64{}
 	for _, r := range d.Routines {
 		got[r.State] += r.Goroutines()
@@ -39,7 +41,7 @@ func TestGroupsJSONStatelessMembersRoundTrip(t *testing.T) {
 		}
 		for _, by := range dedupe.Levels() {
 			var doc bytes.Buffer
-			if err := formats.WriteGroups(&doc, formats.FormatJSON, d, dedupe.Group(d, dedupe.Options{By: by})); err != nil {
+			if err := formats.WriteGroups(&doc, output.JSON, d, dedupe.Group(d, dedupe.Options{By: by})); err != nil {
 				t.Fatal(err)
 			}
 			back, err := formats.ReadAll(bytes.NewReader(doc.Bytes()), formats.ReadOptions{})
@@ -59,7 +61,7 @@ func TestGroupsJSONStatelessMembersRoundTrip(t *testing.T) {
 func TestGroupsTextStatelessMembers(t *testing.T) {
 	d := readFirstDump(t, "../testdata/corpus/jvm/tda_jdk15_log_with_histogram.log")
 	var out bytes.Buffer
-	if err := formats.WriteGroups(&out, formats.FormatText, d, dedupe.Group(d, dedupe.Options{})); err != nil {
+	if err := formats.WriteGroups(&out, output.Text, d, dedupe.Group(d, dedupe.Options{})); err != nil {
 		t.Fatal(err)
 	}
 	const want = "6 threads [VM thread: 2, no state: 4]\n"

@@ -5,6 +5,10 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/stackdump/stackdump/formats/internal/dumptest"
+	"github.com/stackdump/stackdump/formats/output"
+	"github.com/stackdump/stackdump/stack"
 )
 
 // wantGroupsText is the fixture's groups as WriteGroups prints them.
@@ -46,23 +50,23 @@ main.(*Server).work(...)
 `
 
 func TestWriteGroupsText(t *testing.T) {
-	tab := NewTable()
-	d := fixtureGoDump(tab)
+	tab := stack.NewTable()
+	d := dumptest.GoDump(tab)
 	var buf bytes.Buffer
-	if err := WriteGroups(&buf, FormatText, d, fixtureGroups(tab, d)); err != nil {
+	if err := WriteGroups(&buf, output.Text, d, dumptest.Groups(tab, d)); err != nil {
 		t.Fatal(err)
 	}
-	if diff := diffText(strings.TrimPrefix(wantGroupsText, "\n"), buf.String()); diff != "" {
+	if diff := dumptest.DiffText(strings.TrimPrefix(wantGroupsText, "\n"), buf.String()); diff != "" {
 		t.Error(diff)
 	}
 }
 
 func TestWriteGroupsTextThreads(t *testing.T) {
-	tab := NewTable()
-	d := fixtureJVMDump(tab)
-	g := &Group{Count: 1, IDs: []int64{23}, States: map[string]int64{"WAITING (parking)": 1}, Sample: d.Routines[0]}
+	tab := stack.NewTable()
+	d := dumptest.JVMDump(tab)
+	g := &stack.Group{Count: 1, IDs: []int64{23}, States: map[string]int64{"WAITING (parking)": 1}, Sample: d.Routines[0]}
 	var buf bytes.Buffer
-	if err := WriteGroups(&buf, FormatText, d, []*Group{g}); err != nil {
+	if err := WriteGroups(&buf, output.Text, d, []*stack.Group{g}); err != nil {
 		t.Fatal(err)
 	}
 	first, _, _ := strings.Cut(buf.String(), "\n")
@@ -72,8 +76,8 @@ func TestWriteGroupsTextThreads(t *testing.T) {
 }
 
 func TestWriteGroupsOtherFormats(t *testing.T) {
-	for _, f := range []Format{FormatPprof, FormatFolded, "yaml"} {
-		err := WriteGroups(&bytes.Buffer{}, f, &Dump{}, nil)
+	for _, f := range []output.Format{output.Pprof, output.Folded, "yaml"} {
+		err := WriteGroups(&bytes.Buffer{}, f, &stack.Dump{}, nil)
 		if err == nil || !strings.Contains(err.Error(), "cannot be written as") {
 			t.Errorf("%s: error %v, want a clear refusal", f, err)
 		}
@@ -81,9 +85,9 @@ func TestWriteGroupsOtherFormats(t *testing.T) {
 }
 
 func TestGroupRecords(t *testing.T) {
-	tab := NewTable()
-	d := fixtureGoDump(tab)
-	gs := fixtureGroups(tab, d)
+	tab := stack.NewTable()
+	d := dumptest.GoDump(tab)
+	gs := dumptest.Groups(tab, d)
 	type rec struct {
 		count  int64
 		labels string
@@ -116,10 +120,10 @@ func TestGroupRecords(t *testing.T) {
 // TestWriteGroupsDebug1 reads the debug=1 output back with the debug=1
 // reader: the counts and label sets of the groups come back.
 func TestWriteGroupsDebug1(t *testing.T) {
-	tab := NewTable()
-	d := fixtureGoDump(tab)
+	tab := stack.NewTable()
+	d := dumptest.GoDump(tab)
 	var buf bytes.Buffer
-	if err := WriteGroups(&buf, FormatDebug1, d, fixtureGroups(tab, d)); err != nil {
+	if err := WriteGroups(&buf, output.Debug1, d, dumptest.Groups(tab, d)); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.HasPrefix(buf.String(), "goroutine profile: total ") {

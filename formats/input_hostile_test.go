@@ -14,6 +14,11 @@ import (
 	"unicode/utf8"
 
 	"github.com/klauspost/compress/gzip"
+
+	"github.com/stackdump/stackdump/formats/gotext"
+	"github.com/stackdump/stackdump/formats/internal/dumptest"
+	"github.com/stackdump/stackdump/formats/output"
+	"github.com/stackdump/stackdump/stack"
 )
 
 // Hostile inputs: each must give a clear error or warning, keep what was
@@ -27,7 +32,7 @@ const oneDump = "goroutine 1 [running]:\nmain.main()\n\t/app/main.go:3 +0x1d\n\n
 
 // readCounting reads every dump of r, counting routines per dump; the
 // error is the one that stopped reading.
-func readCounting(r io.Reader, opts ReadOptions) (dumps []*Dump, routines []int, err error) {
+func readCounting(r io.Reader, opts ReadOptions) (dumps []*stack.Dump, routines []int, err error) {
 	rd := NewReader(r, opts)
 	for {
 		d, err := rd.Next()
@@ -54,10 +59,10 @@ func TestHostileLongLine(t *testing.T) {
 	line := bytes.Repeat([]byte("a"), 64<<10)
 	t.Run("alone", func(t *testing.T) {
 		// 1 GiB without a newline and nothing else: no dump, no error.
-		var dumps []*Dump
+		var dumps []*stack.Dump
 		var err error
-		checkHeap(t, "1 GiB line alone", func() {
-			dumps, _, err = readCounting(newRepeatReader(line, gib), ReadOptions{})
+		dumptest.CheckHeap(t, "1 GiB line alone", func() {
+			dumps, _, err = readCounting(dumptest.NewRepeatReader(line, gib), ReadOptions{})
 		})
 		if err != nil || len(dumps) != 0 {
 			t.Fatalf("got %d dumps, error %v; want none", len(dumps), err)
@@ -66,11 +71,11 @@ func TestHostileLongLine(t *testing.T) {
 	t.Run("after a dump", func(t *testing.T) {
 		// A dump, then 1 GiB without a newline to the end: the dump is
 		// read whole and the line is reported with its number and size.
-		in := io.MultiReader(strings.NewReader(oneDump), newRepeatReader(line, gib))
-		var dumps []*Dump
+		in := io.MultiReader(strings.NewReader(oneDump), dumptest.NewRepeatReader(line, gib))
+		var dumps []*stack.Dump
 		var routines []int
 		var err error
-		checkHeap(t, "dump then 1 GiB line", func() {
+		dumptest.CheckHeap(t, "dump then 1 GiB line", func() {
 			dumps, routines, err = readCounting(in, ReadOptions{})
 		})
 		if err != nil || len(dumps) != 1 || routines[0] != 1 {
@@ -93,19 +98,19 @@ func TestHostileLongLineEachReader(t *testing.T) {
 	const size = 64 << 20
 	line := bytes.Repeat([]byte("a"), 64<<10)
 	for _, tc := range []struct {
-		kind Kind
+		kind stack.Kind
 		head string
 	}{
-		{KindGoTraceback, oneDump},
-		{KindGoDebug1, "goroutine profile: total 1\n1 @ 0x1\n#\t0x1\tmain.main+0x1\t/app/main.go:3\n\n"},
-		{KindJVMText, "\"main\" #1 prio=5 os_prio=0 tid=0x1 nid=0x2 runnable\n   java.lang.Thread.State: RUNNABLE\n\tat Main.main(Main.java:3)\n\n"},
+		{stack.KindGoTraceback, oneDump},
+		{stack.KindGoDebug1, "goroutine profile: total 1\n1 @ 0x1\n#\t0x1\tmain.main+0x1\t/app/main.go:3\n\n"},
+		{stack.KindJVMText, "\"main\" #1 prio=5 os_prio=0 tid=0x1 nid=0x2 runnable\n   java.lang.Thread.State: RUNNABLE\n\tat Main.main(Main.java:3)\n\n"},
 	} {
 		t.Run(string(tc.kind), func(t *testing.T) {
-			in := io.MultiReader(strings.NewReader(tc.head), newRepeatReader(line, size), strings.NewReader("\n"+tc.head))
-			var dumps []*Dump
+			in := io.MultiReader(strings.NewReader(tc.head), dumptest.NewRepeatReader(line, size), strings.NewReader("\n"+tc.head))
+			var dumps []*stack.Dump
 			var routines []int
 			var err error
-			checkHeap(t, fmt.Sprintf("%s, 64 MiB line", tc.kind), func() {
+			dumptest.CheckHeap(t, fmt.Sprintf("%s, 64 MiB line", tc.kind), func() {
 				dumps, routines, err = readCounting(in, ReadOptions{Kind: tc.kind})
 			})
 			if err != nil || len(dumps) == 0 {
@@ -135,10 +140,10 @@ func TestHostileGzipBomb(t *testing.T) {
 	bomb := gzipBomb(t, 10*gib)
 	t.Logf("bomb: %d bytes inflating to %d GiB", len(bomb), 10)
 	var err error
-	checkHeap(t, "gzip bomb, 1 GiB cap", func() {
+	dumptest.CheckHeap(t, "gzip bomb, 1 GiB cap", func() {
 		_, _, err = readCounting(bytes.NewReader(bomb), ReadOptions{MaxDecompressedBytes: gib})
 	})
-	if !errors.Is(err, ErrTooLarge) {
+	if !errors.Is(err, stack.ErrTooLarge) {
 		t.Fatalf("error %v, want ErrTooLarge", err)
 	}
 	// Under the default 16 GiB cap the bomb is read to its end: all of
@@ -147,8 +152,8 @@ func TestHostileGzipBomb(t *testing.T) {
 	if os.Getenv("STACKDUMP_SOAK") == "" {
 		return
 	}
-	var dumps []*Dump
-	checkHeap(t, "gzip bomb, default cap", func() {
+	var dumps []*stack.Dump
+	dumptest.CheckHeap(t, "gzip bomb, default cap", func() {
 		dumps, _, err = readCounting(bytes.NewReader(bomb), ReadOptions{})
 	})
 	if err != nil || len(dumps) != 0 {
@@ -258,7 +263,7 @@ func TestHostileBinaryGarbage(t *testing.T) {
 	for _, seed := range []uint64{1, 2, 3} {
 		rng := rand.NewChaCha8([32]byte{byte(seed)})
 		left := 256 << 20
-		in := &genReader{next: func() []byte {
+		in := &dumptest.GenReader{Next: func() []byte {
 			if left == 0 {
 				return nil
 			}
@@ -268,7 +273,7 @@ func TestHostileBinaryGarbage(t *testing.T) {
 			return b
 		}}
 		var err error
-		checkHeap(t, fmt.Sprintf("256 MiB random bytes (seed %d)", seed), func() {
+		dumptest.CheckHeap(t, fmt.Sprintf("256 MiB random bytes (seed %d)", seed), func() {
 			_, _, err = readCounting(in, ReadOptions{})
 		})
 		if err == nil {
@@ -316,24 +321,24 @@ func TestHostileCutAt64MiB(t *testing.T) {
 	}
 	id, size, whole := 0, 0, 0
 	var b []byte
-	in := &genReader{next: func() []byte {
-		if size >= TruncationSize {
+	in := &dumptest.GenReader{Next: func() []byte {
+		if size >= gotext.TruncationSize {
 			return nil
 		}
 		id++
 		b = appendRoutine(b[:0], id)
-		if size+len(b) <= TruncationSize {
+		if size+len(b) <= gotext.TruncationSize {
 			whole++
 		} else {
-			b = b[:TruncationSize-size]
+			b = b[:gotext.TruncationSize-size]
 		}
 		size += len(b)
 		return b
 	}}
-	var dumps []*Dump
+	var dumps []*stack.Dump
 	var routines []int
 	var err error
-	checkHeap(t, "debug=2 cut at 64 MiB", func() {
+	dumptest.CheckHeap(t, "debug=2 cut at 64 MiB", func() {
 		dumps, routines, err = readCounting(in, ReadOptions{})
 	})
 	if err != nil || len(dumps) != 1 {
@@ -357,14 +362,14 @@ func TestHostileInvalidUTF8(t *testing.T) {
 	bad := "\xff\xfe\xc3(\xed\xa0\x80"
 	for _, tc := range []struct {
 		name, in string
-		get      func(*Routine) string
+		get      func(*stack.Routine) string
 	}{
 		{"go function", "goroutine 1 [running]:\nmain.f" + bad + "()\n\t/app/ma" + bad + "in.go:3 +0x1d\n\n",
-			func(r *Routine) string { return r.Stack.Frames[0].Func + " " + r.Stack.Frames[0].File }},
+			func(r *stack.Routine) string { return r.Stack.Frames[0].Func + " " + r.Stack.Frames[0].File }},
 		{"go label", "goroutine 1 [running labels:{\"s\\xffvc\": \"a\\xfe\\xc3(b\"}]:\nmain.main()\n\t/app/main.go:3 +0x1d\n\n",
-			func(r *Routine) string { return r.Labels[0].Key + "=" + r.Labels[0].Value }},
+			func(r *stack.Routine) string { return r.Labels[0].Key + "=" + r.Labels[0].Value }},
 		{"jvm thread", "\"worker-" + bad + "\" #1 prio=5 os_prio=0 tid=0x1 nid=0x2 runnable\n   java.lang.Thread.State: RUNNABLE\n\tat Main.r" + bad + "un(Main.java:3)\n\n",
-			func(r *Routine) string { return r.Name + " " + r.Stack.Frames[0].Func }},
+			func(r *stack.Routine) string { return r.Name + " " + r.Stack.Frames[0].Func }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dumps, err := ReadAll(strings.NewReader(tc.in), ReadOptions{})
@@ -411,15 +416,15 @@ func replaceInvalid(s string) string {
 	return b.String()
 }
 
-func writeJSONDumps(t *testing.T, dumps []*Dump) []byte {
+func writeJSONDumps(t *testing.T, dumps []*stack.Dump) []byte {
 	t.Helper()
 	var buf bytes.Buffer
-	enc, err := NewEncoder(&buf, FormatJSON)
+	enc, err := NewEncoder(&buf, output.JSON)
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, d := range dumps {
-		if err := WriteDump(enc, d); err != nil {
+		if err := stack.WriteDump(enc, d); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -469,7 +474,7 @@ func TestHostileWholeDocuments(t *testing.T) {
 	elem := func(prefix, sep, suffix string, one func(dst []byte, i int) []byte) io.Reader {
 		i, n := 0, 0
 		var b []byte
-		return &genReader{next: func() []byte {
+		return &dumptest.GenReader{Next: func() []byte {
 			if n > size {
 				return nil
 			}
@@ -501,10 +506,10 @@ func TestHostileWholeDocuments(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var err error
-			checkHeap(t, tc.name+", 64 MiB with a 16 MiB cap", func() {
+			dumptest.CheckHeap(t, tc.name+", 64 MiB with a 16 MiB cap", func() {
 				_, _, err = readCounting(tc.in, ReadOptions{MaxDecompressedBytes: limit})
 			})
-			if !errors.Is(err, ErrTooLarge) && !errors.Is(err, errJSONValueSize) {
+			if !errors.Is(err, stack.ErrTooLarge) && !errors.Is(err, errJSONValueSize) {
 				t.Fatalf("error %v, want one saying the input is over the limit", err)
 			}
 			t.Logf("error: %v", err)

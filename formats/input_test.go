@@ -5,36 +5,38 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/stackdump/stackdump/stack"
 )
 
 func TestSniffKind(t *testing.T) {
 	tests := []struct {
 		in   string
-		want Kind
+		want stack.Kind
 	}{
-		{"goroutine 1 [running]:\nmain.main()\n", KindGoTraceback},
-		{"  goroutine 17 gp=0xc000 m=nil [idle]:\n", KindGoTraceback},
-		{"2026-11-30 log line\npanic: boom\n\ngoroutine 1 [running]:\n", KindGoTraceback},
-		{"==================\nWARNING: DATA RACE\nRead at 0x1 by goroutine 7:\n", KindGoTraceback},
-		{"goroutine profile: total 3\n3 @ 0x1 0x2\n", KindGoDebug1},
-		{"noise\ngoroutineleak profile: total 4\n", KindGoDebug1},
-		{"2026-11-30 12:00:00\nFull thread dump OpenJDK 64-Bit Server VM (17.0.15+6):\n", KindJVMText},
-		{`"main" #1 prio=5 os_prio=0 cpu=1.2ms tid=0x1 nid=0x2 waiting on condition` + "\n", KindJVMText},
-		{`"Reference Handler" daemon prio=10 tid=0x1 nid=0x2` + "\n", KindJVMText},
-		{`#23 "" virtual` + "\n", KindJVMText},
-		{`"pool-1" Id=12 WAITING on x` + "\n", KindJVMText},
-		{`"RMI" - Thread t@332` + "\n", KindJVMText},
-		{"\tjava.lang.Thread.State: RUNNABLE\n", KindJVMText},
-		{`{"threadDump":{"processId":"1"}}`, KindJVMJSON},
-		{`{"format":"stackdump/v1","goroutines":[]}`, KindJSON},
-		{"go 1.26 trace\x00\x00\x00", KindGoTrace},
-		{"\x0a\x10\x08\x01\x00\x00binary", KindGoPprof},
+		{"goroutine 1 [running]:\nmain.main()\n", stack.KindGoTraceback},
+		{"  goroutine 17 gp=0xc000 m=nil [idle]:\n", stack.KindGoTraceback},
+		{"2026-11-30 log line\npanic: boom\n\ngoroutine 1 [running]:\n", stack.KindGoTraceback},
+		{"==================\nWARNING: DATA RACE\nRead at 0x1 by goroutine 7:\n", stack.KindGoTraceback},
+		{"goroutine profile: total 3\n3 @ 0x1 0x2\n", stack.KindGoDebug1},
+		{"noise\ngoroutineleak profile: total 4\n", stack.KindGoDebug1},
+		{"2026-11-30 12:00:00\nFull thread dump OpenJDK 64-Bit Server VM (17.0.15+6):\n", stack.KindJVMText},
+		{`"main" #1 prio=5 os_prio=0 cpu=1.2ms tid=0x1 nid=0x2 waiting on condition` + "\n", stack.KindJVMText},
+		{`"Reference Handler" daemon prio=10 tid=0x1 nid=0x2` + "\n", stack.KindJVMText},
+		{`#23 "" virtual` + "\n", stack.KindJVMText},
+		{`"pool-1" Id=12 WAITING on x` + "\n", stack.KindJVMText},
+		{`"RMI" - Thread t@332` + "\n", stack.KindJVMText},
+		{"\tjava.lang.Thread.State: RUNNABLE\n", stack.KindJVMText},
+		{`{"threadDump":{"processId":"1"}}`, stack.KindJVMJSON},
+		{`{"format":"stackdump/v1","goroutines":[]}`, stack.KindJSON},
+		{"go 1.26 trace\x00\x00\x00", stack.KindGoTrace},
+		{"\x0a\x10\x08\x01\x00\x00binary", stack.KindGoPprof},
 		// The first marker decides; text without any is a Go traceback.
-		{"goroutine 1 [running]:\n\"x\" #1 prio=5\n", KindGoTraceback},
-		{"nothing to see\n", KindGoTraceback},
-		{"goroutine profile: total x\n\"x\" daemon\n", KindJVMText},
-		{`"quoted" but not a thread` + "\n", KindGoTraceback},
-		{"goroutine x [running]:\n", KindGoTraceback},
+		{"goroutine 1 [running]:\n\"x\" #1 prio=5\n", stack.KindGoTraceback},
+		{"nothing to see\n", stack.KindGoTraceback},
+		{"goroutine profile: total x\n\"x\" daemon\n", stack.KindJVMText},
+		{`"quoted" but not a thread` + "\n", stack.KindGoTraceback},
+		{"goroutine x [running]:\n", stack.KindGoTraceback},
 	}
 	for _, tt := range tests {
 		if got := sniffKind([]byte(tt.in)); got != tt.want {
@@ -54,16 +56,16 @@ func TestSniffCorpus(t *testing.T) {
 		if fi, err := os.Stat(path); err != nil || fi.IsDir() || strings.HasSuffix(path, ".md") {
 			continue
 		}
-		want := KindGoTraceback
+		want := stack.KindGoTraceback
 		switch name := filepath.Base(path); {
 		case strings.Contains(name, "debug1"):
-			want = KindGoDebug1
+			want = stack.KindGoDebug1
 		case strings.Contains(name, "debug0"):
-			want = KindGoPprof
+			want = stack.KindGoPprof
 		case strings.HasSuffix(name, ".json"):
-			want = KindJVMJSON
+			want = stack.KindJVMJSON
 		case strings.Contains(path, "/jvm/"):
-			want = KindJVMText
+			want = stack.KindJVMText
 		}
 		f, err := os.Open(path)
 		if err != nil {

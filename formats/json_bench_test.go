@@ -5,14 +5,17 @@ import (
 	"fmt"
 	"io"
 	"testing"
+
+	"github.com/stackdump/stackdump/formats/output"
+	"github.com/stackdump/stackdump/stack"
 )
 
 // writerBenchDump builds an in-memory dump of n goroutines over a handful of
 // stacks, like a server parked in a few places: worker pools, network
 // readers, timers. Arguments differ between goroutines (16 variants per
 // stack), as pointers do in real dumps.
-func writerBenchDump(n int) *Dump {
-	t := NewTable()
+func writerBenchDump(n int) *stack.Dump {
+	t := stack.NewTable()
 	type site struct {
 		state string
 		funcs []string
@@ -24,24 +27,24 @@ func writerBenchDump(n int) *Dump {
 		{"sync.Mutex.Lock", []string{"runtime.gopark", "runtime.goparkunlock", "runtime.semacquire1", "internal/sync.runtime_SemacquireMutex", "internal/sync.(*Mutex).lockSlow", "sync.(*Mutex).Lock", "github.com/acme/shop/internal/store.(*DB).Get", "github.com/acme/shop/internal/api.(*Server).handleOrder", "net/http.HandlerFunc.ServeHTTP", "net/http.(*ServeMux).ServeHTTP", "net/http.serverHandler.ServeHTTP", "net/http.(*conn).serve"}},
 		{"sleep", []string{"time.Sleep", "github.com/acme/shop/internal/metrics.(*Reporter).loop"}},
 	}
-	creator := t.Frame(Frame{Func: "github.com/acme/shop/internal/queue.(*Pool).Start", File: "/home/build/src/github.com/acme/shop/internal/queue/pool.go", Line: 88, Offset: 0x1a5, HasOffset: true})
+	creator := t.Frame(stack.Frame{Func: "github.com/acme/shop/internal/queue.(*Pool).Start", File: "/home/build/src/github.com/acme/shop/internal/queue/pool.go", Line: 88, Offset: 0x1a5, HasOffset: true})
 	type built struct {
 		state  string
-		stack  *Stack
-		values []*FrameValues
+		stack  *stack.Stack
+		values []*stack.FrameValues
 	}
 	var stacks []built
 	for si, s := range sites {
-		var frames []*Frame
+		var frames []*stack.Frame
 		for i, fn := range s.funcs {
-			frames = append(frames, t.Frame(Frame{
+			frames = append(frames, t.Frame(stack.Frame{
 				Func: fn, File: fmt.Sprintf("/home/build/src/github.com/acme/shop/internal/pkg%d/file%d.go", si, i),
 				Line: 40 + 7*i, Offset: uint64(0x20 + 0x11*i), HasOffset: true,
 			}))
 		}
-		b := built{state: s.state, stack: t.Stack(frames, Elision{})}
+		b := built{state: s.state, stack: t.Stack(frames, stack.Elision{})}
 		for v := range 16 {
-			vs := make([]FrameValue, len(frames))
+			vs := make([]stack.FrameValue, len(frames))
 			for i := range vs {
 				vs[i].Args = fmt.Sprintf("0xc%09x, {0x%x?, 0x%x}, 0x%x", 0x10000+v*0x40+i, v, i, 3*v)
 			}
@@ -49,11 +52,11 @@ func writerBenchDump(n int) *Dump {
 		}
 		stacks = append(stacks, b)
 	}
-	d := &Dump{Source: Source{Kind: KindGoTraceback, Runtime: "go1.26.8"}, Total: int64(n)}
-	d.Routines = make([]*Routine, n)
+	d := &stack.Dump{Source: stack.Source{Kind: stack.KindGoTraceback, Runtime: "go1.26.8"}, Total: int64(n)}
+	d.Routines = make([]*stack.Routine, n)
 	for i := range d.Routines {
 		s := stacks[i%len(stacks)]
-		r := &Routine{
+		r := &stack.Routine{
 			ID: int64(i + 1), Count: 1, State: s.state, Stack: s.stack, Values: s.values[(i/len(stacks))%16],
 			CreatedBy: creator, ParentID: 1,
 		}
@@ -66,11 +69,11 @@ func writerBenchDump(n int) *Dump {
 }
 
 // benchWrite measures an encoder writing d to io.Discard through an Output.
-func benchWrite(b *testing.B, f Format, d *Dump) {
+func benchWrite(b *testing.B, f output.Format, d *stack.Dump) {
 	var size countingWriter
-	out, _ := NewOutput(&size, CompressNone)
+	out, _ := output.NewWriter(&size, output.None)
 	enc, _ := NewEncoder(out, f)
-	if err := WriteDump(enc, d); err != nil {
+	if err := stack.WriteDump(enc, d); err != nil {
 		b.Fatal(err)
 	}
 	out.Close()
@@ -78,9 +81,9 @@ func benchWrite(b *testing.B, f Format, d *Dump) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	for b.Loop() {
-		out, _ := NewOutput(io.Discard, CompressNone)
+		out, _ := output.NewWriter(io.Discard, output.None)
 		enc, _ := NewEncoder(out, f)
-		if err := WriteDump(enc, d); err != nil {
+		if err := stack.WriteDump(enc, d); err != nil {
 			b.Fatal(err)
 		}
 		if err := out.Close(); err != nil {
@@ -96,7 +99,7 @@ func (w *countingWriter) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-func BenchmarkWriteJSON(b *testing.B) { benchWrite(b, FormatJSON, writerBenchDump(100_000)) }
+func BenchmarkWriteJSON(b *testing.B) { benchWrite(b, output.JSON, writerBenchDump(100_000)) }
 
 func BenchmarkReadJSON(b *testing.B) {
 	data := writeJSON(b, writerBenchDump(100_000))
@@ -104,7 +107,7 @@ func BenchmarkReadJSON(b *testing.B) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	for b.Loop() {
-		rd := NewReader(bytes.NewReader(data), ReadOptions{Kind: KindJSON})
+		rd := NewReader(bytes.NewReader(data), ReadOptions{Kind: stack.KindJSON})
 		n := 0
 		for {
 			_, err := rd.Next()

@@ -5,28 +5,13 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/stackdump/stackdump/formats/internal/dumptest"
+	"github.com/stackdump/stackdump/stack"
 )
 
-// corpusFiles lists the repository's real dumps matching the patterns
-// (relative to testdata).
-func corpusFiles(t *testing.T, patterns ...string) []string {
-	t.Helper()
-	var files []string
-	for _, pattern := range patterns {
-		m, err := filepath.Glob(filepath.Join("..", "testdata", pattern))
-		if err != nil {
-			t.Fatal(err)
-		}
-		files = append(files, m...)
-	}
-	if len(files) == 0 {
-		t.Fatalf("no corpus files match %v", patterns)
-	}
-	return files
-}
-
 // readCorpusFile reads every dump of a file with the sniffing reader.
-func readCorpusFile(t *testing.T, path string) []*Dump {
+func readCorpusFile(t *testing.T, path string) []*stack.Dump {
 	t.Helper()
 	data, err := os.ReadFile(path)
 	if err != nil {
@@ -43,12 +28,12 @@ func readCorpusFile(t *testing.T, path string) []*Dump {
 // corpus as JSON and reads it back: every field survives, line numbers and
 // warnings included.
 func TestJSONRoundTripCorpus(t *testing.T) {
-	for _, path := range corpusFiles(t, "corpus/jvm/*", "jvm/*.txt", "jvm/*.json", "jvm/*.log",
+	for _, path := range dumptest.CorpusFiles(t, "corpus/jvm/*", "jvm/*.txt", "jvm/*.json", "jvm/*.log",
 		"corpus/go/*debug1.txt", "corpus/go/*.pb.gz") {
 		t.Run(filepath.Base(path), func(t *testing.T) {
 			want := readCorpusFile(t, path)
 			got := readJSON(t, writeJSON(t, want...), ReadOptions{})
-			equalDumps(t, "JSON round trip", want, got, describeOptions{lines: true, warnings: true})
+			dumptest.EqualDumps(t, "JSON round trip", want, got, dumptest.DescribeOptions{Lines: true, Warnings: true})
 		})
 	}
 }
@@ -56,20 +41,20 @@ func TestJSONRoundTripCorpus(t *testing.T) {
 // TestTextWriterJVMDumps writes JVM dumps as text: they go out as jstack
 // text, which reads back as the same number of threads.
 func TestTextWriterJVMDumps(t *testing.T) {
-	for _, path := range corpusFiles(t, "corpus/jvm/*") {
+	for _, path := range dumptest.CorpusFiles(t, "corpus/jvm/*") {
 		want := readCorpusFile(t, path)
 		text := writeText(t, want...)
 		got, err := ReadAll(bytes.NewReader([]byte(text)), ReadOptions{})
 		if err != nil {
 			t.Fatalf("%s: reading our text: %v", path, err)
 		}
-		count := func(ds []*Dump) (n int) {
+		count := func(ds []*stack.Dump) (n int) {
 			for _, d := range ds {
 				n += len(d.Routines)
 			}
 			return n
 		}
-		if count(got) != count(want) || got[0].Source.Kind != KindJVMText {
+		if count(got) != count(want) || got[0].Source.Kind != stack.KindJVMText {
 			t.Errorf("%s: %d threads in %d dumps (%s) read back from our text, want %d", path, count(got), len(got), got[0].Source.Kind, count(want))
 		}
 	}

@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/stackdump/stackdump/formats/output"
 )
 
 // A streamed JVM dump's deadlock report, met after the threads, is written
@@ -25,7 +27,7 @@ func TestJSONEpilogue(t *testing.T) {
 		t.Errorf("read back: preamble %q, want %q", d.Preamble, want)
 	}
 	// Written back as text, the report follows the threads again.
-	text := encodeAs(t, FormatText, d)
+	text := encodeAs(t, output.Text, d)
 	if i, j := bytes.Index(text, []byte("Found one Java-level deadlock")), bytes.LastIndex(text, []byte("java.lang.Thread.State")); i < j {
 		t.Errorf("deadlock report at %d, before the last thread (%d)", i, j)
 	}

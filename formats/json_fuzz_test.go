@@ -7,13 +7,17 @@ import (
 	"path/filepath"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/stackdump/stackdump/formats/dumpjson"
+	"github.com/stackdump/stackdump/formats/internal/dumptest"
+	"github.com/stackdump/stackdump/stack"
 )
 
 // FuzzJSONReader feeds the JSON reader arbitrary input. It must not panic,
 // every error must name an offset within the input, and whatever it reads
 // without complaint must come back unchanged when written and read again.
 func FuzzJSONReader(f *testing.F) {
-	for _, data := range ReadSeeds(f, filepath.Join("..", "testdata", "json", "*.json")) {
+	for _, data := range dumptest.ReadSeeds(f, filepath.Join("..", "testdata", "json", "*.json")) {
 		if len(data) > 8<<10 {
 			continue // large documents slow the fuzzer more than they teach it
 		}
@@ -34,9 +38,9 @@ func FuzzJSONReader(f *testing.F) {
 			}
 		}
 		var buf bytes.Buffer
-		enc := newJSONEncoder(&buf)
+		enc := dumpjson.NewEncoder(&buf)
 		for _, d := range dumps {
-			if err := WriteDump(enc, d); err != nil {
+			if err := stack.WriteDump(enc, d); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -44,15 +48,15 @@ func FuzzJSONReader(f *testing.F) {
 		if !clean {
 			t.Fatalf("our own output read with complaints")
 		}
-		equalDumps(t, "fuzz round trip", dumps, again, describeOptions{lines: true, warnings: true})
+		dumptest.EqualDumps(t, "fuzz round trip", dumps, again, dumptest.DescribeOptions{Lines: true, Warnings: true})
 	})
 }
 
 // fuzzReadJSON reads every dump of data, checking that each error is
 // positioned inside it; clean reports that nothing was wrong.
-func fuzzReadJSON(t *testing.T, data []byte, maxLine int) ([]*Dump, bool) {
-	rd := NewReader(bytes.NewReader(data), ReadOptions{Kind: KindJSON, MaxLineBytes: maxLine})
-	var dumps []*Dump
+func fuzzReadJSON(t *testing.T, data []byte, maxLine int) ([]*stack.Dump, bool) {
+	rd := NewReader(bytes.NewReader(data), ReadOptions{Kind: stack.KindJSON, MaxLineBytes: maxLine})
+	var dumps []*stack.Dump
 	clean := true
 	for {
 		d, err := rd.Next()
@@ -83,7 +87,7 @@ func fuzzReadJSON(t *testing.T, data []byte, maxLine int) ([]*Dump, bool) {
 
 func fuzzCheckPositioned(t *testing.T, err error, size int) {
 	t.Helper()
-	var pe *ParseError
+	var pe *stack.ParseError
 	var se *jsonSyntaxError
 	var off int64
 	switch {
@@ -99,7 +103,7 @@ func fuzzCheckPositioned(t *testing.T, err error, size int) {
 	}
 }
 
-func fuzzCount(d *Dump) int64 {
+func fuzzCount(d *stack.Dump) int64 {
 	var n int64
 	for _, r := range d.Routines {
 		n += r.Goroutines()

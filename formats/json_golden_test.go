@@ -6,6 +6,11 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/stackdump/stackdump/formats/dumpjson"
+	"github.com/stackdump/stackdump/formats/internal/dumptest"
+	"github.com/stackdump/stackdump/formats/output"
+	"github.com/stackdump/stackdump/stack"
 )
 
 // checkGolden compares got with testdata/json/name, or rewrites the file
@@ -13,7 +18,7 @@ import (
 func checkGolden(t *testing.T, name string, got []byte) {
 	t.Helper()
 	path := filepath.Join("..", "testdata", "json", name)
-	if *updateGolden {
+	if *dumptest.Update {
 		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 			t.Fatal(err)
 		}
@@ -27,21 +32,21 @@ func checkGolden(t *testing.T, name string, got []byte) {
 		t.Fatalf("%v (run go test -update to create it)", err)
 	}
 	if !bytes.Equal(want, got) {
-		t.Errorf("%s differs from the golden file (go test -update rewrites it):\n%s", name, diffText(string(want), string(got)))
+		t.Errorf("%s differs from the golden file (go test -update rewrites it):\n%s", name, dumptest.DiffText(string(want), string(got)))
 	}
 }
 
 // goldenDocuments are the documents of testdata/json, by file name.
 func goldenDocuments(t *testing.T) map[string][]byte {
-	tab := NewTable()
-	goDump, jvmDump := fixtureGoDump(tab), fixtureJVMDump(tab)
+	tab := stack.NewTable()
+	goDump, jvmDump := dumptest.GoDump(tab), dumptest.JVMDump(tab)
 	var grouped bytes.Buffer
-	if err := WriteGroups(&grouped, FormatJSON, goDump, fixtureGroups(tab, goDump)); err != nil {
+	if err := WriteGroups(&grouped, output.JSON, goDump, dumptest.Groups(tab, goDump)); err != nil {
 		t.Fatal(err)
 	}
 	docs := map[string][]byte{
 		"full.json":    writeJSON(t, goDump, jvmDump),
-		"minimal.json": writeJSON(t, &Dump{Routines: []*Routine{{ID: 1, Count: 1, State: "running", Stack: &Stack{}}}}),
+		"minimal.json": writeJSON(t, &stack.Dump{Routines: []*stack.Routine{{ID: 1, Count: 1, State: "running", Stack: &stack.Stack{}}}}),
 		"grouped.json": grouped.Bytes(),
 	}
 	// Real dumps, one per reader, so the schema is checked against what
@@ -68,7 +73,7 @@ func goldenDocuments(t *testing.T) map[string][]byte {
 func copyJSON(t *testing.T, data []byte) []byte {
 	t.Helper()
 	var buf bytes.Buffer
-	if _, err := Copy(newJSONEncoder(&buf), NewReaderBytes(data, ReadOptions{}), nil); err != nil {
+	if _, err := Copy(dumpjson.NewEncoder(&buf), NewReaderBytes(data, ReadOptions{}), nil); err != nil {
 		t.Fatal(err)
 	}
 	return buf.Bytes()
@@ -107,7 +112,7 @@ func TestJSONGoldenReadBack(t *testing.T) {
 			again = copyJSON(t, data)
 		}
 		if !bytes.Equal(again, data) {
-			t.Errorf("%s: read and written again differs:\n%s", name, diffText(string(data), string(again)))
+			t.Errorf("%s: read and written again differs:\n%s", name, dumptest.DiffText(string(data), string(again)))
 		}
 	}
 }

@@ -12,19 +12,24 @@ import (
 	"unicode/utf8"
 
 	"github.com/tidwall/gjson"
+
+	"github.com/stackdump/stackdump/formats/internal/codec"
+	"github.com/stackdump/stackdump/formats/internal/dumptest"
+	"github.com/stackdump/stackdump/formats/output"
+	"github.com/stackdump/stackdump/stack"
 )
 
 // writeJSON encodes dumps through NewEncoder and an Output, as the CLI does.
-func writeJSON(t testing.TB, dumps ...*Dump) []byte {
+func writeJSON(t testing.TB, dumps ...*stack.Dump) []byte {
 	t.Helper()
-	return encodeAs(t, FormatJSON, dumps...)
+	return encodeAs(t, output.JSON, dumps...)
 }
 
 // encodeAs encodes dumps in format f through NewEncoder and an Output.
-func encodeAs(t testing.TB, f Format, dumps ...*Dump) []byte {
+func encodeAs(t testing.TB, f output.Format, dumps ...*stack.Dump) []byte {
 	t.Helper()
 	var buf bytes.Buffer
-	out, err := NewOutput(&buf, CompressNone)
+	out, err := output.NewWriter(&buf, output.None)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -33,7 +38,7 @@ func encodeAs(t testing.TB, f Format, dumps ...*Dump) []byte {
 		t.Fatal(err)
 	}
 	for _, d := range dumps {
-		if err := WriteDump(enc, d); err != nil {
+		if err := stack.WriteDump(enc, d); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -43,9 +48,9 @@ func encodeAs(t testing.TB, f Format, dumps ...*Dump) []byte {
 	return buf.Bytes()
 }
 
-func readJSON(t testing.TB, data []byte, opts ReadOptions) []*Dump {
+func readJSON(t testing.TB, data []byte, opts ReadOptions) []*stack.Dump {
 	t.Helper()
-	opts.Kind = KindJSON
+	opts.Kind = stack.KindJSON
 	dumps, err := ReadAll(bytes.NewReader(data), opts)
 	if err != nil {
 		t.Fatalf("ReadAll: %v", err)
@@ -54,26 +59,26 @@ func readJSON(t testing.TB, data []byte, opts ReadOptions) []*Dump {
 }
 
 func TestJSONRoundTripEveryField(t *testing.T) {
-	tab := NewTable()
-	want := []*Dump{fixtureGoDump(tab), fixtureJVMDump(tab)}
+	tab := stack.NewTable()
+	want := []*stack.Dump{dumptest.GoDump(tab), dumptest.JVMDump(tab)}
 	data := writeJSON(t, want...)
 	if n := bytes.Count(data, []byte("\n")); n != 2 {
 		t.Errorf("%d lines, want one per document (2)", n)
 	}
 	got := readJSON(t, data, ReadOptions{})
-	equalDumps(t, "round trip", want, got, describeOptions{lines: true, warnings: true})
+	dumptest.EqualDumps(t, "round trip", want, got, dumptest.DescribeOptions{Lines: true, Warnings: true})
 
 	// Writing what was read gives the same bytes.
 	if again := writeJSON(t, got...); !bytes.Equal(again, data) {
-		t.Errorf("second write differs:\n%s", diffText(string(data), string(again)))
+		t.Errorf("second write differs:\n%s", dumptest.DiffText(string(data), string(again)))
 	}
 }
 
 func TestJSONReaderInternsStacks(t *testing.T) {
-	tab := NewTable()
-	d := fixtureGoDump(tab)
+	tab := stack.NewTable()
+	d := dumptest.GoDump(tab)
 	data := writeJSON(t, d, d)
-	read := NewTable()
+	read := stack.NewTable()
 	got := readJSON(t, data, ReadOptions{Table: read})
 	if len(got) != 2 {
 		t.Fatalf("%d dumps, want 2", len(got))
@@ -91,7 +96,7 @@ func TestJSONReaderInternsStacks(t *testing.T) {
 }
 
 func TestJSONAlwaysPresentKeys(t *testing.T) {
-	d := &Dump{Routines: []*Routine{{ID: 4, Count: 1, Stack: &Stack{}}}}
+	d := &stack.Dump{Routines: []*stack.Routine{{ID: 4, Count: 1, Stack: &stack.Stack{}}}}
 	data := writeJSON(t, d)
 	doc := gjson.ParseBytes(data)
 	for _, k := range []string{"format", "source", "source.kind", "preamble", "goroutines", "truncated", "warnings", "total",
@@ -175,14 +180,14 @@ func TestJSONStringEscapingMatchesReference(t *testing.T) {
 }
 
 func TestJSONReadsConcatenatedAndPrettyDocuments(t *testing.T) {
-	tab := NewTable()
-	want := fixtureJVMDump(tab)
+	tab := stack.NewTable()
+	want := dumptest.JVMDump(tab)
 	one := bytes.TrimSpace(writeJSON(t, want))
 	pretty := []byte(gjsonPretty(one))
 	// Two documents with no separator, then a pretty-printed one after a BOM-less blank line.
 	input := bytes.Join([][]byte{one, one, pretty}, nil)
 	got := readJSON(t, input, ReadOptions{})
-	equalDumps(t, "concatenated", []*Dump{want, want, want}, got, describeOptions{lines: true, warnings: true})
+	dumptest.EqualDumps(t, "concatenated", []*stack.Dump{want, want, want}, got, dumptest.DescribeOptions{Lines: true, Warnings: true})
 }
 
 // gjsonPretty indents a document with spaces and newlines between tokens.
@@ -216,7 +221,7 @@ func TestJSONReadsMembersInAnyOrder(t *testing.T) {
 		t.Fatalf("got %d dumps", len(got))
 	}
 	d := got[0]
-	if d.Source.Kind != KindGoTraceback || d.Source.Runtime != "go1.26.8" || len(d.Preamble) != 1 || !d.Truncated || d.Total != 1 {
+	if d.Source.Kind != stack.KindGoTraceback || d.Source.Runtime != "go1.26.8" || len(d.Preamble) != 1 || !d.Truncated || d.Total != 1 {
 		t.Errorf("metadata not read: %+v", d)
 	}
 	if r := d.Routines[0]; r.ID != 2 || r.State != "sleep" || len(r.Frames()) != 1 || r.Frames()[0].Line != 3 {
@@ -245,7 +250,7 @@ func TestJSONReaderErrorsArePositioned(t *testing.T) {
 		{name: "too deep", in: valid + strings.Repeat("[", 100) + `]}`, fatal: true, offset: 150, msg: "nested deeper"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			rd := NewReader(strings.NewReader(c.in), ReadOptions{Kind: KindJSON})
+			rd := NewReader(strings.NewReader(c.in), ReadOptions{Kind: stack.KindJSON})
 			d, err := rd.Next()
 			var first error
 			n := 0
@@ -270,7 +275,7 @@ func TestJSONReaderErrorsArePositioned(t *testing.T) {
 			var (
 				off int64
 				msg string
-				pe  *ParseError
+				pe  *stack.ParseError
 				se  *jsonSyntaxError
 			)
 			switch {
@@ -287,7 +292,7 @@ func TestJSONReaderErrorsArePositioned(t *testing.T) {
 			if !strings.Contains(first.Error(), "offset") {
 				t.Errorf("error %q does not name its offset", first)
 			}
-			if fatal := !IsParseError(first); fatal != c.fatal {
+			if fatal := !codec.IsParseError(first); fatal != c.fatal {
 				t.Errorf("error %v: fatal = %v, want %v", first, fatal, c.fatal)
 			}
 			if n != c.routines {
@@ -304,7 +309,7 @@ func TestJSONReaderSkipsOversizedElement(t *testing.T) {
 	big := strings.Repeat("x", 4000)
 	doc := `{"format":"stackdump/v1","source":{"kind":"go-traceback"},"preamble":[],"goroutines":[` +
 		`{"id":1,"state":"a","stack":[]},{"id":2,"state":"` + big + `","stack":[]},{"id":3,"state":"c","stack":[]}],"total":3}`
-	dumps, err := ReadAll(strings.NewReader(doc), ReadOptions{Kind: KindJSON, MaxLineBytes: 1024})
+	dumps, err := ReadAll(strings.NewReader(doc), ReadOptions{Kind: stack.KindJSON, MaxLineBytes: 1024})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -318,11 +323,11 @@ func TestJSONReaderSkipsOversizedElement(t *testing.T) {
 }
 
 func TestJSONGroupedReadBack(t *testing.T) {
-	tab := NewTable()
-	d := fixtureGoDump(tab)
-	groups := fixtureGroups(tab, d)
+	tab := stack.NewTable()
+	d := dumptest.GoDump(tab)
+	groups := dumptest.Groups(tab, d)
 	var buf bytes.Buffer
-	if err := WriteGroups(&buf, FormatJSON, d, groups); err != nil {
+	if err := WriteGroups(&buf, output.JSON, d, groups); err != nil {
 		t.Fatal(err)
 	}
 	got := readJSON(t, buf.Bytes(), ReadOptions{})
@@ -369,7 +374,7 @@ func TestJSONGroupedReadBack(t *testing.T) {
 
 func TestJSONCapturedAtKeepsZone(t *testing.T) {
 	zone := time.FixedZone("", 2*3600)
-	d := &Dump{Source: Source{Kind: KindGoTraceback, CapturedAt: time.Date(2026, 1, 2, 3, 4, 5, 6, zone)}}
+	d := &stack.Dump{Source: stack.Source{Kind: stack.KindGoTraceback, CapturedAt: time.Date(2026, 1, 2, 3, 4, 5, 6, zone)}}
 	data := writeJSON(t, d)
 	if !bytes.Contains(data, []byte(`"captured_at":"2026-01-02T03:04:05.000000006+02:00"`)) {
 		t.Errorf("captured_at not RFC 3339 with nanoseconds and zone: %s", data)
@@ -396,19 +401,19 @@ func (w *errWriter) Write(p []byte) (int, error) {
 }
 
 func TestWritersReportWriteErrors(t *testing.T) {
-	tab := NewTable()
-	d := fixtureGoDump(tab)
-	for _, f := range []Format{FormatJSON, FormatText} {
+	tab := stack.NewTable()
+	d := dumptest.GoDump(tab)
+	for _, f := range []output.Format{output.JSON, output.Text} {
 		enc, err := NewEncoder(&errWriter{left: 10}, f)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := WriteDump(enc, d); !errors.Is(err, errWrite) {
+		if err := stack.WriteDump(enc, d); !errors.Is(err, errWrite) {
 			t.Errorf("%s: WriteDump error = %v, want %v", f, err, errWrite)
 		}
 	}
-	for _, f := range []Format{FormatJSON, FormatText} {
-		if err := WriteGroups(&errWriter{left: 10}, f, d, fixtureGroups(tab, d)); !errors.Is(err, errWrite) {
+	for _, f := range []output.Format{output.JSON, output.Text} {
+		if err := WriteGroups(&errWriter{left: 10}, f, d, dumptest.Groups(tab, d)); !errors.Is(err, errWrite) {
 			t.Errorf("%s groups: error = %v, want %v", f, err, errWrite)
 		}
 	}

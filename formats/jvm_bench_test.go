@@ -10,6 +10,9 @@ import (
 	"testing"
 
 	"github.com/tidwall/gjson"
+
+	"github.com/stackdump/stackdump/formats/jvm"
+	"github.com/stackdump/stackdump/stack"
 )
 
 const benchJVMThreads = 100_000
@@ -24,7 +27,7 @@ var (
 // mounted virtual threads), renumbered and renamed so that every header
 // differs, and writing it with the jstack encoder.
 func genJVMText(tb testing.TB, n int) []byte {
-	var pool []*Routine
+	var pool []*stack.Routine
 	for _, name := range []string{
 		"local_jdk17.0.15-jcmd-Thread.print-l-e.txt",
 		"jthreaddump_complex_extended_jdk25.txt",
@@ -40,7 +43,7 @@ func genJVMText(tb testing.TB, n int) []byte {
 			}
 		}
 	}
-	dump := &Dump{Source: Source{Kind: KindJVMText, Runtime: "OpenJDK 64-Bit Server VM (17.0.15+6 mixed mode, sharing)"}}
+	dump := &stack.Dump{Source: stack.Source{Kind: stack.KindJVMText, Runtime: "OpenJDK 64-Bit Server VM (17.0.15+6 mixed mode, sharing)"}}
 	for i := 0; len(dump.Routines) < n; i++ {
 		src := pool[i%len(pool)]
 		r := *src
@@ -50,7 +53,7 @@ func genJVMText(tb testing.TB, n int) []byte {
 		dump.Routines = append(dump.Routines, &r)
 	}
 	var out bytes.Buffer
-	if err := WriteDump(newJVMTextEncoder(&out), dump); err != nil {
+	if err := stack.WriteDump(jvm.NewEncoder(&out), dump); err != nil {
 		tb.Fatal(err)
 	}
 	return out.Bytes()
@@ -148,7 +151,7 @@ func BenchmarkWriteJVMText(b *testing.B) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	for b.Loop() {
-		if err := WriteDump(newJVMTextEncoder(io.Discard), dumps[0]); err != nil {
+		if err := stack.WriteDump(jvm.NewEncoder(io.Discard), dumps[0]); err != nil {
 			b.Fatal(err)
 		}
 	}

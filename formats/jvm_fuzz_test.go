@@ -3,12 +3,15 @@ package formats
 import (
 	"bytes"
 	"testing"
+
+	"github.com/stackdump/stackdump/formats/internal/dumptest"
+	"github.com/stackdump/stackdump/stack"
 )
 
 // addJVMSeeds seeds a fuzz target with the JVM files of the corpus and of
 // testdata/jvm (large ones cut to their first 16 KiB).
 func addJVMSeeds(f *testing.F, files []string) {
-	for _, data := range LoadSeedFiles(f, files) {
+	for _, data := range dumptest.LoadSeedFiles(f, files) {
 		f.Add(data[:min(len(data), 16<<10)])
 	}
 }
@@ -16,7 +19,7 @@ func addJVMSeeds(f *testing.F, files []string) {
 // checkJVMDumps asserts what every reading must give, whatever the input:
 // positioned warnings, totals that match, routines with a stack and a
 // thread, frame values aligned with their stack.
-func checkJVMDumps(t *testing.T, data []byte, dumps []*Dump) {
+func checkJVMDumps(t *testing.T, data []byte, dumps []*stack.Dump) {
 	for _, d := range dumps {
 		if d.Total != int64(len(d.Routines)) {
 			t.Fatalf("Total %d, %d routines", d.Total, len(d.Routines))
@@ -43,7 +46,7 @@ func checkJVMDumps(t *testing.T, data []byte, dumps []*Dump) {
 func FuzzJVMText(f *testing.F) {
 	addJVMSeeds(f, jvmCorpusText(f))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		dumps, err := ReadAll(bytes.NewReader(data), ReadOptions{Kind: KindJVMText, MaxLineBytes: 4096})
+		dumps, err := ReadAll(bytes.NewReader(data), ReadOptions{Kind: stack.KindJVMText, MaxLineBytes: 4096})
 		if err != nil {
 			t.Fatalf("text reader stopped: %v", err)
 		}
@@ -54,14 +57,14 @@ func FuzzJVMText(f *testing.F) {
 			d.Warnings, d.Truncated = nil, false
 		}
 		text := encodeJVM(t, dumps)
-		again, err := ReadAll(bytes.NewReader(text), ReadOptions{Kind: KindJVMText})
+		again, err := ReadAll(bytes.NewReader(text), ReadOptions{Kind: stack.KindJVMText})
 		if err != nil {
 			t.Fatalf("reading what was written: %v", err)
 		}
 		want := reHeaderLine.ReplaceAllString(renderJVM(dumps), "")
 		got := reHeaderLine.ReplaceAllString(renderJVM(again), "")
 		if got != want {
-			t.Fatalf("round trip changed the model:\n%s\nwritten:\n%s", firstDiff(want, got), text[:min(len(text), 2000)])
+			t.Fatalf("round trip changed the model:\n%s\nwritten:\n%s", dumptest.FirstDiff(want, got), text[:min(len(text), 2000)])
 		}
 	})
 }
@@ -73,13 +76,13 @@ func FuzzJVMText(f *testing.F) {
 func FuzzJVMJSON(f *testing.F) {
 	addJVMSeeds(f, jvmCorpusJSON(f))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		dumps, err := ReadAll(bytes.NewReader(data), ReadOptions{Kind: KindJVMJSON})
+		dumps, err := ReadAll(bytes.NewReader(data), ReadOptions{Kind: stack.KindJVMJSON})
 		if err != nil {
 			return // not a thread dump at all: a plain error is the right answer
 		}
 		checkJVMDumps(t, data, dumps)
 		text := encodeJVM(t, dumps)
-		if _, err := ReadAll(bytes.NewReader(text), ReadOptions{Kind: KindJVMText}); err != nil {
+		if _, err := ReadAll(bytes.NewReader(text), ReadOptions{Kind: stack.KindJVMText}); err != nil {
 			t.Fatalf("reading the jstack form: %v", err)
 		}
 	})

@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/stackdump/stackdump/formats/internal/dumptest"
 )
 
 // jvmGoldenFiles are the dumps whose full reading is pinned in
@@ -32,7 +34,7 @@ func TestJVMGolden(t *testing.T) {
 		t.Run(filepath.Base(name), func(t *testing.T) {
 			got := renderJVM(readJVMFile(t, filepath.Join("..", "testdata", name)))
 			golden := filepath.Join("..", "testdata", "jvm", "golden", filepath.Base(name)+".golden")
-			if *updateGolden {
+			if *dumptest.Update {
 				if err := os.MkdirAll(filepath.Dir(golden), 0o755); err != nil {
 					t.Fatal(err)
 				}
@@ -46,7 +48,7 @@ func TestJVMGolden(t *testing.T) {
 				t.Fatalf("%v (run with -update to create it)", err)
 			}
 			if got != string(want) {
-				t.Errorf("reading differs from %s:\n%s", golden, firstDiff(string(want), got))
+				t.Errorf("reading differs from %s:\n%s", golden, dumptest.FirstDiff(string(want), got))
 			}
 			if !strings.HasPrefix(got, "dump 1 ") {
 				t.Errorf("no dump read")

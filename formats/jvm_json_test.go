@@ -8,11 +8,14 @@ import (
 	"testing"
 
 	"github.com/tidwall/gjson"
+
+	"github.com/stackdump/stackdump/formats/internal/dumptest"
+	"github.com/stackdump/stackdump/stack"
 )
 
 func jvmCorpusJSON(t testing.TB) []string {
 	t.Helper()
-	return SeedFiles(t, filepath.Join("..", "testdata", "corpus", "jvm", "*.json"), filepath.Join("..", "testdata", "jvm", "*.json"))
+	return dumptest.SeedFiles(t, filepath.Join("..", "testdata", "corpus", "jvm", "*.json"), filepath.Join("..", "testdata", "jvm", "*.json"))
 }
 
 // TestJVMJSONThreadCounts reads every JSON dump and checks its threads
@@ -24,7 +27,7 @@ func TestJVMJSONThreadCounts(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if k := sniffKind(data[:min(len(data), 64<<10)]); k != KindJVMJSON {
+			if k := sniffKind(data[:min(len(data), 64<<10)]); k != stack.KindJVMJSON {
 				t.Errorf("sniffed as %s", k)
 			}
 			want := 0
@@ -43,7 +46,7 @@ func TestJVMJSONThreadCounts(t *testing.T) {
 			if len(d.Routines) != want || want == 0 || d.Total != int64(want) {
 				t.Errorf("read %d threads (total %d), the file has %d", len(d.Routines), d.Total, want)
 			}
-			if d.Source.Kind != KindJVMJSON || d.Source.Runtime == "" || d.Source.Target == "" || d.Source.CapturedAt.IsZero() {
+			if d.Source.Kind != stack.KindJVMJSON || d.Source.Runtime == "" || d.Source.Target == "" || d.Source.CapturedAt.IsZero() {
 				t.Errorf("source %+v", d.Source)
 			}
 		})
@@ -75,7 +78,7 @@ func TestJVMJSONDocuments(t *testing.T) {
 		t.Fatal(err)
 	}
 	cut := big[:len(big)/2]
-	dumps, err = ReadAll(bytes.NewReader(cut), ReadOptions{Kind: KindJVMJSON})
+	dumps, err = ReadAll(bytes.NewReader(cut), ReadOptions{Kind: stack.KindJVMJSON})
 	if err != nil || len(dumps) != 1 {
 		t.Fatalf("%d dumps, %v", len(dumps), err)
 	}
@@ -88,7 +91,7 @@ func TestJVMJSONDocuments(t *testing.T) {
 // TestJVMJSONNotADump stops with an error naming the line of a JSON
 // document that is no thread dump.
 func TestJVMJSONNotADump(t *testing.T) {
-	_, err := ReadAll(bytes.NewReader([]byte("\n\n{\"goroutines\": []}")), ReadOptions{Kind: KindJVMJSON})
+	_, err := ReadAll(bytes.NewReader([]byte("\n\n{\"goroutines\": []}")), ReadOptions{Kind: stack.KindJVMJSON})
 	if err == nil || !strings.Contains(err.Error(), "line 3") {
 		t.Errorf("error %v", err)
 	}

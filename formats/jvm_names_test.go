@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"strings"
 	"testing"
+
+	"github.com/stackdump/stackdump/stack"
 )
 
 // threadNamesFixture was made by testdata/gen/jvm/ThreadNames.java with
@@ -40,7 +42,7 @@ func TestJVMTextThreadNames(t *testing.T) {
 	if len(dumps) != 1 {
 		t.Fatalf("%d dumps, want 1", len(dumps))
 	}
-	check := func(t *testing.T, d *Dump) {
+	check := func(t *testing.T, d *stack.Dump) {
 		t.Helper()
 		// 31 Java threads (ids 1 to 31) and 7 VM threads.
 		if len(d.Routines) != 38 || d.Total != 38 {
@@ -49,7 +51,7 @@ func TestJVMTextThreadNames(t *testing.T) {
 		if len(d.Warnings) > 0 {
 			t.Errorf("warnings: %v", d.Warnings)
 		}
-		byID := map[uint64]*Routine{}
+		byID := map[uint64]*stack.Routine{}
 		for _, r := range d.Routines {
 			byID[uint64(r.ID)] = r
 		}

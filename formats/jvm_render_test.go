@@ -4,11 +4,13 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/stackdump/stackdump/stack"
 )
 
 // renderJVM is a stable, test-only text rendering of JVM dumps for golden
 // files: every modelled field, one line per routine, frame and lock.
-func renderJVM(dumps []*Dump) string {
+func renderJVM(dumps []*stack.Dump) string {
 	var b strings.Builder
 	for i, d := range dumps {
 		fmt.Fprintf(&b, "dump %d kind=%s runtime=%q target=%q", i+1, d.Source.Kind, d.Source.Runtime, d.Source.Target)
@@ -29,7 +31,7 @@ func renderJVM(dumps []*Dump) string {
 	return b.String()
 }
 
-func renderJVMRoutine(b *strings.Builder, r *Routine) {
+func renderJVMRoutine(b *strings.Builder, r *stack.Routine) {
 	fmt.Fprintf(b, "routine id=%d name=%q state=%q count=%d hdr=%d", r.ID, r.Name, r.State, r.Count, r.Line)
 	if th := r.Thread; th != nil {
 		for _, f := range []struct {

@@ -4,8 +4,11 @@ import (
 	"bytes"
 	"path/filepath"
 	"regexp"
-	"strconv"
 	"testing"
+
+	"github.com/stackdump/stackdump/formats/internal/dumptest"
+	"github.com/stackdump/stackdump/formats/jvm"
+	"github.com/stackdump/stackdump/stack"
 )
 
 // reHeaderLine drops routine header line numbers, which change when a
@@ -13,12 +16,12 @@ import (
 var reHeaderLine = regexp.MustCompile(` hdr=\d+`)
 
 // encodeJVM writes dumps in jstack form.
-func encodeJVM(t testing.TB, dumps []*Dump) []byte {
+func encodeJVM(t testing.TB, dumps []*stack.Dump) []byte {
 	t.Helper()
 	var out bytes.Buffer
-	enc := newJVMTextEncoder(&out)
+	enc := jvm.NewEncoder(&out)
 	for _, d := range dumps {
-		if err := WriteDump(enc, d); err != nil {
+		if err := stack.WriteDump(enc, d); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -39,31 +42,13 @@ func TestJVMTextRoundTrip(t *testing.T) {
 			want := reHeaderLine.ReplaceAllString(renderJVM(first), "")
 			got := reHeaderLine.ReplaceAllString(renderJVM(second), "")
 			if got != want {
-				t.Errorf("round trip changed the model:\n%s", firstDiff(want, got))
+				t.Errorf("round trip changed the model:\n%s", dumptest.FirstDiff(want, got))
 				t.Logf("written:\n%s", text[:min(len(text), 3000)])
 			}
 			// Writing the re-read dumps gives the same bytes again.
 			if again := encodeJVM(t, second); !bytes.Equal(again, text) {
-				t.Errorf("second write differs:\n%s", firstDiff(string(text), string(again)))
+				t.Errorf("second write differs:\n%s", dumptest.FirstDiff(string(text), string(again)))
 			}
 		})
 	}
-}
-
-// firstDiff shows the first differing line of two texts.
-func firstDiff(want, got string) string {
-	wl, gl := bytes.Split([]byte(want), []byte("\n")), bytes.Split([]byte(got), []byte("\n"))
-	for i := 0; i < len(wl) || i < len(gl); i++ {
-		var w, g []byte
-		if i < len(wl) {
-			w = wl[i]
-		}
-		if i < len(gl) {
-			g = gl[i]
-		}
-		if !bytes.Equal(w, g) {
-			return "line " + strconv.Itoa(i+1) + ":\nwant: " + string(w) + "\ngot:  " + string(g)
-		}
-	}
-	return "(no difference)"
 }

@@ -6,16 +6,20 @@ import (
 	"path/filepath"
 	"regexp"
 	"testing"
+
+	"github.com/stackdump/stackdump/formats/internal/dumptest"
+	"github.com/stackdump/stackdump/formats/jvm"
+	"github.com/stackdump/stackdump/stack"
 )
 
 // jvmCorpusText lists the JVM text dumps of the corpus and of testdata/jvm.
 func jvmCorpusText(t testing.TB) []string {
 	t.Helper()
 	corpus, own := filepath.Join("..", "testdata", "corpus", "jvm"), filepath.Join("..", "testdata", "jvm")
-	return SeedFiles(t, filepath.Join(corpus, "*.txt"), filepath.Join(corpus, "*.log"), filepath.Join(own, "*.txt"))
+	return dumptest.SeedFiles(t, filepath.Join(corpus, "*.txt"), filepath.Join(corpus, "*.log"), filepath.Join(own, "*.txt"))
 }
 
-func readJVMFile(t testing.TB, path string) []*Dump {
+func readJVMFile(t testing.TB, path string) []*stack.Dump {
 	t.Helper()
 	data, err := os.ReadFile(path)
 	if err != nil {
@@ -46,7 +50,7 @@ func TestJVMTextCorpusThreadCounts(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if k := sniffKind(data[:min(len(data), 64<<10)]); k != KindJVMText {
+			if k := sniffKind(data[:min(len(data), 64<<10)]); k != stack.KindJVMText {
 				t.Errorf("sniffed as %s", k)
 			}
 			want := len(reCountHeader.FindAll(data, -1)) + len(reCountNameEnd.FindAll(data, -1)) +
@@ -69,7 +73,7 @@ func TestJVMTextCorpusThreadCounts(t *testing.T) {
 	}
 }
 
-func findRoutine(t *testing.T, d *Dump, name string) *Routine {
+func findRoutine(t *testing.T, d *stack.Dump, name string) *stack.Routine {
 	t.Helper()
 	for _, r := range d.Routines {
 		if r.Name == name {
@@ -102,17 +106,17 @@ func TestJVMTextFields(t *testing.T) {
 		t.Errorf("main frame 1: %+v", f)
 	}
 	juc := findRoutine(t, d, "dl-juc-1")
-	if l := juc.Values.Frames[0].Locks; len(l) != 1 || l[0] != (Lock{Kind: LockParked, Addr: "0x000000069e01adc8", Class: "java.util.concurrent.locks.ReentrantLock$NonfairSync"}) {
+	if l := juc.Values.Frames[0].Locks; len(l) != 1 || l[0] != (stack.Lock{Kind: stack.LockParked, Addr: "0x000000069e01adc8", Class: "java.util.concurrent.locks.ReentrantLock$NonfairSync"}) {
 		t.Errorf("dl-juc-1 top locks %+v", l)
 	}
-	if s := juc.Thread.Synchronizers; len(s) != 1 || s[0] != (Lock{Kind: LockOwnable, Addr: "0x000000069e01ad98", Class: "java.util.concurrent.locks.ReentrantLock$NonfairSync"}) {
+	if s := juc.Thread.Synchronizers; len(s) != 1 || s[0] != (stack.Lock{Kind: stack.LockOwnable, Addr: "0x000000069e01ad98", Class: "java.util.concurrent.locks.ReentrantLock$NonfairSync"}) {
 		t.Errorf("dl-juc-1 synchronizers %+v", s)
 	}
 	if lambda := juc.Frames()[7]; lambda.Func != "Samp$$Lambda$3/0x00007f6ce8001000.run" || lambda.File != "" || lambda.Native {
 		t.Errorf("lambda frame %+v", lambda)
 	}
 	vm := findRoutine(t, d, "VM Thread")
-	if !vm.Thread.Native || vm.ID != 0 || vm.Thread.OSID != 0x1abb || vm.State != StateVMThread || len(vm.Frames()) != 0 {
+	if !vm.Thread.Native || vm.ID != 0 || vm.Thread.OSID != 0x1abb || vm.State != stack.StateVMThread || len(vm.Frames()) != 0 {
 		t.Errorf("VM Thread %+v %+v", vm, vm.Thread)
 	}
 	// Identical pool stacks share one interned stack.
@@ -127,16 +131,16 @@ func TestJVMTextFields(t *testing.T) {
 func TestJVMTextVirtualThreads(t *testing.T) {
 	d := readJVMFile(t, "../testdata/corpus/jvm/jthreaddump_virtual_threads_jdk25.txt")[0]
 	carrier := findRoutine(t, d, "ForkJoinPool-1-worker-1")
-	var vt *Routine
+	var vt *stack.Routine
 	for i, r := range d.Routines {
 		if r == carrier {
 			vt = d.Routines[i+1]
 		}
 	}
-	if carrier.ID != 65 || carrier.Thread.OSID != 62471 || carrier.State != StateCarrier || carrier.Thread.Virtual || len(carrier.Frames()) != 10 {
+	if carrier.ID != 65 || carrier.Thread.OSID != 62471 || carrier.State != stack.StateCarrier || carrier.Thread.Virtual || len(carrier.Frames()) != 10 {
 		t.Errorf("carrier %+v %+v", carrier, carrier.Thread)
 	}
-	if vt.ID != 206 || !vt.Thread.Virtual || vt.Thread.Carrier != 65 || vt.Name != "" || vt.State != StateMounted || len(vt.Frames()) != 7 ||
+	if vt.ID != 206 || !vt.Thread.Virtual || vt.Thread.Carrier != 65 || vt.Name != "" || vt.State != stack.StateMounted || len(vt.Frames()) != 7 ||
 		vt.Frames()[0].Func != "me.bechberger.jthreaddump.test.ThreadDumpGenerator.lambda$manyVirtualThreadsScenario$1" {
 		t.Errorf("mounted virtual thread %+v %+v", vt, vt.Thread)
 	}
@@ -247,12 +251,12 @@ func TestJVMTextStreaming(t *testing.T) {
 			t.Fatal(err)
 		}
 		var streamed bytes.Buffer
-		n, err := Copy(newJVMTextEncoder(&streamed), NewReader(bytes.NewReader(data), ReadOptions{}), nil)
+		n, err := Copy(jvm.NewEncoder(&streamed), NewReader(bytes.NewReader(data), ReadOptions{}), nil)
 		if err != nil || n == 0 {
 			t.Fatalf("%s: %d dumps, %v", name, n, err)
 		}
 		if whole := encodeJVM(t, readJVMFile(t, path)); !bytes.Equal(streamed.Bytes(), whole) {
-			t.Errorf("%s: streamed output differs:\n%s", name, firstDiff(string(whole), streamed.String()))
+			t.Errorf("%s: streamed output differs:\n%s", name, dumptest.FirstDiff(string(whole), streamed.String()))
 		}
 		if name == "local_jdk17.0.15-jstack-l-deadlocks.txt" && !bytes.Contains(streamed.Bytes(), []byte("Found 2 deadlocks.")) {
 			t.Errorf("deadlock report lost")

@@ -8,6 +8,9 @@ import (
 	"os"
 	"strings"
 	"testing"
+
+	"github.com/stackdump/stackdump/formats/internal/codec"
+	"github.com/stackdump/stackdump/stack"
 )
 
 // TestOverlongLineRule checks the one overlong-line rule of the text
@@ -19,11 +22,11 @@ import (
 func TestOverlongLineRule(t *testing.T) {
 	files := []struct {
 		path string
-		kind Kind
+		kind stack.Kind
 	}{
-		{"../testdata/go/debug2_go126.txt", KindGoTraceback},
-		{"../testdata/debug1/go1.26.8.txt", KindGoDebug1},
-		{"../testdata/corpus/jvm/local_jdk17.0.15-jstack-plain.txt", KindJVMText},
+		{"../testdata/go/debug2_go126.txt", stack.KindGoTraceback},
+		{"../testdata/debug1/go1.26.8.txt", stack.KindGoDebug1},
+		{"../testdata/corpus/jvm/local_jdk17.0.15-jstack-plain.txt", stack.KindJVMText},
 	}
 	for _, f := range files {
 		data, err := os.ReadFile(f.path)
@@ -48,7 +51,7 @@ func TestOverlongLineRule(t *testing.T) {
 				t.Fatalf("%s, %d bytes: %v", f.path, n, err)
 			}
 			var got int64
-			var warned []*ParseError
+			var warned []*stack.ParseError
 			for _, d := range dumps {
 				for _, r := range d.Routines {
 					got += r.Count
@@ -94,7 +97,7 @@ func readRoutines(t *testing.T, data []byte, opts ReadOptions) int64 {
 func TestLineReaderUnread(t *testing.T) {
 	data := "a\r\n" + strings.Repeat("b", 100) + "\nc"
 	for _, mem := range []bool{false, true} {
-		lr := NewLineReader(bufio.NewReaderSize(strings.NewReader(data), 16), 1000)
+		lr := codec.NewLineReader(bufio.NewReaderSize(strings.NewReader(data), 16), 1000)
 		if mem {
 			lr = newMemLineReader([]byte(data), 1000)
 		}
@@ -124,7 +127,7 @@ func TestLineReaderUnread(t *testing.T) {
 func TestLineReaderStickyError(t *testing.T) {
 	boom := errors.New("boom")
 	src := io.MultiReader(strings.NewReader("one\ntw"), &errOnce{err: boom}, strings.NewReader("o\n"))
-	lr := NewLineReader(bufio.NewReaderSize(src, 16), 100)
+	lr := codec.NewLineReader(bufio.NewReaderSize(src, 16), 100)
 	if line, err := lr.ReadLine(); err != nil || string(line) != "one" {
 		t.Fatalf("got %q %v", line, err)
 	}

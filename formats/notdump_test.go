@@ -6,6 +6,9 @@ import (
 	"math/rand/v2"
 	"strings"
 	"testing"
+
+	"github.com/stackdump/stackdump/formats/output"
+	"github.com/stackdump/stackdump/stack"
 )
 
 // Random bytes are not a dump: the error says so, and does not blame a
@@ -20,19 +23,19 @@ func TestRandomBytesAreNotADump(t *testing.T) {
 	junk[0] = 0x0b // field 1, wire type 3: not a profile from its first byte
 	for _, rd := range []*Reader{NewReader(bytes.NewReader(junk), ReadOptions{}), NewReaderBytes(junk, ReadOptions{})} {
 		_, err := rd.Next()
-		if !errors.Is(err, ErrNotDump) || strings.Contains(err.Error(), "go-pprof dump") {
+		if !errors.Is(err, stack.ErrNotDump) || strings.Contains(err.Error(), "go-pprof dump") {
 			t.Errorf("random bytes: %v", err)
 		}
 	}
-	_, err := NewReader(bytes.NewReader(junk), ReadOptions{Kind: KindGoPprof}).Next()
-	if err == nil || errors.Is(err, ErrNotDump) || !strings.Contains(err.Error(), "not a profile") {
+	_, err := NewReader(bytes.NewReader(junk), ReadOptions{Kind: stack.KindGoPprof}).Next()
+	if err == nil || errors.Is(err, stack.ErrNotDump) || !strings.Contains(err.Error(), "not a profile") {
 		t.Errorf("random bytes read as pprof: %v", err)
 	}
 }
 
 // Lists of choices are words, not Go slices.
 func TestFormatChoicesAreWords(t *testing.T) {
-	_, err := ParseFormat("xml")
+	_, err := output.ParseFormat("xml")
 	if err == nil || !strings.Contains(err.Error(), "(want text, json, debug1, pprof or folded)") {
 		t.Errorf("ParseFormat: %v", err)
 	}

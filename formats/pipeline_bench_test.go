@@ -7,6 +7,10 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/stackdump/stackdump/formats/internal/dumptest"
+	"github.com/stackdump/stackdump/formats/output"
+	"github.com/stackdump/stackdump/stack"
 )
 
 // cpuTime is the process's user and system CPU time so far: steadier than
@@ -21,7 +25,7 @@ func cpuTime() time.Duration {
 
 // handCopy is the read → encode loop as it was written out by hand before
 // Pipeline: the baseline the pipeline's own cost is measured against.
-func handCopy(enc Encoder, rd *Reader) error {
+func handCopy(enc stack.Encoder, rd *Reader) error {
 	rd.reuseRoutines()
 	for {
 		d, err := rd.Next()
@@ -36,7 +40,7 @@ func handCopy(enc Encoder, rd *Reader) error {
 		}
 		for r, err := range rd.Routines() {
 			if err != nil {
-				if _, ok := err.(*ParseError); ok {
+				if _, ok := err.(*stack.ParseError); ok {
 					continue
 				}
 				return err
@@ -56,21 +60,21 @@ func handCopy(enc Encoder, rd *Reader) error {
 // ("pipeline", what Copy runs) and through the hand-written loop it
 // replaced ("hand"). cpu-ms/op is user+system CPU time per operation.
 func BenchmarkPipelineCopy(b *testing.B) {
-	data := benchDumpBytes(100_000)
+	data := dumptest.TracebackBytes(100_000)
 	for _, mode := range []string{"hand", "pipeline"} {
 		b.Run(mode, func(b *testing.B) {
 			b.SetBytes(int64(len(data)))
 			b.ReportAllocs()
 			cpu := cpuTime()
 			for b.Loop() {
-				enc, _ := NewEncoder(io.Discard, FormatJSON)
-				rd := NewReader(bytes.NewReader(data), ReadOptions{Kind: KindGoTraceback})
+				enc, _ := NewEncoder(io.Discard, output.JSON)
+				rd := NewReader(bytes.NewReader(data), ReadOptions{Kind: stack.KindGoTraceback})
 				var err error
 				if mode == "hand" {
 					err = handCopy(enc, rd)
 				} else {
 					rd.reuseRoutines()
-					p := Pipeline{Source: rd, Encoder: enc}
+					p := stack.Pipeline{Source: rd, Encoder: enc}
 					_, err = p.Run(context.Background())
 				}
 				if err != nil {

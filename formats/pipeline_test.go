@@ -11,6 +11,8 @@ import (
 	"testing"
 
 	"github.com/stackdump/stackdump/formats"
+	"github.com/stackdump/stackdump/formats/output"
+	"github.com/stackdump/stackdump/stack"
 )
 
 // realDumps are dumps real programs printed (testdata/gen): a service's
@@ -38,17 +40,17 @@ func TestPipelineRunMatchesWriteDump(t *testing.T) {
 				t.Fatal(err)
 			}
 			var want bytes.Buffer
-			wenc, _ := formats.NewEncoder(&want, formats.FormatJSON)
+			wenc, _ := formats.NewEncoder(&want, output.JSON)
 			for _, d := range dumps {
-				if err := formats.WriteDump(wenc, d); err != nil {
+				if err := stack.WriteDump(wenc, d); err != nil {
 					t.Fatal(err)
 				}
 			}
 
 			var got bytes.Buffer
-			enc, _ := formats.NewEncoder(&got, formats.FormatJSON)
+			enc, _ := formats.NewEncoder(&got, output.JSON)
 			rd := formats.NewReader(bytes.NewReader(data), formats.ReadOptions{ReuseRoutines: true})
-			p := formats.Pipeline{Source: rd, Encoder: enc}
+			p := stack.Pipeline{Source: rd, Encoder: enc}
 			n, err := p.Run(context.Background())
 			if err != nil {
 				t.Fatal(err)
@@ -67,25 +69,25 @@ func TestPipelineRunMatchesWriteDump(t *testing.T) {
 // errors put in between: after routine i, errs[i]; routine i itself comes
 // with partial[i], as a partial routine comes with its parse error.
 type sliceSource struct {
-	d       *formats.Dump
+	d       *stack.Dump
 	errs    map[int]error
-	partial map[int]*formats.ParseError
+	partial map[int]*stack.ParseError
 	done    bool
 	// cancel, when not nil, is called after routine cancelAt.
 	cancel   func()
 	cancelAt int
 }
 
-func (s *sliceSource) Next() (*formats.Dump, error) {
+func (s *sliceSource) Next() (*stack.Dump, error) {
 	if s.done {
 		return nil, io.EOF
 	}
 	s.done = true
-	return &formats.Dump{Source: s.d.Source, Total: s.d.Total}, nil
+	return &stack.Dump{Source: s.d.Source, Total: s.d.Total}, nil
 }
 
-func (s *sliceSource) Routines() iter.Seq2[*formats.Routine, error] {
-	return func(yield func(*formats.Routine, error) bool) {
+func (s *sliceSource) Routines() iter.Seq2[*stack.Routine, error] {
+	return func(yield func(*stack.Routine, error) bool) {
 		for i, r := range s.d.Routines {
 			var err error
 			if pe, ok := s.partial[i]; ok {
@@ -111,9 +113,9 @@ type recorder struct {
 	err                    error
 }
 
-func (e *recorder) BeginDump(*formats.Dump) error { e.begins++; return nil }
-func (e *recorder) EndDump(*formats.Dump) error   { e.ends++; return nil }
-func (e *recorder) WriteRoutine(*formats.Routine) error {
+func (e *recorder) BeginDump(*stack.Dump) error { e.begins++; return nil }
+func (e *recorder) EndDump(*stack.Dump) error   { e.ends++; return nil }
+func (e *recorder) WriteRoutine(*stack.Routine) error {
 	e.routines++
 	if e.routines == e.failAt {
 		return e.err
@@ -121,7 +123,7 @@ func (e *recorder) WriteRoutine(*formats.Routine) error {
 	return nil
 }
 
-func readDemo(t *testing.T) *formats.Dump {
+func readDemo(t *testing.T) *stack.Dump {
 	t.Helper()
 	dumps, err := formats.ReadAll(bytes.NewReader(readTestdata(t, "demo_go126.txt")), formats.ReadOptions{})
 	if err != nil || len(dumps) != 1 {
@@ -135,12 +137,12 @@ func readDemo(t *testing.T) *formats.Dump {
 // by ReadError, and EndDump is not called.
 func TestPipelineWarnings(t *testing.T) {
 	d := readDemo(t)
-	pe1 := &formats.ParseError{Line: 3, Msg: "first"}
-	pe2 := &formats.ParseError{Line: 9, Msg: "second"}
+	pe1 := &stack.ParseError{Line: 3, Msg: "first"}
+	pe2 := &stack.ParseError{Line: 9, Msg: "second"}
 	src := &sliceSource{d: d, errs: map[int]error{2: pe1, 5: fmt.Errorf("chunk 2: %w", pe2)}}
-	var seen []*formats.ParseError
+	var seen []*stack.ParseError
 	enc := &recorder{}
-	p := formats.Pipeline{Source: src, Encoder: enc, OnWarning: func(pe *formats.ParseError) { seen = append(seen, pe) },
+	p := stack.Pipeline{Source: src, Encoder: enc, OnWarning: func(pe *stack.ParseError) { seen = append(seen, pe) },
 		ReadError: func(err error) error { return fmt.Errorf("read test: %w", err) }}
 	n, err := p.Run(context.Background())
 	if err != nil || n != 1 {
@@ -156,7 +158,7 @@ func TestPipelineWarnings(t *testing.T) {
 	errDisk := errors.New("disk gone")
 	src = &sliceSource{d: d, errs: map[int]error{4: errDisk}}
 	enc = &recorder{}
-	p = formats.Pipeline{Source: src, Encoder: enc, ReadError: func(err error) error { return fmt.Errorf("read test: %w", err) }}
+	p = stack.Pipeline{Source: src, Encoder: enc, ReadError: func(err error) error { return fmt.Errorf("read test: %w", err) }}
 	got, err := p.Next(context.Background())
 	if !errors.Is(err, errDisk) || err.Error() != "read test: disk gone" {
 		t.Errorf("Next error = %v, want errDisk wrapped by ReadError", err)
@@ -171,13 +173,13 @@ func TestPipelineWarnings(t *testing.T) {
 // in its place; formats.RoutineFunc sees every routine.
 func TestPipelinePartialRoutine(t *testing.T) {
 	d := readDemo(t)
-	pe := &formats.ParseError{Line: 7, Msg: "stack cut"}
-	src := &sliceSource{d: d, partial: map[int]*formats.ParseError{3: pe}}
-	var got []*formats.Routine
-	var seen []*formats.ParseError
-	p := formats.Pipeline{Source: src,
-		Encoder:   formats.RoutineFunc(func(r *formats.Routine) { got = append(got, r) }),
-		OnWarning: func(pe *formats.ParseError) { seen = append(seen, pe) }}
+	pe := &stack.ParseError{Line: 7, Msg: "stack cut"}
+	src := &sliceSource{d: d, partial: map[int]*stack.ParseError{3: pe}}
+	var got []*stack.Routine
+	var seen []*stack.ParseError
+	p := stack.Pipeline{Source: src,
+		Encoder:   stack.RoutineFunc(func(r *stack.Routine) { got = append(got, r) }),
+		OnWarning: func(pe *stack.ParseError) { seen = append(seen, pe) }}
 	n, err := p.Run(context.Background())
 	if err != nil || n != 1 {
 		t.Fatalf("Run = %d, %v; want 1 dump, no error", n, err)
@@ -195,7 +197,7 @@ func TestPipelinePartialRoutine(t *testing.T) {
 func TestPipelineEncoderError(t *testing.T) {
 	errFull := errors.New("no space left")
 	enc := &recorder{failAt: 7, err: errFull}
-	p := formats.Pipeline{Source: &sliceSource{d: readDemo(t)}, Encoder: enc,
+	p := stack.Pipeline{Source: &sliceSource{d: readDemo(t)}, Encoder: enc,
 		ReadError: func(err error) error { return fmt.Errorf("read test: %w", err) }}
 	n, err := p.Run(context.Background())
 	if err != errFull || n != 0 {
@@ -213,21 +215,21 @@ func TestPipelineContext(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	enc := &recorder{}
-	p := formats.Pipeline{Source: &sliceSource{d: d}, Encoder: enc}
+	p := stack.Pipeline{Source: &sliceSource{d: d}, Encoder: enc}
 	if n, err := p.Run(ctx); !errors.Is(err, context.Canceled) || n != 0 || enc.begins != 0 {
 		t.Errorf("Run with a cancelled context = %d, %v, %d begins; want 0, context.Canceled, 0", n, err, enc.begins)
 	}
 
 	// A dump of 10,000 routines (the demo's, repeated), cancelled after
 	// the 10th: the pipeline stops at its next look, long before the end.
-	big := &formats.Dump{Source: d.Source}
+	big := &stack.Dump{Source: d.Source}
 	for len(big.Routines) < 10000 {
 		big.Routines = append(big.Routines, d.Routines...)
 	}
 	ctx, cancel = context.WithCancel(context.Background())
 	defer cancel()
 	enc = &recorder{}
-	p = formats.Pipeline{Source: &sliceSource{d: big, cancel: cancel, cancelAt: 9}, Encoder: enc}
+	p = stack.Pipeline{Source: &sliceSource{d: big, cancel: cancel, cancelAt: 9}, Encoder: enc}
 	got, err := p.Next(ctx)
 	if !errors.Is(err, context.Canceled) || got == nil {
 		t.Fatalf("Next = %v, %v; want the dump and context.Canceled", got, err)
@@ -241,10 +243,10 @@ func TestPipelineContext(t *testing.T) {
 // runs the same pipeline (wrapped parse errors are warnings).
 func TestCopyAnySource(t *testing.T) {
 	d := readDemo(t)
-	pe := &formats.ParseError{Line: 5, Msg: "cut"}
+	pe := &stack.ParseError{Line: 5, Msg: "cut"}
 	enc := &recorder{}
 	var seen int
-	n, err := formats.Copy(enc, &sliceSource{d: d, errs: map[int]error{0: fmt.Errorf("wrapped: %w", pe)}}, func(*formats.ParseError) { seen++ })
+	n, err := formats.Copy(enc, &sliceSource{d: d, errs: map[int]error{0: fmt.Errorf("wrapped: %w", pe)}}, func(*stack.ParseError) { seen++ })
 	if err != nil || n != 1 || seen != 1 || enc.routines != len(d.Routines) || enc.ends != 1 {
 		t.Errorf("Copy = %d, %v; %d warnings, %d routines, %d ends; want 1 dump, 1 warning, %d routines, 1 end",
 			n, err, seen, enc.routines, enc.ends, len(d.Routines))

@@ -9,6 +9,9 @@ import (
 	"testing"
 
 	"github.com/stackdump/stackdump/formats"
+	"github.com/stackdump/stackdump/formats/internal/dumptest"
+	"github.com/stackdump/stackdump/formats/output"
+	"github.com/stackdump/stackdump/stack"
 )
 
 var pprofOffsetError = regexp.MustCompile(`offset (\d+) of (\d+) bytes`)
@@ -17,7 +20,7 @@ var pprofOffsetError = regexp.MustCompile(`offset (\d+) of (\d+) bytes`)
 // that point inside the input, totals that are the sum of the counts, and
 // what was read writes and reads back to the same samples.
 func FuzzPprof(f *testing.F) {
-	for _, raw := range formats.ReadSeeds(f, "../testdata/pprof/*.pb.gz", "../testdata/corpus/go/*debug0.pb.gz") {
+	for _, raw := range dumptest.ReadSeeds(f, "../testdata/pprof/*.pb.gz", "../testdata/corpus/go/*debug0.pb.gz") {
 		zr, err := gzip.NewReader(bytes.NewReader(raw))
 		if err != nil {
 			f.Fatal(err)
@@ -29,8 +32,8 @@ func FuzzPprof(f *testing.F) {
 		f.Add(data)
 	}
 	f.Fuzz(func(t *testing.T, in []byte) {
-		tab := formats.NewTable()
-		dumps, err := formats.ReadAll(bytes.NewReader(in), formats.ReadOptions{Kind: formats.KindGoPprof, Table: tab, MaxDecompressedBytes: 1 << 20})
+		tab := stack.NewTable()
+		dumps, err := formats.ReadAll(bytes.NewReader(in), formats.ReadOptions{Kind: stack.KindGoPprof, Table: tab, MaxDecompressedBytes: 1 << 20})
 		if err != nil {
 			if m := pprofOffsetError.FindStringSubmatch(err.Error()); m != nil {
 				off, _ := strconv.Atoi(m[1])
@@ -55,12 +58,12 @@ func FuzzPprof(f *testing.F) {
 			if sum != d.Total {
 				t.Fatalf("total %d, counts sum to %d", d.Total, sum)
 			}
-			out := encodeDumps(t, formats.FormatPprof, d)
+			out := encodeDumps(t, output.Pprof, d)
 			back, err := formats.ReadAll(bytes.NewReader(out), formats.ReadOptions{Table: tab})
 			if err != nil {
 				t.Fatalf("reading stackdump's own profile: %v", err)
 			}
-			checkSameGroups(t, []*formats.Dump{d}, back)
+			checkSameGroups(t, []*stack.Dump{d}, back)
 		}
 	})
 }

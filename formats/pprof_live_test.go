@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/stackdump/stackdump/formats"
+	"github.com/stackdump/stackdump/stack"
 )
 
 const (
@@ -43,7 +44,7 @@ func startLiveGoroutines(t *testing.T) {
 
 // liveCounts reads a profile and counts the goroutines of the live test
 // functions, by function and label set, ignoring the test binary's others.
-func liveCounts(t *testing.T, profile []byte) (map[string]int64, *formats.Dump) {
+func liveCounts(t *testing.T, profile []byte) (map[string]int64, *stack.Dump) {
 	t.Helper()
 	dumps, err := formats.ReadAll(bytes.NewReader(profile), formats.ReadOptions{})
 	if err != nil || len(dumps) != 1 {
@@ -72,10 +73,10 @@ func TestLiveProfiles(t *testing.T) {
 	}
 	for _, c := range []struct {
 		debug int
-		kind  formats.Kind
-	}{{1, formats.KindGoDebug1}, {0, formats.KindGoPprof}} {
+		kind  stack.Kind
+	}{{1, stack.KindGoDebug1}, {0, stack.KindGoPprof}} {
 		var got map[string]int64
-		var d *formats.Dump
+		var d *stack.Dump
 		// A goroutine that was created but has not run yet has only
 		// runtime.goexit on its stack (a debug=1 record without frame
 		// lines): retry until every one has started.

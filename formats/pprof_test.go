@@ -18,9 +18,11 @@ import (
 	"github.com/google/pprof/profile"
 
 	"github.com/stackdump/stackdump/formats"
+	"github.com/stackdump/stackdump/formats/output"
+	"github.com/stackdump/stackdump/stack"
 )
 
-func readPprofFile(t *testing.T, path string, opts formats.ReadOptions) *formats.Dump {
+func readPprofFile(t *testing.T, path string, opts formats.ReadOptions) *stack.Dump {
 	t.Helper()
 	f, err := os.Open(path)
 	if err != nil {
@@ -39,7 +41,7 @@ func readPprofFile(t *testing.T, path string, opts formats.ReadOptions) *formats
 
 func TestPprofReadGenerated(t *testing.T) {
 	d := readPprofFile(t, "../testdata/pprof/go1.26.8.pb.gz", formats.ReadOptions{})
-	if d.Source.Kind != formats.KindGoPprof || d.Total != 39 || len(d.Warnings) != 0 || d.Source.CapturedAt.IsZero() {
+	if d.Source.Kind != stack.KindGoPprof || d.Total != 39 || len(d.Warnings) != 0 || d.Source.CapturedAt.IsZero() {
 		t.Fatalf("dump: kind %q total %d warnings %v captured %v", d.Source.Kind, d.Total, d.Warnings, d.Source.CapturedAt)
 	}
 	want := map[string]int64{"main.write": 1}
@@ -165,7 +167,7 @@ func TestPprofReadTruncated(t *testing.T) {
 	data := gunzipFile(t, "../testdata/pprof/go1.26.8.pb.gz")
 	offset := regexp.MustCompile(`^reading go-pprof dump: pprof protobuf, offset (\d+) of (\d+) bytes: field \w+ \(\d+\)`)
 	for n := 1; n < len(data); n += 3 {
-		_, err := formats.ReadAll(bytes.NewReader(data[:n]), formats.ReadOptions{Kind: formats.KindGoPprof})
+		_, err := formats.ReadAll(bytes.NewReader(data[:n]), formats.ReadOptions{Kind: stack.KindGoPprof})
 		if err == nil {
 			// Cut exactly between two fields: the framing is sound, but
 			// the string table or an id is missing.
@@ -173,7 +175,7 @@ func TestPprofReadTruncated(t *testing.T) {
 		}
 		m := offset.FindStringSubmatch(err.Error())
 		if m == nil {
-			if !strings.Contains(err.Error(), "pprof protobuf of") && !strings.Contains(err.Error(), "malformed pprof profile") && !errors.Is(err, formats.ErrNotGoroutineProfile) {
+			if !strings.Contains(err.Error(), "pprof protobuf of") && !strings.Contains(err.Error(), "malformed pprof profile") && !errors.Is(err, stack.ErrNotGoroutineProfile) {
 				t.Fatalf("cut at %d: %v", n, err)
 			}
 			continue
@@ -187,7 +189,7 @@ func TestPprofReadTruncated(t *testing.T) {
 	}
 	// The gzipped file cut short is a decompression error.
 	gz, _ := os.ReadFile("../testdata/pprof/go1.26.8.pb.gz")
-	_, err := formats.ReadAll(bytes.NewReader(gz[:len(gz)/2]), formats.ReadOptions{Kind: formats.KindGoPprof})
+	_, err := formats.ReadAll(bytes.NewReader(gz[:len(gz)/2]), formats.ReadOptions{Kind: stack.KindGoPprof})
 	if !errors.Is(err, io.ErrUnexpectedEOF) || !strings.Contains(err.Error(), "reading pprof data") {
 		t.Errorf("truncated gzip: %v", err)
 	}
@@ -204,34 +206,34 @@ func TestPprofReadRejects(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err := formats.ReadAll(&buf, formats.ReadOptions{})
-	if !errors.Is(err, formats.ErrNotGoroutineProfile) || !strings.Contains(err.Error(), "samples/count, cpu/nanoseconds") {
+	if !errors.Is(err, stack.ErrNotGoroutineProfile) || !strings.Contains(err.Error(), "samples/count, cpu/nanoseconds") {
 		t.Errorf("cpu profile: %v", err)
 	}
 
 	data := gunzipFile(t, "../testdata/pprof/go1.26.8.pb.gz")
 	_, err = formats.ReadAll(bytes.NewReader(data), formats.ReadOptions{MaxDecompressedBytes: int64(len(data) - 1)})
-	if !errors.Is(err, formats.ErrTooLarge) {
+	if !errors.Is(err, stack.ErrTooLarge) {
 		t.Errorf("over the limit: %v", err)
 	}
-	dumps, err := formats.ReadAll(bytes.NewReader(nil), formats.ReadOptions{Kind: formats.KindGoPprof})
+	dumps, err := formats.ReadAll(bytes.NewReader(nil), formats.ReadOptions{Kind: stack.KindGoPprof})
 	if err != nil || len(dumps) != 0 {
 		t.Errorf("empty input: %v %v", dumps, err)
 	}
 }
 
-func writePprofFile(t *testing.T, d *formats.Dump, compress formats.Compression) string {
+func writePprofFile(t *testing.T, d *stack.Dump, compress output.Compression) string {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "goroutines.pb")
 	f, err := os.Create(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	out, err := formats.NewOutput(f, compress)
+	out, err := output.NewWriter(f, compress)
 	if err != nil {
 		t.Fatal(err)
 	}
-	enc, _ := formats.NewEncoder(out, formats.FormatPprof)
-	if err := formats.WriteDump(enc, d); err != nil {
+	enc, _ := formats.NewEncoder(out, output.Pprof)
+	if err := stack.WriteDump(enc, d); err != nil {
 		t.Fatal(err)
 	}
 	if err := out.Close(); err != nil {
@@ -264,7 +266,7 @@ func goToolPprof(t *testing.T, path string, args ...string) string {
 // are there.
 func TestPprofWriteGoToolPprof(t *testing.T) {
 	dumps := readDebug1File(t, "../testdata/debug1/go1.26.8.txt", formats.ReadOptions{})
-	path := writePprofFile(t, dumps[0], formats.CompressGzip)
+	path := writePprofFile(t, dumps[0], output.Gzip)
 
 	raw := goToolPprof(t, path, "-raw")
 	if !strings.Contains(raw, "PeriodType: goroutine count") || !strings.Contains(raw, "goroutine/count") {
@@ -302,14 +304,14 @@ func TestPprofRoundTrip(t *testing.T) {
 	files = append(files, "../testdata/pprof/go1.26.8.pb.gz", "../testdata/pprof/go1.26.8.leak.pb.gz")
 	for _, path := range files {
 		t.Run(filepath.Base(path), func(t *testing.T) {
-			tab := formats.NewTable()
+			tab := stack.NewTable()
 			first := readPprofFile(t, path, formats.ReadOptions{Table: tab})
-			out := encodeDumps(t, formats.FormatPprof, first)
+			out := encodeDumps(t, output.Pprof, first)
 			second, err := formats.ReadAll(bytes.NewReader(out), formats.ReadOptions{Table: tab})
 			if err != nil {
 				t.Fatal(err)
 			}
-			checkSameGroups(t, []*formats.Dump{first}, second)
+			checkSameGroups(t, []*stack.Dump{first}, second)
 			for i, r := range second[0].Routines {
 				// Values are interned through a bounded cache, so equal
 				// values need not share a pointer: compare contents.
@@ -342,13 +344,13 @@ func mustRead(t *testing.T, path string) []byte {
 // TestPprofWriteStates writes a full dump, with states, labels and a
 // panic preamble, and reads it back.
 func TestPprofWriteStates(t *testing.T) {
-	tab := formats.NewTable()
+	tab := stack.NewTable()
 	d := fullDump(tab)
 	d.Preamble = []string{"panic: boom"}
 	d.Source.CapturedAt = time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 	// A program label named "state" moves the states to another label.
-	d.Routines[9].Labels = tab.Labels(formats.Labels{{Key: "state", Value: "mine"}})
-	out := encodeDumps(t, formats.FormatPprof, d)
+	d.Routines[9].Labels = tab.Labels(stack.Labels{{Key: "state", Value: "mine"}})
+	out := encodeDumps(t, output.Pprof, d)
 	back, err := formats.ReadAll(bytes.NewReader(out), formats.ReadOptions{Table: tab})
 	if err != nil {
 		t.Fatal(err)
@@ -376,19 +378,19 @@ func TestPprofWriteStates(t *testing.T) {
 	}
 
 	// A second dump does not fit in one profile.
-	enc, _ := formats.NewEncoder(io.Discard, formats.FormatPprof)
-	if err := formats.WriteDump(enc, d); err != nil {
+	enc, _ := formats.NewEncoder(io.Discard, output.Pprof)
+	if err := stack.WriteDump(enc, d); err != nil {
 		t.Fatal(err)
 	}
-	if err := formats.WriteDump(enc, d); !errors.Is(err, formats.ErrOneDumpPerProfile) {
+	if err := stack.WriteDump(enc, d); !errors.Is(err, stack.ErrOneDumpPerProfile) {
 		t.Errorf("second dump: %v", err)
 	}
 }
 
 func TestPprofWriteError(t *testing.T) {
 	boom := errors.New("disk full")
-	enc, _ := formats.NewEncoder(failingWriter{boom}, formats.FormatPprof)
-	if err := formats.WriteDump(enc, fullDump(formats.NewTable())); !errors.Is(err, boom) {
+	enc, _ := formats.NewEncoder(failingWriter{boom}, output.Pprof)
+	if err := stack.WriteDump(enc, fullDump(stack.NewTable())); !errors.Is(err, boom) {
 		t.Errorf("got %v, want %v", err, boom)
 	}
 }

@@ -11,17 +11,19 @@ import (
 	"github.com/google/pprof/profile"
 
 	"github.com/stackdump/stackdump/formats"
+	"github.com/stackdump/stackdump/formats/output"
+	"github.com/stackdump/stackdump/stack"
 )
 
 // readCorpusDump reads the first dump of testdata/corpus/go/name.
-func readCorpusDump(t *testing.T, name string) *formats.Dump {
+func readCorpusDump(t *testing.T, name string) *stack.Dump {
 	t.Helper()
 	return readFirstDump(t, filepath.Join("..", "testdata", "corpus", "go", name))
 }
 
 // readFirstDump reads the file at path and returns its first dump,
 // failing the test on any error.
-func readFirstDump(t *testing.T, path string) *formats.Dump {
+func readFirstDump(t *testing.T, path string) *stack.Dump {
 	t.Helper()
 	b, err := os.ReadFile(path)
 	if err != nil {
@@ -89,7 +91,7 @@ func TestPprofWaitLabels(t *testing.T) {
 	if len(want) < 6 {
 		t.Fatalf("the dump should have several states and buckets: %v", want)
 	}
-	out := encodeDumps(t, formats.FormatPprof, d)
+	out := encodeDumps(t, output.Pprof, d)
 	got := sampleCounts(t, out, "state", "wait")
 	if !mapsEqual(got, want) {
 		t.Errorf("(state, wait) counts\n got %v\nwant %v", got, want)
@@ -107,7 +109,7 @@ func TestPprofWaitLabels(t *testing.T) {
 			t.Errorf("read back %d wait minutes; want a bucket's least", r.WaitMinutes)
 		}
 	}
-	again := sampleCounts(t, encodeDumps(t, formats.FormatPprof, back[0]), "state", "wait")
+	again := sampleCounts(t, encodeDumps(t, output.Pprof, back[0]), "state", "wait")
 	if !mapsEqual(again, want) {
 		t.Errorf("written again: %v, want %v", again, want)
 	}
@@ -120,7 +122,7 @@ func TestPprofNoWaitLabelWithoutWaits(t *testing.T) {
 	for _, r := range grouped.Routines {
 		r.WaitMinutes = 0
 	}
-	grouped.Source.Capture = &formats.Capture{Mode: "grouped", Missing: []string{"id", "state", "wait_minutes"}}
+	grouped.Source.Capture = &stack.Capture{Mode: "grouped", Missing: []string{"id", "state", "wait_minutes"}}
 	jvm, err := os.ReadFile(filepath.Join("..", "testdata", "jvm", "threadinfo_jdk17.0.15.txt"))
 	if err != nil {
 		t.Fatal(err)
@@ -129,8 +131,8 @@ func TestPprofNoWaitLabelWithoutWaits(t *testing.T) {
 	if err != nil || len(jvmDumps) == 0 {
 		t.Fatalf("jvm: %v", err)
 	}
-	for name, d := range map[string]*formats.Dump{"grouped": grouped, "jvm": jvmDumps[0]} {
-		p, err := profile.ParseData(encodeDumps(t, formats.FormatPprof, d))
+	for name, d := range map[string]*stack.Dump{"grouped": grouped, "jvm": jvmDumps[0]} {
+		p, err := profile.ParseData(encodeDumps(t, output.Pprof, d))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -149,11 +151,11 @@ func TestPprofNoWaitLabelWithoutWaits(t *testing.T) {
 
 // A program label named "wait" moves the buckets to "goroutine_wait".
 func TestPprofWaitLabelNameTaken(t *testing.T) {
-	tab := formats.NewTable()
+	tab := stack.NewTable()
 	d := fullDump(tab)
-	d.Routines[0].Labels = tab.Labels(formats.Labels{{Key: "wait", Value: "mine"}})
+	d.Routines[0].Labels = tab.Labels(stack.Labels{{Key: "wait", Value: "mine"}})
 	d.Routines[1].WaitMinutes = 12
-	out := encodeDumps(t, formats.FormatPprof, d)
+	out := encodeDumps(t, output.Pprof, d)
 	got := sampleCounts(t, out, "goroutine_wait")
 	if got["10-60m"] != 1 || got["<1m"] != d.Total-1 {
 		t.Errorf("goroutine_wait buckets %v", got)

@@ -7,6 +7,8 @@ import (
 	"os"
 
 	"github.com/stackdump/stackdump/formats"
+	"github.com/stackdump/stackdump/formats/output"
+	"github.com/stackdump/stackdump/stack"
 )
 
 // A real traceback (testdata/gen/deadlock, testdata/gen/README.md) read,
@@ -21,12 +23,12 @@ func Example_roundTrip() {
 	defer f.Close()
 
 	var doc bytes.Buffer
-	enc, err := formats.NewEncoder(&doc, formats.FormatJSON)
+	enc, err := formats.NewEncoder(&doc, output.JSON)
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
-	n, err := formats.Copy(enc, formats.NewReader(f, formats.ReadOptions{}), func(pe *formats.ParseError) {
+	n, err := formats.Copy(enc, formats.NewReader(f, formats.ReadOptions{}), func(pe *stack.ParseError) {
 		fmt.Println("warning:", pe)
 	})
 	if err != nil {

@@ -11,6 +11,10 @@ import (
 
 	"github.com/klauspost/compress/gzip"
 	"github.com/klauspost/compress/zstd"
+
+	"github.com/stackdump/stackdump/formats/internal/codec"
+	"github.com/stackdump/stackdump/formats/internal/dumptest"
+	"github.com/stackdump/stackdump/stack"
 )
 
 // Wrappings FuzzSniffAndRead applies to its input before reading it.
@@ -26,15 +30,15 @@ const (
 // format; big files are cut so the fuzzer stays quick.
 func sniffSeeds(tb testing.TB) [][]byte {
 	var seeds [][]byte
-	for _, data := range ReadSeeds(tb,
+	for _, data := range dumptest.ReadSeeds(tb,
 		"../testdata/corpus/go/*.txt", "../testdata/corpus/go/malformed/*.txt", "../testdata/corpus/jvm/*",
 		"../testdata/go/*.txt", "../testdata/debug1/*.txt", "../testdata/json/*.json", "../testdata/jvm/*.txt", "../testdata/jvm/*.json",
 	) {
 		seeds = append(seeds, data[:min(len(data), 2<<10)])
 	}
-	seeds = append(seeds, ReadSeeds(tb, "../testdata/trace/*.trace")...) // whole: a cut trace is only an error
+	seeds = append(seeds, dumptest.ReadSeeds(tb, "../testdata/trace/*.trace")...) // whole: a cut trace is only an error
 	// gzip as served by net/http/pprof
-	seeds = append(seeds, ReadSeeds(tb, "../testdata/corpus/go/*.pb.gz", "../testdata/pprof/*.pb.gz")...)
+	seeds = append(seeds, dumptest.ReadSeeds(tb, "../testdata/corpus/go/*.pb.gz", "../testdata/pprof/*.pb.gz")...)
 	return seeds
 }
 
@@ -63,7 +67,7 @@ var fuzzZstd, _ = zstd.NewWriter(nil, zstd.WithEncoderConcurrency(1))
 // compared by: one line per dump, routine and warning, then the error that
 // stopped reading.
 type sniffRead struct {
-	kind    Kind
+	kind    stack.Kind
 	summary []string
 	err     error
 }
@@ -117,7 +121,7 @@ func readSniffedFrom(t *testing.T, rd *Reader, data []byte, in sniffInput) sniff
 		var sum int64
 		for r, err := range rd.Routines() {
 			if err != nil {
-				var pe *ParseError
+				var pe *stack.ParseError
 				if !errors.As(err, &pe) {
 					continue // a stopping error: Next returns it
 				}
@@ -131,7 +135,7 @@ func readSniffedFrom(t *testing.T, rd *Reader, data []byte, in sniffInput) sniff
 			out.summary = append(out.summary, fmt.Sprintf("routine id=%d count=%d frames=%d line=%d", r.ID, r.Count, len(r.Stack.Frames), r.Line))
 		}
 		for _, w := range d.Warnings {
-			if rd.Kind() != KindJSON { // a document's warnings are its original input's
+			if rd.Kind() != stack.KindJSON { // a document's warnings are its original input's
 				checkPositioned(t, w, in)
 			}
 			out.summary = append(out.summary, "warning "+w.Error())
@@ -139,14 +143,14 @@ func readSniffedFrom(t *testing.T, rd *Reader, data []byte, in sniffInput) sniff
 		out.summary = append(out.summary, fmt.Sprintf("end total=%d truncated=%v", d.Total, d.Truncated))
 	}
 	if out.kind = rd.Kind(); out.kind != "" {
-		if _, err := newDecoder(&Stream{Kind: out.kind}, ReadOptions{Table: NewTable()}); err != nil {
+		if _, err := newDecoder(&codec.Stream{Kind: out.kind}, ReadOptions{Table: stack.NewTable()}); err != nil {
 			t.Fatalf("sniffed an unknown kind %q", out.kind)
 		}
 	}
 	return out
 }
 
-func checkPositioned(t *testing.T, pe *ParseError, in sniffInput) {
+func checkPositioned(t *testing.T, pe *stack.ParseError, in sniffInput) {
 	t.Helper()
 	if pe.Msg == "" || pe.Line < 0 || pe.Offset < 0 || pe.Offset > in.size || in.lines > 0 && pe.Line > in.lines {
 		t.Fatalf("warning outside the input (%d bytes, %d lines): %+v", in.size, in.lines, pe)

@@ -1,5 +1,9 @@
 package formats
 
-import "testing"
+import (
+	"testing"
 
-func BenchmarkWriteText(b *testing.B) { benchWrite(b, FormatText, writerBenchDump(100_000)) }
+	"github.com/stackdump/stackdump/formats/output"
+)
+
+func BenchmarkWriteText(b *testing.B) { benchWrite(b, output.Text, writerBenchDump(100_000)) }

@@ -6,6 +6,10 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/stackdump/stackdump/formats/gotext"
+	"github.com/stackdump/stackdump/formats/internal/dumptest"
+	"github.com/stackdump/stackdump/stack"
 )
 
 // TestTextRoundTripCorpus reads every Go corpus file, writes it as text
@@ -13,7 +17,7 @@ import (
 // line numbers and the original's parse warnings aside). Writing the
 // model read back gives the same text again.
 func TestTextRoundTripCorpus(t *testing.T) {
-	for _, path := range corpusFiles(t, "corpus/go/*.txt", "go/*.txt") {
+	for _, path := range dumptest.CorpusFiles(t, "corpus/go/*.txt", "go/*.txt") {
 		t.Run(filepath.Base(path), func(t *testing.T) {
 			want := readCorpusFile(t, path)
 			text := writeText(t, want...)
@@ -24,7 +28,7 @@ func TestTextRoundTripCorpus(t *testing.T) {
 			// debug=1 text is written sorted by count, as the runtime sorts it.
 			sortRecords(want)
 			sortRecords(got)
-			equalDumps(t, "text round trip", want, got, describeOptions{})
+			dumptest.EqualDumps(t, "text round trip", want, got, dumptest.DescribeOptions{})
 			// Our text is as well-formed as the input was: a frame that had
 			// no file line still has none, and nothing else is amiss.
 			known := map[string]bool{}
@@ -41,7 +45,7 @@ func TestTextRoundTripCorpus(t *testing.T) {
 				}
 			}
 			if again := writeText(t, got...); again != text {
-				t.Errorf("writing the model read back changes the text:\n%s", diffText(text, again))
+				t.Errorf("writing the model read back changes the text:\n%s", dumptest.DiffText(text, again))
 			}
 		})
 	}
@@ -49,15 +53,15 @@ func TestTextRoundTripCorpus(t *testing.T) {
 
 // sortRecords orders the records of grouped dumps, whose writers choose
 // their own order, by their description.
-func sortRecords(dumps []*Dump) {
+func sortRecords(dumps []*stack.Dump) {
 	for _, d := range dumps {
-		if d.Source.Kind != KindGoDebug1 {
+		if d.Source.Kind != stack.KindGoDebug1 {
 			continue
 		}
-		slices.SortStableFunc(d.Routines, func(a, b *Routine) int {
+		slices.SortStableFunc(d.Routines, func(a, b *stack.Routine) int {
 			var sa, sb strings.Builder
-			describeRoutine(&sa, a, describeOptions{})
-			describeRoutine(&sb, b, describeOptions{})
+			describeRoutine(&sa, a, dumptest.DescribeOptions{})
+			describeRoutine(&sb, b, dumptest.DescribeOptions{})
 			return strings.Compare(sa.String(), sb.String())
 		})
 	}
@@ -67,11 +71,11 @@ func sortRecords(dumps []*Dump) {
 // field, line numbers and warnings included, must survive, also for the
 // malformed inputs.
 func TestJSONRoundTripGoCorpus(t *testing.T) {
-	for _, path := range corpusFiles(t, "corpus/go/*.txt", "go/*.txt", "corpus/go/malformed/*.txt") {
+	for _, path := range dumptest.CorpusFiles(t, "corpus/go/*.txt", "go/*.txt", "corpus/go/malformed/*.txt") {
 		t.Run(filepath.Base(path), func(t *testing.T) {
 			want := readCorpusFile(t, path)
 			got := readJSON(t, writeJSON(t, want...), ReadOptions{})
-			equalDumps(t, "JSON round trip", want, got, describeOptions{lines: true, warnings: true})
+			dumptest.EqualDumps(t, "JSON round trip", want, got, dumptest.DescribeOptions{Lines: true, Warnings: true})
 		})
 	}
 }
@@ -82,13 +86,13 @@ func TestJSONRoundTripGoCorpus(t *testing.T) {
 // warnings have no place in traceback text; race reports are read as a
 // dump of their own.)
 func TestTextRoundTripFixture(t *testing.T) {
-	want := fixtureGoDump(NewTable())
+	want := dumptest.GoDump(stack.NewTable())
 	text := writeText(t, want)
 	dumps, err := ReadAll(bytes.NewReader([]byte(text)), ReadOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	flat := &Dump{Source: Source{Kind: KindGoTraceback}, Preamble: dumps[0].Preamble}
+	flat := &stack.Dump{Source: stack.Source{Kind: stack.KindGoTraceback}, Preamble: dumps[0].Preamble}
 	for i, d := range dumps {
 		flat.Routines = append(flat.Routines, d.Routines...)
 		last := i == len(dumps)-1
@@ -96,12 +100,12 @@ func TestTextRoundTripFixture(t *testing.T) {
 			t.Errorf("dump %d of %d read back with Truncated %v", i+1, len(dumps), d.Truncated)
 		}
 		for _, w := range d.Warnings {
-			if !last || !strings.HasPrefix(w.Text, CutMarker) {
+			if !last || !strings.HasPrefix(w.Text, gotext.CutMarker) {
 				t.Errorf("our text read with a warning: %v", w)
 			}
 		}
 	}
-	norm := &Dump{Source: Source{Kind: KindGoTraceback}, Preamble: want.Preamble}
+	norm := &stack.Dump{Source: stack.Source{Kind: stack.KindGoTraceback}, Preamble: want.Preamble}
 	for _, r := range want.Routines {
 		c := *r
 		c.Count, c.Inferred, c.Stale, c.Line = 1, nil, false, 0
@@ -110,7 +114,7 @@ func TestTextRoundTripFixture(t *testing.T) {
 	for _, r := range flat.Routines {
 		r.Line = 0
 	}
-	if d := diffText(describeDump(norm, describeOptions{}), describeDump(flat, describeOptions{})); d != "" {
+	if d := dumptest.DiffText(dumptest.Describe(norm, dumptest.DescribeOptions{}), dumptest.Describe(flat, dumptest.DescribeOptions{})); d != "" {
 		t.Error(d)
 	}
 }

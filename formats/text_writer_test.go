@@ -5,12 +5,16 @@ import (
 	"os"
 	"strings"
 	"testing"
+
+	"github.com/stackdump/stackdump/formats/internal/dumptest"
+	"github.com/stackdump/stackdump/formats/output"
+	"github.com/stackdump/stackdump/stack"
 )
 
 // writeText encodes dumps as text through NewEncoder and an Output.
-func writeText(t testing.TB, dumps ...*Dump) string {
+func writeText(t testing.TB, dumps ...*stack.Dump) string {
 	t.Helper()
-	return string(encodeAs(t, FormatText, dumps...))
+	return string(encodeAs(t, output.Text, dumps...))
 }
 
 // wantFixtureText is the Go fixture as the runtime would print it, checked
@@ -105,42 +109,42 @@ stackdump: traceback cut: the dump was truncated; later goroutines are missing
 `
 
 func TestTextWriterGoTraceback(t *testing.T) {
-	got := writeText(t, fixtureGoDump(NewTable()))
-	if d := diffText(wantFixtureText, got); d != "" {
+	got := writeText(t, dumptest.GoDump(stack.NewTable()))
+	if d := dumptest.DiffText(wantFixtureText, got); d != "" {
 		t.Error(d)
 	}
 }
 
 func TestTextWriterForms(t *testing.T) {
-	tab := NewTable()
-	f := fixtureFrame(tab, "main.f", "/x.go", 3, 0x10)
-	cgo := tab.Frame(Frame{Func: "c_sleep", File: "sleep.c", Line: 12, Native: true})
+	tab := stack.NewTable()
+	f := dumptest.Frame(tab, "main.f", "/x.go", 3, 0x10)
+	cgo := tab.Frame(stack.Frame{Func: "c_sleep", File: "sleep.c", Line: 12, Native: true})
 	for _, c := range []struct {
 		name string
-		r    *Routine
+		r    *stack.Routine
 		want string
 	}{
-		{"plain", &Routine{ID: 4, State: "sleep", Stack: tab.Stack([]*Frame{f}, Elision{})},
+		{"plain", &stack.Routine{ID: 4, State: "sleep", Stack: tab.Stack([]*stack.Frame{f}, stack.Elision{})},
 			"goroutine 4 [sleep]:\nmain.f()\n\t/x.go:3 +0x10\n"},
-		{"empty stack", &Routine{ID: 4, State: "chan send", Stack: tab.Stack(nil, Elision{})},
+		{"empty stack", &stack.Routine{ID: 4, State: "chan send", Stack: tab.Stack(nil, stack.Elision{})},
 			"goroutine 4 [chan send]:\n"},
-		{"elided at the end", &Routine{ID: 4, State: "running", Stack: tab.Stack([]*Frame{f}, Elision{Elided: true, Count: 7, At: 1})},
+		{"elided at the end", &stack.Routine{ID: 4, State: "running", Stack: tab.Stack([]*stack.Frame{f}, stack.Elision{Elided: true, Count: 7, At: 1})},
 			"goroutine 4 [running]:\nmain.f()\n\t/x.go:3 +0x10\n...7 frames elided...\n"},
-		{"cgo frame", &Routine{ID: 6, State: "syscall", Stack: tab.Stack([]*Frame{cgo}, Elision{}),
-			Values: tab.Values([]FrameValue{{PC: 0x4012ab}})},
+		{"cgo frame", &stack.Routine{ID: 6, State: "syscall", Stack: tab.Stack([]*stack.Frame{cgo}, stack.Elision{}),
+			Values: tab.Values([]stack.FrameValue{{PC: 0x4012ab}})},
 			"goroutine 6 [syscall]:\nc_sleep\n\tsleep.c:12 pc=0x4012ab\n"},
-		{"label quoting", &Routine{ID: 2, State: "select", Labels: Labels{{"k", "tab\there 🙂 \x7f"}}, Stack: tab.Stack(nil, Elision{})},
+		{"label quoting", &stack.Routine{ID: 2, State: "select", Labels: stack.Labels{{Key: "k", Value: "tab\there 🙂 \x7f"}}, Stack: tab.Stack(nil, stack.Elision{})},
 			`goroutine 2 [select labels:{"k": "tab\there \U0001f642 \u007f"}]:` + "\n"},
-		{"non-Go function", &Routine{ID: 6, State: "syscall", Stack: tab.Stack([]*Frame{tab.Frame(Frame{Func: "non-Go function", Native: true}), f}, Elision{}),
-			Values: tab.Values([]FrameValue{{PC: 0x4a7e0f}, {}})},
+		{"non-Go function", &stack.Routine{ID: 6, State: "syscall", Stack: tab.Stack([]*stack.Frame{tab.Frame(stack.Frame{Func: "non-Go function", Native: true}), f}, stack.Elision{}),
+			Values: tab.Values([]stack.FrameValue{{PC: 0x4a7e0f}, {}})},
 			"goroutine 6 [syscall]:\nnon-Go function at pc=0x4a7e0f\nmain.f()\n\t/x.go:3 +0x10\n"},
-		{"cgo frame without file", &Routine{ID: 6, State: "syscall", Stack: tab.Stack([]*Frame{tab.Frame(Frame{Func: "c_loop", Native: true})}, Elision{}),
-			Values: tab.Values([]FrameValue{{PC: 0x4012ab}})},
+		{"cgo frame without file", &stack.Routine{ID: 6, State: "syscall", Stack: tab.Stack([]*stack.Frame{tab.Frame(stack.Frame{Func: "c_loop", Native: true})}, stack.Elision{}),
+			Values: tab.Values([]stack.FrameValue{{PC: 0x4012ab}})},
 			"goroutine 6 [syscall]:\nc_loop\n\tpc=0x4012ab\n"},
-		{"old creator", &Routine{ID: 3, State: "IO wait", CreatedBy: f, Stack: tab.Stack(nil, Elision{})},
+		{"old creator", &stack.Routine{ID: 3, State: "IO wait", CreatedBy: f, Stack: tab.Stack(nil, stack.Elision{})},
 			"goroutine 3 [IO wait]:\ncreated by main.f\n\t/x.go:3 +0x10\n"},
 	} {
-		got := writeText(t, &Dump{Routines: []*Routine{c.r}})
+		got := writeText(t, &stack.Dump{Routines: []*stack.Routine{c.r}})
 		if got != c.want {
 			t.Errorf("%s:\n got %q\nwant %q", c.name, got, c.want)
 		}
@@ -148,13 +152,13 @@ func TestTextWriterForms(t *testing.T) {
 }
 
 func TestTextWriterSeparatesDumps(t *testing.T) {
-	tab := NewTable()
-	f := fixtureFrame(tab, "main.f", "/x.go", 3, 0x10)
-	d1 := &Dump{Preamble: []string{"SIGQUIT: quit"}, Routines: []*Routine{
-		{ID: 1, State: "running", Stack: tab.Stack([]*Frame{f}, Elision{})},
-		{ID: 2, State: "sleep", Stack: tab.Stack([]*Frame{f}, Elision{})},
+	tab := stack.NewTable()
+	f := dumptest.Frame(tab, "main.f", "/x.go", 3, 0x10)
+	d1 := &stack.Dump{Preamble: []string{"SIGQUIT: quit"}, Routines: []*stack.Routine{
+		{ID: 1, State: "running", Stack: tab.Stack([]*stack.Frame{f}, stack.Elision{})},
+		{ID: 2, State: "sleep", Stack: tab.Stack([]*stack.Frame{f}, stack.Elision{})},
 	}}
-	d2 := &Dump{Routines: []*Routine{{ID: 1, State: "running", Stack: tab.Stack([]*Frame{f}, Elision{})}}}
+	d2 := &stack.Dump{Routines: []*stack.Routine{{ID: 1, State: "running", Stack: tab.Stack([]*stack.Frame{f}, stack.Elision{})}}}
 	want := "SIGQUIT: quit\n\n" +
 		"goroutine 1 [running]:\nmain.f()\n\t/x.go:3 +0x10\n\n" +
 		"goroutine 2 [sleep]:\nmain.f()\n\t/x.go:3 +0x10\n\n" +
@@ -167,11 +171,11 @@ func TestTextWriterSeparatesDumps(t *testing.T) {
 // TestTextWriterHeaderlessRoutine writes the frames an old signal dump
 // printed right after its preamble without a goroutine header.
 func TestTextWriterHeaderlessRoutine(t *testing.T) {
-	tab := NewTable()
-	f := fixtureFrame(tab, "runtime.notetsleepg", "/go/src/pkg/runtime/lock_futex.c", 190, 0x46)
-	d := &Dump{Preamble: []string{"SIGABRT: abort", "PC=0x424dd1"}, Routines: []*Routine{
-		{ID: 0, Stack: tab.Stack([]*Frame{f}, Elision{}), Values: tab.Values([]FrameValue{{Args: "0x649aa0", FP: 0x2ba270d3ff48}})},
-		{ID: 0, Stack: tab.Stack([]*Frame{f}, Elision{})},
+	tab := stack.NewTable()
+	f := dumptest.Frame(tab, "runtime.notetsleepg", "/go/src/pkg/runtime/lock_futex.c", 190, 0x46)
+	d := &stack.Dump{Preamble: []string{"SIGABRT: abort", "PC=0x424dd1"}, Routines: []*stack.Routine{
+		{ID: 0, Stack: tab.Stack([]*stack.Frame{f}, stack.Elision{}), Values: tab.Values([]stack.FrameValue{{Args: "0x649aa0", FP: 0x2ba270d3ff48}})},
+		{ID: 0, Stack: tab.Stack([]*stack.Frame{f}, stack.Elision{})},
 	}}
 	want := "SIGABRT: abort\nPC=0x424dd1\n\n" +
 		"runtime.notetsleepg(0x649aa0)\n\t/go/src/pkg/runtime/lock_futex.c:190 +0x46 fp=0x2ba270d3ff48\n\n" +
@@ -192,7 +196,7 @@ func TestTextWriterRacesAndSystemStack(t *testing.T) {
 				t.Fatal(err)
 			}
 			orig := readGoText(t, data)
-			text := encodeAs(t, FormatText, orig...)
+			text := encodeAs(t, output.Text, orig...)
 			back := readGoText(t, text)
 			if len(back) != len(orig) {
 				t.Fatalf("%d dumps read back, want %d:\n%s", len(back), len(orig), text)
@@ -205,7 +209,7 @@ func TestTextWriterRacesAndSystemStack(t *testing.T) {
 				}
 				o, b := *orig[i], *back[i]
 				b.Source.Kind = o.Source.Kind
-				if got, want := describeDump(&b, describeOptions{}), describeDump(&o, describeOptions{}); got != want {
+				if got, want := dumptest.Describe(&b, dumptest.DescribeOptions{}), dumptest.Describe(&o, dumptest.DescribeOptions{}); got != want {
 					t.Errorf("dump %d differs read back:\n%s\nwant\n%s\ntext:\n%s", i, got, want, text)
 				}
 			}
@@ -213,12 +217,12 @@ func TestTextWriterRacesAndSystemStack(t *testing.T) {
 				t.Error("fixture has neither races nor a system stack")
 			}
 			// And through JSON.
-			fromJSON := readJSON(t, encodeAs(t, FormatJSON, orig...), ReadOptions{})
+			fromJSON := readJSON(t, encodeAs(t, output.JSON, orig...), ReadOptions{})
 			for i := range orig {
 				o, b := *orig[i], *fromJSON[i]
 				b.Source.Kind = o.Source.Kind
-				if got, want := describeDump(&b, describeOptions{lines: true}), describeDump(&o, describeOptions{lines: true}); got != want {
-					t.Errorf("dump %d differs through JSON:\n%s", i, diffText(want, got))
+				if got, want := dumptest.Describe(&b, dumptest.DescribeOptions{Lines: true}), dumptest.Describe(&o, dumptest.DescribeOptions{Lines: true}); got != want {
+					t.Errorf("dump %d differs through JSON:\n%s", i, dumptest.DiffText(want, got))
 				}
 			}
 		})
@@ -228,19 +232,19 @@ func TestTextWriterRacesAndSystemStack(t *testing.T) {
 // TestTextWriterDebug1Dump writes a dump read from debug=1 text back as
 // debug=1 text, which reads back with the same counts.
 func TestTextWriterDebug1Dump(t *testing.T) {
-	tab := NewTable()
-	f := fixtureFrame(tab, "main.f", "/x.go", 3, 0x10)
-	g := fixtureFrame(tab, "main.g", "/x.go", 9, 0x22)
-	d := &Dump{Source: Source{Kind: KindGoDebug1}, Total: 7, Routines: []*Routine{
-		{Count: 5, Stack: tab.Stack([]*Frame{f}, Elision{})},
-		{Count: 2, Stack: tab.Stack([]*Frame{g, f}, Elision{}), Labels: tab.Labels(Labels{{"k", "v"}})},
+	tab := stack.NewTable()
+	f := dumptest.Frame(tab, "main.f", "/x.go", 3, 0x10)
+	g := dumptest.Frame(tab, "main.g", "/x.go", 9, 0x22)
+	d := &stack.Dump{Source: stack.Source{Kind: stack.KindGoDebug1}, Total: 7, Routines: []*stack.Routine{
+		{Count: 5, Stack: tab.Stack([]*stack.Frame{f}, stack.Elision{})},
+		{Count: 2, Stack: tab.Stack([]*stack.Frame{g, f}, stack.Elision{}), Labels: tab.Labels(stack.Labels{{Key: "k", Value: "v"}})},
 	}}
 	out := writeText(t, d)
 	if !strings.HasPrefix(out, "goroutine profile: total 7\n") {
 		t.Fatalf("not debug=1 text:\n%s", out)
 	}
 	dumps, err := ReadAll(strings.NewReader(out), ReadOptions{})
-	if err != nil || len(dumps) != 1 || dumps[0].Source.Kind != KindGoDebug1 {
+	if err != nil || len(dumps) != 1 || dumps[0].Source.Kind != stack.KindGoDebug1 {
 		t.Fatalf("read back: %v, %v", dumps, err)
 	}
 	var got []string
@@ -271,7 +275,7 @@ func TestJSONLegacyRaceRoutines(t *testing.T) {
 		t.Fatalf("%d and %d dumps", len(got), len(want))
 	}
 	got[0].Source.Kind = want[0].Source.Kind
-	if g, w := describeDump(got[0], describeOptions{lines: true}), describeDump(want[0], describeOptions{lines: true}); g != w {
-		t.Errorf("legacy document reads differently:\n%s", diffText(w, g))
+	if g, w := dumptest.Describe(got[0], dumptest.DescribeOptions{Lines: true}), dumptest.Describe(want[0], dumptest.DescribeOptions{Lines: true}); g != w {
+		t.Errorf("legacy document reads differently:\n%s", dumptest.DiffText(w, g))
 	}
 }

@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/stackdump/stackdump/stack"
 )
 
 // The fixtures in testdata/trace were recorded by testdata/gen/trace: a
@@ -19,25 +21,25 @@ import (
 
 // readStackText reads the runtime.Stack(all) text of a fixture with the
 // Go traceback reader, by goroutine id.
-func readStackText(t *testing.T, path string) map[int64]*Routine {
+func readStackText(t *testing.T, path string) map[int64]*stack.Routine {
 	t.Helper()
 	f, err := os.Open(path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	dumps, err := ReadAll(f, ReadOptions{Kind: KindGoTraceback})
+	dumps, err := ReadAll(f, ReadOptions{Kind: stack.KindGoTraceback})
 	if err != nil || len(dumps) != 1 {
 		t.Fatalf("%s: %d dumps, %v", path, len(dumps), err)
 	}
-	out := make(map[int64]*Routine)
+	out := make(map[int64]*stack.Routine)
 	for _, r := range dumps[0].Routines {
 		out[r.ID] = r
 	}
 	return out
 }
 
-func readTraceFixture(t *testing.T, path string) *Dump {
+func readTraceFixture(t *testing.T, path string) *stack.Dump {
 	t.Helper()
 	f, err := os.Open(path)
 	if err != nil {
@@ -56,7 +58,7 @@ func readTraceFixture(t *testing.T, path string) *Dump {
 
 // frameStrings returns "func file:line" for each frame: what a trace
 // stack and a text stack have in common (no offsets, no inlining marks).
-func frameStrings(fs []*Frame) []string {
+func frameStrings(fs []*stack.Frame) []string {
 	var out []string
 	for _, f := range fs {
 		out = append(out, f.Func+" "+f.File+":"+strconv.Itoa(f.Line))
@@ -74,7 +76,7 @@ func TestTraceMatchesRuntimeStack(t *testing.T) {
 			base := filepath.Join("..", "testdata", "trace", name)
 			text := readStackText(t, base+".txt")
 			d := readTraceFixture(t, base+".trace")
-			if d.Source.Kind != KindGoTrace || d.Source.Capture == nil || d.Source.Capture.Mode != "trace" {
+			if d.Source.Kind != stack.KindGoTrace || d.Source.Capture == nil || d.Source.Capture.Mode != "trace" {
 				t.Fatalf("source = %+v, want kind go-trace with a trace capture", d.Source)
 			}
 			if !slices.Contains(d.Source.Capture.Missing, "wait_minutes") || !slices.Contains(d.Source.Capture.Missing, "args") {
@@ -83,7 +85,7 @@ func TestTraceMatchesRuntimeStack(t *testing.T) {
 			if d.Total != int64(len(d.Routines)) {
 				t.Errorf("Total = %d, want %d", d.Total, len(d.Routines))
 			}
-			got := make(map[int64]*Routine)
+			got := make(map[int64]*stack.Routine)
 			for _, r := range d.Routines {
 				got[r.ID] = r
 			}
@@ -174,7 +176,7 @@ func TestTraceMatchesRuntimeStack(t *testing.T) {
 // compareStacks checks a trace stack against the text one: equal frames,
 // or, past the tracer's 128-frame limit, equal innermost frames up to the
 // text's elision marker and a trace stack marked elided at its end.
-func compareStacks(t *testing.T, id int64, tr *Routine, r *Routine) {
+func compareStacks(t *testing.T, id int64, tr *stack.Routine, r *stack.Routine) {
 	t.Helper()
 	gotFrames := frameStrings(r.Frames())
 	wantFrames := frameStrings(tr.Frames())
@@ -198,7 +200,7 @@ func compareStacks(t *testing.T, id int64, tr *Routine, r *Routine) {
 
 // preemptedIDs returns the goroutines the dump's warning names as
 // asynchronously preempted.
-func preemptedIDs(d *Dump) map[int64]bool {
+func preemptedIDs(d *stack.Dump) map[int64]bool {
 	ids := make(map[int64]bool)
 	for _, w := range d.Warnings {
 		if !strings.Contains(w.Msg, "asynchronously preempted") {
@@ -261,8 +263,8 @@ func TestTraceSniffedAndDecompressed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if k := sniffKind(raw[:64]); k != KindGoTrace {
-		t.Errorf("sniffKind = %q, want %q", k, KindGoTrace)
+	if k := sniffKind(raw[:64]); k != stack.KindGoTrace {
+		t.Errorf("sniffKind = %q, want %q", k, stack.KindGoTrace)
 	}
 	var gz bytes.Buffer
 	zw := gzip.NewWriter(&gz)
@@ -288,8 +290,8 @@ func TestTraceInterning(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tab := NewTable()
-	var dumps [2]*Dump
+	tab := stack.NewTable()
+	var dumps [2]*stack.Dump
 	for i := range dumps {
 		ds, err := ReadAll(bytes.NewReader(raw), ReadOptions{Table: tab})
 		if err != nil {
@@ -297,7 +299,7 @@ func TestTraceInterning(t *testing.T) {
 		}
 		dumps[i] = ds[0]
 	}
-	byFunc := make(map[string]*Stack)
+	byFunc := make(map[string]*stack.Stack)
 	shared := 0
 	for i, r := range dumps[0].Routines {
 		if r.Stack != dumps[1].Routines[i].Stack {
@@ -329,7 +331,7 @@ func TestTraceTruncated(t *testing.T) {
 	}
 	full := readTraceFixture(t, filepath.Join("..", "testdata", "trace", "go126.trace"))
 	for cut := 0; cut < len(raw); cut += 97 {
-		dumps, err := ReadAll(bytes.NewReader(raw[:cut]), ReadOptions{Kind: KindGoTrace})
+		dumps, err := ReadAll(bytes.NewReader(raw[:cut]), ReadOptions{Kind: stack.KindGoTrace})
 		switch {
 		case err != nil:
 			if len(dumps) != 0 {
@@ -344,7 +346,7 @@ func TestTraceTruncated(t *testing.T) {
 }
 
 func TestTraceNotATrace(t *testing.T) {
-	_, err := ReadAll(strings.NewReader("goroutine 1 [running]:\n"), ReadOptions{Kind: KindGoTrace})
+	_, err := ReadAll(strings.NewReader("goroutine 1 [running]:\n"), ReadOptions{Kind: stack.KindGoTrace})
 	if err == nil || !strings.Contains(err.Error(), "header") {
 		t.Errorf("err = %v, want a missing header error", err)
 	}

@@ -12,10 +12,11 @@ import (
 	"testing"
 
 	"github.com/stackdump/stackdump/formats"
+	"github.com/stackdump/stackdump/stack"
 )
 
 // readDocument reads doc's one dump with its routines.
-func readDocument(t *testing.T, doc *Document) *formats.Dump {
+func readDocument(t *testing.T, doc *Document) *stack.Dump {
 	t.Helper()
 	defer doc.Close()
 	d, err := doc.Next()
@@ -52,7 +53,7 @@ func TestOpenDocumentSmallPprof(t *testing.T) {
 	d := readDocument(t, doc)
 	n := 0
 	for _, r := range d.Routines {
-		if fs := r.Frames(); len(fs) > 0 && slices.ContainsFunc(fs, func(f *formats.Frame) bool { return strings.HasSuffix(f.Func, ".blockedInRemoteTest") }) {
+		if fs := r.Frames(); len(fs) > 0 && slices.ContainsFunc(fs, func(f *stack.Frame) bool { return strings.HasSuffix(f.Func, ".blockedInRemoteTest") }) {
 			n++
 		}
 	}
@@ -68,7 +69,7 @@ func TestPredictDebug2Size(t *testing.T) {
 	parkedInRemoteTest(t, 300)
 	srv := pprofServer(t)
 	tg, _ := ParseTarget(srv.URL+"/debug/pprof/goroutine", "")
-	counts, err := fetchCounts(context.Background(), tg, Options{}.withDefaults(), formats.ReadOptions{Table: formats.NewTable()})
+	counts, err := fetchCounts(context.Background(), tg, Options{}.withDefaults(), formats.ReadOptions{Table: stack.NewTable()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -142,7 +143,7 @@ func TestOpenDocumentPreviousSizeSkipsCounts(t *testing.T) {
 		}
 		n := 0
 		for _, r := range d.Routines {
-			if slices.ContainsFunc(r.Frames(), func(f *formats.Frame) bool { return strings.HasSuffix(f.Func, ".blockedInRemoteTest") }) {
+			if slices.ContainsFunc(r.Frames(), func(f *stack.Frame) bool { return strings.HasSuffix(f.Func, ".blockedInRemoteTest") }) {
 				n++
 			}
 		}

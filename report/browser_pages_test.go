@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/stackdump/stackdump/formats"
+	"github.com/stackdump/stackdump/stack"
 )
 
 // term is one word of a filter, as the page reads it.
@@ -214,11 +214,11 @@ func TestBrowserTimelineAndLinks(t *testing.T) {
 
 // manyGroups is a dump of n distinct stacks over a few hundred packages,
 // sharing their outer frames like a real server's.
-func manyGroups(n int) *formats.Dump {
-	b := newDump(formats.KindGoTraceback, "big")
+func manyGroups(n int) *stack.Dump {
+	b := newDump(stack.KindGoTraceback, "big")
 	for i := range n {
 		pkg := fmt.Sprintf("example.com/svc/pkg%d", i%300)
-		b.add(int64(i*10+1), 1+i%7, formats.Routine{
+		b.add(int64(i*10+1), 1+i%7, stack.Routine{
 			State: []string{"chan receive", "select", "IO wait", "semacquire"}[i%4],
 			Stack: b.stack(
 				"runtime.gopark@/usr/local/go/src/runtime/proc.go:435",

@@ -4,23 +4,23 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/stackdump/stackdump/formats"
+	"github.com/stackdump/stackdump/stack"
 )
 
 func TestCreatorGroups(t *testing.T) {
-	b := newDump(formats.KindGoTraceback, "")
+	b := newDump(stack.KindGoTraceback, "")
 	main := b.stack("sync.(*WaitGroup).Wait@/go/src/sync/waitgroup.go:118", "main.main@/app/main.go:30")
-	b.add(1, 1, formats.Routine{State: "semacquire", Stack: main})
+	b.add(1, 1, stack.Routine{State: "semacquire", Stack: main})
 	// Workers started by goroutine 1, which is still there.
-	b.add(10, 5, formats.Routine{State: "chan receive", Stack: b.stack("main.worker@/app/worker.go:12"),
+	b.add(10, 5, stack.Routine{State: "chan receive", Stack: b.stack("main.worker@/app/worker.go:12"),
 		CreatedBy: b.frame("main.main@/app/main.go:21"), ParentID: 1})
 	// The spawner that started the children has exited (goroutine 99), but
 	// another goroutine runs the spawner's function.
-	b.add(20, 2, formats.Routine{State: "select", Stack: b.stack("main.spawn@/app/spawn.go:7", "main.loop@/app/spawn.go:3")})
-	b.add(30, 3, formats.Routine{State: "sleep", Stack: b.stack("main.child@/app/child.go:5"),
+	b.add(20, 2, stack.Routine{State: "select", Stack: b.stack("main.spawn@/app/spawn.go:7", "main.loop@/app/spawn.go:3")})
+	b.add(30, 3, stack.Routine{State: "sleep", Stack: b.stack("main.child@/app/child.go:5"),
 		CreatedBy: b.frame("main.spawn@/app/spawn.go:9"), ParentID: 99})
 	// Started by workers 10 and 11: both in one group, linked once.
-	b.add(40, 2, formats.Routine{State: "IO wait", Stack: b.stack("main.fetch@/app/fetch.go:40"),
+	b.add(40, 2, stack.Routine{State: "IO wait", Stack: b.stack("main.fetch@/app/fetch.go:40"),
 		CreatedBy: b.frame("main.worker@/app/worker.go:15"), ParentID: 10})
 	b.dump.Routines[len(b.dump.Routines)-1].ParentID = 11
 

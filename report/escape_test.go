@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/stackdump/stackdump/formats"
+	"github.com/stackdump/stackdump/stack"
 )
 
 // Text a dump may carry that must never become markup or script.
@@ -17,19 +17,19 @@ const (
 // hostileDump has hostile text in every field the page shows: function
 // names, files, states, labels, thread names, the preamble, warnings and
 // the source.
-func hostileDump() *formats.Dump {
-	b := newDump(formats.KindGoTraceback, hostileImg)
+func hostileDump() *stack.Dump {
+	b := newDump(stack.KindGoTraceback, hostileImg)
 	b.dump.Source.Runtime = hostileScript
 	b.dump.Preamble = []string{"panic: " + hostileScript, hostileSep}
-	b.dump.Warnings = []*formats.ParseError{{Line: 3, Msg: hostileImg, Text: hostileScript}}
-	labels := b.tab.Labels(formats.Labels{{Key: hostileScript, Value: hostileSep}})
-	b.add(1, 2, formats.Routine{
+	b.dump.Warnings = []*stack.ParseError{{Line: 3, Msg: hostileImg, Text: hostileScript}}
+	labels := b.tab.Labels(stack.Labels{{Key: hostileScript, Value: hostileSep}})
+	b.add(1, 2, stack.Routine{
 		State:  hostileScript,
 		Name:   hostileImg,
 		Labels: labels,
 		Stack:  b.stack("main."+hostileScript+"@/src/"+hostileImg+".go:1", "main.main@/src/main.go:2"),
 	})
-	b.add(5, 1, formats.Routine{
+	b.add(5, 1, stack.Routine{
 		State:     "<b>bold</b>",
 		Stack:     b.stack("main.(*T)." + hostileImg + "@/src/a.go:3"),
 		CreatedBy: b.frame(hostileSep + "@/src/" + hostileScript + ".go:4"),

@@ -9,26 +9,26 @@ import (
 	"testing"
 
 	"github.com/stackdump/stackdump/dedupe"
-	"github.com/stackdump/stackdump/formats"
+	"github.com/stackdump/stackdump/stack"
 )
 
 // dumpBuilder makes in-memory dumps the way a reader does: every frame,
 // stack and label set interned in one Table.
 type dumpBuilder struct {
-	tab  *formats.Table
-	dump *formats.Dump
+	tab  *stack.Table
+	dump *stack.Dump
 }
 
-func newDump(kind formats.Kind, target string) *dumpBuilder {
+func newDump(kind stack.Kind, target string) *dumpBuilder {
 	return &dumpBuilder{
-		tab:  formats.NewTable(),
-		dump: &formats.Dump{Source: formats.Source{Kind: kind, Target: target}},
+		tab:  stack.NewTable(),
+		dump: &stack.Dump{Source: stack.Source{Kind: kind, Target: target}},
 	}
 }
 
 // stack interns "func@file:line" specs, innermost first.
-func (b *dumpBuilder) stack(specs ...string) *formats.Stack {
-	var frames []*formats.Frame
+func (b *dumpBuilder) stack(specs ...string) *stack.Stack {
+	var frames []*stack.Frame
 	for _, s := range specs {
 		fn, loc, _ := strings.Cut(s, "@")
 		file, line := loc, 0
@@ -38,15 +38,15 @@ func (b *dumpBuilder) stack(specs ...string) *formats.Stack {
 				line = line*10 + int(c-'0')
 			}
 		}
-		frames = append(frames, b.tab.Frame(formats.Frame{Func: fn, File: file, Line: line}))
+		frames = append(frames, b.tab.Frame(stack.Frame{Func: fn, File: file, Line: line}))
 	}
-	return b.tab.Stack(frames, formats.Elision{})
+	return b.tab.Stack(frames, stack.Elision{})
 }
 
-func (b *dumpBuilder) frame(spec string) *formats.Frame { return b.stack(spec).Frames[0] }
+func (b *dumpBuilder) frame(spec string) *stack.Frame { return b.stack(spec).Frames[0] }
 
 // add appends n routines with ids from id on, as copies of r.
-func (b *dumpBuilder) add(id int64, n int, r formats.Routine) {
+func (b *dumpBuilder) add(id int64, n int, r stack.Routine) {
 	if r.Count == 0 {
 		r.Count = 1
 	}
@@ -107,4 +107,4 @@ func readCorpus(t testing.TB, rel string) []Input {
 }
 
 // groupsOf groups an in-memory dump as Write does for inputs without groups.
-func groupsOf(d *formats.Dump) []*formats.Group { return dedupe.Group(d, dedupe.Options{}) }
+func groupsOf(d *stack.Dump) []*stack.Group { return dedupe.Group(d, dedupe.Options{}) }

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/stackdump/stackdump/formats"
+	"github.com/stackdump/stackdump/stack"
 )
 
 // withScript returns page with one more inline script at the end of the
@@ -26,15 +26,15 @@ func TestBrowserInteractions(t *testing.T) {
 	b := findBrowser(t)
 	d := manyGroups(250)
 	d.Source.Target = "interact"
-	tab := formats.NewTable()
-	frame := func(fn, file string, line int) *formats.Frame {
-		return tab.Frame(formats.Frame{Func: fn, File: file, Line: line})
+	tab := stack.NewTable()
+	frame := func(fn, file string, line int) *stack.Frame {
+		return tab.Frame(stack.Frame{Func: fn, File: file, Line: line})
 	}
-	mainStack := tab.Stack([]*formats.Frame{frame("sync.(*WaitGroup).Wait", "/usr/local/go/src/sync/waitgroup.go", 118), frame("main.main", "/app/main.go", 30)}, formats.Elision{})
-	workerStack := tab.Stack([]*formats.Frame{frame("main.worker", "/app/worker.go", 12)}, formats.Elision{})
-	d.Routines = append(d.Routines, &formats.Routine{ID: 1, Count: 1, State: "semacquire", Stack: mainStack})
+	mainStack := tab.Stack([]*stack.Frame{frame("sync.(*WaitGroup).Wait", "/usr/local/go/src/sync/waitgroup.go", 118), frame("main.main", "/app/main.go", 30)}, stack.Elision{})
+	workerStack := tab.Stack([]*stack.Frame{frame("main.worker", "/app/worker.go", 12)}, stack.Elision{})
+	d.Routines = append(d.Routines, &stack.Routine{ID: 1, Count: 1, State: "semacquire", Stack: mainStack})
 	for id := int64(5); id < 8; id++ {
-		d.Routines = append(d.Routines, &formats.Routine{ID: id, Count: 1, State: "chan receive", Stack: workerStack,
+		d.Routines = append(d.Routines, &stack.Routine{ID: id, Count: 1, State: "chan receive", Stack: workerStack,
 			CreatedBy: frame("main.main", "/app/main.go", 21), ParentID: 1})
 	}
 	d.Total += 4

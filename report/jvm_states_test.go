@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/stackdump/stackdump/formats"
+	"github.com/stackdump/stackdump/stack"
 )
 
 // The report of a real jstack dump counts the VM-internal threads, which
@@ -18,7 +18,7 @@ func TestReportCountsVMThreads(t *testing.T) {
 		var n int64
 		for _, s := range g.States {
 			n += s.Count
-			if s.State == formats.StateVMThread {
+			if s.State == stack.StateVMThread {
 				vm += s.Count
 			}
 		}

@@ -4,20 +4,20 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/stackdump/stackdump/formats"
+	"github.com/stackdump/stackdump/stack"
 )
 
 // Legend entries that share a top frame are told apart by the first
 // frame that differs, however deep, with its line when only the line
 // differs; labels that differ already stay short.
 func TestSeriesLabelsTellApartSharedTopFrames(t *testing.T) {
-	b := newDump(formats.KindGoTraceback, "")
+	b := newDump(stack.KindGoTraceback, "")
 	park := "runtime.gopark@/go/src/runtime/proc.go:462"
 	shared := []string{park, "main.worker@/app/w.go:10", "main.loop@/app/w.go:20", "main.run@/app/w.go:30"}
-	r := func(specs ...string) *formats.Routine {
-		return &formats.Routine{Stack: b.stack(append(slices.Clone(shared), specs...)...)}
+	r := func(specs ...string) *stack.Routine {
+		return &stack.Routine{Stack: b.stack(append(slices.Clone(shared), specs...)...)}
 	}
-	samples := []*formats.Routine{
+	samples := []*stack.Routine{
 		r("main.startA@/app/a.go:5"),
 		r("main.startB@/app/b.go:7"),
 		r("main.startB@/app/b.go:9"),
@@ -34,7 +34,7 @@ func TestSeriesLabelsTellApartSharedTopFrames(t *testing.T) {
 		t.Errorf("labels\n got %q\nwant %q", got, want)
 	}
 	// Right below the top frame: no ellipsis.
-	got = seriesLabels([]*formats.Routine{
+	got = seriesLabels([]*stack.Routine{
 		{Stack: b.stack(park, "main.worker@/app/w.go:10", "main.a@/app/a.go:1")},
 		{Stack: b.stack(park, "main.worker@/app/w.go:10", "main.b@/app/b.go:1")},
 	})

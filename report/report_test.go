@@ -7,12 +7,12 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/stackdump/stackdump/formats"
+	"github.com/stackdump/stackdump/stack"
 )
 
 // checkGroups compares the page's groups of one dump with the groups it
 // was given: keys, counts, states, labels, ids and every frame.
-func checkGroups(t *testing.T, doc *pageDoc, in inputDoc, groups []*formats.Group, maxIDs int) {
+func checkGroups(t *testing.T, doc *pageDoc, in inputDoc, groups []*stack.Group, maxIDs int) {
 	t.Helper()
 	if len(in.Groups) != len(groups) {
 		t.Fatalf("%s: page has %d groups, want %d", in.Name, len(in.Groups), len(groups))
@@ -166,9 +166,9 @@ func TestMaxGroupsCountsTheRest(t *testing.T) {
 }
 
 func TestGroupsInputsWithoutGroups(t *testing.T) {
-	b := newDump(formats.KindGoTraceback, "app")
-	b.add(1, 1, formats.Routine{State: "select", Stack: b.stack("main.main@/app/main.go:20")})
-	b.add(10, 7, formats.Routine{State: "chan receive", WaitMinutes: 3, Stack: b.stack("main.worker@/app/w.go:9")})
+	b := newDump(stack.KindGoTraceback, "app")
+	b.add(1, 1, stack.Routine{State: "select", Stack: b.stack("main.main@/app/main.go:20")})
+	b.add(10, 7, stack.Routine{State: "chan receive", WaitMinutes: 3, Stack: b.stack("main.worker@/app/w.go:9")})
 	doc := pageData(t, writeReport(t, []Input{{Dump: b.dump}}, Options{}))
 	in := doc.Inputs[0]
 	checkGroups(t, doc, in, groupsOf(b.dump), DefaultMaxIDs)
@@ -184,12 +184,12 @@ func TestGroupsInputsWithoutGroups(t *testing.T) {
 }
 
 func TestSummaryCarriesPreambleWarningsTruncation(t *testing.T) {
-	b := newDump(formats.KindGoTraceback, "crash.log")
-	b.add(1, 1, formats.Routine{State: "running", Stack: b.stack("main.main@/app/main.go:20")})
+	b := newDump(stack.KindGoTraceback, "crash.log")
+	b.add(1, 1, stack.Routine{State: "running", Stack: b.stack("main.main@/app/main.go:20")})
 	b.dump.Preamble = []string{"panic: boom", "", "goroutine 1 [running]:"}
 	b.dump.Truncated = true
 	for i := range maxWarnings + 3 {
-		b.dump.Warnings = append(b.dump.Warnings, &formats.ParseError{Line: i + 1, Msg: "unexpected line", Text: strings.Repeat("x", 1000)})
+		b.dump.Warnings = append(b.dump.Warnings, &stack.ParseError{Line: i + 1, Msg: "unexpected line", Text: strings.Repeat("x", 1000)})
 	}
 	in := pageData(t, writeReport(t, []Input{{Dump: b.dump}}, Options{})).Inputs[0]
 	if !in.Truncated || !slices.Equal(in.Preamble, b.dump.Preamble) {
@@ -207,8 +207,8 @@ func TestWriteErrors(t *testing.T) {
 	if err := Write(io.Discard, []Input{{Name: "x"}}, Options{}); err == nil || !strings.Contains(err.Error(), `"x"`) {
 		t.Errorf("input without dump: %v", err)
 	}
-	b := newDump(formats.KindGoTraceback, "")
-	b.add(1, 1, formats.Routine{Stack: b.stack("main.main@/a.go:1")})
+	b := newDump(stack.KindGoTraceback, "")
+	b.add(1, 1, stack.Routine{Stack: b.stack("main.main@/a.go:1")})
 	if err := Write(failingWriter{}, []Input{{Dump: b.dump}}, Options{}); err == nil || !strings.Contains(err.Error(), "disk full") {
 		t.Errorf("failing writer: %v", err)
 	}

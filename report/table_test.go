@@ -3,7 +3,7 @@ package report
 import (
 	"testing"
 
-	"github.com/stackdump/stackdump/formats"
+	"github.com/stackdump/stackdump/stack"
 )
 
 func TestJVMPackage(t *testing.T) {
@@ -22,10 +22,10 @@ func TestJVMPackage(t *testing.T) {
 
 func TestStdFrames(t *testing.T) {
 	tab := newDocTable()
-	b := newDump(formats.KindGoTraceback, "")
+	b := newDump(stack.KindGoTraceback, "")
 	// Runtime frames tell where the Go installation is: Go 1.5+ and Go 1.4's src/pkg layout.
-	b.add(1, 1, formats.Routine{Stack: b.stack("runtime.gopark@/opt/go/src/runtime/proc.go:1", "main.main@/app/main.go:2")})
-	b.add(2, 1, formats.Routine{Stack: b.stack("runtime.park@/old/go/src/pkg/runtime/proc.c:3")})
+	b.add(1, 1, stack.Routine{Stack: b.stack("runtime.gopark@/opt/go/src/runtime/proc.go:1", "main.main@/app/main.go:2")})
+	b.add(2, 1, stack.Routine{Stack: b.stack("runtime.park@/old/go/src/pkg/runtime/proc.c:3")})
 	tab.addGoroots(groupsOf(b.dump))
 	for _, c := range []struct {
 		fn, file string
@@ -40,7 +40,7 @@ func TestStdFrames(t *testing.T) {
 		{"myapp/internal/db.Query", "/home/u/myapp/internal/db/q.go", false},
 		{"golang.org/x/sys/unix.Nanosleep", "/go/pkg/mod/golang.org/x/sys/unix/z.go", false},
 	} {
-		f := &formats.Frame{Func: c.fn, File: c.file}
+		f := &stack.Frame{Func: c.fn, File: c.file}
 		if got := isStd(f, f.Package(), false, tab.goroots); got != c.std {
 			t.Errorf("isStd(%s %s) = %v, want %v", c.fn, c.file, got, c.std)
 		}

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/stackdump/stackdump/formats"
+	"github.com/stackdump/stackdump/stack"
 )
 
 // leakDumps are three dumps of a process whose request handlers leak:
@@ -15,11 +15,11 @@ func leakDumps() []Input {
 	type shape struct{ workers, pollers, leaked int }
 	var inputs []Input
 	for i, s := range []shape{{10, 5, 0}, {10, 0, 40}, {10, 1, 90}} {
-		b := newDump(formats.KindGoTraceback, "")
-		b.add(1, 1, formats.Routine{State: "semacquire", Stack: b.stack("sync.(*WaitGroup).Wait@/go/src/sync/waitgroup.go:118", "main.main@/app/main.go:30")})
-		b.add(100, s.workers, formats.Routine{State: "chan receive", Stack: b.stack("main.worker@/app/worker.go:12"), CreatedBy: b.frame("main.main@/app/main.go:21"), ParentID: 1})
-		b.add(200, s.pollers, formats.Routine{State: "sleep", Stack: b.stack("time.Sleep@/go/src/runtime/time.go:300", "main.poll@/app/poll.go:8")})
-		b.add(1000, s.leaked, formats.Routine{State: "chan send", WaitMinutes: i * 5, Stack: b.stack("main.handle@/app/handler.go:55"), CreatedBy: b.frame("net/http.(*Server).Serve@/go/src/net/http/server.go:3285"), ParentID: 7})
+		b := newDump(stack.KindGoTraceback, "")
+		b.add(1, 1, stack.Routine{State: "semacquire", Stack: b.stack("sync.(*WaitGroup).Wait@/go/src/sync/waitgroup.go:118", "main.main@/app/main.go:30")})
+		b.add(100, s.workers, stack.Routine{State: "chan receive", Stack: b.stack("main.worker@/app/worker.go:12"), CreatedBy: b.frame("main.main@/app/main.go:21"), ParentID: 1})
+		b.add(200, s.pollers, stack.Routine{State: "sleep", Stack: b.stack("time.Sleep@/go/src/runtime/time.go:300", "main.poll@/app/poll.go:8")})
+		b.add(1000, s.leaked, stack.Routine{State: "chan send", WaitMinutes: i * 5, Stack: b.stack("main.handle@/app/handler.go:55"), CreatedBy: b.frame("net/http.(*Server).Serve@/go/src/net/http/server.go:3285"), ParentID: 7})
 		inputs = append(inputs, Input{Name: []string{"t0.txt", "t1.txt", "t2.txt"}[i], Dump: b.dump})
 	}
 	return inputs
@@ -99,10 +99,10 @@ func TestFramesAreSharedAcrossDumps(t *testing.T) {
 func TestTimelineLabelsTellGroupsApart(t *testing.T) {
 	var inputs []Input
 	for i := range 2 {
-		b := newDump(formats.KindGoTraceback, "")
-		b.add(1, 3+i, formats.Routine{State: "sync.Cond.Wait", Stack: b.stack("sync.(*Cond).Wait@/go/src/sync/cond.go:70", "example.com/pool.(*Pool).get@/src/pool/pool.go:40", "main.main@/app/main.go:5")})
-		b.add(100, 2, formats.Routine{State: "sync.Cond.Wait", Stack: b.stack("sync.(*Cond).Wait@/go/src/sync/cond.go:70", "example.com/queue.(*Queue).pop@/src/queue/q.go:12", "main.main@/app/main.go:6")})
-		b.add(200, 1, formats.Routine{State: "select", Stack: b.stack("main.loop@/app/loop.go:9")})
+		b := newDump(stack.KindGoTraceback, "")
+		b.add(1, 3+i, stack.Routine{State: "sync.Cond.Wait", Stack: b.stack("sync.(*Cond).Wait@/go/src/sync/cond.go:70", "example.com/pool.(*Pool).get@/src/pool/pool.go:40", "main.main@/app/main.go:5")})
+		b.add(100, 2, stack.Routine{State: "sync.Cond.Wait", Stack: b.stack("sync.(*Cond).Wait@/go/src/sync/cond.go:70", "example.com/queue.(*Queue).pop@/src/queue/q.go:12", "main.main@/app/main.go:6")})
+		b.add(200, 1, stack.Routine{State: "select", Stack: b.stack("main.loop@/app/loop.go:9")})
 		inputs = append(inputs, Input{Dump: b.dump})
 	}
 	doc := pageData(t, writeReport(t, inputs, Options{}))

@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/stackdump/stackdump/dedupe"
-	"github.com/stackdump/stackdump/formats"
+	"github.com/stackdump/stackdump/formats/output"
 	"github.com/stackdump/stackdump/remote"
 )
 
@@ -36,7 +36,7 @@ func BenchmarkCaptureFanOut(b *testing.B) {
 			b.Fatal(err)
 		}
 		jobs = append(jobs, &captureJob{target: t, stdout: io.Discard, stderr: io.Discard,
-			pipe: pipeline{format: formats.FormatJSON, by: dedupe.ByStack, summarize: true}})
+			pipe: pipeline{format: output.JSON, by: dedupe.ByStack, summarize: true}})
 	}
 	for _, conc := range []int{8, targets} {
 		b.Run(fmt.Sprintf("concurrency=%d", conc), func(b *testing.B) {

@@ -19,7 +19,8 @@ import (
 
 	runtimepprof "runtime/pprof"
 
-	"github.com/stackdump/stackdump/formats"
+	"github.com/stackdump/stackdump/formats/gotext"
+	"github.com/stackdump/stackdump/stack"
 )
 
 // The truncation child: STACKDUMP_TRUNC_CHILD=N starts N goroutines with
@@ -115,7 +116,7 @@ func startTruncChild(t *testing.T, env ...string) string {
 
 // checkEveryDeepPark checks that d holds parked goroutines in deepPark,
 // each once with its own id, a state and the label of its depth.
-func checkEveryDeepPark(t *testing.T, d *formats.Dump, want int) {
+func checkEveryDeepPark(t *testing.T, d *stack.Dump, want int) {
 	t.Helper()
 	ids := make(map[int64]bool)
 	unlabelled := 0
@@ -164,8 +165,8 @@ func TestCaptureCompleteBeyond64MiB(t *testing.T) {
 	}
 	n, _ := io.Copy(io.Discard, resp.Body)
 	resp.Body.Close()
-	if n != formats.TruncationSize {
-		t.Fatalf("the child's debug=2 is %d bytes, want the runtime's cut at %d", n, formats.TruncationSize)
+	if n != gotext.TruncationSize {
+		t.Fatalf("the child's debug=2 is %d bytes, want the runtime's cut at %d", n, gotext.TruncationSize)
 	}
 
 	out := filepath.Join(t.TempDir(), "dump.json")

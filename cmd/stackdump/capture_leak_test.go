@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/stackdump/stackdump/formats"
+	"github.com/stackdump/stackdump/stack"
 )
 
 // buildLeakTarget builds testdata/gen/leaktarget with toolchain (a
@@ -107,7 +107,7 @@ func TestCaptureLeakMode(t *testing.T) {
 }
 
 // slicesHasFunc reports whether a frame of fs is in function fn.
-func slicesHasFunc(fs []*formats.Frame, fn string) bool {
+func slicesHasFunc(fs []*stack.Frame, fn string) bool {
 	for _, f := range fs {
 		if f.Func == fn {
 			return true

@@ -15,6 +15,7 @@ import (
 	"github.com/stackdump/stackdump/dumper"
 	"github.com/stackdump/stackdump/formats"
 	"github.com/stackdump/stackdump/remote"
+	"github.com/stackdump/stackdump/stack"
 )
 
 // pprofServer serves this test process's net/http/pprof on 127.0.0.1.
@@ -26,7 +27,7 @@ func pprofServer(t *testing.T) *httptest.Server {
 	return srv
 }
 
-func readDumpFile(t *testing.T, path string) []*formats.Dump {
+func readDumpFile(t *testing.T, path string) []*stack.Dump {
 	t.Helper()
 	f, err := os.Open(path)
 	if err != nil {
@@ -40,7 +41,7 @@ func readDumpFile(t *testing.T, path string) []*formats.Dump {
 	return dumps
 }
 
-func countFunc(d *formats.Dump, fn string) int64 {
+func countFunc(d *stack.Dump, fn string) int64 {
 	var n int64
 	for _, r := range d.Routines {
 		for _, f := range r.Frames() {

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/stackdump/stackdump/formats"
+	"github.com/stackdump/stackdump/stack"
 )
 
 // fetchPage returns the body of a GET of url.
@@ -42,7 +42,7 @@ func TestConvertOtherProfilePages(t *testing.T) {
 	} {
 		page := fetchPage(t, srv.URL+"/debug/pprof/"+c.page+"?debug=1")
 		out, _, err := runCLIInput(t, page, "convert")
-		if !errors.Is(err, formats.ErrNotGoroutineProfile) || !strings.Contains(err.Error(), c.name) || out != "" {
+		if !errors.Is(err, stack.ErrNotGoroutineProfile) || !strings.Contains(err.Error(), c.name) || out != "" {
 			t.Errorf("convert of /debug/pprof/%s?debug=1: error %v, output %q; want %q refused", c.page, err, out, c.name)
 		}
 	}

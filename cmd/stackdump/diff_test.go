@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/stackdump/stackdump/dedupe"
-	"github.com/stackdump/stackdump/formats"
+	"github.com/stackdump/stackdump/stack"
 )
 
 // runCLI runs the real root command with args and an empty stdin.
@@ -119,7 +119,7 @@ func TestDiffCommandAcrossFormats(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &doc); err != nil {
 		t.Fatalf("%v\n%s", err, out)
 	}
-	if doc.Old.Kind != string(formats.KindGoTraceback) || doc.New.Kind != string(formats.KindGoDebug1) {
+	if doc.Old.Kind != string(stack.KindGoTraceback) || doc.New.Kind != string(stack.KindGoDebug1) {
 		t.Errorf("kinds %q, %q", doc.Old.Kind, doc.New.Kind)
 	}
 	found := false
@@ -160,14 +160,14 @@ func TestDiffCommandArguments(t *testing.T) {
 
 // growthError decides the exit status; checked here on hand-made groups.
 func TestGrowthError(t *testing.T) {
-	tab := formats.NewTable()
-	st := tab.Stack([]*formats.Frame{tab.Frame(formats.Frame{Func: "main.w", File: "/x.go", Line: 1})}, formats.Elision{})
-	grp := func(n int) []*formats.Group {
-		rs := make([]*formats.Routine, n)
+	tab := stack.NewTable()
+	st := tab.Stack([]*stack.Frame{tab.Frame(stack.Frame{Func: "main.w", File: "/x.go", Line: 1})}, stack.Elision{})
+	grp := func(n int) []*stack.Group {
+		rs := make([]*stack.Routine, n)
 		for i := range rs {
-			rs[i] = &formats.Routine{ID: int64(i + 1), Stack: st}
+			rs[i] = &stack.Routine{ID: int64(i + 1), Stack: st}
 		}
-		return dedupe.Group(&formats.Dump{Routines: rs}, dedupe.Options{})
+		return dedupe.Group(&stack.Dump{Routines: rs}, dedupe.Options{})
 	}
 	res := dedupe.Diff(grp(2), grp(7))
 	var ex exitError

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/stackdump/stackdump/formats"
+	"github.com/stackdump/stackdump/formats/output"
 )
 
 // manyDumpsFile writes n stackdump JSON documents, one after another and
@@ -27,7 +28,7 @@ func manyDumpsFile(b *testing.B, n int) (path string, size, largest int) {
 			b.Fatal(err)
 		}
 		var doc bytes.Buffer
-		enc, err := formats.NewEncoder(&doc, formats.FormatJSON)
+		enc, err := formats.NewEncoder(&doc, output.JSON)
 		if err != nil {
 			b.Fatal(err)
 		}

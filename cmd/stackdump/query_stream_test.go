@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/stackdump/stackdump/formats"
+	"github.com/stackdump/stackdump/formats/output"
+	"github.com/stackdump/stackdump/stack"
 )
 
 // lineSignal is a writer that sends each write's text on a channel.
@@ -44,11 +46,11 @@ func TestQueryStreams(t *testing.T) {
 		t.Fatal(err)
 	}
 	var doc bytes.Buffer
-	enc, err := formats.NewEncoder(&doc, formats.FormatJSON)
+	enc, err := formats.NewEncoder(&doc, output.JSON)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := formats.WriteDump(enc, dumps[0]); err != nil {
+	if err := stack.WriteDump(enc, dumps[0]); err != nil {
 		t.Fatal(err)
 	}
 	want := dumps[0].Total

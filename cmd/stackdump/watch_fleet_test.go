@@ -13,7 +13,7 @@ import (
 	"testing"
 
 	"github.com/stackdump/stackdump/dedupe"
-	"github.com/stackdump/stackdump/formats"
+	"github.com/stackdump/stackdump/stack"
 )
 
 // closedAddr returns a loopback address nothing listens on.
@@ -130,7 +130,7 @@ func TestWatchHistoryBounded(t *testing.T) {
 	h := newWatchHistory(top, leakAfter)
 	leakKey := base[len(base)-1].Key // the smallest group grows by one each time
 	for i := range 1000 {
-		var groups []*formats.Group
+		var groups []*stack.Group
 		for j, g := range base {
 			c := *g
 			switch {

@@ -1,4 +1,4 @@
-package formats
+package dumptest
 
 import (
 	"io"
@@ -9,18 +9,18 @@ import (
 	"time"
 )
 
-// hostileHeapCap is the most heap a hostile input may cost a reader, over
+// HeapCap is the most heap a hostile input may cost a reader, over
 // what the process held before (docs/RELIABILITY.md). The inputs are far
 // larger than this, so a reader that buffers them fails the bound.
-const hostileHeapCap = 256 << 20
+const HeapCap = 256 << 20
 
 // heapObjects is the runtime/metrics sample of the heap's object bytes:
 // live objects plus garbage not yet swept, what RSS follows.
 const heapObjects = "/memory/classes/heap/objects:bytes"
 
-// measureHeap runs fn while sampling the heap every millisecond and
+// MeasureHeap runs fn while sampling the heap every millisecond and
 // returns the highest heap seen above the heap before fn (after a GC).
-func measureHeap(t testing.TB, fn func()) uint64 {
+func MeasureHeap(t testing.TB, fn func()) uint64 {
 	t.Helper()
 	runtime.GC()
 	sample := []metrics.Sample{{Name: heapObjects}}
@@ -56,29 +56,29 @@ func measureHeap(t testing.TB, fn func()) uint64 {
 	return peak - base
 }
 
-// checkHeap runs fn under measureHeap and fails the test when it costs
-// more than hostileHeapCap; it logs the figure for docs/RELIABILITY.md.
-func checkHeap(t *testing.T, what string, fn func()) {
+// CheckHeap runs fn under MeasureHeap and fails the test when it costs
+// more than HeapCap; it logs the figure for docs/RELIABILITY.md.
+func CheckHeap(t *testing.T, what string, fn func()) {
 	t.Helper()
-	peak := measureHeap(t, fn)
+	peak := MeasureHeap(t, fn)
 	t.Logf("%s: peak heap %.1f MiB over the baseline", what, float64(peak)/(1<<20))
-	if peak > hostileHeapCap {
-		t.Errorf("%s: peak heap %d MiB, over the %d MiB cap", what, peak>>20, hostileHeapCap>>20)
+	if peak > HeapCap {
+		t.Errorf("%s: peak heap %d MiB, over the %d MiB cap", what, peak>>20, HeapCap>>20)
 	}
 }
 
-// repeatReader yields n bytes of pattern repeated, without holding them.
-type repeatReader struct {
+// RepeatReader yields n bytes of pattern repeated, without holding them.
+type RepeatReader struct {
 	pattern []byte
 	off     int   // next byte of pattern
 	left    int64 // bytes still to yield
 }
 
-func newRepeatReader(pattern []byte, n int64) *repeatReader {
-	return &repeatReader{pattern: pattern, left: n}
+func NewRepeatReader(pattern []byte, n int64) *RepeatReader {
+	return &RepeatReader{pattern: pattern, left: n}
 }
 
-func (r *repeatReader) Read(p []byte) (int, error) {
+func (r *RepeatReader) Read(p []byte) (int, error) {
 	if r.left <= 0 {
 		return 0, io.EOF
 	}
@@ -95,18 +95,18 @@ func (r *repeatReader) Read(p []byte) (int, error) {
 	return n, nil
 }
 
-// genReader yields the blocks next returns, one after another, until next
+// GenReader yields the blocks next returns, one after another, until next
 // returns nil: an input of any size built as it is read.
-type genReader struct {
-	next func() []byte
+type GenReader struct {
+	Next func() []byte
 	cur  []byte
 }
 
-func (g *genReader) Read(p []byte) (int, error) {
+func (g *GenReader) Read(p []byte) (int, error) {
 	n := 0
 	for n < len(p) {
 		if len(g.cur) == 0 {
-			if g.cur = g.next(); g.cur == nil {
+			if g.cur = g.Next(); g.cur == nil {
 				if n == 0 {
 					return 0, io.EOF
 				}

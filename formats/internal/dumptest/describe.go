@@ -1,21 +1,23 @@
-package formats
+package dumptest
 
 import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/stackdump/stackdump/stack"
 )
 
-// describeOptions says what a model comparison leaves out.
-type describeOptions struct {
-	lines    bool // Routine.Line is compared (it names input lines)
-	warnings bool // Dump.Warnings are compared
+// DescribeOptions says what a model comparison leaves out.
+type DescribeOptions struct {
+	Lines    bool // Routine.Line is compared (it names input lines)
+	Warnings bool // Dump.Warnings are compared
 }
 
-// describeDump renders every field of a dump, one per line, frames by
+// Describe renders every field of a dump, one per line, frames by
 // value, so that two models compare by their text and a mismatch shows
 // as a readable line. Pointer identity and Table ids are left out.
-func describeDump(d *Dump, o describeOptions) string {
+func Describe(d *stack.Dump, o DescribeOptions) string {
 	var sb strings.Builder
 	p := func(format string, args ...any) { fmt.Fprintf(&sb, format+"\n", args...) }
 	s := d.Source
@@ -27,26 +29,26 @@ func describeDump(d *Dump, o describeOptions) string {
 		p("preamble %q", l)
 	}
 	p("truncated=%v total=%d", d.Truncated, d.Total)
-	if o.warnings {
+	if o.Warnings {
 		for _, w := range d.Warnings {
 			p("warning line=%d offset=%d msg=%q text=%q", w.Line, w.Offset, w.Msg, w.Text)
 		}
 	}
 	for i, rc := range d.Races {
 		p("race %d", i)
-		if o.lines {
+		if o.Lines {
 			p("  line=%d", rc.Line)
 		}
 		for _, a := range rc.Accesses {
 			p("  access op=%q atomic=%v previous=%v size=%d addr=%#x goroutine=%d main=%v", a.Op, a.Atomic, a.Previous, a.Size, a.Addr, a.Goroutine, a.Main)
-			if o.lines {
+			if o.Lines {
 				p("    line=%d", a.Line)
 			}
 			describeStack(&sb, "    ", a.Stack, nil)
 		}
 		for _, c := range rc.Creators {
 			p("  creator goroutine=%d state=%q", c.Goroutine, c.State)
-			if o.lines {
+			if o.Lines {
 				p("    line=%d", c.Line)
 			}
 			describeStack(&sb, "    ", c.Stack, nil)
@@ -54,7 +56,7 @@ func describeDump(d *Dump, o describeOptions) string {
 	}
 	if s := d.SystemStack; s != nil {
 		p("system stack")
-		if o.lines {
+		if o.Lines {
 			p("  line=%d", s.Line)
 		}
 		describeStack(&sb, "  ", s.Stack, s.Values)
@@ -66,14 +68,14 @@ func describeDump(d *Dump, o describeOptions) string {
 	return sb.String()
 }
 
-func describeTime(s Source) string {
+func describeTime(s stack.Source) string {
 	if s.CapturedAt.IsZero() {
 		return "zero"
 	}
 	return s.CapturedAt.UTC().Format("2006-01-02T15:04:05.999999999Z")
 }
 
-func describeRoutine(sb *strings.Builder, r *Routine, o describeOptions) {
+func describeRoutine(sb *strings.Builder, r *stack.Routine, o DescribeOptions) {
 	p := func(format string, args ...any) { fmt.Fprintf(sb, "  "+format+"\n", args...) }
 	p("id=%d count=%d name=%q state=%q wait=%d", r.ID, r.Count, r.Name, r.State, r.WaitMinutes)
 	p("locked=%v leaked=%v durable=%v scan=%v bubble=%d unavailable=%v stale=%v inferred=%q",
@@ -103,12 +105,12 @@ func describeRoutine(sb *strings.Builder, r *Routine, o describeOptions) {
 			p("  synchronizer %q %q %q", l.Kind, l.Addr, l.Class)
 		}
 	}
-	if o.lines {
+	if o.Lines {
 		p("line=%d", r.Line)
 	}
 }
 
-func describeStack(sb *strings.Builder, indent string, s *Stack, vs *FrameValues) {
+func describeStack(sb *strings.Builder, indent string, s *stack.Stack, vs *stack.FrameValues) {
 	if s == nil {
 		fmt.Fprintf(sb, "%snil stack\n", indent)
 		return
@@ -117,7 +119,7 @@ func describeStack(sb *strings.Builder, indent string, s *Stack, vs *FrameValues
 		fmt.Fprintf(sb, "%selided at=%d count=%d\n", indent, s.ElidedAt, s.ElidedCount)
 	}
 	for i, f := range s.Frames {
-		var v *FrameValue
+		var v *stack.FrameValue
 		if vs != nil && i < len(vs.Frames) {
 			v = &vs.Frames[i]
 		}
@@ -125,10 +127,10 @@ func describeStack(sb *strings.Builder, indent string, s *Stack, vs *FrameValues
 	}
 }
 
-func describeFrame(f *Frame, v *FrameValue) string {
+func describeFrame(f *stack.Frame, v *stack.FrameValue) string {
 	s := fmt.Sprintf("%q file=%q line=%d off=%#x/%v inlined=%v module=%q native=%v",
 		f.Func, f.File, f.Line, f.Offset, f.HasOffset, f.Inlined, f.Module, f.Native)
-	if v != nil && !jsonValueEmpty(v) {
+	if v != nil && (v.Args != "" || v.FP != 0 || v.SP != 0 || v.PC != 0 || len(v.Locks) > 0) {
 		s += fmt.Sprintf(" args=%q fp=%#x sp=%#x pc=%#x", v.Args, v.FP, v.SP, v.PC)
 		for _, l := range v.Locks {
 			s += fmt.Sprintf(" lock=%q/%q/%q", l.Kind, l.Addr, l.Class)
@@ -137,9 +139,9 @@ func describeFrame(f *Frame, v *FrameValue) string {
 	return s
 }
 
-// diffText reports the first line where got differs from want, with
+// DiffText reports the first line where got differs from want, with
 // context, or "" when they are equal.
-func diffText(want, got string) string {
+func DiffText(want, got string) string {
 	if want == got {
 		return ""
 	}
@@ -161,15 +163,15 @@ func diffText(want, got string) string {
 	return "texts differ"
 }
 
-// equalDumps fails t when the dumps differ in any compared field.
-func equalDumps(t *testing.T, name string, want, got []*Dump, o describeOptions) {
+// EqualDumps fails t when the dumps differ in any compared field.
+func EqualDumps(t *testing.T, name string, want, got []*stack.Dump, o DescribeOptions) {
 	t.Helper()
 	if len(want) != len(got) {
 		t.Errorf("%s: %d dumps, want %d", name, len(got), len(want))
 		return
 	}
 	for i := range want {
-		if d := diffText(describeDump(want[i], o), describeDump(got[i], o)); d != "" {
+		if d := DiffText(Describe(want[i], o), Describe(got[i], o)); d != "" {
 			t.Errorf("%s: dump %d: %s", name, i, d)
 		}
 	}

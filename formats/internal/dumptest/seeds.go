@@ -1,4 +1,4 @@
-package formats
+package dumptest
 
 import (
 	"bytes"

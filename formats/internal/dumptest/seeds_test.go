@@ -1,4 +1,4 @@
-package formats
+package dumptest
 
 import (
 	"fmt"
@@ -60,11 +60,11 @@ func TestReadSeedsFailsLoudly(t *testing.T) {
 	}
 
 	rec := &fatalRecorder{TB: t}
-	got := ReadSeeds(rec, filepath.Join(dir, "good.txt"), "../testdata/trace/*.trace")
+	got := ReadSeeds(rec, filepath.Join(dir, "good.txt"), "../../../testdata/trace/*.trace")
 	if len(rec.msgs) != 0 {
 		t.Fatalf("failures on good seeds: %q", rec.msgs)
 	}
-	traces, _ := filepath.Glob("../testdata/trace/*.trace")
+	traces, _ := filepath.Glob("../../../testdata/trace/*.trace")
 	if len(got) != 1+len(traces) || string(got[0]) != "goroutine 1 [running]:\n" {
 		t.Errorf("got %d seeds, want %d with good.txt first", len(got), 1+len(traces))
 	}

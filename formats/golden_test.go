@@ -1,8 +1,0 @@
-package formats
-
-import "flag"
-
-// updateGolden is -update (go test ./formats -run X -update): golden files
-// are then rewritten instead of compared. Every golden test of the package
-// shares it.
-var updateGolden = flag.Bool("update", false, "rewrite golden files")
