@@ -12,6 +12,7 @@ import (
 	kgzip "github.com/klauspost/compress/gzip"
 	"github.com/klauspost/compress/zstd"
 
+	"github.com/stackdump/stackdump/formats/internal/dumptest"
 	"github.com/stackdump/stackdump/stack"
 )
 
@@ -46,7 +47,7 @@ func TestParseErrorUnwrapsReadError(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rd := NewReader(&failingReader{data: data[:len(data)/2], err: errDiskGone}, ReadOptions{Kind: stack.KindGoTraceback}) // failingReader: gotext_forms_test.go
+	rd := NewReader(&dumptest.FailingReader{Data: data[:len(data)/2], Err: errDiskGone}, ReadOptions{Kind: stack.KindGoTraceback})
 	ws := warningsOf(t, rd)
 	var found bool
 	for _, w := range ws {

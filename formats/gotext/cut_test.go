@@ -1,4 +1,4 @@
-package formats
+package gotext
 
 import (
 	"bytes"
@@ -23,7 +23,7 @@ var reRecordLine = regexp.MustCompile(`^(goroutine \d+ .*:|\t.*|  .*|[\w./*()\[\
 func TestGoTextCutEverywhere(t *testing.T) {
 	for _, name := range []string{"panic_go127.txt", "leak_debug2_go127.txt", "race_go127.txt"} {
 		t.Run(name, func(t *testing.T) {
-			data, err := os.ReadFile("../testdata/go/" + name)
+			data, err := os.ReadFile("../../testdata/go/" + name)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -1,4 +1,4 @@
-package formats
+package gotext
 
 import (
 	"bytes"
@@ -9,7 +9,6 @@ import (
 	"testing"
 
 	"github.com/stackdump/stackdump/formats/internal/dumptest"
-	"github.com/stackdump/stackdump/formats/output"
 	"github.com/stackdump/stackdump/stack"
 )
 
@@ -19,7 +18,7 @@ import (
 // kept as a Clone (which must survive the reuse of the original).
 func readReusing(t testing.TB, data []byte, opts ReadOptions, mem bool) (rendered []string, dumps []*stack.Dump) {
 	t.Helper()
-	opts.Kind, opts.ReuseRoutines = stack.KindGoTraceback, true
+	opts.ReuseRoutines = true
 	rd := NewReader(bytes.NewReader(data), opts)
 	if mem {
 		rd = NewReaderBytes(data, opts)
@@ -49,8 +48,7 @@ func readReusing(t testing.TB, data []byte, opts ReadOptions, mem bool) (rendere
 // through a buffer and in memory, and compares every field.
 func checkReuseMatchesReadAll(t testing.TB, data []byte, opts ReadOptions) {
 	t.Helper()
-	opts.Kind = stack.KindGoTraceback
-	want, err := ReadAll(bytes.NewReader(data), opts)
+	want, err := readAll(bytes.NewReader(data), opts)
 	if err != nil {
 		t.Fatalf("ReadAll: %v", err)
 	}
@@ -82,8 +80,8 @@ func checkReuseMatchesReadAll(t testing.TB, data []byte, opts ReadOptions) {
 // malformed ones and a generated server dump with ReuseRoutines: each
 // routine, as yielded and as cloned, equals what ReadAll reads.
 func TestGoTextReuseRoutines(t *testing.T) {
-	files := goTextFiles(t)
-	malformed, _ := filepath.Glob("../testdata/corpus/go/malformed/*.txt")
+	files := dumptest.GoTextFiles(t)
+	malformed, _ := filepath.Glob("../../testdata/corpus/go/malformed/*.txt")
 	for _, path := range append(files, malformed...) {
 		t.Run(filepath.Base(path), func(t *testing.T) {
 			data, err := os.ReadFile(path)
@@ -104,11 +102,10 @@ func TestGoTextReuseRoutines(t *testing.T) {
 // off: the dumps, warnings included, must be the same.
 func checkWholeFrames(t testing.TB, data []byte, opts ReadOptions) {
 	t.Helper()
-	opts.Kind = stack.KindGoTraceback
 	read := func(slow bool) string {
 		slowFrames.Store(slow)
 		defer slowFrames.Store(false)
-		d, err := ReadAll(bytes.NewReader(data), opts)
+		d, err := readAll(bytes.NewReader(data), opts)
 		if err != nil {
 			t.Fatalf("ReadAll (frames whole: %v): %v", !slow, err)
 		}
@@ -125,8 +122,8 @@ func checkWholeFrames(t testing.TB, data []byte, opts ReadOptions) {
 // the generated dump, larger than the reader's buffer, has frames cut by
 // the buffer's edge.
 func TestGoTextWholeFrames(t *testing.T) {
-	files := goTextFiles(t)
-	malformed, _ := filepath.Glob("../testdata/corpus/go/malformed/*.txt")
+	files := dumptest.GoTextFiles(t)
+	malformed, _ := filepath.Glob("../../testdata/corpus/go/malformed/*.txt")
 	inputs := map[string][]byte{"generated": dumptest.TracebackBytes(3000)}
 	for _, path := range append(files, malformed...) {
 		data, err := os.ReadFile(path)
@@ -146,15 +143,23 @@ func TestGoTextWholeFrames(t *testing.T) {
 	}
 }
 
-// TestGoTextReuseAllocations shows the point of ReuseRoutines: once the
-// Table knows the stacks, streaming a dump again allocates a fixed amount
-// (buffers, the reader), not one routine and its values per goroutine.
+// TestGoTextReuseAllocations shows the point of ReuseRoutines: once a
+// reader knows the stacks, streaming a dump again (the reader Reset onto
+// it) allocates a fixed amount (buffers), not one routine and its values
+// per goroutine.
 func TestGoTextReuseAllocations(t *testing.T) {
 	const n = 2000
 	data := dumptest.TracebackBytes(n)
 	tab := stack.NewTable()
+	readers := map[bool]*Reader{}
 	read := func(reuse bool) {
-		rd := NewReader(bytes.NewReader(data), ReadOptions{Kind: stack.KindGoTraceback, Table: tab, ReuseRoutines: reuse})
+		rd := readers[reuse]
+		if rd == nil {
+			rd = NewReader(bytes.NewReader(data), ReadOptions{Table: tab, ReuseRoutines: reuse})
+			readers[reuse] = rd
+		} else {
+			rd.Reset(bytes.NewReader(data))
+		}
 		got := 0
 		for {
 			if _, err := rd.Next(); err != nil {
@@ -171,6 +176,7 @@ func TestGoTextReuseAllocations(t *testing.T) {
 			t.Fatalf("read %d routines, want %d", got, n)
 		}
 	}
+	read(true)  // warm the reuse reader
 	read(false) // warm the Table
 	fresh := testing.AllocsPerRun(3, func() { read(false) })
 	reused := testing.AllocsPerRun(3, func() { read(true) })
@@ -180,54 +186,6 @@ func TestGoTextReuseAllocations(t *testing.T) {
 	t.Logf("allocations per read of %d routines: %.0f fresh, %.0f reused", n, fresh, reused)
 	if reused > 100 {
 		t.Errorf("reading %d routines with reuse made %.0f allocations, want a fixed few", n, reused)
-	}
-}
-
-// TestCopyReusesRoutines checks that Copy, which reads with
-// ReuseRoutines, writes every format exactly as WriteDump does with
-// routines read by ReadAll: no encoder keeps a routine it was handed.
-func TestCopyReusesRoutines(t *testing.T) {
-	inputs := map[string][]byte{"generated": dumptest.TracebackBytes(500)}
-	for _, path := range goTextFiles(t) {
-		data, err := os.ReadFile(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		inputs[filepath.Base(path)] = data
-	}
-	for _, f := range output.Formats() {
-		for name, data := range inputs {
-			var want, got bytes.Buffer
-			tab := stack.NewTable()
-			dumps, err := ReadAll(bytes.NewReader(data), ReadOptions{Table: tab})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if (f == output.Pprof || f == output.Folded) && len(dumps) > 1 {
-				continue // a profile or folded stacks hold one dump
-			}
-			enc, err := NewEncoder(&want, f)
-			if err != nil {
-				t.Fatal(err)
-			}
-			for _, d := range dumps {
-				if err := stack.WriteDump(enc, d); err != nil {
-					t.Fatalf("%s %s: WriteDump: %v", f, name, err)
-				}
-			}
-			enc, _ = NewEncoder(&got, f)
-			rd := NewReader(bytes.NewReader(data), ReadOptions{Table: tab})
-			n, err := Copy(enc, rd, nil)
-			if err != nil || n != len(dumps) {
-				t.Fatalf("%s %s: Copy wrote %d dumps (%v), want %d", f, name, n, err, len(dumps))
-			}
-			if !rd.opts.ReuseRoutines {
-				t.Fatalf("Copy did not reuse routines")
-			}
-			if !bytes.Equal(got.Bytes(), want.Bytes()) {
-				t.Errorf("%s %s: Copy output differs from WriteDump(ReadAll):\n%s", f, name, dumptest.FirstDiff(want.String(), got.String()))
-			}
-		}
 	}
 }
 

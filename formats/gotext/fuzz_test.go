@@ -1,4 +1,4 @@
-package formats
+package gotext
 
 import (
 	"bytes"
@@ -17,7 +17,7 @@ import (
 // reading frames whole (wholeFrame) the same as line by line.
 func FuzzGoText(f *testing.F) {
 	// (testdata/fuzz/FuzzGoText, the fuzzer's own corpus, is loaded by go test.)
-	for _, data := range dumptest.ReadSeeds(f, "../testdata/corpus/go/*.txt", "../testdata/corpus/go/malformed/*.txt", "../testdata/go/*.txt") {
+	for _, data := range dumptest.ReadSeeds(f, "../../testdata/corpus/go/*.txt", "../../testdata/corpus/go/malformed/*.txt", "../../testdata/go/*.txt") {
 		// Big seeds make the fuzzer crawl: keep the first lines of each.
 		if len(data) > 6<<10 {
 			data = data[:bytes.LastIndexByte(data[:6<<10], '\n')+1]
@@ -27,7 +27,7 @@ func FuzzGoText(f *testing.F) {
 	f.Add([]byte(g1+"\n"+g2), uint16(40))
 	f.Fuzz(func(t *testing.T, data []byte, maxLine uint16) {
 		lines := bytes.Count(data, []byte("\n")) + 1
-		rd := NewReader(bytes.NewReader(data), ReadOptions{Kind: stack.KindGoTraceback, MaxLineBytes: int(maxLine)})
+		rd := NewReader(bytes.NewReader(data), ReadOptions{MaxLineBytes: int(maxLine)})
 		for {
 			d, err := rd.Next()
 			if err != nil {

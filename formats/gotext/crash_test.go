@@ -1,11 +1,9 @@
-package formats
+package gotext
 
 import (
 	"os"
 	"strings"
 	"testing"
-
-	"github.com/stackdump/stackdump/formats/gotext"
 )
 
 // CrashOf and CrashWatch on crashes printed by other Go versions and other
@@ -14,30 +12,30 @@ import (
 func TestCrashOfOtherVersions(t *testing.T) {
 	for _, c := range []struct {
 		path      string
-		kind      gotext.CrashKind
+		kind      CrashKind
 		message   string // first line
 		lines     int
 		goroutine int64
 	}{
 		// Go 1.20 does not indent a panic value's second line.
-		{"../testdata/go/panic_go120.txt", gotext.CrashPanic, "old toolchain", 2, 1},
-		{"../testdata/go/panic_go121.txt", gotext.CrashPanic, "", 0, 1},
-		{"../testdata/corpus/go/gotfmt_nil.txt", gotext.CrashSignal, "runtime error: invalid memory address or nil pointer dereference", 2, 4},
-		{"../testdata/corpus/go/gotfmt_sigabrt.txt", gotext.CrashSignal, "SIGABRT: abort", 1, 0},
-		{"../testdata/corpus/go/gotfmt_deadlock.txt", gotext.CrashDeadlock, "all goroutines are asleep - deadlock!", 1, 0},
-		{"../testdata/corpus/go/gotfmt_timeout.txt", gotext.CrashTimeout, "test timed out after 1s", 1, 0},
+		{"../../testdata/go/panic_go120.txt", CrashPanic, "old toolchain", 2, 1},
+		{"../../testdata/go/panic_go121.txt", CrashPanic, "", 0, 1},
+		{"../../testdata/corpus/go/gotfmt_nil.txt", CrashSignal, "runtime error: invalid memory address or nil pointer dereference", 2, 4},
+		{"../../testdata/corpus/go/gotfmt_sigabrt.txt", CrashSignal, "SIGABRT: abort", 1, 0},
+		{"../../testdata/corpus/go/gotfmt_deadlock.txt", CrashDeadlock, "all goroutines are asleep - deadlock!", 1, 0},
+		{"../../testdata/corpus/go/gotfmt_timeout.txt", CrashTimeout, "test timed out after 1s", 1, 0},
 	} {
 		f, err := os.Open(c.path)
 		if err != nil {
 			t.Fatal(err)
 		}
-		dumps, err := ReadAll(f, ReadOptions{})
+		dumps, err := readAll(f, ReadOptions{})
 		f.Close()
 		if err != nil || len(dumps) == 0 {
 			t.Fatalf("%s: %v", c.path, err)
 		}
 		d := dumps[0]
-		crash := gotext.CrashOf(d.Preamble)
+		crash := CrashOf(d.Preamble)
 		if crash == nil {
 			t.Errorf("%s: no crash in %q", c.path, d.Preamble)
 			continue
@@ -49,7 +47,7 @@ func TestCrashOfOtherVersions(t *testing.T) {
 		if crash.Kind != c.kind || c.message != "" && first != c.message {
 			t.Errorf("%s: %s %q, want %s %q", c.path, crash.Kind, first, c.kind, c.message)
 		}
-		var w gotext.CrashWatch
+		var w CrashWatch
 		for _, r := range d.Routines {
 			w.Add(r)
 		}
@@ -62,17 +60,17 @@ func TestCrashOfOtherVersions(t *testing.T) {
 		}
 	}
 	// Dumps that are no crash: runtime.Stack, a debug=2 profile.
-	for _, path := range []string{"../testdata/go/stacks2_go126.txt", "../testdata/go/debug2_go126.txt"} {
+	for _, path := range []string{"../../testdata/go/stacks2_go126.txt", "../../testdata/go/debug2_go126.txt"} {
 		f, err := os.Open(path)
 		if err != nil {
 			t.Fatal(err)
 		}
-		dumps, err := ReadAll(f, ReadOptions{})
+		dumps, err := readAll(f, ReadOptions{})
 		f.Close()
 		if err != nil {
 			t.Fatal(err)
 		}
-		if c := gotext.CrashOf(dumps[0].Preamble); c != nil {
+		if c := CrashOf(dumps[0].Preamble); c != nil {
 			t.Errorf("%s: crash %+v", path, c)
 		}
 	}
@@ -82,7 +80,7 @@ func TestCrashOfOtherVersions(t *testing.T) {
 // value ending in a newline, a log with blank lines) without panicking.
 func TestCrashOfEmptyLines(t *testing.T) {
 	for _, pre := range [][]string{{"panic: boom", ""}, {"", "panic: boom", ""}, {"fatal error: x", "", ""}} {
-		c := gotext.CrashOf(pre)
+		c := CrashOf(pre)
 		if c == nil || c.Message == "" {
 			t.Errorf("CrashOf(%q) = %+v, want a crash with its message", pre, c)
 		}

@@ -1,4 +1,4 @@
-package formats
+package gotext
 
 import (
 	"os"
@@ -9,12 +9,12 @@ import (
 // by `-----`; it is one dump of the process: every thread's g0 and all
 // goroutines in one dump, the blocks counted.
 func TestThreadBlocksAreOneDump(t *testing.T) {
-	f, err := os.Open("../testdata/go/sigquit_crash_go126.txt")
+	f, err := os.Open("../../testdata/go/sigquit_crash_go126.txt")
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	dumps, err := ReadAll(f, ReadOptions{})
+	dumps, err := readAll(f, ReadOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -39,12 +39,12 @@ func TestThreadBlocksAreOneDump(t *testing.T) {
 // Two runtime.Stack dumps in a row stay two dumps: only a `-----` and a
 // signal line continue one.
 func TestRepeatedIDWithoutThreadBlocksSplits(t *testing.T) {
-	f, err := os.Open("../testdata/go/stacks2_go126.txt")
+	f, err := os.Open("../../testdata/go/stacks2_go126.txt")
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	dumps, err := ReadAll(f, ReadOptions{})
+	dumps, err := readAll(f, ReadOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package formats
+package gotext
 
 import (
 	"bytes"
@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"testing"
 
+	"github.com/stackdump/stackdump/formats/internal/dumptest"
 	"github.com/stackdump/stackdump/stack"
 )
 
@@ -24,25 +25,9 @@ var (
 	}
 )
 
-// goTextFiles lists the Go traceback inputs of the repository's testdata.
-func goTextFiles(t testing.TB) []string {
-	var files []string
-	for _, pat := range []string{"../testdata/corpus/go/*.txt", "../testdata/go/*.txt"} {
-		m, err := filepath.Glob(pat)
-		if err != nil {
-			t.Fatal(err)
-		}
-		files = append(files, m...)
-	}
-	if len(files) < 30 {
-		t.Fatalf("found only %d Go text inputs", len(files))
-	}
-	return files
-}
-
 func readGoText(t testing.TB, data []byte) []*stack.Dump {
 	t.Helper()
-	dumps, err := ReadAll(bytes.NewReader(data), ReadOptions{Kind: stack.KindGoTraceback})
+	dumps, err := readAll(bytes.NewReader(data), ReadOptions{})
 	if err != nil {
 		t.Fatalf("ReadAll: %v", err)
 	}
@@ -54,7 +39,7 @@ func readGoText(t testing.TB, data []byte) []*stack.Dump {
 // blocks, race creator blocks and `runtime stack:` sections became none:
 // they are kept in Dump.Races and Dump.SystemStack, each exactly once.
 func TestGoTextCorpusCounts(t *testing.T) {
-	for _, path := range goTextFiles(t) {
+	for _, path := range dumptest.GoTextFiles(t) {
 		name := filepath.Base(path)
 		t.Run(name, func(t *testing.T) {
 			data, err := os.ReadFile(path)
@@ -107,7 +92,7 @@ func TestGoTextCorpusCounts(t *testing.T) {
 // TestGoTextMalformed checks that the hand-broken inputs give positioned
 // ParseErrors and keep the partial goroutines.
 func TestGoTextMalformed(t *testing.T) {
-	m, _ := filepath.Glob("../testdata/corpus/go/malformed/*.txt")
+	m, _ := filepath.Glob("../../testdata/corpus/go/malformed/*.txt")
 	if len(m) == 0 {
 		t.Fatal("no malformed inputs")
 	}

@@ -1,4 +1,4 @@
-package formats
+package gotext
 
 import (
 	"bytes"
@@ -52,7 +52,7 @@ func TestSectionTrie(t *testing.T) {
 		fmt.Fprintf(&in, "goroutine %d [select]:\n%s\n", i+1, stacks[k])
 		want = append(want, k)
 	}
-	rd := NewReader(bytes.NewReader([]byte(in.String())), ReadOptions{Kind: stack.KindGoTraceback, ReuseRoutines: true})
+	rd := NewReader(bytes.NewReader([]byte(in.String())), ReadOptions{ReuseRoutines: true})
 	if _, err := rd.Next(); err != nil {
 		t.Fatal(err)
 	}
@@ -87,7 +87,7 @@ func TestSectionTrie(t *testing.T) {
 	if _, stacksN := rd.Table().Len(); stacksN != len(stacks)-1 { // the one with values shares a stack
 		t.Errorf("Table holds %d stacks, want %d", stacksN, len(stacks)-1)
 	}
-	dec := rd.dec.(*goTextDecoder)
+	dec := rd.dec
 	// root, a:1, a:2, b, a:1 inlined, a:1 without offset, then main.main
 	// under each, and main.main:10 under a:1.
 	if n := countNodes(dec.sec.root); n != 12 {

@@ -1,4 +1,4 @@
-package formats
+package gotext
 
 import (
 	"bytes"
@@ -31,7 +31,7 @@ func BenchmarkReadGoText(b *testing.B) {
 				var sum uint64
 				for b.Loop() {
 					routines = 0
-					rd := NewReader(bytes.NewReader(data), ReadOptions{Kind: stack.KindGoTraceback, ReuseRoutines: mode.reuse})
+					rd := NewReader(bytes.NewReader(data), ReadOptions{ReuseRoutines: mode.reuse})
 					for {
 						d, err := rd.Next()
 						if err == io.EOF {
@@ -93,7 +93,7 @@ func BenchmarkReadGoTextStreamHeap(b *testing.B) {
 	var ms runtime.MemStats
 	for b.Loop() {
 		runtime.GC()
-		rd := NewReader(dumptest.NewTraceback(n), ReadOptions{Kind: stack.KindGoTraceback})
+		rd := NewReader(dumptest.NewTraceback(n), ReadOptions{})
 		if _, err := rd.Next(); err != nil {
 			b.Fatal(err)
 		}

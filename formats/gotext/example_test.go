@@ -1,11 +1,11 @@
-package formats_test
+package gotext_test
 
 import (
 	"fmt"
 	"io"
 	"strings"
 
-	"github.com/stackdump/stackdump/formats"
+	"github.com/stackdump/stackdump/formats/gotext"
 )
 
 // A panic's traceback, wrapped in a journald prefix, read one goroutine at
@@ -24,7 +24,7 @@ Nov 30 10:00:00 host app[123]: created by main.main in goroutine 1
 Nov 30 10:00:00 host app[123]: 	/src/app/main.go:9 +0x3b
 Nov 30 10:00:01 host systemd[1]: app.service: Main process exited, code=exited, status=2/INVALIDARGUMENT
 `
-	rd := formats.NewReader(strings.NewReader(log), formats.ReadOptions{})
+	rd := gotext.NewReader(strings.NewReader(log), gotext.ReadOptions{})
 	for {
 		d, err := rd.Next()
 		if err == io.EOF {
@@ -34,7 +34,7 @@ Nov 30 10:00:01 host systemd[1]: app.service: Main process exited, code=exited, 
 			fmt.Println(err)
 			return
 		}
-		fmt.Printf("%s dump: %q\n", rd.Kind(), d.Preamble)
+		fmt.Printf("%s dump: %q\n", d.Source.Kind, d.Preamble)
 		for r, err := range rd.Routines() {
 			if err != nil {
 				fmt.Println("warning:", err)

@@ -1,4 +1,4 @@
-package formats
+package gotext
 
 import (
 	"bytes"
@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/stackdump/stackdump/formats/gotext"
+	"github.com/stackdump/stackdump/formats/internal/dumptest"
 	"github.com/stackdump/stackdump/stack"
 )
 
@@ -264,7 +264,7 @@ func wrapLines(data []byte, prefix func(i int) string) []byte {
 // TestGoTextPrefixes wraps real dumps in log prefixes and line endings and
 // checks that they read exactly as the bare dump.
 func TestGoTextPrefixes(t *testing.T) {
-	for _, name := range []string{"../testdata/go/system_go126.txt", "../testdata/go/repanic_go126.txt", "../testdata/go/overflow_go126.txt", "../testdata/go/race_go126.txt", "../testdata/corpus/go/gotfmt_sigabrt.txt"} {
+	for _, name := range []string{"../../testdata/go/system_go126.txt", "../../testdata/go/repanic_go126.txt", "../../testdata/go/overflow_go126.txt", "../../testdata/go/race_go126.txt", "../../testdata/corpus/go/gotfmt_sigabrt.txt"} {
 		data, err := os.ReadFile(name)
 		if err != nil {
 			t.Fatal(err)
@@ -325,7 +325,7 @@ func TestGoTextLongLine(t *testing.T) {
 	long := "main.f(" + strings.Repeat("0x1, ", 100) + "0x2)"
 	in := g1 + "\ngoroutine 3 [select]:\n" + long + "\n\t/src/m.go:1 +0x1\n\n" + g2
 	for _, max := range []int{64, 300} {
-		dumps, err := ReadAll(strings.NewReader(in), ReadOptions{Kind: stack.KindGoTraceback, MaxLineBytes: max})
+		dumps, err := readAll(strings.NewReader(in), ReadOptions{MaxLineBytes: max})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -379,8 +379,8 @@ func TestGoTextTruncationSize(t *testing.T) {
 	for _, tc := range []struct {
 		n    int64
 		want bool
-	}{{gotext.TruncationSize, true}, {gotext.TruncationSize - 1, false}} {
-		rd := NewReader(&sizedReader{n: tc.n, head: []byte(g1 + "\n" + g2 + "\n"), filler: filler}, ReadOptions{Kind: stack.KindGoTraceback})
+	}{{TruncationSize, true}, {TruncationSize - 1, false}} {
+		rd := NewReader(&sizedReader{n: tc.n, head: []byte(g1 + "\n" + g2 + "\n"), filler: filler}, ReadOptions{})
 		d, err := rd.Next()
 		if err != nil {
 			t.Fatal(err)
@@ -404,24 +404,9 @@ func TestGoTextTruncationSize(t *testing.T) {
 	}
 }
 
-// failingReader returns its data, then an error.
-type failingReader struct {
-	data []byte
-	err  error
-}
-
-func (f *failingReader) Read(p []byte) (int, error) {
-	if len(f.data) == 0 {
-		return 0, f.err
-	}
-	n := copy(p, f.data)
-	f.data = f.data[n:]
-	return n, nil
-}
-
 func TestGoTextReadError(t *testing.T) {
 	boom := errors.New("connection reset")
-	rd := NewReader(&failingReader{data: []byte(g1 + "\n" + g2), err: boom}, ReadOptions{Kind: stack.KindGoTraceback})
+	rd := NewReader(&dumptest.FailingReader{Data: []byte(g1 + "\n" + g2), Err: boom}, ReadOptions{})
 	d, err := rd.Next()
 	if err != nil {
 		t.Fatal(err)

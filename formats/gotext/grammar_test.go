@@ -1,4 +1,4 @@
-package formats
+package gotext
 
 import (
 	"reflect"
@@ -105,10 +105,25 @@ func headerFields(r *stack.Routine) stack.Routine {
 		Durable: r.Durable, Scan: r.Scan, Bubble: r.Bubble, Labels: r.Labels, GP: r.GP, M: r.M, MP: r.MP, HasGP: r.HasGP}
 }
 
+// frameFields returns f's fields without its place in the Table, so that
+// it compares with a literal (TestFrameFieldsCopied keeps the list whole).
 func frameFields(f *stack.Frame) stack.Frame {
-	g := *f
-	g.id = 0
-	return g
+	return stack.Frame{Func: f.Func, File: f.File, Line: f.Line, Offset: f.Offset, HasOffset: f.HasOffset,
+		Inlined: f.Inlined, Module: f.Module, Native: f.Native}
+}
+
+// TestFrameFieldsCopied fails when stack.Frame gains an exported field
+// that frameFields does not copy.
+func TestFrameFieldsCopied(t *testing.T) {
+	var names []string
+	for f := range reflect.TypeFor[stack.Frame]().Fields() {
+		if f.IsExported() {
+			names = append(names, f.Name)
+		}
+	}
+	if got, want := strings.Join(names, " "), "Func File Line Offset HasOffset Inlined Module Native"; got != want {
+		t.Errorf("stack.Frame's exported fields are %q; frameFields copies %q", got, want)
+	}
 }
 
 func TestGoTextGrammar(t *testing.T) {

@@ -1,4 +1,4 @@
-package formats
+package gotext
 
 import (
 	"os"
@@ -13,7 +13,7 @@ import (
 // already in the reader's trie (no node added, the same Stacks); a reader
 // of its own Table builds a trie of its own.
 func TestStackTrieFollowsReader(t *testing.T) {
-	data, err := os.ReadFile("../testdata/go/debug2_go126.txt")
+	data, err := os.ReadFile("../../testdata/go/debug2_go126.txt")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -33,8 +33,8 @@ func TestStackTrieFollowsReader(t *testing.T) {
 			stacks = append(stacks, r.Stack)
 		}
 	}
-	mem := func() *codec.Stream { in, _ := openMemInput(data, ReadOptions{Kind: stack.KindGoTraceback}); return in }
-	g := newGoTextDecoder(mem(), codec.Options{Table: stack.NewTable()}).(*goTextDecoder)
+	mem := func() *codec.Stream { return memStream(data) }
+	g := newGoTextDecoder(mem(), codec.Options{Table: stack.NewTable()})
 	first := read(g)
 	trie := g.trie
 	nodes := trie.nodes()
@@ -54,7 +54,7 @@ func TestStackTrieFollowsReader(t *testing.T) {
 			t.Errorf("routine %d: a new Stack for the same stack from one reader", i)
 		}
 	}
-	other := newGoTextDecoder(mem(), codec.Options{Table: stack.NewTable()}).(*goTextDecoder)
+	other := newGoTextDecoder(mem(), codec.Options{Table: stack.NewTable()})
 	read(other)
 	if other.trie == trie || other.trie.nodes() != nodes {
 		t.Errorf("another reader and Table: trie %p (first %p), %d nodes, want %d", other.trie, trie, other.trie.nodes(), nodes)
