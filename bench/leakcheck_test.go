@@ -6,8 +6,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/stackdump/stackdump/leakcheck"
 	"go.uber.org/goleak"
+
+	"github.com/stackdump/stackdump/leakcheck"
 )
 
 // leakCheckers are the two leak checkers, through the calls a test makes:

@@ -5,8 +5,10 @@ import (
 	"io"
 
 	"github.com/DataDog/gostackparse"
-	"github.com/maruel/panicparse/v2/stack"
+	ppstack "github.com/maruel/panicparse/v2/stack"
+
 	"github.com/stackdump/stackdump/formats"
+	"github.com/stackdump/stackdump/stack"
 )
 
 // Result is what a parser found in a dump. Sum folds every field a parser
@@ -71,7 +73,7 @@ func readStackdump(r io.Reader, opts formats.ReadOptions) (Result, error) {
 	}
 }
 
-func touchRoutine(rt *formats.Routine) uint64 {
+func touchRoutine(rt *stack.Routine) uint64 {
 	s := uint64(rt.ID) + uint64(rt.Count) + uint64(len(rt.Name)) + uint64(len(rt.State)) +
 		uint64(rt.WaitMinutes) + b2u(rt.Locked) + b2u(rt.Leaked) + b2u(rt.Durable) + b2u(rt.Scan) +
 		uint64(rt.Bubble) + rt.GP + rt.MP + uint64(rt.M) + b2u(rt.HasGP) + uint64(rt.ParentID) +
@@ -92,7 +94,7 @@ func touchRoutine(rt *formats.Routine) uint64 {
 	return s
 }
 
-func touchStack(st *formats.Stack, vs *formats.FrameValues) uint64 {
+func touchStack(st *stack.Stack, vs *stack.FrameValues) uint64 {
 	var s uint64
 	if st != nil {
 		s += uint64(st.ID) + uint64(st.ElidedCount) + uint64(st.ElidedAt) + b2u(st.Elided)
@@ -108,7 +110,7 @@ func touchStack(st *formats.Stack, vs *formats.FrameValues) uint64 {
 	return s
 }
 
-func touchFrame(f *formats.Frame) uint64 {
+func touchFrame(f *stack.Frame) uint64 {
 	return uint64(len(f.Func)+len(f.File)+f.Line+len(f.Module)) + f.Offset + b2u(f.HasOffset) + b2u(f.Inlined) + b2u(f.Native)
 }
 
@@ -132,8 +134,8 @@ func ReadGostackparse(r io.Reader) (Result, error) {
 	return res, nil
 }
 
-// ReadPanicparse parses the dump with stack.ScanSnapshot and zero Opts:
-// parsing only, without stack.DefaultOpts' argument naming (quadratic),
+// ReadPanicparse parses the dump with ppstack.ScanSnapshot and zero Opts:
+// parsing only, without ppstack.DefaultOpts' argument naming (quadratic),
 // GOROOT/GOPATH guessing (disk scans) or source analysis.
 func ReadPanicparse(r io.Reader) (Result, error) {
 	snap, err := ScanPanicparse(r)
@@ -151,8 +153,8 @@ func ReadPanicparse(r io.Reader) (Result, error) {
 }
 
 // ScanPanicparse reads one snapshot with panicparse, junk discarded.
-func ScanPanicparse(r io.Reader) (*stack.Snapshot, error) {
-	snap, _, err := stack.ScanSnapshot(r, io.Discard, &stack.Opts{})
+func ScanPanicparse(r io.Reader) (*ppstack.Snapshot, error) {
+	snap, _, err := ppstack.ScanSnapshot(r, io.Discard, &ppstack.Opts{})
 	if err != nil && err != io.EOF {
 		return nil, fmt.Errorf("panicparse: %w", err)
 	}
@@ -162,7 +164,7 @@ func ScanPanicparse(r io.Reader) (*stack.Snapshot, error) {
 	return snap, nil
 }
 
-func touchCalls(st stack.Stack) uint64 {
+func touchCalls(st ppstack.Stack) uint64 {
 	s := b2u(st.Elided)
 	for i := range st.Calls {
 		c := &st.Calls[i]
@@ -173,7 +175,7 @@ func touchCalls(st stack.Stack) uint64 {
 	return s
 }
 
-func touchArgs(a *stack.Args) uint64 {
+func touchArgs(a *ppstack.Args) uint64 {
 	s := b2u(a.Elided) + uint64(len(a.Processed))
 	for i := range a.Values {
 		v := &a.Values[i]

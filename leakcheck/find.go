@@ -6,7 +6,7 @@ import (
 	"hash/maphash"
 	"time"
 
-	"github.com/stackdump/stackdump/formats"
+	"github.com/stackdump/stackdump/formats/gotext"
 	"github.com/stackdump/stackdump/stack"
 )
 
@@ -126,7 +126,7 @@ func (c *checker) leftovers(s *snapshot) []goroutineText {
 		return left
 	}
 	p := stack.Pipeline{
-		Source: formats.NewReaderBytes(c.scratch, formats.ReadOptions{Kind: stack.KindGoTraceback, Table: c.tbl, ReuseRoutines: true}),
+		Source: gotext.NewReaderBytes(c.scratch, gotext.ReadOptions{Table: c.tbl, ReuseRoutines: true}),
 		Encoder: stack.RoutineFunc(func(r *stack.Routine) {
 			if v, ok := c.verdicts[r.ID]; ok && r.ID != 0 && c.o.ignored(r) {
 				v.leftover = false

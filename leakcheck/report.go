@@ -7,7 +7,7 @@ import (
 	"strconv"
 
 	"github.com/stackdump/stackdump/dedupe"
-	"github.com/stackdump/stackdump/formats"
+	"github.com/stackdump/stackdump/formats/gotext"
 	"github.com/stackdump/stackdump/internal/words"
 	"github.com/stackdump/stackdump/stack"
 )
@@ -49,7 +49,7 @@ func (c *checker) report(s *snapshot, left []goroutineText, retries int, havePro
 	opts := dedupe.Options{SplitByCreator: true}
 	proven, other := dedupe.NewGrouper(opts), dedupe.NewGrouper(opts)
 	p := stack.Pipeline{
-		Source: formats.NewReaderBytes(c.scratch, formats.ReadOptions{Kind: stack.KindGoTraceback, Table: c.tbl}),
+		Source: gotext.NewReaderBytes(c.scratch, gotext.ReadOptions{Table: c.tbl}),
 		Encoder: stack.RoutineFunc(func(r *stack.Routine) {
 			if r.Leaked {
 				proven.Add(r)

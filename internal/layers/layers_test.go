@@ -1,0 +1,77 @@
+package layers
+
+import (
+	"os/exec"
+	"slices"
+	"strings"
+	"testing"
+)
+
+const module = "github.com/stackdump/stackdump"
+
+// deps returns the packages pkg links that are not in the standard
+// library, itself excluded, as import paths relative to the module
+// ("stack", "formats/gotext") or whole for other modules.
+func deps(t *testing.T, pkg string) []string {
+	t.Helper()
+	out, err := exec.Command("go", "list", "-deps", "-f", "{{if not .Standard}}{{.ImportPath}}{{end}}", module+"/"+pkg).CombinedOutput()
+	if err != nil {
+		t.Fatalf("go list -deps %s: %v\n%s", pkg, err, out)
+	}
+	var ds []string
+	for _, p := range strings.Fields(string(out)) {
+		p = strings.TrimPrefix(p, module+"/")
+		if p != pkg {
+			ds = append(ds, p)
+		}
+	}
+	return ds
+}
+
+// TestLeavesLinkOnlyWhatTheyNeed: the model links the standard library
+// alone; the Go traceback codec the model and the codecs' shared
+// internals; leakcheck those and grouping. A third-party module or
+// another codec among their dependencies is a defect: service owners and
+// library authors audit what they link.
+func TestLeavesLinkOnlyWhatTheyNeed(t *testing.T) {
+	for pkg, allowed := range map[string][]string{
+		"stack":          {},
+		"formats/gotext": {"stack", "formats/internal/codec", "internal/words"},
+		"leakcheck":      {"stack", "formats/gotext", "formats/internal/codec", "internal/words", "dedupe"},
+		"dedupe":         {"stack", "internal/words"},
+	} {
+		for _, d := range deps(t, pkg) {
+			if !slices.Contains(allowed, d) {
+				t.Errorf("%s links %s; it may link only the standard library and %v", pkg, d, allowed)
+			}
+		}
+	}
+}
+
+// codecs are the format packages: each may import the model, the
+// internals the codecs share and its own third-party parser, never
+// another codec or the door.
+var codecs = []string{"formats/gotext", "formats/debug1", "formats/pprof", "formats/dumpjson", "formats/jvm", "formats/exectrace", "formats/folded"}
+
+func TestCodecsImportNoOtherCodec(t *testing.T) {
+	for _, c := range codecs {
+		for _, d := range deps(t, c) {
+			if d == "formats" || d != c && slices.Contains(codecs, d) {
+				t.Errorf("%s links %s: a codec imports no other codec and not the door", c, d)
+			}
+		}
+	}
+}
+
+// TestDumperLinksOnlyTheGoCodecs: a service that mounts the endpoint
+// links the codecs that serve a Go process's dumps, and not the door
+// (which links every reader), the JVM codec, or the JSON reader's gjson.
+func TestDumperLinksOnlyTheGoCodecs(t *testing.T) {
+	for _, d := range deps(t, "dumper") {
+		switch {
+		case d == "formats", d == "formats/jvm", strings.HasPrefix(d, "github.com/tidwall/"),
+			d == "analyze", d == "report", d == "remote", strings.HasPrefix(d, "cmd/"):
+			t.Errorf("dumper links %s", d)
+		}
+	}
+}
