@@ -3,7 +3,9 @@
 // set every field (GoDump, JVMDump, Groups), the seed files of fuzz
 // targets (SeedFiles, ReadSeeds), a generated traceback of any size
 // (Traceback), readers of hostile inputs and a heap bound (RepeatReader,
-// GenReader, CheckHeap), and the -update flag of golden tests. It imports
-// the model and the standard library only, so that every format's tests
-// may use it.
+// GenReader, CheckHeap), what the profile codecs' tests share (Encode,
+// FailingWriter, FullDump, CheckSameGroups, the GeneratedCounts of
+// testdata/gen/profiles, ProfileText), and the -update flag of golden
+// tests. It imports the model and the standard library only, so that
+// every format's tests may use it.
 package dumptest

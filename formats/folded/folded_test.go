@@ -1,4 +1,4 @@
-package formats_test
+package folded_test
 
 import (
 	"bytes"
@@ -13,7 +13,8 @@ import (
 	"github.com/google/pprof/profile"
 
 	"github.com/stackdump/stackdump/formats"
-	"github.com/stackdump/stackdump/formats/output"
+	"github.com/stackdump/stackdump/formats/folded"
+	"github.com/stackdump/stackdump/formats/internal/dumptest"
 	"github.com/stackdump/stackdump/stack"
 )
 
@@ -21,10 +22,10 @@ import (
 // lines built from google/pprof's own parse of the same file.
 func TestFoldedFromPprof(t *testing.T) {
 	for _, path := range []string{
-		"../testdata/pprof/go1.26.8.pb.gz",
-		"../testdata/corpus/go/profilernotes_2.net.http.pprof.goroutine.debug0.pb.gz",
+		"../../testdata/pprof/go1.26.8.pb.gz",
+		"../../testdata/corpus/go/profilernotes_2.net.http.pprof.goroutine.debug0.pb.gz",
 	} {
-		p, err := profile.Parse(bytes.NewReader(mustRead(t, path)))
+		p, err := profile.Parse(bytes.NewReader(dumptest.ReadFile(t, path)))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -45,7 +46,7 @@ func TestFoldedFromPprof(t *testing.T) {
 		}
 		slices.Sort(want)
 
-		out := encodeDumps(t, output.Folded, readPprofFile(t, path, formats.ReadOptions{}))
+		out := dumptest.Encode(t, folded.NewEncoder, readPprofFile(t, path))
 		if got := strings.Split(strings.TrimSuffix(string(out), "\n"), "\n"); !slices.Equal(got, want) {
 			t.Errorf("%s: got\n%s\nwant\n%s", path, strings.Join(got, "\n"), strings.Join(want, "\n"))
 		}
@@ -54,7 +55,7 @@ func TestFoldedFromPprof(t *testing.T) {
 
 func TestFoldedAggregatesAndCleans(t *testing.T) {
 	tab := stack.NewTable()
-	d := fullDump(tab)
+	d := dumptest.FullDump(tab)
 	odd := tab.Stack([]*stack.Frame{
 		tab.Frame(stack.Frame{Native: true, Offset: 0x4a3b2c}),
 		tab.Frame(stack.Frame{Func: "main.F[go.shape.struct { A int; B string }]", File: "/a.go", Line: 1}),
@@ -72,7 +73,7 @@ func TestFoldedAggregatesAndCleans(t *testing.T) {
 		&stack.Routine{Count: 1, Stack: tab.Stack(nil, stack.Elision{})},
 		&stack.Routine{Count: 1, Unavailable: true, Stack: tab.Stack(nil, stack.Elision{})},
 	)
-	out := encodeDumps(t, output.Folded, d)
+	out := dumptest.Encode(t, folded.NewEncoder, d)
 	want := "[no frames] 1\n" +
 		"[stack unavailable] 1\n" +
 		"main.weird name ;main.F[go.shape.struct { A int, B string }];0x4a3b2c 5\n" +
@@ -82,7 +83,7 @@ func TestFoldedAggregatesAndCleans(t *testing.T) {
 		t.Errorf("got:\n%s\nwant:\n%s", out, want)
 	}
 	// A second dump is refused, as a pprof profile refuses it.
-	enc, _ := formats.NewEncoder(io.Discard, output.Folded)
+	enc := folded.NewEncoder(io.Discard)
 	if err := stack.WriteDump(enc, d); err != nil {
 		t.Fatal(err)
 	}
@@ -92,8 +93,22 @@ func TestFoldedAggregatesAndCleans(t *testing.T) {
 }
 
 func TestFoldedWriteError(t *testing.T) {
-	enc, _ := formats.NewEncoder(failingWriter{os.ErrClosed}, output.Folded)
-	if err := stack.WriteDump(enc, fullDump(stack.NewTable())); err != os.ErrClosed {
+	enc := folded.NewEncoder(dumptest.FailingWriter{Err: os.ErrClosed})
+	if err := stack.WriteDump(enc, dumptest.FullDump(stack.NewTable())); err != os.ErrClosed {
 		t.Errorf("got %v", err)
 	}
+}
+
+// readPprofFile reads the one dump of the pprof profile at path through
+// the door (which sniffs and decompresses it).
+func readPprofFile(t *testing.T, path string) *stack.Dump {
+	t.Helper()
+	dumps, err := formats.ReadAll(bytes.NewReader(dumptest.ReadFile(t, path)), formats.ReadOptions{})
+	if err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	if len(dumps) != 1 {
+		t.Fatalf("%s: %d dumps, want 1", path, len(dumps))
+	}
+	return dumps[0]
 }

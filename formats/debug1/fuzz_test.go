@@ -1,4 +1,4 @@
-package formats_test
+package debug1_test
 
 import (
 	"bytes"
@@ -6,8 +6,8 @@ import (
 	"testing"
 
 	"github.com/stackdump/stackdump/formats"
+	"github.com/stackdump/stackdump/formats/debug1"
 	"github.com/stackdump/stackdump/formats/internal/dumptest"
-	"github.com/stackdump/stackdump/formats/output"
 	"github.com/stackdump/stackdump/stack"
 )
 
@@ -17,7 +17,7 @@ import (
 // the sum of the counts, and writing what was read is a fixed point after
 // one pass (write, read, write gives the same bytes).
 func FuzzDebug1(f *testing.F) {
-	for _, b := range dumptest.ReadSeeds(f, "../testdata/debug1/*.txt", "../testdata/corpus/go/*debug1.txt") {
+	for _, b := range dumptest.ReadSeeds(f, "../../testdata/debug1/*.txt", "../../testdata/corpus/go/*debug1.txt") {
 		f.Add(b)
 	}
 	f.Add([]byte("goroutine profile: total 3\n2 @ 0x1\n# labels: {\"a\":\"b\\n\"}\n#\t0x0\tmain.a+0x1c\t/a.go:3\n#\t0x4a\n\n1 @\n"))
@@ -49,7 +49,7 @@ func FuzzDebug1(f *testing.F) {
 				}
 			}
 		}
-		first := encodeDumps(t, output.Debug1, dumps...)
+		first := dumptest.Encode(t, debug1.NewEncoder, dumps...)
 		again, err := formats.ReadAll(bytes.NewReader(first), formats.ReadOptions{Kind: stack.KindGoDebug1})
 		if err != nil {
 			t.Fatal(err)
@@ -59,7 +59,7 @@ func FuzzDebug1(f *testing.F) {
 				t.Fatalf("reading stackdump's own output: %v\n%s", d.Warnings, first)
 			}
 		}
-		if second := encodeDumps(t, output.Debug1, again...); !bytes.Equal(first, second) {
+		if second := dumptest.Encode(t, debug1.NewEncoder, again...); !bytes.Equal(first, second) {
 			t.Fatalf("not a fixed point:\n%q\n%q", first, second)
 		}
 	})

@@ -1,4 +1,4 @@
-package formats_test
+package pprof_test
 
 import (
 	"bytes"
@@ -10,7 +10,7 @@ import (
 
 	"github.com/stackdump/stackdump/formats"
 	"github.com/stackdump/stackdump/formats/internal/dumptest"
-	"github.com/stackdump/stackdump/formats/output"
+	"github.com/stackdump/stackdump/formats/pprof"
 	"github.com/stackdump/stackdump/stack"
 )
 
@@ -20,7 +20,7 @@ var pprofOffsetError = regexp.MustCompile(`offset (\d+) of (\d+) bytes`)
 // that point inside the input, totals that are the sum of the counts, and
 // what was read writes and reads back to the same samples.
 func FuzzPprof(f *testing.F) {
-	for _, raw := range dumptest.ReadSeeds(f, "../testdata/pprof/*.pb.gz", "../testdata/corpus/go/*debug0.pb.gz") {
+	for _, raw := range dumptest.ReadSeeds(f, "../../testdata/pprof/*.pb.gz", "../../testdata/corpus/go/*debug0.pb.gz") {
 		zr, err := gzip.NewReader(bytes.NewReader(raw))
 		if err != nil {
 			f.Fatal(err)
@@ -58,12 +58,12 @@ func FuzzPprof(f *testing.F) {
 			if sum != d.Total {
 				t.Fatalf("total %d, counts sum to %d", d.Total, sum)
 			}
-			out := encodeDumps(t, output.Pprof, d)
+			out := dumptest.Encode(t, pprof.NewEncoder, d)
 			back, err := formats.ReadAll(bytes.NewReader(out), formats.ReadOptions{Table: tab})
 			if err != nil {
 				t.Fatalf("reading stackdump's own profile: %v", err)
 			}
-			checkSameGroups(t, []*stack.Dump{d}, back)
+			dumptest.CheckSameGroups(t, []*stack.Dump{d}, back)
 		}
 	})
 }

@@ -1,15 +1,12 @@
-package formats
+package formats_test
 
 import (
-	"bufio"
 	"bytes"
-	"errors"
-	"io"
 	"os"
 	"strings"
 	"testing"
 
-	"github.com/stackdump/stackdump/formats/internal/codec"
+	"github.com/stackdump/stackdump/formats"
 	"github.com/stackdump/stackdump/stack"
 )
 
@@ -18,7 +15,9 @@ import (
 // than MaxLineBytes, put between two records, is skipped with one warning
 // naming its line and byte offset and quoting its first bytes, and reading
 // goes on: every routine of the dump is still read. The long line is once
-// just over the limit and once longer than the read buffer.
+// just over the limit and once longer than the read buffer. A door test
+// across three codecs; the line reader itself is tested in
+// formats/internal/codec.
 func TestOverlongLineRule(t *testing.T) {
 	files := []struct {
 		path string
@@ -38,7 +37,7 @@ func TestOverlongLineRule(t *testing.T) {
 			longest = max(longest, len(l))
 		}
 		limit := longest + 1 // every real line fits
-		opts := ReadOptions{Kind: f.kind, MaxLineBytes: limit}
+		opts := formats.ReadOptions{Kind: f.kind, MaxLineBytes: limit}
 		want := readRoutines(t, data, opts)
 		// Put the long line after the first blank line past the middle.
 		at := len(data)/2 + bytes.Index(data[len(data)/2:], []byte("\n\n")) + 2
@@ -46,7 +45,7 @@ func TestOverlongLineRule(t *testing.T) {
 		for _, n := range []int{limit + 1, 1 << 18} {
 			long := strings.Repeat("overlong log output ", n/20+1)[:n]
 			in := append(append(append([]byte(nil), data[:at]...), long+"\n"...), data[at:]...)
-			dumps, err := ReadAll(bytes.NewReader(in), opts)
+			dumps, err := formats.ReadAll(bytes.NewReader(in), opts)
 			if err != nil {
 				t.Fatalf("%s, %d bytes: %v", f.path, n, err)
 			}
@@ -77,9 +76,9 @@ func TestOverlongLineRule(t *testing.T) {
 }
 
 // readRoutines reads data and returns the sum of its routines' counts.
-func readRoutines(t *testing.T, data []byte, opts ReadOptions) int64 {
+func readRoutines(t *testing.T, data []byte, opts formats.ReadOptions) int64 {
 	t.Helper()
-	dumps, err := ReadAll(bytes.NewReader(data), opts)
+	dumps, err := formats.ReadAll(bytes.NewReader(data), opts)
 	if err != nil || len(dumps) == 0 {
 		t.Fatalf("%d dumps, %v", len(dumps), err)
 	}
@@ -90,64 +89,4 @@ func readRoutines(t *testing.T, data []byte, opts ReadOptions) int64 {
 		}
 	}
 	return n
-}
-
-// TestLineReaderUnread pushes lines back, short and longer than the
-// buffer, and checks that each comes back whole with its number and offset.
-func TestLineReaderUnread(t *testing.T) {
-	data := "a\r\n" + strings.Repeat("b", 100) + "\nc"
-	for _, mem := range []bool{false, true} {
-		lr := codec.NewLineReader(bufio.NewReaderSize(strings.NewReader(data), 16), 1000)
-		if mem {
-			lr = newMemLineReader([]byte(data), 1000)
-		}
-		for _, want := range []struct {
-			text string
-			num  int
-			off  int64
-		}{{"a", 1, 0}, {strings.Repeat("b", 100), 2, 3}, {"c", 3, 104}} {
-			for range 2 {
-				line, err := lr.ReadLine()
-				if err != nil || string(line) != want.text || lr.Num != want.num || lr.Off != want.off {
-					t.Fatalf("mem=%v: got %q %v at %d/%d; want %+v", mem, line, err, lr.Num, lr.Off, want)
-				}
-				lr.Unread()
-			}
-			lr.ReadLine() // the pushed-back line, taken for good
-		}
-		if _, err := lr.ReadLine(); err != io.EOF {
-			t.Fatalf("mem=%v: %v at the end, want EOF", mem, err)
-		}
-	}
-}
-
-// TestLineReaderStickyError checks that a read error is returned again by
-// every later call, even when the source would go on after it: the bytes
-// after a failed read are not taken for lines.
-func TestLineReaderStickyError(t *testing.T) {
-	boom := errors.New("boom")
-	src := io.MultiReader(strings.NewReader("one\ntw"), &errOnce{err: boom}, strings.NewReader("o\n"))
-	lr := codec.NewLineReader(bufio.NewReaderSize(src, 16), 100)
-	if line, err := lr.ReadLine(); err != nil || string(line) != "one" {
-		t.Fatalf("got %q %v", line, err)
-	}
-	for range 3 {
-		if line, err := lr.ReadLine(); err != boom {
-			t.Fatalf("got %q %v; want the read error", line, err)
-		}
-	}
-}
-
-// errOnce fails its first Read with err and is at EOF after it.
-type errOnce struct {
-	err  error
-	done bool
-}
-
-func (e *errOnce) Read([]byte) (int, error) {
-	if e.done {
-		return 0, io.EOF
-	}
-	e.done = true
-	return 0, e.err
 }

@@ -1,4 +1,4 @@
-package formats
+package exectrace_test
 
 import (
 	"bytes"
@@ -7,6 +7,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/stackdump/stackdump/formats"
 )
 
 // BenchmarkTraceReader reads an execution trace of this process taken
@@ -41,7 +43,7 @@ func BenchmarkTraceReader(b *testing.B) {
 	b.ResetTimer()
 	var routines int
 	for range b.N {
-		dumps, err := ReadAll(bytes.NewReader(raw), ReadOptions{})
+		dumps, err := formats.ReadAll(bytes.NewReader(raw), formats.ReadOptions{})
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -1,4 +1,4 @@
-package formats
+package codec
 
 import (
 	"bufio"
@@ -7,8 +7,6 @@ import (
 	"math/rand/v2"
 	"testing"
 	"testing/iotest"
-
-	"github.com/stackdump/stackdump/formats/internal/codec"
 )
 
 // refLine is what readLine should report for one line.
@@ -79,7 +77,7 @@ func TestLineReader(t *testing.T) {
 		if round%3 == 1 {
 			src = iotest.OneByteReader(src)
 		}
-		lr := codec.NewLineReader(bufio.NewReaderSize(src, 16+rng.IntN(64)), max)
+		lr := NewLineReader(bufio.NewReaderSize(src, 16+rng.IntN(64)), max)
 		if round%3 == 2 {
 			lr = newMemLineReader(data, max) // the input in memory
 		}
@@ -102,7 +100,7 @@ func TestLineReader(t *testing.T) {
 			}
 			line, err := lr.ReadLine()
 			switch {
-			case w.long && err != codec.ErrLineTooLong,
+			case w.long && err != ErrLineTooLong,
 				!w.long && (err != nil || string(line) != w.text),
 				lr.Num != w.num || lr.Off != w.off || lr.NoEOL != w.noEOL:
 				t.Fatalf("round %d line %d: got %q %v num=%d off=%d noEOL=%v; want %+v", round, i, line, err, lr.Num, lr.Off, lr.NoEOL, w)

@@ -1,4 +1,4 @@
-package formats_test
+package pprof_test
 
 import (
 	"bytes"
@@ -18,10 +18,28 @@ import (
 	"github.com/google/pprof/profile"
 
 	"github.com/stackdump/stackdump/formats"
+	"github.com/stackdump/stackdump/formats/internal/dumptest"
 	"github.com/stackdump/stackdump/formats/output"
+	"github.com/stackdump/stackdump/formats/pprof"
 	"github.com/stackdump/stackdump/stack"
 )
 
+// readDebug1File reads every dump of the file at path through the door.
+func readDebug1File(t *testing.T, path string, opts formats.ReadOptions) []*stack.Dump {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	dumps, err := formats.ReadAll(f, opts)
+	if err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	return dumps
+}
+
+// readPprofFile reads the one dump of the file at path through the door.
 func readPprofFile(t *testing.T, path string, opts formats.ReadOptions) *stack.Dump {
 	t.Helper()
 	f, err := os.Open(path)
@@ -40,15 +58,15 @@ func readPprofFile(t *testing.T, path string, opts formats.ReadOptions) *stack.D
 }
 
 func TestPprofReadGenerated(t *testing.T) {
-	d := readPprofFile(t, "../testdata/pprof/go1.26.8.pb.gz", formats.ReadOptions{})
+	d := readPprofFile(t, "../../testdata/pprof/go1.26.8.pb.gz", formats.ReadOptions{})
 	if d.Source.Kind != stack.KindGoPprof || d.Total != 39 || len(d.Warnings) != 0 || d.Source.CapturedAt.IsZero() {
 		t.Fatalf("dump: kind %q total %d warnings %v captured %v", d.Source.Kind, d.Total, d.Warnings, d.Source.CapturedAt)
 	}
 	want := map[string]int64{"main.write": 1}
-	for fn, n := range generatedCounts {
+	for fn, n := range dumptest.GeneratedCounts() {
 		want[fn] = n
 	}
-	checkCounts(t, countsByPrefix(d, "main."), want)
+	dumptest.CheckCounts(t, dumptest.CountsByPrefix(d, "main."), want)
 	for _, r := range d.Routines {
 		fs := r.Frames()
 		if r.ID != 0 || r.Line != 0 || len(fs) == 0 {
@@ -83,7 +101,7 @@ func TestPprofReadGenerated(t *testing.T) {
 }
 
 func TestPprofReadLeakProfile(t *testing.T) {
-	d := readPprofFile(t, "../testdata/pprof/go1.26.8.leak.pb.gz", formats.ReadOptions{})
+	d := readPprofFile(t, "../../testdata/pprof/go1.26.8.leak.pb.gz", formats.ReadOptions{})
 	if d.Total != 29 {
 		t.Errorf("total %d, want 29", d.Total)
 	}
@@ -92,14 +110,14 @@ func TestPprofReadLeakProfile(t *testing.T) {
 			t.Errorf("routine not Leaked: %v", r.Frames())
 		}
 	}
-	checkCounts(t, countsByPrefix(d, "main."), generatedLeakCounts)
+	dumptest.CheckCounts(t, dumptest.CountsByPrefix(d, "main."), dumptest.GeneratedLeakCounts())
 }
 
 // TestPprofReadCorpus checks the totals of real profiles against the sum
 // google/pprof's own parser gives and against the debug=1 header of the
 // same capture.
 func TestPprofReadCorpus(t *testing.T) {
-	files, _ := filepath.Glob("../testdata/corpus/go/*debug0.pb.gz")
+	files, _ := filepath.Glob("../../testdata/corpus/go/*debug0.pb.gz")
 	if len(files) == 0 {
 		t.Fatal("no corpus files")
 	}
@@ -164,7 +182,7 @@ func gunzipFile(t *testing.T, path string) []byte {
 // TestPprofReadTruncated cuts a real profile at every third length:
 // reading must fail with the byte offset of the broken field, never panic.
 func TestPprofReadTruncated(t *testing.T) {
-	data := gunzipFile(t, "../testdata/pprof/go1.26.8.pb.gz")
+	data := gunzipFile(t, "../../testdata/pprof/go1.26.8.pb.gz")
 	offset := regexp.MustCompile(`^reading go-pprof dump: pprof protobuf, offset (\d+) of (\d+) bytes: field \w+ \(\d+\)`)
 	for n := 1; n < len(data); n += 3 {
 		_, err := formats.ReadAll(bytes.NewReader(data[:n]), formats.ReadOptions{Kind: stack.KindGoPprof})
@@ -188,7 +206,7 @@ func TestPprofReadTruncated(t *testing.T) {
 		}
 	}
 	// The gzipped file cut short is a decompression error.
-	gz, _ := os.ReadFile("../testdata/pprof/go1.26.8.pb.gz")
+	gz, _ := os.ReadFile("../../testdata/pprof/go1.26.8.pb.gz")
 	_, err := formats.ReadAll(bytes.NewReader(gz[:len(gz)/2]), formats.ReadOptions{Kind: stack.KindGoPprof})
 	if !errors.Is(err, io.ErrUnexpectedEOF) || !strings.Contains(err.Error(), "reading pprof data") {
 		t.Errorf("truncated gzip: %v", err)
@@ -210,7 +228,7 @@ func TestPprofReadRejects(t *testing.T) {
 		t.Errorf("cpu profile: %v", err)
 	}
 
-	data := gunzipFile(t, "../testdata/pprof/go1.26.8.pb.gz")
+	data := gunzipFile(t, "../../testdata/pprof/go1.26.8.pb.gz")
 	_, err = formats.ReadAll(bytes.NewReader(data), formats.ReadOptions{MaxDecompressedBytes: int64(len(data) - 1)})
 	if !errors.Is(err, stack.ErrTooLarge) {
 		t.Errorf("over the limit: %v", err)
@@ -232,7 +250,7 @@ func writePprofFile(t *testing.T, d *stack.Dump, compress output.Compression) st
 	if err != nil {
 		t.Fatal(err)
 	}
-	enc, _ := formats.NewEncoder(out, output.Pprof)
+	enc := pprof.NewEncoder(out)
 	if err := stack.WriteDump(enc, d); err != nil {
 		t.Fatal(err)
 	}
@@ -265,14 +283,14 @@ func goToolPprof(t *testing.T, path string, args ...string) string {
 // and checks with `go tool pprof` that the counts, functions and labels
 // are there.
 func TestPprofWriteGoToolPprof(t *testing.T) {
-	dumps := readDebug1File(t, "../testdata/debug1/go1.26.8.txt", formats.ReadOptions{})
+	dumps := readDebug1File(t, "../../testdata/debug1/go1.26.8.txt", formats.ReadOptions{})
 	path := writePprofFile(t, dumps[0], output.Gzip)
 
 	raw := goToolPprof(t, path, "-raw")
 	if !strings.Contains(raw, "PeriodType: goroutine count") || !strings.Contains(raw, "goroutine/count") {
 		t.Errorf("-raw: no goroutine/count:\n%s", raw)
 	}
-	for fn, n := range generatedCounts {
+	for fn, n := range dumptest.GeneratedCounts() {
 		if !regexp.MustCompile(`(?m)^\s+`+strconv.FormatInt(n, 10)+`: `).MatchString(raw) || !strings.Contains(raw, " "+fn+" ") {
 			t.Errorf("-raw: no sample of %d for %s", n, fn)
 		}
@@ -300,18 +318,18 @@ func TestPprofWriteGoToolPprof(t *testing.T) {
 // with one Table: the same samples, stacks (inlining included), labels
 // and PCs.
 func TestPprofRoundTrip(t *testing.T) {
-	files, _ := filepath.Glob("../testdata/corpus/go/*debug0.pb.gz")
-	files = append(files, "../testdata/pprof/go1.26.8.pb.gz", "../testdata/pprof/go1.26.8.leak.pb.gz")
+	files, _ := filepath.Glob("../../testdata/corpus/go/*debug0.pb.gz")
+	files = append(files, "../../testdata/pprof/go1.26.8.pb.gz", "../../testdata/pprof/go1.26.8.leak.pb.gz")
 	for _, path := range files {
 		t.Run(filepath.Base(path), func(t *testing.T) {
 			tab := stack.NewTable()
 			first := readPprofFile(t, path, formats.ReadOptions{Table: tab})
-			out := encodeDumps(t, output.Pprof, first)
+			out := dumptest.Encode(t, pprof.NewEncoder, first)
 			second, err := formats.ReadAll(bytes.NewReader(out), formats.ReadOptions{Table: tab})
 			if err != nil {
 				t.Fatal(err)
 			}
-			checkSameGroups(t, []*stack.Dump{first}, second)
+			dumptest.CheckSameGroups(t, []*stack.Dump{first}, second)
 			for i, r := range second[0].Routines {
 				// Values are interned through a bounded cache, so equal
 				// values need not share a pointer: compare contents.
@@ -323,7 +341,7 @@ func TestPprofRoundTrip(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			orig, _ := profile.Parse(bytes.NewReader(mustRead(t, path)))
+			orig, _ := profile.Parse(bytes.NewReader(dumptest.ReadFile(t, path)))
 			if len(p.Function) > len(orig.Function) || len(p.Location) > len(orig.Location) {
 				t.Errorf("tables not shared: %d functions, %d locations; the original has %d, %d",
 					len(p.Function), len(p.Location), len(orig.Function), len(orig.Location))
@@ -332,32 +350,23 @@ func TestPprofRoundTrip(t *testing.T) {
 	}
 }
 
-func mustRead(t *testing.T, path string) []byte {
-	t.Helper()
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
-}
-
 // TestPprofWriteStates writes a full dump, with states, labels and a
 // panic preamble, and reads it back.
 func TestPprofWriteStates(t *testing.T) {
 	tab := stack.NewTable()
-	d := fullDump(tab)
+	d := dumptest.FullDump(tab)
 	d.Preamble = []string{"panic: boom"}
 	d.Source.CapturedAt = time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 	// A program label named "state" moves the states to another label.
 	d.Routines[9].Labels = tab.Labels(stack.Labels{{Key: "state", Value: "mine"}})
-	out := encodeDumps(t, output.Pprof, d)
+	out := dumptest.Encode(t, pprof.NewEncoder, d)
 	back, err := formats.ReadAll(bytes.NewReader(out), formats.ReadOptions{Table: tab})
 	if err != nil {
 		t.Fatal(err)
 	}
 	got := map[string]int64{}
 	for _, r := range back[0].Routines {
-		got[r.Frames()[len(r.Frames())-1].Func+"|"+r.State+"|"+labelsString(r.Labels)] += r.Count
+		got[r.Frames()[len(r.Frames())-1].Func+"|"+r.State+"|"+dumptest.LabelsString(r.Labels)] += r.Count
 	}
 	want := map[string]int64{
 		"main.worker|chan receive|":                  5,
@@ -378,7 +387,7 @@ func TestPprofWriteStates(t *testing.T) {
 	}
 
 	// A second dump does not fit in one profile.
-	enc, _ := formats.NewEncoder(io.Discard, output.Pprof)
+	enc := pprof.NewEncoder(io.Discard)
 	if err := stack.WriteDump(enc, d); err != nil {
 		t.Fatal(err)
 	}
@@ -389,8 +398,8 @@ func TestPprofWriteStates(t *testing.T) {
 
 func TestPprofWriteError(t *testing.T) {
 	boom := errors.New("disk full")
-	enc, _ := formats.NewEncoder(failingWriter{boom}, output.Pprof)
-	if err := stack.WriteDump(enc, fullDump(stack.NewTable())); !errors.Is(err, boom) {
+	enc := pprof.NewEncoder(dumptest.FailingWriter{Err: boom})
+	if err := stack.WriteDump(enc, dumptest.FullDump(stack.NewTable())); !errors.Is(err, boom) {
 		t.Errorf("got %v, want %v", err, boom)
 	}
 }

@@ -1,4 +1,4 @@
-package formats_test
+package pprof_test
 
 import (
 	"bytes"
@@ -11,14 +11,15 @@ import (
 	"github.com/google/pprof/profile"
 
 	"github.com/stackdump/stackdump/formats"
-	"github.com/stackdump/stackdump/formats/output"
+	"github.com/stackdump/stackdump/formats/internal/dumptest"
+	"github.com/stackdump/stackdump/formats/pprof"
 	"github.com/stackdump/stackdump/stack"
 )
 
 // readCorpusDump reads the first dump of testdata/corpus/go/name.
 func readCorpusDump(t *testing.T, name string) *stack.Dump {
 	t.Helper()
-	return readFirstDump(t, filepath.Join("..", "testdata", "corpus", "go", name))
+	return readFirstDump(t, filepath.Join("..", "..", "testdata", "corpus", "go", name))
 }
 
 // readFirstDump reads the file at path and returns its first dump,
@@ -91,7 +92,7 @@ func TestPprofWaitLabels(t *testing.T) {
 	if len(want) < 6 {
 		t.Fatalf("the dump should have several states and buckets: %v", want)
 	}
-	out := encodeDumps(t, output.Pprof, d)
+	out := dumptest.Encode(t, pprof.NewEncoder, d)
 	got := sampleCounts(t, out, "state", "wait")
 	if !mapsEqual(got, want) {
 		t.Errorf("(state, wait) counts\n got %v\nwant %v", got, want)
@@ -109,7 +110,7 @@ func TestPprofWaitLabels(t *testing.T) {
 			t.Errorf("read back %d wait minutes; want a bucket's least", r.WaitMinutes)
 		}
 	}
-	again := sampleCounts(t, encodeDumps(t, output.Pprof, back[0]), "state", "wait")
+	again := sampleCounts(t, dumptest.Encode(t, pprof.NewEncoder, back[0]), "state", "wait")
 	if !mapsEqual(again, want) {
 		t.Errorf("written again: %v, want %v", again, want)
 	}
@@ -123,7 +124,7 @@ func TestPprofNoWaitLabelWithoutWaits(t *testing.T) {
 		r.WaitMinutes = 0
 	}
 	grouped.Source.Capture = &stack.Capture{Mode: "grouped", Missing: []string{"id", "state", "wait_minutes"}}
-	jvm, err := os.ReadFile(filepath.Join("..", "testdata", "jvm", "threadinfo_jdk17.0.15.txt"))
+	jvm, err := os.ReadFile(filepath.Join("..", "..", "testdata", "jvm", "threadinfo_jdk17.0.15.txt"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -132,7 +133,7 @@ func TestPprofNoWaitLabelWithoutWaits(t *testing.T) {
 		t.Fatalf("jvm: %v", err)
 	}
 	for name, d := range map[string]*stack.Dump{"grouped": grouped, "jvm": jvmDumps[0]} {
-		p, err := profile.ParseData(encodeDumps(t, output.Pprof, d))
+		p, err := profile.ParseData(dumptest.Encode(t, pprof.NewEncoder, d))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -152,10 +153,10 @@ func TestPprofNoWaitLabelWithoutWaits(t *testing.T) {
 // A program label named "wait" moves the buckets to "goroutine_wait".
 func TestPprofWaitLabelNameTaken(t *testing.T) {
 	tab := stack.NewTable()
-	d := fullDump(tab)
+	d := dumptest.FullDump(tab)
 	d.Routines[0].Labels = tab.Labels(stack.Labels{{Key: "wait", Value: "mine"}})
 	d.Routines[1].WaitMinutes = 12
-	out := encodeDumps(t, output.Pprof, d)
+	out := dumptest.Encode(t, pprof.NewEncoder, d)
 	got := sampleCounts(t, out, "goroutine_wait")
 	if got["10-60m"] != 1 || got["<1m"] != d.Total-1 {
 		t.Errorf("goroutine_wait buckets %v", got)

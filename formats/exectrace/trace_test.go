@@ -1,8 +1,7 @@
-package formats
+package exectrace_test
 
 import (
 	"bytes"
-	"compress/gzip"
 	"errors"
 	"io"
 	"os"
@@ -12,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stackdump/stackdump/formats"
 	"github.com/stackdump/stackdump/stack"
 )
 
@@ -28,7 +28,7 @@ func readStackText(t *testing.T, path string) map[int64]*stack.Routine {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	dumps, err := ReadAll(f, ReadOptions{Kind: stack.KindGoTraceback})
+	dumps, err := formats.ReadAll(f, formats.ReadOptions{Kind: stack.KindGoTraceback})
 	if err != nil || len(dumps) != 1 {
 		t.Fatalf("%s: %d dumps, %v", path, len(dumps), err)
 	}
@@ -46,7 +46,7 @@ func readTraceFixture(t *testing.T, path string) *stack.Dump {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	dumps, err := ReadAll(f, ReadOptions{})
+	dumps, err := formats.ReadAll(f, formats.ReadOptions{})
 	if err != nil {
 		t.Fatalf("%s: %v", path, err)
 	}
@@ -73,7 +73,7 @@ func frameStrings(fs []*stack.Frame) []string {
 func TestTraceMatchesRuntimeStack(t *testing.T) {
 	for _, name := range []string{"go123", "go125", "go126", "go126-long"} {
 		t.Run(name, func(t *testing.T) {
-			base := filepath.Join("..", "testdata", "trace", name)
+			base := filepath.Join("..", "..", "testdata", "trace", name)
 			text := readStackText(t, base+".txt")
 			d := readTraceFixture(t, base+".trace")
 			if d.Source.Kind != stack.KindGoTrace || d.Source.Capture == nil || d.Source.Capture.Mode != "trace" {
@@ -219,7 +219,7 @@ func preemptedIDs(d *stack.Dump) map[int64]bool {
 
 func TestTraceNotesPreemptedGoroutines(t *testing.T) {
 	for _, name := range []string{"go123", "go125", "go126"} {
-		d := readTraceFixture(t, filepath.Join("..", "testdata", "trace", name+".trace"))
+		d := readTraceFixture(t, filepath.Join("..", "..", "testdata", "trace", name+".trace"))
 		ids := preemptedIDs(d)
 		if len(ids) == 0 {
 			t.Errorf("%s: no warning names the preempted spinner; warnings: %v", name, d.Warnings)
@@ -233,7 +233,7 @@ func TestTraceNotesPreemptedGoroutines(t *testing.T) {
 }
 
 func TestTraceRefusesOldTraces(t *testing.T) {
-	old, err := os.ReadFile(filepath.Join("..", "testdata", "trace", "go122.trace"))
+	old, err := os.ReadFile(filepath.Join("..", "..", "testdata", "trace", "go122.trace"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -247,7 +247,7 @@ func TestTraceRefusesOldTraces(t *testing.T) {
 		{"go1.19 header", []byte("go 1.19 trace\x00\x00\x00\x00rest"), "Go 1.19"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := ReadAll(bytes.NewReader(tc.in), ReadOptions{})
+			_, err := formats.ReadAll(bytes.NewReader(tc.in), formats.ReadOptions{})
 			if err == nil {
 				t.Fatal("no error")
 			}
@@ -258,42 +258,17 @@ func TestTraceRefusesOldTraces(t *testing.T) {
 	}
 }
 
-func TestTraceSniffedAndDecompressed(t *testing.T) {
-	raw, err := os.ReadFile(filepath.Join("..", "testdata", "trace", "go126.trace"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if k := sniffKind(raw[:64]); k != stack.KindGoTrace {
-		t.Errorf("sniffKind = %q, want %q", k, stack.KindGoTrace)
-	}
-	var gz bytes.Buffer
-	zw := gzip.NewWriter(&gz)
-	zw.Write(raw)
-	zw.Close()
-	plain, err := ReadAll(bytes.NewReader(raw), ReadOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	zipped, err := ReadAll(&gz, ReadOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(zipped) != 1 || len(zipped[0].Routines) != len(plain[0].Routines) || len(plain[0].Routines) == 0 {
-		t.Fatalf("gzipped trace read %d dumps, want the %d routines of the plain one", len(zipped), len(plain[0].Routines))
-	}
-}
-
 // TestTraceInterning checks that stacks are interned: goroutines parked at
 // the same place share one *Stack, and two readers sharing a Table agree.
 func TestTraceInterning(t *testing.T) {
-	raw, err := os.ReadFile(filepath.Join("..", "testdata", "trace", "go126.trace"))
+	raw, err := os.ReadFile(filepath.Join("..", "..", "testdata", "trace", "go126.trace"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	tab := stack.NewTable()
 	var dumps [2]*stack.Dump
 	for i := range dumps {
-		ds, err := ReadAll(bytes.NewReader(raw), ReadOptions{Table: tab})
+		ds, err := formats.ReadAll(bytes.NewReader(raw), formats.ReadOptions{Table: tab})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -325,13 +300,13 @@ func TestTraceInterning(t *testing.T) {
 // TestTraceTruncated cuts a trace at many points: reading never panics,
 // and either fails with an error or keeps a dump marked truncated.
 func TestTraceTruncated(t *testing.T) {
-	raw, err := os.ReadFile(filepath.Join("..", "testdata", "trace", "go126.trace"))
+	raw, err := os.ReadFile(filepath.Join("..", "..", "testdata", "trace", "go126.trace"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	full := readTraceFixture(t, filepath.Join("..", "testdata", "trace", "go126.trace"))
+	full := readTraceFixture(t, filepath.Join("..", "..", "testdata", "trace", "go126.trace"))
 	for cut := 0; cut < len(raw); cut += 97 {
-		dumps, err := ReadAll(bytes.NewReader(raw[:cut]), ReadOptions{Kind: stack.KindGoTrace})
+		dumps, err := formats.ReadAll(bytes.NewReader(raw[:cut]), formats.ReadOptions{Kind: stack.KindGoTrace})
 		switch {
 		case err != nil:
 			if len(dumps) != 0 {
@@ -346,11 +321,11 @@ func TestTraceTruncated(t *testing.T) {
 }
 
 func TestTraceNotATrace(t *testing.T) {
-	_, err := ReadAll(strings.NewReader("goroutine 1 [running]:\n"), ReadOptions{Kind: stack.KindGoTrace})
+	_, err := formats.ReadAll(strings.NewReader("goroutine 1 [running]:\n"), formats.ReadOptions{Kind: stack.KindGoTrace})
 	if err == nil || !strings.Contains(err.Error(), "header") {
 		t.Errorf("err = %v, want a missing header error", err)
 	}
-	_, err = ReadAll(strings.NewReader("go 1.99 trace\x00\x00\x00\x00"), ReadOptions{})
+	_, err = formats.ReadAll(strings.NewReader("go 1.99 trace\x00\x00\x00\x00"), formats.ReadOptions{})
 	if err == nil || !strings.Contains(err.Error(), "1.99") {
 		t.Errorf("err = %v, want an unsupported version error", err)
 	}

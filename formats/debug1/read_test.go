@@ -1,4 +1,4 @@
-package formats_test
+package debug1_test
 
 import (
 	"bytes"
@@ -12,30 +12,9 @@ import (
 	"testing"
 
 	"github.com/stackdump/stackdump/formats"
+	"github.com/stackdump/stackdump/formats/internal/dumptest"
 	"github.com/stackdump/stackdump/stack"
 )
-
-// generatedCounts are the goroutines testdata/gen/profiles starts, by the
-// function of theirs nearest the top of the stack.
-var generatedCounts = map[string]int64{
-	"main.waitChanRecv": 10,
-	"main.inlinedRecv":  7,
-	"main.waitLabelled": 6,
-	"main.waitChanSend": 5,
-	"main.waitMutex":    4,
-	"main.waitSelect":   3,
-	"main.waitSleep":    2,
-	"main.waitGroup":    1,
-}
-
-// generatedLeakCounts are the ones the goroutineleak profile reports.
-var generatedLeakCounts = map[string]int64{
-	"main.waitChanRecv": 10,
-	"main.inlinedRecv":  7,
-	"main.waitLabelled": 6,
-	"main.waitChanSend": 5,
-	"main.waitGroup":    1,
-}
 
 func readDebug1File(t *testing.T, path string, opts formats.ReadOptions) []*stack.Dump {
 	t.Helper()
@@ -51,37 +30,8 @@ func readDebug1File(t *testing.T, path string, opts formats.ReadOptions) []*stac
 	return dumps
 }
 
-// countsByPrefix sums routine counts by the first frame whose function
-// starts with prefix; routines without one are not counted.
-func countsByPrefix(d *stack.Dump, prefix string) map[string]int64 {
-	got := map[string]int64{}
-	for _, r := range d.Routines {
-		for _, f := range r.Frames() {
-			if strings.HasPrefix(f.Func, prefix) {
-				got[f.Func] += r.Count
-				break
-			}
-		}
-	}
-	return got
-}
-
-func checkCounts(t *testing.T, got, want map[string]int64) {
-	t.Helper()
-	for fn, n := range want {
-		if got[fn] != n {
-			t.Errorf("%s: count %d, want %d", fn, got[fn], n)
-		}
-	}
-	for fn, n := range got {
-		if _, ok := want[fn]; !ok {
-			t.Errorf("unexpected %s: count %d", fn, n)
-		}
-	}
-}
-
 func TestDebug1ReadGenerated(t *testing.T) {
-	dumps := readDebug1File(t, "../testdata/debug1/go1.26.8.txt", formats.ReadOptions{})
+	dumps := readDebug1File(t, "../../testdata/debug1/go1.26.8.txt", formats.ReadOptions{})
 	if len(dumps) != 1 {
 		t.Fatalf("got %d dumps, want 1", len(dumps))
 	}
@@ -90,13 +40,13 @@ func TestDebug1ReadGenerated(t *testing.T) {
 		t.Fatalf("dump: kind %q total %d warnings %v truncated %v", d.Source.Kind, d.Total, d.Warnings, d.Truncated)
 	}
 	want := map[string]int64{}
-	for fn, n := range generatedCounts {
+	for fn, n := range dumptest.GeneratedCounts() {
 		if n > 0 {
 			want[fn] = n
 		}
 	}
 	want["main.write"] = 1 // the goroutine that wrote the profile
-	checkCounts(t, countsByPrefix(d, "main."), want)
+	dumptest.CheckCounts(t, dumptest.CountsByPrefix(d, "main."), want)
 
 	for _, r := range d.Routines {
 		if r.ID != 0 || r.State != "" || r.Leaked {
@@ -128,7 +78,7 @@ func TestDebug1ReadGenerated(t *testing.T) {
 }
 
 func TestDebug1ReadLeakProfile(t *testing.T) {
-	dumps := readDebug1File(t, "../testdata/debug1/go1.26.8.leak.txt", formats.ReadOptions{})
+	dumps := readDebug1File(t, "../../testdata/debug1/go1.26.8.leak.txt", formats.ReadOptions{})
 	if len(dumps) != 1 || dumps[0].Total != 29 || len(dumps[0].Warnings) != 0 {
 		t.Fatalf("got %d dumps, %+v", len(dumps), dumps)
 	}
@@ -137,7 +87,7 @@ func TestDebug1ReadLeakProfile(t *testing.T) {
 			t.Errorf("record at line %d not Leaked", r.Line)
 		}
 	}
-	checkCounts(t, countsByPrefix(dumps[0], "main."), generatedLeakCounts)
+	dumptest.CheckCounts(t, dumptest.CountsByPrefix(dumps[0], "main."), dumptest.GeneratedLeakCounts())
 }
 
 // recordLine matches a debug=1 record line, for counting independently of
@@ -145,7 +95,7 @@ func TestDebug1ReadLeakProfile(t *testing.T) {
 var recordLine = regexp.MustCompile(`(?m)^(\d+) @`)
 
 func TestDebug1ReadCorpus(t *testing.T) {
-	files, _ := filepath.Glob("../testdata/corpus/go/*debug1.txt")
+	files, _ := filepath.Glob("../../testdata/corpus/go/*debug1.txt")
 	if len(files) == 0 {
 		t.Fatal("no corpus files")
 	}
@@ -191,14 +141,14 @@ func TestDebug1ReadCorpus(t *testing.T) {
 }
 
 func TestDebug1ReadCorpusLabels(t *testing.T) {
-	dumps := readDebug1File(t, "../testdata/corpus/go/profilernotes_2.net.http.pprof.goroutine.debug1.txt", formats.ReadOptions{})
+	dumps := readDebug1File(t, "../../testdata/corpus/go/profilernotes_2.net.http.pprof.goroutine.debug1.txt", formats.ReadOptions{})
 	labelled := int64(0)
 	for _, r := range dumps[0].Routines {
 		if v, ok := r.Labels.Get("test_label"); ok && v == "test_value" {
 			labelled += r.Count
 		}
 	}
-	raw, _ := os.ReadFile("../testdata/corpus/go/profilernotes_2.net.http.pprof.goroutine.debug1.txt")
+	raw, _ := os.ReadFile("../../testdata/corpus/go/profilernotes_2.net.http.pprof.goroutine.debug1.txt")
 	var want int64
 	for _, m := range regexp.MustCompile(`(?m)^(\d+) @.*\n# labels: \{"test_label":"test_value"\}`).FindAllSubmatch(raw, -1) {
 		n, _ := strconv.ParseInt(string(m[1]), 10, 64)

@@ -1,4 +1,4 @@
-package formats_test
+package debug1_test
 
 import (
 	"bytes"
@@ -12,25 +12,10 @@ import (
 	"text/tabwriter"
 
 	"github.com/stackdump/stackdump/formats"
-	"github.com/stackdump/stackdump/formats/output"
+	"github.com/stackdump/stackdump/formats/debug1"
+	"github.com/stackdump/stackdump/formats/internal/dumptest"
 	"github.com/stackdump/stackdump/stack"
 )
-
-// encodeDumps writes dumps through a new encoder of format f.
-func encodeDumps(t *testing.T, f output.Format, dumps ...*stack.Dump) []byte {
-	t.Helper()
-	var buf bytes.Buffer
-	enc, err := formats.NewEncoder(&buf, f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, d := range dumps {
-		if err := stack.WriteDump(enc, d); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return buf.Bytes()
-}
 
 // debug1Blocks splits debug=1 text into its records, each without its
 // `N @ …` line, keyed by that text, with the record lines.
@@ -53,8 +38,8 @@ func debug1Blocks(text string) (header string, blocks map[string]string) {
 // frame lines with their tab padding — except for the `@` lines, where
 // the runtime also lists the PCs of the runtime frames it hides.
 func TestDebug1WriteMatchesRuntime(t *testing.T) {
-	files, _ := filepath.Glob("../testdata/corpus/go/*debug1.txt")
-	files = append(files, "../testdata/debug1/go1.26.8.txt", "../testdata/debug1/go1.26.8.leak.txt")
+	files, _ := filepath.Glob("../../testdata/corpus/go/*debug1.txt")
+	files = append(files, "../../testdata/debug1/go1.26.8.txt", "../../testdata/debug1/go1.26.8.leak.txt")
 	for _, path := range files {
 		t.Run(filepath.Base(path), func(t *testing.T) {
 			raw, err := os.ReadFile(path)
@@ -62,7 +47,7 @@ func TestDebug1WriteMatchesRuntime(t *testing.T) {
 				t.Fatal(err)
 			}
 			dumps := readDebug1File(t, path, formats.ReadOptions{})
-			out := encodeDumps(t, output.Debug1, dumps...)
+			out := dumptest.Encode(t, debug1.NewEncoder, dumps...)
 			wantHeader, want := debug1Blocks(string(raw))
 			gotHeader, got := debug1Blocks(string(out))
 			if gotHeader != wantHeader {
@@ -124,7 +109,7 @@ func TestDebug1WriteTabwriterPadding(t *testing.T) {
 		fmt.Fprintf(tw, "%d @%s\n%s\n", len(stacks)-i+10, at.String(), lines.String())
 	}
 	tw.Flush()
-	out := encodeDumps(t, output.Debug1, d)
+	out := dumptest.Encode(t, debug1.NewEncoder, d)
 	wantText := strings.Replace(want.String(), "total 4", "total 50", 1)
 	if string(out) != wantText {
 		t.Errorf("got:\n%s\nwant:\n%s", out, wantText)
@@ -135,92 +120,28 @@ func TestDebug1WriteTabwriterPadding(t *testing.T) {
 // one Table: the same counts, the same interned stacks and labels, the
 // same PCs, and writing again gives the same bytes.
 func TestDebug1RoundTrip(t *testing.T) {
-	files, _ := filepath.Glob("../testdata/corpus/go/*debug1.txt")
-	files = append(files, "../testdata/debug1/go1.26.8.txt", "../testdata/debug1/go1.26.8.leak.txt")
+	files, _ := filepath.Glob("../../testdata/corpus/go/*debug1.txt")
+	files = append(files, "../../testdata/debug1/go1.26.8.txt", "../../testdata/debug1/go1.26.8.leak.txt")
 	for _, path := range files {
 		t.Run(filepath.Base(path), func(t *testing.T) {
 			tab := stack.NewTable()
 			first := readDebug1File(t, path, formats.ReadOptions{Table: tab})
-			out := encodeDumps(t, output.Debug1, first...)
+			out := dumptest.Encode(t, debug1.NewEncoder, first...)
 			second, err := formats.ReadAll(bytes.NewReader(out), formats.ReadOptions{Table: tab})
 			if err != nil {
 				t.Fatal(err)
 			}
-			checkSameGroups(t, first, second)
-			if again := encodeDumps(t, output.Debug1, second...); !bytes.Equal(again, out) {
+			dumptest.CheckSameGroups(t, first, second)
+			if again := dumptest.Encode(t, debug1.NewEncoder, second...); !bytes.Equal(again, out) {
 				t.Errorf("second write differs:\n%s\nfirst:\n%s", again, out)
 			}
 		})
 	}
 }
 
-// checkSameGroups checks that two readings hold the same records, in any
-// order: count, leaked, stack pointer, labels and values.
-func checkSameGroups(t *testing.T, a, b []*stack.Dump) {
-	t.Helper()
-	if len(a) != len(b) {
-		t.Fatalf("%d dumps, then %d", len(a), len(b))
-	}
-	type key struct {
-		stack  *stack.Stack
-		labels string
-		state  string
-		leaked bool
-	}
-	sum := func(d *stack.Dump) map[key]int64 {
-		m := map[key]int64{}
-		for _, r := range d.Routines {
-			m[key{r.Stack, labelsString(r.Labels), r.State, r.Leaked}] += r.Count
-		}
-		return m
-	}
-	for i := range a {
-		if a[i].Total != b[i].Total {
-			t.Errorf("dump %d: total %d, then %d", i, a[i].Total, b[i].Total)
-		}
-		if sa, sb := sum(a[i]), sum(b[i]); !reflect.DeepEqual(sa, sb) {
-			t.Errorf("dump %d: groups differ:\n%v\n%v", i, sa, sb)
-		}
-	}
-}
-
-func labelsString(ls stack.Labels) string {
-	var b strings.Builder
-	for _, l := range ls {
-		b.WriteString(l.Key + "=" + l.Value + ";")
-	}
-	return b.String()
-}
-
-// fullDump builds a debug=2 style dump in memory: one routine per
-// goroutine, Count 1 (or 0, which counts as 1), with states and ids.
-func fullDump(tab *stack.Table) *stack.Dump {
-	recv := tab.Stack([]*stack.Frame{
-		tab.Frame(stack.Frame{Func: "runtime.gopark", File: "/go/src/runtime/proc.go", Line: 435, Offset: 0xce, HasOffset: true}),
-		tab.Frame(stack.Frame{Func: "main.worker", File: "/src/main.go", Line: 20, Offset: 0x1c, HasOffset: true}),
-	}, stack.Elision{})
-	serve := tab.Stack([]*stack.Frame{
-		tab.Frame(stack.Frame{Func: "net/http.(*conn).serve", File: "/go/src/net/http/server.go", Line: 2000, Offset: 0x5a, HasOffset: true}),
-	}, stack.Elision{})
-	svc := tab.Labels(stack.Labels{{Key: "svc", Value: "users"}})
-	d := &stack.Dump{Source: stack.Source{Kind: stack.KindGoTraceback}}
-	for i := range 10 {
-		r := &stack.Routine{ID: int64(i + 1), Count: 1, Stack: recv, State: "chan receive"}
-		switch {
-		case i >= 7:
-			r.Stack, r.Labels, r.State = serve, svc, "IO wait"
-		case i >= 5:
-			r.State, r.Count = "select", 0
-		}
-		d.Routines = append(d.Routines, r)
-		d.Total++
-	}
-	return d
-}
-
 func TestDebug1WriteAggregatesFullDumps(t *testing.T) {
 	tab := stack.NewTable()
-	out := encodeDumps(t, output.Debug1, fullDump(tab))
+	out := dumptest.Encode(t, debug1.NewEncoder, dumptest.FullDump(tab))
 	want := "goroutine profile: total 10\n" +
 		"7 @ 0x0 0x0\n" +
 		"#\t0x0\truntime.gopark+0xce\t/go/src/runtime/proc.go:435\n" +
@@ -238,11 +159,11 @@ func TestDebug1WriteAggregatesFullDumps(t *testing.T) {
 
 func TestDebug1WriteSeveralDumpsAndLeaks(t *testing.T) {
 	tab := stack.NewTable()
-	a, b := fullDump(tab), fullDump(tab)
+	a, b := dumptest.FullDump(tab), dumptest.FullDump(tab)
 	for _, r := range b.Routines {
 		r.Leaked = true
 	}
-	out := encodeDumps(t, output.Debug1, a, b, &stack.Dump{})
+	out := dumptest.Encode(t, debug1.NewEncoder, a, b, &stack.Dump{})
 	back, err := formats.ReadAll(bytes.NewReader(out), formats.ReadOptions{Table: tab})
 	if err != nil || len(back) != 3 {
 		t.Fatalf("read back %d dumps: %v\n%s", len(back), err, out)
@@ -255,14 +176,10 @@ func TestDebug1WriteSeveralDumpsAndLeaks(t *testing.T) {
 	}
 }
 
-type failingWriter struct{ err error }
-
-func (w failingWriter) Write([]byte) (int, error) { return 0, w.err }
-
 func TestDebug1WriteError(t *testing.T) {
 	boom := errors.New("disk full")
-	enc, _ := formats.NewEncoder(failingWriter{boom}, output.Debug1)
-	if err := stack.WriteDump(enc, fullDump(stack.NewTable())); !errors.Is(err, boom) {
+	enc := debug1.NewEncoder(dumptest.FailingWriter{Err: boom})
+	if err := stack.WriteDump(enc, dumptest.FullDump(stack.NewTable())); !errors.Is(err, boom) {
 		t.Errorf("got %v, want %v", err, boom)
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/stackdump/stackdump/formats"
+	"github.com/stackdump/stackdump/formats/internal/dumptest"
 	"github.com/stackdump/stackdump/stack"
 )
 
@@ -54,7 +55,7 @@ func liveCounts(t *testing.T, profile []byte) (map[string]int64, *stack.Dump) {
 	for _, r := range dumps[0].Routines {
 		for _, f := range r.Frames() {
 			if strings.HasPrefix(f.Func, liveFuncsPkg+"liveProfile") {
-				got[f.Func+" "+labelsString(r.Labels)] += r.Count
+				got[f.Func+" "+dumptest.LabelsString(r.Labels)] += r.Count
 				break
 			}
 		}
@@ -64,7 +65,8 @@ func liveCounts(t *testing.T, profile []byte) (map[string]int64, *stack.Dump) {
 
 // TestLiveProfiles profiles real goroutines with runtime/pprof in both
 // encodings and reads them: the counts per function and labels must be
-// those started.
+// those started. A door test: each encoding is sniffed (debug=0 also
+// gunzipped) and read by its codec, debug1 or pprof.
 func TestLiveProfiles(t *testing.T) {
 	startLiveGoroutines(t)
 	want := map[string]int64{
