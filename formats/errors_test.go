@@ -19,25 +19,6 @@ import (
 // errDiskGone is the read error that cuts the inputs below.
 var errDiskGone = errors.New("disk gone")
 
-// warningsOf reads every dump of rd and returns the warnings it reported.
-func warningsOf(t *testing.T, rd *Reader) []error {
-	t.Helper()
-	var ws []error
-	for {
-		_, err := rd.Next()
-		if err == io.EOF {
-			return ws
-		}
-		if err != nil {
-			return append(ws, err)
-		}
-		for _, err := range rd.Routines() {
-			if err != nil {
-				ws = append(ws, err)
-			}
-		}
-	}
-}
 
 // TestParseErrorUnwrapsReadError cuts a real traceback with a read error:
 // the dump's "reading stopped" warning is a *ParseError whose cause is the
@@ -48,7 +29,7 @@ func TestParseErrorUnwrapsReadError(t *testing.T) {
 		t.Fatal(err)
 	}
 	rd := NewReader(&dumptest.FailingReader{Data: data[:len(data)/2], Err: errDiskGone}, ReadOptions{Kind: stack.KindGoTraceback})
-	ws := warningsOf(t, rd)
+	ws := dumptest.Warnings(t, rd)
 	var found bool
 	for _, w := range ws {
 		var pe *stack.ParseError
@@ -61,49 +42,6 @@ func TestParseErrorUnwrapsReadError(t *testing.T) {
 	}
 	if !found {
 		t.Fatalf("no reading-stopped warning among %v", ws)
-	}
-}
-
-// TestParseErrorUnwrapsDebug1Causes breaks the labels and a frame line of
-// a real debug=1 profile: the warnings wrap the parser's errors.
-func TestParseErrorUnwrapsDebug1Causes(t *testing.T) {
-	data, err := os.ReadFile("../testdata/debug1/go1.26.8.txt")
-	if err != nil {
-		t.Fatal(err)
-	}
-	lines := strings.Split(string(data), "\n")
-	var labels, frame int
-	for i, l := range lines {
-		switch {
-		case labels == 0 && strings.HasPrefix(l, "# labels: {"):
-			labels = i
-		case frame == 0 && strings.HasPrefix(l, "#\t0x"):
-			frame = i
-		}
-	}
-	if labels == 0 || frame == 0 {
-		t.Fatal("the profile has no labels or frame line to break")
-	}
-	lines[labels] = strings.Replace(lines[labels], "{", "[", 1)
-	lines[frame] = strings.Replace(lines[frame], "0x", "", 1)
-	ws := warningsOf(t, NewReader(strings.NewReader(strings.Join(lines, "\n")), ReadOptions{Kind: stack.KindGoDebug1}))
-	for _, want := range []struct {
-		line  int
-		cause error
-	}{{labels + 1, errDebug1Labels}, {frame + 1, errDebug1PC}} {
-		var ok bool
-		for _, w := range ws {
-			var pe *stack.ParseError
-			if errors.As(w, &pe) && pe.Line == want.line {
-				ok = true
-				if !errors.Is(w, want.cause) {
-					t.Errorf("line %d: warning %v does not wrap %v", want.line, w, want.cause)
-				}
-			}
-		}
-		if !ok {
-			t.Errorf("no warning on line %d among %v", want.line, ws)
-		}
 	}
 }
 
@@ -154,7 +92,7 @@ func TestDecompressErrorsNamedOnce(t *testing.T) {
 			}
 			if err == nil {
 				// A read error that cut the dump is its warning.
-				ws := warningsOf(t, NewReader(bytes.NewReader(tc.input), ReadOptions{Kind: stack.KindGoTraceback}))
+				ws := dumptest.Warnings(t, NewReader(bytes.NewReader(tc.input), ReadOptions{Kind: stack.KindGoTraceback}))
 				for _, w := range ws {
 					if errors.Is(w, tc.is) {
 						err = w

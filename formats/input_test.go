@@ -71,7 +71,7 @@ func TestSniffCorpus(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		in, err := openInput(f, ReadOptions{})
+		in, _, err := openInput(f, ReadOptions{})
 		if err != nil {
 			t.Fatalf("%s: %v", path, err)
 		}

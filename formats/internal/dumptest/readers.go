@@ -1,8 +1,11 @@
 package dumptest
 
 import (
+	"io"
 	"path/filepath"
 	"testing"
+
+	"github.com/stackdump/stackdump/stack"
 )
 
 // FailingReader returns Data, then Err.
@@ -37,4 +40,26 @@ func GoTextFiles(t testing.TB) []string {
 		t.Fatalf("found only %d Go text inputs", len(files))
 	}
 	return files
+}
+
+// Warnings reads every dump of src and returns the errors it yielded:
+// each routine's parse errors, then the error that stopped reading, if
+// any.
+func Warnings(t testing.TB, src stack.DumpSource) []error {
+	t.Helper()
+	var ws []error
+	for {
+		_, err := src.Next()
+		if err == io.EOF {
+			return ws
+		}
+		if err != nil {
+			return append(ws, err)
+		}
+		for _, err := range src.Routines() {
+			if err != nil {
+				ws = append(ws, err)
+			}
+		}
+	}
 }
