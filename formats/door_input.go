@@ -10,8 +10,8 @@ import (
 	"github.com/klauspost/compress/gzip"
 	"github.com/klauspost/compress/zstd"
 
-	"github.com/stackdump/stackdump/formats/internal/codec"
 	"github.com/stackdump/stackdump/formats/output"
+	"github.com/stackdump/stackdump/internal/codec"
 	"github.com/stackdump/stackdump/stack"
 )
 

@@ -10,10 +10,10 @@ import (
 	"github.com/stackdump/stackdump/formats/dumpjson"
 	"github.com/stackdump/stackdump/formats/exectrace"
 	"github.com/stackdump/stackdump/formats/gotext"
-	"github.com/stackdump/stackdump/formats/internal/codec"
 	"github.com/stackdump/stackdump/formats/jvm"
 	"github.com/stackdump/stackdump/formats/output"
 	"github.com/stackdump/stackdump/formats/pprof"
+	"github.com/stackdump/stackdump/internal/codec"
 	"github.com/stackdump/stackdump/stack"
 )
 

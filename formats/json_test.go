@@ -13,9 +13,9 @@ import (
 
 	"github.com/tidwall/gjson"
 
-	"github.com/stackdump/stackdump/formats/internal/codec"
 	"github.com/stackdump/stackdump/formats/internal/dumptest"
 	"github.com/stackdump/stackdump/formats/output"
+	"github.com/stackdump/stackdump/internal/codec"
 	"github.com/stackdump/stackdump/stack"
 )
 

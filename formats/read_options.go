@@ -1,7 +1,7 @@
 package formats
 
 import (
-	"github.com/stackdump/stackdump/formats/internal/codec"
+	"github.com/stackdump/stackdump/internal/codec"
 	"github.com/stackdump/stackdump/stack"
 )
 

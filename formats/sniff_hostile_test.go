@@ -12,8 +12,8 @@ import (
 	"github.com/klauspost/compress/gzip"
 	"github.com/klauspost/compress/zstd"
 
-	"github.com/stackdump/stackdump/formats/internal/codec"
 	"github.com/stackdump/stackdump/formats/internal/dumptest"
+	"github.com/stackdump/stackdump/internal/codec"
 	"github.com/stackdump/stackdump/stack"
 )
 

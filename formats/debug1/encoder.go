@@ -2,14 +2,15 @@ package debug1
 
 import (
 	"bytes"
-	"github.com/stackdump/stackdump/formats/internal/aggregate"
-	"github.com/stackdump/stackdump/formats/internal/codec"
-	"github.com/stackdump/stackdump/stack"
 	"io"
 	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/stackdump/stackdump/formats/internal/aggregate"
+	"github.com/stackdump/stackdump/internal/codec"
+	"github.com/stackdump/stackdump/stack"
 )
 
 // debug1Encoder writes dumps as /debug/pprof/goroutine?debug=1 text, byte

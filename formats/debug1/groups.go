@@ -1,9 +1,10 @@
 package debug1
 
 import (
-	"github.com/stackdump/stackdump/formats/internal/codec"
-	"github.com/stackdump/stackdump/stack"
 	"io"
+
+	"github.com/stackdump/stackdump/internal/codec"
+	"github.com/stackdump/stackdump/stack"
 )
 
 // writeGroupsDebug1 writes the groups as debug=1 records: each group's

@@ -2,10 +2,11 @@ package debug1
 
 import (
 	"bytes"
-	"github.com/stackdump/stackdump/formats/internal/codec"
-	"github.com/stackdump/stackdump/stack"
 	"io"
 	"strconv"
+
+	"github.com/stackdump/stackdump/internal/codec"
+	"github.com/stackdump/stackdump/stack"
 )
 
 // debug1Decoder reads the grouped text of /debug/pprof/goroutine?debug=1

@@ -1,10 +1,11 @@
 package dumpjson
 
 import (
-	"github.com/stackdump/stackdump/formats/internal/codec"
-	"github.com/stackdump/stackdump/stack"
 	"io"
 	"strconv"
+
+	"github.com/stackdump/stackdump/internal/codec"
+	"github.com/stackdump/stackdump/stack"
 )
 
 // writeGroupsJSON writes a grouped stackdump/v1 document: the full

@@ -11,9 +11,10 @@ import (
 	"time"
 	"unsafe"
 
-	"github.com/stackdump/stackdump/formats/internal/codec"
-	"github.com/stackdump/stackdump/stack"
 	"github.com/tidwall/gjson"
+
+	"github.com/stackdump/stackdump/internal/codec"
+	"github.com/stackdump/stackdump/stack"
 )
 
 // The JSON reader reads stackdump/v1 documents (docs/json.md), full and

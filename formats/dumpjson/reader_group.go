@@ -3,9 +3,10 @@ package dumpjson
 import (
 	"strconv"
 
-	"github.com/stackdump/stackdump/formats/internal/codec"
-	"github.com/stackdump/stackdump/stack"
 	"github.com/tidwall/gjson"
+
+	"github.com/stackdump/stackdump/internal/codec"
+	"github.com/stackdump/stackdump/stack"
 )
 
 // decodeGroup reads a group object of a grouped document back as

@@ -3,9 +3,10 @@ package dumpjson
 import (
 	"time"
 
-	"github.com/stackdump/stackdump/formats/internal/codec"
-	"github.com/stackdump/stackdump/stack"
 	"github.com/tidwall/gjson"
+
+	"github.com/stackdump/stackdump/internal/codec"
+	"github.com/stackdump/stackdump/stack"
 )
 
 // decodeRoutine decodes a goroutine object. Fields of the wrong type are

@@ -1,10 +1,11 @@
 package dumpjson
 
 import (
-	"github.com/stackdump/stackdump/formats/internal/codec"
-	"github.com/stackdump/stackdump/stack"
 	"io"
 	"strconv"
+
+	"github.com/stackdump/stackdump/internal/codec"
+	"github.com/stackdump/stackdump/stack"
 )
 
 // jsonFormatVersion is the "format" value of every stackdump JSON

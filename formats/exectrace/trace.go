@@ -9,9 +9,10 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/stackdump/stackdump/formats/internal/codec"
-	"github.com/stackdump/stackdump/stack"
 	"golang.org/x/exp/trace"
+
+	"github.com/stackdump/stackdump/internal/codec"
+	"github.com/stackdump/stackdump/stack"
 )
 
 // Reading a runtime/trace execution trace as a goroutine dump.

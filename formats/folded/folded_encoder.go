@@ -1,13 +1,14 @@
 package folded
 
 import (
-	"github.com/stackdump/stackdump/formats/internal/aggregate"
-	"github.com/stackdump/stackdump/formats/internal/codec"
-	"github.com/stackdump/stackdump/stack"
 	"io"
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/stackdump/stackdump/formats/internal/aggregate"
+	"github.com/stackdump/stackdump/internal/codec"
+	"github.com/stackdump/stackdump/stack"
 )
 
 // foldedEncoder writes Brendan Gregg's folded stacks, the input of

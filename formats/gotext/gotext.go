@@ -3,10 +3,11 @@ package gotext
 import (
 	"bytes"
 	"fmt"
-	"github.com/stackdump/stackdump/formats/internal/codec"
-	"github.com/stackdump/stackdump/stack"
 	"io"
 	"sync/atomic"
+
+	"github.com/stackdump/stackdump/internal/codec"
+	"github.com/stackdump/stackdump/stack"
 )
 
 // goTextDecoder reads Go traceback text (KindGoTraceback): runtime.Stack

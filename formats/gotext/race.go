@@ -2,7 +2,8 @@ package gotext
 
 import (
 	"bytes"
-	"github.com/stackdump/stackdump/formats/internal/codec"
+
+	"github.com/stackdump/stackdump/internal/codec"
 	"github.com/stackdump/stackdump/stack"
 )
 

@@ -4,7 +4,7 @@ import (
 	"io"
 	"iter"
 
-	"github.com/stackdump/stackdump/formats/internal/codec"
+	"github.com/stackdump/stackdump/internal/codec"
 	"github.com/stackdump/stackdump/stack"
 )
 

@@ -1,11 +1,12 @@
 package gotext
 
 import (
-	"github.com/stackdump/stackdump/formats/internal/codec"
-	"github.com/stackdump/stackdump/stack"
 	"io"
 	"strconv"
 	"strings"
+
+	"github.com/stackdump/stackdump/internal/codec"
+	"github.com/stackdump/stackdump/stack"
 )
 
 // textEncoder writes dumps as Go traceback text, the form the runtime

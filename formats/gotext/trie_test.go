@@ -4,7 +4,7 @@ import (
 	"os"
 	"testing"
 
-	"github.com/stackdump/stackdump/formats/internal/codec"
+	"github.com/stackdump/stackdump/internal/codec"
 	"github.com/stackdump/stackdump/stack"
 )
 

@@ -1,11 +1,12 @@
 package jvm
 
 import (
-	"github.com/stackdump/stackdump/formats/internal/codec"
-	"github.com/stackdump/stackdump/stack"
 	"io"
 	"strconv"
 	"strings"
+
+	"github.com/stackdump/stackdump/internal/codec"
+	"github.com/stackdump/stackdump/stack"
 )
 
 // jvmTextEncoder writes dumps in jstack form, which the JVM text reader

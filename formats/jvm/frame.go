@@ -2,9 +2,10 @@ package jvm
 
 import (
 	"bytes"
-	"github.com/stackdump/stackdump/formats/internal/codec"
-	"github.com/stackdump/stackdump/stack"
 	"strings"
+
+	"github.com/stackdump/stackdump/internal/codec"
+	"github.com/stackdump/stackdump/stack"
 )
 
 // This file parses the frame and lock lines shared by every JVM dump form.

@@ -3,10 +3,11 @@ package jvm
 import (
 	"bytes"
 	"encoding/binary"
-	"github.com/stackdump/stackdump/formats/internal/codec"
-	"github.com/stackdump/stackdump/stack"
 	"io"
 	"strings"
+
+	"github.com/stackdump/stackdump/internal/codec"
+	"github.com/stackdump/stackdump/stack"
 )
 
 // jvmTextDecoder reads HotSpot thread dumps (jstack, jcmd Thread.print,

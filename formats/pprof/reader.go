@@ -11,8 +11,9 @@ import (
 	"time"
 
 	"github.com/google/pprof/profile"
+
 	"github.com/stackdump/stackdump/formats/internal/aggregate"
-	"github.com/stackdump/stackdump/formats/internal/codec"
+	"github.com/stackdump/stackdump/internal/codec"
 	"github.com/stackdump/stackdump/stack"
 )
 
