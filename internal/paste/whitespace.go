@@ -1,0 +1,102 @@
+package paste
+
+import (
+	"bytes"
+	"math/rand/v2"
+	"strings"
+)
+
+func whitespaceTransforms() []Transform {
+	return []Transform{{
+		Name:    "tabs-to-spaces",
+		Form:    "Every tab turned into spaces (8, or 4), as a browser, a terminal or a ticket system copies it.",
+		Example: "https://github.com/kubernetes/kubernetes/issues/128638 https://github.com/spotify/threaddump-analyzer/issues/12",
+		Loss:    Reinferred,
+		Fn: func(in []byte, r *rand.Rand) []byte {
+			width := []int{8, 4}[r.IntN(2)]
+			return bytes.ReplaceAll(in, []byte("\t"), bytes.Repeat([]byte(" "), width))
+		},
+	}, {
+		Name:    "flatten",
+		Form:    "Leading whitespace removed from every line (a ticket system, a log pipeline, a blog engine), so frames, file lines and thread states all start at column 0.",
+		Example: "https://github.com/project-zot/zot/issues/286 https://github.com/aquasecurity/starboard/issues/627",
+		Loss:    Reinferred,
+		Fn: func(in []byte, _ *rand.Rand) []byte {
+			return mapLines(in, func(_ int, l []byte) ([]byte, bool) { return trimLeftSpace(l), true })
+		},
+	}, {
+		Name:    "reindent",
+		Form:    "Leading whitespace of every indented line replaced by one fixed number of spaces, so levels of indentation merge (\"   java.lang.Thread.State\" and \"         at\" alike).",
+		Example: "https://github.com/AndreyVMarkelov/jira-prometheus-exporter/issues/43",
+		Loss:    Reinferred,
+		Fn: func(in []byte, r *rand.Rand) []byte {
+			pad := []byte(strings.Repeat(" ", 2+r.IntN(8)))
+			return mapLines(in, func(_ int, l []byte) ([]byte, bool) {
+				if rest := trimLeftSpace(l); len(rest) < len(l) && len(rest) > 0 {
+					return concat(pad, rest), true
+				}
+				return l, true
+			})
+		},
+	}, {
+		Name:    "blank-dropped",
+		Form:    "Blank lines removed, so one goroutine's or thread's last line is followed directly by the next header.",
+		Example: "https://github.com/docker/compose/issues/8599",
+		Loss:    Reinferred,
+		Fn: func(in []byte, _ *rand.Rand) []byte {
+			return mapLines(in, func(_ int, l []byte) ([]byte, bool) { return l, !isBlank(l) })
+		},
+	}, {
+		Name:    "blank-doubled",
+		Form:    "A blank line after every line, as some web log viewers and e-mail clients copy.",
+		Example: "https://github.com/moby/moby/issues/46322",
+		Loss:    Reinferred,
+		Fn: func(in []byte, _ *rand.Rand) []byte {
+			return mapLines(in, func(_ int, l []byte) ([]byte, bool) { return concat(l, []byte("\n")), true })
+		},
+	}, {
+		Name:    "space-lines",
+		Form:    "Blank lines that hold a space, as an editor or a chat client leaves them.",
+		Example: "https://github.com/golang/go/issues/14633",
+		Fn: func(in []byte, _ *rand.Rand) []byte {
+			return mapLines(in, func(_ int, l []byte) ([]byte, bool) {
+				if len(l) == 0 {
+					return []byte(" "), true
+				}
+				return l, true
+			})
+		},
+	}, {
+		Name:    "trailing-spaces",
+		Form:    "Every line padded with spaces to the terminal's width (a copy from tmux, screen or a full-screen pager).",
+		Example: "https://github.com/go-spatial/tegola/issues/452",
+		Fn: func(in []byte, r *rand.Rand) []byte {
+			width := []int{80, 120, 160, 176}[r.IntN(4)]
+			return mapLines(in, func(_ int, l []byte) ([]byte, bool) {
+				if n := width - len(l); n > 0 {
+					return concat(l, bytes.Repeat([]byte(" "), n)), true
+				}
+				return concat(l, []byte("   ")), true
+			})
+		},
+	}, {
+		Name:    "soft-wrap",
+		Form:    "Long lines broken at the window's width into several lines, the rest of each at column 0 (\"... waiting on condition [0x3\" / \"84bf000]\").",
+		Example: "https://github.com/krosenvold/bgit/issues/6",
+		Loss:    Reinferred,
+		Fn: func(in []byte, r *rand.Rand) []byte {
+			width := []int{80, 100, 120}[r.IntN(3)]
+			return mapLines(in, func(_ int, l []byte) ([]byte, bool) {
+				if len(l) <= width {
+					return l, true
+				}
+				var out []byte
+				for len(l) > width {
+					out = append(append(out, l[:width]...), '\n')
+					l = l[width:]
+				}
+				return append(out, l...), true
+			})
+		},
+	}}
+}
