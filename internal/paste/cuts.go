@@ -40,7 +40,11 @@ func cutTransforms() []Transform {
 		Form:    "The output of grep -B/-A around a pattern (\"goroutine \", \"java.lang.Thread.State:\"): the matched lines with their context, groups that do not touch separated by \"--\".",
 		Example: "issue 22 (stackdump) item 3; GNU grep's group separator (grep manual); no stored public paste found",
 		Loss:    Destroyed,
-		Needs:   func(in []byte) bool { return len(grepMatches(in)) > 0 },
+		// Only where even the widest context leaves lines out: grep of a
+		// dump it covers whole is the dump.
+		Needs: func(in []byte) bool {
+			return len(grepMatches(in)) > 0 && len(split(grepContext(in, 2, 8)).lines) < len(split(in).lines)
+		},
 		Fn: func(in []byte, r *rand.Rand) []byte {
 			before, after := r.IntN(2), 3+r.IntN(6)
 			if DetectKind(in)&Go == 0 {
@@ -53,6 +57,7 @@ func cutTransforms() []Transform {
 		Form:    "A run of lines the person cut and replaced by \"...\" or \".....\" in the middle of the dump.",
 		Example: "https://github.com/moby/moby/issues/27130 (a \".....\" line in a pasted log)",
 		Loss:    Destroyed,
+		Needs:   func(in []byte) bool { return len(split(in).lines) >= 8 },
 		Fn: func(in []byte, r *rand.Rand) []byte {
 			t := split(in)
 			n := len(t.lines)

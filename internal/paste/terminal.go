@@ -49,6 +49,9 @@ func terminalTransforms() []Transform {
 		Name:    "crlf",
 		Form:    "Windows line ends (\\r\\n), as a Windows editor or a ticket export writes them.",
 		Example: "testdata/corpus/jvm/tda_visualvm_remote.log (as found) https://github.com/alibaba/TProfiler/issues/2",
+		Needs: func(in []byte) bool {
+			return bytes.Count(in, []byte("\n")) > bytes.Count(in, []byte("\r\n"))
+		},
 		Fn: func(in []byte, _ *rand.Rand) []byte {
 			out := make([]byte, 0, len(in)+bytes.Count(in, []byte("\n")))
 			for i, c := range in {

@@ -12,6 +12,7 @@ func whitespaceTransforms() []Transform {
 		Form:    "Every tab turned into spaces (8, or 4), as a browser, a terminal or a ticket system copies it.",
 		Example: "https://github.com/kubernetes/kubernetes/issues/128638 https://github.com/spotify/threaddump-analyzer/issues/12",
 		Loss:    Reinferred,
+		Needs:   func(in []byte) bool { return bytes.IndexByte(in, '\t') >= 0 },
 		Fn: func(in []byte, r *rand.Rand) []byte {
 			width := []int{8, 4}[r.IntN(2)]
 			return bytes.ReplaceAll(in, []byte("\t"), bytes.Repeat([]byte(" "), width))
@@ -21,6 +22,7 @@ func whitespaceTransforms() []Transform {
 		Form:    "Leading whitespace removed from every line (a ticket system, a log pipeline, a blog engine), so frames, file lines and thread states all start at column 0.",
 		Example: "https://github.com/project-zot/zot/issues/286 https://github.com/aquasecurity/starboard/issues/627",
 		Loss:    Reinferred,
+		Needs:   hasIndented,
 		Fn: func(in []byte, _ *rand.Rand) []byte {
 			return mapLines(in, func(_ int, l []byte) ([]byte, bool) { return trimLeftSpace(l), true })
 		},
@@ -29,6 +31,7 @@ func whitespaceTransforms() []Transform {
 		Form:    "Leading whitespace of every indented line replaced by one fixed number of spaces, so levels of indentation merge (\"   java.lang.Thread.State\" and \"         at\" alike).",
 		Example: "https://github.com/AndreyVMarkelov/jira-prometheus-exporter/issues/43",
 		Loss:    Reinferred,
+		Needs:   hasIndented,
 		Fn: func(in []byte, r *rand.Rand) []byte {
 			pad := []byte(strings.Repeat(" ", 2+r.IntN(8)))
 			return mapLines(in, func(_ int, l []byte) ([]byte, bool) {
@@ -43,6 +46,7 @@ func whitespaceTransforms() []Transform {
 		Form:    "Blank lines removed, so one goroutine's or thread's last line is followed directly by the next header.",
 		Example: "https://github.com/docker/compose/issues/8599",
 		Loss:    Reinferred,
+		Needs:   func(in []byte) bool { return anyLine(in, isBlank) },
 		Fn: func(in []byte, _ *rand.Rand) []byte {
 			return mapLines(in, func(_ int, l []byte) ([]byte, bool) { return l, !isBlank(l) })
 		},
@@ -58,6 +62,7 @@ func whitespaceTransforms() []Transform {
 		Name:    "space-lines",
 		Form:    "Blank lines that hold a space, as an editor or a chat client leaves them.",
 		Example: "https://github.com/golang/go/issues/14633",
+		Needs:   func(in []byte) bool { return anyLine(in, func(l []byte) bool { return len(l) == 0 }) },
 		Fn: func(in []byte, _ *rand.Rand) []byte {
 			return mapLines(in, func(_ int, l []byte) ([]byte, bool) {
 				if len(l) == 0 {
@@ -84,8 +89,13 @@ func whitespaceTransforms() []Transform {
 		Form:    "Long lines broken at the window's width into several lines, the rest of each at column 0 (\"... waiting on condition [0x3\" / \"84bf000]\").",
 		Example: "https://github.com/krosenvold/bgit/issues/6",
 		Loss:    Reinferred,
+		Needs:   func(in []byte) bool { return longest(in) > 80 },
 		Fn: func(in []byte, r *rand.Rand) []byte {
-			width := []int{80, 100, 120}[r.IntN(3)]
+			widths := []int{80, 100, 120}
+			for len(widths) > 1 && widths[len(widths)-1] >= longest(in) {
+				widths = widths[:len(widths)-1]
+			}
+			width := widths[r.IntN(len(widths))]
 			return mapLines(in, func(_ int, l []byte) ([]byte, bool) {
 				if len(l) <= width {
 					return l, true
@@ -99,4 +109,29 @@ func whitespaceTransforms() []Transform {
 			})
 		},
 	}}
+}
+
+// anyLine reports whether f holds for a line of in.
+func anyLine(in []byte, f func([]byte) bool) bool {
+	for _, l := range split(in).lines {
+		if f(l) {
+			return true
+		}
+	}
+	return false
+}
+
+// hasIndented reports whether a line of in starts with a space or a tab and
+// holds more than whitespace.
+func hasIndented(in []byte) bool {
+	return anyLine(in, func(l []byte) bool { return len(l) > 0 && (l[0] == ' ' || l[0] == '\t') && !isBlank(l) })
+}
+
+// longest returns the length of the longest line of in.
+func longest(in []byte) int {
+	n := 0
+	for _, l := range split(in).lines {
+		n = max(n, len(l))
+	}
+	return n
 }
