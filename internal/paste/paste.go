@@ -96,10 +96,9 @@ func newRand(seed uint64, name string) *rand.Rand {
 }
 
 // Compose returns the transformation that applies ts in order (the first to
-// the dump, each next one to the result). Its loss is the worst of theirs, its
-// kinds those of the first step that names any; it applies where that kind and
-// the first step's needs hold, and a later step whose needs the intermediate
-// result does not meet is skipped.
+// the dump, each next one to the result). Its loss is the worst of theirs; it
+// applies where the first step applies. A later step is skipped where the
+// dump is not of its kind or the intermediate result lacks what it needs.
 func Compose(ts ...Transform) Transform {
 	names := make([]string, len(ts))
 	forms := make([]string, len(ts))
@@ -118,21 +117,18 @@ func Compose(ts ...Transform) Transform {
 	c.Name = strings.Join(names, "+")
 	c.Form = strings.Join(forms, " Then: ")
 	c.Example = strings.Join(examples, " ")
-	for _, t := range ts {
-		if c.Kinds == 0 {
-			c.Kinds = t.Kinds
-		}
-	}
 	if len(ts) > 0 {
-		c.Needs = ts[0].Needs
+		c.Kinds, c.Needs = ts[0].Kinds, ts[0].Needs
 	}
 	c.Fn = func(in []byte, r *rand.Rand) []byte {
 		seed := r.Uint64()
+		kind := DetectKind(in)
 		out := in
 		for _, t := range ts {
 			// The kind is judged on the dump, not on what earlier steps made
-			// of it (a prefixed or fenced dump no longer looks like one).
-			if t.Needs == nil || t.Needs(out) {
+			// of it (a prefixed or fenced dump no longer looks like one); the
+			// needs on what the step is given.
+			if (t.Kinds == 0 || t.Kinds&kind != 0) && (t.Needs == nil || t.Needs(out)) {
 				out = t.Fn(out, newRand(seed, t.Name))
 			}
 		}
