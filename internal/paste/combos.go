@@ -22,6 +22,8 @@ func Combos() []Transform {
 		combo("https://github.com/docker/cli/issues/5217", "journald", "quote"),
 		combo("https://github.com/NationalSecurityAgency/ghidra/issues/5200", "tabs-to-spaces", "quote"),
 		combo("https://github.com/matrixorigin/matrixone/issues/19185", "cut-end", "cut-timestamp", "fence", "chat"),
+		combo("https://github.com/matrixorigin/matrixone/issues/19185 (a dump cut inside its fence)", "cut-end", "fence"),
+		combo("issue 22 (stackdump) item 2: a cut dump followed by chat text", "cut-end", "chat"),
 		combo("https://github.com/milvus-io/milvus/issues/7977", "actions-timestamps", "line-numbers", "fence-lang"),
 		combo("https://github.com/aquasecurity/starboard/issues/627", "flatten", "log-lead", "fence"),
 		combo("https://github.com/krosenvold/bgit/issues/6", "wrapper", "soft-wrap"),
