@@ -501,3 +501,16 @@ func markdownList(t *testing.T, in, out []byte) {
 		}
 	}
 }
+
+func fromHeader(t *testing.T, in, out []byte) {
+	if !bytes.HasSuffix(in, out) || len(out) >= len(in) {
+		t.Fatal("output is not a shorter end of the dump")
+	}
+	first := lines(out)[0]
+	if !goHeader.Match(first) && !debug1Head.Match(first) && !jvmHeader.Match(first) {
+		t.Fatalf("output starts with %q, not a goroutine or thread header", first)
+	}
+	if start := len(in) - len(out); in[start-1] != '\n' {
+		t.Fatal("the cut is not at a line start")
+	}
+}

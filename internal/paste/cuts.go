@@ -36,6 +36,18 @@ func cutTransforms() []Transform {
 			return in[:len(in)-1-r.IntN(len(in)/3)]
 		},
 	}, {
+		Name:    "from-header",
+		Form:    "The paste starts at the header of a goroutine or thread further down: the person selected the one they cared about and what follows it.",
+		Example: "https://github.com/AndreyVMarkelov/jira-prometheus-exporter/issues/43 https://github.com/wildfly/wildfly/issues/7173",
+		Loss:    Destroyed,
+		Needs:   func(in []byte) bool { return len(headerLines(in)) >= 2 },
+		Fn: func(in []byte, r *rand.Rand) []byte {
+			h := headerLines(in)
+			t := split(in)
+			start := h[1+r.IntN(max(1, len(h)/2))]
+			return text{lines: t.lines[start:], finalNL: t.finalNL}.join()
+		},
+	}, {
 		Name:    "grep",
 		Form:    "The output of grep -B/-A around a pattern (\"goroutine \", \"java.lang.Thread.State:\"): the matched lines with their context, groups that do not touch separated by \"--\".",
 		Example: "issue 22 (stackdump) item 3; GNU grep's group separator (grep manual); no stored public paste found",
@@ -94,6 +106,18 @@ func cutTransforms() []Transform {
 			return withNL(bytes.Clone(rest))
 		},
 	}}
+}
+
+// headerLines returns the indexes of the lines that start a goroutine
+// (traceback, debug=2, debug=1 record) or a JVM thread.
+func headerLines(in []byte) []int {
+	var h []int
+	for i, l := range split(in).lines {
+		if k := lineKind(l); k != 0 && (goHeader.Match(l) || debug1Head.Match(l) || jvmHeader.Match(l)) {
+			h = append(h, i)
+		}
+	}
+	return h
 }
 
 // grepMatches returns the indexes of the lines grep would match: those with
