@@ -132,3 +132,32 @@ func TestLossString(t *testing.T) {
 		}
 	}
 }
+
+// TestApplyFirst checks the first steps of a composition are applied with
+// the choices Apply makes: the fenced cut is the cut, fenced.
+func TestApplyFirst(t *testing.T) {
+	in := realDump(t, "sigquit_go126.txt")
+	c, ok := Lookup("cut-end+fence")
+	if !ok {
+		t.Fatal("no combo cut-end+fence")
+	}
+	if len(c.Steps()) != 2 || c.Steps()[0].Name != "cut-end" {
+		t.Fatalf("steps %v", c.Steps())
+	}
+	for _, seed := range []uint64{1, 2, 3} {
+		cut := c.ApplyFirst(in, seed, 1)
+		if !bytes.HasPrefix(in, cut) || len(cut) >= len(in) {
+			t.Fatalf("seed %d: first step is not a cut end of the dump", seed)
+		}
+		if want := concat([]byte("```\n"), withNL(cut), []byte("```\n")); !bytes.Equal(c.Apply(in, seed), want) {
+			t.Errorf("seed %d: Apply is not the fenced ApplyFirst(1)", seed)
+		}
+		if !bytes.Equal(c.ApplyFirst(in, seed, 2), c.Apply(in, seed)) || !bytes.Equal(c.ApplyFirst(in, seed, 0), in) {
+			t.Errorf("seed %d: ApplyFirst(2) is not Apply, or ApplyFirst(0) is not the dump", seed)
+		}
+	}
+	fence, _ := Lookup("fence")
+	if len(fence.Steps()) != 1 || !bytes.Equal(fence.ApplyFirst(in, 1, 1), fence.Apply(in, 1)) {
+		t.Error("a single transformation is not its own only step")
+	}
+}

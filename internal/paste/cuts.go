@@ -113,7 +113,7 @@ func cutTransforms() []Transform {
 func headerLines(in []byte) []int {
 	var h []int
 	for i, l := range split(in).lines {
-		if k := lineKind(l); k != 0 && (goHeader.Match(l) || debug1Head.Match(l) || jvmHeader.Match(l)) {
+		if goHeader.Match(l) || debug1Head.Match(l) || jvmHeader.Match(l) {
 			h = append(h, i)
 		}
 	}

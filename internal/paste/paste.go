@@ -66,6 +66,8 @@ type Transform struct {
 	Needs func(in []byte) bool
 	// Fn does the work.
 	Fn Func
+
+	steps []Transform // of a composition, in order
 }
 
 // Applies reports whether t changes the dump in: its kind is one t works on
@@ -120,21 +122,51 @@ func Compose(ts ...Transform) Transform {
 	if len(ts) > 0 {
 		c.Kinds, c.Needs = ts[0].Kinds, ts[0].Needs
 	}
+	c.steps = append([]Transform(nil), ts...)
 	c.Fn = func(in []byte, r *rand.Rand) []byte {
-		seed := r.Uint64()
-		kind := DetectKind(in)
-		out := in
-		for _, t := range ts {
-			// The kind is judged on the dump, not on what earlier steps made
-			// of it (a prefixed or fenced dump no longer looks like one); the
-			// needs on what the step is given.
-			if (t.Kinds == 0 || t.Kinds&kind != 0) && (t.Needs == nil || t.Needs(out)) {
-				out = t.Fn(out, newRand(seed, t.Name))
-			}
-		}
-		return out
+		return applySteps(ts, in, r.Uint64())
 	}
 	return c
+}
+
+// applySteps applies the steps of a composition to in, each with its own
+// generator drawn from seed.
+func applySteps(ts []Transform, in []byte, seed uint64) []byte {
+	kind := DetectKind(in)
+	out := in
+	for _, t := range ts {
+		// The kind is judged on the dump, not on what earlier steps made
+		// of it (a prefixed or fenced dump no longer looks like one); the
+		// needs on what the step is given.
+		if (t.Kinds == 0 || t.Kinds&kind != 0) && (t.Needs == nil || t.Needs(out)) {
+			out = t.Fn(out, newRand(seed, t.Name))
+		}
+	}
+	return out
+}
+
+// Steps returns the transformations a composition is made of, or t alone.
+func (t Transform) Steps() []Transform {
+	if t.steps == nil {
+		return []Transform{t}
+	}
+	return append([]Transform(nil), t.steps...)
+}
+
+// ApplyFirst applies only the first n steps of the composition t to in, with
+// the random choices Apply makes for seed: the form before the later steps
+// framed it (a cut dump before it was fenced). n = len(Steps()) is Apply.
+func (t Transform) ApplyFirst(in []byte, seed uint64, n int) []byte {
+	if !t.Applies(in) {
+		return in
+	}
+	if t.steps == nil {
+		if n <= 0 {
+			return in
+		}
+		return t.Apply(in, seed)
+	}
+	return applySteps(t.steps[:min(max(n, 0), len(t.steps))], in, newRand(seed, t.Name).Uint64())
 }
 
 func contains(list []string, s string) bool {

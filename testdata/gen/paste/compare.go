@@ -198,7 +198,9 @@ func judge(o, p reading) (string, []string) {
 	d := diff(o, p)
 	warned := p.signals() > o.signals()
 	switch {
-	case p.failed != "" && o.failed == "":
+	case p.failed != "" && o.failed != "":
+		return vSame, nil // neither read a dump
+	case p.failed != "":
 		return vRefused, d
 	case len(d) == 0 && !warned:
 		return vSame, nil
@@ -239,6 +241,9 @@ func compareForms(w io.Writer, bin, out string, sources []*source, forms []form)
 			for i := range next {
 				p := read(bin, filepath.Join(out, forms[i].file))
 				want := orig[forms[i].source]
+				if forms[i].ref != "" {
+					want = read(bin, filepath.Join(out, forms[i].ref))
+				}
 				if g := forms[i].glued; g != nil {
 					// Both dumps must be read: the original's, then the glued one's.
 					want.dumps = append(append([]dumpReading{}, want.dumps...), orig[g].dumps...)
@@ -276,12 +281,17 @@ func compareForms(w io.Writer, bin, out string, sources []*source, forms []form)
 		v := results[i].verdict
 		r.counts[v]++
 		fmt.Fprintf(&tsv, "%s\t%s\t%s\t%s\t%s\n", f.file, name, f.transform.Loss, v, strings.Join(results[i].diff, "; "))
-		bad := v == vSilent || v == vRefused || (f.transform.Loss != paste.Destroyed && v != vSame)
+		expectLoss := f.transform.Loss == paste.Destroyed && f.ref == ""
+		bad := v == vSilent || v == vRefused || (!expectLoss && v != vSame)
 		if bad && len(r.worst) < 4 {
 			r.worst = append(r.worst, fmt.Sprintf("%s (%s): %s", filepath.Base(f.source.path), v, strings.Join(results[i].diff, "; ")))
 		}
 	}
-	fmt.Fprintf(w, "Read by `%s analyze --json` and `convert --format json`: %d pasted forms of %d dumps.\n\n",
+	fmt.Fprintf(w, "Read by `%s analyze --json` and `convert --format json`: %d pasted forms of %d dumps. "+
+		"Each form is compared with its original (a glued form with both dumps, a framed cut such as cut-end+fence with the cut alone): "+
+		"*same* reads as it with no new warning, *same, warned* adds a warning or a truncation mark, "+
+		"*differs, warned* reads otherwise with a new warning or truncation mark, *differs silently* reads otherwise without one, "+
+		"*no dump read* is an error.\n\n",
 		filepath.Base(bin), len(forms), len(sources))
 	fmt.Fprintf(w, "| transformation | loss | forms | %s |\n|---|---|---|%s\n", strings.Join(columns, " | "), strings.Repeat("---|", len(columns)))
 	for _, name := range order {

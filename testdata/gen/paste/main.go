@@ -12,10 +12,14 @@
 //	go run ./testdata/gen/paste -compare /tmp/stackdump -report /tmp/paste-baseline.md /tmp/paste
 //
 // The first writes OUT/<dump>/<transformation>.txt and OUT/manifest.tsv
-// (file, source, transformation, loss). The second also runs
+// (file, source, transformation, loss); for a combination that first cuts the
+// dump and then only frames it (cut-end+fence), also the cut alone as
+// OUT/<dump>/ref/<transformation>.txt. The second also runs
 // "stackdump analyze --json" and "stackdump convert --format json" on every
 // original and every pasted form and writes how they differ (dumps, counts,
-// states, crash, deadlocks, races, truncation, warnings, frames) as Markdown.
+// states, crash, deadlocks, races, truncation, warnings, frames) as Markdown,
+// and every form's verdict in OUT/results.tsv. A form is compared with its
+// original; a glued form with both dumps; a framed cut with the cut alone.
 // Sources are read from testdata/ (fixtures of testdata/gen, the committed
 // public corpus; not malformed/, JSON, pprof or trace files) and -shared
 // (default ../shared/corpus), once per content. -seed changes every random
@@ -48,6 +52,10 @@ type form struct {
 	source    *source
 	transform paste.Transform
 	glued     *source // the dump glued after source, for a glue form
+	// ref is, for a composition that first destroys part of the dump and
+	// then only frames it (a cut, then fenced), the file of the first step's
+	// result: the form must read as that does.
+	ref string
 }
 
 func main() {
@@ -174,6 +182,21 @@ func glues(s *source, all []*source) map[string]*source {
 	return g
 }
 
+// framesALoss reports whether t is a composition whose first step destroys
+// part of the dump and whose later steps lose nothing more.
+func framesALoss(t paste.Transform) bool {
+	steps := t.Steps()
+	if len(steps) < 2 || steps[0].Loss != paste.Destroyed {
+		return false
+	}
+	for _, s := range steps[1:] {
+		if s.Loss == paste.Destroyed {
+			return false
+		}
+	}
+	return true
+}
+
 // writeForms writes every form of every source whose transformation keep
 // accepts, and the manifest.
 func writeForms(out string, sources []*source, keep func(name string) bool, seed uint64) ([]form, error) {
@@ -199,6 +222,15 @@ func writeForms(out string, sources []*source, keep func(name string) bool, seed
 			}
 			if err := os.WriteFile(path, t.Apply(s.data, seed), 0o644); err != nil {
 				return nil, err
+			}
+			if framesALoss(t) {
+				f.ref = filepath.Join(s.name, "ref", t.Name+".txt")
+				if err := os.MkdirAll(filepath.Join(out, s.name, "ref"), 0o755); err != nil {
+					return nil, err
+				}
+				if err := os.WriteFile(filepath.Join(out, f.ref), t.ApplyFirst(s.data, seed, 1), 0o644); err != nil {
+					return nil, err
+				}
 			}
 			fmt.Fprintf(&manifest, "%s\t%s\t%s\t%s\n", f.file, s.path, t.Name, t.Loss)
 			forms = append(forms, f)
