@@ -2,6 +2,7 @@ package paste
 
 import (
 	"bytes"
+	"os"
 	"regexp"
 	"strings"
 	"testing"
@@ -263,5 +264,19 @@ func part(t *testing.T, in, out []byte, is func(s, part []byte) bool) {
 	}
 	if len(out) < len(in)*2/3-1 {
 		t.Errorf("cut %d of %d bytes: more than a third", len(in)-len(out), len(in))
+	}
+}
+
+// TestFormsCatalogued checks docs/paste-forms.md names every transformation
+// and combination, so the catalogue and the package do not drift apart.
+func TestFormsCatalogued(t *testing.T) {
+	doc, err := os.ReadFile("../../docs/paste-forms.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tr := range append(All(), Combos()...) {
+		if !bytes.Contains(doc, []byte("`"+tr.Name+"`")) {
+			t.Errorf("docs/paste-forms.md does not name `%s`", tr.Name)
+		}
 	}
 }

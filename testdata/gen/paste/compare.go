@@ -176,7 +176,7 @@ func orNone(s string) string {
 }
 
 func short(v any) string {
-	s := fmt.Sprint(v)
+	s := strings.ReplaceAll(fmt.Sprint(v), "\n", `\n`)
 	if len(s) > 70 {
 		s = s[:67] + "..."
 	}
