@@ -19,7 +19,6 @@ import (
 // errDiskGone is the read error that cuts the inputs below.
 var errDiskGone = errors.New("disk gone")
 
-
 // TestParseErrorUnwrapsReadError cuts a real traceback with a read error:
 // the dump's "reading stopped" warning is a *ParseError whose cause is the
 // read error, for errors.Is.

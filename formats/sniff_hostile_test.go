@@ -143,7 +143,7 @@ func readSniffedFrom(t *testing.T, rd *Reader, data []byte, in sniffInput) sniff
 		out.summary = append(out.summary, fmt.Sprintf("end total=%d truncated=%v", d.Total, d.Truncated))
 	}
 	if out.kind = rd.Kind(); out.kind != "" {
-		if _, err := newDecoder(&codec.Stream{Kind: out.kind}, ReadOptions{Table: stack.NewTable()}); err != nil {
+		if _, err := newSource(&codec.Stream{Kind: out.kind}, ReadOptions{Table: stack.NewTable()}); err != nil {
 			t.Fatalf("sniffed an unknown kind %q", out.kind)
 		}
 	}

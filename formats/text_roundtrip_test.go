@@ -60,8 +60,8 @@ func sortRecords(dumps []*stack.Dump) {
 		}
 		slices.SortStableFunc(d.Routines, func(a, b *stack.Routine) int {
 			var sa, sb strings.Builder
-			describeRoutine(&sa, a, dumptest.DescribeOptions{})
-			describeRoutine(&sb, b, dumptest.DescribeOptions{})
+			dumptest.DescribeRoutine(&sa, a, dumptest.DescribeOptions{})
+			dumptest.DescribeRoutine(&sb, b, dumptest.DescribeOptions{})
 			return strings.Compare(sa.String(), sb.String())
 		})
 	}

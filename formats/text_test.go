@@ -17,7 +17,7 @@ import (
 func TestTextWriterRacesAndSystemStack(t *testing.T) {
 	for _, name := range []string{"race_go126.txt", "race_go127.txt", "racepanic_go127.txt", "overflow_go126.txt", "overflow_go127.txt"} {
 		t.Run(name, func(t *testing.T) {
-			data, err := os.ReadFile("../../testdata/go/" + name)
+			data, err := os.ReadFile("../testdata/go/" + name)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -69,7 +69,7 @@ func TestTextWriterDebug1Dump(t *testing.T) {
 	if !strings.HasPrefix(out, "goroutine profile: total 7\n") {
 		t.Fatalf("not debug=1 text:\n%s", out)
 	}
-	dumps, err := readAll(strings.NewReader(out), ReadOptions{})
+	dumps, err := ReadAll(strings.NewReader(out), ReadOptions{})
 	if err != nil || len(dumps) != 1 || dumps[0].Source.Kind != stack.KindGoDebug1 {
 		t.Fatalf("read back: %v, %v", dumps, err)
 	}
@@ -92,7 +92,7 @@ func TestJSONLegacyRaceRoutines(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	text, err := os.ReadFile("../../testdata/go/race_go126.txt")
+	text, err := os.ReadFile("../testdata/go/race_go126.txt")
 	if err != nil {
 		t.Fatal(err)
 	}

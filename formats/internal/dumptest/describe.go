@@ -63,7 +63,7 @@ func Describe(d *stack.Dump, o DescribeOptions) string {
 	}
 	for i, r := range d.Routines {
 		p("routine %d", i)
-		describeRoutine(&sb, r, o)
+		DescribeRoutine(&sb, r, o)
 	}
 	return sb.String()
 }
@@ -75,7 +75,7 @@ func describeTime(s stack.Source) string {
 	return s.CapturedAt.UTC().Format("2006-01-02T15:04:05.999999999Z")
 }
 
-func describeRoutine(sb *strings.Builder, r *stack.Routine, o DescribeOptions) {
+func DescribeRoutine(sb *strings.Builder, r *stack.Routine, o DescribeOptions) {
 	p := func(format string, args ...any) { fmt.Fprintf(sb, "  "+format+"\n", args...) }
 	p("id=%d count=%d name=%q state=%q wait=%d", r.ID, r.Count, r.Name, r.State, r.WaitMinutes)
 	p("locked=%v leaked=%v durable=%v scan=%v bubble=%d unavailable=%v stale=%v inferred=%q",

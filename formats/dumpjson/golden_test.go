@@ -1,4 +1,4 @@
-package formats
+package dumpjson_test
 
 import (
 	"bytes"
@@ -7,9 +7,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stackdump/stackdump/formats"
 	"github.com/stackdump/stackdump/formats/dumpjson"
 	"github.com/stackdump/stackdump/formats/internal/dumptest"
-	"github.com/stackdump/stackdump/formats/output"
 	"github.com/stackdump/stackdump/stack"
 )
 
@@ -17,7 +17,7 @@ import (
 // under -update.
 func checkGolden(t *testing.T, name string, got []byte) {
 	t.Helper()
-	path := filepath.Join("..", "testdata", "json", name)
+	path := filepath.Join("..", "..", "testdata", "json", name)
 	if *dumptest.Update {
 		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 			t.Fatal(err)
@@ -41,7 +41,7 @@ func goldenDocuments(t *testing.T) map[string][]byte {
 	tab := stack.NewTable()
 	goDump, jvmDump := dumptest.GoDump(tab), dumptest.JVMDump(tab)
 	var grouped bytes.Buffer
-	if err := WriteGroups(&grouped, output.JSON, goDump, dumptest.Groups(tab, goDump)); err != nil {
+	if err := dumpjson.WriteGroups(&grouped, goDump, dumptest.Groups(tab, goDump)); err != nil {
 		t.Fatal(err)
 	}
 	docs := map[string][]byte{
@@ -61,31 +61,12 @@ func goldenDocuments(t *testing.T) map[string][]byte {
 		"jvm_jstack.json":  "corpus/jvm/local_jdk17.0.15-jstack-l-deadlocks.txt",
 		"jvm_json.json":    "corpus/jvm/intellij_jcmd_dump_to_file_json_jdk21_structured.json",
 	} {
-		docs[name] = writeJSON(t, readCorpusFile(t, filepath.Join("..", "testdata", path))...)
+		docs[name] = writeJSON(t, readCorpusFile(t, filepath.Join("..", "..", "testdata", path))...)
 	}
 	// Streamed as `stackdump convert` does: the JVM's deadlock report,
 	// read after the threads, goes to "epilogue".
 	docs["jvm_jstack_streamed.json"] = copyJSON(t, readTestdata(t, "corpus/jvm/local_jdk17.0.15-jstack-plain.txt"))
 	return docs
-}
-
-// copyJSON streams the dumps of data to JSON with Copy, routine by routine.
-func copyJSON(t *testing.T, data []byte) []byte {
-	t.Helper()
-	var buf bytes.Buffer
-	if _, err := Copy(dumpjson.NewEncoder(&buf), NewReaderBytes(data, ReadOptions{}), nil); err != nil {
-		t.Fatal(err)
-	}
-	return buf.Bytes()
-}
-
-func readTestdata(t *testing.T, rel string) []byte {
-	t.Helper()
-	data, err := os.ReadFile(filepath.Join("..", "testdata", rel))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return data
 }
 
 func TestJSONGolden(t *testing.T) {
@@ -103,11 +84,11 @@ func TestJSONGoldenReadBack(t *testing.T) {
 		if name == "grouped.json" {
 			continue // read back as records, not written back the same
 		}
-		data, err := os.ReadFile(filepath.Join("..", "testdata", "json", name))
+		data, err := os.ReadFile(filepath.Join("..", "..", "testdata", "json", name))
 		if err != nil {
 			t.Fatal(err)
 		}
-		again := writeJSON(t, readJSON(t, data, ReadOptions{})...)
+		again := writeJSON(t, readJSON(t, data, formats.ReadOptions{})...)
 		if strings.HasSuffix(name, "_streamed.json") {
 			again = copyJSON(t, data)
 		}

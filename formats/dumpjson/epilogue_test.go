@@ -1,4 +1,4 @@
-package formats
+package dumpjson_test
 
 import (
 	"bytes"
@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stackdump/stackdump/formats"
 	"github.com/stackdump/stackdump/formats/output"
 )
 
@@ -14,7 +15,7 @@ import (
 // has it; a malformed epilogue is a warning and keeps the dump.
 func TestJSONEpilogue(t *testing.T) {
 	orig := readTestdata(t, "corpus/jvm/local_jdk17.0.15-jstack-plain.txt")
-	want := readCorpusFile(t, "../testdata/corpus/jvm/local_jdk17.0.15-jstack-plain.txt")[0].Preamble
+	want := readCorpusFile(t, "../../testdata/corpus/jvm/local_jdk17.0.15-jstack-plain.txt")[0].Preamble
 	if len(want) == 0 || !strings.HasPrefix(want[0], "Found one Java-level deadlock") {
 		t.Fatalf("the text reader's preamble %q; want the deadlock report", want)
 	}
@@ -22,7 +23,7 @@ func TestJSONEpilogue(t *testing.T) {
 	if !bytes.Contains(js, []byte(`"preamble":[]`)) || !bytes.Contains(js, []byte(`"epilogue":["Found one Java-level deadlock:"`)) {
 		t.Fatalf("streamed JSON keeps the report elsewhere:\n%s", js[len(js)-min(len(js), 400):])
 	}
-	d := readJSON(t, js, ReadOptions{})[0]
+	d := readJSON(t, js, formats.ReadOptions{})[0]
 	if !slices.Equal(d.Preamble, want) {
 		t.Errorf("read back: preamble %q, want %q", d.Preamble, want)
 	}
@@ -33,7 +34,7 @@ func TestJSONEpilogue(t *testing.T) {
 	}
 
 	bad := bytes.Replace(js, []byte(`"epilogue":[`), []byte(`"epilogue":[7,`), 1)
-	d = readJSON(t, bad, ReadOptions{})[0]
+	d = readJSON(t, bad, formats.ReadOptions{})[0]
 	if len(d.Routines) != 31 || !slices.Equal(d.Preamble, want) {
 		t.Errorf("bad epilogue: %d routines, preamble %q", len(d.Routines), d.Preamble)
 	}

@@ -1,4 +1,4 @@
-package formats
+package stack_test
 
 import (
 	"testing"

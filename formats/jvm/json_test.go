@@ -1,7 +1,8 @@
-package formats
+package jvm_test
 
 import (
 	"bytes"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -9,13 +10,15 @@ import (
 
 	"github.com/tidwall/gjson"
 
+	"github.com/stackdump/stackdump/formats"
 	"github.com/stackdump/stackdump/formats/internal/dumptest"
+	"github.com/stackdump/stackdump/formats/jvm"
 	"github.com/stackdump/stackdump/stack"
 )
 
 func jvmCorpusJSON(t testing.TB) []string {
 	t.Helper()
-	return dumptest.SeedFiles(t, filepath.Join("..", "testdata", "corpus", "jvm", "*.json"), filepath.Join("..", "testdata", "jvm", "*.json"))
+	return dumptest.SeedFiles(t, filepath.Join("..", "..", "testdata", "corpus", "jvm", "*.json"), filepath.Join("..", "..", "testdata", "jvm", "*.json"))
 }
 
 // TestJVMJSONThreadCounts reads every JSON dump and checks its threads
@@ -27,7 +30,7 @@ func TestJVMJSONThreadCounts(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if k := sniffKind(data[:min(len(data), 64<<10)]); k != stack.KindJVMJSON {
+			if k := sniffedKind(t, data); k != stack.KindJVMJSON {
 				t.Errorf("sniffed as %s", k)
 			}
 			want := 0
@@ -57,15 +60,15 @@ func TestJVMJSONThreadCounts(t *testing.T) {
 // document cut as jcmd cuts what it returns itself (16,000 bytes) as a
 // truncated dump with a warning and the threads before the cut.
 func TestJVMJSONDocuments(t *testing.T) {
-	a, err := os.ReadFile("../testdata/corpus/jvm/tda_jcmd_threaddump_jdk21.json")
+	a, err := os.ReadFile("../../testdata/corpus/jvm/tda_jcmd_threaddump_jdk21.json")
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := os.ReadFile("../testdata/jvm/jdk27_dump_to_file_v2_handmade.json")
+	b, err := os.ReadFile("../../testdata/jvm/jdk27_dump_to_file_v2_handmade.json")
 	if err != nil {
 		t.Fatal(err)
 	}
-	dumps, err := ReadAll(bytes.NewReader(append(append(a, '\n'), b...)), ReadOptions{})
+	dumps, err := formats.ReadAll(bytes.NewReader(append(append(a, '\n'), b...)), formats.ReadOptions{})
 	if err != nil || len(dumps) != 2 {
 		t.Fatalf("%d dumps, %v", len(dumps), err)
 	}
@@ -73,12 +76,12 @@ func TestJVMJSONDocuments(t *testing.T) {
 		t.Errorf("%s", renderJVM(dumps))
 	}
 
-	big, err := os.ReadFile("../testdata/corpus/jvm/intellij_jcmd_dump_to_file_json_jdk21_structured.json")
+	big, err := os.ReadFile("../../testdata/corpus/jvm/intellij_jcmd_dump_to_file_json_jdk21_structured.json")
 	if err != nil {
 		t.Fatal(err)
 	}
 	cut := big[:len(big)/2]
-	dumps, err = ReadAll(bytes.NewReader(cut), ReadOptions{Kind: stack.KindJVMJSON})
+	dumps, err = readJSON(bytes.NewReader(cut), jvm.JSONReadOptions{})
 	if err != nil || len(dumps) != 1 {
 		t.Fatalf("%d dumps, %v", len(dumps), err)
 	}
@@ -91,8 +94,14 @@ func TestJVMJSONDocuments(t *testing.T) {
 // TestJVMJSONNotADump stops with an error naming the line of a JSON
 // document that is no thread dump.
 func TestJVMJSONNotADump(t *testing.T) {
-	_, err := ReadAll(bytes.NewReader([]byte("\n\n{\"goroutines\": []}")), ReadOptions{Kind: stack.KindJVMJSON})
+	_, err := readJSON(bytes.NewReader([]byte("\n\n{\"goroutines\": []}")), jvm.JSONReadOptions{})
 	if err == nil || !strings.Contains(err.Error(), "line 3") {
 		t.Errorf("error %v", err)
 	}
+}
+
+// readJSON reads every dump of r with the JVM JSON reader, as the door
+// does when the kind is forced to stack.KindJVMJSON.
+func readJSON(r io.Reader, opts jvm.JSONReadOptions) ([]*stack.Dump, error) {
+	return stack.ReadAll(jvm.NewJSONReader(r, opts))
 }

@@ -1,4 +1,4 @@
-package formats
+package jvm_test
 
 import (
 	"bytes"
@@ -11,6 +11,7 @@ import (
 
 	"github.com/tidwall/gjson"
 
+	"github.com/stackdump/stackdump/formats"
 	"github.com/stackdump/stackdump/formats/jvm"
 	"github.com/stackdump/stackdump/stack"
 )
@@ -35,7 +36,7 @@ func genJVMText(tb testing.TB, n int) []byte {
 		"tda_jdk6_server.log",
 		"tda_jdk8.log",
 	} {
-		for _, d := range readJVMFile(tb, filepath.Join("..", "testdata", "corpus", "jvm", name)) {
+		for _, d := range readJVMFile(tb, filepath.Join("..", "..", "testdata", "corpus", "jvm", name)) {
 			for _, r := range d.Routines {
 				if !r.Thread.Virtual { // mounted ones are written with their carrier
 					pool = append(pool, r)
@@ -105,7 +106,7 @@ func benchRead(b *testing.B, data []byte, want int) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	for b.Loop() {
-		rd := NewReader(bytes.NewReader(data), ReadOptions{})
+		rd := formats.NewReader(bytes.NewReader(data), formats.ReadOptions{})
 		n := 0
 		for {
 			_, err := rd.Next()
@@ -143,7 +144,7 @@ func BenchmarkReadJVMJSON(b *testing.B) {
 // BenchmarkWriteJVMText writes 100,000 threads in jstack form.
 func BenchmarkWriteJVMText(b *testing.B) {
 	benchJVMTextOnce.Do(func() { benchJVMText = genJVMText(b, benchJVMThreads) })
-	dumps, err := ReadAll(bytes.NewReader(benchJVMText), ReadOptions{})
+	dumps, err := formats.ReadAll(bytes.NewReader(benchJVMText), formats.ReadOptions{})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -1,20 +1,16 @@
-package formats
+package dumptest
 
 import (
-	"bytes"
 	"fmt"
-	"io"
-	"testing"
 
-	"github.com/stackdump/stackdump/formats/output"
 	"github.com/stackdump/stackdump/stack"
 )
 
-// writerBenchDump builds an in-memory dump of n goroutines over a handful of
+// ServerDump builds an in-memory dump of n goroutines over a handful of
 // stacks, like a server parked in a few places: worker pools, network
 // readers, timers. Arguments differ between goroutines (16 variants per
 // stack), as pointers do in real dumps.
-func writerBenchDump(n int) *stack.Dump {
+func ServerDump(n int) *stack.Dump {
 	t := stack.NewTable()
 	type site struct {
 		state string
@@ -66,66 +62,4 @@ func writerBenchDump(n int) *stack.Dump {
 		d.Routines[i] = r
 	}
 	return d
-}
-
-// benchWrite measures an encoder writing d to io.Discard through an Output.
-func benchWrite(b *testing.B, f output.Format, d *stack.Dump) {
-	var size countingWriter
-	out, _ := output.NewWriter(&size, output.None)
-	enc, _ := NewEncoder(out, f)
-	if err := stack.WriteDump(enc, d); err != nil {
-		b.Fatal(err)
-	}
-	out.Close()
-	b.SetBytes(size.n)
-	b.ReportAllocs()
-	b.ResetTimer()
-	for b.Loop() {
-		out, _ := output.NewWriter(io.Discard, output.None)
-		enc, _ := NewEncoder(out, f)
-		if err := stack.WriteDump(enc, d); err != nil {
-			b.Fatal(err)
-		}
-		if err := out.Close(); err != nil {
-			b.Fatal(err)
-		}
-	}
-}
-
-type countingWriter struct{ n int64 }
-
-func (w *countingWriter) Write(p []byte) (int, error) {
-	w.n += int64(len(p))
-	return len(p), nil
-}
-
-func BenchmarkWriteJSON(b *testing.B) { benchWrite(b, output.JSON, writerBenchDump(100_000)) }
-
-func BenchmarkReadJSON(b *testing.B) {
-	data := writeJSON(b, writerBenchDump(100_000))
-	b.SetBytes(int64(len(data)))
-	b.ReportAllocs()
-	b.ResetTimer()
-	for b.Loop() {
-		rd := NewReader(bytes.NewReader(data), ReadOptions{Kind: stack.KindJSON})
-		n := 0
-		for {
-			_, err := rd.Next()
-			if err == io.EOF {
-				break
-			}
-			if err != nil {
-				b.Fatal(err)
-			}
-			for _, err := range rd.Routines() {
-				if err != nil {
-					b.Fatal(err)
-				}
-				n++
-			}
-		}
-		if n != 100_000 {
-			b.Fatalf("read %d routines", n)
-		}
-	}
 }

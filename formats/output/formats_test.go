@@ -1,4 +1,4 @@
-package formats
+package output_test
 
 import (
 	"testing"

@@ -1,4 +1,4 @@
-package formats
+package jvm_test
 
 import (
 	"bytes"
@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"testing"
 
+	"github.com/stackdump/stackdump/formats"
 	"github.com/stackdump/stackdump/formats/internal/dumptest"
 	"github.com/stackdump/stackdump/formats/jvm"
 	"github.com/stackdump/stackdump/stack"
@@ -35,7 +36,7 @@ func TestJVMTextRoundTrip(t *testing.T) {
 		t.Run(filepath.Base(path), func(t *testing.T) {
 			first := readJVMFile(t, path)
 			text := encodeJVM(t, first)
-			second, err := ReadAll(bytes.NewReader(text), ReadOptions{})
+			second, err := formats.ReadAll(bytes.NewReader(text), formats.ReadOptions{})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -1,10 +1,11 @@
-package formats
+package jvm_test
 
 import (
 	"bytes"
 	"testing"
 
 	"github.com/stackdump/stackdump/formats/internal/dumptest"
+	"github.com/stackdump/stackdump/formats/jvm"
 	"github.com/stackdump/stackdump/stack"
 )
 
@@ -46,7 +47,7 @@ func checkJVMDumps(t *testing.T, data []byte, dumps []*stack.Dump) {
 func FuzzJVMText(f *testing.F) {
 	addJVMSeeds(f, jvmCorpusText(f))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		dumps, err := ReadAll(bytes.NewReader(data), ReadOptions{Kind: stack.KindJVMText, MaxLineBytes: 4096})
+		dumps, err := readText(bytes.NewReader(data), jvm.ReadOptions{MaxLineBytes: 4096})
 		if err != nil {
 			t.Fatalf("text reader stopped: %v", err)
 		}
@@ -57,7 +58,7 @@ func FuzzJVMText(f *testing.F) {
 			d.Warnings, d.Truncated = nil, false
 		}
 		text := encodeJVM(t, dumps)
-		again, err := ReadAll(bytes.NewReader(text), ReadOptions{Kind: stack.KindJVMText})
+		again, err := readText(bytes.NewReader(text), jvm.ReadOptions{})
 		if err != nil {
 			t.Fatalf("reading what was written: %v", err)
 		}
@@ -76,13 +77,13 @@ func FuzzJVMText(f *testing.F) {
 func FuzzJVMJSON(f *testing.F) {
 	addJVMSeeds(f, jvmCorpusJSON(f))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		dumps, err := ReadAll(bytes.NewReader(data), ReadOptions{Kind: stack.KindJVMJSON})
+		dumps, err := readJSON(bytes.NewReader(data), jvm.JSONReadOptions{})
 		if err != nil {
 			return // not a thread dump at all: a plain error is the right answer
 		}
 		checkJVMDumps(t, data, dumps)
 		text := encodeJVM(t, dumps)
-		if _, err := ReadAll(bytes.NewReader(text), ReadOptions{Kind: stack.KindJVMText}); err != nil {
+		if _, err := readText(bytes.NewReader(text), jvm.ReadOptions{}); err != nil {
 			t.Fatalf("reading the jstack form: %v", err)
 		}
 	})

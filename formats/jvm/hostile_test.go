@@ -1,10 +1,10 @@
-package formats
+package jvm_test
 
 import (
 	"strings"
 	"testing"
 
-	"github.com/stackdump/stackdump/stack"
+	"github.com/stackdump/stackdump/formats/jvm"
 )
 
 // TestJVMLongLineWarningText reads a JVM dump with a line limit under 80
@@ -13,7 +13,7 @@ import (
 func TestJVMLongLineWarningText(t *testing.T) {
 	long := "\tat Main.main(Main.java:3)" + strings.Repeat("x", 24)
 	in := "\"m\" #1 prio=5 runnable\n   java.lang.Thread.State: RUNNABLE\n" + long + "\nNEXT-LINE\n\n"
-	dumps, err := ReadAll(strings.NewReader(in), ReadOptions{Kind: stack.KindJVMText, MaxLineBytes: 40})
+	dumps, err := readText(strings.NewReader(in), jvm.ReadOptions{MaxLineBytes: 40})
 	if err != nil || len(dumps) != 1 {
 		t.Fatalf("%d dumps, %v", len(dumps), err)
 	}

@@ -1,4 +1,4 @@
-package formats
+package dumpjson_test
 
 import (
 	"bytes"
@@ -26,7 +26,7 @@ var schemaAnnotations = map[string]bool{"$schema": true, "$id": true, "title": t
 
 func loadSchema(t *testing.T) *schemaChecker {
 	t.Helper()
-	data, err := os.ReadFile(filepath.Join("..", "docs", "stackdump.schema.json"))
+	data, err := os.ReadFile(filepath.Join("..", "..", "docs", "stackdump.schema.json"))
 	if err != nil {
 		t.Fatal(err)
 	}

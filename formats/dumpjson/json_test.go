@@ -1,4 +1,4 @@
-package formats
+package dumpjson
 
 import (
 	"bytes"
@@ -14,44 +14,32 @@ import (
 	"github.com/tidwall/gjson"
 
 	"github.com/stackdump/stackdump/formats/internal/dumptest"
-	"github.com/stackdump/stackdump/formats/output"
 	"github.com/stackdump/stackdump/internal/codec"
 	"github.com/stackdump/stackdump/stack"
 )
 
-// writeJSON encodes dumps through NewEncoder and an Output, as the CLI does.
+// writeJSON encodes dumps with NewEncoder, as the door's JSON format does.
 func writeJSON(t testing.TB, dumps ...*stack.Dump) []byte {
 	t.Helper()
-	return encodeAs(t, output.JSON, dumps...)
-}
-
-// encodeAs encodes dumps in format f through NewEncoder and an Output.
-func encodeAs(t testing.TB, f output.Format, dumps ...*stack.Dump) []byte {
-	t.Helper()
 	var buf bytes.Buffer
-	out, err := output.NewWriter(&buf, output.None)
-	if err != nil {
-		t.Fatal(err)
-	}
-	enc, err := NewEncoder(out, f)
-	if err != nil {
-		t.Fatal(err)
-	}
+	enc := NewEncoder(&buf)
 	for _, d := range dumps {
 		if err := stack.WriteDump(enc, d); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if err := out.Close(); err != nil {
-		t.Fatal(err)
-	}
 	return buf.Bytes()
+}
+
+// readAll reads every dump of r with this package's Reader, as the door's
+// ReadAll does for JSON input.
+func readAll(r io.Reader, opts ReadOptions) ([]*stack.Dump, error) {
+	return stack.ReadAll(NewReader(r, opts))
 }
 
 func readJSON(t testing.TB, data []byte, opts ReadOptions) []*stack.Dump {
 	t.Helper()
-	opts.Kind = stack.KindJSON
-	dumps, err := ReadAll(bytes.NewReader(data), opts)
+	dumps, err := readAll(bytes.NewReader(data), opts)
 	if err != nil {
 		t.Fatalf("ReadAll: %v", err)
 	}
@@ -250,7 +238,7 @@ func TestJSONReaderErrorsArePositioned(t *testing.T) {
 		{name: "too deep", in: valid + strings.Repeat("[", 100) + `]}`, fatal: true, offset: 150, msg: "nested deeper"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			rd := NewReader(strings.NewReader(c.in), ReadOptions{Kind: stack.KindJSON})
+			rd := NewReader(strings.NewReader(c.in), ReadOptions{})
 			d, err := rd.Next()
 			var first error
 			n := 0
@@ -309,7 +297,7 @@ func TestJSONReaderSkipsOversizedElement(t *testing.T) {
 	big := strings.Repeat("x", 4000)
 	doc := `{"format":"stackdump/v1","source":{"kind":"go-traceback"},"preamble":[],"goroutines":[` +
 		`{"id":1,"state":"a","stack":[]},{"id":2,"state":"` + big + `","stack":[]},{"id":3,"state":"c","stack":[]}],"total":3}`
-	dumps, err := ReadAll(strings.NewReader(doc), ReadOptions{Kind: stack.KindJSON, MaxLineBytes: 1024})
+	dumps, err := readAll(strings.NewReader(doc), ReadOptions{MaxLineBytes: 1024})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -327,7 +315,7 @@ func TestJSONGroupedReadBack(t *testing.T) {
 	d := dumptest.GoDump(tab)
 	groups := dumptest.Groups(tab, d)
 	var buf bytes.Buffer
-	if err := WriteGroups(&buf, output.JSON, d, groups); err != nil {
+	if err := WriteGroups(&buf, d, groups); err != nil {
 		t.Fatal(err)
 	}
 	got := readJSON(t, buf.Bytes(), ReadOptions{})
@@ -382,39 +370,5 @@ func TestJSONCapturedAtKeepsZone(t *testing.T) {
 	got := readJSON(t, data, ReadOptions{})
 	if !got[0].Source.CapturedAt.Equal(d.Source.CapturedAt) {
 		t.Errorf("captured_at read as %v, want %v", got[0].Source.CapturedAt, d.Source.CapturedAt)
-	}
-}
-
-// errWriter fails every write after the first n bytes.
-type errWriter struct{ left int }
-
-var errWrite = errors.New("disk full")
-
-func (w *errWriter) Write(p []byte) (int, error) {
-	if len(p) > w.left {
-		n := w.left
-		w.left = 0
-		return n, errWrite
-	}
-	w.left -= len(p)
-	return len(p), nil
-}
-
-func TestWritersReportWriteErrors(t *testing.T) {
-	tab := stack.NewTable()
-	d := dumptest.GoDump(tab)
-	for _, f := range []output.Format{output.JSON, output.Text} {
-		enc, err := NewEncoder(&errWriter{left: 10}, f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := stack.WriteDump(enc, d); !errors.Is(err, errWrite) {
-			t.Errorf("%s: WriteDump error = %v, want %v", f, err, errWrite)
-		}
-	}
-	for _, f := range []output.Format{output.JSON, output.Text} {
-		if err := WriteGroups(&errWriter{left: 10}, f, d, dumptest.Groups(tab, d)); !errors.Is(err, errWrite) {
-			t.Errorf("%s groups: error = %v, want %v", f, err, errWrite)
-		}
 	}
 }

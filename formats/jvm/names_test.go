@@ -1,16 +1,17 @@
-package formats
+package jvm_test
 
 import (
 	"bytes"
 	"strings"
 	"testing"
 
+	"github.com/stackdump/stackdump/formats"
 	"github.com/stackdump/stackdump/stack"
 )
 
 // threadNamesFixture was made by testdata/gen/jvm/ThreadNames.java with
 // `jcmd <pid> Thread.print -l` (see testdata/gen/jvm/README.md).
-const threadNamesFixture = "../testdata/corpus/jvm/local_jdk17.0.15-jcmd-Thread.print-l-thread-names.txt"
+const threadNamesFixture = "../../testdata/corpus/jvm/local_jdk17.0.15-jcmd-Thread.print-l-thread-names.txt"
 
 // threadNamesSleeping are the names ThreadNames.java gives its sleeping
 // threads, in the order it starts them (ids 12 to 26). The JVM printed the
@@ -38,7 +39,7 @@ var threadNamesSleeping = []string{
 // the name holds line breaks, and writing it back in jstack form and
 // reading it again keeps them.
 func TestJVMTextThreadNames(t *testing.T) {
-	dumps := readCorpusFile(t, threadNamesFixture)
+	dumps := readJVMFile(t, threadNamesFixture)
 	if len(dumps) != 1 {
 		t.Fatalf("%d dumps, want 1", len(dumps))
 	}
@@ -79,7 +80,7 @@ func TestJVMTextThreadNames(t *testing.T) {
 	}
 	check(t, dumps[0])
 	text := encodeJVM(t, dumps)
-	again, err := ReadAll(bytes.NewReader(text), ReadOptions{})
+	again, err := formats.ReadAll(bytes.NewReader(text), formats.ReadOptions{})
 	if err != nil || len(again) != 1 {
 		t.Fatalf("reading the written dump: %d dumps, %v", len(again), err)
 	}

@@ -1,4 +1,4 @@
-package formats
+package jvm_test
 
 import (
 	"fmt"

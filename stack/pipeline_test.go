@@ -1,4 +1,4 @@
-package formats_test
+package stack_test
 
 import (
 	"bytes"
@@ -14,19 +14,6 @@ import (
 	"github.com/stackdump/stackdump/formats/output"
 	"github.com/stackdump/stackdump/stack"
 )
-
-// realDumps are dumps real programs printed (testdata/gen): a service's
-// goroutine profile, two runtime.Stack dumps in one file, a race report.
-var realDumps = []string{"demo_go126.txt", "stacks2_go126.txt", "race_go126.txt", "leak_go126.txt"}
-
-func readTestdata(t *testing.T, name string) []byte {
-	t.Helper()
-	data, err := os.ReadFile("../testdata/go/" + name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return data
-}
 
 // TestPipelineRunMatchesWriteDump streams real dumps through a Pipeline,
 // reusing routines, and checks the output is what the dumps read whole
@@ -63,73 +50,6 @@ func TestPipelineRunMatchesWriteDump(t *testing.T) {
 			}
 		})
 	}
-}
-
-// sliceSource is a DumpSource yielding one real dump's routines with
-// errors put in between: after routine i, errs[i]; routine i itself comes
-// with partial[i], as a partial routine comes with its parse error.
-type sliceSource struct {
-	d       *stack.Dump
-	errs    map[int]error
-	partial map[int]*stack.ParseError
-	done    bool
-	// cancel, when not nil, is called after routine cancelAt.
-	cancel   func()
-	cancelAt int
-}
-
-func (s *sliceSource) Next() (*stack.Dump, error) {
-	if s.done {
-		return nil, io.EOF
-	}
-	s.done = true
-	return &stack.Dump{Source: s.d.Source, Total: s.d.Total}, nil
-}
-
-func (s *sliceSource) Routines() iter.Seq2[*stack.Routine, error] {
-	return func(yield func(*stack.Routine, error) bool) {
-		for i, r := range s.d.Routines {
-			var err error
-			if pe, ok := s.partial[i]; ok {
-				err = pe
-			}
-			if !yield(r, err) {
-				return
-			}
-			if s.cancel != nil && i == s.cancelAt {
-				s.cancel()
-			}
-			if err, ok := s.errs[i]; ok && !yield(nil, err) {
-				return
-			}
-		}
-	}
-}
-
-// recorder is an Encoder that counts what it is given and can fail.
-type recorder struct {
-	begins, routines, ends int
-	failAt                 int // the routine whose WriteRoutine fails; 0: none
-	err                    error
-}
-
-func (e *recorder) BeginDump(*stack.Dump) error { e.begins++; return nil }
-func (e *recorder) EndDump(*stack.Dump) error   { e.ends++; return nil }
-func (e *recorder) WriteRoutine(*stack.Routine) error {
-	e.routines++
-	if e.routines == e.failAt {
-		return e.err
-	}
-	return nil
-}
-
-func readDemo(t *testing.T) *stack.Dump {
-	t.Helper()
-	dumps, err := formats.ReadAll(bytes.NewReader(readTestdata(t, "demo_go126.txt")), formats.ReadOptions{})
-	if err != nil || len(dumps) != 1 {
-		t.Fatalf("ReadAll: %d dumps, %v", len(dumps), err)
-	}
-	return dumps[0]
 }
 
 // TestPipelineWarnings: parse errors, wrapped or not, go to the one
@@ -237,6 +157,88 @@ func TestPipelineContext(t *testing.T) {
 	if enc.routines >= len(big.Routines) || enc.ends != 0 {
 		t.Errorf("%d of %d routines written, %d ends; want the dump stopped part way", enc.routines, len(big.Routines), enc.ends)
 	}
+}
+
+// realDumps are dumps real programs printed (testdata/gen): a service's
+// goroutine profile, two runtime.Stack dumps in one file, a race report.
+var realDumps = []string{"demo_go126.txt", "stacks2_go126.txt", "race_go126.txt", "leak_go126.txt"}
+
+func readTestdata(t *testing.T, name string) []byte {
+	t.Helper()
+	data, err := os.ReadFile("../testdata/go/" + name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data
+}
+
+// sliceSource is a DumpSource yielding one real dump's routines with
+// errors put in between: after routine i, errs[i]; routine i itself comes
+// with partial[i], as a partial routine comes with its parse error.
+type sliceSource struct {
+	d       *stack.Dump
+	errs    map[int]error
+	partial map[int]*stack.ParseError
+	done    bool
+	// cancel, when not nil, is called after routine cancelAt.
+	cancel   func()
+	cancelAt int
+}
+
+func (s *sliceSource) Next() (*stack.Dump, error) {
+	if s.done {
+		return nil, io.EOF
+	}
+	s.done = true
+	return &stack.Dump{Source: s.d.Source, Total: s.d.Total}, nil
+}
+
+func (s *sliceSource) Routines() iter.Seq2[*stack.Routine, error] {
+	return func(yield func(*stack.Routine, error) bool) {
+		for i, r := range s.d.Routines {
+			var err error
+			if pe, ok := s.partial[i]; ok {
+				err = pe
+			}
+			if !yield(r, err) {
+				return
+			}
+			if s.cancel != nil && i == s.cancelAt {
+				s.cancel()
+			}
+			if err, ok := s.errs[i]; ok && !yield(nil, err) {
+				return
+			}
+		}
+	}
+}
+
+// recorder is an Encoder that counts what it is given and can fail.
+type recorder struct {
+	begins, routines, ends int
+	failAt                 int // the routine whose WriteRoutine fails; 0: none
+	err                    error
+}
+
+func (e *recorder) BeginDump(*stack.Dump) error { e.begins++; return nil }
+
+func (e *recorder) EndDump(*stack.Dump) error { e.ends++; return nil }
+
+func (e *recorder) WriteRoutine(*stack.Routine) error {
+	e.routines++
+	if e.routines == e.failAt {
+		return e.err
+	}
+	return nil
+}
+
+func readDemo(t *testing.T) *stack.Dump {
+	t.Helper()
+	dumps, err := formats.ReadAll(bytes.NewReader(readTestdata(t, "demo_go126.txt")), formats.ReadOptions{})
+	if err != nil || len(dumps) != 1 {
+		t.Fatalf("ReadAll: %d dumps, %v", len(dumps), err)
+	}
+	return dumps[0]
 }
 
 // TestCopyAnySource: Copy takes any DumpSource, not only a Reader, and

@@ -1,4 +1,4 @@
-package formats
+package jvm_test
 
 import (
 	"os"
@@ -32,8 +32,8 @@ var jvmGoldenFiles = []string{
 func TestJVMGolden(t *testing.T) {
 	for _, name := range jvmGoldenFiles {
 		t.Run(filepath.Base(name), func(t *testing.T) {
-			got := renderJVM(readJVMFile(t, filepath.Join("..", "testdata", name)))
-			golden := filepath.Join("..", "testdata", "jvm", "golden", filepath.Base(name)+".golden")
+			got := renderJVM(readJVMFile(t, filepath.Join("..", "..", "testdata", name)))
+			golden := filepath.Join("..", "..", "testdata", "jvm", "golden", filepath.Base(name)+".golden")
 			if *dumptest.Update {
 				if err := os.MkdirAll(filepath.Dir(golden), 0o755); err != nil {
 					t.Fatal(err)

@@ -1,12 +1,14 @@
-package formats
+package jvm_test
 
 import (
 	"bytes"
+	"io"
 	"os"
 	"path/filepath"
 	"regexp"
 	"testing"
 
+	"github.com/stackdump/stackdump/formats"
 	"github.com/stackdump/stackdump/formats/internal/dumptest"
 	"github.com/stackdump/stackdump/formats/jvm"
 	"github.com/stackdump/stackdump/stack"
@@ -15,7 +17,7 @@ import (
 // jvmCorpusText lists the JVM text dumps of the corpus and of testdata/jvm.
 func jvmCorpusText(t testing.TB) []string {
 	t.Helper()
-	corpus, own := filepath.Join("..", "testdata", "corpus", "jvm"), filepath.Join("..", "testdata", "jvm")
+	corpus, own := filepath.Join("..", "..", "testdata", "corpus", "jvm"), filepath.Join("..", "..", "testdata", "jvm")
 	return dumptest.SeedFiles(t, filepath.Join(corpus, "*.txt"), filepath.Join(corpus, "*.log"), filepath.Join(own, "*.txt"))
 }
 
@@ -25,7 +27,7 @@ func readJVMFile(t testing.TB, path string) []*stack.Dump {
 	if err != nil {
 		t.Fatal(err)
 	}
-	dumps, err := ReadAll(bytes.NewReader(data), ReadOptions{})
+	dumps, err := formats.ReadAll(bytes.NewReader(data), formats.ReadOptions{})
 	if err != nil {
 		t.Fatalf("%s: %v", path, err)
 	}
@@ -50,7 +52,7 @@ func TestJVMTextCorpusThreadCounts(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if k := sniffKind(data[:min(len(data), 64<<10)]); k != stack.KindJVMText {
+			if k := sniffedKind(t, data); k != stack.KindJVMText {
 				t.Errorf("sniffed as %s", k)
 			}
 			want := len(reCountHeader.FindAll(data, -1)) + len(reCountNameEnd.FindAll(data, -1)) +
@@ -87,7 +89,7 @@ func findRoutine(t *testing.T, d *stack.Dump, name string) *stack.Routine {
 // TestJVMTextFields checks the mapping of header, state, frame and lock
 // lines to the model on real jcmd and jstack output.
 func TestJVMTextFields(t *testing.T) {
-	d := readJVMFile(t, "../testdata/corpus/jvm/local_jdk17.0.15-jcmd-Thread.print-l-e.txt")[0]
+	d := readJVMFile(t, "../../testdata/corpus/jvm/local_jdk17.0.15-jcmd-Thread.print-l-e.txt")[0]
 	if d.Source.Target != "6835" || d.Source.Runtime != "OpenJDK 64-Bit Server VM (17.0.15+6-Debian-1deb12u1 mixed mode, sharing)" ||
 		d.Source.CapturedAt.Format("2006-01-02 15:04:05") != "2026-11-30 10:15:40" {
 		t.Errorf("source %+v", d.Source)
@@ -129,7 +131,7 @@ func TestJVMTextFields(t *testing.T) {
 // with "Carrying virtual thread #N" and, from JDK 24, the mounted virtual
 // thread's own frames, read as a routine of its own.
 func TestJVMTextVirtualThreads(t *testing.T) {
-	d := readJVMFile(t, "../testdata/corpus/jvm/jthreaddump_virtual_threads_jdk25.txt")[0]
+	d := readJVMFile(t, "../../testdata/corpus/jvm/jthreaddump_virtual_threads_jdk25.txt")[0]
 	carrier := findRoutine(t, d, "ForkJoinPool-1-worker-1")
 	var vt *stack.Routine
 	for i, r := range d.Routines {
@@ -144,7 +146,7 @@ func TestJVMTextVirtualThreads(t *testing.T) {
 		vt.Frames()[0].Func != "me.bechberger.jthreaddump.test.ThreadDumpGenerator.lambda$manyVirtualThreadsScenario$1" {
 		t.Errorf("mounted virtual thread %+v %+v", vt, vt.Thread)
 	}
-	if v := findRoutine(t, readJVMFile(t, "../testdata/corpus/jvm/intellij_jcmd_dump_to_file_plain_jdk21.txt")[0], ""); !v.Thread.Virtual || v.ID != 23 {
+	if v := findRoutine(t, readJVMFile(t, "../../testdata/corpus/jvm/intellij_jcmd_dump_to_file_plain_jdk21.txt")[0], ""); !v.Thread.Virtual || v.ID != 23 {
 		t.Errorf("dump_to_file virtual thread %+v", v)
 	}
 }
@@ -152,7 +154,7 @@ func TestJVMTextVirtualThreads(t *testing.T) {
 // TestJVMTextTwoDumps reads the HP-UX file that holds two dumps (EUC-KR
 // dates, CRLF) as two dumps through Next.
 func TestJVMTextTwoDumps(t *testing.T) {
-	dumps := readJVMFile(t, "../testdata/corpus/jvm/tda_hpux_jdk15_large.log")
+	dumps := readJVMFile(t, "../../testdata/corpus/jvm/tda_hpux_jdk15_large.log")
 	if len(dumps) != 2 {
 		t.Fatalf("%d dumps", len(dumps))
 	}
@@ -185,7 +187,7 @@ func TestJVMTextWarnings(t *testing.T) {
 		"   java.lang.Thread.State: RUNNABLE\n" + // 12
 		"\tat demo.B.run(B.java:" + string(bytes.Repeat([]byte("9"), 300)) + ")\n" + // 13: too long
 		"\tat demo.B.main(B.java:3)\n" // 14
-	dumps, err := ReadAll(bytes.NewReader([]byte(in)), ReadOptions{MaxLineBytes: 200})
+	dumps, err := formats.ReadAll(bytes.NewReader([]byte(in)), formats.ReadOptions{MaxLineBytes: 200})
 	if err != nil || len(dumps) != 1 {
 		t.Fatalf("%d dumps, %v", len(dumps), err)
 	}
@@ -228,12 +230,12 @@ func equalInts(a, b []int) bool {
 
 // TestJVMTextTruncated marks a dump cut in the middle of a thread.
 func TestJVMTextTruncated(t *testing.T) {
-	data, err := os.ReadFile("../testdata/corpus/jvm/local_jdk17.0.15-jstack-l-deadlocks.txt")
+	data, err := os.ReadFile("../../testdata/corpus/jvm/local_jdk17.0.15-jstack-l-deadlocks.txt")
 	if err != nil {
 		t.Fatal(err)
 	}
 	cut := data[:bytes.Index(data, []byte("at Samp.main"))+5]
-	dumps, err := ReadAll(bytes.NewReader(cut), ReadOptions{})
+	dumps, err := formats.ReadAll(bytes.NewReader(cut), formats.ReadOptions{})
 	if err != nil || len(dumps) != 1 || !dumps[0].Truncated || len(dumps[0].Routines) != 1 {
 		t.Fatalf("%v: %s", err, renderJVM(dumps))
 	}
@@ -245,13 +247,13 @@ func TestJVMTextTruncated(t *testing.T) {
 // threads, still reaches the output.
 func TestJVMTextStreaming(t *testing.T) {
 	for _, name := range []string{"local_jdk17.0.15-jstack-l-deadlocks.txt", "tda_hpux_jdk15_large.log", "jthreaddump_virtual_threads_jdk25.txt"} {
-		path := filepath.Join("..", "testdata", "corpus", "jvm", name)
+		path := filepath.Join("..", "..", "testdata", "corpus", "jvm", name)
 		data, err := os.ReadFile(path)
 		if err != nil {
 			t.Fatal(err)
 		}
 		var streamed bytes.Buffer
-		n, err := Copy(jvm.NewEncoder(&streamed), NewReader(bytes.NewReader(data), ReadOptions{}), nil)
+		n, err := formats.Copy(jvm.NewEncoder(&streamed), formats.NewReader(bytes.NewReader(data), formats.ReadOptions{}), nil)
 		if err != nil || n == 0 {
 			t.Fatalf("%s: %d dumps, %v", name, n, err)
 		}
@@ -262,4 +264,21 @@ func TestJVMTextStreaming(t *testing.T) {
 			t.Errorf("deadlock report lost")
 		}
 	}
+}
+
+// readText reads every dump of r with the JVM text reader, as the door
+// does when the kind is forced to stack.KindJVMText.
+func readText(r io.Reader, opts jvm.ReadOptions) ([]*stack.Dump, error) {
+	return stack.ReadAll(jvm.NewReader(r, opts))
+}
+
+// sniffedKind is the kind the door sniffs data as (from its first 64 KiB,
+// as for any input held in memory).
+func sniffedKind(t *testing.T, data []byte) stack.Kind {
+	t.Helper()
+	rd := formats.NewReaderBytes(data, formats.ReadOptions{})
+	if _, err := rd.Next(); err != nil {
+		t.Errorf("door reading: %v", err)
+	}
+	return rd.Kind()
 }

@@ -1,4 +1,4 @@
-package formats
+package dumpjson
 
 import (
 	"bytes"
@@ -8,7 +8,6 @@ import (
 	"testing"
 	"unicode/utf8"
 
-	"github.com/stackdump/stackdump/formats/dumpjson"
 	"github.com/stackdump/stackdump/formats/internal/dumptest"
 	"github.com/stackdump/stackdump/stack"
 )
@@ -17,7 +16,7 @@ import (
 // every error must name an offset within the input, and whatever it reads
 // without complaint must come back unchanged when written and read again.
 func FuzzJSONReader(f *testing.F) {
-	for _, data := range dumptest.ReadSeeds(f, filepath.Join("..", "testdata", "json", "*.json")) {
+	for _, data := range dumptest.ReadSeeds(f, filepath.Join("..", "..", "testdata", "json", "*.json")) {
 		if len(data) > 8<<10 {
 			continue // large documents slow the fuzzer more than they teach it
 		}
@@ -38,7 +37,7 @@ func FuzzJSONReader(f *testing.F) {
 			}
 		}
 		var buf bytes.Buffer
-		enc := dumpjson.NewEncoder(&buf)
+		enc := NewEncoder(&buf)
 		for _, d := range dumps {
 			if err := stack.WriteDump(enc, d); err != nil {
 				t.Fatal(err)
@@ -55,7 +54,7 @@ func FuzzJSONReader(f *testing.F) {
 // fuzzReadJSON reads every dump of data, checking that each error is
 // positioned inside it; clean reports that nothing was wrong.
 func fuzzReadJSON(t *testing.T, data []byte, maxLine int) ([]*stack.Dump, bool) {
-	rd := NewReader(bytes.NewReader(data), ReadOptions{Kind: stack.KindJSON, MaxLineBytes: maxLine})
+	rd := NewReader(bytes.NewReader(data), ReadOptions{MaxLineBytes: maxLine})
 	var dumps []*stack.Dump
 	clean := true
 	for {
