@@ -5,11 +5,11 @@ import (
 	"io"
 
 	"github.com/stackdump/stackdump/formats/debug1"
-	"github.com/stackdump/stackdump/formats/dumpjson"
 	"github.com/stackdump/stackdump/formats/folded"
 	"github.com/stackdump/stackdump/formats/gotext"
 	"github.com/stackdump/stackdump/formats/output"
 	"github.com/stackdump/stackdump/formats/pprof"
+	"github.com/stackdump/stackdump/internal/jsonenc"
 	"github.com/stackdump/stackdump/internal/words"
 	"github.com/stackdump/stackdump/stack"
 )
@@ -30,7 +30,7 @@ func newEncoder(w io.Writer, f output.Format, k stack.Kind) (stack.Encoder, erro
 		}
 		return gotext.NewEncoder(w), nil
 	case output.JSON:
-		return dumpjson.NewEncoder(w), nil
+		return jsonenc.NewEncoder(w), nil
 	case output.Debug1:
 		return debug1.NewEncoder(w), nil
 	case output.Pprof:
@@ -47,7 +47,7 @@ func writeGroups(w io.Writer, f output.Format, d *stack.Dump, groups []*stack.Gr
 	case output.Text:
 		return gotext.WriteGroups(w, d, groups)
 	case output.JSON:
-		return dumpjson.WriteGroups(w, d, groups)
+		return jsonenc.WriteGroups(w, d, groups)
 	case output.Debug1:
 		return debug1.WriteGroups(w, d, groups)
 	}

@@ -7,9 +7,9 @@ import (
 	"io"
 	"sync"
 
-	"github.com/stackdump/stackdump/formats/dumpjson"
 	"github.com/stackdump/stackdump/formats/gotext"
 	"github.com/stackdump/stackdump/formats/output"
+	"github.com/stackdump/stackdump/internal/jsonenc"
 	"github.com/stackdump/stackdump/internal/zseg"
 	"github.com/stackdump/stackdump/stack"
 )
@@ -182,7 +182,7 @@ func (jw *jsonWriter) writeChunks(ctx context.Context, order <-chan jsonChunk) e
 	end := &stack.Dump{Truncated: truncated, Warnings: append(warnings, jw.d.Warnings...), Total: total}
 	enc := jw.stream.NewEncoder()
 	defer enc.Release()
-	if _, err := enc.Write(new(dumpjson.Chunks).AppendEnd(nil, end, total)); err != nil {
+	if _, err := enc.Write(new(jsonenc.Chunks).AppendEnd(nil, end, total)); err != nil {
 		return err
 	}
 	if err := jw.stream.WriteSegment(enc.Take(nil)); err != nil {
@@ -196,7 +196,7 @@ func (jw *jsonWriter) writeChunks(ctx context.Context, order <-chan jsonChunk) e
 type chunkState struct {
 	table  *stack.Table
 	reader *gotext.Reader // reset onto each chunk: it keeps the stacks met
-	frames dumpjson.Chunks
+	frames jsonenc.Chunks
 	enc    *zseg.Encoder
 	buf    []byte
 }

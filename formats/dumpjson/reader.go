@@ -14,6 +14,7 @@ import (
 	"github.com/tidwall/gjson"
 
 	"github.com/stackdump/stackdump/internal/codec"
+	"github.com/stackdump/stackdump/internal/jsonenc"
 	"github.com/stackdump/stackdump/stack"
 )
 
@@ -161,7 +162,7 @@ func (d *jsonDecoder) NextDump() (*stack.Dump, error) {
 		return nil, d.fatal(err)
 	}
 	if c != '{' {
-		return nil, d.fatal(jsonStop(d.s.off, "expected '{' starting a %s document, found %q", jsonFormatVersion, c))
+		return nil, d.fatal(jsonStop(d.s.off, "expected '{' starting a %s document, found %q", jsonenc.FormatVersion, c))
 	}
 	d.docStart = d.s.off
 	d.s.skipByte()
@@ -456,10 +457,10 @@ func (d *jsonDecoder) bufferedElement() ([]byte, int64, bool, error) {
 func (d *jsonDecoder) buildDump() (*stack.Dump, error) {
 	f := d.members[memberFormat]
 	if !f.set {
-		return nil, jsonStop(d.docStart, "not a %s document: no \"format\" member", jsonFormatVersion)
+		return nil, jsonStop(d.docStart, "not a %s document: no \"format\" member", jsonenc.FormatVersion)
 	}
-	if v := gjson.ParseBytes(f.raw); v.Type != gjson.String || v.Str != jsonFormatVersion {
-		return nil, jsonStop(f.off, "unsupported document format %s (want %q)", bytes.TrimSpace(f.raw), jsonFormatVersion)
+	if v := gjson.ParseBytes(f.raw); v.Type != gjson.String || v.Str != jsonenc.FormatVersion {
+		return nil, jsonStop(f.off, "unsupported document format %s (want %q)", bytes.TrimSpace(f.raw), jsonenc.FormatVersion)
 	}
 	dump := &stack.Dump{Source: stack.Source{Kind: stack.KindJSON}}
 	if m := d.members[memberSource]; m.set {

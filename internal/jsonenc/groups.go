@@ -1,4 +1,4 @@
-package dumpjson
+package jsonenc
 
 import (
 	"io"
@@ -8,9 +8,9 @@ import (
 	"github.com/stackdump/stackdump/stack"
 )
 
-// writeGroupsJSON writes a grouped stackdump/v1 document: the full
+// WriteGroups writes a grouped stackdump/v1 document: the full
 // document's metadata with "groups" in place of "goroutines".
-func writeGroupsJSON(w io.Writer, d *stack.Dump, groups []*stack.Group) error {
+func WriteGroups(w io.Writer, d *stack.Dump, groups []*stack.Group) error {
 	if d == nil {
 		d = &stack.Dump{}
 	}
@@ -19,7 +19,7 @@ func writeGroupsJSON(w io.Writer, d *stack.Dump, groups []*stack.Group) error {
 		total = codec.GroupsTotal(groups)
 	}
 	b := make([]byte, 0, 2*codec.WriteChunkSize)
-	b = append(b, `{"format":"`+jsonFormatVersion+`",`...)
+	b = append(b, `{"format":"`+FormatVersion+`",`...)
 	b = appendJSONHead(b, d)
 	b = append(b, `,"total":`...)
 	b = strconv.AppendInt(b, total, 10)

@@ -1,4 +1,4 @@
-package dumpjson
+package jsonenc
 
 import (
 	"io"
@@ -8,10 +8,10 @@ import (
 	"github.com/stackdump/stackdump/stack"
 )
 
-// jsonFormatVersion is the "format" value of every stackdump JSON
+// FormatVersion is the "format" value of every stackdump JSON
 // document. Version 1 only ever grows: new keys may appear, existing keys
 // keep their names, types and meaning (docs/json.md).
-const jsonFormatVersion = "stackdump/v1"
+const FormatVersion = "stackdump/v1"
 
 // jsonEncoder writes stackdump/v1 documents, one per dump, each on its own
 // line. It streams: a document is opened by BeginDump, each routine is
@@ -26,7 +26,9 @@ type jsonEncoder struct {
 	head     int    // preamble lines written before the routines
 }
 
-func newJSONEncoder(w io.Writer) stack.Encoder {
+// NewEncoder returns an encoder of stackdump/v1 JSON to w
+// (formats/dumpjson.NewEncoder).
+func NewEncoder(w io.Writer) stack.Encoder {
 	return &jsonEncoder{w: w, buf: make([]byte, 0, 2*codec.WriteChunkSize)}
 }
 
@@ -63,11 +65,11 @@ func (e *jsonEncoder) flush() (err error) {
 	return err
 }
 
-// JSONChunks writes one stackdump JSON document in parts made apart — by
+// Chunks writes one stackdump JSON document in parts made apart — by
 // several goroutines, each encoding (and compressing) its share of the
-// routines — and joined in order: [JSONChunks.AppendStart], the routines
-// from [JSONChunks.AppendRoutine], then [JSONChunks.AppendEnd]. The bytes
-// are those the encoder (NewEncoder) writes. A JSONChunks keeps the
+// routines — and joined in order: [Chunks.AppendStart], the routines
+// from [Chunks.AppendRoutine], then [Chunks.AppendEnd]. The bytes
+// are those the encoder (NewEncoder) writes. A Chunks keeps the
 // encoding of every interned frame it meets, so it is worth keeping across
 // dumps read into one Table; it is not safe for concurrent use: give each
 // goroutine its own. The zero value is ready to use.
@@ -101,7 +103,7 @@ func (*Chunks) AppendEnd(b []byte, d *stack.Dump, total int64) []byte {
 
 // appendJSONStart appends the opening of d's document (AppendStart).
 func appendJSONStart(b []byte, d *stack.Dump) []byte {
-	b = append(b, `{"format":"`+jsonFormatVersion+`",`...)
+	b = append(b, `{"format":"`+FormatVersion+`",`...)
 	b = appendJSONHead(b, d)
 	return append(b, `,"goroutines":[`...)
 }

@@ -1,4 +1,4 @@
-package dumpjson
+package jsonenc
 
 import (
 	"strconv"
