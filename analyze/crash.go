@@ -7,12 +7,12 @@ import (
 
 // Crash is what crashed, when the dump comes from a crash: a panic, a
 // fatal error, a deadlock, a go test timeout or a signal
-// ([formats.CrashOf] reads it from the preamble).
+// ([gotext.CrashOf] reads it from the preamble).
 type Crash struct {
 	// Kind is "panic", "fatal", "deadlock", "timeout" or "signal".
 	Kind gotext.CrashKind `json:"kind"`
 	// Message is the panic value or error as the runtime printed it,
-	// continuation lines included (see formats.Crash.Message).
+	// continuation lines included (see gotext.Crash.Message).
 	Message string `json:"message"`
 	// Goroutine is the goroutine that crashed (for a timeout, one running
 	// a test that did not finish); 0 when none is known.

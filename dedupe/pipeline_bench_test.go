@@ -46,7 +46,7 @@ func handGroupNext(rd *formats.Reader, opts Options) (*stack.Dump, []*stack.Grou
 
 // BenchmarkPipelineGroup reads and groups a 142,000-goroutine debug=2
 // dump (panicweb's 71 goroutines, renumbered 2,000 times) with GroupNext,
-// a formats.Pipeline into the grouping stage ("pipeline"), and with the
+// a stack.Pipeline into the grouping stage ("pipeline"), and with the
 // hand-written loop it replaced ("hand"). cpu-ms/op is user+system CPU
 // time per operation.
 func BenchmarkPipelineGroup(b *testing.B) {

@@ -10,7 +10,7 @@ import (
 	"github.com/stackdump/stackdump/stack"
 )
 
-// Grouping as a stage of a formats.Pipeline: the routines of each dump
+// Grouping as a stage of a stack.Pipeline: the routines of each dump
 // of a real service's goroutine profile are grouped as they stream by.
 func ExampleGroupThrough() {
 	f, err := os.Open("../testdata/go/demo_go126.txt")

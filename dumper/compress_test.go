@@ -97,7 +97,7 @@ func TestDumpOutputWriteError(t *testing.T) {
 }
 
 // TestCompressionCodecSeam checks the seam between formats and zseg:
-// every formats.Compression converts to the zseg codec of the same name.
+// every output.Compression converts to the zseg codec of the same name.
 func TestCompressionCodecSeam(t *testing.T) {
 	for c, want := range map[output.Compression]zseg.Codec{output.None: zseg.Plain, output.Gzip: zseg.Gzip, output.Zstd: zseg.Zstd} {
 		if got := compressOptions(c).Compression; got != want {

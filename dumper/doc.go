@@ -3,7 +3,7 @@
 //
 // # Capture
 //
-// [Capture] returns a [formats.Dump] of the calling process in one of three
+// [Capture] returns a [stack.Dump] of the calling process in one of three
 // modes (docs/capture.md has what each costs, measured):
 //
 //   - [ModeFull]: every goroutine with id, state, wait time, arguments,

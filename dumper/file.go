@@ -15,7 +15,7 @@ type FileOptions struct {
 	Format output.Format
 	// Compression is the file's compression; empty means the one the
 	// path's extension names (.gz, .zst), else none. It must agree with
-	// the path (formats.OutputFor): "x.txt" with gzip is an error.
+	// the path (output.For): "x.txt" with gzip is an error.
 	Compression output.Compression
 	// Capture configures the capture (mode, limits).
 	Capture CaptureOptions

@@ -26,7 +26,7 @@ import (
 //     buffer, and not cut at 64 MiB. It is complete unless it would pass
 //     [DefaultMaxBytes] (1 GiB) or the goroutines outgrow four passes; then
 //     the cut is visible, never silent: the text ends with a line starting
-//     [formats.CutMarker] (stackdump's reader marks the dump Truncated and
+//     [gotext.CutMarker] (stackdump's reader marks the dump Truncated and
 //     warns), and the [TruncatedTrailer] trailer is "true" ("false" when
 //     complete).
 //
@@ -75,7 +75,7 @@ func (goroutineHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 // TruncatedTrailer is the HTTP trailer of a debug=2 answer of
 // [GoroutineHandler]: "true" when the traceback was cut (and ends with a
-// [formats.CutMarker] line), "false" when it is complete. A client that
+// [gotext.CutMarker] line), "false" when it is complete. A client that
 // reads the body to its end and finds no trailer was cut off in transit.
 const TruncatedTrailer = "Stackdump-Truncated"
 
@@ -84,7 +84,7 @@ const TruncatedTrailer = "Stackdump-Truncated"
 var goroutineHandlerMaxBytes = DefaultMaxBytes
 
 // cutLine is the line that ends a cut traceback: after a blank line, so
-// that it is no part of the last goroutine, a formats.CutMarker line
+// that it is no part of the last goroutine, a gotext.CutMarker line
 // saying where and why.
 func cutLine(st stackText) []byte {
 	b := []byte("\n\n")

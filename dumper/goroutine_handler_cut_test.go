@@ -13,7 +13,7 @@ import (
 
 // TestGoroutineHandlerCutIsVisible serves debug=2 with the size limit
 // lowered below what 600 parked goroutines print: the text ends with a
-// formats.CutMarker line, stackdump's reader marks the dump truncated
+// gotext.CutMarker line, stackdump's reader marks the dump truncated
 // with a warning, and the trailer says "true". With the limit as shipped
 // the same request is complete and the trailer says "false".
 func TestGoroutineHandlerCutIsVisible(t *testing.T) {

@@ -278,7 +278,7 @@ func (jw *jsonWriter) encodeChunk(ctx context.Context, st *chunkState, job jsonC
 	}
 }
 
-// chunkEncoder is the last stage of a chunk's formats.Pipeline: it
+// chunkEncoder is the last stage of a chunk's stack.Pipeline: it
 // appends the routines' JSON into the worker's buffer and hands it to the
 // worker's compressor every jsonFlushBytes; EndDump takes the segment.
 type chunkEncoder struct {

@@ -32,7 +32,7 @@ func cutTraceback(text []byte, size int) int {
 	return len(text)
 }
 
-// collectStage is the last stage of a formats.Pipeline that keeps every
+// collectStage is the last stage of a stack.Pipeline that keeps every
 // routine in its dump's Routines: a capture read whole into memory.
 type collectStage struct{ d *stack.Dump }
 

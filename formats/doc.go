@@ -1,34 +1,23 @@
-// Package formats holds stackdump's one dump model and every reader and
-// writer of it.
-//
-// # Model
-//
-// A [Dump] is metadata plus a sequence of [Routine] values: goroutines, or
-// JVM threads. Call stacks are interned in a [Table], as google/pprof's
-// profile package interns functions and locations: a [Stack] is a list of
-// shared [Frame] pointers, and what differs between goroutines at the same
-// call site (arguments, fp/sp/pc) lives in per-routine [FrameValues]. A
-// million goroutines parked at sixty call sites cost sixty stacks.
-//
-// # Reading
+// Package formats reads dumps of any format and writes them in any: the
+// door to the format packages.
 //
 // [NewReader] takes any io.Reader, undoes gzip or zstd, sniffs the format
-// ([sniffKind]) and yields dumps with [Reader.Next] and their routines one at
-// a time with [Reader.Routines]. Readers are forgiving: junk around dumps is
-// skipped, and a malformed routine is reported as a [*ParseError] naming its
-// line while reading goes on. [ReadAll] collects everything in memory.
+// from the first bytes and hands the input to that format's reader
+// (formats/gotext, formats/debug1, formats/pprof, formats/dumpjson,
+// formats/jvm, formats/exectrace); [Reader.Next] and [Reader.Routines]
+// yield its dumps and their routines one at a time, and [ReadAll] collects
+// them in memory. Readers are forgiving: junk around dumps is skipped, and
+// a malformed routine is reported as a *stack.ParseError naming its line
+// while reading goes on.
 //
-// # Writing
+// [NewEncoder] returns the writer of an output format (formats/output
+// names them): the text format writes each dump in its own form's text,
+// so that the output reads back as the same dumps. [WriteGroups] writes
+// package dedupe's groups; [Copy] streams every dump of a source through
+// an encoder.
 //
-// [NewEncoder] returns an [Encoder] for a [Format]; [NewOutput] wraps the
-// destination in one large bufio.Writer and optional compression.
-//
-// # Streaming
-//
-// A [Pipeline] streams a [DumpSource] (a Reader) into an Encoder, one
-// routine at a time: it is the one loop that reads dumps and hands their
-// routines on, with parse errors to one OnWarning callback and a context
-// to stop it. Anything else that must see every routine is an Encoder
-// stage in front of the writer, as package dedupe's grouping stage is.
-// [Copy] is a Pipeline from a Reader without a context.
+// The door imports every codec by name. A program that needs one format
+// imports that codec's package instead and links nothing else: a Go
+// service's endpoint (package dumper) links the Go codecs only, and
+// leakcheck links the Go traceback reader and the model.
 package formats

@@ -18,7 +18,7 @@ import (
 
 // Complete by default.
 //
-// runtime/pprof cuts debug=2 silently at 64 MiB (formats.TruncationSize,
+// runtime/pprof cuts debug=2 silently at 64 MiB (gotext.TruncationSize,
 // about 36k goroutines of typical depth). A full capture of a
 // net/http/pprof target through [OpenDocument] still gives one document
 // with every goroutine's id, state and stack:

@@ -73,7 +73,7 @@ type inputDoc struct {
 	OmittedStates []stateDoc `json:"omittedStates,omitempty"`
 }
 
-// crashDoc is a dump's crash (formats.CrashOf): kind, message, the
+// crashDoc is a dump's crash (gotext.CrashOf): kind, message, the
 // goroutine that crashed (0 when unknown) and the index of the group that
 // holds it (-1 when not listed).
 type crashDoc struct {

@@ -8,7 +8,7 @@ import (
 )
 
 // The report of a real jstack dump counts the VM-internal threads, which
-// HotSpot prints without a state, under formats.StateVMThread: the states of
+// HotSpot prints without a state, under stack.StateVMThread: the states of
 // every group add up to its count.
 func TestReportCountsVMThreads(t *testing.T) {
 	doc := pageData(t, writeReport(t, readCorpus(t, "corpus/jvm/local_jdk17.0.15-jstack-l-deadlocks.txt"), Options{}))

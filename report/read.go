@@ -49,7 +49,7 @@ func Read(r io.Reader, name string, opts ReadOptions) ([]Input, error) {
 }
 
 // readInput reads the next dump of rd, grouping its routines and
-// watching for the one that crashed as they stream by: a formats.Pipeline
+// watching for the one that crashed as they stream by: a stack.Pipeline
 // through the grouping stage into the crash watch. On an error that cut
 // the dump short, what was read of it is returned with the error.
 func readInput(rd *formats.Reader, opts ReadOptions) (Input, error) {

@@ -35,7 +35,7 @@ type Input struct {
 	// builds them. Nil means group Dump.Routines with Options.Group.
 	Groups []*stack.Group
 	// Culprit is the routine that crashed when the dump comes from a
-	// crash (see formats.CrashWatch); nil when unknown. [Read] sets it;
+	// crash (see gotext.CrashWatch); nil when unknown. [Read] sets it;
 	// when Groups is nil it is found in Dump.Routines.
 	Culprit *stack.Routine
 }

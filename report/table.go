@@ -22,7 +22,7 @@ type docTable struct {
 }
 
 // frameKey is a frame's identity in the page: dumps read with different
-// formats.Tables have different pointers for the same frame.
+// stack.Tables have different pointers for the same frame.
 type frameKey struct {
 	fn, file, module string
 	line             int

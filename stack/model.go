@@ -211,7 +211,7 @@ func (r *Routine) Clone() *Routine {
 	return &c
 }
 
-// clone deep-copies v; the arguments of every frame share one new string.
+// Clone deep-copies v; the arguments of every frame share one new string.
 func (v *FrameValues) Clone() *FrameValues {
 	if v == nil {
 		return nil

@@ -34,7 +34,7 @@ const pipelineCheckEvery = 4096
 // pipeline. Errors are matched with errors.As, so a source may wrap its
 // parse errors.
 //
-//	p := formats.Pipeline{Source: rd, Encoder: enc, OnWarning: warn}
+//	p := stack.Pipeline{Source: rd, Encoder: enc, OnWarning: warn}
 //	n, err := p.Run(ctx)
 type Pipeline struct {
 	// Source is what the pipeline reads.
@@ -126,7 +126,7 @@ func (p *Pipeline) readError(err error) error {
 // for a consumer that needs only the routines: it is called with each
 // routine, and BeginDump and EndDump do nothing.
 //
-//	p := formats.Pipeline{Source: rd, Encoder: formats.RoutineFunc(a.Add)}
+//	p := stack.Pipeline{Source: rd, Encoder: stack.RoutineFunc(a.Add)}
 type RoutineFunc func(*Routine)
 
 // BeginDump does nothing.

@@ -90,7 +90,7 @@ func TestPipelineWarnings(t *testing.T) {
 
 // TestPipelinePartialRoutine: a routine that comes with its parse error
 // (the partial result the error is about) is a warning and is written too,
-// in its place; formats.RoutineFunc sees every routine.
+// in its place; stack.RoutineFunc sees every routine.
 func TestPipelinePartialRoutine(t *testing.T) {
 	d := readDemo(t)
 	pe := &stack.ParseError{Line: 7, Msg: "stack cut"}

@@ -50,7 +50,7 @@ type dumpResult struct {
 	leaked int64
 }
 
-// run streams every dump of rd into w through a formats.Pipeline. It
+// run streams every dump of rd into w through a stack.Pipeline. It
 // returns the dumps it wrote.
 func (p pipeline) run(rd stack.DumpSource, w io.Writer) ([]dumpResult, error) {
 	var (

@@ -198,7 +198,7 @@ func addSnapshot(cmd *cobra.Command, tl *analyze.Timeline, p *stack.Pipeline, na
 	return d, nil
 }
 
-// snapshotStage is a Timeline as the last stage of a formats.Pipeline:
+// snapshotStage is a Timeline as the last stage of a stack.Pipeline:
 // the dump is one snapshot called name.
 type snapshotStage struct {
 	tl   *analyze.Timeline
@@ -225,7 +225,7 @@ var errStopDumps = errors.New("stop")
 
 // eachDump opens the file name and calls fn until the end of its dumps
 // (fn's io.EOF, as Pipeline.Next returns it); fn streams the next dump
-// through p, a formats.Pipeline reading the file whose stage fn sets.
+// through p, a stack.Pipeline reading the file whose stage fn sets.
 // Errors name the file.
 func eachDump(cmd *cobra.Command, name string, fn func(p *stack.Pipeline) error) error {
 	src, closeIn, err := openInput(cmd, name)

@@ -6,6 +6,7 @@ import (
 	"github.com/stackdump/stackdump/stack"
 )
 
+// GroupsTotal returns the sum of the groups' counts.
 func GroupsTotal(groups []*stack.Group) int64 {
 	var n int64
 	for _, g := range groups {
@@ -14,13 +15,13 @@ func GroupsTotal(groups []*stack.Group) int64 {
 	return n
 }
 
-// groupStateCount is one entry of a group's state histogram.
+// StateCount is one entry of a group's state histogram.
 type StateCount struct {
 	State string
 	N     int64
 }
 
-// groupStates returns a group's states, most common first, then by name.
+// GroupStates returns a group's states, most common first, then by name.
 func GroupStates(g *stack.Group) []StateCount {
 	sc := make([]StateCount, 0, len(g.States))
 	for s, n := range g.States {

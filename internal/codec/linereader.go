@@ -9,7 +9,7 @@ import (
 	"github.com/stackdump/stackdump/stack"
 )
 
-// lineReader is the one line reader of the text readers (Go traceback,
+// LineReader is the one line reader of the text readers (Go traceback,
 // debug=1, JVM text). It yields the lines of a stream one at a time
 // without copying them when they fit in the bufio.Reader's buffer, numbers
 // them from 1 and keeps each line's byte offset; "\n" and "\r\n" are
@@ -54,7 +54,7 @@ type LineReader struct {
 	err  error  // sticky read error (not io.EOF)
 }
 
-// newLineReader returns a lineReader over r with lines bounded by max
+// NewLineReader returns a lineReader over r with lines bounded by max
 // bytes (defaultMaxLine when max <= 0).
 func NewLineReader(r *bufio.Reader, max int) *LineReader {
 	if max <= 0 {
@@ -72,7 +72,7 @@ func newMemLineReader(b []byte, max int) *LineReader {
 	return &LineReader{Win: b, Max: max}
 }
 
-// newInputLineReader returns a lineReader over in: over its bytes when it
+// NewStreamLineReader returns a lineReader over in: over its bytes when it
 // is held in memory, else over in.R.
 func NewStreamLineReader(in *Stream, max int) *LineReader {
 	if in.Mem != nil {
@@ -81,7 +81,7 @@ func NewStreamLineReader(in *Stream, max int) *LineReader {
 	return NewLineReader(in.R, max)
 }
 
-// readLine returns the next line without its "\n" or "\r\n". The slice is
+// ReadLine returns the next line without its "\n" or "\r\n". The slice is
 // valid until the next call. At the end of the input it returns io.EOF (a
 // last line without a newline is returned first, with noEOL set). A line
 // longer than max is skipped and errLineTooLong returned with num and off
@@ -146,7 +146,7 @@ func (lr *LineReader) memTail() ([]byte, error) {
 	return lr.kept(trimEOL(line))
 }
 
-// skipLine consumes the next line when it is text, whole in the buffered
+// SkipLine consumes the next line when it is text, whole in the buffered
 // window and ended by "\n", exactly as readLine would have returned it;
 // it reports whether it did. text must hold no line terminator.
 func (lr *LineReader) SkipLine(text string) bool {
@@ -187,24 +187,24 @@ func (lr *LineReader) kept(line []byte) ([]byte, error) {
 // longHeadBytes is how much of a skipped line its warning quotes.
 const longHeadBytes = 80
 
-// unread pushes the line last returned by readLine back: the next
-// readLine returns it again, with the same num and off.
+// Unread pushes the line last returned by readLine back: the next
+// ReadLine returns it again, with the same num and off.
 func (lr *LineReader) Unread() { lr.back = true }
 
-// tooLongMsg says what happened to the line last skipped by errLineTooLong.
+// TooLongMsg says what happened to the line last skipped by errLineTooLong.
 func (lr *LineReader) TooLongMsg() string {
 	return "line of " + strconv.FormatInt(lr.longLen, 10) + " bytes is longer than the " +
 		strconv.Itoa(lr.Max) + "-byte limit; skipped"
 }
 
-// tooLongError is the positioned warning for the line last skipped by
+// TooLongError is the positioned warning for the line last skipped by
 // errLineTooLong: its number, offset, length and first bytes.
 func (lr *LineReader) TooLongError() *stack.ParseError {
 	return &stack.ParseError{Line: lr.Num, Offset: lr.Off, Msg: lr.TooLongMsg(), Text: string(lr.LongHead)}
 }
 
-// parseError returns a ParseError about the line last returned by
-// readLine, quoting up to 200 bytes of it.
+// ParseError returns a ParseError about the line last returned by
+// ReadLine, quoting up to 200 bytes of it.
 func (lr *LineReader) ParseError(msg string) *stack.ParseError {
 	return &stack.ParseError{Line: lr.Num, Offset: lr.Off, Msg: msg, Text: string(lr.line[:min(len(lr.line), 200)])}
 }

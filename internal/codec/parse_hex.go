@@ -1,6 +1,6 @@
 package codec
 
-// parseHexDigits parses 1 to 16 hex digits (either case), without a "0x"
+// ParseHexDigits parses 1 to 16 hex digits (either case), without a "0x"
 // prefix; false for anything else.
 func ParseHexDigits[S string | []byte](s S) (uint64, bool) {
 	if len(s) == 0 || len(s) > 16 {

@@ -1,10 +1,5 @@
 package codec
 
-// The text (debug=1) pages of net/http/pprof's other profiles are refused
-// with ErrNotGoroutineProfile, wrapping a *ParseError that names the line:
-// their records count threads, bytes or delays, not goroutines, and read
-// as a goroutine profile they would give a dump that looks real.
-
 import (
 	"bytes"
 	"fmt"
@@ -12,7 +7,12 @@ import (
 	"github.com/stackdump/stackdump/stack"
 )
 
-// notGoroutineProfile is the error for the header line of a profile that
+// The text (debug=1) pages of net/http/pprof's other profiles are refused
+// with ErrNotGoroutineProfile, wrapping a *ParseError that names the line:
+// their records count threads, bytes or delays, not goroutines, and read
+// as a goroutine profile they would give a dump that looks real.
+
+// NotGoroutineProfile is the error for the header line of a profile that
 // is not of goroutines: name is the profile, line and off the header's
 // place, text the line.
 func NotGoroutineProfile(name string, line int, off int64, text []byte) error {
@@ -37,7 +37,7 @@ func profileWhat(name string) string {
 	return "one a program made with runtime/pprof.NewProfile"
 }
 
-// otherProfileHeader names the profile whose debug=1 text line starts, ""
+// OtherProfileHeader names the profile whose debug=1 text line starts, ""
 // for any other line.
 //
 // Example input: "heap profile: 3: 1536 [40: 20480] @ heap/524288"

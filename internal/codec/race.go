@@ -1,6 +1,6 @@
 package codec
 
-// raceOp splits an access role ("Previous atomic write") into the
+// RaceOp splits an access role ("Previous atomic write") into the
 // operation ("read" or "write") and its atomic and previous flags.
 func RaceOp(role []byte) (op string, atomic, previous bool) {
 	s := string(role)

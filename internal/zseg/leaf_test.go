@@ -11,7 +11,7 @@ import (
 
 // TestLeafPackage checks that zseg stays a leaf (ARCHITECTURE.md): its
 // non-test files import no stackdump package, so formats, dumper and the
-// CLI can all use it. Callers convert formats.Compression with Codec(c).
+// CLI can all use it. Callers convert output.Compression with Codec(c).
 func TestLeafPackage(t *testing.T) {
 	files, err := filepath.Glob("*.go")
 	if err != nil || len(files) == 0 {

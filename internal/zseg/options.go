@@ -9,7 +9,7 @@ import (
 
 // DefaultGzipLevel is the deflate level used when Options.Level is 0: the
 // level klauspost's gzip writer uses for gzip.DefaultCompression, as
-// formats.NewOutput does.
+// output.NewWriter does.
 const DefaultGzipLevel = 5
 
 // Codec names a stream's compression. Its values are spelt as

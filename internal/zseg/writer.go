@@ -173,7 +173,7 @@ const (
 // NewOutput returns the buffered writer a dump is written through: with
 // compression, a Writer of GzipBlockSize or ZstdBlockSize blocks
 // compressed on up to workers goroutines; without, one 1 MiB bufio.Writer
-// (plainBufferSize, as formats.Output). Either way w sees a few large writes, never one per
+// (plainBufferSize, as output.Writer). Either way w sees a few large writes, never one per
 // line, all from the goroutine calling Write and Close. Close flushes and
 // ends the stream; it does not close w.
 func NewOutput(w io.Writer, opts Options, workers int) (io.WriteCloser, error) {
@@ -191,7 +191,7 @@ func NewOutput(w io.Writer, opts Options, workers int) (io.WriteCloser, error) {
 }
 
 // plainBufferSize is the buffer of NewOutput without compression, the size
-// of formats.OutputBufferSize: a dump costs few syscalls, never one per line.
+// of output.Writer's buffer: a dump costs few syscalls, never one per line.
 const plainBufferSize = 1 << 20
 
 // plainOutput is NewOutput without compression; Close flushes it and does

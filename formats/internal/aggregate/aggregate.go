@@ -2,7 +2,7 @@ package aggregate
 
 import "github.com/stackdump/stackdump/stack"
 
-// routineAggregate sums the counts of one dump's routines per distinct
+// Routines sums the counts of one dump's routines per distinct
 // (stack, state, labels), for the encoders of grouped formats (debug=1,
 // pprof, folded), which can write nothing before the dump's end: the
 // debug=1 header and the pprof tables need every routine first. Its memory
@@ -34,7 +34,7 @@ type aggregateKey struct {
 	wait    WaitBucket
 }
 
-// aggregateEntry is one distinct group of routines.
+// Entry is one distinct group of routines.
 type Entry struct {
 	Stack  *stack.Stack
 	State  string
@@ -46,11 +46,13 @@ type Entry struct {
 	Count  int64
 }
 
+// New returns an empty aggregate; byState tells states and wait buckets
+// apart (the pprof writer), else only stacks and label sets count.
 func New(byState bool) *Routines {
 	return &Routines{byState: byState, index: make(map[aggregateKey]*Entry)}
 }
 
-// reset empties the aggregate for the next dump.
+// Reset empties the aggregate for the next dump.
 func (a *Routines) Reset() {
 	clear(a.index)
 	clear(a.Entries)
@@ -59,7 +61,7 @@ func (a *Routines) Reset() {
 	a.Waited, a.Threads = false, false
 }
 
-// add counts r in its group.
+// Add counts r in its group.
 func (a *Routines) Add(r *stack.Routine) {
 	k := aggregateKey{stack: r.Stack, nlabels: len(r.Labels)}
 	if len(r.Labels) > 0 {
@@ -88,13 +90,13 @@ func (a *Routines) Add(r *stack.Routine) {
 	}
 }
 
-// allLeaked reports whether the dump had routines and all were Leaked,
+// AllLeaked reports whether the dump had routines and all were Leaked,
 // as in a goroutineleak profile.
 func (a *Routines) AllLeaked() bool {
 	return len(a.Entries) > 0 && a.leaked == a.Total
 }
 
-// routineCount returns how many goroutines r stands for. A routine built in
+// RoutineCount returns how many goroutines r stands for. A routine built in
 // memory without a Count stands for one.
 func RoutineCount(r *stack.Routine) int64 {
 	if r.Count == 0 {
@@ -103,7 +105,7 @@ func RoutineCount(r *stack.Routine) int64 {
 	return r.Count
 }
 
-// frames returns the entry's frames, innermost first.
+// Frames returns the entry's frames, innermost first.
 func (e *Entry) Frames() []*stack.Frame {
 	if e.Stack == nil {
 		return nil
@@ -111,7 +113,7 @@ func (e *Entry) Frames() []*stack.Frame {
 	return e.Stack.Frames
 }
 
-// pc returns the PC of frame i: the FrameValue.PC a reader kept, else the
+// PC returns the PC of frame i: the FrameValue.PC a reader kept, else the
 // absolute PC of a frame without symbol; 0 when unknown.
 func (e *Entry) PC(i int) uint64 {
 	if e.Values != nil && i < len(e.Values.Frames) && e.Values.Frames[i].PC != 0 {

@@ -2,7 +2,7 @@ package aggregate
 
 import "slices"
 
-// pprofWaitBucket is a range of wait minutes, the value of the "wait"
+// WaitBucket is a range of wait minutes, the value of the "wait"
 // sample label of the pprof profiles stackdump writes. Buckets, not
 // minutes, keep the label's cardinality at four whatever the dump: profile
 // stores (Pyroscope, Parca) index every distinct label value.
@@ -20,13 +20,14 @@ const (
 
 var pprofWaitNames = [...]string{"<1m", "1-10m", "10-60m", ">=1h"}
 
-// pprofWaitFloor is the least WaitMinutes of each bucket: what the reader
+// WaitFloor is the least WaitMinutes of each bucket: what the reader
 // sets for a goroutine of that bucket.
 var WaitFloor = [...]int{0, 1, 10, 60}
 
+// String returns the bucket's label value: "<1m", "1-10m", "10-60m", ">=1h".
 func (b WaitBucket) String() string { return pprofWaitNames[b] }
 
-// waitBucketOf returns the bucket of a goroutine blocked for min minutes.
+// WaitBucketOf returns the bucket of a goroutine blocked for min minutes.
 func WaitBucketOf(min int) WaitBucket {
 	switch {
 	case min >= 60:
@@ -39,7 +40,7 @@ func WaitBucketOf(min int) WaitBucket {
 	return waitUnderMinute
 }
 
-// parseWaitBucket returns the bucket named s.
+// ParseWaitBucket returns the bucket named s.
 func ParseWaitBucket(s string) (WaitBucket, bool) {
 	i := slices.Index(pprofWaitNames[:], s)
 	return WaitBucket(max(i, 0)), i >= 0

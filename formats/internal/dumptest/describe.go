@@ -75,6 +75,8 @@ func describeTime(s stack.Source) string {
 	return s.CapturedAt.UTC().Format("2006-01-02T15:04:05.999999999Z")
 }
 
+// DescribeRoutine renders every field of r into sb, one per line, as
+// Describe does for each routine of a dump.
 func DescribeRoutine(sb *strings.Builder, r *stack.Routine, o DescribeOptions) {
 	p := func(format string, args ...any) { fmt.Fprintf(sb, "  "+format+"\n", args...) }
 	p("id=%d count=%d name=%q state=%q wait=%d", r.ID, r.Count, r.Name, r.State, r.WaitMinutes)

@@ -74,10 +74,12 @@ type RepeatReader struct {
 	left    int64 // bytes still to yield
 }
 
+// NewRepeatReader returns a reader of n bytes of pattern repeated.
 func NewRepeatReader(pattern []byte, n int64) *RepeatReader {
 	return &RepeatReader{pattern: pattern, left: n}
 }
 
+// Read yields the next bytes of the repeated pattern.
 func (r *RepeatReader) Read(p []byte) (int, error) {
 	if r.left <= 0 {
 		return 0, io.EOF
@@ -102,6 +104,7 @@ type GenReader struct {
 	cur  []byte
 }
 
+// Read yields the blocks Next returns, in order.
 func (g *GenReader) Read(p []byte) (int, error) {
 	n := 0
 	for n < len(p) {

@@ -14,6 +14,7 @@ type FailingReader struct {
 	Err  error
 }
 
+// Read returns Data, then Err once Data is used up.
 func (f *FailingReader) Read(p []byte) (int, error) {
 	if len(f.Data) == 0 {
 		return 0, f.Err

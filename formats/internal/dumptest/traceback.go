@@ -143,6 +143,7 @@ type Traceback struct {
 	parts [][]string
 }
 
+// NewTraceback returns a generated debug=2 dump of n goroutines.
 func NewTraceback(n int) *Traceback {
 	d := &Traceback{n: n, rng: rand.New(rand.NewPCG(1, 2))}
 	for i, s := range benchShapes {
@@ -154,6 +155,7 @@ func NewTraceback(n int) *Traceback {
 	return d
 }
 
+// Read yields the dump's text, one goroutine at a time.
 func (d *Traceback) Read(p []byte) (int, error) {
 	for len(d.buf) == 0 {
 		if d.i >= d.n {
@@ -190,6 +192,7 @@ func (d *Traceback) appendRoutine(b []byte, id int) []byte {
 	return append(b, '\n')
 }
 
+// TracebackBytes returns a generated debug=2 dump of n goroutines, whole.
 func TracebackBytes(n int) []byte {
 	data, _ := io.ReadAll(NewTraceback(n))
 	return data

@@ -1,0 +1,43 @@
+package layers
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+)
+
+// maxEndpointGrowth bounds what mounting dumper.Handler adds to a service
+// that serves net/http/pprof, in the default build (DWARF included).
+// Issue 21's target is 2.0 MB; docs/PERFORMANCE.md ("What a service
+// links") has the measured figure and what makes it up. The bound sits
+// just above that figure, so that a change that makes the dumper link
+// more (the door, the JSON reader, a codec it does not serve) fails here.
+const maxEndpointGrowth = 2.9e6
+
+// TestEndpointLinkSize builds testdata/plain and testdata/endpoint and
+// compares their sizes.
+func TestEndpointLinkSize(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds two programs")
+	}
+	dir := t.TempDir()
+	size := func(name string) int64 {
+		bin := filepath.Join(dir, name)
+		out, err := exec.Command("go", "build", "-o", bin, "./testdata/"+name).CombinedOutput()
+		if err != nil {
+			t.Fatalf("go build ./testdata/%s: %v\n%s", name, err, out)
+		}
+		fi, err := os.Stat(bin)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return fi.Size()
+	}
+	plain, endpoint := size("plain"), size("endpoint")
+	growth := endpoint - plain
+	t.Logf("plain %.2f MB, with the endpoint %.2f MB: +%.2f MB", float64(plain)/1e6, float64(endpoint)/1e6, float64(growth)/1e6)
+	if growth > maxEndpointGrowth {
+		t.Errorf("mounting dumper.Handler adds %.2f MB, over the %.1f MB bound", float64(growth)/1e6, maxEndpointGrowth/1e6)
+	}
+}
