@@ -30,6 +30,13 @@ type attachee struct {
 // test ends.
 func startAttachee(t *testing.T, jvmArgs ...string) *attachee {
 	t.Helper()
+	return startAttacheeEnv(t, nil, jvmArgs...)
+}
+
+// startAttacheeEnv is startAttachee with the variables env ("K=V") added
+// to the JVM's environment.
+func startAttacheeEnv(t *testing.T, env []string, jvmArgs ...string) *attachee {
+	t.Helper()
 	for _, tool := range []string{"javac", "java", "jcmd", "jstack"} {
 		if _, err := exec.LookPath(tool); err != nil {
 			t.Skipf("%s not installed: JVM capture safety not tested", tool)
@@ -52,6 +59,7 @@ func startAttachee(t *testing.T, jvmArgs ...string) *attachee {
 	args := append([]string{"-Xmx64m", "-XX:+UseSerialGC"}, jvmArgs...)
 	cmd := exec.Command("java", append(args, "-cp", dir, "Attachee")...)
 	cmd.Stdout, cmd.Stderr = logFile, logFile
+	cmd.Env = append(os.Environ(), env...)
 	if a.stdin, err = cmd.StdinPipe(); err != nil {
 		t.Fatal(err)
 	}
