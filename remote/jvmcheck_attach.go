@@ -201,7 +201,7 @@ func (p *jvmProcess) startAttachListener(ctx context.Context) error {
 			}
 			silentJVMs.Store(key, sent)
 			return fmt.Errorf("%s did not start its attach listener within %v of the one SIGQUIT stackdump sent: it may run with -XX:+DisableAttachMechanism set where stackdump cannot see it (an options file, with -XX:-UsePerfData), or be too busy or hung to answer. Such a JVM writes a thread dump into its own standard output instead: look for \"Full thread dump\" in its log. The attach was not retried (jcmd and jstack would signal it again), and this stackdump sends it no further signal",
-				p.label(), wait.Round(time.Millisecond))
+				p.label(), wait.Round(100*time.Millisecond))
 		case <-ctx.Done():
 			return fmt.Errorf("%s: the capture was canceled %v after the one SIGQUIT stackdump sent it, before its attach listener started: %w", p.label(), time.Since(sent).Round(time.Millisecond), context.Cause(ctx))
 		case <-time.After(poll):
