@@ -15,7 +15,10 @@
 // (document.go). stackdump's capture and watch commands read targets
 // through it.
 //
-// A jvm:PID target is first proven a HotSpot JVM the current user can
-// attach to (jvmcheck.go): jcmd and jstack signal the process, and the
-// signal kills most other programs.
+// A jvm:PID target is first proven a HotSpot JVM process (not a thread)
+// the current user can attach to (jvmcheck.go): an attach signals the
+// process, and the signal kills most other programs. On Linux stackdump
+// then starts the JVM's attach listener itself with at most one SIGQUIT,
+// and runs jcmd or jstack only while its socket exists, so that they send
+// none (jvmcheck_attach.go).
 package remote

@@ -18,6 +18,10 @@ import (
 // (every Go program) die of that signal. So before any tool runs, the
 // process is proven to be a HotSpot JVM that this user may attach to:
 //
+//   - the id is a process's, not one of its threads' (Tgid in
+//     /proc/ID/status is the id itself): /proc/TID exists for every thread,
+//     and a thread id from top -H would pass every other check while no
+//     JVM ever answers an attach to it;
 //   - the process exists and runs as the current effective user (or the
 //     current user is root): the attach mechanism refuses anyone else;
 //   - the process is not a zombie;
@@ -28,62 +32,113 @@ import (
 //     with the pid the container knows) stands for it: a JVM killed or
 //     crashed leaves that file behind, and its pid may be reused.
 //
-// The check only reads files; it sends nothing to the process.
+// The check only reads files; it sends nothing to the process. It records
+// the process's start time, by which the process is known again before
+// each signal and attach (jvmcheck_identity.go, jvmcheck_attach.go).
 
 // procRoot is where process information is read; a variable for tests.
 var procRoot = "/proc"
 
+// jvmProcess is a process checkJVM proved a JVM the current user can
+// attach to, as it was at the check.
+type jvmProcess struct {
+	pid   int
+	nspid int    // its pid in its own pid namespace (a container's)
+	uid   int    // its effective uid
+	start uint64 // field 22 of /proc/PID/stat; 0 where there is no /proc
+	cmd   string // its command line, for messages
+	// perfData is the HotSpot perf-data file the JVM has mapped, as a
+	// path from here (through /proc/PID/root); empty when it maps none
+	// (-XX:-UsePerfData) or the map cannot be read.
+	perfData string
+}
+
+// label names the JVM in messages: "JVM 4242 (java -jar app.jar)".
+func (p *jvmProcess) label() string {
+	if p.cmd == "" {
+		return fmt.Sprintf("JVM %d", p.pid)
+	}
+	return fmt.Sprintf("JVM %d (%s)", p.pid, p.cmd)
+}
+
 // checkJVM returns nil when pid is a HotSpot JVM the current user can
 // attach to, else an error wrapping ErrNotJVM that says what was missing.
 func checkJVM(pid int) error {
+	_, err := inspectJVM(pid)
+	return err
+}
+
+// inspectJVM is checkJVM, returning what it learned about the JVM.
+func inspectJVM(pid int) (*jvmProcess, error) {
 	notJVM := func(why string) error {
 		return fmt.Errorf("PID %d is %w: %s; no signal was sent", pid, ErrNotJVM, why)
 	}
+	p := &jvmProcess{pid: pid, nspid: pid, uid: -1}
 	if runtime.GOOS != "linux" {
 		if perfDataIn(os.TempDir(), strconv.Itoa(pid), -1) {
-			return nil
+			return p, nil
 		}
-		return notJVM("no hsperfdata_*/" + strconv.Itoa(pid) + " in " + os.TempDir())
+		return nil, notJVM("no hsperfdata_*/" + strconv.Itoa(pid) + " in " + os.TempDir())
 	}
 	proc := filepath.Join(procRoot, strconv.Itoa(pid))
 	status, err := os.ReadFile(filepath.Join(proc, "status"))
-	if errors.Is(err, fs.ErrNotExist) {
-		return notJVM("no such process")
+	if errors.Is(err, fs.ErrNotExist) || errors.Is(err, errESRCH) {
+		return nil, notJVM("no such process")
 	}
 	if err != nil {
-		return notJVM(fmt.Sprintf("cannot read its status: %v", err))
+		return nil, notJVM(fmt.Sprintf("cannot read its status: %v", err))
 	}
-	uid, nspid := statusUIDAndNSPid(status, pid)
-	if me := os.Geteuid(); me != 0 && uid != me {
-		return notAttachableError{pid: pid, uid: uid, me: me}
+	if tgid := statusTgid(status); tgid > 0 && tgid != pid {
+		return nil, threadIDError{tid: pid, tgid: tgid, cmd: processCommand(tgid)}
 	}
-	if statusZombie(status) {
-		return notJVM("it is a zombie: the process has exited and its parent has not reaped it")
+	st, err := readProcStat(pid)
+	if errors.Is(err, errNoProcess) {
+		return nil, notJVM("no such process")
+	}
+	if err != nil {
+		return nil, notJVM(fmt.Sprintf("cannot read its start time: %v", err))
+	}
+	p.start = st.start
+	p.uid, p.nspid = statusUIDAndNSPid(status, pid)
+	if me := os.Geteuid(); me != 0 && p.uid != me {
+		return nil, notAttachableError{pid: pid, uid: p.uid, me: me}
+	}
+	if statusZombie(status) || st.exited() {
+		return nil, notJVM("it is a zombie: the process has exited and its parent has not reaped it")
 	}
 	dirs := []struct {
 		dir string
 		pid int
-	}{{"/tmp", pid}, {filepath.Join(proc, "root", "tmp"), nspid}}
+	}{{"/tmp", pid}, {filepath.Join(proc, "root", "tmp"), p.nspid}}
 	perfData := false
 	for _, d := range dirs {
-		perfData = perfData || perfDataIn(d.dir, strconv.Itoa(d.pid), uid)
+		perfData = perfData || perfDataIn(d.dir, strconv.Itoa(d.pid), p.uid)
 	}
 	// The memory map decides when it can be read: a JVM killed or crashed
 	// leaves its perf-data file behind, and its pid may since belong to
 	// another process, which SIGQUIT would kill.
-	mapped, err := mapsLibJVM(filepath.Join(proc, "maps"))
+	m, err := readJVMMaps(filepath.Join(proc, "maps"), p.nspid)
+	if m.perfData != "" {
+		p.perfData = filepath.Join(proc, "root", m.perfData)
+	}
 	switch {
-	case err == nil && mapped:
-		return nil
+	case err == nil && m.libjvm:
 	case err == nil && perfData:
-		return notJVM("no libjvm in its memory map; its HotSpot perf-data file (hsperfdata_*/" + strconv.Itoa(pid) +
+		return nil, notJVM("no libjvm in its memory map; its HotSpot perf-data file (hsperfdata_*/" + strconv.Itoa(pid) +
 			") is stale, left by a JVM that was killed or crashed, and the pid now belongs to another process")
 	case err == nil:
-		return notJVM("no HotSpot perf-data file (hsperfdata_*/" + strconv.Itoa(pid) + ") and no libjvm in its memory map")
-	case perfData:
-		return nil // the map cannot be read: the perf-data file is the only proof
+		return nil, notJVM("no HotSpot perf-data file (hsperfdata_*/" + strconv.Itoa(pid) + ") and no libjvm in its memory map")
+	case !perfData:
+		return nil, notJVM(fmt.Sprintf("no HotSpot perf-data file in /tmp/hsperfdata_*/ and its memory map cannot be read: %v", err))
 	}
-	return notJVM(fmt.Sprintf("no HotSpot perf-data file in /tmp/hsperfdata_*/ and its memory map cannot be read: %v", err))
+	// (The map cannot be read: the perf-data file is the only proof.)
+	// Every file read belonged to this process if it still has the start
+	// time read before them.
+	if again, err := readProcStat(pid); err != nil || again.start != p.start {
+		return nil, notJVM("the process exited while it was checked")
+	}
+	p.cmd = processCommand(pid)
+	return p, nil
 }
 
 // statusZombie reports whether /proc/PID/status says the process is a
@@ -136,19 +191,34 @@ func perfDataIn(dir, pid string, uid int) bool {
 	return false
 }
 
-// mapsLibJVM reports whether a /proc/PID/maps file maps libjvm.
-func mapsLibJVM(path string) (bool, error) {
+// jvmMaps is what a JVM's memory map shows of it.
+type jvmMaps struct {
+	libjvm bool // libjvm.so is mapped
+	// perfData is the path, in the process's own mount namespace, of
+	// the HotSpot perf-data file it maps (hsperfdata_<user>/<nspid>).
+	perfData string
+}
+
+// readJVMMaps reads a /proc/PID/maps file for libjvm and the perf-data
+// file of the process whose pid in its own namespace is nspid.
+func readJVMMaps(path string, nspid int) (jvmMaps, error) {
+	var m jvmMaps
 	f, err := os.Open(path)
 	if err != nil {
-		return false, err
+		return m, err
 	}
 	defer f.Close()
+	perfSuffix := "/" + strconv.Itoa(nspid)
 	sc := bufio.NewScanner(f)
 	for sc.Scan() {
 		// " (deleted)": the JDK was replaced on disk while the JVM runs.
-		if l := strings.TrimSuffix(sc.Text(), " (deleted)"); strings.HasSuffix(l, "/libjvm.so") {
-			return true, nil
+		l := strings.TrimSuffix(sc.Text(), " (deleted)")
+		switch i := strings.IndexByte(l, '/'); {
+		case strings.HasSuffix(l, "/libjvm.so"):
+			m.libjvm = true
+		case i >= 0 && strings.HasSuffix(l, perfSuffix) && strings.HasPrefix(filepath.Base(filepath.Dir(l[i:])), "hsperfdata_"):
+			m.perfData = l[i:]
 		}
 	}
-	return false, sc.Err()
+	return m, sc.Err()
 }

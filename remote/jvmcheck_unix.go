@@ -15,3 +15,7 @@ func fileOwner(fi fs.FileInfo) (int, bool) {
 	}
 	return int(st.Uid), true
 }
+
+// errESRCH is the error reading a /proc file of a process that has just
+// exited gives.
+var errESRCH error = syscall.ESRCH
