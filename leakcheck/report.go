@@ -29,11 +29,14 @@ type Error struct {
 	// LeakProfile says whether the running Go has the leak profile, so
 	// that leftovers could be proven leaked.
 	LeakProfile bool
+	// FullStacks makes Error show every frame of each group (the
+	// FullStacks option), not the top five.
+	FullStacks bool
 }
 
 // Report layout limits.
 const (
-	reportFrames = 5  // frames shown per group, from the top one
+	reportFrames = 5  // frames shown per group, from the top one (unless FullStacks)
 	reportIDs    = 12 // ids or id ranges shown per group
 )
 
@@ -60,14 +63,20 @@ func (c *checker) report(s *snapshot, left []goroutineText, retries int, havePro
 	return &Error{
 		Proven: proven.Groups(), Other: other.Groups(),
 		ProvenCount: proven.Total(), OtherCount: other.Total(),
-		Retries: retries, LeakProfile: haveProfile,
+		Retries: retries, LeakProfile: haveProfile, FullStacks: c.o.fullStacks,
 	}
 }
 
-// Error describes the leftovers:
+// errorHead is the first line of every report, goleak's words (CI log
+// scrapers and tests match it).
+const errorHead = "found unexpected goroutines:\n"
+
+// Error describes the leftovers: goleak's first line, then a summary and
+// the groups:
 //
-//	found 10000 unexpected goroutines in 3 groups, 6000 of them proven leaked:
-//	6000 proven leaked [chan send] created by example.com/m.TestLeak in goroutine 7
+//	found unexpected goroutines:
+//	9000 goroutines in 2 groups, 6000 of them proven leaked (…) at the first look:
+//	6000 proven leaked [chan send] created by example.com/m.TestLeak in goroutine 7 at /src/m/leak_test.go:20
 //	    example.com/m.sendForever  /src/m/leak_test.go:12
 //	    example.com/m.helper       /src/m/leak_test.go:16
 //	    ids 17-6016
@@ -75,8 +84,8 @@ func (c *checker) report(s *snapshot, left []goroutineText, retries int, havePro
 func (e *Error) Error() string {
 	total := e.ProvenCount + e.OtherCount
 	b := make([]byte, 0, 1024)
-	b = append(b, "found "...)
-	b = appendCount(b, total, "unexpected goroutine")
+	b = append(b, errorHead...)
+	b = appendCount(b, total, "goroutine")
 	b = append(b, " in "...)
 	b = appendCount(b, int64(len(e.Proven)+len(e.Other)), "group")
 	switch {
@@ -98,11 +107,15 @@ func (e *Error) Error() string {
 		b = appendCount(b, int64(e.Retries), "retry")
 	}
 	b = append(b, ':')
+	frames := reportFrames
+	if e.FullStacks {
+		frames = -1
+	}
 	for _, g := range e.Proven {
-		b = appendGroup(b, g, true)
+		b = appendGroup(b, g, true, frames)
 	}
 	for _, g := range e.Other {
-		b = appendGroup(b, g, false)
+		b = appendGroup(b, g, false, frames)
 	}
 	return string(b)
 }
@@ -120,8 +133,9 @@ func appendCount(b []byte, n int64, noun string) []byte {
 	return append(b, 's')
 }
 
-// appendGroup appends a group's headline, top frames and ids.
-func appendGroup(b []byte, g *formats.Group, proven bool) []byte {
+// appendGroup appends a group's headline, top frames (at most maxFrames;
+// all when maxFrames < 0) and ids.
+func appendGroup(b []byte, g *formats.Group, proven bool, maxFrames int) []byte {
 	b = append(b, '\n')
 	b = strconv.AppendInt(b, g.Count, 10)
 	if proven {
@@ -159,7 +173,10 @@ func appendGroup(b []byte, g *formats.Group, proven bool) []byte {
 	if first == len(frames) {
 		first = 0
 	}
-	shown := frames[first:min(len(frames), first+reportFrames)]
+	if maxFrames < 0 {
+		first, maxFrames = 0, len(frames) // the whole stack, runtime frames too
+	}
+	shown := frames[first:min(len(frames), first+maxFrames)]
 	width := 0
 	for _, f := range shown {
 		width = max(width, len(f.Func))
