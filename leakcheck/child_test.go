@@ -67,7 +67,7 @@ func checkChild(t *testing.T, toolchain string, proves bool) {
 	if n := strings.Count(out, "\n"); n > 40 {
 		t.Errorf("report of 10000 goroutines in 3 shapes took %d lines", n)
 	}
-	want := []string{"--- FAIL: TestLeaky", "found unexpected goroutines:\n10000 goroutines in 3 groups", "leaky.sendForever", "leaky.selectForever", "leaky.sleepLong", "2000 [sleep]"}
+	want := []string{"--- FAIL: TestLeaky", "found unexpected goroutines:\n", "10000 goroutines in 3 groups", "leaky.sendForever", "leaky.selectForever", "leaky.sleepLong", "2000 [sleep]"}
 	if proves {
 		want = append(want, "8000 of them proven leaked", "at the first look", "5000 proven leaked [chan send]", "3000 proven leaked [select]")
 	} else {
