@@ -176,27 +176,44 @@ func appendGroup(b []byte, g *formats.Group, proven bool, maxFrames int) []byte 
 	if maxFrames < 0 {
 		first, maxFrames = 0, len(frames) // the whole stack, runtime frames too
 	}
-	shown := frames[first:min(len(frames), first+maxFrames)]
+	// The top frames, then, when more are cut, their count and the bottom
+	// frame: the function the go statement started, which names the
+	// goroutine when its top frames are a library's (readLoop below five
+	// frames of internal/poll and net).
+	shown, last := frames[first:], (*formats.Frame)(nil)
+	if len(shown) > maxFrames+1 {
+		shown, last = shown[:maxFrames], frames[len(frames)-1]
+	}
 	width := 0
 	for _, f := range shown {
 		width = max(width, len(f.Func))
 	}
-	for _, f := range shown {
-		b = append(b, "\n    "...)
-		b = append(b, f.Func...)
-		if f.File != "" {
-			for i := len(f.Func); i < width+2; i++ {
-				b = append(b, ' ')
-			}
-			b = appendLocation(b, f)
-		}
+	if last != nil {
+		width = max(width, len(last.Func))
 	}
-	if more := len(frames) - first - len(shown); more > 0 {
+	for _, f := range shown {
+		b = appendFrame(b, f, width)
+	}
+	if last != nil {
 		b = append(b, "\n    … "...)
-		b = appendCount(b, int64(more), "more frame")
+		b = appendCount(b, int64(len(frames)-first-len(shown)-1), "more frame")
+		b = appendFrame(b, last, width)
 	}
 	b = append(b, "\n    ids "...)
 	return formats.AppendIDList(b, g.IDs, g.MoreIDs, reportIDs)
+}
+
+// appendFrame appends one frame's line, its location at column width+6.
+func appendFrame(b []byte, f *formats.Frame, width int) []byte {
+	b = append(b, "\n    "...)
+	b = append(b, f.Func...)
+	if f.File != "" {
+		for i := len(f.Func); i < width+2; i++ {
+			b = append(b, ' ')
+		}
+		b = appendLocation(b, f)
+	}
+	return b
 }
 
 func appendLocation(b []byte, f *formats.Frame) []byte {
