@@ -35,7 +35,9 @@ var (
 // fastSleep: goleak v1.3.0 exports no sleep option; its default (sleeps
 // doubling from 1µs to 100ms, 20 retries) is used, so failing checks take
 // about half a second each.
-func fastSleep(time.Duration) Option { return lib.IgnoreTopFunction("compat: no function has this name") }
+func fastSleep(time.Duration) Option {
+	return lib.IgnoreTopFunction("compat: no function has this name")
+}
 
 // runOnFailureOrNothing is RunOnFailure where the implementation has it:
 // goleak v1.3.0 has not.
