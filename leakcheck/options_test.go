@@ -61,8 +61,8 @@ func TestFullStacks(t *testing.T) {
 	if short == nil || full == nil {
 		t.Fatalf("leftovers not found: %v / %v", short, full)
 	}
-	if !strings.Contains(short.Error(), "more frames") || strings.Count(short.Error(), "leakcheck.deep ") != 5 {
-		t.Errorf("default report: want the top 5 frames and a count of the rest:\n%s", short)
+	if !strings.Contains(short.Error(), "\n    … 9 more frames\n    github.com/stackdump/stackdump/leakcheck.parked.func1 ") || strings.Count(short.Error(), "leakcheck.deep ") != 5 {
+		t.Errorf("default report: want the top 5 frames, a count of the rest and the bottom frame:\n%s", short)
 	}
 	if strings.Contains(full.Error(), "more frames") || strings.Count(full.Error(), "leakcheck.deep ") != 13 {
 		t.Errorf("FullStacks: want all 13 frames of deep:\n%s", full)
