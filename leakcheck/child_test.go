@@ -67,7 +67,7 @@ func checkChild(t *testing.T, toolchain string, proves bool) {
 	if n := strings.Count(out, "\n"); n > 40 {
 		t.Errorf("report of 10000 goroutines in 3 shapes took %d lines", n)
 	}
-	want := []string{"--- FAIL: TestLeaky", "found 10000 unexpected goroutines in 3 groups", "leaky.sendForever", "leaky.selectForever", "leaky.sleepLong", "2000 [sleep]"}
+	want := []string{"--- FAIL: TestLeaky", "found unexpected goroutines:\n", "10000 goroutines in 3 groups", "leaky.sendForever", "leaky.selectForever", "leaky.sleepLong", "2000 [sleep]"}
 	if proves {
 		want = append(want, "8000 of them proven leaked", "at the first look", "5000 proven leaked [chan send]", "3000 proven leaked [select]")
 	} else {
@@ -82,7 +82,7 @@ func checkChild(t *testing.T, toolchain string, proves bool) {
 		t.Errorf("%s: proof claimed without the leak profile", toolchain)
 	}
 	out, ok = goTest(t, toolchain, "main", "TestLeakAtMain")
-	if ok || !strings.Contains(out, "leakcheck: errors on successful test run: found 1 unexpected goroutine in 1 group") {
+	if ok || !strings.Contains(out, "goleak: Errors on successful test run: found unexpected goroutines:\n1 goroutine in 1 group") {
 		t.Errorf("%s: VerifyTestMain did not fail the run:\n%s", toolchain, out)
 	}
 }

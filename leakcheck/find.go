@@ -19,12 +19,31 @@ import (
 // be woken fails the check at once, without the retry sleeps. Goroutines
 // still running, sleeping or blocked on something reachable are retried as
 // goleak retries them.
+//
+// Find refuses Cleanup and RunOnFailure with goleak's errors.
 func Find(opts ...Option) error {
 	o := buildOptions(opts)
-	if o.cleanup != nil {
-		return errors.New("leakcheck: Cleanup can only be passed to VerifyNone or VerifyTestMain")
+	if err := o.refuse(); err != nil {
+		return err
 	}
 	return find(o)
+}
+
+// The errors goleak returns for options Find cannot take, in its words.
+var (
+	errCleanupInFind      = errors.New("Cleanup can only be passed to VerifyNone or VerifyTestMain")
+	errRunOnFailureInFind = errors.New("RunOnFailure can only be passed to VerifyTestMain")
+)
+
+// refuse returns the error for an option Find cannot take, or nil.
+func (o *options) refuse() error {
+	if o.cleanup != nil {
+		return errCleanupInFind
+	}
+	if o.runOnFailure {
+		return errRunOnFailureInFind
+	}
+	return nil
 }
 
 // checker holds what one Find keeps between its retries.
@@ -52,7 +71,11 @@ type verdict struct {
 const gcShare = 10
 
 func find(o *options) error {
-	c := &checker{o: o, self: currentID(), tbl: stack.NewTable(), seed: maphash.MakeSeed(), verdicts: map[int64]verdict{}}
+	self := currentID()
+	if o.ownOnly {
+		o.scope = &scope{root: self}
+	}
+	c := &checker{o: o, self: self, tbl: stack.NewTable(), seed: maphash.MakeSeed(), verdicts: map[int64]verdict{}}
 	prof := leakProfile()
 	start := time.Now()
 	var gcTime time.Duration
@@ -95,7 +118,8 @@ func anyLeaked(gs []goroutineText) bool {
 }
 
 // leftovers returns the goroutines of s that count: not the caller, not in
-// an IgnoreCurrent snapshot, inside the subtest's scope if there is one,
+// an IgnoreCurrent snapshot, inside the caller's scope if there is one
+// (OnlyOwnGoroutines),
 // and not ignored by a filter. Ids are checked first; only the blocks that
 // are left and changed since the last retry are parsed.
 func (c *checker) leftovers(s *snapshot) []goroutineText {

@@ -107,7 +107,7 @@ func TestVerifyNoneReportsGroups(t *testing.T) {
 		t.Errorf("10000 leftovers in 3 shapes took %d lines, want a few dozen:\n%s", lines, text)
 	}
 	for _, want := range []string{
-		"found 10000 unexpected goroutines in 3 groups",
+		"found unexpected goroutines:\n10000 goroutines in 3 groups",
 		"\n6000 [chan receive] created by github.com/stackdump/stackdump/leakcheck.parked in goroutine ",
 		"\n3000 [select] created by",
 		"\n    github.com/stackdump/stackdump/leakcheck.blockedRecv ",
@@ -213,13 +213,13 @@ func TestMaxRetriesZeroFailsAtOnce(t *testing.T) {
 
 func TestVerifyTestMain(t *testing.T) {
 	var out strings.Builder
-	defer func(w io.Writer) { stderr = w }(stderr)
-	stderr = &out
+	defer func(w func() io.Writer) { stderr = w }(stderr)
+	stderr = func() io.Writer { return &out }
 	stop := parked(2, blockedRecv)
 	defer stop()
 	var code int
 	VerifyTestMain(fakeM(0), append([]Option{Cleanup(func(c int) { code = c })}, fast...)...)
-	if code != 1 || !strings.Contains(out.String(), "leakcheck: errors on successful test run: found 2 unexpected goroutines in 1 group") {
+	if code != 1 || !strings.Contains(out.String(), "goleak: Errors on successful test run: found unexpected goroutines:\n2 goroutines in 1 group") {
 		t.Errorf("exit %d, stderr %q", code, out.String())
 	}
 	out.Reset()

@@ -27,8 +27,15 @@ type options struct {
 	maxRetries int
 	maxSleep   time.Duration
 	cleanup    func(exitCode int)
-	// scope, when not nil, limits the check to the goroutines a subtest
-	// started (VerifyNone in a subtest; see scope.go).
+	// runOnFailure: VerifyTestMain checks after failed tests too.
+	runOnFailure bool
+	// ownOnly: count only the goroutines whose creator chain leads to the
+	// goroutine running the check (OnlyOwnGoroutines; see scope.go).
+	ownOnly bool
+	// fullStacks: the report shows every frame of each group.
+	fullStacks bool
+	// scope, when not nil, limits the check to the goroutines of one
+	// goroutine's creator chains (set from ownOnly by find).
 	scope *scope
 }
 
@@ -76,9 +83,12 @@ func IgnoreCurrent() Option {
 }
 
 // IgnoreTopFunction ignores goroutines whose top frame is f, a fully
-// qualified function name ("net/http.(*persistConn).readLoop"). The top
-// frame is the first one printed, or the first that is not the runtime's
-// (runtime.gopark and friends, printed at GOTRACEBACK=system).
+// qualified function name ("internal/poll.runtime_pollWait"), as goleak's
+// does: the top frame is the first one printed. When the first printed
+// frames are the runtime's own unexported functions (runtime.gopark and
+// friends, printed only at GOTRACEBACK=system or higher, where goleak's
+// IgnoreTopFunction matches nothing else), the first frame after them
+// counts too.
 func IgnoreTopFunction(f string) Option {
 	return addFilter(func(r *stack.Routine) bool {
 		frames := r.Frames()
@@ -88,9 +98,28 @@ func IgnoreTopFunction(f string) Option {
 		if frames[0].Func == f {
 			return true
 		}
-		top := topFrame(r)
-		return top != nil && top.Func == f
+		for _, fr := range frames {
+			if !isRuntimeInternal(fr.Func) {
+				return fr.Func == f
+			}
+		}
+		return false
 	})
+}
+
+// isRuntimeInternal reports whether fn is an unexported function of
+// package runtime (or of its internal packages): a frame a traceback
+// prints only at GOTRACEBACK=system or higher.
+func isRuntimeInternal(fn string) bool {
+	if strings.HasPrefix(fn, "internal/runtime/") || strings.HasPrefix(fn, "runtime/internal/") {
+		return true
+	}
+	name, ok := strings.CutPrefix(fn, "runtime.")
+	if !ok || name == "" {
+		return false
+	}
+	c := name[0]
+	return !(c >= 'A' && c <= 'Z')
 }
 
 // IgnoreAnyFunction ignores goroutines with f anywhere in their stack (the
@@ -99,8 +128,10 @@ func IgnoreAnyFunction(f string) Option {
 	return addFilter(func(r *stack.Routine) bool { return hasFunc(r, f) })
 }
 
-// IgnoreCreatedBy ignores goroutines started by a go statement in f
-// (the `created by f` line), as goleak v1.3.1+ does.
+// IgnoreCreatedBy ignores goroutines started by a go statement in f, a
+// fully qualified function name (the `created by f` line), as goleak's
+// IgnoreCreatedBy does (goleak's main branch; no goleak release has it
+// yet: v1.3.0 is the latest).
 func IgnoreCreatedBy(f string) Option {
 	return addFilter(func(r *stack.Routine) bool {
 		return r.CreatedBy != nil && r.CreatedBy.Func == f
@@ -119,16 +150,56 @@ func MaxSleep(d time.Duration) Option {
 	return optionFunc(func(o *options) { o.maxSleep = max(d, 0) })
 }
 
-// MaxRetryAttempts is MaxRetries under goleak v1.3.1's name.
+// MaxRetryAttempts is MaxRetries.
+//
+// Deprecated: no goleak release has this name: it was added to goleak's
+// development tree after v1.2.1 (uber-go/goleak#94) and reverted before
+// v1.3.0 (#116). Use MaxRetries.
 func MaxRetryAttempts(n int) Option { return MaxRetries(n) }
 
-// MaxSleepInterval is MaxSleep under goleak v1.3.1's name.
+// MaxSleepInterval is MaxSleep.
+//
+// Deprecated: like MaxRetryAttempts, a name goleak had only between
+// v1.2.1 and v1.3.0 and never released. Use MaxSleep.
 func MaxSleepInterval(d time.Duration) Option { return MaxSleep(d) }
 
 // Cleanup runs f after the check: VerifyTestMain calls it with the exit
-// code instead of os.Exit, VerifyNone with 0. Find refuses it.
+// code instead of os.Exit, VerifyNone with 0. Find refuses it (goleak's
+// Cleanup).
 func Cleanup(f func(exitCode int)) Option {
 	return optionFunc(func(o *options) { o.cleanup = f })
+}
+
+// RunOnFailure makes VerifyTestMain look for leftover goroutines after
+// failed tests too; by default it looks only when the tests passed. The
+// exit code of failed tests is kept; leftovers after passing tests make
+// it 1, as without the option. Find and VerifyNone refuse it (goleak's
+// RunOnFailure, on goleak's main branch; no release has it yet).
+func RunOnFailure() Option {
+	return optionFunc(func(o *options) { o.runOnFailure = true })
+}
+
+// OnlyOwnGoroutines narrows the check to the goroutines whose chain of
+// creators ("created by F in goroutine N"), followed through goroutines
+// still alive, leads to the goroutine running the check: the test's (or
+// subtest's) own goroutines, so that parallel siblings and what the parent
+// test keeps running are not reported. goleak has no such option.
+//
+// It can miss leaks the default check (and goleak) reports, so use it only
+// where the whole-process check cannot work: a goroutine whose creator has
+// exited is left out (an HTTP client's keep-alive connection goroutines are
+// started by a dial goroutine that has ended), and so is one that another
+// goroutine started on the test's behalf (a worker started by the parent
+// test, a pool, a server's accept loop). VerifyTestMain, which checks the
+// whole process after every test, still sees them.
+func OnlyOwnGoroutines() Option {
+	return optionFunc(func(o *options) { o.ownOnly = true })
+}
+
+// FullStacks makes the report show every frame of each group, as goleak
+// shows whole stacks; by default a group shows its top five frames.
+func FullStacks() Option {
+	return optionFunc(func(o *options) { o.fullStacks = true })
 }
 
 func addFilter(f func(*stack.Routine) bool) Option {

@@ -31,11 +31,14 @@ type Error struct {
 	// LeakProfile says whether the running Go has the leak profile, so
 	// that leftovers could be proven leaked.
 	LeakProfile bool
+	// FullStacks makes Error show every frame of each group (the
+	// FullStacks option), not the top five.
+	FullStacks bool
 }
 
 // Report layout limits.
 const (
-	reportFrames = 5  // frames shown per group, from the top one
+	reportFrames = 5  // frames shown per group, from the top one (unless FullStacks)
 	reportIDs    = 12 // ids or id ranges shown per group
 )
 
@@ -62,14 +65,20 @@ func (c *checker) report(s *snapshot, left []goroutineText, retries int, havePro
 	return &Error{
 		Proven: proven.Groups(), Other: other.Groups(),
 		ProvenCount: proven.Total(), OtherCount: other.Total(),
-		Retries: retries, LeakProfile: haveProfile,
+		Retries: retries, LeakProfile: haveProfile, FullStacks: c.o.fullStacks,
 	}
 }
 
-// Error describes the leftovers:
+// errorHead is the first line of every report, goleak's words (CI log
+// scrapers and tests match it).
+const errorHead = "found unexpected goroutines:\n"
+
+// Error describes the leftovers: goleak's first line, then a summary and
+// the groups:
 //
-//	found 10000 unexpected goroutines in 3 groups, 6000 of them proven leaked:
-//	6000 proven leaked [chan send] created by example.com/m.TestLeak in goroutine 7
+//	found unexpected goroutines:
+//	9000 goroutines in 2 groups, 6000 of them proven leaked (…) at the first look:
+//	6000 proven leaked [chan send] created by example.com/m.TestLeak in goroutine 7 at /src/m/leak_test.go:20
 //	    example.com/m.sendForever  /src/m/leak_test.go:12
 //	    example.com/m.helper       /src/m/leak_test.go:16
 //	    ids 17-6016
@@ -77,8 +86,8 @@ func (c *checker) report(s *snapshot, left []goroutineText, retries int, havePro
 func (e *Error) Error() string {
 	total := e.ProvenCount + e.OtherCount
 	b := make([]byte, 0, 1024)
-	b = append(b, "found "...)
-	b = appendCount(b, total, "unexpected goroutine")
+	b = append(b, errorHead...)
+	b = appendCount(b, total, "goroutine")
 	b = append(b, " in "...)
 	b = appendCount(b, int64(len(e.Proven)+len(e.Other)), "group")
 	switch {
@@ -100,11 +109,15 @@ func (e *Error) Error() string {
 		b = appendCount(b, int64(e.Retries), "retry")
 	}
 	b = append(b, ':')
+	frames := reportFrames
+	if e.FullStacks {
+		frames = -1
+	}
 	for _, g := range e.Proven {
-		b = appendGroup(b, g, true)
+		b = appendGroup(b, g, true, frames)
 	}
 	for _, g := range e.Other {
-		b = appendGroup(b, g, false)
+		b = appendGroup(b, g, false, frames)
 	}
 	return string(b)
 }
@@ -122,8 +135,9 @@ func appendCount(b []byte, n int64, noun string) []byte {
 	return append(b, 's')
 }
 
-// appendGroup appends a group's headline, top frames and ids.
-func appendGroup(b []byte, g *stack.Group, proven bool) []byte {
+// appendGroup appends a group's headline, top frames (at most maxFrames;
+// all when maxFrames < 0) and ids.
+func appendGroup(b []byte, g *stack.Group, proven bool, maxFrames int) []byte {
 	b = append(b, '\n')
 	b = strconv.AppendInt(b, g.Count, 10)
 	if proven {
@@ -161,27 +175,47 @@ func appendGroup(b []byte, g *stack.Group, proven bool) []byte {
 	if first == len(frames) {
 		first = 0
 	}
-	shown := frames[first:min(len(frames), first+reportFrames)]
+	if maxFrames < 0 {
+		first, maxFrames = 0, len(frames) // the whole stack, runtime frames too
+	}
+	// The top frames, then, when more are cut, their count and the bottom
+	// frame: the function the go statement started, which names the
+	// goroutine when its top frames are a library's (readLoop below five
+	// frames of internal/poll and net).
+	shown, last := frames[first:], (*stack.Frame)(nil)
+	if len(shown) > maxFrames+1 {
+		shown, last = shown[:maxFrames], frames[len(frames)-1]
+	}
 	width := 0
 	for _, f := range shown {
 		width = max(width, len(f.Func))
 	}
-	for _, f := range shown {
-		b = append(b, "\n    "...)
-		b = append(b, f.Func...)
-		if f.File != "" {
-			for i := len(f.Func); i < width+2; i++ {
-				b = append(b, ' ')
-			}
-			b = appendLocation(b, f)
-		}
+	if last != nil {
+		width = max(width, len(last.Func))
 	}
-	if more := len(frames) - first - len(shown); more > 0 {
+	for _, f := range shown {
+		b = appendFrame(b, f, width)
+	}
+	if last != nil {
 		b = append(b, "\n    … "...)
-		b = appendCount(b, int64(more), "more frame")
+		b = appendCount(b, int64(len(frames)-first-len(shown)-1), "more frame")
+		b = appendFrame(b, last, width)
 	}
 	b = append(b, "\n    ids "...)
 	return words.AppendIDList(b, g.IDs, g.MoreIDs, reportIDs)
+}
+
+// appendFrame appends one frame's line, its location at column width+6.
+func appendFrame(b []byte, f *stack.Frame, width int) []byte {
+	b = append(b, "\n    "...)
+	b = append(b, f.Func...)
+	if f.File != "" {
+		for i := len(f.Func); i < width+2; i++ {
+			b = append(b, ' ')
+		}
+		b = appendLocation(b, f)
+	}
+	return b
 }
 
 func appendLocation(b []byte, f *stack.Frame) []byte {

@@ -1,22 +1,24 @@
 package leakcheck
 
-// A scope limits a check to the goroutines one subtest started, so that
-// `defer leakcheck.VerifyNone(t)` inside t.Run does not report what the
-// parent test (or a sibling) keeps running.
+// A scope limits a check to the goroutines one goroutine started, for
+// OnlyOwnGoroutines: `defer leakcheck.VerifyNone(t, OnlyOwnGoroutines())`
+// inside t.Run does not report what the parent test or a parallel sibling
+// keeps running. It is not the default, because it misses leaks the
+// whole-process check (goleak's) reports; see OnlyOwnGoroutines.
 //
 // Go keeps no ancestry beyond one level, so membership is read from the
-// snapshot itself: a goroutine belongs to the subtest when its chain of
+// snapshot itself: a goroutine belongs to the scope when its chain of
 // creators ("created by F in goroutine N"), followed through goroutines
-// that are still alive, reaches the subtest's own goroutine (the one that
-// runs the deferred VerifyNone). A chain that reaches any other live
-// goroutine with no creator (the test binary's main goroutine, through the
-// parent test) is outside. A chain that breaks, because a creator has
-// exited, ends at an orphan, which is left out: goroutine ids are not
-// handed out in start order (each P takes a batch of 16, so a goroutine
-// started after the subtest began can have a smaller id than its
-// goroutine), so nothing tells whether the orphan is the subtest's or its
-// parent's, and blaming a parent's goroutine on a subtest would fail a
-// clean test. VerifyTestMain and the top-level test's check still see it.
+// that are still alive, reaches the root (the goroutine that runs the
+// check). A chain that reaches any other live goroutine with no creator
+// (the test binary's main goroutine, through the parent test) is outside.
+// A chain that breaks, because a creator has exited, ends at an orphan,
+// which is left out: goroutine ids are not handed out in start order (each
+// P takes a batch of 16, so a goroutine started after the subtest began
+// can have a smaller id than its goroutine), so nothing tells whether the
+// orphan is the subtest's or its parent's. A goroutine started on the
+// root's behalf by one outside it (a worker of the parent test) is outside
+// too. VerifyTestMain and the default check see both.
 type scope struct {
 	root int64 // the subtest's goroutine
 }

@@ -33,19 +33,31 @@ func waitBlocked(t *testing.T, fn, state string, n int) {
 	}
 }
 
-// A subtest's VerifyNone sees the goroutines the subtest started through
-// live goroutines, and not its parent's; an orphan (its creator exited) is
-// left to the top-level check.
+// With OnlyOwnGoroutines, a subtest's VerifyNone sees the goroutines the
+// subtest started through live goroutines, and not its parent's; an orphan
+// (its creator exited) is left out. Without it, the subtest's check is the
+// whole-process one, goleak's: the parent's goroutines count unless an
+// IgnoreCurrent snapshot taken at the subtest's start ignores them.
 func TestSubtestScope(t *testing.T) {
 	stopParent := parked(3, blockedRecv)
 	defer stopParent()
+	own := append([]Option{OnlyOwnGoroutines()}, fast...)
 	t.Run("clean", func(t *testing.T) {
+		before := IgnoreCurrent()
 		rec := &recorder{TB: t}
 		stop := parked(4, blockedSelect)
 		stop()
-		VerifyNone(rec, fast...)
+		VerifyNone(rec, own...)
 		if len(rec.errs) != 0 {
-			t.Errorf("the parent's goroutines were reported in a clean subtest: %v", rec.errs)
+			t.Errorf("OnlyOwnGoroutines: the parent's goroutines were reported in a clean subtest: %v", rec.errs)
+		}
+		VerifyNone(rec, append([]Option{before}, fast...)...)
+		if len(rec.errs) != 0 {
+			t.Errorf("IgnoreCurrent at the subtest's start: the parent's goroutines were reported: %v", rec.errs)
+		}
+		VerifyNone(rec, fast...)
+		if len(rec.errs) != 1 || !strings.Contains(rec.errs[0], "found unexpected goroutines:\n3 goroutines in ") {
+			t.Errorf("default check in a subtest: want the parent's 3 goroutines reported, as goleak does: %v", rec.errs)
 		}
 	})
 	t.Run("leaky", func(t *testing.T) {
@@ -67,23 +79,28 @@ func TestSubtestScope(t *testing.T) {
 		<-started
 		defer func() { close(release); wg.Wait() }()
 		waitBlocked(t, "leakcheck.blockedRecv", "[chan receive", 4) // the parent's 3 and the orphan
-		waitBlocked(t, "leakcheck.TestSubtestScope.func2.1()\n", "goroutine ", 0)
-		VerifyNone(rec, fast...)
+		waitBlocked(t, "leakcheck.TestSubtestScope.func3.1()\n", "goroutine ", 0)
+		VerifyNone(rec, own...)
 		if len(rec.errs) != 1 {
 			t.Fatalf("want one report, got %v", rec.errs)
 		}
 		text := rec.errs[0]
-		if !strings.Contains(text, "found 2 unexpected goroutines in ") || !strings.Contains(text, "leakcheck.blockedSelect") {
-			t.Errorf("want the subtest's 2 goroutines (and not its orphan, whose creator has exited):\n%s", text)
+		if !strings.Contains(text, "found unexpected goroutines:\n2 goroutines in ") || !strings.Contains(text, "leakcheck.blockedSelect") {
+			t.Errorf("OnlyOwnGoroutines: want the subtest's 2 goroutines (and not its orphan, whose creator has exited):\n%s", text)
 		}
 		if strings.Contains(text, "leakcheck.blockedRecv") || strings.Contains(text, "\n3 ") {
-			t.Errorf("the parent's goroutines were reported:\n%s", text)
+			t.Errorf("OnlyOwnGoroutines: the parent's goroutines were reported:\n%s", text)
+		}
+		rec.errs = nil
+		VerifyNone(rec, fast...)
+		if len(rec.errs) != 1 || !strings.Contains(rec.errs[0], "found unexpected goroutines:\n6 goroutines in ") {
+			t.Errorf("default check: want the subtest's 2, its orphan and the parent's 3: %v", rec.errs)
 		}
 	})
-	// The top-level test keeps goleak's whole-process check.
+	// The top-level test: the whole-process check.
 	rec := &recorder{TB: t}
 	VerifyNone(rec, fast...)
-	if len(rec.errs) != 1 || !strings.Contains(rec.errs[0], "found 3 unexpected goroutines") {
+	if len(rec.errs) != 1 || !strings.Contains(rec.errs[0], "found unexpected goroutines:\n3 goroutines") {
 		t.Errorf("top-level check: %v", rec.errs)
 	}
 }

@@ -4,31 +4,51 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strings"
-	"testing"
 )
 
+// TestingT is what VerifyNone reports to: goleak's TestingT, the one
+// method of testing.TB it needs. *testing.T, *testing.B, *testing.F,
+// GinkgoT(), gocheck's *check.C and hand-written fakes are TestingTs.
+type TestingT interface {
+	Error(args ...interface{})
+}
+
+// helper is the testing.TB method VerifyNone calls when t has it.
+type helper interface {
+	Helper()
+}
+
 // VerifyNone fails t (t.Error) when goroutines are left over, as Find
-// finds them. In a subtest (t.Name() has a '/') it checks only the
-// goroutines the subtest started, not its parent's (see scope.go), so
-// that
+// finds them: every goroutine of the process that no Option ignores,
+// as goleak's VerifyNone, in a subtest as well as in a top-level test.
+// The goleak idiom for a subtest of a test that keeps goroutines of its
+// own running is
 //
 //	t.Run("name", func(t *testing.T) {
-//		defer leakcheck.VerifyNone(t)
+//		defer leakcheck.VerifyNone(t, leakcheck.IgnoreCurrent())
 //		…
 //	})
 //
-// works inside a test that keeps goroutines of its own running. Call it
-// deferred at the top of the test, on the test's goroutine.
-func VerifyNone(t testing.TB, opts ...Option) {
-	t.Helper()
+// (the deferred call's arguments, so the snapshot, are taken when the
+// defer statement runs). OnlyOwnGoroutines narrows the check to the
+// goroutines the caller started, at the cost of the leaks it documents.
+//
+// t needs only Error; Helper is called when t has it (and does not panic,
+// as the promoted method of a nil embedded testing.TB does). Call
+// VerifyNone deferred at the top of the test, on the test's goroutine.
+// With RunOnFailure it reports goleak's error for that option.
+func VerifyNone(t TestingT, opts ...Option) {
+	if h, ok := t.(helper); ok && helperWorks(h) {
+		h.Helper() // here, so that VerifyNone is the helper
+	}
 	o := buildOptions(opts)
 	cleanup := o.cleanup
 	o.cleanup = nil
-	if strings.Contains(t.Name(), "/") {
-		o.scope = &scope{root: currentID()}
+	err := o.refuse()
+	if err == nil {
+		err = find(o)
 	}
-	if err := find(o); err != nil {
+	if err != nil {
 		t.Error(err)
 	}
 	if cleanup != nil {
@@ -36,23 +56,48 @@ func VerifyNone(t testing.TB, opts ...Option) {
 	}
 }
 
+// helperWorks calls h.Helper and reports whether it returned: a fake that
+// embeds a nil testing.TB has a Helper that panics.
+func helperWorks(h helper) (ok bool) {
+	defer func() {
+		if recover() != nil {
+			ok = false
+		}
+	}()
+	h.Helper()
+	return true
+}
+
 // TestingM is what VerifyTestMain runs: *testing.M, as in goleak.
 type TestingM interface {
 	Run() int
 }
 
-// Where VerifyTestMain exits and writes; tests replace them.
+// Where VerifyTestMain exits and writes; tests replace them. stderr is
+// read when the check reports, so a test that replaces os.Stderr sees it.
 var (
-	osExit           = os.Exit
-	stderr io.Writer = os.Stderr
+	osExit = os.Exit
+	stderr = func() io.Writer { return os.Stderr }
+)
+
+// The lines VerifyTestMain writes before the report, goleak's words (CI
+// log scrapers and tests match them).
+const (
+	mainFailedPrefix   = "goleak: Errors on successful test run: "
+	mainFailedPrefixRF = "goleak: Errors on unsuccessful test run: "
 )
 
 // VerifyTestMain runs the tests (m.Run) and, when they passed, fails the
-// run with exit code 1 if goroutines are left over:
+// run with exit code 1 if goroutines are left over, writing
+// "goleak: Errors on successful test run: " and the report to stderr, as
+// goleak does:
 //
 //	func TestMain(m *testing.M) { leakcheck.VerifyTestMain(m) }
 //
-// It exits the process (os.Exit) unless Cleanup is given.
+// With RunOnFailure it also looks after failed tests, writing
+// "goleak: Errors on unsuccessful test run: " and the report, and keeps
+// their exit code. It exits the process (os.Exit) unless Cleanup is given,
+// which is called with the exit code instead.
 func VerifyTestMain(m TestingM, opts ...Option) {
 	code := m.Run()
 	o := buildOptions(opts)
@@ -61,10 +106,16 @@ func VerifyTestMain(m TestingM, opts ...Option) {
 	if cleanup == nil {
 		cleanup = osExit
 	}
-	if code == 0 {
+	if code == 0 || o.runOnFailure {
 		if err := find(o); err != nil {
-			fmt.Fprintf(stderr, "leakcheck: errors on successful test run: %v\n", err)
-			code = 1
+			prefix := mainFailedPrefix
+			if code != 0 {
+				prefix = mainFailedPrefixRF
+			}
+			fmt.Fprintf(stderr(), "%s%v\n", prefix, err)
+			if code == 0 {
+				code = 1
+			}
 		}
 	}
 	cleanup(code)
