@@ -33,7 +33,7 @@ func checkLeakTarget(ctx context.Context, t Target, opts Options) error {
 	if dumper.LeakBound(opts.LeakMaxGoroutines) == 0 {
 		return nil
 	}
-	counts, err := fetchCounts(ctx, t, opts, formats.ReadOptions{})
+	counts, err := fetchCounts(ctx, t, opts, formats.ReadOptions{}, false)
 	var he *HTTPError
 	switch {
 	case errors.As(err, &he) && he.Status/100 == 4, errors.Is(err, errNotCounts):
