@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -232,6 +233,9 @@ func (w *watcher) wantDetail(t *watchedTarget, counts *formats.Dump) bool {
 	}
 	groups := dedupe.Group(counts, dedupe.Options{By: w.by, MaxIDs: 1})
 	for _, g := range groups { // largest first
+		if servesCapture(g) || dedupe.TopFrame(g.Sample.Stack) == nil {
+			continue // the capture itself, or runtime-only stacks whose frames the methods show differently
+		}
 		prev, seen := t.hist.prev[g.Key]
 		switch {
 		case seen && g.Count > prev:
@@ -243,6 +247,24 @@ func (w *watcher) wantDetail(t *watchedTarget, counts *formats.Dump) bool {
 		}
 	}
 	t.detailWhy = ""
+	return false
+}
+
+// servesCapture reports whether g's goroutines are the target serving the
+// capture itself (net/http/pprof, runtime/pprof, stackdump's endpoint):
+// their stacks differ between the counts and a traceback, and would ask
+// for detail every other snapshot.
+func servesCapture(g *formats.Group) bool {
+	if g.Sample == nil {
+		return false
+	}
+	for _, f := range g.Sample.Frames() {
+		for _, p := range [...]string{"net/http/pprof.", "runtime/pprof.", "github.com/stackdump/stackdump/dumper."} {
+			if strings.HasPrefix(f.Func, p) {
+				return true
+			}
+		}
+	}
 	return false
 }
 

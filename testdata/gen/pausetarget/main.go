@@ -15,10 +15,16 @@
 // Requests to the pprof port are served one at a time, so that each one's
 // pauses are its own.
 //
-// Flags: -goroutines N (parked in a few stacks 10–30 frames deep),
+// Flags: -goroutines N (parked in a few stacks 10–30 frames deep, or
+// -depth D frames),
 // -no-trace (404 on /debug/pprof/trace, as behind a proxy that passes only
 // the goroutine profile), -delay D (each pprof answer waits D first),
-// -hang (the pprof port accepts connections and never answers).
+// -hang (the pprof port accepts connections and never answers), -banner
+// (the pprof port is no HTTP server: it writes an SSH-like banner and
+// closes), -fail-rounds 2,3 (every request from the 2nd debug=1 request up
+// to the next is answered 503, and so from the 3rd: under watch's pause
+// budget each snapshot starts with one debug=1 request, so those snapshots
+// fail).
 //
 // It prints "listening ADDR control ADDR" once every goroutine is parked
 // and exits when its standard input closes. The tests build it with
@@ -36,6 +42,8 @@ import (
 	"net/http/pprof"
 	"os"
 	"runtime/metrics"
+	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -64,17 +72,30 @@ type stats struct {
 
 func main() {
 	n := flag.Int("goroutines", 1000, "goroutines parked")
+	depth := flag.Int("depth", -1, "frames each goroutine parks under (-1: 10, 20 or 30)")
 	noTrace := flag.Bool("no-trace", false, "answer 404 on /debug/pprof/trace")
 	delay := flag.Duration("delay", 0, "wait this long before each pprof answer")
 	hang := flag.Bool("hang", false, "accept connections on the pprof port and never answer")
+	banner := flag.Bool("banner", false, "the pprof port writes a non-HTTP banner and closes")
+	failRounds := flag.String("fail-rounds", "", "comma-separated numbers of debug=1 requests from which requests fail with 503, up to the next debug=1")
 	flag.Parse()
+	fail := map[int]bool{}
+	for _, f := range strings.Split(*failRounds, ",") {
+		if n, err := strconv.Atoi(strings.TrimSpace(f)); err == nil {
+			fail[n] = true
+		}
+	}
 
 	held.Lock()
 	park := make(chan struct{})
 	var ready sync.WaitGroup
 	ready.Add(*n)
 	for i := range *n {
-		go deep(i%3*10+10, i%4, park, &ready)
+		d := i%3*10 + 10
+		if *depth >= 0 {
+			d = *depth
+		}
+		go deep(d, i%4, park, &ready)
 	}
 	ready.Wait()
 
@@ -99,6 +120,7 @@ func main() {
 		pprof.Trace(w, r)
 	})
 	var one sync.Mutex
+	counts := 0 // debug=1 requests so far
 	srv := &http.Server{
 		Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			if *hang {
@@ -107,6 +129,13 @@ func main() {
 			}
 			one.Lock()
 			defer one.Unlock()
+			if r.URL.Query().Get("debug") == "1" {
+				counts++
+			}
+			if fail[counts] {
+				http.Error(w, fmt.Sprintf("failing round %d (-fail-rounds)", counts), http.StatusServiceUnavailable)
+				return
+			}
 			time.Sleep(*delay)
 			before := read()
 			mux.ServeHTTP(w, r)
@@ -122,7 +151,21 @@ func main() {
 			}
 		},
 	}
-	go srv.Serve(ln)
+	if *banner {
+		go func() {
+			for {
+				c, err := ln.Accept()
+				if err != nil {
+					return
+				}
+				st.connections.Add(1)
+				io.WriteString(c, "SSH-2.0-pausetarget\r\n")
+				c.Close()
+			}
+		}()
+	} else {
+		go srv.Serve(ln)
+	}
 	go http.Serve(ctl, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		st.mu.Lock()
 		defer st.mu.Unlock()
