@@ -260,7 +260,7 @@ func writeWatchTable(w io.Writer, t *watchedTarget, o watchOptions) {
 	}
 	fmt.Fprintf(&b, "%s  snapshot %d%s at %s  total %d (%+d since last, %+d since first)\n",
 		t.raw, t.attempts(), failed, time.Now().Format("15:04:05"), total, total-h.prevTotal(), total-h.firstTotal)
-	if t.lastCapture.Mode != "" {
+	if c := t.lastCapture; len(c.Methods) > 0 || c.PauseNs > 0 || c.Why != "" {
 		fmt.Fprintf(&b, "  capture: %s\n", t.lastCapture.text())
 	}
 	rows := h.rows(o.leakAfter)
