@@ -26,20 +26,25 @@ import (
 // PriorFullCostPerGoroutine stands for it.
 
 // PriorFullCostPerGoroutine is the pause per goroutine a full capture of a
-// target is predicted to cost before one was measured: measured on the
-// project's 2-core VM with testdata/gen/pausetarget (goroutines parked
-// 10–30 frames deep in four primitives), the longest stop-the-world pause
-// of a debug=2 request was 29–34 ms at 1,000 goroutines and 0.54–0.81 s at
-// 20,000 (27–40 µs per goroutine; docs/modes.md). 50 µs is above every
-// measured value, so that the first prediction errs on the side of the
-// target: a budget of 10 ms admits a first traceback of at most 200
-// goroutines, and later ones follow the target's measured cost.
-const PriorFullCostPerGoroutine = 50 * time.Microsecond
+// target is predicted to cost before one was measured. Measured on the
+// project's 2-core VM (load average 8–14, other builds running) with
+// testdata/gen/pausetarget and scripts/measure-pauses.sh: the longest
+// stop-the-world pause of a debug=2 request was 29–84 ms at 1,000
+// goroutines parked 10–30 frames deep and 0.54–1.9 s at 20,000 (27–94 µs
+// per goroutine); 5–50 ms and 0.23 s with the goroutines parked at the
+// top of their stacks (5–50 µs and 12 µs per goroutine). 100 µs is above
+// every measured value, so that the first prediction errs on the side of
+// the target: a budget of 10 ms admits a first traceback of at most 100
+// goroutines, and later ones follow the target's measured cost
+// (docs/modes.md).
+const PriorFullCostPerGoroutine = 100 * time.Microsecond
 
 // Predicted pauses of the methods whose pause does not grow with the
-// goroutines (measured with testdata/gen/pausetarget at 1,000 and 20,000
-// goroutines: the trace snapshot's one pause 33–164 µs, debug=1's and
-// debug=0's two pauses 10–460 µs each, the longest under load).
+// goroutines, the upper ends of what scripts/measure-pauses.sh measured at
+// 1,000 and 20,000 goroutines under load: the trace snapshot's one pause
+// 25 µs–1.8 ms (mostly under 0.2 ms), debug=1's and debug=0's two pauses
+// 8 µs–12 ms each (mostly under 0.5 ms; the outliers are a descheduled
+// thread while the world stops, which no method escapes).
 const (
 	TracePause  = 200 * time.Microsecond
 	CountsPause = 500 * time.Microsecond

@@ -161,7 +161,7 @@ leak profile; stackdump's endpoint refuses above its owner's bound
 (dumper.HandlerOptions.Capture.LeakMaxGoroutines), whatever the flag says.
 
 A full capture stops the target's world for the whole traceback: about
-30 µs per goroutine (docs/modes.md). Before one predicted over 1s, capture
+10–90 µs per goroutine (docs/modes.md). Before one predicted over 1s, capture
 says so and names --mode trace (every goroutine after one pause of tens of
 µs). --max-pause D bounds it: over D, the trace snapshot is taken instead.
 

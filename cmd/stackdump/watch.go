@@ -57,7 +57,7 @@ line, and nothing else. With --metrics ADDR, Prometheus metrics are served at
 http://ADDR/metrics (see docs/fleet.md).
 
 The pause budget (--max-pause, default 10ms). A full capture stops the
-target's world for the whole traceback, about 30 µs per goroutine. So each
+target's world for the whole traceback, 10–90 µs per goroutine. So each
 snapshot of a Go target first takes its counts (debug=1: pauses of µs), and
 takes per-goroutine detail only when a group grew, a new group appeared
 that was not in the last detailed snapshot, or every --detail-every

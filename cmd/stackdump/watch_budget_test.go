@@ -51,7 +51,7 @@ const budgetNoise = 1
 // a child with 20,000 goroutines (GOMAXPROCS=1: see budgetNoise) keep the longest stop-the-world pause the
 // child measured itself (runtime/metrics /sched/pauses/total/other:seconds,
 // at its bucket's upper bound) within the budget. The first snapshot wants
-// detail, and a traceback is predicted to cost 20,000 × 50 µs = 1 s: it is
+// detail, and a traceback is predicted to cost 20,000 × 100 µs = 2 s: it is
 // the trace snapshot; the others are the counts (nothing grows), or the
 // trace when detail is due. No debug=2 request is ever made. Before the
 // budget every snapshot was a debug=2 traceback of 0.5–0.8 s.
@@ -108,13 +108,13 @@ func TestWatchPauseBudget(t *testing.T) {
 	}
 }
 
-// TestWatchPauseBudgetSmallTarget: a child with 100 goroutines fits the
-// budget (100 × 50 µs = 5 ms): its first snapshot is the full traceback,
+// TestWatchPauseBudgetSmallTarget: a child with 50 goroutines fits the
+// budget (about 55 × 100 µs = 5.5 ms with its own): its first snapshot is the full traceback,
 // whose observed answer wait gives the target's own cost per goroutine; the
 // next snapshots are its counts, since nothing grows. The table says what
 // each took, and the kept dumps carry the pauses in source.capture.
 func TestWatchPauseBudgetSmallTarget(t *testing.T) {
-	child := startPauseTarget(t, "-goroutines", "100")
+	child := startPauseTarget(t, "-goroutines", "50")
 	target := "http://" + child.addr + "/debug/pprof/goroutine"
 	dir := filepath.Join(t.TempDir(), "snaps")
 	stdout, stderr, err := runCLI(t, "watch", target, "--every", "10ms", "--count", "3", "--json", "-o", dir)
@@ -127,8 +127,8 @@ func TestWatchPauseBudgetSmallTarget(t *testing.T) {
 	}
 	first := lines[0].Capture
 	prior := int64(remote.PriorFullCostPerGoroutine)
-	if first.Mode != "full" || !slices.Equal(first.Methods, []string{"debug1", "debug2"}) || first.PauseBasis != "observed" || first.PauseObservedNs <= 0 || first.PausePredictedNs != lines[0].Total*prior && first.PausePredictedNs < 100*prior {
-		t.Errorf("first snapshot: %+v; want the full capture, its pause observed, predicted at 100 × %v", first, remote.PriorFullCostPerGoroutine)
+	if first.Mode != "full" || !slices.Equal(first.Methods, []string{"debug1", "debug2"}) || first.PauseBasis != "observed" || first.PauseObservedNs <= 0 || first.PausePredictedNs != lines[0].Total*prior && first.PausePredictedNs < 50*prior {
+		t.Errorf("first snapshot: %+v; want the full capture, its pause observed, predicted at 50 and more × %v", first, remote.PriorFullCostPerGoroutine)
 	}
 	for _, l := range lines[1:] {
 		if l.Capture.Mode != "counts" || l.Capture.PauseNs != int64(remote.CountsPause) || l.Capture.Why == "" {
@@ -141,7 +141,7 @@ func TestWatchPauseBudgetSmallTarget(t *testing.T) {
 		t.Fatalf("%d files kept, want 3", len(files))
 	}
 	d := readDumpFile(t, files[0])[0]
-	if c := d.Source.Capture; c == nil || c.PausePredicted < 100*remote.PriorFullCostPerGoroutine || c.PauseObserved <= 0 || c.Goroutines != 0 {
+	if c := d.Source.Capture; c == nil || c.PausePredicted < 50*remote.PriorFullCostPerGoroutine || c.PauseObserved <= 0 || c.Goroutines != 0 {
 		t.Errorf("first kept dump's source.capture %+v: want the predicted and observed pause, and no second total", c)
 	}
 
@@ -161,21 +161,21 @@ func TestWatchPauseBudgetSmallTarget(t *testing.T) {
 }
 
 // TestCaptureWarnsBeforeLongFull: capture keeps full mode, but before a
-// traceback of 21,000 goroutines (predicted 21,000 × 50 µs ≈ 1.05 s) it
+// traceback of 11,000 goroutines (predicted 11,000 × 100 µs ≈ 1.1 s) it
 // says what it will cost and names --mode trace; with --max-pause 10ms it
 // takes the trace snapshot instead, says so, and never asks for debug=2.
 func TestCaptureWarnsBeforeLongFull(t *testing.T) {
 	if testing.Short() {
-		t.Skip("a traceback of 21,000 goroutines")
+		t.Skip("a traceback of 11,000 goroutines")
 	}
-	child := startPauseTarget(t, "-goroutines", "21000", "-depth", "0")
+	child := startPauseTarget(t, "-goroutines", "11000", "-depth", "0")
 	target := "http://" + child.addr + "/debug/pprof/goroutine"
 	out := filepath.Join(t.TempDir(), "full.json")
 	_, stderr, err := runCLI(t, "capture", "-q", target, "-o", out)
 	if err != nil {
 		t.Fatalf("%v\n%s", err, stderr)
 	}
-	if !strings.Contains(stderr, "warning: a full capture of 21") || !strings.Contains(stderr, "is predicted to stop the target for about 1.05s") || !strings.Contains(stderr, "--mode trace") {
+	if !strings.Contains(stderr, "warning: a full capture of 11") || !strings.Contains(stderr, "is predicted to stop the target for about 1.1s") || !strings.Contains(stderr, "--mode trace") {
 		t.Errorf("no warning naming the predicted pause and --mode trace:\n%s", stderr)
 	}
 	d := readDumpFile(t, out)[0]
@@ -193,7 +193,7 @@ func TestCaptureWarnsBeforeLongFull(t *testing.T) {
 		t.Errorf("--max-pause: stderr does not say the trace replaced the traceback:\n%s", stderr)
 	}
 	d = readDumpFile(t, out)[0]
-	if c := d.Source.Capture; c == nil || !slices.Equal(c.Methods, []string{"debug1", "trace"}) || c.PausePredicted != remote.CountsPause || d.Total < 21000 {
+	if c := d.Source.Capture; c == nil || !slices.Equal(c.Methods, []string{"debug1", "trace"}) || c.PausePredicted != remote.CountsPause || d.Total < 11000 {
 		t.Errorf("--max-pause: capture %+v, %d goroutines; want debug1 + trace of every goroutine", d.Source.Capture, d.Total)
 	}
 	for _, r := range child.stats(t).Requests[before:] {
