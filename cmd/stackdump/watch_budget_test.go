@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -209,5 +210,33 @@ func TestCaptureMaxPauseRefusesTooSmall(t *testing.T) {
 	_, _, err := runCLI(t, "capture", "--max-pause", "10us", "127.0.0.1:1")
 	if err == nil || !strings.Contains(err.Error(), "--max-pause must be 0 (no bound) or at least 1ms") {
 		t.Errorf("err %v", err)
+	}
+}
+
+// TestWatchPauseBudgetEndpoint: through stackdump's endpoint (found from
+// the bare address of testdata/gen/leaktarget) the budget works alike: the
+// counts from the endpoint's debug1 format, the first snapshot full, its
+// pause measured by the endpoint itself, the next ones the counts.
+func TestWatchPauseBudgetEndpoint(t *testing.T) {
+	toolchain := "go1.26.8"
+	if strings.HasPrefix(runtime.Version(), "go1.26") {
+		toolchain = "local"
+	}
+	addr := startLeakTarget(t, buildLeakTarget(t, toolchain), "-leaked", "5")
+	stdout, stderr, err := runCLI(t, "watch", addr, "--every", "10ms", "--count", "3", "--json")
+	if err != nil {
+		t.Fatalf("%v\n%s", err, stderr)
+	}
+	lines := parseBudgetLines(t, stdout)
+	if len(lines) != 3 {
+		t.Fatalf("%d snapshots, want 3", len(lines))
+	}
+	if c := lines[0].Capture; c.Mode != "full" || c.PauseBasis != "measured" || c.PauseNs <= 0 || c.PausePredictedNs <= 0 {
+		t.Errorf("first snapshot through the endpoint: %+v; want the full capture with the endpoint's measured pause", c)
+	}
+	for _, l := range lines[1:] {
+		if l.Capture.Mode != "counts" {
+			t.Errorf("snapshot %d through the endpoint: %+v; want the counts", l.Snapshot, l.Capture)
+		}
 	}
 }
