@@ -142,9 +142,11 @@ func openDocument(ctx context.Context, t Target, opts Options, ro formats.ReadOp
 	}
 	counts, err := fetchCounts(ctx, t, opts, ro, budgeted)
 	var he *HTTPError
+	var notThere *notServedError // a bare base URL without the endpoint, and without debug=1
 	switch {
 	case errors.As(err, &he) && he.Status/100 == 4:
 		// No debug=1 (a proxy that passes debug=2 only): no prediction.
+		errors.As(err, &notThere)
 		t.Discover, counts = false, nil
 	case errors.Is(err, errNotCounts):
 		// Something else answered debug=1: debug=2 says what (no prediction).
@@ -163,6 +165,10 @@ func openDocument(ctx context.Context, t Target, opts Options, ro formats.ReadOp
 			return nil, fmt.Errorf("--max-pause %v: the goroutines could not be counted first (debug=1), so the traceback's pause cannot be predicted; take --mode trace, or --max-pause 0 for no bound", opts.MaxPause)
 		}
 		if err := doc.openDebug2(ctx, t, opts, ro); err != nil {
+			if errors.As(err, &he) && he.Status == http.StatusNotFound && notThere != nil {
+				notThere.pprof = err // neither the endpoint, nor debug=1, nor debug=2
+				return nil, notThere
+			}
 			return nil, err
 		}
 		if !doc.Cut {
