@@ -162,7 +162,14 @@ func openDocument(ctx context.Context, t Target, opts Options, ro formats.ReadOp
 	doc := &Document{mode: ModeFull, cost: opts.FullCostPerGoroutine}
 	if counts == nil {
 		if opts.MaxPause > 0 {
-			return nil, fmt.Errorf("--max-pause %v: the goroutines could not be counted first (debug=1), so the traceback's pause cannot be predicted; take --mode trace, or --max-pause 0 for no bound", opts.MaxPause)
+			// The traceback's pause cannot be predicted: the trace
+			// snapshot's does not need a count.
+			doc.OverBudget = true
+			err := doc.openTrace(ctx, t, opts, ro, nil)
+			if err != nil {
+				return nil, fmt.Errorf("the goroutines could not be counted first (debug=1), so a traceback's pause cannot be predicted within the pause budget of %v, and the trace snapshot taken instead failed: %w (--max-pause 0: no bound)", opts.MaxPause, err)
+			}
+			return doc, nil
 		}
 		if err := doc.openDebug2(ctx, t, opts, ro); err != nil {
 			if errors.As(err, &he) && he.Status == http.StatusNotFound && notThere != nil {

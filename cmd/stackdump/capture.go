@@ -224,8 +224,10 @@ type captureResult struct {
 	// overBudget: the traceback was predicted over --max-pause and
 	// replaced; noDetail: the counts were the snapshot (watch's Detail).
 	overBudget, noDetail bool
-	// fullPredicted is the traceback's predicted pause (0: none made).
+	// fullPredicted is the traceback's predicted pause (0: none made),
+	// for goroutines counted first (0: not counted).
 	fullPredicted time.Duration
+	goroutines    int64
 }
 
 func runCapture(cmd *cobra.Command, args []string, o captureOptions) error {
@@ -403,14 +405,13 @@ func captureTarget(ctx context.Context, job *captureJob) (res captureResult) {
 			return err
 		}
 		defer doc.Close()
-		res.overBudget, res.noDetail, res.fullPredicted = doc.OverBudget, doc.NoDetail, doc.FullPredicted
+		res.overBudget, res.noDetail, res.fullPredicted, res.goroutines = doc.OverBudget, doc.NoDetail, doc.FullPredicted, doc.Goroutines
 		if doc.OverBudget && job.announce {
 			how := "every goroutine from the execution-trace snapshot " + doc.URL
 			if !slices.Contains(doc.Methods, string(remote.ModeTrace)) {
 				how = "complete counts per stack from " + doc.URL + " (the target serves no /debug/pprof/trace)"
 			}
-			fmt.Fprintf(job.stderr, "stackdump: %s: a full capture of %s is predicted to stop the target for about %v, over --max-pause %v; writing %s instead\n",
-				job.target, words.Count(doc.Goroutines, "goroutine"), doc.FullPredicted.Round(time.Millisecond), ropts.MaxPause, how)
+			fmt.Fprintf(job.stderr, "stackdump: %s: %s; writing %s instead\n", job.target, overBudgetWhy(doc.Goroutines, doc.FullPredicted, ropts.MaxPause, false), how)
 		}
 		if doc.Cut {
 			how := "every goroutine from the execution-trace snapshot " + doc.URL
@@ -428,6 +429,19 @@ func captureTarget(ctx context.Context, job *captureJob) (res captureResult) {
 		return doc.Close()
 	})
 	return res
+}
+
+// overBudgetWhy says why a traceback was not taken under the pause budget
+// maxPause: its pause, predicted for n goroutines, or no count at all
+// (n == 0). short rounds the prediction as watch's table does.
+func overBudgetWhy(n int64, predicted, maxPause time.Duration, short bool) string {
+	if n == 0 {
+		return fmt.Sprintf("the goroutines could not be counted first (debug=1), so a traceback's pause cannot be predicted within --max-pause %v", maxPause)
+	}
+	if short {
+		return fmt.Sprintf("a full capture of %s is predicted to pause ≈%v, over --max-pause %v", words.Count(n, "goroutine"), roundPause(predicted), maxPause)
+	}
+	return fmt.Sprintf("a full capture of %s is predicted to stop the target for about %v, over --max-pause %v", words.Count(n, "goroutine"), predicted.Round(time.Millisecond), maxPause)
 }
 
 // uniqueName returns name, or name with "-2", "-3"… before its extension

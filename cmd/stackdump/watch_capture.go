@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/stackdump/stackdump/formats"
-	"github.com/stackdump/stackdump/internal/words"
 )
 
 // watchCapture is what one snapshot took from its target and what that
@@ -122,8 +121,7 @@ func (w *watcher) describeCapture(t *watchedTarget, res captureResult, last dump
 	case res.noDetail:
 		wc.Why = "no group grew or appeared since the last snapshot"
 	case res.overBudget:
-		wc.Why = fmt.Sprintf("a full capture of %s is predicted to pause ≈%v, over --max-pause %v",
-			words.Count(last.dump.Total, "goroutine"), roundPause(res.fullPredicted), w.maxPause)
+		wc.Why = overBudgetWhy(res.goroutines, res.fullPredicted, w.maxPause, true)
 		if t.detailWhy != "" {
 			wc.Why = t.detailWhy + "; " + wc.Why
 		}
