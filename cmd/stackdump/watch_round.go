@@ -251,15 +251,17 @@ func (w *watcher) wantDetail(t *watchedTarget, counts *formats.Dump) bool {
 }
 
 // servesCapture reports whether g's goroutines are the target serving the
-// capture itself (net/http/pprof, runtime/pprof, stackdump's endpoint):
-// their stacks differ between the counts and a traceback, and would ask
-// for detail every other snapshot.
+// capture itself (net/http/pprof, runtime/pprof, stackdump's endpoint, and
+// the HTTP server's read-ahead on the capture's connection, started for
+// each request): their stacks differ between the counts and a traceback,
+// or come and go with the request, and would ask for detail every other
+// snapshot.
 func servesCapture(g *formats.Group) bool {
 	if g.Sample == nil {
 		return false
 	}
 	for _, f := range g.Sample.Frames() {
-		for _, p := range [...]string{"net/http/pprof.", "runtime/pprof.", "github.com/stackdump/stackdump/dumper."} {
+		for _, p := range [...]string{"net/http/pprof.", "runtime/pprof.", "github.com/stackdump/stackdump/dumper.", "net/http.(*connReader).backgroundRead"} {
 			if strings.HasPrefix(f.Func, p) {
 				return true
 			}
