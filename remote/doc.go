@@ -15,6 +15,14 @@
 // (document.go). stackdump's capture and watch commands read targets
 // through it.
 //
+// A full capture can be held to a pause budget (Options.MaxPause,
+// budget.go): the goroutines are counted first and the traceback, whose
+// stop-the-world pause grows with them, is taken only when its predicted
+// pause fits; otherwise the trace snapshot, or the counts. Options.Timeout
+// bounds the whole capture of a target, retries included, and its
+// requests share one connection. Failures are told in words
+// (failures.go): the address, what was tried, what to do.
+//
 // A jvm:PID target is first proven a HotSpot JVM process (not a thread)
 // the current user can attach to (jvmcheck.go): an attach signals the
 // process, and the signal kills most other programs. On Linux stackdump

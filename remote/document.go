@@ -9,6 +9,7 @@ import (
 	"iter"
 	"net/http"
 	"slices"
+	"time"
 
 	"github.com/stackdump/stackdump/dumper"
 	"github.com/stackdump/stackdump/formats"
@@ -73,71 +74,171 @@ type Document struct {
 	// Cut is set when debug=2 was (or was predicted to be) cut at 64 MiB,
 	// so that the document was made another way.
 	Cut bool
+	// OverBudget is set when the traceback's predicted pause
+	// (FullPredicted) was over Options.MaxPause, so that the document was
+	// made another way (the trace snapshot, or the counts).
+	OverBudget bool
+	// NoDetail is set when Options.Detail declined per-goroutine detail:
+	// the counts are the document.
+	NoDetail bool
+	// Goroutines is the count the counts (debug=1) gave, when fetched.
+	Goroutines int64
+	// FullPredicted is the pause a traceback of Goroutines was predicted
+	// to cost (0: no prediction was made).
+	FullPredicted time.Duration
 
-	mode       Mode
-	goroutines int64 // debug=1's total, when fetched
-	rd         *formats.Reader
-	stream     *Stream // still open when the reader streams from it
-	joiner     *dumper.LabelJoiner
-	prepare    func(*stack.Dump)
-	dump       *stack.Dump
+	mode         Mode
+	cost         time.Duration // cost per goroutine the prediction used
+	observed     time.Duration // debug=2's answer wait
+	rd           *formats.Reader
+	stream       *Stream // still open when the reader streams from it
+	joiner       *dumper.LabelJoiner
+	prepare      func(*stack.Dump)
+	dump         *stack.Dump
+	release      func() // closes the idle connection of the capture's own client
+	fromEndpoint bool
 }
 
 // OpenDocument starts a capture of t and returns it as one document to
 // read. For a net/http/pprof target in ModeFull it is complete by default
-// (the steps above); any other capture is [Open]'s stream read by
-// formats.NewReader. ro configures the reader; its Table, when nil, is a
-// new one shared by every fetch of the capture.
+// (the steps above), and within Options.MaxPause when set (budget.go); any
+// other capture is [Open]'s stream read by formats.NewReader. ro
+// configures the reader; its Table, when nil, is a new one shared by
+// every fetch of the capture. Options.Timeout bounds the whole capture,
+// and without Options.Client every fetch of it shares one client (one
+// connection), released by Close.
 func OpenDocument(ctx context.Context, t Target, opts Options, ro formats.ReadOptions) (*Document, error) {
-	opts = opts.withDefaults()
+	opts = opts.withDefaults().started()
 	if ro.Table == nil {
 		ro.Table = stack.NewTable()
 	}
-	if t.Kind != TargetPprof || opts.Mode != ModeFull {
+	var release func()
+	if opts.Client == nil && (t.Kind == TargetPprof || t.Kind == TargetEndpoint) {
+		c := NewClient(opts)
+		opts.Client, release = c, c.CloseIdleConnections
+	}
+	doc, err := openDocument(ctx, t, opts, ro)
+	if err != nil {
+		if release != nil {
+			release()
+		}
+		return nil, err
+	}
+	doc.release = release
+	return doc, nil
+}
+
+// budgeted reports whether a full capture with opts counts the goroutines
+// first for the pause budget or for the caller.
+func (o Options) budgeted() bool {
+	return o.Mode == ModeFull && (o.MaxPause > 0 || o.Detail != nil || o.BeforeFull != nil)
+}
+
+func openDocument(ctx context.Context, t Target, opts Options, ro formats.ReadOptions) (*Document, error) {
+	budgeted := opts.budgeted()
+	if opts.Mode != ModeFull || t.Kind != TargetPprof && !(budgeted && t.Kind == TargetEndpoint) {
 		return streamDocument(ctx, t, opts, ro)
 	}
-	if !t.Discover && opts.PreviousDebug2Bytes > 0 && opts.PreviousDebug2Bytes < skipCountsBelow {
+	if !budgeted && !t.Discover && opts.PreviousDebug2Bytes > 0 && opts.PreviousDebug2Bytes < skipCountsBelow {
 		return openDebug2First(ctx, t, opts, ro)
 	}
-	counts, err := fetchCounts(ctx, t, opts, ro)
+	counts, err := fetchCounts(ctx, t, opts, ro, budgeted)
 	var he *HTTPError
+	var notThere *notServedError // a bare base URL without the endpoint, and without debug=1
 	switch {
 	case errors.As(err, &he) && he.Status/100 == 4:
 		// No debug=1 (a proxy that passes debug=2 only): no prediction.
+		errors.As(err, &notThere)
 		t.Discover, counts = false, nil
 	case errors.Is(err, errNotCounts):
 		// Something else answered debug=1: debug=2 says what (no prediction).
 		t, counts = counts.target, nil
 	case err != nil:
 		return nil, err
-	case counts.target.Kind == TargetEndpoint:
+	case counts.target.Kind == TargetEndpoint && !budgeted:
 		// Discovery found stackdump's endpoint: it has no 64 MiB cut.
 		return streamDocument(ctx, counts.target, opts, ro)
 	default:
 		t = counts.target
 	}
-	doc := &Document{mode: ModeFull}
-	if counts != nil {
-		doc.Methods = append(doc.Methods, string(ModeCounts))
-		doc.goroutines = counts.dump.Total
-		doc.Cut = predictDebug2Size(counts.dump) >= cutPrediction
-	}
-	if !doc.Cut {
+	doc := &Document{mode: ModeFull, cost: opts.FullCostPerGoroutine}
+	if counts == nil {
+		if opts.MaxPause > 0 {
+			// The traceback's pause cannot be predicted: the trace
+			// snapshot's does not need a count.
+			doc.OverBudget = true
+			err := doc.openTrace(ctx, t, opts, ro, nil)
+			if err != nil {
+				return nil, fmt.Errorf("the goroutines could not be counted first (debug=1), so a traceback's pause cannot be predicted within the pause budget of %v, and the trace snapshot taken instead failed: %w (--max-pause 0: no bound)", opts.MaxPause, err)
+			}
+			return doc, nil
+		}
 		if err := doc.openDebug2(ctx, t, opts, ro); err != nil {
+			if errors.As(err, &he) && he.Status == http.StatusNotFound && notThere != nil {
+				notThere.pprof = err // neither the endpoint, nor debug=1, nor debug=2
+				return nil, notThere
+			}
 			return nil, err
 		}
 		if !doc.Cut {
 			return doc, nil
 		}
+		return doc.replaceCut(ctx, t, opts, ro, nil)
+	}
+	doc.Methods = append(doc.Methods, string(ModeCounts))
+	doc.Goroutines = counts.dump.Total
+	doc.FullPredicted = predictFull(doc.Goroutines, opts.FullCostPerGoroutine)
+	if opts.Detail != nil && !opts.Detail(counts.dump) {
+		doc.NoDetail = true
+		doc.openCounts(counts, ro, "")
+		return doc, nil
+	}
+	endpoint := t.Kind == TargetEndpoint
+	doc.Cut = !endpoint && predictDebug2Size(counts.dump) >= cutPrediction
+	doc.OverBudget = opts.MaxPause > 0 && doc.FullPredicted > opts.MaxPause
+	switch {
+	case endpoint && doc.OverBudget:
+		return doc, doc.openEndpoint(ctx, t, opts, ro, ModeTrace)
+	case endpoint:
+		if opts.BeforeFull != nil {
+			opts.BeforeFull(doc.FullPredicted, doc.Goroutines)
+		}
+		return doc, doc.openEndpoint(ctx, t, opts, ro, ModeFull)
+	case doc.Cut || doc.OverBudget:
+		return doc.replaceCut(ctx, t, opts, ro, counts)
+	}
+	if opts.BeforeFull != nil {
+		opts.BeforeFull(doc.FullPredicted, doc.Goroutines)
+	}
+	if err := doc.openDebug2(ctx, t, opts, ro); err != nil {
+		return nil, err
+	}
+	if !doc.Cut {
+		return doc, nil
 	}
 	return doc.replaceCut(ctx, t, opts, ro, counts)
+}
+
+// openEndpoint opens stackdump's endpoint in mode as the document's
+// detail, after the counts.
+func (doc *Document) openEndpoint(ctx context.Context, t Target, opts Options, ro formats.ReadOptions, mode Mode) error {
+	opts.Mode = mode
+	s, err := Open(ctx, t, opts)
+	if err != nil {
+		return err
+	}
+	doc.URL, doc.stream, doc.fromEndpoint = s.URL, s, true
+	doc.Methods = append(doc.Methods, methodName(mode))
+	doc.rd = formats.NewReader(s, ro)
+	doc.prepare = doc.recordMethods
+	return nil
 }
 
 // openDebug2First fetches debug=2 without the debug=1 prediction (the
 // target's last debug=2 was small); only when its body is cut is debug=1
 // fetched, to join its labels to the trace snapshot that replaces it.
 func openDebug2First(ctx context.Context, t Target, opts Options, ro formats.ReadOptions) (*Document, error) {
-	doc := &Document{mode: ModeFull}
+	doc := &Document{mode: ModeFull, cost: opts.FullCostPerGoroutine}
 	d2 := opts
 	d2.wholeBody = true // small, and read whole before it is parsed
 	if err := doc.openDebug2(ctx, t, d2, ro); err != nil {
@@ -146,18 +247,19 @@ func openDebug2First(ctx context.Context, t Target, opts Options, ro formats.Rea
 	if !doc.Cut {
 		return doc, nil
 	}
-	counts, err := fetchCounts(ctx, t, opts, ro)
+	counts, err := fetchCounts(ctx, t, opts, ro, false)
 	if err != nil || counts.dump == nil {
 		counts = nil // no labels to join; the trace is still complete
 	} else {
 		doc.Methods = append(doc.Methods, string(ModeCounts))
-		doc.goroutines = counts.dump.Total
+		doc.Goroutines = counts.dump.Total
 	}
 	return doc.replaceCut(ctx, t, opts, ro, counts)
 }
 
 // replaceCut makes the document from the trace snapshot (debug=2 is, or
-// is predicted to be, cut), or from counts when the target serves no trace.
+// is predicted to be, cut, or over the pause budget), or from counts when
+// the target serves no trace.
 func (doc *Document) replaceCut(ctx context.Context, t Target, opts Options, ro formats.ReadOptions, counts *countsFetch) (*Document, error) {
 	err := doc.openTrace(ctx, t, opts, ro, counts)
 	var he *HTTPError
@@ -165,8 +267,15 @@ func (doc *Document) replaceCut(ctx context.Context, t Target, opts Options, ro 
 	case err == nil:
 		return doc, nil
 	case errors.As(err, &he) && he.Status == http.StatusNotFound && counts != nil:
-		doc.openCounts(counts, ro)
+		why := fmt.Sprintf("debug=2 is cut at %d MiB for this many goroutines", gotext.TruncationSize>>20)
+		if !doc.Cut {
+			why = fmt.Sprintf("a traceback of %d goroutines is predicted to stop the target for %v, over the pause budget of %v", doc.Goroutines, doc.FullPredicted.Round(time.Microsecond), opts.MaxPause)
+		}
+		doc.openCounts(counts, ro, why)
 		return doc, nil
+	}
+	if !doc.Cut {
+		return nil, fmt.Errorf("a traceback of %d goroutines is predicted to stop the target for %v, over the pause budget of %v, and the trace snapshot that replaces it failed: %w", doc.Goroutines, doc.FullPredicted.Round(time.Microsecond), opts.MaxPause, err)
 	}
 	return nil, fmt.Errorf("debug=2 is cut at %d MiB for this many goroutines, and the trace snapshot that replaces it failed: %w", gotext.TruncationSize>>20, err)
 }
@@ -178,8 +287,12 @@ func streamDocument(ctx context.Context, t Target, opts Options, ro formats.Read
 		return nil, err
 	}
 	doc := &Document{URL: s.URL, stream: s, rd: formats.NewReader(s, ro), mode: opts.Mode}
+	doc.fromEndpoint = s.Target.Kind == TargetEndpoint
 	if s.Target.Kind == TargetPprof {
 		doc.Methods = []string{methodName(opts.Mode)}
+		if opts.Mode == ModeFull {
+			doc.observed = s.answerWait
+		}
 		doc.prepare = doc.recordMethods
 	}
 	return doc, nil
@@ -201,7 +314,11 @@ var errNotCounts = errors.New("not a debug=1 goroutine profile")
 // fetchCounts fetches and reads debug=1. Its size is that of the distinct
 // stacks, not of the goroutines. When the answer holds no profile, the
 // error wraps errNotCounts and the countsFetch says who answered.
-func fetchCounts(ctx context.Context, t Target, opts Options, ro formats.ReadOptions) (*countsFetch, error) {
+//
+// An answer from stackdump's endpoint is read only when readEndpoint is
+// set (the pause budget needs its count); otherwise the endpoint's full
+// capture, which has no 64 MiB cut, needs no prediction.
+func fetchCounts(ctx context.Context, t Target, opts Options, ro formats.ReadOptions, readEndpoint bool) (*countsFetch, error) {
 	opts.Mode, opts.Progress = ModeCounts, nil
 	s, err := Open(ctx, t, opts)
 	if err != nil {
@@ -209,7 +326,7 @@ func fetchCounts(ctx context.Context, t Target, opts Options, ro formats.ReadOpt
 	}
 	defer s.Close()
 	c := &countsFetch{target: s.Target, url: s.URL}
-	if c.target.Kind == TargetEndpoint {
+	if c.target.Kind == TargetEndpoint && !readEndpoint {
 		return c, nil
 	}
 	if c.body, err = io.ReadAll(s); err != nil {
@@ -232,6 +349,7 @@ func (doc *Document) openDebug2(ctx context.Context, t Target, opts Options, ro 
 	}
 	doc.URL = s.URL
 	doc.Methods = append(doc.Methods, "debug2")
+	doc.observed = s.answerWait
 	doc.prepare = doc.recordMethods
 	head, err := readHead(s, opts.PreviousDebug2Bytes)
 	if err != nil {
@@ -293,17 +411,23 @@ func (doc *Document) openTrace(ctx context.Context, t Target, opts Options, ro f
 	return nil
 }
 
-// openCounts makes debug=1 the document: the target serves no trace.
-func (doc *Document) openCounts(counts *countsFetch, ro formats.ReadOptions) {
+// openCounts makes debug=1 the document. why, when not empty, says why
+// per-goroutine detail is missing against the caller's wish (debug=2
+// would be cut, or over the pause budget, and the target serves no
+// trace): the dump is then marked truncated with a warning. An empty why
+// is detail declined (Options.Detail): complete counts, as --mode debug1.
+func (doc *Document) openCounts(counts *countsFetch, ro formats.ReadOptions, why string) {
 	doc.URL = counts.url
 	doc.rd = formats.NewReaderBytes(counts.body, ro)
 	doc.prepare = func(d *stack.Dump) {
 		doc.recordMethods(d)
 		d.Source.Capture.Missing = []string{"id", "state", "wait_minutes", "locked", "created_by", "parent_id", "args"}
+		if why == "" {
+			return
+		}
 		d.Truncated = true
-		d.Warnings = append(d.Warnings, &stack.ParseError{Msg: fmt.Sprintf(
-			"per-goroutine detail is missing: debug=2 is cut at %d MiB for this many goroutines and the target serves no /debug/pprof/trace; counts per stack are complete (debug=1)", gotext.TruncationSize>>
-				20)})
+		d.Warnings = append(d.Warnings, &stack.ParseError{Msg: "per-goroutine detail is missing: " + why +
+			" and the target serves no /debug/pprof/trace; counts per stack are complete (debug=1)"})
 	}
 }
 
@@ -316,9 +440,40 @@ func (doc *Document) recordMethods(d *stack.Dump) {
 	}
 	c.Mode = string(doc.mode)
 	c.Methods = doc.Methods
-	if c.Goroutines == 0 {
-		c.Goroutines = int(doc.goroutines)
+	// Capture.Goroutines is left as the source set it (none for debug=1
+	// or debug=2): debug=1's total, counted before the dump, would stand
+	// beside the dump's own total and differ from it.
+	c.PausePredicted = 0
+	for _, m := range doc.Methods {
+		c.PausePredicted = max(c.PausePredicted, methodPause(m, doc.Goroutines, doc.cost))
 	}
+	c.PauseObserved = doc.observed
+}
+
+// FullCostPerGoroutine is the pause per goroutine this capture's
+// traceback cost, as far as it could be seen: through stackdump's
+// endpoint, the pause it measured itself over its goroutines; from
+// net/http/pprof, debug=2's answer wait over the dump's goroutines (an
+// upper bound: it includes the round trip and the smaller tracebacks
+// net/http/pprof takes while it grows its buffer). 0 when the capture took
+// no traceback, or before the dump was read. Pass it to the next capture
+// of the target (Options.FullCostPerGoroutine).
+func (doc *Document) FullCostPerGoroutine() time.Duration {
+	d := doc.dump
+	if d == nil || d.Total <= 0 || !slices.Contains(doc.Methods, "debug2") && !doc.fromEndpoint {
+		return 0
+	}
+	if doc.fromEndpoint {
+		c := d.Source.Capture
+		if c == nil || c.Pause <= 0 || c.Mode != string(ModeFull) {
+			return 0
+		}
+		return c.Pause / time.Duration(d.Total)
+	}
+	if slices.Contains(doc.Methods, "trace") {
+		return 0 // the traceback was cut and replaced: its body was dropped
+	}
+	return doc.observed / time.Duration(d.Total)
 }
 
 // methodName names a pprof fetch of mode as Capture.Methods does.
@@ -375,6 +530,10 @@ func (doc *Document) Routines() iter.Seq2[*stack.Routine, error] {
 // where the reader kept what came before as a cut dump (an execution trace
 // cut there reads as one with few or no goroutines).
 func (doc *Document) Close() error {
+	if doc.release != nil {
+		defer doc.release()
+		doc.release = nil
+	}
 	if doc.stream == nil {
 		return nil
 	}

@@ -7,12 +7,14 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/http/httptrace"
 	"net/url"
 	"strings"
 	"sync/atomic"
 	"time"
 
 	"github.com/stackdump/stackdump/dumper"
+	"github.com/stackdump/stackdump/stack"
 )
 
 // Mode selects what a capture asks the target for. It is dumper.Mode, the
@@ -61,15 +63,21 @@ type Options struct {
 	Mode Mode // default ModeFull
 	// Endpoint is the path of stackdump's endpoint on the target, when known.
 	Endpoint string
-	// ConnectTimeout bounds dialing (default 5s); Timeout bounds a whole
-	// attempt, body included (default 2m).
+	// ConnectTimeout bounds dialing (default 5s). Timeout bounds the
+	// whole capture of the target (default 2m): every request an [Open] or
+	// an [OpenDocument] makes (the endpoint probe, debug=1, debug=2, the
+	// trace snapshot), every retry and backoff, and reading the bodies. A
+	// target that does not answer fails once Timeout has passed, not after
+	// Timeout per attempt.
 	ConnectTimeout time.Duration
 	Timeout        time.Duration
-	// Retries is how many times a connection error, a timeout before the
-	// answer or a 5xx answer is retried (default 2; negative: none). 4xx
-	// answers and redirect loops are never retried, nor is a failure once
-	// the body has started streaming (a reset or stall mid-body): the
-	// error then comes from reading the Stream.
+	// Retries is how many times a connection error or a 5xx answer is
+	// retried (default 2; negative: none), within Timeout; the final error
+	// gives each attempt's reason. A request that got no answer within
+	// Timeout is not retried (Timeout is spent), nor are 4xx answers and
+	// redirect loops, nor a failure once the body has started streaming (a
+	// reset or stall mid-body): the error then comes from reading the
+	// Stream.
 	Retries int
 	// Backoff is the first retry's delay; it doubles each time (default 250ms).
 	Backoff time.Duration
@@ -112,11 +120,51 @@ type Options struct {
 	// anyway is still detected and replaced (see [OpenDocument]).
 	PreviousDebug2Bytes int64
 
+	// MaxPause bounds the stop-the-world pause a full capture (ModeFull)
+	// of a net/http/pprof target or stackdump's endpoint may cost it (0:
+	// no bound). Its goroutines are counted first (debug=1: pauses of
+	// microseconds); the traceback's pause is predicted from that count
+	// and FullCostPerGoroutine (budget.go), and when it is over MaxPause
+	// the execution-trace snapshot is taken instead (one pause of tens of
+	// µs), or, from a target that serves no trace, the counts alone.
+	MaxPause time.Duration
+	// FullCostPerGoroutine is the pause per goroutine of this target's
+	// full capture, as measured by an earlier one
+	// (Document.FullCostPerGoroutine); 0 means PriorFullCostPerGoroutine.
+	FullCostPerGoroutine time.Duration
+	// Detail, when set, is called in a full capture with the counts
+	// (debug=1) before any per-goroutine detail is fetched, and says
+	// whether detail is wanted: false makes the counts the document
+	// (watch's cheap rounds). Setting it also makes the counts come first
+	// whatever PreviousDebug2Bytes says.
+	Detail func(counts *stack.Dump) bool
+	// BeforeFull, when set, is called just before the stop-the-world
+	// traceback of a full capture is requested, with its predicted pause
+	// and the goroutine count it was predicted from (capture warns of a
+	// pause over a second).
+	BeforeFull func(predicted time.Duration, goroutines int64)
+
+	// probe is set for the endpoint probe of a bare base URL: its URL is
+	// stackdump's own, and errors name the address instead.
+	probe bool
+	// deadline ends the whole capture (Timeout from its start); set by
+	// the first Open or OpenDocument, kept by the fetches within it.
+	deadline time.Time
+
 	// wholeBody reads an HTTP body on the reader's goroutine, without the
 	// read-ahead pump: for a reader that reads the body whole before it
 	// parses (openDebug2 of a small target), the pump would only add a
 	// goroutine, a copy and a wake-up per network read.
 	wholeBody bool
+}
+
+// started returns o with its deadline set, Timeout from now, unless an
+// enclosing capture set it already.
+func (o Options) started() Options {
+	if o.deadline.IsZero() {
+		o.deadline = time.Now().Add(o.Timeout)
+	}
+	return o
 }
 
 func (o Options) withDefaults() Options {
@@ -179,6 +227,14 @@ type Stream struct {
 	// stopped at Options.MaxBytes (a reader may take the error for a cut
 	// body and keep what it read).
 	limited *limitedBody
+	// answerWait is how long the target took to answer the request that
+	// was written (from the request's last byte to the answer's first): an
+	// upper bound of the pauses a debug=2 traceback cost it, since the
+	// runtime takes the whole traceback before it sends a byte.
+	answerWait time.Duration
+	// release closes the idle connection of a client the capture made
+	// for itself (Options.Client unset).
+	release func()
 }
 
 // exceeded reports whether reading the stream stopped at Options.MaxBytes.
@@ -195,17 +251,43 @@ var errHTMLAnswer = errors.New("not a dump (is this a debug endpoint?)")
 
 // Close releases the connection or process behind the stream.
 func (s *Stream) Close() error {
-	if s.closer == nil {
-		return nil
+	var err error
+	if s.closer != nil {
+		err = s.closer()
+		s.closer = nil
 	}
-	return s.closer()
+	if s.release != nil {
+		s.release()
+		s.release = nil
+	}
+	return err
 }
 
 // Open starts capturing t and returns the dump as a stream. Errors name
 // the URL, address or command that failed, not t itself: callers that
 // report several targets say which one.
+//
+// Opts.Timeout bounds the whole capture, retries included. An HTTP
+// capture opened without Options.Client makes all its requests on one
+// client of its own, whose connection Close releases.
 func Open(ctx context.Context, t Target, opts Options) (*Stream, error) {
-	opts = opts.withDefaults()
+	opts = opts.withDefaults().started()
+	if opts.Client == nil && (t.Kind == TargetPprof || t.Kind == TargetEndpoint) {
+		c := NewClient(opts)
+		opts.Client = c
+		s, err := open(ctx, t, opts)
+		if err != nil {
+			c.CloseIdleConnections()
+			return nil, err
+		}
+		s.release = c.CloseIdleConnections
+		return s, nil
+	}
+	return open(ctx, t, opts)
+}
+
+// open is Open once opts has its defaults, deadline and client.
+func open(ctx context.Context, t Target, opts Options) (*Stream, error) {
 	switch t.Kind {
 	case TargetPprof, TargetEndpoint:
 		return openHTTP(ctx, t, opts)
@@ -296,9 +378,11 @@ func openHTTP(ctx context.Context, t Target, opts Options) (*Stream, error) {
 		u := *t.URL
 		u.Path = DefaultEndpointPath
 		ep.URL = &u
-		s, err := openHTTP(ctx, ep, opts)
+		probe := opts
+		probe.probe = true
+		s, err := openHTTP(ctx, ep, probe)
 		var he *HTTPError
-		var notEndpoint string // why the answer is not the endpoint's
+		var notEndpoint error // why the answer is not the endpoint's
 		switch {
 		case err == nil && s.fromEndpoint:
 			if opts.Resolved != nil {
@@ -310,11 +394,11 @@ func openHTTP(ctx context.Context, t Target, opts Options) (*Stream, error) {
 			// every path: without the endpoint's header it is not the
 			// endpoint, and net/http/pprof may still be there.
 			s.Close()
-			notEndpoint = fmt.Sprintf("GET %s: answered without stackdump's %s header", s.URL, endpointHeader)
+			notEndpoint = fmt.Errorf("%s answered without stackdump's %s header", DefaultEndpointPath, endpointHeader)
 		case errors.As(err, &he) && he.Status == http.StatusNotFound:
-			notEndpoint = fmt.Sprintf("GET %s: %d %s", he.URL, he.Status, http.StatusText(he.Status))
+			notEndpoint = he
 		case errors.Is(err, errHTMLAnswer):
-			notEndpoint = err.Error()
+			notEndpoint = err
 		default:
 			return nil, err
 		}
@@ -324,8 +408,7 @@ func openHTTP(ctx context.Context, t Target, opts Options) (*Stream, error) {
 		}
 		s, err = openHTTP(ctx, t, opts)
 		if err != nil {
-			// Name the URL tried last first, and the one before it.
-			err = fmt.Errorf("%w (after %s)", err, notEndpoint)
+			err = notServed(t, err, notEndpoint)
 		}
 		return s, err
 	}
@@ -336,17 +419,11 @@ func openHTTP(ctx context.Context, t Target, opts Options) (*Stream, error) {
 	}
 	client := opts.client()
 	dumpURL := DumpURL(t, opts.Mode, opts.TraceWindow)
-	var lastErr error
+	var failed []error // each attempt's error
 	backoff := opts.Backoff
-	for attempt := 0; attempt <= max(opts.Retries, 0); attempt++ {
-		if attempt > 0 {
-			select {
-			case <-time.After(backoff):
-			case <-ctx.Done():
-				return nil, fmt.Errorf("%w (last error: %v)", ctx.Err(), lastErr)
-			}
-			backoff *= 2
-		}
+	start := time.Now()
+	gaveUp := ""
+	for attempt := 0; ; attempt++ {
 		s, retry, err := getOnce(ctx, client, t, dumpURL, opts)
 		if err == nil {
 			return s, nil
@@ -355,18 +432,37 @@ func openHTTP(ctx context.Context, t Target, opts Options) (*Stream, error) {
 		if opts.Mode == ModeLeak && errors.As(err, &he) && he.Status == http.StatusNotFound {
 			return nil, fmt.Errorf("%w (%w)", ErrNoLeakProfile, err)
 		}
-		lastErr = err
-		if !retry {
+		failed = append(failed, err)
+		if !retry || attempt >= max(opts.Retries, 0) {
 			break
 		}
+		if time.Until(opts.deadline) <= backoff {
+			gaveUp = fmt.Sprintf("no time left for retry %d within the %v timeout, which bounds the whole capture", attempt+1, opts.Timeout)
+			break
+		}
+		select {
+		case <-time.After(backoff):
+		case <-ctx.Done():
+			return nil, &attemptsError{errs: append(failed, ctx.Err()), elapsed: time.Since(start)}
+		}
+		backoff *= 2
 	}
-	return nil, lastErr
+	if len(failed) == 1 && gaveUp == "" {
+		return nil, failed[0]
+	}
+	return nil, &attemptsError{errs: failed, elapsed: time.Since(start), gaveUp: gaveUp}
 }
 
-// getOnce makes one request; retry says whether the failure is worth another try.
+// getOnce makes one request; retry says whether the failure is worth
+// another try. The request ends at opts.deadline, body included.
 func getOnce(ctx context.Context, client *http.Client, t Target, dumpURL string, opts Options) (s *Stream, retry bool, err error) {
-	actx, cancel := context.WithTimeout(ctx, opts.Timeout)
-	req, err := http.NewRequestWithContext(actx, http.MethodGet, dumpURL, nil)
+	actx, cancel := context.WithDeadline(ctx, opts.deadline)
+	var wrote, answered time.Time
+	trace := &httptrace.ClientTrace{
+		WroteRequest:         func(httptrace.WroteRequestInfo) { wrote = time.Now() },
+		GotFirstResponseByte: func() { answered = time.Now() },
+	}
+	req, err := http.NewRequestWithContext(httptrace.WithClientTrace(actx, trace), http.MethodGet, dumpURL, nil)
 	if err != nil {
 		cancel()
 		return nil, false, err
@@ -376,14 +472,18 @@ func getOnce(ctx context.Context, client *http.Client, t Target, dumpURL string,
 	resp, err := client.Do(req)
 	if err != nil {
 		cancel()
-		var ue *url.Error
-		if errors.As(err, &ue) {
-			ue.URL = redactURL(ue.URL) // net/http hides a password, not a token
+		if ctx.Err() != nil {
+			return nil, false, fmt.Errorf("capture interrupted (%w)", ctx.Err())
 		}
-		if ctx.Err() == nil && errors.Is(err, context.DeadlineExceeded) {
-			err = fmt.Errorf("no answer within the %v timeout: %w", opts.Timeout, err)
+		if errors.Is(err, ErrRedirectLoop) {
+			var ue *url.Error
+			if errors.As(err, &ue) {
+				ue.URL = redactURL(ue.URL)
+			}
+			return nil, false, err
 		}
-		return nil, ctx.Err() == nil && !errors.Is(err, ErrRedirectLoop), err
+		ce := newConnError(t, dumpURL, err, opts)
+		return nil, !ce.timeout, ce
 	}
 	if resp.StatusCode/100 != 2 {
 		head, _ := io.ReadAll(io.LimitReader(resp.Body, 512))
@@ -404,6 +504,9 @@ func getOnce(ctx context.Context, client *http.Client, t Target, dumpURL string,
 		ContentType:  resp.Header.Get("Content-Type"),
 		fromEndpoint: resp.Header.Get(endpointHeader) != "",
 		limited:      limited,
+	}
+	if !wrote.IsZero() && answered.After(wrote) {
+		st.answerWait = answered.Sub(wrote)
 	}
 	if opts.wholeBody {
 		st.Reader = body

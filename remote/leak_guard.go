@@ -1,9 +1,13 @@
 package remote
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"io"
+	"net/http"
+	"strings"
 
 	"github.com/stackdump/stackdump/dumper"
 	"github.com/stackdump/stackdump/formats"
@@ -33,7 +37,7 @@ func checkLeakTarget(ctx context.Context, t Target, opts Options) error {
 	if dumper.LeakBound(opts.LeakMaxGoroutines) == 0 {
 		return nil
 	}
-	counts, err := fetchCounts(ctx, t, opts, formats.ReadOptions{})
+	counts, err := fetchCounts(ctx, t, opts, formats.ReadOptions{}, false)
 	var he *HTTPError
 	switch {
 	case errors.As(err, &he) && he.Status/100 == 4, errors.Is(err, errNotCounts):
@@ -41,5 +45,57 @@ func checkLeakTarget(ctx context.Context, t Target, opts Options) error {
 	case err != nil:
 		return fmt.Errorf("counting the goroutines before the leak profile: %w", err)
 	}
-	return dumper.CheckLeakBound(counts.dump.Total, opts.LeakMaxGoroutines, "")
+	bound := dumper.CheckLeakBound(counts.dump.Total, opts.LeakMaxGoroutines, "")
+	if bound == nil {
+		return nil
+	}
+	// Raising the bound is no advice for a target that has no leak
+	// profile at all (Go older than 1.27): its index says.
+	has, err := listsLeakProfile(ctx, t, opts)
+	switch {
+	case err != nil:
+		return fmt.Errorf("%w (whether the target has the leak profile at all, which needs Go 1.27 or newer, could not be checked: %v)", bound, err)
+	case !has:
+		return fmt.Errorf("%w: its net/http/pprof index (%s) lists no goroutineleak profile; raising --leak-max-goroutines would not help (it has %d goroutines)", ErrNoLeakProfile, pprofIndexPath(t), counts.dump.Total)
+	}
+	return bound
+}
+
+// pprofIndexPath is the path of net/http/pprof's index page beside t's
+// goroutine profile.
+func pprofIndexPath(t Target) string {
+	return strings.TrimSuffix(t.URL.Path, "goroutine")
+}
+
+// listsLeakProfile reports whether net/http/pprof's index page of t
+// lists the goroutineleak profile. The page lists the profiles the
+// target's runtime has (with their counts, cheap to take: the leak
+// profile's count is the last cycle's, no GC runs).
+func listsLeakProfile(ctx context.Context, t Target, opts Options) (bool, error) {
+	u := *t.URL
+	u.Path = pprofIndexPath(t)
+	u.RawQuery = t.URL.RawQuery
+	actx, cancel := context.WithDeadline(ctx, opts.deadline)
+	defer cancel()
+	req, err := http.NewRequestWithContext(actx, http.MethodGet, u.String(), nil)
+	if err != nil {
+		return false, err
+	}
+	req.Header.Set("User-Agent", "stackdump")
+	resp, err := opts.client().Do(req)
+	if err != nil {
+		return false, newConnError(t, u.String(), err, opts)
+	}
+	defer drainBody(resp.Body)
+	if resp.StatusCode != http.StatusOK {
+		return false, &HTTPError{URL: redactURL(u.String()), Status: resp.StatusCode}
+	}
+	page, err := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
+	if err != nil {
+		return false, fmt.Errorf("%s: %w", redactURL(u.String()), err)
+	}
+	if !bytes.Contains(page, []byte("goroutine")) {
+		return false, fmt.Errorf("%s is not net/http/pprof's index", redactURL(u.String()))
+	}
+	return bytes.Contains(page, []byte("goroutineleak")), nil
 }

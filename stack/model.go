@@ -38,6 +38,16 @@ type Capture struct {
 	// /sched/pauses/total/other:seconds; Pauses counts the pauses.
 	Pause  time.Duration
 	Pauses int
+	// PausePredicted is the longest stop-the-world pause a capture from
+	// another process was predicted to cost the target before it was
+	// taken: a traceback's from the goroutine count and the cost per
+	// goroutine, the other methods' a constant (docs/modes.md). 0: none.
+	PausePredicted time.Duration
+	// PauseObserved is an upper bound of a remote traceback's pause, seen
+	// from outside: how long the target took to answer its debug=2 request
+	// (the runtime takes the whole traceback before it sends a byte). 0:
+	// not observed.
+	PauseObserved time.Duration
 	// Missing names fields this mode cannot provide ("wait_minutes", "args", ...),
 	// so that consumers never mistake an absent value for zero.
 	Missing []string

@@ -45,6 +45,9 @@ type captureOptions struct {
 	maxBytes       int64
 	jvmJSON        bool
 	leakMax        int
+	// maxPause is --max-pause: the longest stop-the-world pause a full
+	// capture may cost a Go target (0: no bound).
+	maxPause time.Duration
 }
 
 func (o *captureOptions) addRemoteFlags(cmd *cobra.Command) {
@@ -78,8 +81,23 @@ func (o captureOptions) check() error {
 		return fmt.Errorf("--connect-timeout must be positive (got %v)", o.connectTimeout)
 	case o.maxBytes <= 0:
 		return fmt.Errorf("--max-bytes must be a positive number of bytes (got %d)", o.maxBytes)
+	case o.maxPause < 0 || o.maxPause > 0 && o.maxPause < minMaxPause:
+		return fmt.Errorf("--max-pause must be 0 (no bound) or at least %v (got %v): the cheapest capture, which counts the goroutines, stops the target's world for up to %v itself", minMaxPause, o.maxPause, remote.CountsPause)
 	}
 	return nil
+}
+
+// minMaxPause is the smallest --max-pause: the counts every budgeted
+// capture takes first stop the world for up to remote.CountsPause.
+const minMaxPause = time.Millisecond
+
+// fullPauseWarning is the predicted pause above which capture warns before
+// a full capture, and names trace mode.
+const fullPauseWarning = time.Second
+
+// addMaxPauseFlag adds --max-pause with its command's default.
+func (o *captureOptions) addMaxPauseFlag(cmd *cobra.Command, def time.Duration, what string) {
+	cmd.Flags().DurationVar(&o.maxPause, "max-pause", def, "longest stop-the-world pause a full capture may cost a Go target, predicted from its goroutine count (counted first: a pause of µs) and the cost per goroutine of its last full capture ("+remote.PriorFullCostPerGoroutine.String()+" before one): over it, the execution-trace snapshot is taken instead (one pause of tens of µs), or the counts from a target without /debug/pprof/trace; "+what)
 }
 
 func (o captureOptions) remoteOptions() (remote.Options, error) {
@@ -104,6 +122,7 @@ func (o captureOptions) remoteOptions() (remote.Options, error) {
 		Retries:           retries,
 		MaxBytes:          o.maxBytes,
 		JVMJSON:           o.jvmJSON,
+		MaxPause:          o.maxPause,
 	}, nil
 }
 
@@ -142,14 +161,22 @@ goroutines: tens to hundreds of ms at 10,000, about a minute at 100,000
 (docs/modes.md). So it first counts the target's goroutines (debug=1) and
 refuses above --leak-max-goroutines (default 20000) without requesting the
 leak profile; stackdump's endpoint refuses above its owner's bound
-(dumper.HandlerOptions.Capture.LeakMaxGoroutines), whatever the flag says.`,
+(dumper.HandlerOptions.Capture.LeakMaxGoroutines), whatever the flag says.
+
+A full capture stops the target's world for the whole traceback: about
+10–90 µs per goroutine (docs/modes.md). Before one predicted over 1s, capture
+says so and names --mode trace (every goroutine after one pause of tens of
+µs). --max-pause D bounds it: over D, the trace snapshot is taken instead.
+
+--timeout bounds the whole capture of one target, retries included.`,
 		Example: `  stackdump capture localhost:6060 -o dump.json.gz
   stackdump capture http://10.0.0.5:6060 http://10.0.0.6:6060 -o dumps/
   stackdump capture --targets hosts.txt --concurrency 16 --dedupe -o dumps/
   stackdump capture jvm:4242 -o threads.txt
   stackdump capture --mode trace localhost:6060 -o snapshot.json
   stackdump capture --mode leak localhost:6060 -o leaks.txt   # Go 1.27+; refused above 20000 goroutines
-  stackdump capture --mode leak --leak-max-goroutines 50000 localhost:6060 -o leaks.txt   # accept a stall of seconds`,
+  stackdump capture --mode leak --leak-max-goroutines 50000 localhost:6060 -o leaks.txt   # accept a stall of seconds
+  stackdump capture --max-pause 50ms localhost:6060 -o dump.json   # a traceback only if it stops the target ≤ 50ms`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if cmd.Flags().Changed("by") {
 				o.dedupe = true
@@ -158,6 +185,7 @@ leak profile; stackdump's endpoint refuses above its owner's bound
 		},
 	}
 	o.addRemoteFlags(cmd)
+	o.addMaxPauseFlag(cmd, 0, "0: no bound (a full capture predicted over 1s is only warned about)")
 	f := cmd.Flags()
 	f.StringVarP(&o.output, "output", "o", "", "write to `FILE`, or one file per target into DIR/ (default standard output)")
 	f.StringVar(&o.targetsFile, "targets", "", "read targets from `FILE`, one per line (# comments allowed)")
@@ -174,6 +202,10 @@ type captureJob struct {
 	path   string    // "" for stdout
 	stdout io.Writer // used when path is ""
 	stderr io.Writer
+	// announce says on stderr, before a full capture predicted over
+	// fullPauseWarning, what it will cost, and after one replaced by the
+	// pause budget what replaced it (capture; watch says it in its table).
+	announce bool
 	// Progress counters, read by the progress display.
 	received atomic.Int64
 	routines atomic.Int64
@@ -189,6 +221,16 @@ type captureResult struct {
 	recovered *dumpResult
 	elapsed   time.Duration
 	err       error
+	// fullCost is the pause per goroutine the capture's traceback cost
+	// (remote.Document.FullCostPerGoroutine; 0: no traceback measured).
+	fullCost time.Duration
+	// overBudget: the traceback was predicted over --max-pause and
+	// replaced; noDetail: the counts were the snapshot (watch's Detail).
+	overBudget, noDetail bool
+	// fullPredicted is the traceback's predicted pause (0: none made),
+	// for goroutines counted first (0: not counted).
+	fullPredicted time.Duration
+	goroutines    int64
 }
 
 func runCapture(cmd *cobra.Command, args []string, o captureOptions) error {
@@ -267,13 +309,14 @@ func planCaptures(cmd *cobra.Command, raw []string, o captureOptions) ([]*captur
 			return nil, err
 		}
 		job := &captureJob{
-			target: t,
-			ropts:  ropts,
-			comp:   comp,
-			path:   o.output,
-			stdout: cmd.OutOrStdout(),
-			stderr: cmd.ErrOrStderr(),
-			pipe:   pipeline{format: format, grouped: o.dedupe, by: by, summarize: true},
+			target:   t,
+			ropts:    ropts,
+			comp:     comp,
+			path:     o.output,
+			stdout:   cmd.OutOrStdout(),
+			stderr:   cmd.ErrOrStderr(),
+			pipe:     pipeline{format: format, grouped: o.dedupe, by: by, summarize: true},
+			announce: true,
 		}
 		if err := job.pipe.check(); err != nil {
 			return nil, err
@@ -346,12 +389,33 @@ func captureTarget(ctx context.Context, job *captureJob) (res captureResult) {
 	pipe.onWarning = func(pe *stack.ParseError) {
 		fmt.Fprintf(job.stderr, "stackdump: warning: %s: %v\n", job.target, pe)
 	}
+	if job.announce && ropts.Mode == remote.ModeFull {
+		ropts.BeforeFull = func(predicted time.Duration, goroutines int64) {
+			if predicted <= fullPauseWarning {
+				return
+			}
+			cost := "its cost per goroutine before any was measured, " + remote.PriorFullCostPerGoroutine.String()
+			if ropts.FullCostPerGoroutine > 0 {
+				cost = ropts.FullCostPerGoroutine.String() + " per goroutine"
+			}
+			fmt.Fprintf(job.stderr, "stackdump: %s: warning: a full capture of %s is predicted to stop the target for about %v (%s); taking it. --mode trace takes every goroutine's id, state and stack after one pause of tens of µs instead; --max-pause D takes the trace snapshot whenever the traceback is predicted over D\n",
+				job.target, words.Count(goroutines, "goroutine"), predicted.Round(10*time.Millisecond), cost)
+		}
+	}
 	res.err = writeTo(job.path, job.stdout, job.comp, func(w io.Writer) error {
 		doc, err := remote.OpenDocument(ctx, job.target, ropts, formats.ReadOptions{ReuseRoutines: true})
 		if err != nil {
 			return err
 		}
 		defer doc.Close()
+		res.overBudget, res.noDetail, res.fullPredicted, res.goroutines = doc.OverBudget, doc.NoDetail, doc.FullPredicted, doc.Goroutines
+		if doc.OverBudget && job.announce {
+			how := "every goroutine from the execution-trace snapshot " + doc.URL
+			if !slices.Contains(doc.Methods, string(remote.ModeTrace)) {
+				how = "complete counts per stack from " + doc.URL + " (the target serves no /debug/pprof/trace)"
+			}
+			fmt.Fprintf(job.stderr, "stackdump: %s: %s; writing %s instead\n", job.target, overBudgetWhy(doc.Goroutines, doc.FullPredicted, ropts.MaxPause, false), how)
+		}
 		if doc.Cut {
 			how := "every goroutine from the execution-trace snapshot " + doc.URL
 			if !slices.Contains(doc.Methods, string(remote.ModeTrace)) {
@@ -364,9 +428,23 @@ func captureTarget(ctx context.Context, job *captureJob) (res captureResult) {
 		if err != nil {
 			return fmt.Errorf("%s: %w", doc.URL, err)
 		}
+		res.fullCost = doc.FullCostPerGoroutine()
 		return doc.Close()
 	})
 	return res
+}
+
+// overBudgetWhy says why a traceback was not taken under the pause budget
+// maxPause: its pause, predicted for n goroutines, or no count at all
+// (n == 0). short rounds the prediction as watch's table does.
+func overBudgetWhy(n int64, predicted, maxPause time.Duration, short bool) string {
+	if n == 0 {
+		return fmt.Sprintf("the goroutines could not be counted first (debug=1), so a traceback's pause cannot be predicted within --max-pause %v", maxPause)
+	}
+	if short {
+		return fmt.Sprintf("a full capture of %s is predicted to pause ≈%v, over --max-pause %v", words.Count(n, "goroutine"), roundPause(predicted), maxPause)
+	}
+	return fmt.Sprintf("a full capture of %s is predicted to stop the target for about %v, over --max-pause %v", words.Count(n, "goroutine"), predicted.Round(time.Millisecond), maxPause)
 }
 
 // uniqueName returns name, or name with "-2", "-3"… before its extension

@@ -119,7 +119,8 @@ func slicesHasFunc(fs []*stack.Frame, fn string) bool {
 // TestCaptureLeakModeOldGo captures a child built with Go 1.26, which has
 // no goroutine leak profile, with --mode leak: through net/http/pprof and
 // through stackdump's endpoint the capture fails with an error naming the
-// Go version the mode needs.
+// Go version the mode needs, also when the target has more goroutines than
+// the leak bound (which used to advise raising the bound).
 func TestCaptureLeakModeOldGo(t *testing.T) {
 	toolchain := "go1.26.8"
 	if strings.HasPrefix(runtime.Version(), "go1.26") {
@@ -138,4 +139,12 @@ func TestCaptureLeakModeOldGo(t *testing.T) {
 		}
 		t.Logf("%v:\n%s", args, stderr)
 	}
+	// Over the leak bound, too, the reason is the Go version, not the
+	// bound: raising it would only meet the 404.
+	args := []string{"capture", "-q", "--mode", "leak", "--leak-max-goroutines", "3", "-o", filepath.Join(t.TempDir(), "x.json"), "http://" + addr + "/debug/pprof/goroutine"}
+	_, stderr, err := runCLI(t, args...)
+	if err == nil || !strings.Contains(stderr, "needs a target built with Go 1.27 or newer") || strings.Contains(stderr, "raise the bound") {
+		t.Errorf("%v: err = %v, stderr %q; want a failure naming Go 1.27 and no advice to raise the bound", args, err, stderr)
+	}
+	t.Logf("%v:\n%s", args, stderr)
 }

@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/spf13/cobra"
 
@@ -29,6 +30,10 @@ type watchOptions struct {
 	top       int
 	json      bool
 	metrics   string
+	// detailEvery is --detail-every: under --max-pause, every Nth
+	// snapshot of a target takes per-goroutine detail whatever its
+	// counts say.
+	detailEvery int
 }
 
 func newWatchCommand() *cobra.Command {
@@ -51,6 +56,19 @@ With --json, one JSON object per snapshot and target is printed on its own
 line, and nothing else. With --metrics ADDR, Prometheus metrics are served at
 http://ADDR/metrics (see docs/fleet.md).
 
+The pause budget (--max-pause, default 10ms). A full capture stops the
+target's world for the whole traceback, 10–90 µs per goroutine. So each
+snapshot of a Go target first takes its counts (debug=1: pauses of µs), and
+takes per-goroutine detail only when a group grew, a new group appeared
+that was not in the last detailed snapshot, or every --detail-every
+snapshots, and only in a way that fits the budget: the full traceback when
+its pause, predicted from the goroutine count and the target's measured
+cost per goroutine, fits; else the execution-trace snapshot (one pause of
+tens of µs; /debug/pprof/trace); else, from a target without it, the counts
+alone. The table says which each snapshot took and what it cost
+(--json: "capture"; metrics: stackdump_capture_pause_seconds).
+--max-pause 0 takes a full capture every snapshot.
+
 Each target keeps one connection alive between snapshots and is probed for
 stackdump's endpoint once. A failing target is reported on standard error
 and the others go on. Memory is bounded by --top and --leak-after, not by
@@ -62,13 +80,16 @@ and for bad flags; 130 or 143 when Ctrl-C or SIGTERM ended it (after the
 final report).`,
 		Example: `  stackdump watch localhost:6060 --every 30s -o snapshots/ --keep 20
   stackdump watch http://svc:6060 --every 5s --count 12 --json | jq .suspects
-  stackdump watch --targets hosts.txt --concurrency 50 --every 1m --metrics :9464`,
+  stackdump watch --targets hosts.txt --concurrency 50 --every 1m --metrics :9464
+  stackdump watch localhost:6060 --every 5s --max-pause 50ms --detail-every 4`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runWatch(cmd, args, o)
 		},
 	}
 	o.addRemoteFlags(cmd)
+	o.addMaxPauseFlag(cmd, 10*time.Millisecond, "also, a snapshot takes per-goroutine detail only when a group grew or appeared, or every --detail-every; 0: a full capture every snapshot")
 	f := cmd.Flags()
+	f.IntVar(&o.detailEvery, "detail-every", 10, "under --max-pause, take per-goroutine detail at least every `N`th snapshot of a target, even when no group grew")
 	f.DurationVar(&o.every, "every", 10*time.Second, "time between snapshots")
 	f.IntVar(&o.count, "count", 0, "stop after N rounds of snapshots (0: until Ctrl-C)")
 	f.StringVarP(&o.dir, "output", "o", "", "keep each snapshot as a file in the directory `DIR` (made if missing; an existing file is refused)")
@@ -100,6 +121,8 @@ func (o watchOptions) check() error {
 		return errors.New("--leak-after must be a positive number of snapshots")
 	case o.leakEvery < 0:
 		return errors.New("--leak-every must be 0 (never) or a positive number of snapshots")
+	case o.detailEvery < 1:
+		return errors.New("--detail-every must be a positive number of snapshots")
 	}
 	return o.captureOptions.check()
 }
@@ -157,6 +180,7 @@ func runWatch(cmd *cobra.Command, args []string, o watchOptions) error {
 		if ctx.Err() != nil {
 			break
 		}
+		w.checkBehind(n, o.every)
 		if err := writeWatchRound(out, w, outcomes, o, tty); err != nil {
 			return err
 		}
@@ -196,7 +220,7 @@ func writeWatchRound(out io.Writer, w *watcher, outcomes []watchOutcome, o watch
 	}
 	for _, oc := range outcomes {
 		if oc.err != nil {
-			fmt.Fprintf(w.stderr, "stackdump: snapshot %d of %s: %v\n", oc.target.snapshots+oc.target.failures, oc.target.raw, oc.err)
+			fmt.Fprintf(w.stderr, "stackdump: snapshot %d of %s failed: %v\n", oc.target.attempts(), oc.target.raw, oc.err)
 			continue
 		}
 		if o.json {
@@ -210,9 +234,14 @@ func writeWatchRound(out io.Writer, w *watcher, outcomes []watchOutcome, o watch
 	return nil
 }
 
-// rotate removes the oldest snapshot files beyond keep.
-func rotate(files []string, keep int, stderr io.Writer) []string {
+// rotate removes the oldest snapshot files beyond keep; warn, when set,
+// is called before the first removal.
+func rotate(files []string, keep int, stderr io.Writer, warn func()) []string {
 	for keep > 0 && len(files) > keep {
+		if warn != nil {
+			warn()
+			warn = nil
+		}
 		if err := os.Remove(files[0]); err != nil && !errors.Is(err, os.ErrNotExist) {
 			fmt.Fprintf(stderr, "stackdump: removing old snapshot: %v\n", err)
 		}
@@ -225,11 +254,25 @@ func writeWatchTable(w io.Writer, t *watchedTarget, o watchOptions) {
 	var b strings.Builder
 	h := t.hist
 	total := h.total()
-	fmt.Fprintf(&b, "%s  snapshot %d at %s  total %d (%+d since last, %+d since first)\n",
-		t.raw, h.snapshots, time.Now().Format("15:04:05"), total, total-h.prevTotal(), total-h.firstTotal)
-	fmt.Fprintf(&b, "%8s %8s %8s  %-16s %s\n", "COUNT", "Δ LAST", "Δ FIRST", "STATE", "TOP FRAME")
+	failed := ""
+	if t.failures > 0 {
+		failed = fmt.Sprintf(" (%d failed)", t.failures)
+	}
+	fmt.Fprintf(&b, "%s  snapshot %d%s at %s  total %d (%+d since last, %+d since first)\n",
+		t.raw, t.attempts(), failed, time.Now().Format("15:04:05"), total, total-h.prevTotal(), total-h.firstTotal)
+	if c := t.lastCapture; len(c.Methods) > 0 || c.PauseNs > 0 || c.Why != "" {
+		fmt.Fprintf(&b, "  capture: %s\n", t.lastCapture.text())
+	}
 	rows := h.rows(o.leakAfter)
-	for _, r := range rows[:min(len(rows), o.top)] {
+	rows = rows[:min(len(rows), o.top)]
+	// The state column is as wide as the longest state shown: JVM states
+	// ("TIMED_WAITING (on object monitor)") are not cut.
+	width := len("STATE")
+	for _, r := range rows {
+		width = max(width, utf8.RuneCountInString(r.State))
+	}
+	fmt.Fprintf(&b, "%8s %8s %8s  %-*s %s\n", "COUNT", "Δ LAST", "Δ FIRST", width, "STATE", "TOP FRAME")
+	for _, r := range rows {
 		flag := ""
 		switch {
 		case r.Proven:
@@ -239,7 +282,7 @@ func writeWatchTable(w io.Writer, t *watchedTarget, o watchOptions) {
 		case r.Suspect:
 			flag = "  ← leak suspect"
 		}
-		fmt.Fprintf(&b, "%8d %+8d %+8d  %-16s %s%s\n", r.Count, r.DeltaLast, r.DeltaFirst, truncate(r.State, 16), r.Top, flag)
+		fmt.Fprintf(&b, "%8d %+8d %+8d  %s%s %s%s\n", r.Count, r.DeltaLast, r.DeltaFirst, r.State, strings.Repeat(" ", width-utf8.RuneCountInString(r.State)), r.Top, flag)
 	}
 	b.WriteString("\n")
 	io.WriteString(w, b.String())
@@ -257,15 +300,17 @@ func writeWatchJSON(w io.Writer, t *watchedTarget, o watchOptions) error {
 		}
 	}
 	line, err := json.Marshal(struct {
-		Time     time.Time  `json:"time"`
-		Target   string     `json:"target"`
-		Snapshot int        `json:"snapshot"`
-		Total    int64      `json:"total"`
-		Groups   []watchRow `json:"groups"`
-		Suspects []string   `json:"suspects"`
-		Proven   []string   `json:"proven"`
-		Leaked   int64      `json:"leaked"`
-	}{time.Now().UTC(), t.raw, t.hist.snapshots, t.hist.total(), rows[:min(len(rows), o.top)], suspects, proven, t.leaked})
+		Time     time.Time    `json:"time"`
+		Target   string       `json:"target"`
+		Snapshot int          `json:"snapshot"`
+		Failed   int          `json:"failed"`
+		Total    int64        `json:"total"`
+		Capture  watchCapture `json:"capture"`
+		Groups   []watchRow   `json:"groups"`
+		Suspects []string     `json:"suspects"`
+		Proven   []string     `json:"proven"`
+		Leaked   int64        `json:"leaked"`
+	}{time.Now().UTC(), t.raw, t.attempts(), t.failures, t.hist.total(), t.lastCapture, rows[:min(len(rows), o.top)], suspects, proven, t.leaked})
 	if err != nil {
 		return err
 	}
@@ -290,9 +335,9 @@ func writeWatchReport(w io.Writer, t *watchedTarget, named bool, o watchOptions)
 		fmt.Fprintln(w)
 		return
 	}
-	fmt.Fprintf(w, "\n%s%s; total %d → %d (%+d)", prefix, words.Count(h.snapshots, "snapshot"), h.firstTotal, h.total(), h.total()-h.firstTotal)
+	fmt.Fprintf(w, "\n%s%s; total %d → %d (%+d), peak %d at snapshot %d", prefix, words.Count(h.snapshots, "snapshot"), h.firstTotal, h.total(), h.total()-h.firstTotal, h.peakTotal, h.peakAt)
 	if t.failures > 0 {
-		fmt.Fprintf(w, "; %d failed", t.failures)
+		fmt.Fprintf(w, "; %d of %d failed", t.failures, t.attempts())
 	}
 	fmt.Fprintln(w)
 	found := false
@@ -305,7 +350,8 @@ func writeWatchReport(w io.Writer, t *watchedTarget, named bool, o watchOptions)
 		if r.Proven {
 			what = fmt.Sprintf("proven leak (%d leaked)", r.Leaked)
 		}
-		fmt.Fprintf(w, "%s%s %s: %s last counts %s\n", prefix, what, r.State, r.Top, countSeries(h.series[r.Key].counts))
+		sr := h.series[r.Key]
+		fmt.Fprintf(w, "%s%s %s: %s last counts %s, peak %d\n", prefix, what, r.State, r.Top, countSeries(sr.counts), sr.peak)
 	}
 	switch {
 	case found:
@@ -326,11 +372,4 @@ func countSeries(counts []int64) string {
 		parts[i] = strconv.FormatInt(c, 10)
 	}
 	return strings.Join(parts, " → ")
-}
-
-func truncate(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return s[:n-1] + "…"
 }

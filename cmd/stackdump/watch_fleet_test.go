@@ -65,13 +65,13 @@ func TestWatchManyTargets(t *testing.T) {
 		t.Fatal(err)
 	}
 	dir := filepath.Join(t.TempDir(), "snaps")
-	stdout, stderr, err := runCLI(t, "watch", grow.URL, "--targets", list, "--every", "10ms", "--count", "4",
+	stdout, stderr, err := runCLI(t, "watch", grow.URL, "--max-pause", "0", "--targets", list, "--every", "10ms", "--count", "4",
 		"--leak-after", "2", "--json", "--retries", "-1", "--concurrency", "2", "-o", dir, "--keep", "2")
 	var ee exitError
 	if !errors.As(err, &ee) || ee.code != 1 {
 		t.Fatalf("err %v, want exit status 1 for the unreachable target\n%s", err, stderr)
 	}
-	if n := strings.Count(stderr, "of "+down+": "); n != 4 {
+	if n := strings.Count(stderr, "of "+down+" failed: "); n != 4 {
 		t.Errorf("%d failures of %s reported, want one per round (4):\n%s", n, down, stderr)
 	}
 	last := map[string]struct {
@@ -141,7 +141,7 @@ func TestWatchHistoryBounded(t *testing.T) {
 			}
 			groups = append(groups, &c)
 		}
-		h.add(int64(i), groups, false)
+		h.add(i+1, int64(i), groups, false)
 		if len(h.series) > 2*top || len(h.totals) > leakAfter+1 {
 			t.Fatalf("snapshot %d: %d groups followed, %d totals kept", i+1, len(h.series), len(h.totals))
 		}

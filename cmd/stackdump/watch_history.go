@@ -19,6 +19,8 @@ type watchHistory struct {
 
 	snapshots  int
 	firstTotal int64
+	peakTotal  int64   // the largest total so far
+	peakAt     int     // the number of the snapshot that had it (as the table numbers them)
 	totals     []int64 // the last depth totals, oldest first
 	series     map[string]*groupSeries
 	prev       map[string]int64 // every group's count in the last snapshot
@@ -28,7 +30,8 @@ type watchHistory struct {
 type groupSeries struct {
 	first  int64   // count when the group was first followed (0 if it appeared then)
 	counts []int64 // the last depth counts, oldest first
-	state  string  // the group's most common state
+	peak   int64   // the largest count since the group was followed
+	state  string  // the group's most common state (kept from the last snapshot that had states)
 	top    string  // its top frame as "func (file:line)"
 	fn     string  // its top frame's function
 	// leaked is how many of its goroutines the runtime proved leaked in
@@ -42,12 +45,16 @@ func newWatchHistory(top, leakAfter int) *watchHistory {
 	return &watchHistory{top: max(top, 1), depth: max(leakAfter+1, 2), series: map[string]*groupSeries{}}
 }
 
-// add records a snapshot's groups; leakProfile says the snapshot is the
-// goroutine leak profile, whose (leaked) counts replace the groups' last
-// proof (other snapshots keep it unless they show (leaked) states too).
-func (h *watchHistory) add(total int64, groups []*stack.Group, leakProfile bool) {
+// add records snapshot number n's groups; leakProfile says the snapshot
+// is the goroutine leak profile, whose (leaked) counts replace the groups'
+// last proof (other snapshots keep it unless they show (leaked) states
+// too).
+func (h *watchHistory) add(n int, total int64, groups []*stack.Group, leakProfile bool) {
 	if h.snapshots == 0 {
 		h.firstTotal = total
+	}
+	if h.snapshots == 0 || total > h.peakTotal {
+		h.peakTotal, h.peakAt = total, n
 	}
 	h.totals = keepLast(append(h.totals, total), h.depth)
 	now := make(map[string]int64, len(groups))
@@ -71,10 +78,14 @@ func (h *watchHistory) add(total int64, groups []*stack.Group, leakProfile bool)
 			h.series[g.Key] = s
 		}
 		s.counts = keepLast(append(s.counts, g.Count), h.depth)
+		s.peak = max(s.peak, s.first, g.Count)
 		if leakProfile || g.Leaked > 0 {
 			s.leaked = g.Leaked
 		}
-		s.state, s.top = dedupe.MainState(g), dedupe.TopFrameText(g)
+		if state := dedupe.MainState(g); state != "" || len(g.States) > 0 {
+			s.state = state // counts (debug=1) have no states: the last known stays
+		}
+		s.top = dedupe.TopFrameText(g)
 		s.fn = ""
 		if g.Sample != nil {
 			if f := dedupe.TopFrame(g.Sample.Stack); f != nil {

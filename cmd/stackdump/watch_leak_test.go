@@ -45,7 +45,7 @@ func TestWatchLeakEvery(t *testing.T) {
 	bin := buildLeakTarget(t, "go1.27.3")
 	addr := startLeakTarget(t, bin, "-leaked", "3", "-parked", "4", "-grow", "5")
 	target := "http://" + addr + "/debug/pprof/goroutine"
-	stdout, stderr, err := runCLI(t, "watch", target, "--every", "10ms", "--count", "5", "--leak-every", "2", "--leak-after", "2", "--json")
+	stdout, stderr, err := runCLI(t, "watch", target, "--max-pause", "0", "--every", "10ms", "--count", "5", "--leak-every", "2", "--leak-after", "2", "--json")
 	if err != nil {
 		t.Fatalf("%v\n%s", err, stderr)
 	}
@@ -90,7 +90,7 @@ func TestWatchLeakEvery(t *testing.T) {
 
 	// The table marks it, and the final report names it as proven.
 	addr = startLeakTarget(t, bin, "-leaked", "3", "-parked", "4", "-grow", "5")
-	stdout, stderr, err = runCLI(t, "watch", "http://"+addr+"/debug/pprof/goroutine", "--every", "10ms", "--count", "4", "--leak-every", "2", "--leak-after", "2")
+	stdout, stderr, err = runCLI(t, "watch", "http://"+addr+"/debug/pprof/goroutine", "--max-pause", "0", "--every", "10ms", "--count", "4", "--leak-every", "2", "--leak-after", "2")
 	if err != nil {
 		t.Fatalf("%v\n%s", err, stderr)
 	}
@@ -136,7 +136,7 @@ func TestWatchLeakEveryWithoutProfile(t *testing.T) {
 		toolchain = "local"
 	}
 	addr := startLeakTarget(t, buildLeakTarget(t, toolchain), "-leaked", "3", "-grow", "2")
-	stdout, stderr, err := runCLI(t, "watch", "http://"+addr+"/debug/pprof/goroutine", "--every", "10ms", "--count", "4", "--leak-every", "1", "--json")
+	stdout, stderr, err := runCLI(t, "watch", "http://"+addr+"/debug/pprof/goroutine", "--max-pause", "0", "--every", "10ms", "--count", "4", "--leak-every", "1", "--json")
 	if err != nil {
 		t.Fatalf("%v\n%s", err, stderr)
 	}

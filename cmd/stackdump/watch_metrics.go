@@ -31,7 +31,7 @@ const (
 
 // watchMetrics are watch's Prometheus metrics, in their own registry (the
 // process's default registry is left alone). Per target they make at most
-// 9 + maxMetricStates + top series, and one more in all (the round time).
+// 10 + maxMetricStates + top series, and two more in all (the round time and the rounds behind).
 type watchMetrics struct {
 	reg        *prometheus.Registry
 	goroutines *prometheus.GaugeVec
@@ -43,9 +43,12 @@ type watchMetrics struct {
 	duration   *prometheus.GaugeVec
 	bytes      *prometheus.GaugeVec
 	pause      *prometheus.GaugeVec
+	predicted  *prometheus.GaugeVec
 	captures   *prometheus.CounterVec
 	errors     *prometheus.CounterVec
 	round      prometheus.Gauge
+	// roundsBehind counts the rounds that took longer than --every.
+	roundsBehind prometheus.Counter
 
 	mu   sync.Mutex
 	sets map[string]*metricSets // per target, the label values set last
@@ -81,27 +84,31 @@ func newWatchMetrics() *watchMetrics {
 		up:         gauge("stackdump_target_up", "1 when the target's last capture succeeded, else 0."),
 		duration:   gauge("stackdump_capture_duration_seconds", "Wall time of the target's last capture, successful or not."),
 		bytes:      gauge("stackdump_capture_bytes", "Bytes received in the target's last capture."),
-		pause:      gauge("stackdump_capture_pause_seconds", "Stop-the-world pause the last capture cost the target, when its endpoint reports it."),
+		pause:      gauge("stackdump_capture_pause_seconds", "Longest stop-the-world pause the last capture cost the target, as well as it is known: measured by stackdump's endpoint, else debug=2's answer wait (an upper bound), else predicted."),
+		predicted:  gauge("stackdump_capture_pause_predicted_seconds", "Longest stop-the-world pause the last capture was predicted to cost the target before it was taken (Go targets over HTTP)."),
 		captures:   counter("stackdump_captures_total", "Captures attempted."),
 		errors:     counter("stackdump_capture_errors_total", "Captures that failed."),
 		round: prometheus.NewGauge(prometheus.GaugeOpts{Name: "stackdump_watch_round_duration_seconds",
 			Help: "Wall time of watch's last round over every target."}),
+		roundsBehind: prometheus.NewCounter(prometheus.CounterOpts{Name: "stackdump_watch_rounds_behind_total",
+			Help: "Rounds that took longer than --every: the next one started late."}),
 		sets: map[string]*metricSets{},
 	}
 	m.reg.MustRegister(m.goroutines, m.byState, m.groups, m.suspects, m.leaked, m.up,
-		m.duration, m.bytes, m.pause, m.captures, m.errors, m.round)
+		m.duration, m.bytes, m.pause, m.predicted, m.captures, m.errors, m.round, m.roundsBehind)
 	return m
 }
 
 // snapshotMetrics is what one successful capture of a target gave.
 type snapshotMetrics struct {
-	total    int64
-	states   map[string]int64 // goroutines by state, every group
-	rows     []watchRow       // the largest groups, at most --top
-	suspects int
-	leaked   int64
-	pause    time.Duration // 0: unknown
-	hasPause bool
+	total     int64
+	states    map[string]int64 // goroutines by state, every group
+	rows      []watchRow       // the largest groups, at most --top
+	suspects  int
+	leaked    int64
+	pause     time.Duration // 0: unknown
+	hasPause  bool
+	predicted time.Duration // 0: no prediction
 }
 
 // captured records a target's capture: its cost, and snap when it succeeded
@@ -113,6 +120,7 @@ func (m *watchMetrics) captured(target string, elapsed time.Duration, received i
 	if snap == nil {
 		m.errors.WithLabelValues(target).Inc()
 		m.up.WithLabelValues(target).Set(0)
+		m.dropSnapshot(target)
 		return
 	}
 	m.errors.WithLabelValues(target).Add(0) // present from the start, for rate()
@@ -122,6 +130,13 @@ func (m *watchMetrics) captured(target string, elapsed time.Duration, received i
 	m.leaked.WithLabelValues(target).Set(float64(snap.leaked))
 	if snap.hasPause {
 		m.pause.WithLabelValues(target).Set(snap.pause.Seconds())
+	} else {
+		m.pause.DeleteLabelValues(target)
+	}
+	if snap.predicted > 0 {
+		m.predicted.WithLabelValues(target).Set(snap.predicted.Seconds())
+	} else {
+		m.predicted.DeleteLabelValues(target)
 	}
 
 	m.mu.Lock()
@@ -151,6 +166,27 @@ func (m *watchMetrics) captured(target string, elapsed time.Duration, received i
 		}
 	}
 	m.sets[target] = now
+}
+
+// dropSnapshot deletes the series that describe target's last snapshot
+// (goroutines, states, groups, suspects, leaked, pauses): its capture
+// failed, and a last value kept beside stackdump_target_up 0 would read as
+// current. The capture's own series (up, duration, bytes, counters) stay.
+func (m *watchMetrics) dropSnapshot(target string) {
+	for _, v := range []*prometheus.GaugeVec{m.goroutines, m.suspects, m.leaked, m.pause, m.predicted} {
+		v.DeleteLabelValues(target)
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if old := m.sets[target]; old != nil {
+		for state := range old.states {
+			m.byState.DeleteLabelValues(target, state)
+		}
+		for k := range old.groups {
+			m.groups.DeleteLabelValues(target, k[0], k[1])
+		}
+	}
+	delete(m.sets, target)
 }
 
 // boundStates keeps the maxMetricStates-1 most common states (label values

@@ -9,13 +9,16 @@ import (
 	"net/http"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/stackdump/stackdump/dedupe"
 	"github.com/stackdump/stackdump/formats/output"
 	"github.com/stackdump/stackdump/remote"
+	"github.com/stackdump/stackdump/stack"
 )
 
 // watcher follows targets in rounds: each round captures every target, at
@@ -34,6 +37,15 @@ type watcher struct {
 	rounds      int             // rounds run
 	lastRound   time.Duration   // the last round's wall time
 	names       map[string]bool // file names used in the current round
+	// maxPause is --max-pause (0: no bound, a full capture each
+	// snapshot); detailEvery is --detail-every.
+	maxPause    time.Duration
+	detailEvery int
+	by          dedupe.By
+	// behind counts the rounds that took longer than --every; the first
+	// one is warned about. keepWarned is set once --keep removed a file.
+	behind     int
+	keepWarned bool
 }
 
 // watchedTarget is one target's state across rounds.
@@ -59,7 +71,23 @@ type watchedTarget struct {
 	// leaked is the goroutines the runtime proved leaked in the target's
 	// last leak profile (or in (leaked) states of a later snapshot).
 	leaked int64
+
+	// The pause budget: cost is the pause per goroutine the target's last
+	// traceback cost (0: none measured yet); sinceDetail counts the
+	// snapshots since the last one with per-goroutine detail (-1: none
+	// yet); detailKeys are the group keys of that snapshot; detailWhy says
+	// why the snapshot being taken wants detail.
+	cost        time.Duration
+	sinceDetail int
+	detailKeys  map[string]bool
+	detailWhy   string
+	// lastCapture is what the last good snapshot took and cost.
+	lastCapture watchCapture
 }
+
+// attempts is the number of the target's last snapshot, good or failed:
+// the one numbering of the table, --json and standard error.
+func (t *watchedTarget) attempts() int { return t.snapshots + t.failures }
 
 // watchOutcome is one target's part of a round.
 type watchOutcome struct {
@@ -79,7 +107,14 @@ func newWatcher(cmd *cobra.Command, raw []string, o watchOptions) (*watcher, err
 		keep:        o.keep,
 		dir:         o.dir,
 		stderr:      &lockedWriter{w: cmd.ErrOrStderr()},
+		maxPause:    o.maxPause,
+		detailEvery: o.detailEvery,
 	}
+	by, err := dedupe.ParseBy(o.by)
+	if err != nil {
+		return nil, err
+	}
+	w.by = by
 	seen := map[string]bool{}
 	for _, s := range raw {
 		if seen[s] {
@@ -92,7 +127,7 @@ func newWatcher(cmd *cobra.Command, raw []string, o watchOptions) (*watcher, err
 		}
 		job := jobs[0]
 		t := &watchedTarget{raw: job.target.String(), target: job.target, ropts: job.ropts, pipe: job.pipe, comp: job.comp,
-			hist: newWatchHistory(w.top, o.leakAfter)}
+			hist: newWatchHistory(w.top, o.leakAfter), sinceDetail: -1}
 		t.pipe.grouped = o.dir == "" || o.dedupe // nothing to keep: group straight away
 		switch {
 		case o.dir == "":
@@ -131,6 +166,12 @@ func (w *watcher) round(ctx context.Context) []watchOutcome {
 		if w.takesLeakProfile(t) {
 			job.ropts.Mode = remote.ModeLeak
 		}
+		if job.ropts.Mode == remote.ModeFull && w.maxPause > 0 {
+			job.ropts.FullCostPerGoroutine = t.cost
+			if w.by != dedupe.ByExact { // exact groups have states: counts would not match them
+				job.ropts.Detail = func(counts *stack.Dump) bool { return w.wantDetail(t, counts) }
+			}
+		}
 		if w.dir != "" {
 			ext := output.Extension(job.pipe.format, job.comp)
 			job.path = filepath.Join(w.dir, uniqueName(w.names, snapshotName(job.target, start.UTC(), job.pipe.format, job.comp), ext))
@@ -148,11 +189,104 @@ func (w *watcher) round(ctx context.Context) []watchOutcome {
 	w.lastRound = time.Since(start)
 	if w.metrics != nil {
 		w.metrics.round.Set(w.lastRound.Seconds())
+		w.metrics.roundsBehind.Add(0) // present from the start, for rate()
 		if err := w.metrics.publish(); err != nil {
 			fmt.Fprintf(w.stderr, "stackdump: metrics: %v\n", err)
 		}
 	}
 	return out
+}
+
+// checkBehind counts round n as behind when it took longer than every
+// (the next one starts late and snapshots are further apart than asked),
+// and warns of the first such round.
+func (w *watcher) checkBehind(n int, every time.Duration) {
+	if w.lastRound <= every {
+		return
+	}
+	w.behind++
+	if w.metrics != nil {
+		w.metrics.roundsBehind.Inc()
+		if err := w.metrics.publish(); err != nil {
+			fmt.Fprintf(w.stderr, "stackdump: metrics: %v\n", err)
+		}
+	}
+	if w.behind == 1 {
+		fmt.Fprintf(w.stderr, "stackdump: warning: round %d took %v, longer than --every %v: the next one starts late, and snapshots are further apart than --every (rounds behind are counted in stackdump_watch_rounds_behind_total; this is said once); raise --every or --concurrency\n",
+			n, w.lastRound.Round(time.Millisecond), every)
+	}
+}
+
+// wantDetail says whether t's snapshot, whose counts are counts, takes
+// per-goroutine detail under the pause budget: its first snapshot; one
+// where a group grew since the last snapshot, or a group appeared that the
+// last detailed snapshot did not have and the last snapshot had too (a
+// new stuck candidate, not a passing one); and every detailEvery-th. It
+// records why in t.detailWhy.
+func (w *watcher) wantDetail(t *watchedTarget, counts *stack.Dump) bool {
+	switch {
+	case t.sinceDetail < 0:
+		t.detailWhy = "first snapshot"
+		return true
+	case t.sinceDetail+1 >= w.detailEvery:
+		t.detailWhy = fmt.Sprintf("every %s (--detail-every)", ordinal(w.detailEvery))
+		return true
+	}
+	groups := dedupe.Group(counts, dedupe.Options{By: w.by, MaxIDs: 1})
+	for _, g := range groups { // largest first
+		if servesCapture(g) || dedupe.TopFrame(g.Sample.Stack) == nil {
+			continue // the capture itself, or runtime-only stacks whose frames the methods show differently
+		}
+		prev, seen := t.hist.prev[g.Key]
+		switch {
+		case seen && g.Count > prev:
+			t.detailWhy = fmt.Sprintf("%s grew %d → %d", dedupe.TopFrameText(g), prev, g.Count)
+			return true
+		case seen && !t.detailKeys[g.Key]:
+			t.detailWhy = fmt.Sprintf("new group %s (%d)", dedupe.TopFrameText(g), g.Count)
+			return true
+		}
+	}
+	t.detailWhy = ""
+	return false
+}
+
+// servesCapture reports whether g's goroutines are the target serving the
+// capture itself (net/http/pprof, runtime/pprof, stackdump's endpoint, and
+// the HTTP server's read-ahead on the capture's connection, started for
+// each request): their stacks differ between the counts and a traceback,
+// or come and go with the request, and would ask for detail every other
+// snapshot.
+func servesCapture(g *stack.Group) bool {
+	if g.Sample == nil {
+		return false
+	}
+	for _, f := range g.Sample.Frames() {
+		for _, p := range [...]string{"net/http/pprof.", "runtime/pprof.", "github.com/stackdump/stackdump/dumper.", "net/http.(*connReader).backgroundRead"} {
+			if strings.HasPrefix(f.Func, p) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// ordinal writes n as "2nd snapshot", "10th snapshot".
+func ordinal(n int) string {
+	suffix := "th"
+	switch {
+	case n%100 >= 11 && n%100 <= 13:
+	case n%10 == 1:
+		suffix = "st"
+	case n%10 == 2:
+		suffix = "nd"
+	case n%10 == 3:
+		suffix = "rd"
+	}
+	if n == 1 {
+		return "snapshot"
+	}
+	return fmt.Sprintf("%d%s snapshot", n, suffix)
 }
 
 // captureLongestFirst captures jobs (one per target, in the targets'
@@ -222,6 +356,9 @@ func (w *watcher) record(t *watchedTarget, res captureResult) watchOutcome {
 		}
 		return watchOutcome{target: t, err: res.err, elapsed: res.elapsed}
 	}
+	if res.fullCost > 0 {
+		t.cost = res.fullCost
+	}
 	last := res.dumps[len(res.dumps)-1]
 	if res.recovered != nil {
 		last = *res.recovered
@@ -230,8 +367,18 @@ func (w *watcher) record(t *watchedTarget, res captureResult) watchOutcome {
 	if leakProfile || last.leaked > 0 || w.leakEvery == 0 {
 		t.leaked = last.leaked
 	}
-	t.hist.add(last.dump.Total, last.groups, leakProfile)
 	t.snapshots++
+	t.hist.add(t.attempts(), last.dump.Total, last.groups, leakProfile)
+	t.lastCapture = w.describeCapture(t, res, last)
+	if res.noDetail {
+		t.sinceDetail++
+	} else {
+		t.sinceDetail = 0
+		t.detailKeys = make(map[string]bool, len(last.groups))
+		for _, g := range last.groups {
+			t.detailKeys[g.Key] = true
+		}
+	}
 	t.ropts.PreviousDebug2Bytes = 0
 	if c := last.dump.Source.Capture; c != nil && len(c.Methods) > 0 && c.Methods[len(c.Methods)-1] == "debug2" {
 		// The next full capture may skip the debug=1 prefetch when this
@@ -241,7 +388,15 @@ func (w *watcher) record(t *watchedTarget, res captureResult) watchOutcome {
 		t.ropts.PreviousDebug2Bytes = res.job.ropts.PreviousDebug2Bytes
 	}
 	if w.dir != "" {
-		t.kept = rotate(append(t.kept, res.job.path), w.keep, w.stderr)
+		var warn func()
+		if !w.keepWarned {
+			warn = func() {
+				w.keepWarned = true
+				fmt.Fprintf(w.stderr, "stackdump: %s: --keep %d: removing the oldest snapshot files of each target in %s from now on, so that %s keeps at most %d per target (stackdump timeline reads what is left; --keep 0 keeps every one)\n",
+					t.raw, w.keep, w.dir, w.dir, w.keep)
+			}
+		}
+		t.kept = rotate(append(t.kept, res.job.path), w.keep, w.stderr, warn)
 	}
 	if w.metrics != nil {
 		w.metrics.captured(t.raw, res.elapsed, received, snapshotOf(t, last, w.leakAfter, w.top))
@@ -270,8 +425,11 @@ func snapshotOf(t *watchedTarget, last dumpResult, leakAfter, top int) *snapshot
 		}
 	}
 	snap.rows = rows[:min(len(rows), top)]
-	if c := last.dump.Source.Capture; c != nil && c.Pause > 0 {
-		snap.pause, snap.hasPause = c.Pause, true
+	if p, _ := bestPause(last.dump.Source.Capture); p > 0 {
+		snap.pause, snap.hasPause = p, true
+	}
+	if c := last.dump.Source.Capture; c != nil {
+		snap.predicted = c.PausePredicted
 	}
 	return snap
 }

@@ -8,14 +8,19 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 )
 
 // growingServer serves net/http/pprof and starts `step` more leakyWorker
 // goroutines before answering each full dump request (debug=2; a snapshot
-// asks debug=1 first): a leak that grows with every snapshot.
+// asks debug=1 first): a leak that grows with every snapshot that takes a
+// full capture. Its watches pass --max-pause 0 (a full capture each
+// snapshot): under the pause budget the counts alone, which do not grow it,
+// would make most snapshots.
 func growingServer(t *testing.T, step int) *httptest.Server {
 	ch := make(chan struct{})
 	var wg sync.WaitGroup
@@ -49,7 +54,7 @@ func watchedWorker(ch chan struct{}, started *sync.WaitGroup) {
 func TestWatchFlagsGrowingGroup(t *testing.T) {
 	srv := growingServer(t, 7)
 	dir := filepath.Join(t.TempDir(), "snaps")
-	stdout, stderr, err := runCLI(t, "watch", srv.URL, "--every", "20ms", "--count", "5", "--keep", "3", "--leak-after", "2", "--json", "-o", dir)
+	stdout, stderr, err := runCLI(t, "watch", srv.URL, "--max-pause", "0", "--every", "20ms", "--count", "5", "--keep", "3", "--leak-after", "2", "--json", "-o", dir)
 	if err != nil {
 		t.Fatalf("%v\n%s", err, stderr)
 	}
@@ -95,7 +100,7 @@ func TestWatchFlagsGrowingGroup(t *testing.T) {
 
 func TestWatchTableAndReport(t *testing.T) {
 	srv := growingServer(t, 3)
-	stdout, stderr, err := runCLI(t, "watch", srv.URL, "--every", "10ms", "--count", "4", "--leak-after", "3")
+	stdout, stderr, err := runCLI(t, "watch", srv.URL, "--max-pause", "0", "--every", "10ms", "--count", "4", "--leak-after", "3")
 	if err != nil {
 		t.Fatalf("%v\n%s", err, stderr)
 	}
@@ -105,8 +110,76 @@ func TestWatchTableAndReport(t *testing.T) {
 		}
 	}
 	// Counts over the snapshots are words, not a Go slice.
-	if !regexp.MustCompile(`leak suspect .* counts \d+ → \d+ → \d+ → \d+\n`).MatchString(stdout) {
-		t.Errorf("leak suspect counts are not written as a series:\n%s", stdout)
+	if !regexp.MustCompile(`leak suspect .* counts \d+ → \d+ → \d+ → \d+, peak 12\n`).MatchString(stdout) {
+		t.Errorf("leak suspect counts are not written as a series with their peak:\n%s", stdout)
+	}
+}
+
+// scheduledServer serves net/http/pprof and, before answering the nth full
+// dump request (debug=2), holds counts[n] watchedWorker goroutines (the
+// last count once past the end): a group that grows and shrinks.
+func scheduledServer(t *testing.T, counts []int) *httptest.Server {
+	var mu sync.Mutex
+	var stops []chan struct{}
+	var wg sync.WaitGroup
+	t.Cleanup(func() {
+		for _, ch := range stops {
+			close(ch)
+		}
+		wg.Wait()
+	})
+	n := 0
+	mux := http.NewServeMux()
+	mux.HandleFunc("/debug/pprof/", func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Query().Get("debug") != "2" {
+			pprof.Index(w, r)
+			return
+		}
+		mu.Lock()
+		want := counts[min(n, len(counts)-1)]
+		n++
+		for len(stops) > want {
+			close(stops[len(stops)-1])
+			stops = stops[:len(stops)-1]
+		}
+		var started sync.WaitGroup
+		for len(stops) < want {
+			ch := make(chan struct{})
+			stops = append(stops, ch)
+			wg.Add(1)
+			started.Add(1)
+			go func() { defer wg.Done(); watchedWorker(ch, &started) }()
+		}
+		started.Wait()
+		mu.Unlock()
+		for strings.Count(string(goroutineProfile(t, 2)), "stackdump.watchedWorker(") != want {
+			time.Sleep(time.Millisecond) // the stopped ones to end
+		}
+		pprof.Index(w, r)
+	})
+	srv := httptest.NewServer(mux)
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+// TestWatchReportShowsPeak: a group that went 20 → 25 → 20 → 0 over four
+// snapshots; the final report gives the total's peak and the snapshot that
+// had it, not only first → last (issue 24).
+func TestWatchReportShowsPeak(t *testing.T) {
+	srv := scheduledServer(t, []int{20, 25, 20, 0})
+	stdout, stderr, err := runCLI(t, "watch", srv.URL, "--max-pause", "0", "--every", "10ms", "--count", "4")
+	if err != nil {
+		t.Fatalf("%v\n%s", err, stderr)
+	}
+	m := regexp.MustCompile(`4 snapshots; total (\d+) → (\d+) \(([-+]\d+)\), peak (\d+) at snapshot (\d+)`).FindStringSubmatch(stdout)
+	if m == nil {
+		t.Fatalf("the final report gives no peak:\n%s", stdout)
+	}
+	first, _ := strconv.Atoi(m[1])
+	last, _ := strconv.Atoi(m[2])
+	peak, _ := strconv.Atoi(m[4])
+	if m[5] != "2" || peak-first < 5 || peak-last < 25 {
+		t.Errorf("report %q: want the peak at snapshot 2, 5 above the first total and 25 above the last", m[0])
 	}
 }
 
@@ -138,7 +211,7 @@ func TestWatchReportTooFewSnapshots(t *testing.T) {
 		{"3", "too few snapshots to flag a leak", "no group grew"},
 		{"4", "leak suspect", "too few"},
 	} {
-		stdout, stderr, err := runCLI(t, "watch", srv.URL, "--every", "10ms", "--count", tc.count, "--leak-after", "3")
+		stdout, stderr, err := runCLI(t, "watch", srv.URL, "--max-pause", "0", "--every", "10ms", "--count", tc.count, "--leak-after", "3")
 		if err != nil {
 			t.Fatalf("--count %s: %v\n%s", tc.count, err, stderr)
 		}

@@ -586,6 +586,10 @@ func (d *jsonDecoder) decodeCapture(v gjson.Result, off int64) *stack.Capture {
 			c.Pause = time.Duration(d.int(off, v, "capture.pause_ns"))
 		case "pauses":
 			c.Pauses = int(d.int(off, v, "capture.pauses"))
+		case "pause_predicted_ns":
+			c.PausePredicted = time.Duration(d.int(off, v, "capture.pause_predicted_ns"))
+		case "pause_observed_ns":
+			c.PauseObserved = time.Duration(d.int(off, v, "capture.pause_observed_ns"))
 		case "missing":
 			c.Missing = d.strings(off, v, "capture.missing")
 		case "methods":

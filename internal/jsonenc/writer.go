@@ -194,6 +194,8 @@ func appendJSONSource(b []byte, s *stack.Source) []byte {
 			{"duration_ns", int64(c.Duration)},
 			{"pause_ns", int64(c.Pause)},
 			{"pauses", int64(c.Pauses)},
+			{"pause_predicted_ns", int64(c.PausePredicted)},
+			{"pause_observed_ns", int64(c.PauseObserved)},
 		} {
 			if n.v != 0 {
 				b = appendJSONKey(b, n.key, first)
