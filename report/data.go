@@ -39,7 +39,7 @@ const (
 	flagRuntime = 1 << iota // the Go runtime's or the JVM's internals
 	flagInlined             // an inlined call
 	flagNative              // a native or cgo frame
-	flagStd                 // Go standard library or JDK, not the application
+	flagStd                 // the standard library (formats.Frame.IsStdlib: Go's, the JDK's), runtime included
 )
 
 type inputDoc struct {
@@ -254,7 +254,6 @@ func buildInput(tab *docTable, i int, in Input, groups []*formats.Group, opts Op
 	}
 	groups = provenFirst(groups)
 	shown := groups[:min(len(groups), opts.MaxGroups)]
-	tab.addGoroots(shown)
 	omitted := map[string]int64{}
 	for _, g := range groups[len(shown):] {
 		out.GroupsOmitted++
