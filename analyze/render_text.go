@@ -19,6 +19,10 @@ type TextOptions struct {
 	// FuncWidth bounds the width of function names in tables (their end is
 	// kept); 0 means 72.
 	FuncWidth int
+	// ListHousekeeping makes WriteTimelineText list the housekeeping rows
+	// (the platform's idle threads and goroutines) one by one, as the
+	// stuck ones; by default they are folded into one line.
+	ListHousekeeping bool
 }
 
 // WriteText renders s as one screen of text for an on-call engineer: a
