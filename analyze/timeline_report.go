@@ -169,9 +169,9 @@ func (t *Timeline) dropOldest(n int) {
 // between snapshots, as often as wanted.
 func (t *Timeline) Report() *TimelineReport {
 	rep := &TimelineReport{
-		Schema:    TimelineSchema,
-		Snapshots: slices.Clone(t.snaps),
-		Dropped:   t.seq - len(t.snaps),
+		Schema:       TimelineSchema,
+		Snapshots:    slices.Clone(t.snaps),
+		Dropped:      t.seq - len(t.snaps),
 		NoIDs:        t.noIDs,
 		Stuck:        []StuckRow{},
 		Housekeeping: []StuckRow{},
