@@ -67,6 +67,11 @@ type Options struct {
 	// exactly; children of parents seen after that are counted apart, in
 	// Summary.ParentsUncounted. 0 means DefaultMaxParents.
 	MaxParents int
+	// History, when not nil, holds the groups of the dumps summarised
+	// before with it, oldest first: a leak suspect's growth across the
+	// dumps of the same process is evidence (leaks.go). Each Summary
+	// reads it, then records its own dump.
+	History *LeakHistory
 }
 
 func (o Options) withDefaults() Options {
@@ -271,7 +276,12 @@ func (a *Analyzer) Summary(d *formats.Dump, groups []*formats.Group, name string
 	s.LongestWaits = longestWaits(groups, a.opts.Top)
 	s.Leaked, s.LeakedTotal = a.leaked.rows(a.opts.Top)
 	ids := newIDIndex(groups)
-	s.LikelyLeaks = likelyLeaks(groups, ids, a.opts)
+	var earlier func(string) []int64
+	if h := a.opts.History; h != nil {
+		earlier = func(key string) []int64 { return h.earlier(d.Source.Target, key) }
+	}
+	s.LikelyLeaks = likelyLeaks(groups, ids, a.opts, earlier)
+	a.opts.History.record(d.Source.Target, groups)
 	s.Contention, s.ContentionTotal = contention(groups, a.opts.Top)
 	s.Creators = a.creators.topCreators(a.opts.Top)
 	s.Parents, s.ParentsUncounted = a.creators.topParents(a.opts.Top, ids)
