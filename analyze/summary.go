@@ -219,7 +219,7 @@ type Analyzer struct {
 	leaked   leakedIndex
 	creators creatorIndex
 	crash    formats.CrashWatch
-	jvm      []*formats.Routine // JVM threads with lock lines
+	jvm      LockWatch // JVM threads with lock lines
 }
 
 // NewAnalyzer returns an Analyzer of one dump.
@@ -242,10 +242,7 @@ func (a *Analyzer) Add(r *formats.Routine) {
 	}
 	a.creators.add(r)
 	a.crash.Add(r)
-	if r.Thread != nil && holdsLockLines(r) {
-		cp := *r
-		a.jvm = append(a.jvm, &cp)
-	}
+	a.jvm.Add(r)
 }
 
 // Summary summarises dump d, whose routines were all given to Add, with
@@ -286,7 +283,7 @@ func (a *Analyzer) Summary(d *formats.Dump, groups []*formats.Group, name string
 	s.Creators = a.creators.topCreators(a.opts.Top)
 	s.Parents, s.ParentsUncounted = a.creators.topParents(a.opts.Top, ids)
 	if isJVM(d.Source.Kind) {
-		s.JVM = jvmLocks(d, a.jvm, a.opts.Top)
+		s.JVM = jvmLocks(a.jvm.Report(d), a.opts.Top)
 	}
 	s.Races, s.RacesTotal = RaceRows(d.Races, a.opts.Top)
 	return s

@@ -130,6 +130,11 @@ func (f FrameRef) Location() string {
 	return file + ":" + itoa(int64(f.Line))
 }
 
+// WhereFrame is where a routine of stack s is, as analyze and report
+// name it: its first frame outside the runtime and the blocking
+// primitives whose waits its state already names; see whereFrame.
+func WhereFrame(s *formats.Stack) *formats.Frame { return whereFrame(s) }
+
 // whereFrame is where a routine of stack s is: its first frame outside
 // the runtime and the blocking primitives whose waits the routine's state
 // already names (Go: package sync and internal/sync, internal/poll,

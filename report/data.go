@@ -55,6 +55,10 @@ type inputDoc struct {
 	Preamble   []string     `json:"preamble,omitempty"`
 	// Crash is what crashed when the dump comes from a crash.
 	Crash *crashDoc `json:"crash,omitempty"`
+	// Locks is the lock analysis of a JVM dump: deadlock cycles and the
+	// locks threads wait for; absent for Go dumps and JVM dumps without
+	// either.
+	Locks *locksDoc `json:"locks,omitempty"`
 	// Races are the dump's data races, identical reports folded
 	// (analyze.RaceRows), at most maxRaces; RacesTotal counts the reports.
 	Races      []analyze.RaceRow `json:"races,omitempty"`
@@ -271,6 +275,13 @@ func buildInput(tab *docTable, i int, in Input, groups []*formats.Group, opts Op
 		out.Groups[gi].CreatorGroups = links[gi].creators
 	}
 	out.Crash = buildCrash(in, out.Groups)
+	if jvm {
+		rep := in.Locks
+		if rep == nil && len(d.Routines) > 0 {
+			rep = analyze.Locks(d)
+		}
+		out.Locks = buildLocks(tab, rep, out.Groups, opts.Group)
+	}
 	return out
 }
 

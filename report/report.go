@@ -6,6 +6,7 @@ import (
 	"io"
 	"time"
 
+	"github.com/stackdump/stackdump/analyze"
 	"github.com/stackdump/stackdump/dedupe"
 	"github.com/stackdump/stackdump/formats"
 )
@@ -38,6 +39,10 @@ type Input struct {
 	// crash (see formats.CrashWatch); nil when unknown. [Read] sets it;
 	// when Groups is nil it is found in Dump.Routines.
 	Culprit *formats.Routine
+	// Locks is the lock analysis of a JVM dump (analyze.Locks): its
+	// deadlocks and the locks threads wait for. [Read] sets it; when nil,
+	// a JVM dump's Dump.Routines are analysed.
+	Locks *analyze.LockReport
 }
 
 // Options configure a report.

@@ -308,7 +308,7 @@
     view.filter = f;
     view.terms = parseFilter(f);
     $('filter').value = f;
-    if (changed) { view.zoom = []; renderSummary(); renderTimeline(); }
+    if (changed) { view.zoom = []; renderSummary(); renderLocks(); renderTimeline(); }
     refresh();
     if (h.group) {
       var gi = cur().byKey[h.group];
@@ -333,6 +333,7 @@
     var inp = cur(), box = $('summary');
     box.textContent = '';
     if (inp.crash) box.appendChild(crashBanner(inp.crash));
+    if (inp.locks && (inp.locks.deadlocks.length || inp.locks.reported)) box.appendChild(deadlockBanner(inp.locks));
     if (inp.racesTotal) box.appendChild(racesBanner(inp));
     var groups = inp.groups;
     var cards = el('div', 'cards');
@@ -389,7 +390,15 @@
       box.appendChild(det);
     }
     if (inp.preamble && inp.preamble.length) {
-      add(box, el('h3', null, 'Preamble'), el('pre', 'preamble', inp.preamble.join('\n')));
+      if (inp.locks && inp.locks.deadlocks.length) {
+        // The JVM's own deadlock report: the banner above and the Locks
+        // section show it, so its text is folded.
+        var pd = el('details', 'preamble-box');
+        add(pd, el('summary', null, 'Preamble: the JVM\'s deadlock report as printed (' + plural(inp.preamble.length, 'line', 'lines') + ')'), el('pre', 'preamble', inp.preamble.join('\n')));
+        box.appendChild(pd);
+      } else {
+        add(box, el('h3', null, 'Preamble'), el('pre', 'preamble', inp.preamble.join('\n')));
+      }
     }
   }
 
@@ -411,6 +420,95 @@
       box.appendChild(p);
     }
     return box;
+  }
+
+  // threadRef names a thread of the lock analysis, linked to its group
+  // when the page lists it.
+  function threadRef(t) {
+    var name = '"' + t.name + '"', inp = cur();
+    if (t.group < 0 || !inp.groups[t.group]) return el('span', 'thread', name);
+    var a = el('a', 'glink thread', name);
+    a.href = '#group=' + encodeURIComponent(inp.groups[t.group].key);
+    a.setAttribute('data-group', String(t.group));
+    a.title = 'show its group';
+    return a;
+  }
+
+  // threadWhere is a thread with its state and the frame where it is.
+  function threadWhere(t) {
+    var span = el('span', 'who');
+    add(span, threadRef(t));
+    if (t.state) add(span, ' ', chip('state', t.state));
+    if (t.frame != null) add(span, ' at ', el('code', null, shortName(t.frame)), ' ', el('span', 'loc dim', fWhere(t.frame, false)));
+    return span;
+  }
+
+  // deadlockBanner shows each deadlock cycle of the lock graph: every
+  // thread, the lock it waits for and the thread holding it, the last
+  // held by the first.
+  function deadlockBanner(locks) {
+    var box = el('div', 'banner bad deadlocks'), n = locks.deadlocks.length;
+    box.setAttribute('data-deadlocks', String(n));
+    var title = n ? plural(n, 'deadlock', 'deadlocks') + ': threads that wait for each other in a cycle' : 'The JVM reported ' + plural(locks.reported, 'deadlock', 'deadlocks');
+    if (n && locks.reported) title += ' (the JVM reported ' + num(locks.reported) + ')';
+    if (!n) title += ', but its threads carry no lock lines to rebuild them from; see the preamble';
+    add(box, el('strong', null, title));
+    locks.deadlocks.forEach(function (d, di) {
+      if (n > 1) box.appendChild(el('p', 'cycle-title', 'Deadlock ' + (di + 1) + ' of ' + n));
+      var ol = el('ol', 'cycle');
+      ol.setAttribute('data-cycle', String(di));
+      d.steps.forEach(function (st, i) {
+        var next = d.steps[(i + 1) % d.steps.length], li = el('li', 'step');
+        add(li, threadWhere(st.thread), ' waits for ', el('code', 'lock', st.lock), ' held by ', threadRef(next.thread));
+        ol.appendChild(li);
+      });
+      box.appendChild(ol);
+    });
+    return box;
+  }
+
+  // renderLocks lists the locks threads wait for: the lock, who holds it
+  // (its state and frame), and who is blocked on it or waits on it.
+  function renderLocks() {
+    var inp = cur(), sec = $('locks'), body = $('locks-body'), locks = inp.locks;
+    body.textContent = '';
+    if (!locks || !locks.locks.length) { sec.hidden = true; return; }
+    sec.hidden = false;
+    var blocked = locks.locks.reduce(function (a, l) { return a + l.blockedCount; }, 0);
+    $('locks-note').textContent = plural(locks.locks.length + (locks.more || 0), 'lock', 'locks') + ' with waiters, ' +
+      plural(blocked, 'thread', 'threads') + ' blocked; most blocked first, deadlocked ones marked';
+    var table = el('table', 'locks'), head = el('tr');
+    ['lock', 'held by', 'blocked', 'threads blocked on it, then in Object.wait on it'].forEach(function (h) { head.appendChild(el('th', null, h)); });
+    table.appendChild(head);
+    locks.locks.forEach(function (l) {
+      var tr = el('tr', l.deadlocked ? 'deadlocked' : null);
+      tr.setAttribute('data-lock', l.lock);
+      tr.appendChild(add(el('td'), el('code', 'lock', l.lock), l.deadlocked ? add(el('div', 'dim'), 'on a deadlock cycle') : null));
+      var owner = el('td');
+      if (l.owner) {
+        owner.appendChild(threadWhere(l.owner));
+        if (l.ownerFrom === 'jvm-report') add(owner, el('div', 'dim', 'named by the JVM\'s deadlock report'));
+      } else {
+        owner.appendChild(el('span', 'dim', 'no thread of the dump says it holds it'));
+      }
+      tr.appendChild(owner);
+      tr.appendChild(add(el('td', 'n'), num(l.blockedCount)));
+      var who = el('td');
+      who.appendChild(threadList(l.blocked, l.blockedCount));
+      if (l.waitingCount) add(who, el('div', 'dim', num(l.waitingCount) + ' in Object.wait (released it, wait for a notify):'), threadList(l.waiting, l.waitingCount));
+      tr.appendChild(who);
+      table.appendChild(tr);
+    });
+    body.appendChild(table);
+    if (locks.more) body.appendChild(el('p', 'dim', plural(locks.more, 'more lock', 'more locks') + ' with fewer waiters are left out.'));
+  }
+
+  // threadList names threads, linked to their groups, and how many more.
+  function threadList(ts, count) {
+    var span = el('span', 'threads');
+    ts.forEach(function (t, i) { if (i) add(span, ', '); span.appendChild(threadRef(t)); });
+    if (count > ts.length) add(span, ' and ' + num(count - ts.length) + ' more');
+    return span;
   }
 
   // racesBanner lists the dump's data races as analyze does: each race
@@ -943,6 +1041,7 @@
     view.zoom = [];
     $('dump-select').value = String(i);
     renderSummary();
+    renderLocks();
     renderTimeline();
     refresh();
     writeHash(false);
@@ -1015,6 +1114,7 @@
     lastHash = location.hash;
     renderHeader();
     renderSummary();
+    renderLocks();
     renderTimeline();
     wire();
     refresh();
