@@ -49,6 +49,11 @@ type inputDoc struct {
 	Runtime    string       `json:"runtime,omitempty"`
 	Target     string       `json:"target,omitempty"`
 	CapturedAt string       `json:"capturedAt,omitempty"`
+	// At is when the dump was taken, for the timeline's axis: its capture
+	// time, else its file's modification time (AtFrom "captured" or
+	// "modified"), RFC 3339 in UTC with milliseconds.
+	At     string `json:"at,omitempty"`
+	AtFrom string `json:"atFrom,omitempty"`
 	Capture    *captureDoc  `json:"capture,omitempty"`
 	Total      int64        `json:"total"`
 	Truncated  bool         `json:"truncated,omitempty"`
@@ -159,6 +164,9 @@ type seriesDoc struct {
 	Counts []int64 `json:"counts"`
 }
 
+// timeMillis is RFC 3339 with milliseconds, always three digits.
+const timeMillis = "2006-01-02T15:04:05.000Z07:00"
+
 // Caps on what a dump's summary lists.
 const (
 	maxPreambleLines = 400
@@ -230,6 +238,9 @@ func buildInput(tab *docTable, i int, in Input, groups []*formats.Group, opts Op
 	}
 	if !d.Source.CapturedAt.IsZero() {
 		out.CapturedAt = d.Source.CapturedAt.Format(time.RFC3339)
+		out.At, out.AtFrom = d.Source.CapturedAt.UTC().Format(timeMillis), "captured"
+	} else if !in.ModTime.IsZero() {
+		out.At, out.AtFrom = in.ModTime.UTC().Format(timeMillis), "modified"
 	}
 	if c := d.Source.Capture; c != nil {
 		out.Capture = &captureDoc{Mode: c.Mode, Goroutines: c.Goroutines, Pauses: c.Pauses, Missing: c.Missing}

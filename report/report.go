@@ -39,6 +39,10 @@ type Input struct {
 	// crash (see formats.CrashWatch); nil when unknown. [Read] sets it;
 	// when Groups is nil it is found in Dump.Routines.
 	Culprit *formats.Routine
+	// ModTime is the modification time of the file the dump was read
+	// from; the timeline's axis shows it for a dump that records no
+	// capture time. Zero when unknown.
+	ModTime time.Time
 	// Locks is the lock analysis of a JVM dump (analyze.Locks): its
 	// deadlocks and the locks threads wait for. [Read] sets it; when nil,
 	// a JVM dump's Dump.Routines are analysed.

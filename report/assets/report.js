@@ -96,8 +96,19 @@
     return (full ? f : baseName(f)) + (l ? ':' + l : '');
   }
 
+  // hiddenClass drops the address of a JVM hidden class, so that a lambda
+  // names its class: "Foo$$Lambda$14/0x0000000800c03000.run" →
+  // "Foo$$Lambda$14.run" (as analyze.JVMHiddenClass). Go names, which hold
+  // no '$' before a slash, are left alone.
+  var HIDDEN = /^([^\/]*\$[^\/]*)\/(?:0x)?[0-9a-fA-F]+(\..*)$/;
+  function hiddenClass(s) {
+    var m = HIDDEN.exec(s);
+    return m ? m[1] + m[2] : s;
+  }
+
   // shortFunc drops the import path: "net/http.(*conn).serve" → "http.(*conn).serve".
   function shortFunc(s) {
+    s = hiddenClass(s);
     var b = s.indexOf('[');
     var j = s.lastIndexOf('/', b < 0 ? s.length : b);
     return s.slice(j + 1);
@@ -107,7 +118,7 @@
   // above, or "LockSupport.park" for "java.util.concurrent.locks.LockSupport.park".
   function shortName(fi) {
     var fn = fFunc(fi), pkg = fPkg(fi);
-    if (pkg && pkg.indexOf('/') < 0 && pkg.indexOf('.') > 0 && fn.indexOf(pkg + '.') === 0) return fn.slice(pkg.length + 1);
+    if (pkg && pkg.indexOf('/') < 0 && pkg.indexOf('.') > 0 && fn.indexOf(pkg + '.') === 0) return hiddenClass(fn.slice(pkg.length + 1));
     return shortFunc(fn);
   }
 
@@ -702,6 +713,29 @@
     return (m <= 1 ? 1 : m <= 2 ? 2 : m <= 5 ? 5 : 10) * p;
   }
 
+  // axisTimes are the dumps' times as the axis shows them, in UTC: their
+  // capture times, else their files' modification times (marked "*"),
+  // as "12:00:05" when they fall on one day (with milliseconds when two
+  // share a second), else "12-01 12:00". Null when a dump has neither, or
+  // when two would read the same (a file of several dumps without times).
+  function axisTimes(inputs) {
+    var ts = inputs.map(function (inp) { return inp.at ? new Date(inp.at).toISOString() : ''; });
+    if (ts.some(function (t) { return !t; })) return null;
+    var oneDay = ts.every(function (t) { return t.slice(0, 10) === ts[0].slice(0, 10); });
+    var ms = ts.some(function (t, i) { return i > 0 && t.slice(0, 19) === ts[i - 1].slice(0, 19); });
+    var labels = ts.map(function (t, i) {
+      var l = oneDay ? t.slice(11, ms ? 23 : 19) : t.slice(5, 10) + ' ' + t.slice(11, 16);
+      return l + (inputs[i].atFrom === 'modified' ? '*' : '');
+    });
+    var seen = {};
+    for (var i = 0; i < labels.length; i++) {
+      if (seen[labels[i]]) return null;
+      seen[labels[i]] = true;
+    }
+    var note = 'times in UTC' + (inputs.some(function (inp) { return inp.atFrom === 'modified'; }) ? '; * the file\'s modification time, for dumps that record no capture time' : '');
+    return { labels: labels, note: note };
+  }
+
   // axisNames are the dumps' names as the time axis shows them: without
   // the start all of them share ("goroutines-20261201T12…") and a shared
   // extension, which the column's tooltip still has.
@@ -798,14 +832,16 @@
         svg('text', { x: L - 6, y: y + 4, 'text-anchor': 'end', 'class': 'tick' }, num(v)));
     }
     var slot = n > 1 ? PW / (n - 1) : PW;
-    var names = axisNames(D.inputs.map(function (inp) { return baseName(inp.name); }));
+    var times = axisTimes(D.inputs);
+    var names = times ? times.labels : axisNames(D.inputs.map(function (inp) { return baseName(inp.name); }));
+    s.setAttribute('data-axis', times ? 'times' : 'names');
     D.inputs.forEach(function (inp, i) {
       var col = svg('g', { 'class': i === view.dump ? 'col current' : 'col', 'data-dump': i });
       // The end labels hang inwards so that they stay inside the chart.
       var anchor = n > 1 && i === 0 ? 'start' : n > 1 && i === n - 1 ? 'end' : 'middle';
       var lx = anchor === 'start' ? X(i) - Math.min(slot / 2, L - 4) : anchor === 'end' ? X(i) + Math.min(slot / 2, R - 2) : X(i);
       add(col,
-        svg('title', {}, inp.name + ': ' + num(tl.totals[i]) + ' ' + inp.noun + ' (click to show this dump)'),
+        svg('title', {}, inp.name + (inp.at ? ', ' + (inp.atFrom === 'modified' ? 'file modified ' : 'captured ') + inp.at : '') + ': ' + num(tl.totals[i]) + ' ' + inp.noun + ' (click to show this dump)'),
         svg('rect', { x: X(i) - slot / 2, y: T, width: slot, height: PH + B - 4, 'class': 'hit' }),
         svg('line', { x1: X(i), x2: X(i), y1: T, y2: T + PH, 'class': 'mark' }),
         svg('text', { x: lx, y: T + PH + 16, 'text-anchor': anchor, 'class': 'tick axis-name', 'data-full': names[i] }, names[i]),
@@ -829,6 +865,7 @@
     });
     box.appendChild(s);
     var fit = [fitAxisRow(s, 'axis-name', slot, W), fitAxisRow(s, 'axis-total', slot, W)];
+    $('timeline-axis-note').textContent = times ? times.note : 'dumps named by what their names do not share';
     s.setAttribute('data-axis-shown', fit[0].shown + ',' + fit[1].shown);
     s.setAttribute('data-axis-overlaps', String(fit[0].overlaps + fit[1].overlaps));
     s.setAttribute('data-axis-outside', String(fit[0].outside + fit[1].outside));
@@ -840,6 +877,7 @@
       var sw = el('span', 'swatch');
       sw.style.background = sr.color;
       var first = sr.counts[0], last = sr.counts[sr.counts.length - 1];
+      var peak = Math.max.apply(null, sr.counts), peakAt = sr.counts.indexOf(peak);
       add(li, sw);
       if (gi != null) {
         var a = el('a', 'glink', sr.label);
@@ -850,6 +888,9 @@
         add(li, el('span', 'dim', sr.label), el('span', 'dim', ' (not in this dump)'));
       }
       add(li, el('span', 'num', ' ' + num(first) + ' → ' + num(last) + (last !== first ? ' (' + (last > first ? '+' : '') + num(last - first) + ')' : '')));
+      // The peak, when the line rises above both ends.
+      if (peak > first && peak > last) add(li, el('span', 'num peak', ', peak ' + num(peak) + ' at ' + names[peakAt]));
+      li.setAttribute('data-peak', String(peak));
       legend.appendChild(li);
     });
   }
@@ -1047,8 +1088,18 @@
     writeHash(false);
   }
 
+  // The filter's examples speak the dumps' language: JVM ones when every
+  // dump is a JVM's.
+  function filterHints() {
+    if (!D.inputs.length || !D.inputs.every(function (inp) { return inp.noun === 'threads'; })) return;
+    $('filter').placeholder = 'Filter: method, package, state, thread name…   e.g. java.util.concurrent  state:BLOCKED  name:http-nio  -jdk.internal  (press /)';
+    $('help-id').textContent = 'thread #N';
+    $('help-example').textContent = 'name:"http-nio-8080-exec"';
+  }
+
   function renderHeader() {
     $('title').textContent = D.title;
+    filterHints();
     var sel = $('dump-select');
     if (D.inputs.length > 1) {
       $('dump-pick').hidden = false;
