@@ -52,12 +52,12 @@ type inputDoc struct {
 	// At is when the dump was taken, for the timeline's axis: its capture
 	// time, else its file's modification time (AtFrom "captured" or
 	// "modified"), RFC 3339 in UTC with milliseconds.
-	At     string `json:"at,omitempty"`
-	AtFrom string `json:"atFrom,omitempty"`
-	Capture    *captureDoc  `json:"capture,omitempty"`
-	Total      int64        `json:"total"`
-	Truncated  bool         `json:"truncated,omitempty"`
-	Preamble   []string     `json:"preamble,omitempty"`
+	At        string      `json:"at,omitempty"`
+	AtFrom    string      `json:"atFrom,omitempty"`
+	Capture   *captureDoc `json:"capture,omitempty"`
+	Total     int64       `json:"total"`
+	Truncated bool        `json:"truncated,omitempty"`
+	Preamble  []string    `json:"preamble,omitempty"`
 	// Crash is what crashed when the dump comes from a crash.
 	Crash *crashDoc `json:"crash,omitempty"`
 	// Locks is the lock analysis of a JVM dump: deadlock cycles and the
