@@ -101,7 +101,9 @@ func TestBrowserTimelineDetails(t *testing.T) {
 			t.Errorf("input %d: at %q from %q; want the file's time %v", i, in.At, in.AtFrom, times[i])
 		}
 	}
-	dom := b.load(t, page, "", "")
+	shot := artifact(t, "report-timeline-details.png")
+	dom := b.load(t, page, "", shot)
+	keepShot(t, shot)
 	if svgAttr(dom, "data-axis") != "times" {
 		t.Fatalf("the axis is named by %q", svgAttr(dom, "data-axis"))
 	}
