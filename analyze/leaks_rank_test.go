@@ -96,8 +96,8 @@ func (s *rankScene) snapshot(t *testing.T, grow, churn, wantGrowing int) *format
 	buf := make([]byte, 8<<20)
 	for range 2000 {
 		text := string(buf[:runtime.Stack(buf, true)])
-		parked := strings.Count(text, "[chan send]:\n") + strings.Count(text, "[chan receive]:\n")
-		if strings.Count(text, ".rankGrowing(") == wantGrowing && strings.Count(text, ".rankChurn(") == churn && parked >= 600+churn+wantGrowing {
+		if parked(text, "chan receive", "rankGrowing") == wantGrowing && parked(text, "chan send", "rankChurn") == churn &&
+			parked(text, "chan receive", "rankLarge") == 600 && strings.Count(text, ".rankGrowing(") == wantGrowing && strings.Count(text, ".rankChurn(") == churn {
 			dumps, err := formats.ReadAll(strings.NewReader(text), formats.ReadOptions{})
 			if err != nil || len(dumps) != 1 {
 				t.Fatal(err)
@@ -108,6 +108,11 @@ func (s *rankScene) snapshot(t *testing.T, grow, churn, wantGrowing int) *format
 	}
 	t.Fatal("the goroutines never all parked")
 	return nil
+}
+
+// parked counts the goroutines of text in state at the top of fn.
+func parked(text, state, fn string) int {
+	return strings.Count(text, "["+state+"]:\n"+"github.com/stackdump/stackdump/analyze."+fn+"(")
 }
 
 func suspectAt(s *Summary, fn string) (int, *LeakSuspect) {

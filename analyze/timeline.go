@@ -62,9 +62,9 @@ type TimelineOptions struct {
 	// Top is how many busiest threads and groups a report lists; 0 means
 	// DefaultTop.
 	Top int
-	// MaxStuck is how many rows of stuck routines a report lists
-	// (TimelineReport.StuckTotal counts them all); 0 means
-	// DefaultTimelineMaxStuck.
+	// MaxStuck is how many rows of stuck routines, and how many of
+	// housekeeping ones, a report lists (TimelineReport.StuckTotal and
+	// HousekeepingTotal count them all); 0 means DefaultTimelineMaxStuck.
 	MaxStuck int
 	// By is the similarity of the groups followed over time; the zero
 	// value is dedupe.ByStack.

@@ -2,6 +2,7 @@ package analyze
 
 import (
 	"fmt"
+	"regexp"
 	"runtime"
 	"slices"
 	"strings"
@@ -99,6 +100,9 @@ func TestTimelineWaitMinutes(t *testing.T) {
 	}
 }
 
+// parkedAt finds a parkAt goroutine parked on its channel.
+var parkedAt = regexp.MustCompile(`\[chan receive\]:\n[^\n]*\.parkAt\(`)
+
 //go:noinline
 func parkAt(site int, ch chan struct{}, wg *sync.WaitGroup) {
 	wg.Done()
@@ -157,8 +161,9 @@ func TestTimelineGroupsRankByPeak(t *testing.T) {
 		want := 30 + n
 		for range 1000 { // exited goroutines leave the dump soon after
 			k := runtime.Stack(buf, true)
-			if strings.Count(string(buf[:k]), ".parkAt(") == want {
-				break
+			text := string(buf[:k])
+			if strings.Count(text, ".parkAt(") == want && len(parkedAt.FindAllString(text, -1)) == want {
+				break // every one of them parked, none on its way
 			}
 			time.Sleep(time.Millisecond)
 		}

@@ -59,8 +59,8 @@ func detailSnapshots(t *testing.T) ([]Input, []time.Time) {
 		var text []byte
 		for range 1000 {
 			text = buf[:runtime.Stack(buf, true)]
-			if bytes.Count(text, []byte(".detailBurst(")) == burst {
-				break
+			if len(parkedBurst.FindAll(text, -1)) == burst && bytes.Count(text, []byte(".detailBurst(")) == burst {
+				break // every one of them parked, none on its way
 			}
 			time.Sleep(time.Millisecond)
 		}
@@ -75,6 +75,9 @@ func detailSnapshots(t *testing.T) ([]Input, []time.Time) {
 	}
 	return inputs, times
 }
+
+// parkedBurst finds a detailBurst goroutine parked on its channel.
+var parkedBurst = regexp.MustCompile(`\[chan receive\]:\n[^\n]*\.detailBurst\(`)
 
 var (
 	axisLabel   = regexp.MustCompile(`<text [^>]*class="tick axis-name"[^>]*data-full="([^"]*)"[^>]*>([^<]*)</text>`)
