@@ -184,7 +184,7 @@ func (r *textRenderer) likelyLeaks() {
 	if len(r.s.LikelyLeaks) == 0 {
 		return
 	}
-	r.heading("Likely leaks", red, "groups parked on channels that do not look like a pool; grown across dumps first, then the largest")
+	r.heading("Likely leaks", red, "groups parked on channels that do not look like a pool, most evidence first")
 	var rows [][]cell
 	for _, l := range r.s.LikelyLeaks {
 		rows = append(rows, []cell{count(l.Blocked, bold+red), {text: l.State}, {text: waitRange(l.WaitMin, l.WaitMax)}, r.where(l.Frame), r.creator(l.CreatedBy)})
