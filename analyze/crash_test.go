@@ -35,10 +35,14 @@ func TestCrashOfRealCrashes(t *testing.T) {
 		{"../go/deadlock_go126.txt", "deadlock", "all goroutines are asleep - deadlock!", 1, 0, ""},
 		{"../go/goexit_go126.txt", "deadlock", "no goroutines (main called runtime.Goexit) - deadlock!", 1, 0, ""},
 		{"../go/timeout_go126.txt", "timeout", "test timed out after 2s", 3, 5, "github.com/stackdump/stackdump/testdata/gen/timeout.TestHang"},
-		{"../go/nilderef_go126.txt", "signal", "runtime error: invalid memory address or nil pointer dereference", 2, 1, "main.setN"},
+		// A nil dereference the runtime turned into a run-time panic is a
+		// panic, its [signal SIGSEGV …] line the message's second line.
+		{"../go/nilderef_go126.txt", "panic", "runtime error: invalid memory address or nil pointer dereference", 2, 1, "main.setN"},
 		{"../go/sigquit_go126.txt", "signal", "SIGQUIT: quit", 1, 0, ""},
 		{"../go/sigabrt_go126.txt", "signal", "SIGABRT: abort", 1, 0, ""},
 		{"go/gotfmt_deadlock.txt", "deadlock", "all goroutines are asleep - deadlock!", 1, 0, ""},
+		// A fault that did not become a panic: SIGSEGV with PC= (Go 1.4's GC).
+		{"go/gotfmt_go7725.txt", "signal", "SIGSEGV: segmentation violation", 1, 0, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.file, func(t *testing.T) {
@@ -65,6 +69,22 @@ func TestCrashOfRealCrashes(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// A nil dereference is headlined PANIC, with the signal line in its
+// message (testdata/go/nilderef_go126.txt, testdata/gen/crash nilderef).
+func TestCrashNilDereferenceIsAPanic(t *testing.T) {
+	s := summarizeFile(t, "../go/nilderef_go126.txt", Options{})
+	if s.Crash == nil || s.Crash.Kind != gotext.CrashPanic || !strings.HasPrefix(s.Crash.Message, "runtime error: invalid memory address or nil pointer dereference\n[signal SIGSEGV: segmentation violation ") {
+		t.Fatalf("crash %+v", s.Crash)
+	}
+	var b bytes.Buffer
+	if err := WriteText(&b, s, TextOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(b.String(), "PANIC  runtime error: invalid memory address or nil pointer dereference\n       [signal SIGSEGV") {
+		t.Errorf("text:\n%s", b.String())
 	}
 }
 

@@ -42,4 +42,8 @@
 // waiting to enter it, or a lock with a known owner and parked threads.
 // Threads parked on a condition, a latch or a semaphore have no owner to
 // blame; they are in [LockReport.Locks] but not among the blockers.
+//
+// While a dump streams, a [LockWatch] keeps only the threads with lock
+// lines, so that Locks runs once the dump is read without holding the
+// others (the Analyzer's JVM section and the HTML report use it).
 package analyze

@@ -33,9 +33,17 @@ import (
 //	    closed or drained the channel are gone;
 //	+1  its members have been blocked for LeakMinWait minutes or more;
 //	+1  it holds LeakLargeCount goroutines or more (+2 when the input has
-//	    neither creators nor wait times to weigh: debug=1 and pprof).
+//	    neither creators nor wait times to weigh: debug=1 and pprof);
+//	+2  with earlier dumps of the same process (Options.History), its
+//	    parked members never fell across them and rose overall: a leak
+//	    only grows;
+//	-2  they fell between two of those dumps: churn, not a leak.
 //
-// A suspect scoring 2 or more is a likely leak. An idle pool started by
+// A suspect scoring 2 or more is a likely leak. Suspects are ranked by
+// evidence, not by score: those that grew across dumps first, then the
+// largest (parked members), then the longest waiting, then the score —
+// so that a few dozen short-lived goroutines of many exited parents never
+// come above a group of thousands. An idle pool started by
 // one goroutine that is still alive is flagged only when it is both huge
 // (LeakLargeCount) and idle for LeakMinWait minutes.
 //
@@ -70,9 +78,15 @@ type LeakSuspect struct {
 	// ExitedParents how many of them are not in the dump (-1: unknown).
 	Parents       int `json:"parents"`
 	ExitedParents int `json:"exited_parents"`
-	// Score is the heuristic's score (2 or more); Reasons say what scored.
+	// Growth is the members parked on channels in each earlier dump of
+	// the same process and in this one, oldest first, when
+	// Options.History holds earlier dumps; nil otherwise.
+	Growth []int64 `json:"growth,omitempty"`
+	// Score is the heuristic's score (2 or more); Reasons say what scored,
+	// the strongest evidence first.
 	Score   int      `json:"score"`
 	Reasons []string `json:"reasons"`
+	grew    bool
 }
 
 // leakedIndex counts runtime-marked leaked routines by where they block.
@@ -121,8 +135,9 @@ func (x *leakedIndex) rows(n int) ([]LeakedRow, int64) {
 }
 
 // likelyLeaks scores every group (see the comment at the top of this file)
-// and returns the flagged ones, highest score first.
-func likelyLeaks(groups []*stack.Group, ids *idIndex, opts Options) []LeakSuspect {
+// and returns the flagged ones, most evidence first. earlier gives a
+// group's parked counts in the earlier dumps of the process (nil: none).
+func likelyLeaks(groups []*stack.Group, ids *idIndex, opts Options, earlier func(key string) []int64) []LeakSuspect {
 	out := []LeakSuspect{}
 	for _, g := range groups {
 		blocked := chanBlocked(g)
@@ -132,6 +147,11 @@ func likelyLeaks(groups []*stack.Group, ids *idIndex, opts Options) []LeakSuspec
 			continue
 		}
 		s := LeakSuspect{GroupRow: groupRow(g), Blocked: blocked, Proven: proven, Parents: len(g.ParentIDs), ExitedParents: exitedParents(g, ids)}
+		if earlier != nil {
+			if e := earlier(g.Key); e != nil {
+				s.Growth = append(slices.Clone(e), chanBlocked(g))
+			}
+		}
 		s.score(g, opts)
 		if proven > 0 {
 			s.Reasons = append(s.Reasons, fmt.Sprintf("%d more of them were proven leaked (listed above)", proven))
@@ -141,15 +161,39 @@ func likelyLeaks(groups []*stack.Group, ids *idIndex, opts Options) []LeakSuspec
 		}
 	}
 	slices.SortStableFunc(out, func(a, b LeakSuspect) int {
-		return cmp.Or(cmp.Compare(b.Score, a.Score), cmp.Compare(b.Blocked, a.Blocked))
+		return cmp.Or(cmpBool(b.grew, a.grew), cmp.Compare(b.Blocked, a.Blocked), cmp.Compare(b.WaitMax, a.WaitMax), cmp.Compare(b.Score, a.Score))
 	})
 	return out[:min(len(out), opts.Top)]
+}
+
+func cmpBool(a, b bool) int {
+	switch {
+	case a == b:
+		return 0
+	case a:
+		return 1
+	}
+	return -1
 }
 
 func (s *LeakSuspect) score(g *stack.Group, opts Options) {
 	add := func(points int, format string, args ...any) {
 		s.Score += points
 		s.Reasons = append(s.Reasons, fmt.Sprintf(format, args...))
+	}
+	// The strongest evidence first: growth across dumps, then size.
+	if points, reason := growth(s.Growth); reason != "" {
+		s.grew = points > 0
+		add(points, "%s", reason)
+	}
+	large := s.Blocked >= opts.LeakLargeCount
+	if large {
+		noCreators := s.Parents == 0 && (g.Sample == nil || g.Sample.CreatedBy == nil)
+		if noCreators && g.WaitMax == 0 {
+			add(2, "%s at one place, and the input has no creators or wait times to tell it from a pool", words.Count(s.Blocked, "goroutine"))
+		} else {
+			add(1, "%s at one place", words.Count(s.Blocked, "goroutine"))
+		}
 	}
 	if s.Parents >= opts.LeakMinParents {
 		add(2, "started by %s (a pool is started by one)", words.Count(s.Parents, "different goroutine"))
@@ -163,14 +207,6 @@ func (s *LeakSuspect) score(g *stack.Group, opts Options) {
 	}
 	if g.WaitMax >= opts.LeakMinWait {
 		add(1, "blocked for up to %s", words.Count(g.WaitMax, "minute"))
-	}
-	if s.Blocked >= opts.LeakLargeCount {
-		noCreators := s.Parents == 0 && (g.Sample == nil || g.Sample.CreatedBy == nil)
-		if noCreators && g.WaitMax == 0 {
-			add(2, "%s at one place, and the input has no creators or wait times to tell it from a pool", words.Count(s.Blocked, "goroutine"))
-		} else {
-			add(1, "%s at one place", words.Count(s.Blocked, "goroutine"))
-		}
 	}
 }
 

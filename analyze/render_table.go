@@ -129,11 +129,41 @@ func waitRange(lo, hi int) string {
 	return minutes(lo) + "–" + minutes(hi)
 }
 
+// JVMHiddenClass returns a JVM method name without the address of its
+// hidden class, so that it names the class: "Foo$$Lambda$14.run" for
+// "Foo$$Lambda$14/0x0000000800c03000.run" (JDK 17), "Foo$$Lambda.run" for
+// JDK 21's "Foo$$Lambda/0x…​.run", JDK 8's "Foo$$Lambda$1/1234.run"
+// alike, "LambdaForm$DMH.invokeVirtual" for the JDK's own. A name whose
+// part before the slash has no '$' (any Go name) is returned as it is.
+func JVMHiddenClass(fn string) string {
+	slash := strings.IndexByte(fn, '/')
+	if slash <= 0 || !strings.Contains(fn[:slash], "$") {
+		return fn
+	}
+	rest := fn[slash+1:]
+	dot := strings.IndexByte(rest, '.')
+	if dot <= 0 {
+		return fn
+	}
+	addr := strings.TrimPrefix(rest[:dot], "0x")
+	for _, c := range addr {
+		if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F') {
+			return fn
+		}
+	}
+	if addr == "" {
+		return fn
+	}
+	return fn[:slash] + rest[dot:]
+}
+
 // shortFunc drops the import path's directories from a Go function name,
 // as code names it: "github.com/a/demo.(*S).F" → "demo.(*S).F",
 // "net/http.(*conn).serve" → "http.(*conn).serve". Generic brackets are
-// left alone; JVM names have no slash and are kept.
+// left alone; JVM names have no slash and are kept, a hidden class's
+// without its address (JVMHiddenClass).
 func shortFunc(fn string) string {
+	fn = JVMHiddenClass(fn)
 	head := fn
 	if i := strings.IndexAny(head, "[("); i >= 0 {
 		head = head[:i]

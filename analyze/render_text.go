@@ -19,6 +19,10 @@ type TextOptions struct {
 	// FuncWidth bounds the width of function names in tables (their end is
 	// kept); 0 means 72.
 	FuncWidth int
+	// ListHousekeeping makes WriteTimelineText list the housekeeping rows
+	// (the platform's idle threads and goroutines) one by one, as the
+	// stuck ones; by default they are folded into one line.
+	ListHousekeeping bool
 }
 
 // WriteText renders s as one screen of text for an on-call engineer: a
@@ -180,7 +184,7 @@ func (r *textRenderer) likelyLeaks() {
 	if len(r.s.LikelyLeaks) == 0 {
 		return
 	}
-	r.heading("Likely leaks", red, "large groups parked on channels that do not look like a pool")
+	r.heading("Likely leaks", red, "groups parked on channels that do not look like a pool, most evidence first")
 	var rows [][]cell
 	for _, l := range r.s.LikelyLeaks {
 		rows = append(rows, []cell{count(l.Blocked, bold+red), {text: l.State}, {text: waitRange(l.WaitMin, l.WaitMax)}, r.where(l.Frame), r.creator(l.CreatedBy)})

@@ -68,6 +68,11 @@ type Options struct {
 	// exactly; children of parents seen after that are counted apart, in
 	// Summary.ParentsUncounted. 0 means DefaultMaxParents.
 	MaxParents int
+	// History, when not nil, holds the groups of the dumps summarised
+	// before with it, oldest first: a leak suspect's growth across the
+	// dumps of the same process is evidence (leaks.go). Each Summary
+	// reads it, then records its own dump.
+	History *LeakHistory
 }
 
 func (o Options) withDefaults() Options {
@@ -215,7 +220,7 @@ type Analyzer struct {
 	leaked   leakedIndex
 	creators creatorIndex
 	crash    gotext.CrashWatch
-	jvm      []*stack.Routine // JVM threads with lock lines
+	jvm      LockWatch // JVM threads with lock lines
 }
 
 // NewAnalyzer returns an Analyzer of one dump.
@@ -238,10 +243,7 @@ func (a *Analyzer) Add(r *stack.Routine) {
 	}
 	a.creators.add(r)
 	a.crash.Add(r)
-	if r.Thread != nil && holdsLockLines(r) {
-		cp := *r
-		a.jvm = append(a.jvm, &cp)
-	}
+	a.jvm.Add(r)
 }
 
 // Summary summarises dump d, whose routines were all given to Add, with
@@ -272,12 +274,17 @@ func (a *Analyzer) Summary(d *stack.Dump, groups []*stack.Group, name string) *S
 	s.LongestWaits = longestWaits(groups, a.opts.Top)
 	s.Leaked, s.LeakedTotal = a.leaked.rows(a.opts.Top)
 	ids := newIDIndex(groups)
-	s.LikelyLeaks = likelyLeaks(groups, ids, a.opts)
+	var earlier func(string) []int64
+	if h := a.opts.History; h != nil {
+		earlier = func(key string) []int64 { return h.earlier(d.Source.Target, key) }
+	}
+	s.LikelyLeaks = likelyLeaks(groups, ids, a.opts, earlier)
+	a.opts.History.record(d.Source.Target, groups)
 	s.Contention, s.ContentionTotal = contention(groups, a.opts.Top)
 	s.Creators = a.creators.topCreators(a.opts.Top)
 	s.Parents, s.ParentsUncounted = a.creators.topParents(a.opts.Top, ids)
 	if isJVM(d.Source.Kind) {
-		s.JVM = jvmLocks(d, a.jvm, a.opts.Top)
+		s.JVM = jvmLocks(a.jvm.Report(d), a.opts.Top)
 	}
 	s.Races, s.RacesTotal = RaceRows(d.Races, a.opts.Top)
 	return s

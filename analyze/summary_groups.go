@@ -130,10 +130,17 @@ func (f FrameRef) Location() string {
 	return file + ":" + itoa(int64(f.Line))
 }
 
+// WhereFrame is where a routine of stack s is, as analyze and report
+// name it: its first frame outside the runtime and the blocking
+// primitives whose waits its state already names; see whereFrame.
+func WhereFrame(s *stack.Stack) *stack.Frame { return whereFrame(s) }
+
 // whereFrame is where a routine of stack s is: its first frame outside
 // the runtime and the blocking primitives whose waits the routine's state
 // already names (Go: package sync and internal/sync, internal/poll,
-// time.Sleep; JVM: java.util.concurrent.locks, Object.wait, Thread.sleep);
+// time.Sleep; JVM: java.util.concurrent.locks, ForkJoinPool's
+// managedBlock through which JDK 17+ parks them, Object.wait,
+// Thread.sleep);
 // the first frame outside the runtime when the stack has nothing else, nil
 // when it has no frames.
 func whereFrame(s *stack.Stack) *stack.Frame {
@@ -155,6 +162,8 @@ func isPlumbing(f *stack.Frame) bool {
 	}
 	if strings.HasPrefix(fn, "java.") {
 		return strings.HasPrefix(fn, "java.util.concurrent.locks.") ||
+			strings.HasPrefix(fn, "java.util.concurrent.ForkJoinPool.managedBlock") ||
+			strings.HasPrefix(fn, "java.util.concurrent.ForkJoinPool.unmanagedBlock") ||
 			strings.HasPrefix(fn, "java.lang.Object.wait") ||
 			strings.HasPrefix(fn, "java.lang.Thread.sleep")
 	}

@@ -59,15 +59,36 @@ func holdsLockLines(r *stack.Routine) bool {
 	return false
 }
 
-// jvmLocks runs [Locks] over the threads of d that have lock lines (d's
-// own routines when it holds them) and keeps the deadlocks and the n
-// blockers with the most blocked threads.
-func jvmLocks(d *stack.Dump, withLocks []*stack.Routine, n int) *JVMLocks {
+// LockWatch keeps, while a JVM dump's threads stream by, the threads
+// with lock lines (holding, waiting for or parked on a lock, or owning
+// synchronizers), so that [Locks] can run once the dump is read without
+// keeping the others. Its zero value is ready; it keeps copies, so
+// routines read with ReadOptions.ReuseRoutines may be passed as they
+// stream.
+type LockWatch struct {
+	threads []*stack.Routine
+}
+
+// Add looks at r, the next routine of the dump.
+func (w *LockWatch) Add(r *stack.Routine) {
+	if r != nil && r.Thread != nil && holdsLockLines(r) {
+		w.threads = append(w.threads, r.Clone())
+	}
+}
+
+// Report runs [Locks] over the threads kept (over d's own Routines when
+// d holds them), with d's preamble for the JVM's deadlock report.
+func (w *LockWatch) Report(d *stack.Dump) *LockReport {
 	dd := *d
 	if len(dd.Routines) == 0 {
-		dd.Routines = withLocks
+		dd.Routines = w.threads
 	}
-	rep := Locks(&dd)
+	return Locks(&dd)
+}
+
+// jvmLocks keeps the deadlocks of rep and the n blockers with the most
+// blocked threads.
+func jvmLocks(rep *LockReport, n int) *JVMLocks {
 	out := &JVMLocks{
 		Deadlocks:         []JVMDeadlock{},
 		ReportedDeadlocks: max(rep.ReportedCount, len(rep.Reported)),

@@ -2,11 +2,28 @@
 //
 // A [Timeline] follows snapshots of one process taken one after another —
 // repeated debug=2 captures of a Go program, repeated `jcmd PID
-// Thread.print` of a JVM — and says what did not move: routines present
-// in every snapshot with the same id, state and stack are stuck. It also
-// counts the ids that appeared and went away between snapshots, the size
-// of each group of identical stacks over time, and, for JVM threads, the
-// CPU time each thread used between snapshots (cpu=…ms), busiest first.
+// Thread.print` of a JVM — and says what did not move. A routine is stuck
+// when it kept the same state and stack, without progress, over the
+// longest run of consecutive snapshots that ends at the last one (two
+// snapshots at least). Progress is what a dump shows of work: for JVM
+// threads, CPU time (cpu=…ms) that advanced or an elapsed= that went back
+// (another thread under the same ids); for goroutines, a running or
+// runnable state (Go dumps carry no CPU time) or wait minutes that fell
+// behind the wall clock (the goroutine woke up in between). Wait minutes
+// that grow with the wall clock are progress of nothing.
+//
+// Stuck routines that are the platform's own idle work — JVM threads
+// without a Java stack (GC, compiler, VM Thread, Signal Dispatcher,
+// Attach Listener), threads and goroutines whose every frame is the
+// runtime's or the standard library's ([dedupe.AppFrame] is nil:
+// Reference Handler, Finalizer, Common-Cleaner, net/http's idle
+// connections) and idle pool workers parked in their pool's getTask —
+// are housekeeping, listed apart.
+//
+// A timeline also counts the ids that appeared and went away between
+// snapshots, the size of each group of identical stacks over time (ranked
+// by its peak), and, for JVM threads, the CPU time each thread used
+// between snapshots, busiest first.
 //
 // Snapshots are added one at a time ([Timeline.Add], or BeginSnapshot,
 // AddRoutine and EndSnapshot while a dump streams) and nothing of a
@@ -45,17 +62,17 @@ type TimelineOptions struct {
 	// Top is how many busiest threads and groups a report lists; 0 means
 	// DefaultTop.
 	Top int
-	// MaxStuck is how many rows of stuck routines a report lists
-	// (TimelineReport.StuckTotal counts them all); 0 means
-	// DefaultTimelineMaxStuck.
+	// MaxStuck is how many rows of stuck routines, and how many of
+	// housekeeping ones, a report lists (TimelineReport.StuckTotal and
+	// HousekeepingTotal count them all); 0 means DefaultTimelineMaxStuck.
 	MaxStuck int
 	// By is the similarity of the groups followed over time; the zero
 	// value is dedupe.ByStack.
 	By dedupe.By
 	// KeepSnapshots bounds how many snapshots the report describes and
-	// how many counts each group keeps: the oldest are dropped first.
-	// Stuck routines are still those unchanged since the first snapshot.
-	// 0 keeps them all.
+	// how many counts each group keeps: the oldest are dropped first. A
+	// stuck routine's run may start before the oldest kept snapshot. 0
+	// keeps them all.
 	KeepSnapshots int
 }
 
@@ -75,9 +92,10 @@ type Timeline struct {
 	opts TimelineOptions
 	seed maphash.Seed
 
-	seq   int // snapshots added so far
-	snaps []TimelineSnapshot
-	first time.Time // capture time of the first snapshot; zero when unknown
+	seq    int // snapshots added so far
+	snaps  []TimelineSnapshot
+	first  time.Time // capture time of the first snapshot; zero when unknown
+	prevAt time.Time // capture time of the last snapshot ended; zero when unknown
 
 	live    map[threadKey]*tracked // routines of the last snapshot
 	next    map[threadKey]*tracked // the snapshot being added
@@ -105,14 +123,19 @@ type tracked struct {
 	state string
 	stack *stack.Stack
 	hash  uint64 // the stack's frames, independent of the Table
-	// since is the snapshot since which state and stack are unchanged;
-	// sinceAt its capture time (zero when unknown).
+	// since is the first snapshot of the run, ending at this one, with
+	// the same state and stack and no progress; sinceAt its capture time
+	// (zero when unknown).
 	since   int
 	sinceAt time.Time
 	wait    int // wait minutes in the last snapshot
-	cpu     time.Duration
-	hasCPU  bool
-	work    time.Duration // sum of CPU time used between snapshots
+	// thread is set for JVM threads, native for those without a Java
+	// stack (GC, compiler, VM threads).
+	thread, native bool
+	cpu, elapsed   time.Duration
+	hasCPU         bool
+	hasElapsed     bool
+	work           time.Duration // sum of CPU time used between snapshots
 }
 
 // NewTimeline returns an empty timeline.
@@ -187,10 +210,12 @@ func (t *Timeline) AddRoutine(r *stack.Routine) {
 	k.tid = strings.Clone(k.tid) // not a view of a reused routine's header
 	tr := &tracked{key: k, state: r.State, stack: st, hash: h, since: t.seq, sinceAt: t.cur.CapturedAt, wait: r.WaitMinutes}
 	if th := r.Thread; th != nil {
+		tr.thread, tr.native = true, th.Native
 		tr.cpu, tr.hasCPU = th.CPU, th.CPU > 0
+		tr.elapsed, tr.hasElapsed = th.Elapsed, th.Elapsed > 0
 	}
 	if prev != nil {
-		if prev.state == r.State && prev.hash == h {
+		if prev.state == r.State && prev.hash == h && !t.progressed(prev, tr) {
 			tr.since, tr.sinceAt = prev.since, prev.sinceAt
 		}
 		tr.work = prev.work
@@ -225,6 +250,7 @@ func (t *Timeline) EndSnapshot(d *stack.Dump) TimelineSnapshot {
 	slices.Sort(s.NewIDs)
 	slices.Sort(s.GoneIDs)
 	t.live, t.next = t.next, nil
+	t.prevAt = s.CapturedAt
 	t.addGroups(t.grouper.Groups())
 	t.grouper, t.cur = nil, nil
 	t.snaps = append(t.snaps, *s)

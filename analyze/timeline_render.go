@@ -22,15 +22,17 @@ func WriteTimelineJSON(w io.Writer, rep *TimelineReport) error {
 }
 
 // WriteTimelineText renders rep for a terminal: the snapshots with their
-// new and gone ids, the stuck routines, the busiest threads and the
-// groups over time.
+// new and gone ids, the stuck routines, the housekeeping ones (one line
+// unless opts.ListHousekeeping), the busiest threads and the groups over
+// time.
 func WriteTimelineText(w io.Writer, rep *TimelineReport, opts TextOptions) error {
 	if opts.FuncWidth <= 0 {
 		opts.FuncWidth = 72
 	}
-	r := &timelineRenderer{textWriter: textWriter{color: opts.Color}, rep: rep, width: opts.FuncWidth}
+	r := &timelineRenderer{textWriter: textWriter{color: opts.Color}, rep: rep, width: opts.FuncWidth, listHousekeeping: opts.ListHousekeeping}
 	r.snapshots()
 	r.stuck()
+	r.housekeeping()
 	r.busiest()
 	r.groups()
 	_, err := w.Write(r.b)
@@ -39,8 +41,9 @@ func WriteTimelineText(w io.Writer, rep *TimelineReport, opts TextOptions) error
 
 type timelineRenderer struct {
 	textWriter
-	rep   *TimelineReport
-	width int
+	rep              *TimelineReport
+	width            int
+	listHousekeeping bool
 }
 
 func (r *timelineRenderer) snapshots() {
@@ -86,12 +89,22 @@ func (r *timelineRenderer) stuck() {
 		return
 	}
 	if rep.StuckTotal == 0 {
-		r.heading("Stuck", green, "nothing unchanged in every snapshot")
+		r.heading("Stuck", green, "nothing kept its stack without progress up to the last snapshot")
 		return
 	}
-	r.heading("Stuck", red, fmt.Sprintf("%d unchanged in every snapshot (same id, state and stack)", rep.StuckTotal))
+	r.heading("Stuck", red, fmt.Sprintf("%d with the same state and stack and no progress up to the last snapshot", rep.StuckTotal))
+	r.table(r.stuckTable(rep.Stuck))
+	if len(rep.Stuck) > 0 && rep.StuckTotal > sumStuck(rep.Stuck) {
+		r.line(cell{text: fmt.Sprintf("  … %d more", rep.StuckTotal-sumStuck(rep.Stuck)), style: dim})
+	}
+}
+
+// stuckTable is the rows of a stuck or housekeeping list: count, state,
+// for how long at least, over which snapshots, where, who.
+func (r *timelineRenderer) stuckTable(list []StuckRow) [][]cell {
+	total := len(r.rep.Snapshots) + r.rep.Dropped
 	rows := [][]cell{}
-	for _, s := range rep.Stuck {
+	for _, s := range list {
 		who := idList(s.IDs, int64(s.Count))
 		if len(s.Names) > 0 {
 			shown := s.Names[:min(len(s.Names), textNames)]
@@ -104,11 +117,58 @@ func (r *timelineRenderer) stuck() {
 		if s.Frame != nil {
 			where = shorten(s.Frame.String(), r.width)
 		}
-		rows = append(rows, []cell{count(int64(s.Count), plain), {text: stateText(s.State), style: stateStyle(s.State)}, {text: "≥ " + durationText(s.For)}, {text: where}, {text: who, style: dim}})
+		run := fmt.Sprintf("since #%d", s.Since)
+		if s.Since == 0 && s.Snapshots == total {
+			run = "every snapshot"
+		}
+		long := "-" // no capture times nor wait minutes
+		if s.For > 0 {
+			long = "≥ " + durationText(s.For)
+		}
+		rows = append(rows, []cell{count(int64(s.Count), plain), {text: stateText(s.State), style: stateStyle(s.State)}, {text: long}, {text: run, style: dim}, {text: where}, {text: who, style: dim}})
 	}
-	r.table(rows)
-	if len(rep.Stuck) > 0 && rep.StuckTotal > sumStuck(rep.Stuck) {
-		r.line(cell{text: fmt.Sprintf("  … %d more", rep.StuckTotal-sumStuck(rep.Stuck)), style: dim})
+	return rows
+}
+
+// housekeepingKinds names the kinds of housekeeping in the folded line.
+var housekeepingKinds = []struct{ why, jvm, goroutines string }{
+	{HousekeepingNoStack, "without a Java stack (GC, compiler, VM)", "without a Java stack"},
+	{HousekeepingPlatform, "in the JDK only", "in the standard library only"},
+	{HousekeepingPool, "idle pool workers", "idle pool workers"},
+}
+
+func (r *timelineRenderer) housekeeping() {
+	rep := r.rep
+	if rep.HousekeepingTotal == 0 {
+		return
+	}
+	noun := "goroutines"
+	if len(rep.Snapshots) > 0 {
+		noun = routineNoun(rep.Snapshots[len(rep.Snapshots)-1].Kind)
+	}
+	by := map[string]int{}
+	for _, s := range rep.Housekeeping {
+		by[s.Why] += s.Count
+	}
+	var parts []string
+	for _, k := range housekeepingKinds {
+		if n := by[k.why]; n > 0 {
+			what := k.goroutines
+			if noun == "threads" {
+				what = k.jvm
+			}
+			parts = append(parts, fmt.Sprintf("%d %s", n, what))
+		}
+	}
+	detail := fmt.Sprintf("%s of the platform's own idle work, not stuck: %s", words.Count(rep.HousekeepingTotal, strings.TrimSuffix(noun, "s")), strings.Join(parts, ", "))
+	if !r.listHousekeeping {
+		r.heading("Housekeeping", dim, detail+"; --housekeeping lists them")
+		return
+	}
+	r.heading("Housekeeping", dim, detail)
+	r.table(r.stuckTable(rep.Housekeeping))
+	if listed := sumStuck(rep.Housekeeping); rep.HousekeepingTotal > listed {
+		r.line(cell{text: fmt.Sprintf("  … %d more", rep.HousekeepingTotal-listed), style: dim})
 	}
 }
 
@@ -151,24 +211,42 @@ func (r *timelineRenderer) busiest() {
 	r.table(rows)
 }
 
+// textCounts is how many counts a group row shows in full; past it, the
+// first and the last.
+const textCounts = 8
+
 func (r *timelineRenderer) groups() {
 	if len(r.rep.Groups) == 0 {
 		return
 	}
-	r.heading("Groups over time", plain, "count in each snapshot, oldest first")
+	r.heading("Groups over time", plain, "the largest at their peak; peak, then the count in each snapshot, oldest first")
 	rows := [][]cell{}
 	for _, g := range r.rep.Groups {
-		counts := make([]string, len(g.Counts))
-		for i, c := range g.Counts {
-			counts[i] = itoa(c)
+		var counts string
+		if len(g.Counts) <= textCounts {
+			parts := make([]string, len(g.Counts))
+			for i, c := range g.Counts {
+				parts[i] = itoa(c)
+			}
+			counts = strings.Join(parts, " → ")
+		} else {
+			counts = fmt.Sprintf("%d → … → %d (peak at #%d)", g.First, g.Last, g.PeakAt+r.firstIndex())
 		}
 		where := "-"
 		if g.Frame != nil {
 			where = shorten(g.Frame.String(), r.width)
 		}
-		rows = append(rows, []cell{{text: strings.Join(counts, " → ")}, {text: stateText(g.State), style: stateStyle(g.State)}, {text: where}})
+		rows = append(rows, []cell{count(g.Peak, plain), {text: counts}, {text: stateText(g.State), style: stateStyle(g.State)}, {text: where}})
 	}
 	r.table(rows)
+}
+
+// firstIndex is the index of the first snapshot described.
+func (r *timelineRenderer) firstIndex() int {
+	if len(r.rep.Snapshots) == 0 {
+		return 0
+	}
+	return r.rep.Snapshots[0].Index
 }
 
 func routineNoun(k stack.Kind) string {

@@ -47,13 +47,20 @@ type TimelineReport struct {
 	// NoIDs is set when routines had no id (grouped inputs): they cannot be
 	// followed, and only the groups say anything about them.
 	NoIDs bool `json:"no_ids,omitempty"`
-	// Stuck lists routines unchanged in every snapshot (same id, state and
-	// stack), grouped by state and stack, longest stuck first (rows without
-	// frames last); StuckTotal
-	// counts the routines of all rows, listed or not. Empty with fewer
-	// than two snapshots.
+	// Stuck lists the routines that kept their state and stack without
+	// progress (see the package doc) over the longest run of consecutive
+	// snapshots ending at the last one, two snapshots at least, grouped
+	// by state, stack and the run's first snapshot, longest stuck first
+	// (rows without frames last); StuckTotal counts the routines of all
+	// rows, listed or not. Empty with fewer than two snapshots.
+	// Housekeeping routines are not among them.
 	Stuck      []StuckRow `json:"stuck"`
 	StuckTotal int        `json:"stuck_total"`
+	// Housekeeping lists, as Stuck does, the stuck routines that are the
+	// platform's own idle work (StuckRow.Why says which kind), and
+	// HousekeepingTotal counts them.
+	Housekeeping      []StuckRow `json:"housekeeping"`
+	HousekeepingTotal int        `json:"housekeeping_total"`
 	// Busiest lists the JVM threads that used the most CPU time between
 	// snapshots (cpu=…ms deltas), including threads that went away.
 	Busiest []BusyThread `json:"busiest"`
@@ -62,14 +69,24 @@ type TimelineReport struct {
 	Groups []GroupSeries `json:"groups"`
 }
 
-// StuckRow is a set of stuck routines that share a state and a stack.
+// StuckRow is a set of stuck routines that share a state, a stack and
+// the snapshot their run started in.
 type StuckRow struct {
 	Count int    `json:"count"`
 	State string `json:"state,omitempty"`
+	// Since is the index of the first snapshot of their run (0: they were
+	// stuck in every snapshot), Snapshots how many snapshots it spans, up
+	// to the last one.
+	Since     int `json:"since"`
+	Snapshots int `json:"snapshots"`
+	// Why is, for housekeeping rows, what kind of platform work they are
+	// (HousekeepingNoStack, HousekeepingPool, HousekeepingPlatform); ""
+	// for stuck rows.
+	Why string `json:"why,omitempty"`
 	// For is how long they have been stuck, at least: the longer of
-	// Observed, the time between the captures of the first and the last
-	// snapshot, and WaitMinutes, the runtime's own wait time in the last
-	// snapshot (Go; the longest of the row).
+	// Observed, the time between the captures of the run's first snapshot
+	// and the last one, and WaitMinutes, the runtime's own wait time in
+	// the last snapshot (Go; the longest of the row).
 	For         time.Duration `json:"-"`
 	Observed    time.Duration `json:"-"`
 	WaitMinutes int           `json:"wait_minutes,omitempty"`
@@ -101,7 +118,13 @@ type GroupSeries struct {
 	State  string    `json:"state,omitempty"`
 	Frame  *FrameRef `json:"frame,omitempty"`
 	Counts []int64   `json:"counts"`
-	max    int64
+	// First, Peak and Last are its counts in the first kept snapshot, at
+	// its largest and in the last one; PeakAt is the index in Counts of
+	// the first snapshot where it peaked.
+	First  int64 `json:"first"`
+	Peak   int64 `json:"peak"`
+	PeakAt int   `json:"peak_at"`
+	Last   int64 `json:"last"`
 }
 
 // addGroups appends the current snapshot's group counts to every series.
@@ -125,7 +148,7 @@ func (t *Timeline) addGroups(groups []*stack.Group) {
 	for k, s := range t.groups {
 		c := counts[k]
 		s.Counts = append(s.Counts, c)
-		s.max = max(s.max, c)
+		s.Peak = max(s.Peak, c)
 	}
 }
 
@@ -135,8 +158,8 @@ func (t *Timeline) dropOldest(n int) {
 	t.snaps = slices.Delete(t.snaps, 0, n)
 	for k, s := range t.groups {
 		s.Counts = slices.Delete(s.Counts, 0, n)
-		s.max = slices.Max(s.Counts)
-		if s.max == 0 {
+		s.Peak = slices.Max(s.Counts)
+		if s.Peak == 0 {
 			delete(t.groups, k)
 		}
 	}
@@ -146,13 +169,14 @@ func (t *Timeline) dropOldest(n int) {
 // between snapshots, as often as wanted.
 func (t *Timeline) Report() *TimelineReport {
 	rep := &TimelineReport{
-		Schema:    TimelineSchema,
-		Snapshots: slices.Clone(t.snaps),
-		Dropped:   t.seq - len(t.snaps),
-		NoIDs:     t.noIDs,
-		Stuck:     []StuckRow{},
-		Busiest:   []BusyThread{},
-		Groups:    []GroupSeries{},
+		Schema:       TimelineSchema,
+		Snapshots:    slices.Clone(t.snaps),
+		Dropped:      t.seq - len(t.snaps),
+		NoIDs:        t.noIDs,
+		Stuck:        []StuckRow{},
+		Housekeeping: []StuckRow{},
+		Busiest:      []BusyThread{},
+		Groups:       []GroupSeries{},
 	}
 	var last time.Time
 	if len(t.snaps) > 0 {
@@ -162,75 +186,13 @@ func (t *Timeline) Report() *TimelineReport {
 		rep.Span = last.Sub(t.first)
 	}
 	if t.seq >= 2 {
-		rep.Stuck, rep.StuckTotal = t.stuck(last)
-		if len(rep.Stuck) > t.opts.MaxStuck {
-			rep.Stuck = rep.Stuck[:t.opts.MaxStuck]
-		}
+		rep.Stuck, rep.StuckTotal, rep.Housekeeping, rep.HousekeepingTotal = t.stuckRows(last)
+		rep.Stuck = rep.Stuck[:min(len(rep.Stuck), t.opts.MaxStuck)]
+		rep.Housekeeping = rep.Housekeeping[:min(len(rep.Housekeeping), t.opts.MaxStuck)]
 	}
 	rep.Busiest = t.busiest()
 	rep.Groups = t.groupRows()
 	return rep
-}
-
-// stuck groups the routines unchanged since the first snapshot by state
-// and stack.
-func (t *Timeline) stuck(last time.Time) ([]StuckRow, int) {
-	type rowKey struct {
-		state string
-		hash  uint64
-	}
-	rows := map[rowKey]*StuckRow{}
-	members := map[rowKey][]*tracked{}
-	total := 0
-	for _, tr := range t.live {
-		if tr.since != 0 {
-			continue
-		}
-		total++
-		k := rowKey{tr.state, tr.hash}
-		members[k] = append(members[k], tr)
-		if rows[k] == nil {
-			row := &StuckRow{State: tr.state, Frame: frameRef(whereFrame(tr.stack))}
-			for _, f := range tr.stack.Frames {
-				row.Stack = append(row.Stack, *frameRef(f))
-			}
-			if !tr.sinceAt.IsZero() && last.After(tr.sinceAt) {
-				row.Observed = last.Sub(tr.sinceAt)
-			}
-			rows[k] = row
-		}
-	}
-	out := make([]StuckRow, 0, len(rows))
-	for k, row := range rows {
-		ms := members[k]
-		slices.SortFunc(ms, func(a, b *tracked) int {
-			return cmp.Or(cmp.Compare(a.key.id, b.key.id), cmp.Compare(a.key.osid, b.key.osid), strings.Compare(a.key.name, b.key.name))
-		})
-		row.Count = len(ms)
-		for _, m := range ms {
-			row.WaitMinutes = max(row.WaitMinutes, m.wait)
-			if len(row.IDs) < timelineIDs && m.key.id != 0 {
-				row.IDs = append(row.IDs, m.key.id)
-			}
-			if len(row.Names) < timelineIDs && m.key.name != "" {
-				row.Names = append(row.Names, m.key.name)
-			}
-		}
-		row.For = max(row.Observed, time.Duration(row.WaitMinutes)*time.Minute)
-		out = append(out, *row)
-	}
-	// Rows without frames (JVM threads with no Java stack: compiler, GC,
-	// VM threads) come after those that show where they are.
-	noFrames := func(r StuckRow) int {
-		if len(r.Stack) == 0 {
-			return 1
-		}
-		return 0
-	}
-	slices.SortFunc(out, func(a, b StuckRow) int {
-		return cmp.Or(cmp.Compare(noFrames(a), noFrames(b)), cmp.Compare(b.For, a.For), cmp.Compare(b.Count, a.Count), strings.Compare(a.State, b.State), cmpFrames(a.Stack, b.Stack))
-	})
-	return out, total
 }
 
 func cmpFrames(a, b []FrameRef) int {
@@ -264,21 +226,25 @@ func busyThread(tr *tracked, gone bool) BusyThread {
 	}
 }
 
-// groupRows returns the Top series with the largest count in the last
-// snapshot, then the largest earlier.
+// groupRows returns the Top series with the largest peak over the kept
+// snapshots (then the largest in the last one), with their first, peak
+// and last counts: a group that went 2000 → 2500 → 2000 → 0 ranks by its
+// 2500.
 func (t *Timeline) groupRows() []GroupSeries {
 	out := make([]GroupSeries, 0, len(t.groups))
 	for _, s := range t.groups {
 		out = append(out, *s)
 	}
-	last := func(s GroupSeries) int64 {
+	for i := range out {
+		s := &out[i]
 		if len(s.Counts) == 0 {
-			return 0
+			continue
 		}
-		return s.Counts[len(s.Counts)-1]
+		s.First, s.Last = s.Counts[0], s.Counts[len(s.Counts)-1]
+		s.PeakAt = slices.Index(s.Counts, s.Peak)
 	}
 	slices.SortFunc(out, func(a, b GroupSeries) int {
-		return cmp.Or(cmp.Compare(last(b), last(a)), cmp.Compare(b.max, a.max), strings.Compare(a.Key, b.Key))
+		return cmp.Or(cmp.Compare(b.Peak, a.Peak), cmp.Compare(b.Last, a.Last), strings.Compare(a.Key, b.Key))
 	})
 	if len(out) > t.opts.Top {
 		out = out[:t.opts.Top]

@@ -182,3 +182,22 @@ func TopFrame(s *stack.Stack) *stack.Frame {
 	}
 	return s.Frames[0]
 }
+
+// AppFrame returns the innermost frame of s that is neither the runtime's
+// (as for TopFrame) nor the standard library's
+// ([formats.Frame.IsStdlib]: net/http, internal/poll, the JDK's java.*):
+// the application code a routine is in, under the library calls it made.
+// It returns nil when every frame is the platform's (net/http's idle
+// connections, the JVM's Reference Handler and idle JDK pool workers) and
+// for an empty or nil stack.
+func AppFrame(s *stack.Stack) *stack.Frame {
+	if s == nil {
+		return nil
+	}
+	for _, f := range s.Frames {
+		if !isRuntimeFrame(f) && !f.IsStdlib() {
+			return f
+		}
+	}
+	return nil
+}

@@ -40,22 +40,31 @@ const (
 	flagRuntime = 1 << iota // the Go runtime's or the JVM's internals
 	flagInlined             // an inlined call
 	flagNative              // a native or cgo frame
-	flagStd                 // Go standard library or JDK, not the application
+	flagStd                 // the standard library (formats.Frame.IsStdlib: Go's, the JDK's), runtime included
 )
 
 type inputDoc struct {
-	Name       string      `json:"name"`
-	Kind       stack.Kind  `json:"kind"`
-	Noun       string      `json:"noun"` // "goroutines" or "threads"
-	Runtime    string      `json:"runtime,omitempty"`
-	Target     string      `json:"target,omitempty"`
-	CapturedAt string      `json:"capturedAt,omitempty"`
-	Capture    *captureDoc `json:"capture,omitempty"`
-	Total      int64       `json:"total"`
-	Truncated  bool        `json:"truncated,omitempty"`
-	Preamble   []string    `json:"preamble,omitempty"`
+	Name       string     `json:"name"`
+	Kind       stack.Kind `json:"kind"`
+	Noun       string     `json:"noun"` // "goroutines" or "threads"
+	Runtime    string     `json:"runtime,omitempty"`
+	Target     string     `json:"target,omitempty"`
+	CapturedAt string     `json:"capturedAt,omitempty"`
+	// At is when the dump was taken, for the timeline's axis: its capture
+	// time, else its file's modification time (AtFrom "captured" or
+	// "modified"), RFC 3339 in UTC with milliseconds.
+	At        string      `json:"at,omitempty"`
+	AtFrom    string      `json:"atFrom,omitempty"`
+	Capture   *captureDoc `json:"capture,omitempty"`
+	Total     int64       `json:"total"`
+	Truncated bool        `json:"truncated,omitempty"`
+	Preamble  []string    `json:"preamble,omitempty"`
 	// Crash is what crashed when the dump comes from a crash.
 	Crash *crashDoc `json:"crash,omitempty"`
+	// Locks is the lock analysis of a JVM dump: deadlock cycles and the
+	// locks threads wait for; absent for Go dumps and JVM dumps without
+	// either.
+	Locks *locksDoc `json:"locks,omitempty"`
 	// Races are the dump's data races, identical reports folded
 	// (analyze.RaceRows), at most maxRaces; RacesTotal counts the reports.
 	Races      []analyze.RaceRow `json:"races,omitempty"`
@@ -156,6 +165,9 @@ type seriesDoc struct {
 	Counts []int64 `json:"counts"`
 }
 
+// timeMillis is RFC 3339 with milliseconds, always three digits.
+const timeMillis = "2006-01-02T15:04:05.000Z07:00"
+
 // Caps on what a dump's summary lists.
 const (
 	maxPreambleLines = 400
@@ -227,6 +239,9 @@ func buildInput(tab *docTable, i int, in Input, groups []*stack.Group, opts Opti
 	}
 	if !d.Source.CapturedAt.IsZero() {
 		out.CapturedAt = d.Source.CapturedAt.Format(time.RFC3339)
+		out.At, out.AtFrom = d.Source.CapturedAt.UTC().Format(timeMillis), "captured"
+	} else if !in.ModTime.IsZero() {
+		out.At, out.AtFrom = in.ModTime.UTC().Format(timeMillis), "modified"
 	}
 	if c := d.Source.Capture; c != nil {
 		out.Capture = &captureDoc{Mode: c.Mode, Goroutines: c.Goroutines, Pauses: c.Pauses, Missing: c.Missing}
@@ -255,7 +270,6 @@ func buildInput(tab *docTable, i int, in Input, groups []*stack.Group, opts Opti
 	}
 	groups = provenFirst(groups)
 	shown := groups[:min(len(groups), opts.MaxGroups)]
-	tab.addGoroots(shown)
 	omitted := map[string]int64{}
 	for _, g := range groups[len(shown):] {
 		out.GroupsOmitted++
@@ -273,6 +287,13 @@ func buildInput(tab *docTable, i int, in Input, groups []*stack.Group, opts Opti
 		out.Groups[gi].CreatorGroups = links[gi].creators
 	}
 	out.Crash = buildCrash(in, out.Groups)
+	if jvm {
+		rep := in.Locks
+		if rep == nil && len(d.Routines) > 0 {
+			rep = analyze.Locks(d)
+		}
+		out.Locks = buildLocks(tab, rep, out.Groups, opts.Group)
+	}
 	return out
 }
 

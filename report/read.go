@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/stackdump/stackdump/analyze"
 	"github.com/stackdump/stackdump/dedupe"
 	"github.com/stackdump/stackdump/formats"
 	"github.com/stackdump/stackdump/formats/gotext"
@@ -49,18 +50,27 @@ func Read(r io.Reader, name string, opts ReadOptions) ([]Input, error) {
 }
 
 // readInput reads the next dump of rd, grouping its routines and
-// watching for the one that crashed as they stream by: a stack.Pipeline
-// through the grouping stage into the crash watch. On an error that cut
+// watching for the one that crashed and for JVM threads with lock lines
+// as they stream by: a formats.Pipeline through the grouping stage into
+// the crash and lock watches. On an error that cut
 // the dump short, what was read of it is returned with the error.
 func readInput(rd *formats.Reader, opts ReadOptions) (Input, error) {
 	var watch gotext.CrashWatch
-	g := dedupe.GroupThrough(stack.RoutineFunc(watch.Add), opts.Group)
+	var locks analyze.LockWatch
+	g := dedupe.GroupThrough(stack.RoutineFunc(func(r *stack.Routine) {
+		watch.Add(r)
+		locks.Add(r)
+	}), opts.Group)
 	p := stack.Pipeline{Source: rd, Encoder: g, OnWarning: opts.OnWarning}
 	d, err := p.Next(context.Background())
 	if d == nil {
 		return Input{}, err
 	}
-	return Input{Dump: d, Groups: g.Groups(), Culprit: watch.Culprit(gotext.CrashOf(d.Preamble))}, err
+	in := Input{Dump: d, Groups: g.Groups(), Culprit: watch.Culprit(gotext.CrashOf(d.Preamble))}
+	if isJVM(d.Source.Kind) {
+		in.Locks = locks.Report(d)
+	}
+	return in, err
 }
 
 func nameInputs(inputs []Input, name string) []Input {

@@ -6,6 +6,7 @@ import (
 	"io"
 	"time"
 
+	"github.com/stackdump/stackdump/analyze"
 	"github.com/stackdump/stackdump/dedupe"
 	"github.com/stackdump/stackdump/stack"
 )
@@ -38,6 +39,14 @@ type Input struct {
 	// crash (see gotext.CrashWatch); nil when unknown. [Read] sets it;
 	// when Groups is nil it is found in Dump.Routines.
 	Culprit *stack.Routine
+	// ModTime is the modification time of the file the dump was read
+	// from; the timeline's axis shows it for a dump that records no
+	// capture time. Zero when unknown.
+	ModTime time.Time
+	// Locks is the lock analysis of a JVM dump (analyze.Locks): its
+	// deadlocks and the locks threads wait for. [Read] sets it; when nil,
+	// a JVM dump's Dump.Routines are analysed.
+	Locks *analyze.LockReport
 }
 
 // Options configure a report.

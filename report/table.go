@@ -1,7 +1,6 @@
 package report
 
 import (
-	"slices"
 	"strings"
 
 	"github.com/stackdump/stackdump/stack"
@@ -15,10 +14,6 @@ type docTable struct {
 	frames []frameRow
 	byPtr  map[*stack.Frame]int
 	byVal  map[frameKey]int
-	// goroots are the Go installations the dumps' runtime frames come
-	// from ("/usr/local/go/"), to tell the standard library from the
-	// application by file.
-	goroots []string
 }
 
 // frameKey is a frame's identity in the page: dumps read with different
@@ -78,7 +73,7 @@ func (t *docTable) row(f *stack.Frame, jvm bool) frameRow {
 	if f.Native {
 		flags |= flagNative
 	}
-	if isStd(f, pkg, jvm, t.goroots) {
+	if f.IsStdlib() {
 		flags |= flagStd
 	}
 	row := frameRow{t.str(f.Func), t.str(f.File), f.Line, flags, t.str(pkg)}
@@ -103,65 +98,4 @@ func jvmPackage(fn string) string {
 		i += j + 1
 	}
 	return fn[:end]
-}
-
-// addGoroots notes the Go installations that the runtime frames of stacks
-// were built from.
-func (t *docTable) addGoroots(groups []*stack.Group) {
-	for _, g := range groups {
-		if g.Sample == nil || g.Sample.Stack == nil {
-			continue
-		}
-		for _, f := range g.Sample.Stack.Frames {
-			if !strings.HasPrefix(f.Func, "runtime.") {
-				continue
-			}
-			file := strings.ReplaceAll(f.File, `\`, "/")
-			// Go 1.4 and older kept the standard library in src/pkg/.
-			i, n := strings.Index(file, "/src/runtime/"), len("/src/")
-			if i < 0 {
-				i, n = strings.Index(file, "/src/pkg/runtime/"), len("/src/pkg/")
-			}
-			if i >= 0 {
-				root := file[:i+n]
-				if !slices.Contains(t.goroots, root) {
-					t.goroots = append(t.goroots, root)
-				}
-				break
-			}
-		}
-	}
-}
-
-// isStd reports whether f belongs to the Go standard library or the JDK
-// rather than to the application: a Go package whose first path element
-// has no dot (and is not main) whose file lies in a Go installation that
-// runtime frames came from (or, when there is none, under a src/ tree of
-// its import path), or a java., javax., jdk., sun. or com.sun. class.
-func isStd(f *stack.Frame, pkg string, jvm bool, goroots []string) bool {
-	if jvm {
-		for _, p := range []string{"java.", "javax.", "jdk.", "sun.", "com.sun."} {
-			if strings.HasPrefix(f.Func, p) {
-				return true
-			}
-		}
-		return false
-	}
-	if pkg == "" || pkg == "main" {
-		return false
-	}
-	first, _, _ := strings.Cut(pkg, "/")
-	if strings.Contains(first, ".") {
-		return false
-	}
-	if f.File == "" {
-		return true
-	}
-	file := strings.ReplaceAll(f.File, `\`, "/")
-	for _, root := range goroots {
-		if strings.HasPrefix(file, root) {
-			return true
-		}
-	}
-	return strings.Contains(file, "/src/"+pkg+"/") && !strings.Contains(file, "/pkg/mod/")
 }

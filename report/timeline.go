@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/stackdump/stackdump/analyze"
 	"github.com/stackdump/stackdump/dedupe"
 	"github.com/stackdump/stackdump/stack"
 )
@@ -53,7 +54,11 @@ func buildTimeline(all [][]*stack.Group, inputs []Input, n int) *timelineDoc {
 	for i, t := range tracks {
 		samples[i] = t.sample
 	}
-	labels := seriesLabels(samples)
+	keys := make([]string, len(tracks))
+	for i, t := range tracks {
+		keys[i] = t.key
+	}
+	labels := seriesLabels(samples, keys)
 	tl.Series = make([]seriesDoc, len(tracks))
 	for i, t := range tracks {
 		tl.Series[i] = seriesDoc{Key: t.key, Label: labels[i], Counts: t.counts}
@@ -65,35 +70,112 @@ func buildTimeline(all [][]*stack.Group, inputs []Input, n int) *timelineDoc {
 const maxLabelSteps = 4
 
 // seriesLabels names groups by the code they wait in: the top frame
-// outside the runtime. Groups that share it are told apart by the first
-// frame below it that differs between them ("main.worker ← … ←
-// main.startB"), with its file and line when only the line differs, step
-// by step until every label is distinct (or maxLabelSteps).
-func seriesLabels(samples []*stack.Routine) []string {
+// outside the runtime. Groups that share its function are told apart by
+// its file and line when those differ, then by the first frame below it
+// that differs between them ("main.worker ← … ← main.startB"), with its
+// file and line when only the line differs, step by step (maxLabelSteps).
+// Labels that are still alike (stacks alike to their end: groups split by
+// state, creator or arguments) get the creator, then the state, then the
+// group key: every label is distinct.
+func seriesLabels(samples []*stack.Routine, keys []string) []string {
 	labels := make([]string, len(samples))
 	at := make([]int, len(samples)) // index in the stack of the frame named last
 	for i, r := range samples {
 		labels[i] = routineLabel(r, 0)
 		at[i] = topIndex(r)
 	}
+	eachDuplicate(labels, func(members []int) { tellTopApart(samples, members, labels) })
 	for step := 0; step < maxLabelSteps; step++ {
-		clusters := make(map[string][]int)
-		for i, l := range labels {
-			clusters[l] = append(clusters[l], i)
-		}
-		dup := false
-		for _, members := range clusters {
-			if len(members) < 2 {
-				continue
-			}
-			dup = true
-			tellApart(samples, members, labels, at)
-		}
-		if !dup {
+		if !eachDuplicate(labels, func(members []int) { tellApart(samples, members, labels, at) }) {
 			break
 		}
 	}
+	eachDuplicate(labels, func(members []int) {
+		tellBy(members, labels, func(m int) string {
+			if r := samples[m]; r != nil && r.CreatedBy != nil {
+				return " (created by " + shortFunc(r.CreatedBy.Func) + ")"
+			}
+			return ""
+		})
+	})
+	eachDuplicate(labels, func(members []int) {
+		tellBy(members, labels, func(m int) string {
+			if r := samples[m]; r != nil && r.State != "" {
+				return " [" + r.State + "]"
+			}
+			return ""
+		})
+	})
+	eachDuplicate(labels, func(members []int) {
+		for _, m := range members {
+			labels[m] += " #" + keys[m][:min(8, len(keys[m]))]
+		}
+	})
+	eachDuplicate(labels, func(members []int) { // keys that share 8 digits
+		for _, m := range members {
+			labels[m] += keys[m][min(8, len(keys[m])):]
+		}
+	})
 	return labels
+}
+
+// eachDuplicate calls fn with each set of indexes whose labels are equal,
+// in the order of their first member, and reports whether there was one.
+func eachDuplicate(labels []string, fn func(members []int)) bool {
+	clusters := make(map[string][]int)
+	var order []string
+	for i, l := range labels {
+		if clusters[l] == nil {
+			order = append(order, l)
+		}
+		clusters[l] = append(clusters[l], i)
+	}
+	dup := false
+	for _, l := range order {
+		if members := clusters[l]; len(members) > 1 {
+			dup = true
+			fn(members)
+		}
+	}
+	return dup
+}
+
+// tellBy adds part(m) to the labels of members when the parts differ.
+func tellBy(members []int, labels []string, part func(m int) string) {
+	first := part(members[0])
+	for _, m := range members[1:] {
+		if part(m) != first {
+			for _, m := range members {
+				labels[m] += part(m)
+			}
+			return
+		}
+	}
+}
+
+// tellTopApart adds the top frame's file and line to the labels of
+// members, which are equal, when those differ between them (one function
+// blocked at two lines).
+func tellTopApart(samples []*stack.Routine, members []int, labels []string) {
+	tellBy(members, labels, func(m int) string {
+		r := samples[m]
+		if r == nil {
+			return ""
+		}
+		if top := dedupe.TopFrame(r.Stack); top != nil {
+			return " (" + baseFile(top.File) + ":" + strconv.Itoa(top.Line) + ")"
+		}
+		return ""
+	})
+}
+
+// sameFrame compares frames by what they say: dumps read with different
+// Tables have different pointers for the same frame.
+func sameFrame(a, b *stack.Frame) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	return a == b || a.Func == b.Func && a.File == b.File && a.Line == b.Line
 }
 
 // topIndex is the index of r's top frame outside the runtime; -1 when
@@ -126,7 +208,7 @@ func tellApart(samples []*stack.Routine, members []int, labels []string, at []in
 		for _, m := range members[1:] {
 			f := frameAt(m, d)
 			anyFrame = anyFrame || f != nil
-			if f != first {
+			if !sameFrame(f, first) {
 				same = false
 				if f == nil || first == nil || f.Func != first.Func {
 					funcsSame = false
@@ -166,7 +248,7 @@ func sharesFunc(samples []*stack.Routine, members []int, self, d int, f *stack.F
 		if m == self || samples[m] == nil || samples[m].Stack == nil || d >= len(samples[m].Stack.Frames) {
 			continue
 		}
-		if g := samples[m].Stack.Frames[d]; g != f && g.Func == f.Func {
+		if g := samples[m].Stack.Frames[d]; !sameFrame(g, f) && g.Func == f.Func {
 			return true
 		}
 	}
@@ -197,8 +279,11 @@ func routineLabel(r *stack.Routine, callers int) string {
 	return label
 }
 
-// shortFunc drops a function's import path: "http.(*conn).serve".
+// shortFunc drops a function's import path: "http.(*conn).serve"; a JVM
+// hidden class keeps its class name ("Foo$$Lambda$14.run" for
+// "Foo$$Lambda$14/0x0000000800c03000.run").
 func shortFunc(fn string) string {
+	fn = analyze.JVMHiddenClass(fn)
 	end := strings.IndexByte(fn, '[')
 	if end < 0 {
 		end = len(fn)

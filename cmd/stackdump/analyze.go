@@ -35,7 +35,9 @@ func newAnalyzeCommand() *cobra.Command {
 for standard input), groups every dump in it by stack and prints one screen
 per dump: totals by state, the largest groups, the longest waits,
 goroutines the runtime marked (leaked), likely leaks (large groups parked on
-channels that do not look like a worker pool), lock contention by the code
+channels that do not look like a worker pool; with several dumps of one
+process, in the order given, a group that grew across them is the
+strongest evidence, one that fell is churn), lock contention by the code
 that waits, who started the live goroutines, and for JVM dumps deadlocks
 and the locks that block the most threads. Truncation and parse warnings
 are in the headline.
@@ -117,6 +119,9 @@ func runAnalyze(cmd *cobra.Command, files []string, o analyzeOptions) error {
 			return writeSummaries(w, summaries, f == output.JSON, color)
 		})
 	}
+	// The dumps are taken in the order given: a leak suspect's growth
+	// across the earlier dumps of the same target is evidence.
+	opts.History = analyze.NewLeakHistory()
 	var summaries []*analyze.Summary
 	for _, name := range files {
 		s, err := summarizeFile(cmd, name, opts, o.quiet)

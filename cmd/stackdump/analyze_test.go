@@ -163,3 +163,42 @@ func TestUseColor(t *testing.T) {
 		}
 	}
 }
+
+// analyze reads several dumps in the order given as snapshots of one
+// process: a group parked on a channel that grew in each of them is a
+// likely leak for that alone, listed first with its counts and the
+// reason, though one live goroutine started it (a pool's shape).
+func TestAnalyzeCommandGrowthAcrossDumps(t *testing.T) {
+	var files []string
+	for i := range 3 {
+		leak(t, 60)
+		files = append(files, writeProfile(t, "g"+string(rune('1'+i))+".txt", 2))
+	}
+	out, _, err := runCLI(t, append([]string{"analyze", "--json"}, files...)...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		Dumps []struct {
+			LikelyLeaks []struct {
+				Frame   struct{ Func string } `json:"frame"`
+				Growth  []int64               `json:"growth"`
+				Reasons []string              `json:"reasons"`
+			} `json:"likely_leaks"`
+		} `json:"dumps"`
+	}
+	if err := json.Unmarshal([]byte(out), &doc); err != nil || len(doc.Dumps) != 3 {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	if n := len(doc.Dumps[0].LikelyLeaks); n != 0 {
+		t.Errorf("the first dump alone flags %d suspects: a pool's shape", n)
+	}
+	leaks := doc.Dumps[2].LikelyLeaks
+	if len(leaks) == 0 || !strings.HasSuffix(leaks[0].Frame.Func, ".leakyWorker") {
+		t.Fatalf("third dump's suspects %+v; want leakyWorker first", leaks)
+	}
+	g := leaks[0].Growth
+	if len(g) != 3 || g[1]-g[0] != 60 || g[2]-g[1] != 60 || !strings.HasPrefix(leaks[0].Reasons[0], "grew across 3 dumps (") {
+		t.Errorf("growth %v, reasons %q", g, leaks[0].Reasons)
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -116,11 +117,20 @@ func readReportInput(cmd *cobra.Command, name string, by dedupe.By, table *stack
 		return nil, err
 	}
 	defer closeIn()
-	return report.Read(src, displayName(name), report.ReadOptions{
+	inputs, err := report.Read(src, displayName(name), report.ReadOptions{
 		Format: formats.ReadOptions{Table: table, Progress: count},
 		Group:  dedupe.Options{By: by},
 		OnWarning: func(pe *stack.ParseError) {
 			fmt.Fprintf(cmd.ErrOrStderr(), "stackdump: warning: %s: %v\n", displayName(name), pe)
 		},
 	})
+	// The timeline's axis shows the file's time for dumps without one.
+	if name != "-" {
+		if fi, serr := os.Stat(name); serr == nil && fi.Mode().IsRegular() {
+			for i := range inputs {
+				inputs[i].ModTime = fi.ModTime()
+			}
+		}
+	}
+	return inputs, err
 }

@@ -69,6 +69,8 @@ type reportPage struct {
 		Name      string `json:"name"`
 		Total     int64  `json:"total"`
 		Truncated bool   `json:"truncated"`
+		At        string `json:"at"`
+		AtFrom    string `json:"atFrom"`
 		Groups    []struct {
 			Count int64 `json:"count"`
 			Stack []int `json:"stack"`
@@ -142,6 +144,14 @@ func TestReportCommandTimeline(t *testing.T) {
 	for i, in := range p.Inputs {
 		if p.Timeline.Totals[i] != in.Total {
 			t.Errorf("dump %d: timeline total %d, dump total %d", i, p.Timeline.Totals[i], in.Total)
+		}
+		// debug=1 records no capture time: the axis has the file's.
+		fi, err := os.Stat(files[i])
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := fi.ModTime().UTC().Format("2006-01-02T15:04:05.000Z07:00"); in.At != want || in.AtFrom != "modified" {
+			t.Errorf("dump %d: at %q from %q; want the file's modification time %s", i, in.At, in.AtFrom, want)
 		}
 	}
 }

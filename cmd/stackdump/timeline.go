@@ -18,11 +18,12 @@ import (
 )
 
 type timelineOptions struct {
-	json     bool
-	top      int
-	maxStuck int
-	by       string
-	color    string
+	json         bool
+	top          int
+	maxStuck     int
+	by           string
+	color        string
+	housekeeping bool
 }
 
 func newTimelineCommand() *cobra.Command {
@@ -34,19 +35,27 @@ func newTimelineCommand() *cobra.Command {
 debug=2 captures, repeated jstack or jcmd Thread.print, a file with several
 kill -3 dumps) and reports:
 
-  - stuck routines: present in every snapshot with the same id, state and
-    stack, with how long at least (from the capture times and the
-    runtime's wait minutes);
+  - stuck routines: the same state and stack with no progress over the
+    longest run of consecutive snapshots ending at the last one (CPU time
+    that advanced, a running goroutine or a wait that restarted is
+    progress; wait minutes growing with the clock are not), with how long
+    at least (from the capture times and the runtime's wait minutes);
+  - housekeeping apart, folded into one line unless --housekeeping: JVM
+    threads without a Java stack (GC, compiler, VM Thread), threads and
+    goroutines whose every frame is the runtime's or the standard
+    library's (Reference Handler, Finalizer, net/http's idle connections)
+    and idle pool workers parked in their pool's getTask;
   - for each snapshot, the ids that are new and those that went away;
   - for JVM threads (matched by id, tid, nid and name), the CPU time each used
     between snapshots (cpu=…ms), busiest first;
-  - the largest groups of identical stacks over time.
+  - the largest groups of identical stacks over time, ranked by their
+    peak, with their count in each snapshot.
 
 Snapshots are taken in the order of their capture times when every dump
 has one (JVM dumps, stackdump JSON, pprof), else in argument order (and in
 file order within a file). Files given out of capture order are read a
 second time, in order; standard input ("-") is read once, so its dumps
-must come in order. docs/fleet.md describes --json
+must come in order. docs/fleet.md describes the rules and --json
 (schema stackdump-timeline/v1).`,
 		Example: `  for i in 1 2 3; do curl -s 'host:6060/debug/pprof/goroutine?debug=2' > g$i.txt; sleep 30; done
   stackdump timeline g1.txt g2.txt g3.txt
@@ -63,6 +72,7 @@ must come in order. docs/fleet.md describes --json
 	f.IntVar(&o.maxStuck, "max-stuck", analyze.DefaultTimelineMaxStuck, "rows of stuck routines to list (stuck_total counts them all)")
 	f.StringVar(&o.by, "by", "stack", "group routines by: exact, stack or func")
 	f.StringVar(&o.color, "color", "auto", "color the text: auto (on a terminal, unless NO_COLOR is set), always or never")
+	f.BoolVar(&o.housekeeping, "housekeeping", false, "list the housekeeping threads and goroutines row by row, not in one line")
 	return cmd
 }
 
@@ -100,7 +110,8 @@ func runTimeline(cmd *cobra.Command, files []string, o timelineOptions) error {
 		}
 	}
 	if tl.Snapshots() > 0 {
-		if werr := writeTimeline(cmd.OutOrStdout(), tl.Report(), o.json, color); err == nil {
+		text := analyze.TextOptions{Color: color, ListHousekeeping: o.housekeeping}
+		if werr := writeTimeline(cmd.OutOrStdout(), tl.Report(), o.json, text); err == nil {
 			err = werr
 		}
 	}
@@ -245,13 +256,13 @@ func eachDump(cmd *cobra.Command, name string, fn func(p *stack.Pipeline) error)
 	}
 }
 
-func writeTimeline(w io.Writer, rep *analyze.TimelineReport, asJSON, color bool) error {
+func writeTimeline(w io.Writer, rep *analyze.TimelineReport, asJSON bool, text analyze.TextOptions) error {
 	var b bytes.Buffer
 	var err error
 	if asJSON {
 		err = analyze.WriteTimelineJSON(&b, rep)
 	} else {
-		err = analyze.WriteTimelineText(&b, rep, analyze.TextOptions{Color: color})
+		err = analyze.WriteTimelineText(&b, rep, text)
 	}
 	if err != nil {
 		return err

@@ -1,8 +1,9 @@
 package gotext
 
 import (
-	"github.com/stackdump/stackdump/stack"
 	"strings"
+
+	"github.com/stackdump/stackdump/stack"
 )
 
 // CrashKind says what ended the process a dump was printed by.
@@ -14,7 +15,13 @@ const (
 	CrashFatal    CrashKind = "fatal"    // fatal error: … (a throw: concurrent map writes, stack overflow)
 	CrashDeadlock CrashKind = "deadlock" // all goroutines are asleep, or main called runtime.Goexit
 	CrashTimeout  CrashKind = "timeout"  // panic: test timed out after … (go test -timeout)
-	CrashSignal   CrashKind = "signal"   // SIGQUIT/SIGABRT dumps, SIGSEGV and other faults
+	// CrashSignal is a signal that did not become a panic: a SIGQUIT or
+	// SIGABRT dump, a fault outside Go code ("SIGSEGV: segmentation
+	// violation" with "PC="), a fault during runtime execution. A nil
+	// dereference or other fault in Go code that the runtime turned into
+	// a run-time panic ("panic: runtime error: …" with its "[signal …]"
+	// line) is a CrashPanic: recover could have caught it.
+	CrashSignal CrashKind = "signal"
 )
 
 // Crash is what a dump's preamble says crashed.
@@ -23,8 +30,9 @@ type Crash struct {
 	// Message is the crash as the runtime wrote it, without the leading
 	// "panic: " or "fatal error: " and the tab that indents continuation
 	// lines: multi-line panic values, "[recovered]" chains and nested
-	// panics ("…\npanic: second"), then a "[signal …]" line when a fault
-	// caused it.
+	// panics ("…\npanic: second"), then the "[signal …]" line when a
+	// fault caused it (a nil dereference's run-time panic, a fault during
+	// runtime execution).
 	Message string
 	// InRoutine is set when the crash happened in a goroutine the runtime
 	// prints first (panics, throws, faults); not for deadlocks, timeouts
@@ -67,7 +75,10 @@ func panicCrash(lines []string) *Crash {
 		rest = rest[1:]
 	}
 	if len(rest) > 0 && strings.HasPrefix(rest[0], "[signal ") {
-		c.Kind = CrashSignal
+		// A fault the runtime turned into a run-time panic ("invalid
+		// memory address or nil pointer dereference"): still a panic,
+		// which recover could have caught; the signal line is part of
+		// its message.
 		msg = append(msg, rest[0])
 	}
 	if strings.HasPrefix(msg[0], "test timed out after ") {
@@ -106,6 +117,8 @@ func fatalCrash(lines []string) *Crash {
 		c.Kind, c.InRoutine = CrashDeadlock, false
 	}
 	if len(lines) > 1 && strings.HasPrefix(lines[1], "[signal ") {
+		// "unexpected signal during runtime execution": a fault the
+		// runtime could not turn into a panic.
 		c.Kind = CrashSignal
 		c.Message += "\n" + lines[1]
 	}

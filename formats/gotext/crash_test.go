@@ -20,7 +20,11 @@ func TestCrashOfOtherVersions(t *testing.T) {
 		// Go 1.20 does not indent a panic value's second line.
 		{"../../testdata/go/panic_go120.txt", CrashPanic, "old toolchain", 2, 1},
 		{"../../testdata/go/panic_go121.txt", CrashPanic, "", 0, 1},
-		{"../../testdata/corpus/go/gotfmt_nil.txt", CrashSignal, "runtime error: invalid memory address or nil pointer dereference", 2, 4},
+		// A nil dereference turned into a run-time panic is a panic; its
+		// "[signal SIGSEGV …]" line is the message's second line.
+		{"../../testdata/corpus/go/gotfmt_nil.txt", CrashPanic, "runtime error: invalid memory address or nil pointer dereference", 2, 4},
+		// A fault that did not become a panic (Go 1.4's GC, with PC=).
+		{"../../testdata/corpus/go/gotfmt_go7725.txt", CrashSignal, "SIGSEGV: segmentation violation", 1, 0},
 		{"../../testdata/corpus/go/gotfmt_sigabrt.txt", CrashSignal, "SIGABRT: abort", 1, 0},
 		{"../../testdata/corpus/go/gotfmt_deadlock.txt", CrashDeadlock, "all goroutines are asleep - deadlock!", 1, 0},
 		{"../../testdata/corpus/go/gotfmt_timeout.txt", CrashTimeout, "test timed out after 1s", 1, 0},

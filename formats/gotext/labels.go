@@ -2,8 +2,9 @@ package gotext
 
 import (
 	"errors"
-	"github.com/stackdump/stackdump/stack"
 	"strconv"
+
+	"github.com/stackdump/stackdump/stack"
 )
 
 // parseLabels parses the text between the braces of a header's label set

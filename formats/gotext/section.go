@@ -2,6 +2,7 @@ package gotext
 
 import (
 	"bytes"
+
 	"github.com/stackdump/stackdump/stack"
 )
 

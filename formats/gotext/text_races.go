@@ -1,8 +1,9 @@
 package gotext
 
 import (
-	"github.com/stackdump/stackdump/stack"
 	"strconv"
+
+	"github.com/stackdump/stackdump/stack"
 )
 
 // Race reports and the system stack in traceback text. A dump's races

@@ -1,8 +1,9 @@
 package gotext
 
 import (
-	"github.com/stackdump/stackdump/stack"
 	"strings"
+
+	"github.com/stackdump/stackdump/stack"
 )
 
 // stackTrie is the Go traceback reader's trie of the stacks it has met

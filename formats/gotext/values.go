@@ -1,8 +1,9 @@
 package gotext
 
 import (
-	"github.com/stackdump/stackdump/stack"
 	"hash/maphash"
+
+	"github.com/stackdump/stackdump/stack"
 )
 
 // valueSpan is one frame's values with its arguments as a span of a

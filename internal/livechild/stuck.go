@@ -5,6 +5,8 @@ package livechild
 import (
 	"bufio"
 	"context"
+	"fmt"
+	"io"
 	"os/exec"
 	"path/filepath"
 	"runtime"
@@ -27,13 +29,47 @@ func repoRoot(t testing.TB) string {
 // server ("http://127.0.0.1:PORT").
 func StartStuck(ctx context.Context, t testing.TB) string {
 	t.Helper()
-	bin := filepath.Join(t.TempDir(), "stuck")
-	build := exec.CommandContext(ctx, "go", "build", "-o", bin, "./testdata/gen/stuck")
+	return Start(ctx, t, "stuck").URL
+}
+
+// Program is a running program of testdata/gen: a Go program that serves
+// net/http/pprof and prints "listening ADDR" first, or a JVM (StartJava).
+// Both answer each command line sent to their standard input with one
+// line once it took effect, and exit when it closes.
+type Program struct {
+	// URL is the base URL of a Go program's net/http/pprof server
+	// ("http://127.0.0.1:PORT"); PID is a JVM's process id, as it printed
+	// it in its "ready PID" line.
+	URL, PID string
+	stdin    io.WriteCloser
+	out      *bufio.Reader
+}
+
+// Start builds ./testdata/gen/DIR (from the repository root) and runs it
+// until the test ends, when its standard input is closed and it is
+// waited for.
+func Start(ctx context.Context, t testing.TB, dir string) *Program {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), dir)
+	build := exec.CommandContext(ctx, "go", "build", "-o", bin, "./testdata/gen/"+dir)
 	build.Dir = repoRoot(t)
 	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build ./testdata/gen/stuck: %v\n%s", err, out)
+		t.Fatalf("go build ./testdata/gen/%s: %v\n%s", dir, err, out)
 	}
-	cmd := exec.CommandContext(ctx, bin)
+	p := run(ctx, t, exec.CommandContext(ctx, bin))
+	line := p.readLine(t, "testdata/gen/"+dir)
+	addr, ok := strings.CutPrefix(line, "listening ")
+	if !ok {
+		t.Fatalf("testdata/gen/%s did not say where it listens: %q", dir, line)
+	}
+	p.URL = "http://" + addr
+	return p
+}
+
+// run starts cmd with pipes on its standard input and output, and stops
+// it when the test ends: standard input closed, then killed.
+func run(ctx context.Context, t testing.TB, cmd *exec.Cmd) *Program {
+	t.Helper()
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -42,17 +78,37 @@ func StartStuck(ctx context.Context, t testing.TB) string {
 	if err != nil {
 		t.Fatal(err)
 	}
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() {
-		stdin.Close() // the program exits when its stdin closes
+		stdin.Close() // the programs exit when their stdin closes
+		_ = cmd.Process.Kill()
 		_ = cmd.Wait()
+		if t.Failed() && stderr.Len() > 0 {
+			t.Logf("%s wrote on standard error:\n%s", filepath.Base(cmd.Path), stderr.String())
+		}
 	})
-	line, err := bufio.NewReader(stdout).ReadString('\n')
-	addr, ok := strings.CutPrefix(strings.TrimSpace(line), "listening ")
-	if err != nil || !ok {
-		t.Fatalf("testdata/gen/stuck did not say where it listens: %q, %v", line, err)
+	return &Program{stdin: stdin, out: bufio.NewReader(stdout)}
+}
+
+func (p *Program) readLine(t testing.TB, who string) string {
+	t.Helper()
+	line, err := p.out.ReadString('\n')
+	if err != nil {
+		t.Fatalf("%s: reading its output: %q, %v", who, line, err)
 	}
-	return "http://" + addr
+	return strings.TrimSpace(line)
+}
+
+// Send writes line to the program's standard input and returns the line
+// it answers with (without the line break).
+func (p *Program) Send(t testing.TB, line string) string {
+	t.Helper()
+	if _, err := fmt.Fprintln(p.stdin, line); err != nil {
+		t.Fatalf("livechild: writing %q: %v", line, err)
+	}
+	return p.readLine(t, "answering "+line)
 }

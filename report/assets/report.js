@@ -96,8 +96,19 @@
     return (full ? f : baseName(f)) + (l ? ':' + l : '');
   }
 
+  // hiddenClass drops the address of a JVM hidden class, so that a lambda
+  // names its class: "Foo$$Lambda$14/0x0000000800c03000.run" →
+  // "Foo$$Lambda$14.run" (as analyze.JVMHiddenClass). Go names, which hold
+  // no '$' before a slash, are left alone.
+  var HIDDEN = /^([^\/]*\$[^\/]*)\/(?:0x)?[0-9a-fA-F]+(\..*)$/;
+  function hiddenClass(s) {
+    var m = HIDDEN.exec(s);
+    return m ? m[1] + m[2] : s;
+  }
+
   // shortFunc drops the import path: "net/http.(*conn).serve" → "http.(*conn).serve".
   function shortFunc(s) {
+    s = hiddenClass(s);
     var b = s.indexOf('[');
     var j = s.lastIndexOf('/', b < 0 ? s.length : b);
     return s.slice(j + 1);
@@ -107,7 +118,7 @@
   // above, or "LockSupport.park" for "java.util.concurrent.locks.LockSupport.park".
   function shortName(fi) {
     var fn = fFunc(fi), pkg = fPkg(fi);
-    if (pkg && pkg.indexOf('/') < 0 && pkg.indexOf('.') > 0 && fn.indexOf(pkg + '.') === 0) return fn.slice(pkg.length + 1);
+    if (pkg && pkg.indexOf('/') < 0 && pkg.indexOf('.') > 0 && fn.indexOf(pkg + '.') === 0) return hiddenClass(fn.slice(pkg.length + 1));
     return shortFunc(fn);
   }
 
@@ -308,7 +319,7 @@
     view.filter = f;
     view.terms = parseFilter(f);
     $('filter').value = f;
-    if (changed) { view.zoom = []; renderSummary(); renderTimeline(); }
+    if (changed) { view.zoom = []; renderSummary(); renderLocks(); renderTimeline(); }
     refresh();
     if (h.group) {
       var gi = cur().byKey[h.group];
@@ -333,6 +344,7 @@
     var inp = cur(), box = $('summary');
     box.textContent = '';
     if (inp.crash) box.appendChild(crashBanner(inp.crash));
+    if (inp.locks && (inp.locks.deadlocks.length || inp.locks.reported)) box.appendChild(deadlockBanner(inp.locks));
     if (inp.racesTotal) box.appendChild(racesBanner(inp));
     var groups = inp.groups;
     var cards = el('div', 'cards');
@@ -389,7 +401,15 @@
       box.appendChild(det);
     }
     if (inp.preamble && inp.preamble.length) {
-      add(box, el('h3', null, 'Preamble'), el('pre', 'preamble', inp.preamble.join('\n')));
+      if (inp.locks && inp.locks.deadlocks.length) {
+        // The JVM's own deadlock report: the banner above and the Locks
+        // section show it, so its text is folded.
+        var pd = el('details', 'preamble-box');
+        add(pd, el('summary', null, 'Preamble: the JVM\'s deadlock report as printed (' + plural(inp.preamble.length, 'line', 'lines') + ')'), el('pre', 'preamble', inp.preamble.join('\n')));
+        box.appendChild(pd);
+      } else {
+        add(box, el('h3', null, 'Preamble'), el('pre', 'preamble', inp.preamble.join('\n')));
+      }
     }
   }
 
@@ -411,6 +431,95 @@
       box.appendChild(p);
     }
     return box;
+  }
+
+  // threadRef names a thread of the lock analysis, linked to its group
+  // when the page lists it.
+  function threadRef(t) {
+    var name = '"' + t.name + '"', inp = cur();
+    if (t.group < 0 || !inp.groups[t.group]) return el('span', 'thread', name);
+    var a = el('a', 'glink thread', name);
+    a.href = '#group=' + encodeURIComponent(inp.groups[t.group].key);
+    a.setAttribute('data-group', String(t.group));
+    a.title = 'show its group';
+    return a;
+  }
+
+  // threadWhere is a thread with its state and the frame where it is.
+  function threadWhere(t) {
+    var span = el('span', 'who');
+    add(span, threadRef(t));
+    if (t.state) add(span, ' ', chip('state', t.state));
+    if (t.frame != null) add(span, ' at ', el('code', null, shortName(t.frame)), ' ', el('span', 'loc dim', fWhere(t.frame, false)));
+    return span;
+  }
+
+  // deadlockBanner shows each deadlock cycle of the lock graph: every
+  // thread, the lock it waits for and the thread holding it, the last
+  // held by the first.
+  function deadlockBanner(locks) {
+    var box = el('div', 'banner bad deadlocks'), n = locks.deadlocks.length;
+    box.setAttribute('data-deadlocks', String(n));
+    var title = n ? plural(n, 'deadlock', 'deadlocks') + ': threads that wait for each other in a cycle' : 'The JVM reported ' + plural(locks.reported, 'deadlock', 'deadlocks');
+    if (n && locks.reported) title += ' (the JVM reported ' + num(locks.reported) + ')';
+    if (!n) title += ', but its threads carry no lock lines to rebuild them from; see the preamble';
+    add(box, el('strong', null, title));
+    locks.deadlocks.forEach(function (d, di) {
+      if (n > 1) box.appendChild(el('p', 'cycle-title', 'Deadlock ' + (di + 1) + ' of ' + n));
+      var ol = el('ol', 'cycle');
+      ol.setAttribute('data-cycle', String(di));
+      d.steps.forEach(function (st, i) {
+        var next = d.steps[(i + 1) % d.steps.length], li = el('li', 'step');
+        add(li, threadWhere(st.thread), ' waits for ', el('code', 'lock', st.lock), ' held by ', threadRef(next.thread));
+        ol.appendChild(li);
+      });
+      box.appendChild(ol);
+    });
+    return box;
+  }
+
+  // renderLocks lists the locks threads wait for: the lock, who holds it
+  // (its state and frame), and who is blocked on it or waits on it.
+  function renderLocks() {
+    var inp = cur(), sec = $('locks'), body = $('locks-body'), locks = inp.locks;
+    body.textContent = '';
+    if (!locks || !locks.locks.length) { sec.hidden = true; return; }
+    sec.hidden = false;
+    var blocked = locks.locks.reduce(function (a, l) { return a + l.blockedCount; }, 0);
+    $('locks-note').textContent = plural(locks.locks.length + (locks.more || 0), 'lock', 'locks') + ' with waiters, ' +
+      plural(blocked, 'thread', 'threads') + ' blocked; most blocked first, deadlocked ones marked';
+    var table = el('table', 'locks'), head = el('tr');
+    ['lock', 'held by', 'blocked', 'threads blocked on it, then in Object.wait on it'].forEach(function (h) { head.appendChild(el('th', null, h)); });
+    table.appendChild(head);
+    locks.locks.forEach(function (l) {
+      var tr = el('tr', l.deadlocked ? 'deadlocked' : null);
+      tr.setAttribute('data-lock', l.lock);
+      tr.appendChild(add(el('td'), el('code', 'lock', l.lock), l.deadlocked ? add(el('div', 'dim'), 'on a deadlock cycle') : null));
+      var owner = el('td');
+      if (l.owner) {
+        owner.appendChild(threadWhere(l.owner));
+        if (l.ownerFrom === 'jvm-report') add(owner, el('div', 'dim', 'named by the JVM\'s deadlock report'));
+      } else {
+        owner.appendChild(el('span', 'dim', 'no thread of the dump says it holds it'));
+      }
+      tr.appendChild(owner);
+      tr.appendChild(add(el('td', 'n'), num(l.blockedCount)));
+      var who = el('td');
+      who.appendChild(threadList(l.blocked, l.blockedCount));
+      if (l.waitingCount) add(who, el('div', 'dim', num(l.waitingCount) + ' in Object.wait (released it, wait for a notify):'), threadList(l.waiting, l.waitingCount));
+      tr.appendChild(who);
+      table.appendChild(tr);
+    });
+    body.appendChild(table);
+    if (locks.more) body.appendChild(el('p', 'dim', plural(locks.more, 'more lock', 'more locks') + ' with fewer waiters are left out.'));
+  }
+
+  // threadList names threads, linked to their groups, and how many more.
+  function threadList(ts, count) {
+    var span = el('span', 'threads');
+    ts.forEach(function (t, i) { if (i) add(span, ', '); span.appendChild(threadRef(t)); });
+    if (count > ts.length) add(span, ' and ' + num(count - ts.length) + ' more');
+    return span;
   }
 
   // racesBanner lists the dump's data races as analyze does: each race
@@ -604,6 +713,29 @@
     return (m <= 1 ? 1 : m <= 2 ? 2 : m <= 5 ? 5 : 10) * p;
   }
 
+  // axisTimes are the dumps' times as the axis shows them, in UTC: their
+  // capture times, else their files' modification times (marked "*"),
+  // as "12:00:05" when they fall on one day (with milliseconds when two
+  // share a second), else "12-01 12:00". Null when a dump has neither, or
+  // when two would read the same (a file of several dumps without times).
+  function axisTimes(inputs) {
+    var ts = inputs.map(function (inp) { return inp.at ? new Date(inp.at).toISOString() : ''; });
+    if (ts.some(function (t) { return !t; })) return null;
+    var oneDay = ts.every(function (t) { return t.slice(0, 10) === ts[0].slice(0, 10); });
+    var ms = ts.some(function (t, i) { return i > 0 && t.slice(0, 19) === ts[i - 1].slice(0, 19); });
+    var labels = ts.map(function (t, i) {
+      var l = oneDay ? t.slice(11, ms ? 23 : 19) : t.slice(5, 10) + ' ' + t.slice(11, 16);
+      return l + (inputs[i].atFrom === 'modified' ? '*' : '');
+    });
+    var seen = {};
+    for (var i = 0; i < labels.length; i++) {
+      if (seen[labels[i]]) return null;
+      seen[labels[i]] = true;
+    }
+    var note = 'times in UTC' + (inputs.some(function (inp) { return inp.atFrom === 'modified'; }) ? '; * the file\'s modification time, for dumps that record no capture time' : '');
+    return { labels: labels, note: note };
+  }
+
   // axisNames are the dumps' names as the time axis shows them: without
   // the start all of them share ("goroutines-20261201T12…") and a shared
   // extension, which the column's tooltip still has.
@@ -700,14 +832,16 @@
         svg('text', { x: L - 6, y: y + 4, 'text-anchor': 'end', 'class': 'tick' }, num(v)));
     }
     var slot = n > 1 ? PW / (n - 1) : PW;
-    var names = axisNames(D.inputs.map(function (inp) { return baseName(inp.name); }));
+    var times = axisTimes(D.inputs);
+    var names = times ? times.labels : axisNames(D.inputs.map(function (inp) { return baseName(inp.name); }));
+    s.setAttribute('data-axis', times ? 'times' : 'names');
     D.inputs.forEach(function (inp, i) {
       var col = svg('g', { 'class': i === view.dump ? 'col current' : 'col', 'data-dump': i });
       // The end labels hang inwards so that they stay inside the chart.
       var anchor = n > 1 && i === 0 ? 'start' : n > 1 && i === n - 1 ? 'end' : 'middle';
       var lx = anchor === 'start' ? X(i) - Math.min(slot / 2, L - 4) : anchor === 'end' ? X(i) + Math.min(slot / 2, R - 2) : X(i);
       add(col,
-        svg('title', {}, inp.name + ': ' + num(tl.totals[i]) + ' ' + inp.noun + ' (click to show this dump)'),
+        svg('title', {}, inp.name + (inp.at ? ', ' + (inp.atFrom === 'modified' ? 'file modified ' : 'captured ') + inp.at : '') + ': ' + num(tl.totals[i]) + ' ' + inp.noun + ' (click to show this dump)'),
         svg('rect', { x: X(i) - slot / 2, y: T, width: slot, height: PH + B - 4, 'class': 'hit' }),
         svg('line', { x1: X(i), x2: X(i), y1: T, y2: T + PH, 'class': 'mark' }),
         svg('text', { x: lx, y: T + PH + 16, 'text-anchor': anchor, 'class': 'tick axis-name', 'data-full': names[i] }, names[i]),
@@ -731,6 +865,7 @@
     });
     box.appendChild(s);
     var fit = [fitAxisRow(s, 'axis-name', slot, W), fitAxisRow(s, 'axis-total', slot, W)];
+    $('timeline-axis-note').textContent = times ? times.note : 'dumps named by what their names do not share';
     s.setAttribute('data-axis-shown', fit[0].shown + ',' + fit[1].shown);
     s.setAttribute('data-axis-overlaps', String(fit[0].overlaps + fit[1].overlaps));
     s.setAttribute('data-axis-outside', String(fit[0].outside + fit[1].outside));
@@ -742,6 +877,7 @@
       var sw = el('span', 'swatch');
       sw.style.background = sr.color;
       var first = sr.counts[0], last = sr.counts[sr.counts.length - 1];
+      var peak = Math.max.apply(null, sr.counts), peakAt = sr.counts.indexOf(peak);
       add(li, sw);
       if (gi != null) {
         var a = el('a', 'glink', sr.label);
@@ -752,6 +888,9 @@
         add(li, el('span', 'dim', sr.label), el('span', 'dim', ' (not in this dump)'));
       }
       add(li, el('span', 'num', ' ' + num(first) + ' → ' + num(last) + (last !== first ? ' (' + (last > first ? '+' : '') + num(last - first) + ')' : '')));
+      // The peak, when the line rises above both ends.
+      if (peak > first && peak > last) add(li, el('span', 'num peak', ', peak ' + num(peak) + ' at ' + names[peakAt]));
+      li.setAttribute('data-peak', String(peak));
       legend.appendChild(li);
     });
   }
@@ -943,13 +1082,24 @@
     view.zoom = [];
     $('dump-select').value = String(i);
     renderSummary();
+    renderLocks();
     renderTimeline();
     refresh();
     writeHash(false);
   }
 
+  // The filter's examples speak the dumps' language: JVM ones when every
+  // dump is a JVM's.
+  function filterHints() {
+    if (!D.inputs.length || !D.inputs.every(function (inp) { return inp.noun === 'threads'; })) return;
+    $('filter').placeholder = 'Filter: method, package, state, thread name…   e.g. java.util.concurrent  state:BLOCKED  name:http-nio  -jdk.internal  (press /)';
+    $('help-id').textContent = 'thread #N';
+    $('help-example').textContent = 'name:"http-nio-8080-exec"';
+  }
+
   function renderHeader() {
     $('title').textContent = D.title;
+    filterHints();
     var sel = $('dump-select');
     if (D.inputs.length > 1) {
       $('dump-pick').hidden = false;
@@ -1015,6 +1165,7 @@
     lastHash = location.hash;
     renderHeader();
     renderSummary();
+    renderLocks();
     renderTimeline();
     wire();
     refresh();

@@ -1,0 +1,187 @@
+package analyze
+
+import (
+	"cmp"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/stackdump/stackdump/dedupe"
+	"github.com/stackdump/stackdump/stack"
+)
+
+// progressed reports whether a routine seen with the same state and stack
+// in the previous snapshot (prev) and in this one (cur) shows that it
+// worked in between:
+//
+//   - a JVM thread whose CPU time (cpu=) advanced, or whose elapsed= went
+//     back (another thread under the same ids);
+//   - a goroutine that is running or runnable (it is on a CPU or ready
+//     for one; Go dumps carry no CPU time to tell a spin from work);
+//   - a goroutine whose wait minutes fell (it woke up and blocked again),
+//     or, once the runtime stamped its wait, grew by less than the wall
+//     clock between the captures (by more than the minute the runtime
+//     rounds down).
+//
+// Wait minutes that grow with the wall clock are no progress.
+func (t *Timeline) progressed(prev, cur *tracked) bool {
+	if cur.thread {
+		if cur.hasCPU && prev.hasCPU && cur.cpu > prev.cpu {
+			return true
+		}
+		return cur.hasElapsed && prev.hasElapsed && cur.elapsed < prev.elapsed
+	}
+	if isOnCPU(cur.state) {
+		return true
+	}
+	if cur.wait < prev.wait {
+		return true
+	}
+	if prev.wait > 0 && !t.prevAt.IsZero() && t.cur != nil && t.cur.CapturedAt.After(t.prevAt) {
+		passed := int(t.cur.CapturedAt.Sub(t.prevAt) / time.Minute)
+		return cur.wait < prev.wait+passed-1
+	}
+	return false
+}
+
+// isOnCPU reports whether a goroutine state is one of a goroutine on a
+// CPU or ready for one.
+func isOnCPU(state string) bool {
+	return state == "running" || state == "runnable" || strings.HasPrefix(state, "running ")
+}
+
+// Why a stuck routine is housekeeping (StuckRow.Why).
+const (
+	// HousekeepingNoStack: a JVM thread without a Java stack (GC,
+	// compiler, VM Thread, Signal Dispatcher, Attach Listener).
+	HousekeepingNoStack = "no-java-stack"
+	// HousekeepingPool: an idle pool worker, parked in its pool's wait for
+	// a task (ThreadPoolExecutor.getTask of the JDK, Tomcat or any other,
+	// ForkJoinPool.awaitWork, Jetty's idleJobPoll).
+	HousekeepingPool = "idle-pool"
+	// HousekeepingPlatform: every frame is the runtime's or the standard
+	// library's (dedupe.AppFrame is nil): the JVM's Reference Handler,
+	// Finalizer and Common-Cleaner, net/http's idle connections.
+	HousekeepingPlatform = "platform"
+)
+
+// housekeeping says why tr is the platform's own idle work, or "".
+func housekeeping(tr *tracked) string {
+	frames := tr.stack.Frames
+	if tr.thread && (tr.native || len(frames) == 0) {
+		return HousekeepingNoStack
+	}
+	if len(frames) == 0 {
+		return ""
+	}
+	if isWaitingState(tr) && slices.ContainsFunc(frames, func(f *stack.Frame) bool { return isPoolWait(f.Func) }) {
+		return HousekeepingPool
+	}
+	if dedupe.AppFrame(tr.stack) == nil {
+		return HousekeepingPlatform
+	}
+	return ""
+}
+
+// isWaitingState reports whether tr is parked rather than running: a JVM
+// thread WAITING or TIMED_WAITING, a goroutine off the CPU.
+func isWaitingState(tr *tracked) bool {
+	if tr.thread {
+		return strings.HasPrefix(tr.state, "WAITING") || strings.HasPrefix(tr.state, "TIMED_WAITING")
+	}
+	return !isOnCPU(tr.state)
+}
+
+// isPoolWait reports whether fn is a thread pool's wait for its next task.
+func isPoolWait(fn string) bool {
+	return strings.HasSuffix(fn, "ThreadPoolExecutor.getTask") ||
+		strings.HasSuffix(fn, ".ForkJoinPool.awaitWork") ||
+		strings.HasSuffix(fn, ".idleJobPoll") ||
+		strings.HasSuffix(fn, "Pipeline.getTask")
+}
+
+// stuckRows groups the routines of the last snapshot whose run of
+// snapshots without change or progress is two long or more, by state,
+// stack, first snapshot of the run and housekeeping reason; it returns
+// the rows of stuck routines and of housekeeping ones, each with the
+// number of routines in all of them.
+func (t *Timeline) stuckRows(last time.Time) (stuck []StuckRow, stuckTotal int, house []StuckRow, houseTotal int) {
+	type rowKey struct {
+		state string
+		hash  uint64
+		since int
+		why   string
+	}
+	lastIndex := t.seq - 1
+	rows := map[rowKey]*StuckRow{}
+	members := map[rowKey][]*tracked{}
+	for _, tr := range t.live {
+		if tr.since >= lastIndex {
+			continue // changed or progressed into the last snapshot
+		}
+		why := housekeeping(tr)
+		if why == "" {
+			stuckTotal++
+		} else {
+			houseTotal++
+		}
+		k := rowKey{tr.state, tr.hash, tr.since, why}
+		members[k] = append(members[k], tr)
+		if rows[k] == nil {
+			row := &StuckRow{State: tr.state, Frame: frameRef(whereFrame(tr.stack)), Since: tr.since, Snapshots: lastIndex - tr.since + 1, Why: why}
+			for _, f := range tr.stack.Frames {
+				row.Stack = append(row.Stack, *frameRef(f))
+			}
+			if !tr.sinceAt.IsZero() && last.After(tr.sinceAt) {
+				row.Observed = last.Sub(tr.sinceAt)
+			}
+			rows[k] = row
+		}
+	}
+	for k, row := range rows {
+		ms := members[k]
+		slices.SortFunc(ms, func(a, b *tracked) int {
+			return cmp.Or(cmp.Compare(a.key.id, b.key.id), cmp.Compare(a.key.osid, b.key.osid), strings.Compare(a.key.name, b.key.name))
+		})
+		row.Count = len(ms)
+		for _, m := range ms {
+			row.WaitMinutes = max(row.WaitMinutes, m.wait)
+			if len(row.IDs) < timelineIDs && m.key.id != 0 {
+				row.IDs = append(row.IDs, m.key.id)
+			}
+			if len(row.Names) < timelineIDs && m.key.name != "" {
+				row.Names = append(row.Names, m.key.name)
+			}
+		}
+		row.For = max(row.Observed, time.Duration(row.WaitMinutes)*time.Minute)
+		if k.why == "" {
+			stuck = append(stuck, *row)
+		} else {
+			house = append(house, *row)
+		}
+	}
+	sortStuck(stuck)
+	sortStuck(house)
+	if stuck == nil {
+		stuck = []StuckRow{}
+	}
+	if house == nil {
+		house = []StuckRow{}
+	}
+	return stuck, stuckTotal, house, houseTotal
+}
+
+// sortStuck orders rows longest stuck first, then largest; rows without
+// frames come after those that show where they are.
+func sortStuck(rows []StuckRow) {
+	noFrames := func(r StuckRow) int {
+		if len(r.Stack) == 0 {
+			return 1
+		}
+		return 0
+	}
+	slices.SortFunc(rows, func(a, b StuckRow) int {
+		return cmp.Or(cmp.Compare(noFrames(a), noFrames(b)), cmp.Compare(b.For, a.For), cmp.Compare(b.Snapshots, a.Snapshots),
+			cmp.Compare(b.Count, a.Count), strings.Compare(a.Why, b.Why), strings.Compare(a.State, b.State), cmpFrames(a.Stack, b.Stack))
+	})
+}
