@@ -182,11 +182,23 @@ func (p *jvmProcess) startAttachListener(ctx context.Context) error {
 	}
 	sent := time.Now()
 	wait := jvmAttachWait
-	if d, ok := ctx.Deadline(); ok && time.Until(d) < wait {
+	// byDeadline: the capture's deadline (its --timeout) ends the wait
+	// before jvmAttachWait would; reaching it is the wait running out,
+	// not a cancellation.
+	d, byDeadline := ctx.Deadline()
+	if byDeadline = byDeadline && time.Until(d) < wait; byDeadline {
 		wait = max(time.Until(d), 0)
 	}
 	timer := time.NewTimer(wait)
 	defer timer.Stop()
+	waitedOut := func() error {
+		if p.socketReady() {
+			return nil
+		}
+		silentJVMs.Store(key, sent)
+		return fmt.Errorf("%s did not start its attach listener within %v of the one SIGQUIT stackdump sent: it may run with -XX:+DisableAttachMechanism set where stackdump cannot see it (an options file, with -XX:-UsePerfData), or be too busy or hung to answer. Such a JVM writes a thread dump into its own standard output instead: look for \"Full thread dump\" in its log. The attach was not retried (jcmd and jstack would signal it again), and this stackdump sends it no further signal",
+			p.label(), wait.Round(100*time.Millisecond))
+	}
 	for poll := attachPollFirst; ; poll = min(2*poll, attachPollMax) {
 		if p.socketReady() {
 			return nil
@@ -196,13 +208,11 @@ func (p *jvmProcess) startAttachListener(ctx context.Context) error {
 		}
 		select {
 		case <-timer.C:
-			if p.socketReady() {
-				return nil
-			}
-			silentJVMs.Store(key, sent)
-			return fmt.Errorf("%s did not start its attach listener within %v of the one SIGQUIT stackdump sent: it may run with -XX:+DisableAttachMechanism set where stackdump cannot see it (an options file, with -XX:-UsePerfData), or be too busy or hung to answer. Such a JVM writes a thread dump into its own standard output instead: look for \"Full thread dump\" in its log. The attach was not retried (jcmd and jstack would signal it again), and this stackdump sends it no further signal",
-				p.label(), wait.Round(100*time.Millisecond))
+			return waitedOut()
 		case <-ctx.Done():
+			if byDeadline && errors.Is(ctx.Err(), context.DeadlineExceeded) {
+				return waitedOut()
+			}
 			return fmt.Errorf("%s: the capture was canceled %v after the one SIGQUIT stackdump sent it, before its attach listener started: %w", p.label(), time.Since(sent).Round(time.Millisecond), context.Cause(ctx))
 		case <-time.After(poll):
 		}
