@@ -12,6 +12,7 @@ import (
 	"github.com/google/pprof/profile"
 
 	"github.com/stackdump/stackdump/formats"
+	"github.com/stackdump/stackdump/formats/internal/doortest"
 	"github.com/stackdump/stackdump/formats/output"
 	"github.com/stackdump/stackdump/stack"
 )
@@ -68,7 +69,7 @@ func TestDebug1CountOverflow(t *testing.T) {
 		}
 		sum += r.Count
 	}
-	orig := readDebug1File(t, "../testdata/debug1/go1.26.8.txt", formats.ReadOptions{})[0]
+	orig := doortest.ReadFile(t, "../testdata/debug1/go1.26.8.txt", formats.ReadOptions{})[0]
 	want := orig.Total - orig.Routines[0].Count - orig.Routines[1].Count + 2<<40
 	if d.Total != want || sum != d.Total {
 		t.Fatalf("total %d (records sum to %d), want %d: two records saturated at 2^40 and the others", d.Total, sum, want)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/stackdump/stackdump/dedupe"
 	"github.com/stackdump/stackdump/formats"
+	"github.com/stackdump/stackdump/formats/internal/doortest"
 	"github.com/stackdump/stackdump/formats/output"
 	"github.com/stackdump/stackdump/stack"
 )
@@ -20,7 +21,7 @@ import (
 // it is, plain, gzipped and held in memory; so is a JVM dump's.
 func TestGroupedTextIsNotReadBack(t *testing.T) {
 	for _, name := range []string{"../testdata/go/panic_go127.txt", "../testdata/corpus/jvm/tda_jdk8.log"} {
-		d := readFirstDump(t, name)
+		d := doortest.ReadFirst(t, name)
 		var text bytes.Buffer
 		if err := formats.WriteGroups(&text, output.Text, d, dedupe.Group(d, dedupe.Options{})); err != nil {
 			t.Fatal(err)

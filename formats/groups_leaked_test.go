@@ -9,6 +9,7 @@ import (
 
 	"github.com/stackdump/stackdump/dedupe"
 	"github.com/stackdump/stackdump/formats"
+	"github.com/stackdump/stackdump/formats/internal/doortest"
 	"github.com/stackdump/stackdump/formats/output"
 	"github.com/stackdump/stackdump/stack"
 )
@@ -33,7 +34,7 @@ func leakedByTop(t *testing.T, d *stack.Dump) (leaked, members map[string]int64)
 // none is), the records read back are marked Leaked for exactly those
 // members, and grouping them again gives the same counts.
 func TestGroupsJSONLeakedRoundTrip(t *testing.T) {
-	d := readFirstDump(t, "../testdata/go/leakproof_go127.txt")
+	d := doortest.ReadFirst(t, "../testdata/go/leakproof_go127.txt")
 	wantLeaked, wantMembers := leakedByTop(t, d)
 	if wantLeaked["main.handle"] != 200 || wantLeaked["main.fanOutWorker"] != 60 || wantLeaked["main.subscribe.func1"] != 0 || wantMembers["main.subscribe.func1"] != 120 {
 		t.Fatalf("fixture groups: leaked %v of %v", wantLeaked, wantMembers)

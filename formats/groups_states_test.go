@@ -8,6 +8,7 @@ import (
 
 	"github.com/stackdump/stackdump/dedupe"
 	"github.com/stackdump/stackdump/formats"
+	"github.com/stackdump/stackdump/formats/internal/doortest"
 	"github.com/stackdump/stackdump/formats/output"
 	"github.com/stackdump/stackdump/stack"
 )
@@ -34,7 +35,7 @@ func TestGroupsJSONStatelessMembersRoundTrip(t *testing.T) {
 		"../testdata/corpus/jvm/tda_hpux_jdk15_large.log",
 		"../testdata/corpus/go/gotfmt_sigabrt.txt",
 	} {
-		d := readFirstDump(t, name)
+		d := doortest.ReadFirst(t, name)
 		want := stateCounts(d)
 		if want[""] == 0 || len(want) < 2 {
 			t.Fatalf("%s: states %v; want members with and without a state", name, want)
@@ -59,7 +60,7 @@ func TestGroupsJSONStatelessMembersRoundTrip(t *testing.T) {
 // threads the histogram of its states, with the 4 that have none, instead
 // of naming all 6 after the 2 VM threads ("6 threads [VM thread]").
 func TestGroupsTextStatelessMembers(t *testing.T) {
-	d := readFirstDump(t, "../testdata/corpus/jvm/tda_jdk15_log_with_histogram.log")
+	d := doortest.ReadFirst(t, "../testdata/corpus/jvm/tda_jdk15_log_with_histogram.log")
 	var out bytes.Buffer
 	if err := formats.WriteGroups(&out, output.Text, d, dedupe.Group(d, dedupe.Options{})); err != nil {
 		t.Fatal(err)

@@ -13,6 +13,7 @@ import (
 
 	"github.com/stackdump/stackdump/formats"
 	"github.com/stackdump/stackdump/formats/debug1"
+	"github.com/stackdump/stackdump/formats/internal/doortest"
 	"github.com/stackdump/stackdump/formats/internal/dumptest"
 	"github.com/stackdump/stackdump/stack"
 )
@@ -46,7 +47,7 @@ func TestDebug1WriteMatchesRuntime(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			dumps := readDebug1File(t, path, formats.ReadOptions{})
+			dumps := doortest.ReadFile(t, path, formats.ReadOptions{})
 			out := dumptest.Encode(t, debug1.NewEncoder, dumps...)
 			wantHeader, want := debug1Blocks(string(raw))
 			gotHeader, got := debug1Blocks(string(out))
@@ -125,7 +126,7 @@ func TestDebug1RoundTrip(t *testing.T) {
 	for _, path := range files {
 		t.Run(filepath.Base(path), func(t *testing.T) {
 			tab := stack.NewTable()
-			first := readDebug1File(t, path, formats.ReadOptions{Table: tab})
+			first := doortest.ReadFile(t, path, formats.ReadOptions{Table: tab})
 			out := dumptest.Encode(t, debug1.NewEncoder, first...)
 			second, err := formats.ReadAll(bytes.NewReader(out), formats.ReadOptions{Table: tab})
 			if err != nil {

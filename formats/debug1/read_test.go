@@ -12,26 +12,13 @@ import (
 	"testing"
 
 	"github.com/stackdump/stackdump/formats"
+	"github.com/stackdump/stackdump/formats/internal/doortest"
 	"github.com/stackdump/stackdump/formats/internal/dumptest"
 	"github.com/stackdump/stackdump/stack"
 )
 
-func readDebug1File(t *testing.T, path string, opts formats.ReadOptions) []*stack.Dump {
-	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	dumps, err := formats.ReadAll(f, opts)
-	if err != nil {
-		t.Fatalf("%s: %v", path, err)
-	}
-	return dumps
-}
-
 func TestDebug1ReadGenerated(t *testing.T) {
-	dumps := readDebug1File(t, "../../testdata/debug1/go1.26.8.txt", formats.ReadOptions{})
+	dumps := doortest.ReadFile(t, "../../testdata/debug1/go1.26.8.txt", formats.ReadOptions{})
 	if len(dumps) != 1 {
 		t.Fatalf("got %d dumps, want 1", len(dumps))
 	}
@@ -78,7 +65,7 @@ func TestDebug1ReadGenerated(t *testing.T) {
 }
 
 func TestDebug1ReadLeakProfile(t *testing.T) {
-	dumps := readDebug1File(t, "../../testdata/debug1/go1.26.8.leak.txt", formats.ReadOptions{})
+	dumps := doortest.ReadFile(t, "../../testdata/debug1/go1.26.8.leak.txt", formats.ReadOptions{})
 	if len(dumps) != 1 || dumps[0].Total != 29 || len(dumps[0].Warnings) != 0 {
 		t.Fatalf("got %d dumps, %+v", len(dumps), dumps)
 	}
@@ -117,7 +104,7 @@ func TestDebug1ReadCorpus(t *testing.T) {
 				t.Fatalf("corpus file itself: records %d, header %d", sum, total)
 			}
 
-			dumps := readDebug1File(t, path, formats.ReadOptions{})
+			dumps := doortest.ReadFile(t, path, formats.ReadOptions{})
 			if len(dumps) != 1 {
 				t.Fatalf("got %d dumps", len(dumps))
 			}
@@ -141,7 +128,7 @@ func TestDebug1ReadCorpus(t *testing.T) {
 }
 
 func TestDebug1ReadCorpusLabels(t *testing.T) {
-	dumps := readDebug1File(t, "../../testdata/corpus/go/profilernotes_2.net.http.pprof.goroutine.debug1.txt", formats.ReadOptions{})
+	dumps := doortest.ReadFile(t, "../../testdata/corpus/go/profilernotes_2.net.http.pprof.goroutine.debug1.txt", formats.ReadOptions{})
 	labelled := int64(0)
 	for _, r := range dumps[0].Routines {
 		if v, ok := r.Labels.Get("test_label"); ok && v == "test_value" {

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/stackdump/stackdump/formats/dumpjson"
+	"github.com/stackdump/stackdump/formats/internal/doortest"
 	"github.com/stackdump/stackdump/formats/internal/dumptest"
 	"github.com/stackdump/stackdump/formats/output"
 	"github.com/stackdump/stackdump/stack"
@@ -46,7 +47,7 @@ func (w *countingWriter) Write(p []byte) (int, error) {
 func BenchmarkWriteJSON(b *testing.B) { benchWrite(b, dumptest.ServerDump(100_000)) }
 
 func BenchmarkReadJSON(b *testing.B) {
-	data := writeJSON(b, dumptest.ServerDump(100_000))
+	data := doortest.Encode(b, output.JSON, dumptest.ServerDump(100_000))
 	b.SetBytes(int64(len(data)))
 	b.ReportAllocs()
 	b.ResetTimer()

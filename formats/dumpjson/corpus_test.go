@@ -5,7 +5,9 @@ import (
 	"testing"
 
 	"github.com/stackdump/stackdump/formats"
+	"github.com/stackdump/stackdump/formats/internal/doortest"
 	"github.com/stackdump/stackdump/formats/internal/dumptest"
+	"github.com/stackdump/stackdump/formats/output"
 )
 
 // TestJSONRoundTripCorpus writes every JVM, debug=1 and pprof dump of the
@@ -15,8 +17,8 @@ func TestJSONRoundTripCorpus(t *testing.T) {
 	for _, path := range dumptest.CorpusFiles(t, "corpus/jvm/*", "jvm/*.txt", "jvm/*.json", "jvm/*.log",
 		"corpus/go/*debug1.txt", "corpus/go/*.pb.gz") {
 		t.Run(filepath.Base(path), func(t *testing.T) {
-			want := readCorpusFile(t, path)
-			got := readJSON(t, writeJSON(t, want...), formats.ReadOptions{})
+			want := doortest.ReadFile(t, path, formats.ReadOptions{})
+			got := readJSON(t, doortest.Encode(t, output.JSON, want...), formats.ReadOptions{})
 			dumptest.EqualDumps(t, "JSON round trip", want, got, dumptest.DescribeOptions{Lines: true, Warnings: true})
 		})
 	}

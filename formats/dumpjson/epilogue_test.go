@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/stackdump/stackdump/formats"
+	"github.com/stackdump/stackdump/formats/internal/doortest"
 	"github.com/stackdump/stackdump/formats/output"
 )
 
@@ -15,7 +16,7 @@ import (
 // has it; a malformed epilogue is a warning and keeps the dump.
 func TestJSONEpilogue(t *testing.T) {
 	orig := readTestdata(t, "corpus/jvm/local_jdk17.0.15-jstack-plain.txt")
-	want := readCorpusFile(t, "../../testdata/corpus/jvm/local_jdk17.0.15-jstack-plain.txt")[0].Preamble
+	want := doortest.ReadFile(t, "../../testdata/corpus/jvm/local_jdk17.0.15-jstack-plain.txt", formats.ReadOptions{})[0].Preamble
 	if len(want) == 0 || !strings.HasPrefix(want[0], "Found one Java-level deadlock") {
 		t.Fatalf("the text reader's preamble %q; want the deadlock report", want)
 	}
@@ -28,7 +29,7 @@ func TestJSONEpilogue(t *testing.T) {
 		t.Errorf("read back: preamble %q, want %q", d.Preamble, want)
 	}
 	// Written back as text, the report follows the threads again.
-	text := encodeAs(t, output.Text, d)
+	text := doortest.Encode(t, output.Text, d)
 	if i, j := bytes.Index(text, []byte("Found one Java-level deadlock")), bytes.LastIndex(text, []byte("java.lang.Thread.State")); i < j {
 		t.Errorf("deadlock report at %d, before the last thread (%d)", i, j)
 	}

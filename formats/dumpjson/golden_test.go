@@ -9,7 +9,9 @@ import (
 
 	"github.com/stackdump/stackdump/formats"
 	"github.com/stackdump/stackdump/formats/dumpjson"
+	"github.com/stackdump/stackdump/formats/internal/doortest"
 	"github.com/stackdump/stackdump/formats/internal/dumptest"
+	"github.com/stackdump/stackdump/formats/output"
 	"github.com/stackdump/stackdump/stack"
 )
 
@@ -45,8 +47,8 @@ func goldenDocuments(t *testing.T) map[string][]byte {
 		t.Fatal(err)
 	}
 	docs := map[string][]byte{
-		"full.json":    writeJSON(t, goDump, jvmDump),
-		"minimal.json": writeJSON(t, &stack.Dump{Routines: []*stack.Routine{{ID: 1, Count: 1, State: "running", Stack: &stack.Stack{}}}}),
+		"full.json":    doortest.Encode(t, output.JSON, goDump, jvmDump),
+		"minimal.json": doortest.Encode(t, output.JSON, &stack.Dump{Routines: []*stack.Routine{{ID: 1, Count: 1, State: "running", Stack: &stack.Stack{}}}}),
 		"grouped.json": grouped.Bytes(),
 	}
 	// Real dumps, one per reader, so the schema is checked against what
@@ -61,7 +63,7 @@ func goldenDocuments(t *testing.T) map[string][]byte {
 		"jvm_jstack.json":  "corpus/jvm/local_jdk17.0.15-jstack-l-deadlocks.txt",
 		"jvm_json.json":    "corpus/jvm/intellij_jcmd_dump_to_file_json_jdk21_structured.json",
 	} {
-		docs[name] = writeJSON(t, readCorpusFile(t, filepath.Join("..", "..", "testdata", path))...)
+		docs[name] = doortest.Encode(t, output.JSON, doortest.ReadFile(t, filepath.Join("..", "..", "testdata", path), formats.ReadOptions{})...)
 	}
 	// Streamed as `stackdump convert` does: the JVM's deadlock report,
 	// read after the threads, goes to "epilogue".
@@ -88,7 +90,7 @@ func TestJSONGoldenReadBack(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		again := writeJSON(t, readJSON(t, data, formats.ReadOptions{})...)
+		again := doortest.Encode(t, output.JSON, readJSON(t, data, formats.ReadOptions{})...)
 		if strings.HasSuffix(name, "_streamed.json") {
 			again = copyJSON(t, data)
 		}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/stackdump/stackdump/formats"
 	"github.com/stackdump/stackdump/formats/folded"
+	"github.com/stackdump/stackdump/formats/internal/doortest"
 	"github.com/stackdump/stackdump/formats/internal/dumptest"
 	"github.com/stackdump/stackdump/stack"
 )
@@ -46,7 +47,7 @@ func TestFoldedFromPprof(t *testing.T) {
 		}
 		slices.Sort(want)
 
-		out := dumptest.Encode(t, folded.NewEncoder, readPprofFile(t, path))
+		out := dumptest.Encode(t, folded.NewEncoder, doortest.ReadOne(t, path, formats.ReadOptions{}))
 		if got := strings.Split(strings.TrimSuffix(string(out), "\n"), "\n"); !slices.Equal(got, want) {
 			t.Errorf("%s: got\n%s\nwant\n%s", path, strings.Join(got, "\n"), strings.Join(want, "\n"))
 		}
@@ -97,18 +98,4 @@ func TestFoldedWriteError(t *testing.T) {
 	if err := stack.WriteDump(enc, dumptest.FullDump(stack.NewTable())); err != os.ErrClosed {
 		t.Errorf("got %v", err)
 	}
-}
-
-// readPprofFile reads the one dump of the pprof profile at path through
-// the door (which sniffs and decompresses it).
-func readPprofFile(t *testing.T, path string) *stack.Dump {
-	t.Helper()
-	dumps, err := formats.ReadAll(bytes.NewReader(dumptest.ReadFile(t, path)), formats.ReadOptions{})
-	if err != nil {
-		t.Fatalf("%s: %v", path, err)
-	}
-	if len(dumps) != 1 {
-		t.Fatalf("%s: %d dumps, want 1", path, len(dumps))
-	}
-	return dumps[0]
 }

@@ -18,47 +18,15 @@ import (
 	"github.com/google/pprof/profile"
 
 	"github.com/stackdump/stackdump/formats"
+	"github.com/stackdump/stackdump/formats/internal/doortest"
 	"github.com/stackdump/stackdump/formats/internal/dumptest"
 	"github.com/stackdump/stackdump/formats/output"
 	"github.com/stackdump/stackdump/formats/pprof"
 	"github.com/stackdump/stackdump/stack"
 )
 
-// readDebug1File reads every dump of the file at path through the door.
-func readDebug1File(t *testing.T, path string, opts formats.ReadOptions) []*stack.Dump {
-	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	dumps, err := formats.ReadAll(f, opts)
-	if err != nil {
-		t.Fatalf("%s: %v", path, err)
-	}
-	return dumps
-}
-
-// readPprofFile reads the one dump of the file at path through the door.
-func readPprofFile(t *testing.T, path string, opts formats.ReadOptions) *stack.Dump {
-	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	dumps, err := formats.ReadAll(f, opts)
-	if err != nil {
-		t.Fatalf("%s: %v", path, err)
-	}
-	if len(dumps) != 1 {
-		t.Fatalf("%s: %d dumps, want 1", path, len(dumps))
-	}
-	return dumps[0]
-}
-
 func TestPprofReadGenerated(t *testing.T) {
-	d := readPprofFile(t, "../../testdata/pprof/go1.26.8.pb.gz", formats.ReadOptions{})
+	d := doortest.ReadOne(t, "../../testdata/pprof/go1.26.8.pb.gz", formats.ReadOptions{})
 	if d.Source.Kind != stack.KindGoPprof || d.Total != 39 || len(d.Warnings) != 0 || d.Source.CapturedAt.IsZero() {
 		t.Fatalf("dump: kind %q total %d warnings %v captured %v", d.Source.Kind, d.Total, d.Warnings, d.Source.CapturedAt)
 	}
@@ -101,7 +69,7 @@ func TestPprofReadGenerated(t *testing.T) {
 }
 
 func TestPprofReadLeakProfile(t *testing.T) {
-	d := readPprofFile(t, "../../testdata/pprof/go1.26.8.leak.pb.gz", formats.ReadOptions{})
+	d := doortest.ReadOne(t, "../../testdata/pprof/go1.26.8.leak.pb.gz", formats.ReadOptions{})
 	if d.Total != 29 {
 		t.Errorf("total %d, want 29", d.Total)
 	}
@@ -138,7 +106,7 @@ func TestPprofReadCorpus(t *testing.T) {
 				t.Fatalf("corpus: debug=1 of the same capture says %d, samples sum to %d", header, want)
 			}
 
-			d := readPprofFile(t, path, formats.ReadOptions{})
+			d := doortest.ReadOne(t, path, formats.ReadOptions{})
 			if d.Total != want || len(d.Routines) != len(p.Sample) {
 				t.Errorf("total %d (want %d), %d routines (want %d)", d.Total, want, len(d.Routines), len(p.Sample))
 			}
@@ -283,7 +251,7 @@ func goToolPprof(t *testing.T, path string, args ...string) string {
 // and checks with `go tool pprof` that the counts, functions and labels
 // are there.
 func TestPprofWriteGoToolPprof(t *testing.T) {
-	dumps := readDebug1File(t, "../../testdata/debug1/go1.26.8.txt", formats.ReadOptions{})
+	dumps := doortest.ReadFile(t, "../../testdata/debug1/go1.26.8.txt", formats.ReadOptions{})
 	path := writePprofFile(t, dumps[0], output.Gzip)
 
 	raw := goToolPprof(t, path, "-raw")
@@ -323,7 +291,7 @@ func TestPprofRoundTrip(t *testing.T) {
 	for _, path := range files {
 		t.Run(filepath.Base(path), func(t *testing.T) {
 			tab := stack.NewTable()
-			first := readPprofFile(t, path, formats.ReadOptions{Table: tab})
+			first := doortest.ReadOne(t, path, formats.ReadOptions{Table: tab})
 			out := dumptest.Encode(t, pprof.NewEncoder, first)
 			second, err := formats.ReadAll(bytes.NewReader(out), formats.ReadOptions{Table: tab})
 			if err != nil {

@@ -11,6 +11,7 @@ import (
 	"github.com/google/pprof/profile"
 
 	"github.com/stackdump/stackdump/formats"
+	"github.com/stackdump/stackdump/formats/internal/doortest"
 	"github.com/stackdump/stackdump/formats/internal/dumptest"
 	"github.com/stackdump/stackdump/formats/pprof"
 	"github.com/stackdump/stackdump/stack"
@@ -19,22 +20,7 @@ import (
 // readCorpusDump reads the first dump of testdata/corpus/go/name.
 func readCorpusDump(t *testing.T, name string) *stack.Dump {
 	t.Helper()
-	return readFirstDump(t, filepath.Join("..", "..", "testdata", "corpus", "go", name))
-}
-
-// readFirstDump reads the file at path and returns its first dump,
-// failing the test on any error.
-func readFirstDump(t *testing.T, path string) *stack.Dump {
-	t.Helper()
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	dumps, err := formats.ReadAll(bytes.NewReader(b), formats.ReadOptions{})
-	if err != nil || len(dumps) == 0 {
-		t.Fatalf("%s: %d dumps, %v", path, len(dumps), err)
-	}
-	return dumps[0]
+	return doortest.ReadFirst(t, filepath.Join("..", "..", "testdata", "corpus", "go", name))
 }
 
 // sampleCounts sums a profile's goroutine counts by the values of the
