@@ -3,13 +3,14 @@ package dumper
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"runtime"
 	"runtime/trace"
 	"slices"
 	"time"
 
-	"github.com/stackdump/stackdump/formats/exectrace"
+	"github.com/stackdump/stackdump/internal/tracesnap"
 	"github.com/stackdump/stackdump/stack"
 )
 
@@ -28,13 +29,15 @@ var traceSlot = make(chan struct{}, 1)
 // walks the goroutines one at a time while the program runs).
 //
 // It records an execution trace into memory for window (DefaultTraceWindow
-// when <= 0), then the goroutine profile (debug=0, two short pauses), and
-// reads both with package formats, interning into t (a new Table when
-// nil): the trace gives the routines, the profile their pprof labels,
-// joined by stack. Source.Capture says what it cost: the wall time of the
-// recording and the non-GC stop-the-world pauses runtime/metrics saw
-// meanwhile. What a trace cannot tell (wait minutes, locked to thread,
-// arguments…) is listed in Capture.Missing. See docs/modes.md.
+// when <= 0) while another goroutine takes the goroutine profile's labels
+// (trace_labels.go: two pauses of microseconds, its own walk of the
+// goroutines, on the other CPU when there is one), then decodes the trace
+// with internal/tracesnap, interning into t (a new Table when nil): the
+// trace gives the routines, the profile their pprof labels, joined by
+// stack. Source.Capture says what it cost: the wall time of the recording
+// and the non-GC stop-the-world pauses runtime/metrics saw meanwhile. What
+// a trace cannot tell (wait minutes, locked to thread, arguments…) is
+// listed in Capture.Missing. See docs/modes.md.
 func captureTrace(ctx context.Context, window time.Duration, t *stack.Table) (*stack.Dump, error) {
 	rec, err := recordTrace(ctx, window)
 	if err != nil {
@@ -43,14 +46,13 @@ func captureTrace(ctx context.Context, window time.Duration, t *stack.Table) (*s
 	return rec.decode(t)
 }
 
-// traceRecording is an execution trace and a goroutine profile of the
-// calling process, and what recording them cost.
+// traceRecording is an execution trace and the labels of the goroutine
+// profile taken beside it, and what recording them cost.
 type traceRecording struct {
 	trace      *bytes.Buffer
-	labels     *labelIndex // from the goroutine profile; nil when profileErr
-	profileErr error
+	labels     *traceLabelSet
 	start      time.Time
-	duration   time.Duration // trace.Start to the end of the profile
+	duration   time.Duration // trace.Start to the end of the later of the trace and the labels
 	traced     time.Duration // trace.Start to the end of trace.Stop
 	pauses     stwPauses     // all of them
 	tracePause stwPauses     // trace.Start to the end of trace.Stop
@@ -58,7 +60,7 @@ type traceRecording struct {
 }
 
 // recordTrace records an execution trace of window (DefaultTraceWindow
-// when <= 0) into memory, then the goroutine profile for the labels.
+// when <= 0) into memory, and the labels of the goroutine profile.
 func recordTrace(ctx context.Context, window time.Duration) (*traceRecording, error) {
 	if window <= 0 {
 		window = DefaultTraceWindow
@@ -82,6 +84,10 @@ func recordTrace(ctx context.Context, window time.Duration) (*traceRecording, er
 		}
 		return nil, fmt.Errorf("start execution trace: %w", err)
 	}
+	// The labels' walk overlaps the window and trace.Stop's walk; its
+	// goroutine is created inside the window, so the trace knows it by its
+	// creator and leaves it out of the dump.
+	labels := spawnLabelSnapshot()
 	timer := time.NewTimer(window)
 	select {
 	case <-timer.C:
@@ -91,12 +97,12 @@ func recordTrace(ctx context.Context, window time.Duration) (*traceRecording, er
 	trace.Stop()
 	rec.traced = time.Since(rec.start)
 	rec.tracePause = readPauses().since(before)
+	rec.labels = <-labels
+	rec.duration = time.Since(rec.start)
+	rec.pauses = readPauses().since(before)
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	rec.labels, rec.profileErr = profileLabels()
-	rec.duration = time.Since(rec.start)
-	rec.pauses = readPauses().since(before)
 	return rec, nil
 }
 
@@ -106,21 +112,36 @@ func (rec *traceRecording) decode(t *stack.Table) (*stack.Dump, error) {
 	if t == nil {
 		t = stack.NewTable()
 	}
-	dumps, err := stack.ReadAll(exectrace.NewReader(bytes.NewReader(rec.trace.Bytes()), exectrace.ReadOptions{Table: t}))
+	rd, err := tracesnap.NewReaderBytes(rec.trace.Bytes())
+	if errors.Is(err, tracesnap.ErrVersion) {
+		return nil, fmt.Errorf("read own execution trace: %w: %s writes a trace format this stackdump does not read; a newer stackdump does", err, runtime.Version())
+	}
 	if err != nil {
 		return nil, fmt.Errorf("read own execution trace: %w", err)
 	}
-	if len(dumps) != 1 {
-		return nil, fmt.Errorf("read own execution trace: %d dumps, want 1", len(dumps))
+	b := tracesnap.NewBuilder(tracesnap.BuildOptions{Table: t, Version: tracesnap.Version, HideCreatedBy: labelSpawner})
+	if err := b.ReadAll(rd); err != nil {
+		return nil, fmt.Errorf("read own execution trace: %w", err)
 	}
-	d := dumps[0]
-	missing := []string(nil)
-	if d.Source.Capture != nil {
-		missing = slices.Clone(d.Source.Capture.Missing)
+	n := b.Finish()
+	d := &stack.Dump{Source: stack.Source{Kind: stack.KindGoTrace, Runtime: runtime.Version(), CapturedAt: rec.start}}
+	d.Warnings = append(d.Warnings, b.Notes()...)
+	routines := make([]stack.Routine, n)
+	d.Routines = make([]*stack.Routine, n)
+	join := rec.labels.joiner(t)
+	for i := range routines {
+		r := &routines[i]
+		b.Routine(i, r)
+		join.Apply(r)
+		d.Routines[i] = r
 	}
-	missing = rec.addLabels(d, t, missing)
-	d.Source.Runtime = runtime.Version()
-	d.Source.CapturedAt = rec.start
+	d.Total = int64(n)
+	missing := tracesnap.Missing()
+	if w := rec.labels.warning(join); w != nil {
+		d.Warnings = append(d.Warnings, w)
+	} else {
+		missing = slices.DeleteFunc(missing, func(m string) bool { return m == "labels" })
+	}
 	d.Source.Capture = &stack.Capture{
 		Mode:       "trace",
 		Goroutines: rec.goroutines,
@@ -130,20 +151,6 @@ func (rec *traceRecording) decode(t *stack.Table) (*stack.Dump, error) {
 		Missing:    missing,
 	}
 	return d, nil
-}
-
-// addLabels joins the goroutine profile's labels into d and returns
-// missing without "labels" when every goroutine's labels are known.
-func (rec *traceRecording) addLabels(d *stack.Dump, t *stack.Table, missing []string) []string {
-	if rec.profileErr != nil {
-		d.Warnings = append(d.Warnings, &stack.ParseError{Msg: "pprof labels unavailable: " + rec.profileErr.Error(), Err: rec.profileErr})
-		return missing
-	}
-	if w := joinTraceLabels(d, rec.labels, t).warning(); w != nil {
-		d.Warnings = append(d.Warnings, w)
-		return missing
-	}
-	return slices.DeleteFunc(missing, func(m string) bool { return m == "labels" })
 }
 
 // traceBufferSize guesses the trace's size for n goroutines (about 18

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stackdump/stackdump/internal/labelsnap"
 	"github.com/stackdump/stackdump/stack"
 )
 
@@ -150,5 +151,127 @@ func waitParked(t *testing.T, n int, fn string) {
 			t.Fatalf("%d goroutines parked in %s, want %d", parked, fn, n)
 		}
 		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// TestTraceLabelsMatchPprof joins the labels of both sources, labelsnap's
+// walk and runtime/pprof's debug=0 profile, into one trace dump of the
+// same parked goroutines: every routine must get the same labels, and the
+// same routines none.
+func TestTraceLabelsMatchPprof(t *testing.T) {
+	var wg sync.WaitGroup
+	chA, chB, chC := make(chan struct{}), make(chan struct{}), make(chan struct{})
+	startLabelled(&wg, 10, []string{"tenant", "a", "job", "sync"}, labelledParkA, chA)
+	startLabelled(&wg, 10, nil, labelledParkB, chB)
+	startLabelled(&wg, 5, []string{"tenant", "b"}, labelledParkC, chC)
+	startLabelled(&wg, 5, []string{"tenant", "c"}, labelledParkC, chC)
+	defer func() {
+		close(chA)
+		close(chB)
+		close(chC)
+		wg.Wait()
+	}()
+	waitParked(t, 30, "labelledPark")
+	rec, err := recordTrace(context.Background(), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rec.labels.err != nil {
+		t.Fatal(rec.labels.err)
+	}
+	fast := rec.labels
+	ix, err := profileLabels()
+	if err != nil {
+		t.Fatal(err)
+	}
+	tab := stack.NewTable()
+	dFast, err := rec.decode(tab)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec.labels = &traceLabelSet{ix: ix, fromPprof: true}
+	dPprof, err := rec.decode(tab)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(dFast.Routines) != len(dPprof.Routines) {
+		t.Fatalf("%d and %d routines from one trace", len(dFast.Routines), len(dPprof.Routines))
+	}
+	labelled := 0
+	for i, r := range dFast.Routines {
+		p := dPprof.Routines[i]
+		if !slices.Equal(r.Labels, p.Labels) {
+			t.Errorf("goroutine %d: labels %v from labelsnap, %v from runtime/pprof", r.ID, r.Labels, p.Labels)
+		}
+		if len(r.Labels) > 0 {
+			labelled++
+		}
+	}
+	if labelled < 10 {
+		t.Errorf("%d routines labelled, want the 10 of labelledParkA at least", labelled)
+	}
+	if fast.fromPprof && supportsLabelsnap() {
+		t.Error("labels came from runtime/pprof on a runtime labelsnap knows")
+	}
+	if !slices.Equal(dFast.Source.Capture.Missing, dPprof.Source.Capture.Missing) {
+		t.Errorf("Missing %v from labelsnap, %v from runtime/pprof", dFast.Source.Capture.Missing, dPprof.Source.Capture.Missing)
+	}
+}
+
+// supportsLabelsnap reports whether labelsnap reads this runtime's profile.
+func supportsLabelsnap() bool {
+	_, err := labelsnap.Take(stack.NewTable())
+	return err == nil
+}
+
+// TestCaptureTraceHidesItsHelper: the goroutine that takes the labels
+// during the trace is the capture's own, as the tracer's are: not in the
+// dump.
+func TestCaptureTraceHidesItsHelper(t *testing.T) {
+	d, err := captureTrace(context.Background(), 0, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range d.Routines {
+		if r.CreatedBy != nil && r.CreatedBy.Func == labelSpawner {
+			t.Errorf("goroutine %d, created by the label snapshot's spawner, is in the dump: %v", r.ID, routineFrames(r))
+		}
+		for _, f := range r.Frames() {
+			if strings.Contains(f.Func, "takeTraceLabels") || strings.Contains(f.Func, "labelsnap.") {
+				t.Errorf("goroutine %d runs the label snapshot: %v", r.ID, routineFrames(r))
+			}
+		}
+	}
+}
+
+// TestCaptureTraceWithoutLabels: in a process where no goroutine has
+// labels (a child process, so that no other test's labelled goroutines
+// are there), the walk says so; labels are not missing and no warning is
+// given.
+func TestCaptureTraceWithoutLabels(t *testing.T) {
+	if !runInChild(t, "TestCaptureTraceWithoutLabels") {
+		return
+	}
+	var wg sync.WaitGroup
+	ch := make(chan struct{})
+	startLabelled(&wg, 20, nil, labelledParkB, ch)
+	defer func() { close(ch); wg.Wait() }()
+	waitParked(t, 20, "labelledPark")
+	d, err := captureTrace(context.Background(), 0, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if slices.Contains(d.Source.Capture.Missing, "labels") {
+		t.Errorf("Missing = %v lists labels: no goroutine has any, and the walk says so", d.Source.Capture.Missing)
+	}
+	for _, w := range d.Warnings {
+		if strings.Contains(w.Msg, "label") {
+			t.Errorf("warning about labels: %s", w.Msg)
+		}
+	}
+	for _, r := range d.Routines {
+		if len(r.Labels) > 0 {
+			t.Errorf("goroutine %d has labels %v", r.ID, r.Labels)
+		}
 	}
 }
