@@ -10,8 +10,8 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-	"time"
 	"testing"
+	"time"
 
 	pprofformat "github.com/stackdump/stackdump/formats/pprof"
 	"github.com/stackdump/stackdump/stack"

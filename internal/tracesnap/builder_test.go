@@ -13,10 +13,10 @@ func (l frameList) StackFrames(i int32) []Frame { return l[i] }
 
 func TestBuilderHidesCreatedBy(t *testing.T) {
 	src := frameList{
-		{{Func: "main.helper", File: "main.go", Line: 10}},                                            // 0: the helper's start
+		{{Func: "main.helper", File: "main.go", Line: 10}},                                              // 0: the helper's start
 		{{Func: "main.spawn", File: "main.go", Line: 5}, {Func: "main.main", File: "main.go", Line: 3}}, // 1: the go statement
-		{{Func: "main.other", File: "main.go", Line: 20}},                                             // 2
-		{{Func: "main.run", File: "main.go", Line: 7}, {Func: "main.main", File: "main.go", Line: 3}},  // 3: another creator
+		{{Func: "main.other", File: "main.go", Line: 20}},                                               // 2
+		{{Func: "main.run", File: "main.go", Line: 7}, {Func: "main.main", File: "main.go", Line: 3}},   // 3: another creator
 	}
 	events := []Event{
 		{Kind: KindSync},
