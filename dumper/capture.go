@@ -132,7 +132,8 @@ func Capture(ctx context.Context, opts CaptureOptions) (*stack.Dump, error) {
 // runtime printed is not read: raw is the runtime's traceback text — what
 // the text encoder would write from the model, byte for byte
 // (TestRawTextMatchesEncoder) — and d holds the metadata only. The caller
-// returns raw.buf with putStackBuf.
+// returns raw.buf with putStackBuf. With rawText set, a trace capture's
+// routines are not made either: raw.trace makes them as they are written.
 func capture(ctx context.Context, opts CaptureOptions, rawText bool) (d *stack.Dump, raw *stackText, err error) {
 	mode, err := ParseMode(string(opts.Mode))
 	if err != nil {
@@ -178,7 +179,14 @@ func capture(ctx context.Context, opts CaptureOptions, rawText bool) (d *stack.D
 	case ModeGrouped:
 		d, err = captureGrouped(ctx, t)
 	case ModeTrace:
-		d, err = captureTrace(ctx, opts.TraceWindow, t)
+		if !rawText {
+			d, err = captureTrace(ctx, opts.TraceWindow, t)
+			break
+		}
+		var s *traceSnapshot
+		if d, s, err = snapshotTrace(ctx, opts.TraceWindow, t); err == nil {
+			raw = &stackText{trace: s}
+		}
 	}
 	if err == nil && d == nil {
 		err = errors.New("no dump")

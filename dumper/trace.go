@@ -5,11 +5,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"runtime"
 	"runtime/trace"
 	"slices"
 	"time"
 
+	"github.com/stackdump/stackdump/formats/output"
 	"github.com/stackdump/stackdump/internal/tracesnap"
 	"github.com/stackdump/stackdump/stack"
 )
@@ -31,27 +33,52 @@ var traceSlot = make(chan struct{}, 1)
 // It records an execution trace into memory for window (DefaultTraceWindow
 // when <= 0) while another goroutine takes the goroutine profile's labels
 // (trace_labels.go: two pauses of microseconds, its own walk of the
-// goroutines, on the other CPU when there is one), then decodes the trace
-// with internal/tracesnap, interning into t (a new Table when nil): the
-// trace gives the routines, the profile their pprof labels, joined by
-// stack. Source.Capture says what it cost: the wall time of the recording
-// and the non-GC stop-the-world pauses runtime/metrics saw meanwhile. What
-// a trace cannot tell (wait minutes, locked to thread, arguments…) is
-// listed in Capture.Missing. See docs/modes.md.
+// goroutines, on the other CPU when there is one), decodes the trace with
+// internal/tracesnap while that walk goes on, interning into t (a new
+// Table when nil), then joins the labels by stack. Source.Capture says
+// what it cost: the wall time of the recording and the non-GC
+// stop-the-world pauses runtime/metrics saw meanwhile. What a trace cannot
+// tell (wait minutes, locked to thread, arguments…) is listed in
+// Capture.Missing. See docs/modes.md.
 func captureTrace(ctx context.Context, window time.Duration, t *stack.Table) (*stack.Dump, error) {
-	rec, err := recordTrace(ctx, window)
+	d, s, err := snapshotTrace(ctx, window, t)
 	if err != nil {
 		return nil, err
 	}
-	return rec.decode(t)
+	s.fill(d)
+	return d, nil
+}
+
+// snapshotTrace is captureTrace without making the routines: d holds the
+// metadata, s makes the routines (see traceSnapshot).
+func snapshotTrace(ctx context.Context, window time.Duration, t *stack.Table) (*stack.Dump, *traceSnapshot, error) {
+	if t == nil {
+		t = stack.NewTable()
+	}
+	rec, err := recordTrace(ctx, window)
+	if err != nil {
+		return nil, nil, err
+	}
+	b, n, err := rec.decodeTrace(t)
+	rec.waitLabels()
+	if err == nil {
+		err = ctx.Err()
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	d, s := rec.snapshot(b, n, t)
+	return d, s, nil
 }
 
 // traceRecording is an execution trace and the labels of the goroutine
 // profile taken beside it, and what recording them cost.
 type traceRecording struct {
 	trace      *bytes.Buffer
+	pending    <-chan *traceLabelSet // until waitLabels
 	labels     *traceLabelSet
 	start      time.Time
+	before     *pauseSnapshot
 	duration   time.Duration // trace.Start to the end of the later of the trace and the labels
 	traced     time.Duration // trace.Start to the end of trace.Stop
 	pauses     stwPauses     // all of them
@@ -60,7 +87,8 @@ type traceRecording struct {
 }
 
 // recordTrace records an execution trace of window (DefaultTraceWindow
-// when <= 0) into memory, and the labels of the goroutine profile.
+// when <= 0) into memory, and starts taking the goroutine profile's
+// labels: waitLabels waits for them.
 func recordTrace(ctx context.Context, window time.Duration) (*traceRecording, error) {
 	if window <= 0 {
 		window = DefaultTraceWindow
@@ -74,7 +102,7 @@ func recordTrace(ctx context.Context, window time.Duration) (*traceRecording, er
 
 	rec := &traceRecording{trace: new(bytes.Buffer), goroutines: runtime.NumGoroutine()}
 	rec.trace.Grow(traceBufferSize(rec.goroutines))
-	before := readPauses()
+	rec.before = readPauses()
 	rec.start = time.Now()
 	if err := trace.Start(rec.trace); err != nil {
 		// trace.Start fails when another trace has the tracer; its error
@@ -87,7 +115,7 @@ func recordTrace(ctx context.Context, window time.Duration) (*traceRecording, er
 	// The labels' walk overlaps the window and trace.Stop's walk; its
 	// goroutine is created inside the window, so the trace knows it by its
 	// creator and leaves it out of the dump.
-	labels := spawnLabelSnapshot()
+	rec.pending = spawnLabelSnapshot()
 	timer := time.NewTimer(window)
 	select {
 	case <-timer.C:
@@ -96,48 +124,72 @@ func recordTrace(ctx context.Context, window time.Duration) (*traceRecording, er
 	}
 	trace.Stop()
 	rec.traced = time.Since(rec.start)
-	rec.tracePause = readPauses().since(before)
-	rec.labels = <-labels
-	rec.duration = time.Since(rec.start)
-	rec.pauses = readPauses().since(before)
+	rec.tracePause = readPauses().since(rec.before)
 	if err := ctx.Err(); err != nil {
+		rec.waitLabels() // the walk is bounded; leave no goroutine behind
 		return nil, err
 	}
 	return rec, nil
 }
 
-// decode reads the recording into a dump, interning into t (a new Table
-// when nil).
+// waitLabels waits for the labels and measures the recording's duration
+// and pauses, both ending there.
+func (rec *traceRecording) waitLabels() {
+	if rec.pending == nil {
+		return
+	}
+	rec.labels = <-rec.pending
+	rec.pending = nil
+	rec.duration = time.Since(rec.start)
+	rec.pauses = readPauses().since(rec.before)
+}
+
+// decode reads the recording into a dump with its routines, interning
+// into t (a new Table when nil).
 func (rec *traceRecording) decode(t *stack.Table) (*stack.Dump, error) {
 	if t == nil {
 		t = stack.NewTable()
 	}
+	b, n, err := rec.decodeTrace(t)
+	rec.waitLabels()
+	if err != nil {
+		return nil, err
+	}
+	d, s := rec.snapshot(b, n, t)
+	s.fill(d)
+	return d, nil
+}
+
+// decodeTrace replays the trace's events, interning into t, and returns
+// how many routines the dump has.
+func (rec *traceRecording) decodeTrace(t *stack.Table) (*tracesnap.Builder, int, error) {
 	rd, err := tracesnap.NewReaderBytes(rec.trace.Bytes())
 	if errors.Is(err, tracesnap.ErrVersion) {
-		return nil, fmt.Errorf("read own execution trace: %w: %s writes a trace format this stackdump does not read; a newer stackdump does", err, runtime.Version())
+		return nil, 0, fmt.Errorf("read own execution trace: %w: %s writes a trace format this stackdump does not read; a newer stackdump does", err, runtime.Version())
 	}
 	if err != nil {
-		return nil, fmt.Errorf("read own execution trace: %w", err)
+		return nil, 0, fmt.Errorf("read own execution trace: %w", err)
 	}
 	b := tracesnap.NewBuilder(tracesnap.BuildOptions{Table: t, Version: tracesnap.Version, HideCreatedBy: labelSpawner})
 	if err := b.ReadAll(rd); err != nil {
-		return nil, fmt.Errorf("read own execution trace: %w", err)
+		return nil, 0, fmt.Errorf("read own execution trace: %w", err)
 	}
-	n := b.Finish()
-	d := &stack.Dump{Source: stack.Source{Kind: stack.KindGoTrace, Runtime: runtime.Version(), CapturedAt: rec.start}}
+	return b, b.Finish(), nil
+}
+
+// snapshot joins the labels to the replayed trace b: the dump's metadata
+// (what is missing, warnings) and the routines' source. The labels of
+// each distinct stack are settled here, so that the metadata written
+// before the routines says whether any goroutine's labels are unknown.
+func (rec *traceRecording) snapshot(b *tracesnap.Builder, n int, t *stack.Table) (*stack.Dump, *traceSnapshot) {
+	s := &traceSnapshot{b: b, n: n, join: rec.labels.joiner(t)}
+	for i := range n {
+		s.join.settle(b.RoutineStack(i))
+	}
+	d := &stack.Dump{Source: stack.Source{Kind: stack.KindGoTrace, Runtime: runtime.Version(), CapturedAt: rec.start}, Total: int64(s.n)}
 	d.Warnings = append(d.Warnings, b.Notes()...)
-	routines := make([]stack.Routine, n)
-	d.Routines = make([]*stack.Routine, n)
-	join := rec.labels.joiner(t)
-	for i := range routines {
-		r := &routines[i]
-		b.Routine(i, r)
-		join.Apply(r)
-		d.Routines[i] = r
-	}
-	d.Total = int64(n)
 	missing := tracesnap.Missing()
-	if w := rec.labels.warning(join); w != nil {
+	if w := rec.labels.warning(s.join); w != nil {
 		d.Warnings = append(d.Warnings, w)
 	} else {
 		missing = slices.DeleteFunc(missing, func(m string) bool { return m == "labels" })
@@ -150,7 +202,61 @@ func (rec *traceRecording) decode(t *stack.Table) (*stack.Dump, error) {
 		Pauses:     rec.pauses.Count,
 		Missing:    missing,
 	}
-	return d, nil
+	return d, s
+}
+
+// traceSnapshot makes the routines of a trace-mode dump from the replayed
+// trace, with their labels, one at a time: written as they are made (JSON
+// and text), a million of them are never held at once.
+type traceSnapshot struct {
+	b    *tracesnap.Builder
+	join *LabelJoiner
+	n    int
+}
+
+// routine fills r with the i-th routine.
+func (s *traceSnapshot) routine(i int, r *stack.Routine) {
+	s.b.Routine(i, r)
+	s.join.label(r)
+}
+
+// fill makes every routine into d.Routines.
+func (s *traceSnapshot) fill(d *stack.Dump) {
+	routines := make([]stack.Routine, s.n)
+	d.Routines = make([]*stack.Routine, s.n)
+	for i := range routines {
+		s.routine(i, &routines[i])
+		d.Routines[i] = &routines[i]
+	}
+}
+
+// encode writes d with the snapshot's routines in format f, one Routine
+// reused for all of them (the text and JSON encoders keep nothing of a
+// routine once written), checking ctx between routines.
+func (s *traceSnapshot) encode(ctx context.Context, w io.Writer, f output.Format, d *stack.Dump) error {
+	enc, err := newEncoder(w, f, d.Source.Kind)
+	if err != nil {
+		return err
+	}
+	if err := enc.BeginDump(d); err != nil {
+		return fmt.Errorf("write %s: %w", f, err)
+	}
+	var r stack.Routine
+	for i := range s.n {
+		if i%ctxCheckEvery == 0 {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+		}
+		s.routine(i, &r)
+		if err := enc.WriteRoutine(&r); err != nil {
+			return fmt.Errorf("write %s: %w", f, err)
+		}
+	}
+	if err := enc.EndDump(d); err != nil {
+		return fmt.Errorf("write %s: %w", f, err)
+	}
+	return ctx.Err()
 }
 
 // traceBufferSize guesses the trace's size for n goroutines (about 18

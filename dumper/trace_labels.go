@@ -127,30 +127,70 @@ func newLabelJoiner(ix *labelIndex, t *stack.Table) *LabelJoiner {
 // label set there; stale routines and routines without frames are left
 // alone.
 func (j *LabelJoiner) Apply(r *stack.Routine) {
-	if !j.ix.any || r.Stale || len(r.Frames()) == 0 {
-		return // no goroutine has labels, or nothing to match
+	if !j.joins(r.Stack, r.Stale) {
+		return
 	}
-	res, done := j.byStack[r.Stack]
-	if !done {
-		var e labelEntry
-		var ok bool
-		if e, ok, j.k = j.ix.lookup(r.Stack, j.k); ok {
-			res.ambiguous = e.ambiguous
-			if len(e.labels) > 0 {
-				res.labels = j.t.Labels(append(stack.Labels(nil), e.labels...))
-			}
-		}
-		j.byStack[r.Stack] = res
-		if res.ambiguous {
-			j.join.stacks++
+	res := j.result(r.Stack)
+	j.count(res)
+	if !res.ambiguous && res.labels != nil {
+		r.Labels = res.labels
+	}
+}
+
+// joins reports whether a routine on st is joined at all: not when no
+// goroutine has labels, when it is stale, or when it has no frames.
+func (j *LabelJoiner) joins(st *stack.Stack, stale bool) bool {
+	return j.ix.any && !stale && st != nil && len(st.Frames) > 0
+}
+
+// result returns what the profile says about st, looked up once per
+// stack.
+func (j *LabelJoiner) result(st *stack.Stack) labelResult {
+	res, done := j.byStack[st]
+	if done {
+		return res
+	}
+	var e labelEntry
+	var ok bool
+	if e, ok, j.k = j.ix.lookup(st, j.k); ok {
+		res.ambiguous = e.ambiguous
+		if len(e.labels) > 0 {
+			res.labels = j.t.Labels(append(stack.Labels(nil), e.labels...))
 		}
 	}
+	j.byStack[st] = res
+	if res.ambiguous {
+		j.join.stacks++
+	}
+	return res
+}
+
+// count records the outcome of one routine's join.
+func (j *LabelJoiner) count(res labelResult) {
 	switch {
 	case res.ambiguous:
 		j.join.ambiguous++
 	case res.labels != nil:
-		r.Labels = res.labels
 		j.join.labelled++
+	}
+}
+
+// settle counts the join of a routine on st (stale or not) without
+// labelling it, so that the outcome is known before the routines are
+// made; label then labels them without counting again.
+func (j *LabelJoiner) settle(st *stack.Stack, stale bool) {
+	if j.joins(st, stale) {
+		j.count(j.result(st))
+	}
+}
+
+// label gives r its labels as settle counted them.
+func (j *LabelJoiner) label(r *stack.Routine) {
+	if !j.joins(r.Stack, r.Stale) {
+		return
+	}
+	if res := j.result(r.Stack); !res.ambiguous && res.labels != nil {
+		r.Labels = res.labels
 	}
 }
 

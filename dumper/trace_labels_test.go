@@ -1,7 +1,13 @@
 package dumper
 
 import (
+	"bytes"
 	"context"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"runtime/pprof"
 	"slices"
 	"strings"
@@ -9,6 +15,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stackdump/stackdump/formats"
+	"github.com/stackdump/stackdump/formats/output"
 	"github.com/stackdump/stackdump/internal/labelsnap"
 	"github.com/stackdump/stackdump/stack"
 )
@@ -176,6 +184,7 @@ func TestTraceLabelsMatchPprof(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	rec.waitLabels()
 	if rec.labels.err != nil {
 		t.Fatal(rec.labels.err)
 	}
@@ -273,5 +282,111 @@ func TestCaptureTraceWithoutLabels(t *testing.T) {
 		if len(r.Labels) > 0 {
 			t.Errorf("goroutine %d has labels %v", r.ID, r.Labels)
 		}
+	}
+}
+
+// TestTraceStreamMatchesDump: the routines written as they are made (the
+// endpoint's and WriteFile's JSON and text) are the bytes the encoder
+// writes from the dump with every routine in memory, labels included.
+func TestTraceStreamMatchesDump(t *testing.T) {
+	var wg sync.WaitGroup
+	ch := make(chan struct{})
+	startLabelled(&wg, 10, []string{"tenant", "a"}, labelledParkA, ch)
+	startLabelled(&wg, 10, nil, labelledParkB, ch)
+	defer func() { close(ch); wg.Wait() }()
+	waitParked(t, 20, "labelledPark")
+	rec, err := recordTrace(context.Background(), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tab := stack.NewTable()
+	b, n, err := rec.decodeTrace(tab)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec.waitLabels()
+	d, s := rec.snapshot(b, n, tab)
+	for _, f := range []output.Format{output.JSON, output.Text} {
+		var streamed, whole bytes.Buffer
+		if err := s.encode(context.Background(), &streamed, f, d); err != nil {
+			t.Fatal(err)
+		}
+		full := *d
+		s.fill(&full)
+		if err := encodeDump(context.Background(), &whole, f, &full); err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(streamed.Bytes(), whole.Bytes()) {
+			t.Errorf("%s: streamed output (%d bytes) differs from the dump's (%d bytes)", f, streamed.Len(), whole.Len())
+		}
+		if f == output.JSON && !bytes.Contains(streamed.Bytes(), []byte(`"tenant"`)) {
+			t.Errorf("JSON has no labels")
+		}
+		if len(full.Routines) != n || n < 20 {
+			t.Errorf("%d routines, want %d and the 20 parked", len(full.Routines), n)
+		}
+	}
+}
+
+// TestTraceModeFileAndEndpointKeepLabels takes trace-mode dumps through
+// WriteFile (JSON+gzip) and the endpoint (?mode=trace, JSON and text), the
+// paths that write routines as they are made, and reads them back: the
+// parked goroutines are there with their labels.
+func TestTraceModeFileAndEndpointKeepLabels(t *testing.T) {
+	var wg sync.WaitGroup
+	ch := make(chan struct{})
+	startLabelled(&wg, 10, []string{"tenant", "a", "job", "sync"}, labelledParkA, ch)
+	startLabelled(&wg, 10, nil, labelledParkB, ch)
+	defer func() { close(ch); wg.Wait() }()
+	waitParked(t, 20, "labelledPark")
+	check := func(what string, d *stack.Dump) {
+		t.Helper()
+		counts := labelCounts(d)
+		if counts["labelledParkA job=sync,tenant=a"] != 10 || counts["labelledParkB "] != 10 {
+			t.Errorf("%s: parked goroutines by labels %v, want 10 labelled and 10 not", what, counts)
+		}
+		if d.Source.Capture == nil || d.Source.Capture.Mode != "trace" || slices.Contains(d.Source.Capture.Missing, "labels") {
+			t.Errorf("%s: capture %+v, want mode trace, labels not missing", what, d.Source.Capture)
+		}
+	}
+	path := filepath.Join(t.TempDir(), "x.json.gz")
+	if err := WriteFile(context.Background(), path, FileOptions{Capture: CaptureOptions{Mode: ModeTrace}}); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	dumps, err := formats.ReadAll(f, formats.ReadOptions{})
+	if err != nil || len(dumps) != 1 {
+		t.Fatalf("reading %s: %d dumps, %v", path, len(dumps), err)
+	}
+	check("WriteFile", dumps[0])
+
+	srv := httptest.NewServer(Handler(HandlerOptions{}))
+	defer srv.Close()
+	for _, format := range []string{"json", "text"} {
+		resp, err := http.Get(srv.URL + "?mode=trace&format=" + format)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, err := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if err != nil || resp.StatusCode != http.StatusOK {
+			t.Fatalf("GET ?mode=trace&format=%s: %d %v\n%s", format, resp.StatusCode, err, body)
+		}
+		if format == "text" {
+			// Text has no capture metadata: check the routines only.
+			if !bytes.Contains(body, []byte("labelledParkA")) {
+				t.Errorf("text: no parked goroutine:\n%.2000s", body)
+			}
+			continue
+		}
+		dumps, err := formats.ReadAll(bytes.NewReader(body), formats.ReadOptions{})
+		if err != nil || len(dumps) != 1 {
+			t.Fatalf("reading the endpoint's %s: %d dumps, %v", format, len(dumps), err)
+		}
+		check("endpoint "+format, dumps[0])
 	}
 }

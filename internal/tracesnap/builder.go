@@ -210,6 +210,17 @@ func (b *Builder) Routine(i int, r *stack.Routine) {
 	}
 }
 
+// RoutineStack returns the Stack and Stale that Routine(i) would give,
+// without making the routine.
+func (b *Builder) RoutineStack(i int) (st *stack.Stack, stale bool) {
+	g := b.order[i]
+	st = b.stacks.empty.stack
+	if g.stack != nil {
+		st = g.stack.stack
+	}
+	return st, g.state == GoRunning || !g.fresh
+}
+
 // idList formats up to max ids, "1, 2, 3 and 7 more".
 func idList(ids []int64, max int) string {
 	var b []byte

@@ -25,3 +25,12 @@ func TestMatchesXExpTraceOnFixtures(t *testing.T) {
 		t.Fatal("no go 1.26 trace fixture found")
 	}
 }
+
+func readFixture(t *testing.T, name string) []byte {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join("..", "..", "testdata", "trace", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data
+}
