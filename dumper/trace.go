@@ -112,16 +112,18 @@ func recordTrace(ctx context.Context, window time.Duration) (*traceRecording, er
 		}
 		return nil, fmt.Errorf("start execution trace: %w", err)
 	}
-	// The labels' walk overlaps the window and trace.Stop's walk; its
-	// goroutine is created inside the window, so the trace knows it by its
-	// creator and leaves it out of the dump.
-	rec.pending = spawnLabelSnapshot()
+	// The labels' walk overlaps trace.Stop's walk; its goroutine is
+	// created inside the window, so the trace knows it by its creator and
+	// leaves it out of the dump.
+	stopping := make(chan struct{})
+	rec.pending = spawnLabelSnapshot(stopping)
 	timer := time.NewTimer(window)
 	select {
 	case <-timer.C:
 	case <-ctx.Done():
 		timer.Stop()
 	}
+	close(stopping)
 	trace.Stop()
 	rec.traced = time.Since(rec.start)
 	rec.tracePause = readPauses().since(rec.before)
