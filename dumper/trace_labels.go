@@ -3,7 +3,6 @@ package dumper
 import (
 	"errors"
 	"fmt"
-	"time"
 
 	"github.com/stackdump/stackdump/internal/labelsnap"
 	"github.com/stackdump/stackdump/stack"
@@ -42,26 +41,15 @@ type traceLabelSet struct {
 	fromPprof bool
 }
 
-// labelLag is how long the labels' walk waits after trace.Stop is
-// called. Both walks visit the goroutines in the same order, and two
-// walkers on the same goroutine wait for each other (the runtime's
-// suspendG spins, then yields the thread): started together, the faster
-// trace walk catches up with the labels' and both crawl, at a million
-// goroutines taking twice as long. Started behind it, the labels' walk
-// (about twice as slow per goroutine) never catches up.
-const labelLag = 2 * time.Millisecond
-
-// spawnLabelSnapshot takes the labels on a new goroutine, labelLag after
-// stopping is closed, and delivers them on the returned channel.
+// spawnLabelSnapshot starts the goroutine that takes the labels and
+// delivers them on the returned channel. It is started inside the trace
+// window, so that the trace knows it by its creator and leaves it out of
+// the dump.
 //
 //go:noinline
-func spawnLabelSnapshot(stopping <-chan struct{}) <-chan *traceLabelSet {
+func spawnLabelSnapshot() <-chan *traceLabelSet {
 	ch := make(chan *traceLabelSet, 1)
-	go func() {
-		<-stopping
-		time.Sleep(labelLag)
-		ch <- takeTraceLabels()
-	}()
+	go func() { ch <- takeTraceLabels() }()
 	return ch
 }
 
