@@ -32,22 +32,24 @@ var traceSlot = make(chan struct{}, 1)
 // walks the goroutines one at a time while the program runs).
 //
 // It records an execution trace into memory for window (DefaultTraceWindow
-// when <= 0) while another goroutine takes the goroutine profile's labels
-// (trace_labels.go: two pauses of microseconds and its own walk of the
-// goroutines), decodes the trace with internal/tracesnap while that walk
-// goes on, interning into t (a new Table when nil), then joins the labels
-// by stack.
+// when <= 0), then has another goroutine take the goroutine profile's
+// labels (trace_labels.go: two pauses of microseconds and its own walk of
+// the goroutines) while it decodes the trace with internal/tracesnap,
+// interning into t (a new Table when nil), then joins the labels by
+// stack.
 //
-// The order of the work keeps the profile's two stop-the-worlds away
-// from the rest of the capture: stopping the world takes 30–80 µs on the
-// project's 2-CPU machine while this package's other goroutines are idle,
-// and 115 µs to 5 ms when one of them must be stopped too (measured at
-// 300k and 1M goroutines). So the labels' goroutine starts inside the
-// window and this goroutine waits, idle, until its first stop is over;
-// then trace.Stop's walk runs beside the profile's (behind it at first,
-// faster, so it overtakes it once), the trace is decoded, and this
-// goroutine waits, idle again, for the profile's second stop at the end
-// of its walk.
+// The labels' walk comes after trace.Stop's, not beside it. Both walks
+// visit the goroutines in the same order, and both profile stops must not
+// meet a busy CPU of the capture's: stopping the world takes 30–80 µs on
+// the project's 2-CPU machine while the capture's other goroutines are
+// idle, and 115 µs to 5 ms when one of them must be stopped too. Measured
+// at 300k and 1M goroutines: started behind the trace's walk, the
+// profile's first stop has to stop the CPU running it; started ahead of
+// it, the faster trace walk catches up and the two crawl together over the
+// same goroutines (its 0.6 s became 1.25–3.4 s at 1M, spinning). So: the
+// trace, then the profile, its first stop taken while this goroutine
+// waits idle, the trace decoded beside its walk (done long before the
+// walk ends), and its second stop taken while this goroutine waits again.
 func captureTrace(ctx context.Context, window time.Duration, t *stack.Table) (*stack.Dump, error) {
 	d, s, err := snapshotTrace(ctx, window, t)
 	if err != nil {
@@ -67,6 +69,7 @@ func snapshotTrace(ctx context.Context, window time.Duration, t *stack.Table) (*
 	if err != nil {
 		return nil, nil, err
 	}
+	rec.awaitProfileStart()
 	b, n, err := rec.decodeTrace(t)
 	rec.waitLabels()
 	if err == nil {
@@ -87,7 +90,7 @@ type traceRecording struct {
 	labels    *traceLabelSet
 	holdsSlot bool // traceSlot is this recording's until released
 	// pausesAtLabels is the count of non-GC pauses when the labels'
-	// goroutine was started: it has made its first stop when it rises.
+	// goroutine was let go: it has made its first stop when it rises.
 	pausesAtLabels uint64
 	start          time.Time
 	before         *pauseSnapshot
@@ -100,8 +103,7 @@ type traceRecording struct {
 
 // recordTrace records an execution trace of window (DefaultTraceWindow
 // when <= 0) into memory, and starts taking the goroutine profile's
-// labels: waitLabels waits for them (and must be called: the recording
-// holds traceSlot until then).
+// labels: waitLabels waits for them.
 func recordTrace(ctx context.Context, window time.Duration) (*traceRecording, error) {
 	if window <= 0 {
 		window = DefaultTraceWindow
@@ -130,9 +132,8 @@ func recordTrace(ctx context.Context, window time.Duration) (*traceRecording, er
 		}
 		return nil, fmt.Errorf("start execution trace: %w", err)
 	}
-	rec.pausesAtLabels = readPauses().count()
-	rec.pending = spawnLabelSnapshot()
-	rec.awaitProfileStart()
+	traced := make(chan struct{})
+	rec.pending = spawnLabelSnapshot(traced)
 	timer := time.NewTimer(window)
 	select {
 	case <-timer.C:
@@ -141,7 +142,10 @@ func recordTrace(ctx context.Context, window time.Duration) (*traceRecording, er
 	}
 	trace.Stop()
 	rec.traced = time.Since(rec.start)
-	rec.tracePause = readPauses().since(rec.before)
+	afterTrace := readPauses()
+	rec.tracePause = afterTrace.since(rec.before)
+	rec.pausesAtLabels = afterTrace.count()
+	close(traced)
 	if err := ctx.Err(); err != nil {
 		rec.waitLabels() // the walk is bounded; leave no goroutine behind
 		return nil, err
@@ -200,6 +204,7 @@ func (rec *traceRecording) decode(t *stack.Table) (*stack.Dump, error) {
 	if t == nil {
 		t = stack.NewTable()
 	}
+	rec.awaitProfileStart()
 	b, n, err := rec.decodeTrace(t)
 	rec.waitLabels()
 	if err != nil {

@@ -41,15 +41,18 @@ type traceLabelSet struct {
 	fromPprof bool
 }
 
-// spawnLabelSnapshot starts the goroutine that takes the labels and
-// delivers them on the returned channel. It is started inside the trace
-// window, so that the trace knows it by its creator and leaves it out of
-// the dump.
+// spawnLabelSnapshot starts the goroutine that takes the labels once
+// traced is closed, and delivers them on the returned channel. It is
+// started inside the trace window, so that the trace knows it by its
+// creator and leaves it out of the dump.
 //
 //go:noinline
-func spawnLabelSnapshot() <-chan *traceLabelSet {
+func spawnLabelSnapshot(traced <-chan struct{}) <-chan *traceLabelSet {
 	ch := make(chan *traceLabelSet, 1)
-	go func() { ch <- takeTraceLabels() }()
+	go func() {
+		<-traced
+		ch <- takeTraceLabels()
+	}()
 	return ch
 }
 
