@@ -225,7 +225,8 @@ func (rec *traceRecording) decodeTrace(t *stack.Table) (*tracesnap.Builder, int,
 	if err != nil {
 		return nil, 0, fmt.Errorf("read own execution trace: %w", err)
 	}
-	b := tracesnap.NewBuilder(tracesnap.BuildOptions{Table: t, Version: tracesnap.Version, HideCreatedBy: labelSpawner})
+	rd.Reserve(rec.goroutines)
+	b := tracesnap.NewBuilder(tracesnap.BuildOptions{Table: t, Version: tracesnap.Version, Goroutines: rec.goroutines, HideCreatedBy: labelSpawner})
 	if err := b.ReadAll(rd); err != nil {
 		return nil, 0, fmt.Errorf("read own execution trace: %w", err)
 	}

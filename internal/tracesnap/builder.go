@@ -54,6 +54,10 @@ type BuildOptions struct {
 	// Version is the trace's version (go 1.N), which says where the tracer
 	// cuts deep stacks.
 	Version int
+	// Goroutines, when positive, is about how many goroutines the trace
+	// has (runtime.NumGoroutine when it was taken): tables are sized for
+	// them up front.
+	Goroutines int
 	// HideCreatedBy leaves out the goroutines created by this function
 	// (the innermost frame of their creator's stack) during the trace:
 	// helpers of the program that took the trace. Empty hides none.
@@ -91,7 +95,11 @@ func NewBuilder(opts BuildOptions) *Builder {
 	if opts.Table == nil {
 		opts.Table = stack.NewTable()
 	}
-	return &Builder{opts: opts, stacks: newTraceStacks(opts.Table, opts.Version)}
+	b := &Builder{opts: opts, stacks: newTraceStacks(opts.Table, opts.Version)}
+	if opts.Goroutines > 0 {
+		b.gs.reserve(opts.Goroutines + opts.Goroutines/8 + 64) // ids run a little past the count
+	}
+	return b
 }
 
 // Add applies one event.

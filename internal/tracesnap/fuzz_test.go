@@ -120,3 +120,21 @@ func skewBatches(data []byte, shifts []byte) []byte {
 	}
 	return out
 }
+
+// FuzzUvarint checks the decoder's varint reader against encoding/binary.
+func FuzzUvarint(f *testing.F) {
+	f.Add([]byte{0x05}, 0)
+	f.Add([]byte{0x80, 0x01, 0x7f}, 0)
+	f.Add([]byte{0xff, 0xff, 0xff, 0x7f}, 1)
+	f.Add([]byte{0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x02}, 0)
+	f.Fuzz(func(t *testing.T, b []byte, i int) {
+		if i < 0 || i > len(b) {
+			return
+		}
+		v, next, ok := uvarintAt(b, i)
+		want, n := binary.Uvarint(b[i:])
+		if ok != (n > 0) || ok && (v != want || next != i+n) {
+			t.Fatalf("uvarintAt(%x, %d) = %d, %d, %v; binary.Uvarint: %d, %d", b, i, v, next, ok, want, n)
+		}
+	})
+}

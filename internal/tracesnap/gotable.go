@@ -45,19 +45,21 @@ func (t *goTable[T]) get(id int64) *T {
 // add stores a zero value for id, which must be absent, and returns it.
 func (t *goTable[T]) add(id int64) *T {
 	var i int32
+	var v *T
 	if k := len(t.free); k > 0 {
 		i = t.free[k-1]
 		t.free = t.free[:k-1]
+		v = t.at(i)
+		var zero T
+		*v = zero
 	} else {
 		if t.n%goChunk == 0 {
-			t.chunks = append(t.chunks, make([]T, goChunk))
+			t.chunks = append(t.chunks, make([]T, goChunk)) // zeroed
 		}
 		i = t.n
 		t.n++
+		v = t.at(i)
 	}
-	v := t.at(i)
-	var zero T
-	*v = zero
 	t.live++
 	if uint64(id) < denseIDs {
 		if id >= int64(len(t.dense)) {
@@ -73,6 +75,19 @@ func (t *goTable[T]) add(id int64) *T {
 	}
 	t.sparse[id] = i
 	return v
+}
+
+// reserve makes room for ids below n without growing the index later.
+func (t *goTable[T]) reserve(n int) {
+	n = min(n, denseIDs)
+	if n > len(t.dense) {
+		grown := make([]int32, n)
+		copy(grown, t.dense)
+		t.dense = grown
+	}
+	if c := (n + goChunk - 1) / goChunk; c > cap(t.chunks) {
+		t.chunks = append(make([][]T, 0, c), t.chunks...)
+	}
 }
 
 // remove drops id's value; its slot is reused.

@@ -53,3 +53,22 @@ func TestGoTable(t *testing.T) {
 		t.Errorf("ascending runs from %d to %d, want -1 to %d", got[0], got[len(got)-1], denseIDs)
 	}
 }
+
+func TestGoTableReserve(t *testing.T) {
+	var s goTable[traceG]
+	s.add(5).id = 5
+	s.reserve(10_000)
+	if len(s.dense) < 10_000 || s.get(5) == nil || s.get(5).id != 5 {
+		t.Fatalf("reserve lost a value or did not grow the index: %d, %+v", len(s.dense), s.get(5))
+	}
+	for id := int64(0); id < 10_000; id++ {
+		if id != 5 {
+			s.add(id).id = id
+		}
+	}
+	for id := int64(0); id < 10_000; id++ {
+		if g := s.get(id); g == nil || g.id != id {
+			t.Fatalf("get(%d) = %+v", id, g)
+		}
+	}
+}

@@ -97,21 +97,27 @@ func (c byteCounter) ReadByte() (byte, error) {
 // uvarintAt reads a uvarint from b at i, returning the value and the index
 // after it, or ok false when b holds no complete varint there.
 func uvarintAt(b []byte, i int) (v uint64, next int, ok bool) {
-	// The common case, a value below 128, in one step.
-	if i < len(b) && b[i] < 0x80 {
-		return uint64(b[i]), i + 1, true
-	}
-	var shift uint
-	for j := i; j < len(b); j++ {
-		c := b[j]
-		if j-i == binary.MaxVarintLen64-1 && c > 1 {
-			return 0, 0, false
+	// Most values of a trace (time deltas, ids, statuses) take one to
+	// three bytes: those in straight-line code.
+	if i+2 < len(b) {
+		c0 := b[i]
+		if c0 < 0x80 {
+			return uint64(c0), i + 1, true
 		}
-		if c < 0x80 {
-			return v | uint64(c)<<shift, j + 1, true
+		c1 := b[i+1]
+		if c1 < 0x80 {
+			return uint64(c0&0x7f) | uint64(c1)<<7, i + 2, true
 		}
-		v |= uint64(c&0x7f) << shift
-		shift += 7
+		if c2 := b[i+2]; c2 < 0x80 {
+			return uint64(c0&0x7f) | uint64(c1&0x7f)<<7 | uint64(c2)<<14, i + 3, true
+		}
 	}
-	return 0, 0, false
+	if i >= len(b) {
+		return 0, 0, false
+	}
+	v, n := binary.Uvarint(b[i:])
+	if n <= 0 {
+		return 0, 0, false
+	}
+	return v, i + n, true
 }

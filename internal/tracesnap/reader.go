@@ -100,6 +100,15 @@ func checkHeader(head []byte) error {
 	return nil
 }
 
+// Reserve sizes the reader's goroutine table for about n goroutines
+// (runtime.NumGoroutine when the trace was taken), so that it is not grown
+// while a million are read.
+func (r *Reader) Reserve(n int) {
+	if n > 0 {
+		r.order.gs.reserve(n + n/8 + 64)
+	}
+}
+
 // Offset returns how many bytes of the trace were read.
 func (r *Reader) Offset() int64 { return r.in.off }
 
