@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"runtime"
-	"runtime/metrics"
 	"runtime/trace"
 	"slices"
 	"time"
@@ -32,24 +31,25 @@ var traceSlot = make(chan struct{}, 1)
 // walks the goroutines one at a time while the program runs).
 //
 // It records an execution trace into memory for window (DefaultTraceWindow
-// when <= 0), then has another goroutine take the goroutine profile's
-// labels (trace_labels.go: two pauses of microseconds and its own walk of
-// the goroutines) while it decodes the trace with internal/tracesnap,
-// interning into t (a new Table when nil), then joins the labels by
-// stack.
+// when <= 0), then takes the goroutine profile's labels (trace_labels.go:
+// two pauses of microseconds and its own walk of the goroutines), decodes
+// the trace with internal/tracesnap, interning into t (a new Table when
+// nil), and joins the labels by stack. Source.Capture says what it cost:
+// the wall time of the recording and the non-GC stop-the-world pauses
+// runtime/metrics saw meanwhile. What a trace cannot tell (wait minutes,
+// locked to thread, arguments…) is listed in Capture.Missing. See
+// docs/modes.md.
 //
-// The labels' walk comes after trace.Stop's, not beside it. Both walks
-// visit the goroutines in the same order, and both profile stops must not
-// meet a busy CPU of the capture's: stopping the world takes 30–80 µs on
-// the project's 2-CPU machine while the capture's other goroutines are
-// idle, and 115 µs to 5 ms when one of them must be stopped too. Measured
-// at 300k and 1M goroutines: started behind the trace's walk, the
-// profile's first stop has to stop the CPU running it; started ahead of
-// it, the faster trace walk catches up and the two crawl together over the
-// same goroutines (its 0.6 s became 1.25–3.4 s at 1M, spinning). So: the
-// trace, then the profile, its first stop taken while this goroutine
-// waits idle, the trace decoded beside its walk (done long before the
-// walk ends), and its second stop taken while this goroutine waits again.
+// Everything runs on the calling goroutine, one step after the other.
+// Stopping the world takes 30–80 µs on the project's 2-CPU machine when
+// nothing else of the capture runs, and 115 µs to 5 ms when another of its
+// goroutines must be stopped too (measured at 300k and 1M goroutines).
+// Run beside trace.Stop's walk, the profile's walk either trails it, and
+// its first stop must stop the CPU running that walk, or leads it, and the
+// faster trace walk catches up and the two crawl together over the same
+// goroutines (1M: trace.Stop took 1.25–3.4 s instead of 0.6 s). Decoding
+// the trace beside the profile's walk saved 0.2 s at 1M but put a busy
+// goroutine of the capture's next to its stops.
 func captureTrace(ctx context.Context, window time.Duration, t *stack.Table) (*stack.Dump, error) {
 	d, s, err := snapshotTrace(ctx, window, t)
 	if err != nil {
@@ -69,12 +69,7 @@ func snapshotTrace(ctx context.Context, window time.Duration, t *stack.Table) (*
 	if err != nil {
 		return nil, nil, err
 	}
-	rec.awaitProfileStart()
 	b, n, err := rec.decodeTrace(t)
-	rec.waitLabels()
-	if err == nil {
-		err = ctx.Err()
-	}
 	if err != nil {
 		return nil, nil, err
 	}
@@ -83,27 +78,20 @@ func snapshotTrace(ctx context.Context, window time.Duration, t *stack.Table) (*
 }
 
 // traceRecording is an execution trace and the labels of the goroutine
-// profile taken beside it, and what recording them cost.
+// profile taken after it, and what recording them cost.
 type traceRecording struct {
-	trace     *bytes.Buffer
-	pending   <-chan *traceLabelSet // until waitLabels
-	labels    *traceLabelSet
-	holdsSlot bool // traceSlot is this recording's until released
-	// pausesAtLabels is the count of non-GC pauses when the labels'
-	// goroutine was let go: it has made its first stop when it rises.
-	pausesAtLabels uint64
-	start          time.Time
-	before         *pauseSnapshot
-	duration       time.Duration // trace.Start to the end of the later of the trace and the labels
-	traced         time.Duration // trace.Start to the end of trace.Stop
-	pauses         stwPauses     // all of them
-	tracePause     stwPauses     // trace.Start to the end of trace.Stop
-	goroutines     int           // runtime.NumGoroutine() when it started
+	trace      *bytes.Buffer
+	labels     *traceLabelSet
+	start      time.Time
+	duration   time.Duration // trace.Start to the end of the labels
+	traced     time.Duration // trace.Start to the end of trace.Stop
+	pauses     stwPauses     // all of them
+	tracePause stwPauses     // trace.Start to the end of trace.Stop
+	goroutines int           // runtime.NumGoroutine() when it started
 }
 
 // recordTrace records an execution trace of window (DefaultTraceWindow
-// when <= 0) into memory, and starts taking the goroutine profile's
-// labels: waitLabels waits for them.
+// when <= 0) into memory, then the labels of the goroutine profile.
 func recordTrace(ctx context.Context, window time.Duration) (*traceRecording, error) {
 	if window <= 0 {
 		window = DefaultTraceWindow
@@ -113,16 +101,11 @@ func recordTrace(ctx context.Context, window time.Duration) (*traceRecording, er
 	case <-ctx.Done():
 		return nil, ctx.Err()
 	}
-	// The slot is held until the labels are in (gotLabels): a capture's
-	// walks do not overlap another's.
-	rec := &traceRecording{trace: new(bytes.Buffer), goroutines: runtime.NumGoroutine(), holdsSlot: true}
-	defer func() {
-		if rec.pending == nil {
-			rec.releaseSlot()
-		}
-	}()
+	defer func() { <-traceSlot }()
+
+	rec := &traceRecording{trace: new(bytes.Buffer), goroutines: runtime.NumGoroutine()}
 	rec.trace.Grow(traceBufferSize(rec.goroutines))
-	rec.before = readPauses()
+	before := readPauses()
 	rec.start = time.Now()
 	if err := trace.Start(rec.trace); err != nil {
 		// trace.Start fails when another trace has the tracer; its error
@@ -132,8 +115,6 @@ func recordTrace(ctx context.Context, window time.Duration) (*traceRecording, er
 		}
 		return nil, fmt.Errorf("start execution trace: %w", err)
 	}
-	traced := make(chan struct{})
-	rec.pending = spawnLabelSnapshot(traced)
 	timer := time.NewTimer(window)
 	select {
 	case <-timer.C:
@@ -142,60 +123,14 @@ func recordTrace(ctx context.Context, window time.Duration) (*traceRecording, er
 	}
 	trace.Stop()
 	rec.traced = time.Since(rec.start)
-	afterTrace := readPauses()
-	rec.tracePause = afterTrace.since(rec.before)
-	rec.pausesAtLabels = afterTrace.count()
-	close(traced)
+	rec.tracePause = readPauses().since(before)
 	if err := ctx.Err(); err != nil {
-		rec.waitLabels() // the walk is bounded; leave no goroutine behind
 		return nil, err
 	}
-	return rec, nil
-}
-
-// waitLabels waits for the labels and measures the recording's duration
-// and pauses, both ending there.
-func (rec *traceRecording) waitLabels() {
-	if rec.pending != nil {
-		rec.gotLabels(<-rec.pending)
-	}
-}
-
-func (rec *traceRecording) gotLabels(ls *traceLabelSet) {
-	rec.labels = ls
-	rec.pending = nil
-	rec.releaseSlot()
+	rec.labels = takeTraceLabels()
 	rec.duration = time.Since(rec.start)
-	rec.pauses = readPauses().since(rec.before)
-}
-
-func (rec *traceRecording) releaseSlot() {
-	if rec.holdsSlot {
-		rec.holdsSlot = false
-		<-traceSlot
-	}
-}
-
-// profileStartWait bounds how long awaitProfileStart waits.
-const profileStartWait = 50 * time.Millisecond
-
-// awaitProfileStart returns once the labels' goroutine profile has made
-// its first stop-the-world (the non-GC pause count rose; another stop of
-// the program's can be taken for it, at worst costing the profile's stop
-// some microseconds), once the labels are in, or after
-// profileStartWait. It polls runtime/metrics every 50 µs, sleeping in
-// between: this goroutine is idle while the world stops.
-func (rec *traceRecording) awaitProfileStart() {
-	tick := time.NewTicker(50 * time.Microsecond)
-	defer tick.Stop()
-	deadline := time.Now().Add(profileStartWait)
-	for rec.pending != nil && readPauses().count() <= rec.pausesAtLabels && time.Now().Before(deadline) {
-		select {
-		case ls := <-rec.pending:
-			rec.gotLabels(ls)
-		case <-tick.C:
-		}
-	}
+	rec.pauses = readPauses().since(before)
+	return rec, nil
 }
 
 // decode reads the recording into a dump with its routines, interning
@@ -204,9 +139,7 @@ func (rec *traceRecording) decode(t *stack.Table) (*stack.Dump, error) {
 	if t == nil {
 		t = stack.NewTable()
 	}
-	rec.awaitProfileStart()
 	b, n, err := rec.decodeTrace(t)
-	rec.waitLabels()
 	if err != nil {
 		return nil, err
 	}
@@ -226,7 +159,7 @@ func (rec *traceRecording) decodeTrace(t *stack.Table) (*tracesnap.Builder, int,
 		return nil, 0, fmt.Errorf("read own execution trace: %w", err)
 	}
 	rd.Reserve(rec.goroutines)
-	b := tracesnap.NewBuilder(tracesnap.BuildOptions{Table: t, Version: tracesnap.Version, Goroutines: rec.goroutines, HideCreatedBy: labelSpawner})
+	b := tracesnap.NewBuilder(tracesnap.BuildOptions{Table: t, Version: tracesnap.Version, Goroutines: rec.goroutines})
 	if err := b.ReadAll(rd); err != nil {
 		return nil, 0, fmt.Errorf("read own execution trace: %w", err)
 	}
@@ -313,19 +246,6 @@ func (s *traceSnapshot) encode(ctx context.Context, w io.Writer, f output.Format
 		return fmt.Errorf("write %s: %w", f, err)
 	}
 	return ctx.Err()
-}
-
-// count returns how many non-GC pauses the histogram holds.
-func (s *pauseSnapshot) count() uint64 {
-	v := s.samples[0].Value
-	if v.Kind() != metrics.KindFloat64Histogram {
-		return 0
-	}
-	var n uint64
-	for _, c := range v.Float64Histogram().Counts {
-		n += c
-	}
-	return n
 }
 
 // traceBufferSize guesses the trace's size for n goroutines (about 18

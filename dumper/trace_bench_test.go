@@ -90,8 +90,8 @@ func fullMode() captureMode {
 }
 
 // traceMode is captureTrace: the trace, the goroutine profile's labels
-// taken beside it and the trace's decoding (the capture), then the
-// routines made with their labels (the parse); its size is the trace's.
+// and the trace's decoding (the capture), then the routines made with
+// their labels (the parse); its size is the trace's.
 func traceMode() captureMode {
 	var traced, tracePause time.Duration
 	return captureMode{
@@ -107,7 +107,6 @@ func traceMode() captureMode {
 			}
 			t := stack.NewTable()
 			tb, n, err := rec.decodeTrace(t)
-			rec.waitLabels()
 			if err != nil {
 				b.Fatal(err)
 			}

@@ -11,8 +11,8 @@ import (
 // Labels for trace mode.
 //
 // pprof labels never reach an execution trace. The runtime's goroutine
-// profile has them, per goroutine, without goroutine ids; taken beside the
-// trace, its stacks and label sets are joined to the trace's goroutines by
+// profile has them, per goroutine, without goroutine ids; taken right after
+// the trace, its stacks and label sets are joined to the trace's goroutines by
 // stack with the same index full mode uses (labels.go). A stack whose
 // goroutines all carry one label set (or none) gives its label set to each
 // trace goroutine parked there; a stack shared by goroutines with
@@ -28,10 +28,6 @@ import (
 // pointer is nil): nothing is symbolized or joined, and the dump says
 // labels are not missing.
 
-// labelSpawner is the function whose goroutine takes the labels during
-// the trace: the trace's goroutines it created are left out of the dump.
-const labelSpawner = "github.com/stackdump/stackdump/dumper.spawnLabelSnapshot"
-
 // traceLabelSet is the outcome of the label snapshot.
 type traceLabelSet struct {
 	ix  *labelIndex // nil when err
@@ -39,21 +35,6 @@ type traceLabelSet struct {
 	// fromPprof says the labels came from runtime/pprof's profile
 	// (labelsnap does not know this runtime).
 	fromPprof bool
-}
-
-// spawnLabelSnapshot starts the goroutine that takes the labels once
-// traced is closed, and delivers them on the returned channel. It is
-// started inside the trace window, so that the trace knows it by its
-// creator and leaves it out of the dump.
-//
-//go:noinline
-func spawnLabelSnapshot(traced <-chan struct{}) <-chan *traceLabelSet {
-	ch := make(chan *traceLabelSet, 1)
-	go func() {
-		<-traced
-		ch <- takeTraceLabels()
-	}()
-	return ch
 }
 
 // takeTraceLabels takes the goroutine profile's labels: with labelsnap,

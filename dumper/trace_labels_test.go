@@ -184,7 +184,6 @@ func TestTraceLabelsMatchPprof(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rec.waitLabels()
 	if rec.labels.err != nil {
 		t.Fatal(rec.labels.err)
 	}
@@ -231,26 +230,6 @@ func TestTraceLabelsMatchPprof(t *testing.T) {
 func supportsLabelsnap() bool {
 	_, err := labelsnap.Take(stack.NewTable())
 	return err == nil
-}
-
-// TestCaptureTraceHidesItsHelper: the goroutine that takes the labels
-// during the trace is the capture's own, as the tracer's are: not in the
-// dump.
-func TestCaptureTraceHidesItsHelper(t *testing.T) {
-	d, err := captureTrace(context.Background(), 0, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, r := range d.Routines {
-		if r.CreatedBy != nil && r.CreatedBy.Func == labelSpawner {
-			t.Errorf("goroutine %d, created by the label snapshot's spawner, is in the dump: %v", r.ID, routineFrames(r))
-		}
-		for _, f := range r.Frames() {
-			if strings.Contains(f.Func, "takeTraceLabels") || strings.Contains(f.Func, "labelsnap.") {
-				t.Errorf("goroutine %d runs the label snapshot: %v", r.ID, routineFrames(r))
-			}
-		}
-	}
 }
 
 // TestCaptureTraceWithoutLabels: in a process where no goroutine has
@@ -304,7 +283,6 @@ func TestTraceStreamMatchesDump(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rec.waitLabels()
 	d, s := rec.snapshot(b, n, tab)
 	for _, f := range []output.Format{output.JSON, output.Text} {
 		var streamed, whole bytes.Buffer

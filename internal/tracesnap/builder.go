@@ -58,10 +58,6 @@ type BuildOptions struct {
 	// has (runtime.NumGoroutine when it was taken): tables are sized for
 	// them up front.
 	Goroutines int
-	// HideCreatedBy leaves out the goroutines created by this function
-	// (the innermost frame of their creator's stack) during the trace:
-	// helpers of the program that took the trace. Empty hides none.
-	HideCreatedBy string
 }
 
 // Missing lists what a trace dump does not carry, by JSON field name
@@ -154,8 +150,7 @@ func (b *Builder) transition(ev *Event) {
 }
 
 // Finish orders the goroutines to yield: every live one by id, except the
-// runtime's own goroutines, those the tracer itself started and those
-// HideCreatedBy names. It returns how many there are; Routine(i) makes
+// runtime's own goroutines and those the tracer itself started. It returns how many there are; Routine(i) makes
 // the i-th. Notes says what the reader should know about them.
 func (b *Builder) Finish() int {
 	var preempted []int64
@@ -164,8 +159,7 @@ func (b *Builder) Finish() int {
 		if g.stack != nil && g.stack.system {
 			continue
 		}
-		if g.createdBy != nil && (strings.HasPrefix(g.createdBy.Func, "runtime/trace.") ||
-			b.opts.HideCreatedBy != "" && g.createdBy.Func == b.opts.HideCreatedBy) {
+		if g.createdBy != nil && strings.HasPrefix(g.createdBy.Func, "runtime/trace.") {
 			continue
 		}
 		if g.stack != nil && g.stack.preempted {
