@@ -40,16 +40,17 @@ var traceSlot = make(chan struct{}, 1)
 // locked to thread, arguments…) is listed in Capture.Missing. See
 // docs/modes.md.
 //
-// Everything runs on the calling goroutine, one step after the other.
-// Stopping the world takes 30–80 µs on the project's 2-CPU machine when
-// nothing else of the capture runs, and 115 µs to 5 ms when another of its
-// goroutines must be stopped too (measured at 300k and 1M goroutines).
-// Run beside trace.Stop's walk, the profile's walk either trails it, and
-// its first stop must stop the CPU running that walk, or leads it, and the
-// faster trace walk catches up and the two crawl together over the same
-// goroutines (1M: trace.Stop took 1.25–3.4 s instead of 0.6 s). Decoding
-// the trace beside the profile's walk saved 0.2 s at 1M but put a busy
-// goroutine of the capture's next to its stops.
+// Everything runs on the calling goroutine, one step after the other, so
+// that the profile's two stop-the-worlds never wait for a busy goroutine
+// of the capture's. Measured at 300k and 1M goroutines on the project's
+// 2-CPU machine: a stop takes 30–80 µs while the capture's other work is
+// idle; taken while trace.Stop walks the goroutines it waited 115 µs to
+// 167 ms (that walk is runtime code, preemptible only when the slice it
+// grows is reallocated); started ahead of trace.Stop's walk, the profile's
+// walk is caught up by the faster trace walk and the two crawl together
+// over the same goroutines (1M: trace.Stop 1.25–3.4 s instead of 0.6 s);
+// and decoding the trace beside the profile's walk saved 0.2 s at 1M but
+// put a busy goroutine next to its stops.
 func captureTrace(ctx context.Context, window time.Duration, t *stack.Table) (*stack.Dump, error) {
 	d, s, err := snapshotTrace(ctx, window, t)
 	if err != nil {
