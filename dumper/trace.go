@@ -45,8 +45,8 @@ var traceSlot = make(chan struct{}, 1)
 // of the capture's. Measured at 300k and 1M goroutines on the project's
 // 2-CPU machine: a stop takes 30–80 µs while the capture's other work is
 // idle; taken while trace.Stop walks the goroutines it waited 115 µs to
-// 167 ms (that walk is runtime code, preemptible only when the slice it
-// grows is reallocated); started ahead of trace.Stop's walk, the profile's
+// 167 ms (that walk is runtime code, with few points where a stop can
+// interrupt it); started ahead of trace.Stop's walk, the profile's
 // walk is caught up by the faster trace walk and the two crawl together
 // over the same goroutines (1M: trace.Stop 1.25–3.4 s instead of 0.6 s);
 // and decoding the trace beside the profile's walk saved 0.2 s at 1M but
