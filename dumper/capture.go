@@ -82,7 +82,10 @@ type CaptureOptions struct {
 	MaxBytes int
 	// NoLabels leaves pprof labels out of full captures: GODEBUG is not
 	// touched and no goroutine profile is joined (labels the runtime prints
-	// anyway, under GODEBUG=tracebacklabels=1, are kept).
+	// anyway, under GODEBUG=tracebacklabels=1, are kept). In trace mode it
+	// skips the goroutine profile's walk that finds them, about as long as
+	// runtime.GoroutineProfile (docs/modes.md); "labels" stays in
+	// Capture.Missing.
 	//
 	// Without it, a full capture on a runtime that does not print labels
 	// already, in a process whose GODEBUG environment variable does not
@@ -179,12 +182,13 @@ func capture(ctx context.Context, opts CaptureOptions, rawText bool) (d *stack.D
 	case ModeGrouped:
 		d, err = captureGrouped(ctx, t)
 	case ModeTrace:
+		topts := traceOptions{window: opts.TraceWindow, noLabels: opts.NoLabels}
 		if !rawText {
-			d, err = captureTrace(ctx, opts.TraceWindow, t)
+			d, err = captureTrace(ctx, topts, t)
 			break
 		}
 		var s *traceSnapshot
-		if d, s, err = snapshotTrace(ctx, opts.TraceWindow, t); err == nil {
+		if d, s, err = snapshotTrace(ctx, topts, t); err == nil {
 			raw = &stackText{trace: s}
 		}
 	}

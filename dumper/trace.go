@@ -30,8 +30,9 @@ var traceSlot = make(chan struct{}, 1)
 // microseconds whatever the number of goroutines (trace.Start's; trace.Stop
 // walks the goroutines one at a time while the program runs).
 //
-// It records an execution trace into memory for window (DefaultTraceWindow
-// when <= 0), then takes the goroutine profile's labels (trace_labels.go:
+// It records an execution trace into memory for opts.window
+// (DefaultTraceWindow when <= 0), then takes the goroutine profile's
+// labels (unless opts.noLabels) (trace_labels.go:
 // two pauses of microseconds and its own walk of the goroutines), decodes
 // the trace with internal/tracesnap, interning into t (a new Table when
 // nil), and joins the labels by stack. Source.Capture says what it cost:
@@ -51,8 +52,8 @@ var traceSlot = make(chan struct{}, 1)
 // over the same goroutines (1M: trace.Stop 1.25–3.4 s instead of 0.6 s);
 // and decoding the trace beside the profile's walk saved 0.2 s at 1M but
 // put a busy goroutine next to its stops.
-func captureTrace(ctx context.Context, window time.Duration, t *stack.Table) (*stack.Dump, error) {
-	d, s, err := snapshotTrace(ctx, window, t)
+func captureTrace(ctx context.Context, opts traceOptions, t *stack.Table) (*stack.Dump, error) {
+	d, s, err := snapshotTrace(ctx, opts, t)
 	if err != nil {
 		return nil, err
 	}
@@ -62,11 +63,11 @@ func captureTrace(ctx context.Context, window time.Duration, t *stack.Table) (*s
 
 // snapshotTrace is captureTrace without making the routines: d holds the
 // metadata, s makes the routines (see traceSnapshot).
-func snapshotTrace(ctx context.Context, window time.Duration, t *stack.Table) (*stack.Dump, *traceSnapshot, error) {
+func snapshotTrace(ctx context.Context, opts traceOptions, t *stack.Table) (*stack.Dump, *traceSnapshot, error) {
 	if t == nil {
 		t = stack.NewTable()
 	}
-	rec, err := recordTrace(ctx, window)
+	rec, err := recordTrace(ctx, opts)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -76,6 +77,12 @@ func snapshotTrace(ctx context.Context, window time.Duration, t *stack.Table) (*
 	}
 	d, s := rec.snapshot(b, n, t)
 	return d, s, nil
+}
+
+// traceOptions configure a trace-mode capture (from CaptureOptions).
+type traceOptions struct {
+	window   time.Duration // DefaultTraceWindow when <= 0
+	noLabels bool          // skip the goroutine profile
 }
 
 // traceRecording is an execution trace and the labels of the goroutine
@@ -91,9 +98,10 @@ type traceRecording struct {
 	goroutines int           // runtime.NumGoroutine() when it started
 }
 
-// recordTrace records an execution trace of window (DefaultTraceWindow
-// when <= 0) into memory, then the labels of the goroutine profile.
-func recordTrace(ctx context.Context, window time.Duration) (*traceRecording, error) {
+// recordTrace records an execution trace of opts.window into memory,
+// then the labels of the goroutine profile (unless opts.noLabels).
+func recordTrace(ctx context.Context, opts traceOptions) (*traceRecording, error) {
+	window := opts.window
 	if window <= 0 {
 		window = DefaultTraceWindow
 	}
@@ -128,7 +136,11 @@ func recordTrace(ctx context.Context, window time.Duration) (*traceRecording, er
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	rec.labels = takeTraceLabels()
+	if opts.noLabels {
+		rec.labels = &traceLabelSet{skipped: true}
+	} else {
+		rec.labels = takeTraceLabels()
+	}
 	rec.duration = time.Since(rec.start)
 	rec.pauses = readPauses().since(before)
 	return rec, nil
@@ -179,9 +191,12 @@ func (rec *traceRecording) snapshot(b *tracesnap.Builder, n int, t *stack.Table)
 	d := &stack.Dump{Source: stack.Source{Kind: stack.KindGoTrace, Runtime: runtime.Version(), CapturedAt: rec.start}, Total: int64(s.n)}
 	d.Warnings = append(d.Warnings, b.Notes()...)
 	missing := tracesnap.Missing()
-	if w := rec.labels.warning(s.join); w != nil {
+	switch w := rec.labels.warning(s.join); {
+	case rec.labels.skipped:
+		// Left out as asked: they stay missing, without a warning.
+	case w != nil:
 		d.Warnings = append(d.Warnings, w)
-	} else {
+	default:
 		missing = slices.DeleteFunc(missing, func(m string) bool { return m == "labels" })
 	}
 	d.Source.Capture = &stack.Capture{

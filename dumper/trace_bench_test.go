@@ -101,7 +101,7 @@ func traceMode() captureMode {
 			b.ReportMetric(float64(tracePause)/float64(time.Microsecond), "trace-stw-max-us")
 		},
 		capture: func(b *testing.B) (int, func() error) {
-			rec, err := recordTrace(context.Background(), 0)
+			rec, err := recordTrace(context.Background(), traceOptions{})
 			if err != nil {
 				b.Fatal(err)
 			}

@@ -35,6 +35,8 @@ type traceLabelSet struct {
 	// fromPprof says the labels came from runtime/pprof's profile
 	// (labelsnap does not know this runtime).
 	fromPprof bool
+	// skipped says none were taken (CaptureOptions.NoLabels).
+	skipped bool
 }
 
 // takeTraceLabels takes the goroutine profile's labels: with labelsnap,

@@ -58,7 +58,7 @@ func TestCaptureTraceLabels(t *testing.T) {
 	}()
 	waitParked(t, 30, "labelledPark")
 
-	d, err := captureTrace(context.Background(), 0, nil)
+	d, err := captureTrace(context.Background(), traceOptions{}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -94,7 +94,7 @@ func TestCaptureTraceLabels(t *testing.T) {
 	close(chC)
 	chC = make(chan struct{})
 	waitParked(t, 20, "labelledPark")
-	d, err = captureTrace(context.Background(), 0, nil)
+	d, err = captureTrace(context.Background(), traceOptions{}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -180,7 +180,7 @@ func TestTraceLabelsMatchPprof(t *testing.T) {
 		wg.Wait()
 	}()
 	waitParked(t, 30, "labelledPark")
-	rec, err := recordTrace(context.Background(), 0)
+	rec, err := recordTrace(context.Background(), traceOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -245,7 +245,7 @@ func TestCaptureTraceWithoutLabels(t *testing.T) {
 	startLabelled(&wg, 20, nil, labelledParkB, ch)
 	defer func() { close(ch); wg.Wait() }()
 	waitParked(t, 20, "labelledPark")
-	d, err := captureTrace(context.Background(), 0, nil)
+	d, err := captureTrace(context.Background(), traceOptions{}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -274,7 +274,7 @@ func TestTraceStreamMatchesDump(t *testing.T) {
 	startLabelled(&wg, 10, nil, labelledParkB, ch)
 	defer func() { close(ch); wg.Wait() }()
 	waitParked(t, 20, "labelledPark")
-	rec, err := recordTrace(context.Background(), 0)
+	rec, err := recordTrace(context.Background(), traceOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -366,5 +366,34 @@ func TestTraceModeFileAndEndpointKeepLabels(t *testing.T) {
 			t.Fatalf("reading the endpoint's %s: %d dumps, %v", format, len(dumps), err)
 		}
 		check("endpoint "+format, dumps[0])
+	}
+}
+
+// TestCaptureTraceNoLabels: with NoLabels the goroutine profile is not
+// taken (no pause of its own: only trace.Start's), labelled goroutines get
+// none, and labels stay missing without a warning.
+func TestCaptureTraceNoLabels(t *testing.T) {
+	var wg sync.WaitGroup
+	ch := make(chan struct{})
+	startLabelled(&wg, 10, []string{"tenant", "a"}, labelledParkA, ch)
+	defer func() { close(ch); wg.Wait() }()
+	waitParked(t, 10, "labelledPark")
+	d, err := Capture(context.Background(), CaptureOptions{Mode: ModeTrace, NoLabels: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if counts := labelCounts(d); counts["labelledParkA "] != 10 {
+		t.Errorf("parked goroutines by labels %v, want 10 without", counts)
+	}
+	if !slices.Contains(d.Source.Capture.Missing, "labels") {
+		t.Errorf("Missing = %v, want labels", d.Source.Capture.Missing)
+	}
+	for _, w := range d.Warnings {
+		if strings.Contains(w.Msg, "label") {
+			t.Errorf("warning about labels: %s", w.Msg)
+		}
+	}
+	if d.Source.Capture.Pauses != 1 {
+		t.Logf("%d pauses (trace.Start's is 1; another of the process's may have come)", d.Source.Capture.Pauses)
 	}
 }
