@@ -148,15 +148,18 @@ func gcCycles() uint64 {
 //     and nothing else, the runtime's own snapshot, which any capture that
 //     must see every stack costs at least;
 //   - trace: dumper.WriteFile(ctx, "x.json.gz", {Capture: {Mode:
-//     ModeTrace}}): capture, labels, JSON, gzip, file.
+//     ModeTrace}}): capture, labels, JSON, gzip, file;
+//   - (outside the timer) the same with NoLabels: no goroutine profile
+//     walk, which is what finding the labels costs.
 //
 // It reports each one's wall and CPU time (floor-ms, trace-ms, floor-cpu-ms,
-// trace-cpu-ms), their ratios (ratio, cpu-ratio: the mean of each op's),
+// trace-cpu-ms), their ratios (ratio, cpu-ratio: the mean of each op's;
+// nolabels-ms and nolabels-ratio for the third),
 // the trace capture's longest stop-the-world pause (stw-max-us; GC pauses
 // apart, gc-stw-max-us) and GC cycles (gc-cycles), the file's size, the
 // process's peak RSS, and, read back from the last file, the goroutines
 // in it and how many carry labels (labelled: must be all 10,000).
-// It needs about 3.5 GiB and a minute on 2 CPUs; -short skips it.
+// It needs about 3.7 GiB and 1–1.5 minutes on 2 CPUs; -short skips it.
 func BenchmarkCapture1M(b *testing.B) {
 	if testing.Short() {
 		b.Skip("parks a million goroutines: about 3.5 GiB and a minute")
@@ -165,8 +168,8 @@ func BenchmarkCapture1M(b *testing.B) {
 	defer lot.stop()
 	path := filepath.Join(captureDir(b), "x.json.gz")
 	recs := make([]runtime.StackRecord, captureGoroutines+1000)
-	var floorWall, traceWall, floorCPU, traceCPU time.Duration
-	var ratio, cpuRatio float64
+	var floorWall, traceWall, floorCPU, traceCPU, bareWall time.Duration
+	var ratio, cpuRatio, bareRatio float64
 	var stwMax, gcMax time.Duration
 	var gcs uint64
 	var size int64
@@ -199,13 +202,28 @@ func BenchmarkCapture1M(b *testing.B) {
 			}
 			stwMax, gcMax = max(stwMax, other), max(gcMax, gc)
 		}
+		// Trace mode without the labels' walk (NoLabels): what finding
+		// the labels costs. Outside the timer: it is not the target's.
+		bare := func() time.Duration {
+			runtime.GC()
+			w0 := time.Now()
+			if err := dumper.WriteFile(context.Background(), path, dumper.FileOptions{Capture: dumper.CaptureOptions{Mode: dumper.ModeTrace, NoLabels: true}}); err != nil {
+				b.Fatal(err)
+			}
+			return time.Since(w0)
+		}
+		var bw time.Duration
 		if i%2 == 0 {
 			floor()
+			bw = bare()
 			capture()
 		} else {
 			capture()
+			bw = bare()
 			floor()
 		}
+		bareWall += bw
+		bareRatio += float64(bw) / float64(fw)
 		floorWall += fw
 		traceWall += tw
 		floorCPU += fc
@@ -225,6 +243,8 @@ func BenchmarkCapture1M(b *testing.B) {
 	b.ReportMetric(ms(floorCPU), "floor-cpu-ms")
 	b.ReportMetric(ms(traceCPU), "trace-cpu-ms")
 	b.ReportMetric(ratio/n, "ratio")
+	b.ReportMetric(ms(bareWall), "nolabels-ms")
+	b.ReportMetric(bareRatio/n, "nolabels-ratio")
 	b.ReportMetric(cpuRatio/n, "cpu-ratio")
 	b.ReportMetric(float64(stwMax)/float64(time.Microsecond), "stw-max-us")
 	b.ReportMetric(float64(gcMax)/float64(time.Microsecond), "gc-stw-max-us")

@@ -38,6 +38,9 @@ func captureTable(w io.Writer, rs results) {
 		{"dumper.WriteFile x.json.gz, ModeTrace", v("trace-ms", "%.0f"), v("trace-cpu-ms", "%.0f"), v("ratio", "%.2f×"), v("cpu-ratio", "%.2f×"),
 			v("stw-max-us", "%.0f"), v("gc-stw-max-us", "%.0f"), v("file-MB", "%.1f"), v("labelled", "%.0f") + " of " + v("goroutines", "%.0f")},
 	}
+	if _, ok := get("nolabels-ms"); ok {
+		rows = append(rows, []string{"the same with NoLabels (no profile walk)", v("nolabels-ms", "%.0f"), "–", v("nolabels-ratio", "%.2f×"), "–", "–", "–", "–", "none (not taken)"})
+	}
 	writeTable(w, fmt.Sprintf("Capture of 1M parked goroutines, same process and run (peak RSS %s MiB)", v("peak-rss-MiB", "%.0f")), []string{
 		"capture", "wall ms", "CPU ms", "wall × floor", "CPU × floor", "longest pause µs", "longest GC pause µs", "file MB", "labelled goroutines in the file",
 	}, rows)
