@@ -3,7 +3,10 @@ package bench
 import (
 	"context"
 	"fmt"
+	"io"
 	"math"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -146,11 +149,14 @@ func gcCycles() uint64 {
 //   - trace: dumper.WriteFile(ctx, "x.json.gz", {Capture: {Mode:
 //     ModeTrace}}): capture, labels, JSON, gzip, file;
 //   - (outside the timer) the same with NoLabels: no goroutine profile
-//     walk, which is what finding the labels costs.
+//     walk, which is what finding the labels costs;
+//   - (outside the timer) the endpoint's GET ?mode=trace&format=json with
+//     gzip, over loopback, the body read and dropped.
 //
 // It reports each one's wall and CPU time (floor-ms, trace-ms, floor-cpu-ms,
 // trace-cpu-ms), their ratios (ratio, cpu-ratio: the mean of each op's;
-// nolabels-ms and nolabels-ratio for the third),
+// nolabels-ms and nolabels-ratio for the third; endpoint-ms,
+// endpoint-ratio and endpoint-stw-max-us for the fourth),
 // the trace capture's longest stop-the-world pause (stw-max-us; GC pauses
 // apart, gc-stw-max-us) and GC cycles (gc-cycles), the file's size, the
 // process's peak RSS, and, read back from the last file, the goroutines
@@ -163,8 +169,11 @@ func BenchmarkCapture1M(b *testing.B) {
 	captureOnce.Do(func() { parkCapture(captureGoroutines) })
 	path := filepath.Join(captureDir(b), "x.json.gz")
 	recs := make([]runtime.StackRecord, captureGoroutines+1000)
-	var floorWall, traceWall, floorCPU, traceCPU, bareWall time.Duration
-	var ratio, cpuRatio, bareRatio float64
+	var floorWall, traceWall, floorCPU, traceCPU, bareWall, httpWall time.Duration
+	var ratio, cpuRatio, bareRatio, httpRatio float64
+	var httpSTW time.Duration
+	srv := httptest.NewServer(dumper.Handler(dumper.HandlerOptions{}))
+	defer srv.Close()
 	var stwMax, gcMax time.Duration
 	var gcs uint64
 	var size int64
@@ -207,18 +216,36 @@ func BenchmarkCapture1M(b *testing.B) {
 			}
 			return time.Since(w0)
 		}
-		var bw time.Duration
+		// The endpoint's ?mode=trace, JSON+gzip over loopback, the body
+		// read and dropped: outside the timer too.
+		endpoint := func() time.Duration {
+			runtime.GC()
+			before := pauseHist()
+			w0 := time.Now()
+			if err := getTrace(srv.URL); err != nil {
+				b.Fatal(err)
+			}
+			d := time.Since(w0)
+			other, _ := longestSince(before)
+			httpSTW = max(httpSTW, other)
+			return d
+		}
+		var bw, hw time.Duration
 		if i%2 == 0 {
 			floor()
 			bw = bare()
+			hw = endpoint()
 			capture()
 		} else {
 			capture()
+			hw = endpoint()
 			bw = bare()
 			floor()
 		}
 		bareWall += bw
 		bareRatio += float64(bw) / float64(fw)
+		httpWall += hw
+		httpRatio += float64(hw) / float64(fw)
 		floorWall += fw
 		traceWall += tw
 		floorCPU += fc
@@ -240,6 +267,9 @@ func BenchmarkCapture1M(b *testing.B) {
 	b.ReportMetric(ratio/n, "ratio")
 	b.ReportMetric(ms(bareWall), "nolabels-ms")
 	b.ReportMetric(bareRatio/n, "nolabels-ratio")
+	b.ReportMetric(ms(httpWall), "endpoint-ms")
+	b.ReportMetric(httpRatio/n, "endpoint-ratio")
+	b.ReportMetric(float64(httpSTW)/float64(time.Microsecond), "endpoint-stw-max-us")
 	b.ReportMetric(cpuRatio/n, "cpu-ratio")
 	b.ReportMetric(float64(stwMax)/float64(time.Microsecond), "stw-max-us")
 	b.ReportMetric(float64(gcMax)/float64(time.Microsecond), "gc-stw-max-us")
@@ -252,6 +282,26 @@ func BenchmarkCapture1M(b *testing.B) {
 	if want := captureGoroutines / captureLabelEvery; labelled != want {
 		b.Errorf("%d goroutines in the dump carry labels, want %d", labelled, want)
 	}
+}
+
+// getTrace asks the endpoint at url for a trace-mode dump as JSON, gzip
+// encoded, and reads the body to its end.
+func getTrace(url string) error {
+	req, err := http.NewRequest("GET", url+"?mode=trace&format=json", nil)
+	if err != nil {
+		return err
+	}
+	req.Header.Set("Accept-Encoding", "gzip")
+	resp, err := http.DefaultTransport.RoundTrip(req) // no transparent decompression
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	n, err := io.Copy(io.Discard, resp.Body)
+	if err == nil && (resp.StatusCode != http.StatusOK || resp.Header.Get("Content-Encoding") != "gzip" || n == 0) {
+		err = fmt.Errorf("GET ?mode=trace: %s, Content-Encoding %q, %d bytes", resp.Status, resp.Header.Get("Content-Encoding"), n)
+	}
+	return err
 }
 
 // readBackCapture reads the dump file, streaming, and counts its

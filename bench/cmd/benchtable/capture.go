@@ -38,6 +38,9 @@ func captureTable(w io.Writer, rs results) {
 		{"dumper.WriteFile x.json.gz, ModeTrace", v("trace-ms", "%.0f"), v("trace-cpu-ms", "%.0f"), v("ratio", "%.2f×"), v("cpu-ratio", "%.2f×"),
 			v("stw-max-us", "%.0f"), v("gc-stw-max-us", "%.0f"), v("file-MB", "%.1f"), v("labelled", "%.0f") + " of " + v("goroutines", "%.0f")},
 	}
+	if _, ok := get("endpoint-ms"); ok {
+		rows = append(rows, []string{"the endpoint, GET ?mode=trace&format=json, gzip", v("endpoint-ms", "%.0f"), "–", v("endpoint-ratio", "%.2f×"), "–", v("endpoint-stw-max-us", "%.0f"), "–", "–", "–"})
+	}
 	if _, ok := get("nolabels-ms"); ok {
 		rows = append(rows, []string{"the same with NoLabels (no profile walk)", v("nolabels-ms", "%.0f"), "–", v("nolabels-ratio", "%.2f×"), "–", "–", "–", "–", "none (not taken)"})
 	}
