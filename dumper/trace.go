@@ -31,11 +31,11 @@ var traceSlot = make(chan struct{}, 1)
 // walks the goroutines one at a time while the program runs).
 //
 // It records an execution trace into memory for opts.window
-// (DefaultTraceWindow when <= 0), then takes the goroutine profile's
-// labels (unless opts.noLabels) (trace_labels.go:
-// two pauses of microseconds and its own walk of the goroutines), decodes
-// the trace with internal/tracesnap, interning into t (a new Table when
-// nil), and joins the labels by stack. Source.Capture says what it cost:
+// (DefaultTraceWindow when <= 0), then, unless opts.noLabels, takes the
+// goroutine profile's labels (trace_labels.go: two pauses of microseconds
+// and its own walk of the goroutines), decodes the trace with
+// internal/tracesnap, interning into t (a new Table when nil), and joins
+// the labels by stack. Source.Capture says what it cost:
 // the wall time of the recording and the non-GC stop-the-world pauses
 // runtime/metrics saw meanwhile. What a trace cannot tell (wait minutes,
 // locked to thread, arguments…) is listed in Capture.Missing. See
