@@ -82,7 +82,10 @@ type CaptureOptions struct {
 	MaxBytes int
 	// NoLabels leaves pprof labels out of full captures: GODEBUG is not
 	// touched and no goroutine profile is joined (labels the runtime prints
-	// anyway, under GODEBUG=tracebacklabels=1, are kept).
+	// anyway, under GODEBUG=tracebacklabels=1, are kept). In trace mode it
+	// skips the goroutine profile's walk that finds them, about as long as
+	// runtime.GoroutineProfile (docs/modes.md); "labels" stays in
+	// Capture.Missing.
 	//
 	// Without it, a full capture on a runtime that does not print labels
 	// already, in a process whose GODEBUG environment variable does not
@@ -132,7 +135,8 @@ func Capture(ctx context.Context, opts CaptureOptions) (*stack.Dump, error) {
 // runtime printed is not read: raw is the runtime's traceback text — what
 // the text encoder would write from the model, byte for byte
 // (TestRawTextMatchesEncoder) — and d holds the metadata only. The caller
-// returns raw.buf with putStackBuf.
+// returns raw.buf with putStackBuf. With rawText set, a trace capture's
+// routines are not made either: raw.trace makes them as they are written.
 func capture(ctx context.Context, opts CaptureOptions, rawText bool) (d *stack.Dump, raw *stackText, err error) {
 	mode, err := ParseMode(string(opts.Mode))
 	if err != nil {
@@ -178,7 +182,15 @@ func capture(ctx context.Context, opts CaptureOptions, rawText bool) (d *stack.D
 	case ModeGrouped:
 		d, err = captureGrouped(ctx, t)
 	case ModeTrace:
-		d, err = captureTrace(ctx, opts.TraceWindow, t)
+		topts := traceOptions{window: opts.TraceWindow, noLabels: opts.NoLabels}
+		if !rawText {
+			d, err = captureTrace(ctx, topts, t)
+			break
+		}
+		var s *traceSnapshot
+		if d, s, err = snapshotTrace(ctx, topts, t); err == nil {
+			raw = &stackText{trace: s}
+		}
 	}
 	if err == nil && d == nil {
 		err = errors.New("no dump")

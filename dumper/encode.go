@@ -44,7 +44,7 @@ func encodeDump(ctx context.Context, w io.Writer, f output.Format, d *stack.Dump
 // encoding fails before the first buffer reached w nothing was sent.
 func writeCapture(ctx context.Context, w io.Writer, c output.Compression, f output.Format, d *stack.Dump, raw *stackText, by dedupe.By) (sent int64, err error) {
 	gw := &gateWriter{w: w}
-	if raw != nil && f == output.JSON {
+	if raw != nil && raw.trace == nil && f == output.JSON {
 		err = writeJSONParallel(ctx, gw, c, d, raw)
 		return gw.sent(), err
 	}
@@ -67,6 +67,8 @@ func writeCapture(ctx context.Context, w io.Writer, c output.Compression, f outp
 // by is not dedupe.ByNone (grouped at similarity by), else d in format f.
 func writeCaptured(ctx context.Context, w io.Writer, f output.Format, d *stack.Dump, raw *stackText, by dedupe.By) error {
 	switch {
+	case raw != nil && raw.trace != nil:
+		return raw.trace.encode(ctx, w, f, d)
 	case raw != nil && f == output.Text:
 		if _, err := w.Write(raw.buf[:raw.n]); err != nil {
 			return fmt.Errorf("write text: %w", err)

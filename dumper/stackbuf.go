@@ -135,6 +135,9 @@ type stackText struct {
 	n         int
 	tries     int  // runtime.Stack passes (pauses)
 	truncated bool // maxBytes was reached
+	// trace, when set, holds a trace-mode capture's routines instead, made
+	// while they are written (buf is nil).
+	trace *traceSnapshot
 }
 
 // printAllStacks prints every goroutine into a presized buffer, retrying with

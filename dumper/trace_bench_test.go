@@ -89,9 +89,9 @@ func fullMode() captureMode {
 	}
 }
 
-// traceMode is captureTrace: the trace and the goroutine profile for
-// labels (read while recording: it is one record per stack); its size is
-// the trace's, its parse reads the trace and joins the labels.
+// traceMode is captureTrace: the trace, the goroutine profile's labels
+// and the trace's decoding (the capture), then the routines made with
+// their labels (the parse); its size is the trace's.
 func traceMode() captureMode {
 	var traced, tracePause time.Duration
 	return captureMode{
@@ -101,15 +101,21 @@ func traceMode() captureMode {
 			b.ReportMetric(float64(tracePause)/float64(time.Microsecond), "trace-stw-max-us")
 		},
 		capture: func(b *testing.B) (int, func() error) {
-			rec, err := recordTrace(context.Background(), 0)
+			rec, err := recordTrace(context.Background(), traceOptions{})
+			if err != nil {
+				b.Fatal(err)
+			}
+			t := stack.NewTable()
+			tb, n, err := rec.decodeTrace(t)
 			if err != nil {
 				b.Fatal(err)
 			}
 			traced += rec.traced
 			tracePause = max(tracePause, rec.tracePause.Longest)
+			d, s := rec.snapshot(tb, n, t)
 			return rec.trace.Len(), func() error {
-				_, err := rec.decode(nil)
-				return err
+				s.fill(d)
+				return nil
 			}
 		},
 	}

@@ -1,23 +1,78 @@
 package dumper
 
 import (
+	"errors"
 	"fmt"
 
+	"github.com/stackdump/stackdump/internal/labelsnap"
 	"github.com/stackdump/stackdump/stack"
 )
 
 // Labels for trace mode.
 //
-// pprof labels never reach an execution trace. The goroutine profile
-// (debug=0, or debug=1 from another process) has them, per distinct stack
-// and label set, without goroutine ids; taken right after the trace, it is
-// joined to the trace's goroutines by stack with the same index full mode
-// uses (labels.go). A stack whose goroutines all carry one label set (or
-// none) gives its label set to each trace goroutine parked there; a stack
-// shared by goroutines with different label sets cannot be split by
-// goroutine, so those goroutines are left without labels and counted.
-// Stale goroutines (they ran during the window) are left alone: their stack
-// may not be where they are now.
+// pprof labels never reach an execution trace. The runtime's goroutine
+// profile has them, per goroutine, without goroutine ids; taken right after
+// the trace, its stacks and label sets are joined to the trace's goroutines by
+// stack with the same index full mode uses (labels.go). A stack whose
+// goroutines all carry one label set (or none) gives its label set to each
+// trace goroutine parked there; a stack shared by goroutines with
+// different label sets cannot be split by goroutine, so those goroutines
+// are left without labels and counted. Stale goroutines (they ran during
+// the window) are left alone: their stack may not be where they are now.
+//
+// The profile is read with internal/labelsnap, which takes the runtime's
+// walk without runtime/pprof's per-goroutine text keys (half the cost at a
+// million goroutines), on the Go releases whose layout it knows; elsewhere
+// from runtime/pprof's debug=0 profile, as before. When no goroutine has
+// labels, that is known from the walk itself (every goroutine's label
+// pointer is nil): nothing is symbolized or joined, and the dump says
+// labels are not missing.
+
+// traceLabelSet is the outcome of the label snapshot.
+type traceLabelSet struct {
+	ix  *labelIndex // nil when err
+	err error
+	// fromPprof says the labels came from runtime/pprof's profile
+	// (labelsnap does not know this runtime).
+	fromPprof bool
+	// skipped says none were taken (CaptureOptions.NoLabels).
+	skipped bool
+}
+
+// takeTraceLabels takes the goroutine profile's labels: with labelsnap,
+// else from runtime/pprof.
+func takeTraceLabels() *traceLabelSet {
+	s, err := labelsnap.Take(stack.NewTable())
+	switch {
+	case err == nil && s.Profile == nil:
+		return &traceLabelSet{ix: &labelIndex{byKey: make(map[int]map[string]labelEntry)}}
+	case err == nil:
+		return &traceLabelSet{ix: newLabelIndex(s.Profile)}
+	case errors.Is(err, labelsnap.ErrUnsupported):
+		ix, err := profileLabels()
+		return &traceLabelSet{ix: ix, err: err, fromPprof: true}
+	}
+	return &traceLabelSet{err: err}
+}
+
+// joiner returns the joiner of these labels into routines interned in t
+// (one that joins nothing when they could not be taken).
+func (s *traceLabelSet) joiner(t *stack.Table) *LabelJoiner {
+	ix := s.ix
+	if ix == nil {
+		ix = &labelIndex{byKey: make(map[int]map[string]labelEntry)}
+	}
+	return newLabelJoiner(ix, t)
+}
+
+// warning says why some or all routines have no labels, or is nil when
+// every routine's labels are known.
+func (s *traceLabelSet) warning(j *LabelJoiner) *stack.ParseError {
+	if s.err != nil {
+		return &stack.ParseError{Msg: "pprof labels unavailable: " + s.err.Error(), Err: s.err}
+	}
+	return j.Warning()
+}
 
 // LabelJoiner gives the routines of an execution-trace dump the pprof
 // labels a goroutine profile shows for their stacks, one routine at a time
@@ -60,30 +115,70 @@ func newLabelJoiner(ix *labelIndex, t *stack.Table) *LabelJoiner {
 // label set there; stale routines and routines without frames are left
 // alone.
 func (j *LabelJoiner) Apply(r *stack.Routine) {
-	if !j.ix.any || r.Stale || len(r.Frames()) == 0 {
-		return // no goroutine has labels, or nothing to match
+	if !j.joins(r.Stack, r.Stale) {
+		return
 	}
-	res, done := j.byStack[r.Stack]
-	if !done {
-		var e labelEntry
-		var ok bool
-		if e, ok, j.k = j.ix.lookup(r.Stack, j.k); ok {
-			res.ambiguous = e.ambiguous
-			if len(e.labels) > 0 {
-				res.labels = j.t.Labels(append(stack.Labels(nil), e.labels...))
-			}
-		}
-		j.byStack[r.Stack] = res
-		if res.ambiguous {
-			j.join.stacks++
+	res := j.result(r.Stack)
+	j.count(res)
+	if !res.ambiguous && res.labels != nil {
+		r.Labels = res.labels
+	}
+}
+
+// joins reports whether a routine on st is joined at all: not when no
+// goroutine has labels, when it is stale, or when it has no frames.
+func (j *LabelJoiner) joins(st *stack.Stack, stale bool) bool {
+	return j.ix.any && !stale && st != nil && len(st.Frames) > 0
+}
+
+// result returns what the profile says about st, looked up once per
+// stack.
+func (j *LabelJoiner) result(st *stack.Stack) labelResult {
+	res, done := j.byStack[st]
+	if done {
+		return res
+	}
+	var e labelEntry
+	var ok bool
+	if e, ok, j.k = j.ix.lookup(st, j.k); ok {
+		res.ambiguous = e.ambiguous
+		if len(e.labels) > 0 {
+			res.labels = j.t.Labels(append(stack.Labels(nil), e.labels...))
 		}
 	}
+	j.byStack[st] = res
+	if res.ambiguous {
+		j.join.stacks++
+	}
+	return res
+}
+
+// count records the outcome of one routine's join.
+func (j *LabelJoiner) count(res labelResult) {
 	switch {
 	case res.ambiguous:
 		j.join.ambiguous++
 	case res.labels != nil:
-		r.Labels = res.labels
 		j.join.labelled++
+	}
+}
+
+// settle counts the join of a routine on st (stale or not) without
+// labelling it, so that the outcome is known before the routines are
+// made; label then labels them without counting again.
+func (j *LabelJoiner) settle(st *stack.Stack, stale bool) {
+	if j.joins(st, stale) {
+		j.count(j.result(st))
+	}
+}
+
+// label gives r its labels as settle counted them.
+func (j *LabelJoiner) label(r *stack.Routine) {
+	if !j.joins(r.Stack, r.Stale) {
+		return
+	}
+	if res := j.result(r.Stack); !res.ambiguous && res.labels != nil {
+		r.Labels = res.labels
 	}
 }
 
@@ -93,16 +188,6 @@ func (j *LabelJoiner) Labelled() int { return j.join.labelled }
 // Warning describes the routines whose labels stayed unknown (their stack
 // has several label sets in the profile), or is nil when there were none.
 func (j *LabelJoiner) Warning() *stack.ParseError { return j.join.warning() }
-
-// joinTraceLabels sets the Labels of d's routines from the profile index,
-// interning them into t, the Table d was read with.
-func joinTraceLabels(d *stack.Dump, ix *labelIndex, t *stack.Table) labelJoin {
-	j := newLabelJoiner(ix, t)
-	for _, r := range d.Routines {
-		j.Apply(r)
-	}
-	return j.join
-}
 
 // warning describes the goroutines the join could not label, or is nil.
 func (j labelJoin) warning() *stack.ParseError {

@@ -59,7 +59,7 @@ func TestCaptureTraceMatchesRuntimeStack(t *testing.T) {
 		time.Sleep(10 * time.Millisecond)
 	}
 
-	d, err := captureTrace(context.Background(), 0, nil)
+	d, err := captureTrace(context.Background(), traceOptions{}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -171,7 +171,7 @@ func TestCaptureTraceFlagsGoroutinesThatMoved(t *testing.T) {
 		woke <- trace.IsEnabled()
 	}()
 	self := curGoroutineID()
-	d, err := captureTrace(context.Background(), 50*time.Millisecond, nil)
+	d, err := captureTrace(context.Background(), traceOptions{window: 50 * time.Millisecond}, nil)
 	stop.Store(true)
 	close(reblock)
 	wg.Wait()
@@ -222,7 +222,7 @@ func TestCaptureTraceTracerBusy(t *testing.T) {
 		t.Skipf("cannot start a trace here: %v", err)
 	}
 	defer trace.Stop()
-	_, err := captureTrace(context.Background(), 0, nil)
+	_, err := captureTrace(context.Background(), traceOptions{}, nil)
 	if !errors.Is(err, ErrTracerBusy) {
 		t.Fatalf("err = %v, want ErrTracerBusy", err)
 	}
@@ -246,7 +246,7 @@ func TestCaptureTraceCanceled(t *testing.T) {
 		cancel()
 	}()
 	start := time.Now()
-	_, err := captureTrace(ctx, time.Hour, nil)
+	_, err := captureTrace(ctx, traceOptions{window: time.Hour}, nil)
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("err = %v, want context.Canceled", err)
 	}
@@ -265,7 +265,7 @@ func TestCaptureTraceConcurrent(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			d, err := captureTrace(context.Background(), 0, nil)
+			d, err := captureTrace(context.Background(), traceOptions{}, nil)
 			if err == nil && len(d.Routines) == 0 {
 				err = errors.New("empty dump")
 			}
@@ -301,7 +301,7 @@ func TestCaptureTraceBesideFlightRecorder(t *testing.T) {
 	block := make(chan struct{})
 	defer close(block)
 	go func() { <-block }()
-	d, err := captureTrace(context.Background(), 0, nil)
+	d, err := captureTrace(context.Background(), traceOptions{}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

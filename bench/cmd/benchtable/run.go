@@ -75,6 +75,7 @@ func plan(o options) []phase {
 			dumps: []dumpSpec{{bench.Compatible, 1_000_000}},
 		})
 	}
+	ps = append(ps, capturePhases(o)...)
 	return ps
 }
 

@@ -55,6 +55,7 @@ func writeTables(w io.Writer, rs results) {
 	heapTable(w, rs)
 	groupTable(w, rs)
 	leakTable(w, rs)
+	captureTable(w, rs)
 }
 
 // leakTable compares leakcheck with goleak: a passing check beside 10k

@@ -1,4 +1,4 @@
-package exectrace
+package tracesnap
 
 import "testing"
 

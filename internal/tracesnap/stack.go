@@ -1,10 +1,9 @@
-package exectrace
+package tracesnap
 
 import (
 	"strings"
 
 	"github.com/stackdump/stackdump/stack"
-	"golang.org/x/exp/trace"
 )
 
 // traceCutFrames returns how many frames a stack of a trace of the given
@@ -42,8 +41,8 @@ type traceStack struct {
 // stack of a generation.
 type traceStacks struct {
 	t     *stack.Table
-	cutAt int // frames of a stack the tracer cut (traceCutFrames)
-	memo  map[trace.Stack]*traceStack
+	cutAt int           // frames of a stack the tracer cut (traceCutFrames)
+	memo  []*traceStack // by Stack.Index()+1, for the current generation
 	funcs []string
 	kept  []*stack.Frame
 	empty *traceStack
@@ -53,26 +52,37 @@ func newTraceStacks(t *stack.Table, version int) *traceStacks {
 	return &traceStacks{
 		t:     t,
 		cutAt: traceCutFrames(version),
-		memo:  make(map[trace.Stack]*traceStack),
 		empty: &traceStack{stack: t.Stack(nil, stack.Elision{})},
 	}
 }
 
-// reset drops the memo at a generation boundary: stack handles of
+// maxMemo bounds the memo's length: stack indexes are dense in the traces
+// the runtime writes, and a corrupt trace cannot make the memo huge.
+const maxMemo = 1 << 20
+
+// reset drops the memo at a generation boundary: stack indexes of
 // different generations are unrelated, and keeping them would pin every
 // generation's tables in memory.
 func (s *traceStacks) reset() { clear(s.memo) }
 
-// get returns the converted stack, or nil for trace.NoStack.
-func (s *traceStacks) get(st trace.Stack) *traceStack {
-	if st == trace.NoStack {
+// get returns the converted stack, or nil for no stack.
+func (s *traceStacks) get(st Stack) *traceStack {
+	if !st.Present() {
 		return nil
 	}
-	if ts, ok := s.memo[st]; ok {
-		return ts
+	i := int(st.Index()) + 1
+	if i < len(s.memo) {
+		if ts := s.memo[i]; ts != nil {
+			return ts
+		}
 	}
-	ts := s.convert(st)
-	s.memo[st] = ts
+	ts := s.convert(st.Frames())
+	if i < maxMemo {
+		if i >= len(s.memo) {
+			s.memo = append(s.memo, make([]*traceStack, i+1-len(s.memo))...)
+		}
+		s.memo[i] = ts
+	}
 	return ts
 }
 
@@ -81,9 +91,9 @@ func (s *traceStacks) get(st trace.Stack) *traceStack {
 // unexported runtime.* functions), so that the stack equals the one a
 // debug=2 dump of the same goroutine shows; the wait reason is inferred
 // first, from the full stack.
-func (s *traceStacks) convert(st trace.Stack) *traceStack {
+func (s *traceStacks) convert(frames []Frame) *traceStack {
 	s.funcs, s.kept = s.funcs[:0], s.kept[:0]
-	for f := range st.Frames() {
+	for _, f := range frames {
 		s.funcs = append(s.funcs, f.Func)
 		if !showTraceFrame(f.Func, len(s.funcs) == 1) {
 			continue
@@ -114,8 +124,8 @@ func (s *traceStacks) convert(st trace.Stack) *traceStack {
 }
 
 // frameOf returns the innermost frame of st, interned, or nil.
-func (s *traceStacks) frameOf(st trace.Stack) *stack.Frame {
-	for f := range st.Frames() {
+func (s *traceStacks) frameOf(st Stack) *stack.Frame {
+	for _, f := range st.Frames() {
 		return s.t.Frame(stack.Frame{Func: f.Func, File: f.File, Line: int(f.Line)})
 	}
 	return nil

@@ -1,4 +1,4 @@
-package exectrace
+package tracesnap
 
 // Wait reasons for goroutines read from an execution trace.
 //
