@@ -51,11 +51,17 @@ type debug1Decoder struct {
 	values []stack.FrameValue
 	labels stack.Labels
 	hasPC  bool
+
+	// held keeps the junk lines between dumps: the first lines of a dump
+	// of another form, handed on with it (otherForm) when it starts.
+	held      codec.Held
+	otherForm *codec.OtherFormError
+	handOver  bool // the stream's Stream.HandOver
 }
 
 func newDebug1Decoder(in *codec.Stream, opts codec.Options) codec.Decoder {
 	opts = opts.WithDefaults()
-	return &debug1Decoder{lines: codec.NewLineReader(in.R, opts.MaxLineBytes), t: opts.Table}
+	return &debug1Decoder{lines: codec.NewStreamLineReader(in, opts.MaxLineBytes), t: opts.Table, handOver: in.HandOver}
 }
 
 // nextDump skips to the next profile header.
@@ -63,9 +69,12 @@ func (d *debug1Decoder) NextDump() (*stack.Dump, error) {
 	if d.readErr != nil {
 		return nil, d.readErr
 	}
+	if d.otherForm != nil {
+		return nil, d.otherForm
+	}
 	for {
 		line, err := d.lines.ReadLine()
-		if err == codec.ErrLineTooLong {
+		if err == codec.ErrLineTooLong || err == codec.ErrRegionEnd || err == codec.ErrGap {
 			continue
 		}
 		if err != nil {
@@ -73,6 +82,11 @@ func (d *debug1Decoder) NextDump() (*stack.Dump, error) {
 		}
 		h, ok := parseDebug1Header(line)
 		if !ok {
+			if k := codec.StartForm(line); k != "" && k != stack.KindGoDebug1 && d.handOver {
+				d.otherForm = d.held.HandOver(d.lines, k, line)
+				return nil, d.otherForm
+			}
+			d.held.Add(line, d.lines.Num, d.lines.Off)
 			continue
 		}
 		if h.name != "goroutine" && h.name != "goroutineleak" {
@@ -106,8 +120,18 @@ func (d *debug1Decoder) NextRoutine() (*stack.Routine, error) {
 			e.Msg = "line longer than " + strconv.Itoa(l.Max) + " bytes skipped"
 			return nil, e
 		}
-		if err == io.EOF {
-			break
+		if err == io.EOF || err == codec.ErrRegionEnd {
+			break // the end of the input, or of the paste region
+		}
+		if err == codec.ErrGap {
+			open := d.rec != nil
+			msg := "lines left out here (grep's -- group separator)"
+			if open {
+				msg += "; the record before it is incomplete"
+				l.Unread()
+			}
+			_ = msg
+			continue
 		}
 		if err != nil {
 			// Keep what was read: end the dump, truncated (endDump).

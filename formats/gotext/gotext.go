@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"strings"
 	"sync/atomic"
 
 	"github.com/stackdump/stackdump/internal/codec"
@@ -54,7 +55,7 @@ type goTextDecoder struct {
 	num int
 	off int64
 
-	prefix    linePrefix
+	prefix    codec.LinePrefix
 	ring      lineRing // junk lines before a dump, replayed when a prefix is learnt
 	replaying bool
 
@@ -101,6 +102,22 @@ type goTextDecoder struct {
 	// the open routine, dropped; cutText is that piece.
 	cut     bool
 	cutText []byte
+	// orphans counts the lines of frames met while no routine was open (a
+	// goroutine whose header the paste left out), from line orphanNum;
+	// orphanCall is set when the junk line before was a function line.
+	orphans    int
+	orphanNum  int
+	orphanOff  int64
+	orphanCall bool
+	orphanGap  int // the separator line that left the header out, 0 if none
+	// held keeps the last junk lines: the first lines of a dump of another
+	// form, handed on with it (other) when it starts.
+	junkHeld  codec.Held
+	otherForm *codec.OtherFormError
+	skipping  stack.Kind // the other form warned about last
+	// prevJunkNum and prevJunkOff name the junk line before.
+	prevJunkNum int
+	prevJunkOff int64
 
 	// states caches interned states by length: most goroutines of a dump
 	// share a few states, and a compare is cheaper than a map lookup. Each
@@ -212,6 +229,9 @@ func (g *goTextDecoder) NextDump() (*stack.Dump, error) {
 		if g.err != nil {
 			return nil, g.err
 		}
+		if g.otherForm != nil {
+			return nil, g.otherForm
+		}
 		if g.eof {
 			return nil, io.EOF
 		}
@@ -276,16 +296,22 @@ func (g *goTextDecoder) step() {
 			return
 		}
 	}
+	prevNum, prevOff := g.num, g.off
 	line, err := g.lr.ReadLine()
 	g.num, g.off = g.lr.Num, g.lr.Off
 	switch {
 	case err == nil:
-		if g.lr.NoEOL && g.cutLine(line) {
-			return // the input's last line, cut short: dropped
+		if (g.lr.NoEOL || g.lr.Last) && g.cutLine(line) {
+			return // the input's (or paste region's) last line, cut short: dropped
 		}
 		g.feed(line)
 	case err == codec.ErrLineTooLong:
 		g.problem(g.lr.TooLongMsg(), g.lr.LongHead)
+	case err == codec.ErrRegionEnd:
+		g.num, g.off = prevNum, prevOff // what is judged is the region's last line
+		g.regionEnd()
+	case err == codec.ErrGap:
+		g.gap("grep's -- group separator", []byte("--"))
 	case err == io.EOF:
 		g.finish()
 	default:
@@ -300,7 +326,7 @@ func (g *goTextDecoder) step() {
 // section.expectedLine): comparing it in place is cheaper than finding
 // the end of the line and then comparing. It reports whether it did.
 func (g *goTextDecoder) skipKnownLine() bool {
-	if g.prefix.active() {
+	if g.prefix.Active() || g.lr.Framed() {
 		return false
 	}
 	var flags uint8
@@ -334,7 +360,7 @@ var slowFrames atomic.Bool
 // other functions or lines, overlong lines, CRLF) is left to them. It
 // reports whether it took the frame.
 func (g *goTextDecoder) wholeFrame() bool {
-	if g.r == nil || g.inRace() || g.anc >= 0 || g.provisional || g.prefix.active() {
+	if g.r == nil || g.inRace() || g.anc >= 0 || g.provisional || g.prefix.Active() || g.lr.Framed() {
 		return false
 	}
 	n := g.sec.next()
@@ -397,7 +423,7 @@ func (g *goTextDecoder) problemAt(num int, off int64, msg string, text []byte) *
 
 // feed handles one line.
 func (g *goTextDecoder) feed(raw []byte) {
-	line := g.prefix.strip(raw)
+	line := g.prefix.Strip(raw)
 	switch g.st {
 	case stFile:
 		if g.sec.fileLine(line, &g.fl, g.waiting.callFlags()) {
@@ -512,6 +538,10 @@ func (g *goTextDecoder) special(line []byte) bool {
 			g.sec.elide(n)
 			return true
 		}
+		if isEllipsis(line) && g.d != nil {
+			g.gap("an ellipsis in place of lines", line)
+			return true
+		}
 	case '[':
 		if id, ok := parseOriginating(line); ok && g.r != nil && !g.inRace() {
 			g.closeSection()
@@ -525,6 +555,10 @@ func (g *goTextDecoder) special(line []byte) bool {
 		}
 		if hasPrefixStr(line, "[signal ") {
 			g.preambleLine(line, false)
+			return true
+		}
+		if isEllipsis(line) && g.d != nil {
+			g.gap("an ellipsis in place of lines", line)
 			return true
 		}
 	case 'r':
@@ -551,6 +585,10 @@ func (g *goTextDecoder) special(line []byte) bool {
 			return true
 		}
 	case '-':
+		if string(line) == "--" {
+			g.gap("grep's -- group separator", line)
+			return true
+		}
 		if string(line) == "-----" && g.nRoutines > 0 {
 			g.endRoutine()
 			g.st = stIdle
@@ -585,6 +623,10 @@ func (g *goTextDecoder) special(line []byte) bool {
 // awaited file line.
 func (g *goTextDecoder) indented(line []byte) bool {
 	trimmed := trimBlanks(line)
+	if len(trimmed) > 0 && trimmed[0] == '.' && isEllipsis(trimmed) && g.d != nil {
+		g.gap("an ellipsis in place of lines", trimmed)
+		return true
+	}
 	if g.r != nil && isUnavailable(trimmed) {
 		g.r.Unavailable = true
 		return true
@@ -644,8 +686,27 @@ func (g *goTextDecoder) other(line, raw []byte) {
 // report start inside it means the dump is wrapped in a per-line prefix,
 // which is learnt here.
 func (g *goTextDecoder) junk(line, raw []byte) {
-	if k := findMarker(raw); k > 0 && !g.replaying {
-		g.prefix.set(raw[:k])
+	if !g.replaying {
+		if k := codec.StartForm(raw); k != "" && k != stack.KindGoTraceback {
+			if g.in != nil && g.in.HandOver {
+				g.handOver(k, raw)
+				return
+			}
+			if k != g.skipping {
+				g.skipping = k
+				g.problem("a "+string(k)+" dump starts here; the Go traceback reader skips it as other text", raw)
+			}
+			return
+		}
+		g.junkHeld.Add(raw, g.num, g.off)
+	}
+	orphan := g.r == nil && g.orphanLine(line)
+	if rest, ok := crashInLine(line, g.d == nil && g.nRoutines == 0); ok && !orphan && !g.replaying {
+		g.dispatch(rest, rest)
+		return
+	}
+	if k := findMarker(raw); k > 0 && !orphan && !g.replaying {
+		g.prefix.Set(raw[:k])
 		if g.r == nil && g.nRoutines == 0 {
 			g.replay()
 		}
@@ -660,10 +721,133 @@ func (g *goTextDecoder) junk(line, raw []byte) {
 	}
 }
 
+// orphanLine counts line when it is a line of a goroutine's frames met
+// while no routine is open: a goroutine whose header the paste left out
+// (a paste that starts inside a goroutine, a grep context, lines cut out).
+// Such lines are not read — their goroutine is unknown — but counted in a
+// warning that names the first of them (flushOrphans).
+func (g *goTextDecoder) orphanLine(line []byte) bool {
+	var fl fileLine
+	switch {
+	case len(line) > 0 && (line[0] == '\t' || line[0] == ' ') && parseFileLine(line, &fl) && isFrameFile(&fl):
+		if g.orphans == 0 {
+			g.orphanNum, g.orphanOff = g.num, g.off
+			if g.orphanCall {
+				g.orphanNum, g.orphanOff = g.prevJunkNum, g.prevJunkOff
+			}
+		}
+		g.orphans++
+		if g.orphanCall {
+			g.orphans++
+		}
+		g.orphanCall = false
+		return true
+	case hasPrefixStr(line, "created by "):
+		if _, _, ok := parseCreatedBy(line); ok {
+			if g.orphans == 0 {
+				g.orphanNum, g.orphanOff = g.num, g.off
+			}
+			g.orphans++
+			g.orphanCall = false
+			return true
+		}
+	}
+	_, _, form := parseCall(line)
+	g.orphanCall = form == callGo || form == callInlined
+	g.prevJunkNum, g.prevJunkOff = g.num, g.off
+	return false
+}
+
+// isFrameFile reports whether fl, a parsed file line, names a source file
+// as a frame's file line does: with a `+0x…` offset, or a path without
+// spaces ending in a source file's extension. Other text that happens to
+// end in `:N` ("listening on 127.0.0.1:8080") is not one.
+func isFrameFile(fl *fileLine) bool {
+	if fl.HasOffset || fl.HasPC {
+		return true
+	}
+	if bytes.IndexByte(fl.File, ' ') >= 0 {
+		return false
+	}
+	for _, ext := range []string{".go", ".s", ".c", ".h", ".cc", ".cpp"} {
+		if bytes.HasSuffix(fl.File, []byte(ext)) {
+			return true
+		}
+	}
+	return false
+}
+
+// flushOrphans reports the orphan lines counted so far, if any.
+func (g *goTextDecoder) flushOrphans() {
+	g.orphanCall = false
+	if g.orphans == 0 {
+		return
+	}
+	msg := fmt.Sprintf("%d lines of a goroutine whose header is not in the input skipped", g.orphans)
+	if g.orphanGap > 0 {
+		msg += fmt.Sprintf(" (lines were left out at line %d)", g.orphanGap)
+	}
+	n := g.orphans
+	g.orphans, g.orphanGap = 0, 0
+	_ = n
+	g.problemAt(g.orphanNum, g.orphanOff, msg, nil)
+}
+
+// gap handles a place where lines of the dump were left out: grep's group
+// separator (`--`) or an ellipsis a person put in place of lines. The
+// open routine ends there, incomplete (a function line waiting for its
+// file line is kept without it), and a warning names the line; the lines
+// of the goroutine that follow before its next header are counted
+// (orphanLine).
+func (g *goTextDecoder) gap(what string, text []byte) {
+	switch g.st {
+	case stFile:
+		c := &g.waiting
+		switch {
+		case g.provisional:
+			g.dropRoutine()
+		case c.form == callGo || c.form == callInlined:
+			g.sec.commitFrame(nil, c.callFlags())
+		default:
+			g.st = stFunc
+			g.sec.rollback()
+		}
+	case stCreatedFile:
+		g.sec.commitCreator(nil)
+		if g.anc < 0 {
+			g.r.ParentID = g.waiting.parent
+		}
+	}
+	g.flushOrphans()
+	open := g.r != nil && g.part == partNone
+	g.st = stFunc
+	g.endRoutine()
+	g.st = stIdle
+	g.preambleOpen = false
+	msg := "lines left out here (" + what + ")"
+	if open {
+		msg += "; the goroutine before it is incomplete"
+	}
+	g.problem(msg, text)
+	g.orphanGap = g.num
+}
+
+// handOver ends the input for this reader at line, the first line of a
+// dump of another text form (kind): what is open is closed as at the end
+// of a paste region, and the line, with the junk lines before it, is
+// handed on to the reader of that form (codec.OtherFormError).
+func (g *goTextDecoder) handOver(kind stack.Kind, line []byte) {
+	g.closeAll(false)
+	g.otherForm = g.junkHeld.HandOver(g.lr, kind, line)
+	g.eof = true
+}
+
 // replay feeds the junk lines held since the last dump again, now that a
 // prefix is known: they may be the prefixed preamble of the dump.
 func (g *goTextDecoder) replay() {
 	num, off := g.num, g.off
+	// The lines counted as orphans are read again.
+	g.orphans, g.orphanCall, g.orphanGap = 0, false, 0
 	g.replaying = true
 	g.ring.each(func(l []byte, n int, o int64) {
 		g.num, g.off = n, o
@@ -740,6 +924,7 @@ func (g *goTextDecoder) announce() {
 // with neither routines nor preamble is not one; its problems carry over
 // to the next dump.
 func (g *goTextDecoder) endDump() {
+	g.flushOrphans()
 	g.endRoutine()
 	if g.d != nil && !g.announced && (len(g.d.Preamble) > 0 || len(g.d.Races) > 0 || g.d.SystemStack != nil) {
 		g.announce()
@@ -800,6 +985,7 @@ func (g *goTextDecoder) state(b []byte) *stateGuess {
 
 // startRoutine closes the open routine and opens a new one at this line.
 func (g *goTextDecoder) startRoutine(id int64, state string) {
+	g.flushOrphans()
 	g.endRoutine()
 	g.ensureDump()
 	g.announce()
@@ -1000,6 +1186,20 @@ func (g *goTextDecoder) dropRoutine() {
 func (g *goTextDecoder) finish() {
 	g.eof = true
 	g.num, g.off = g.lr.Num, g.lr.Off
+	g.closeAll(true)
+}
+
+// regionEnd closes everything at the end of a paste region (a closing
+// fence, chat text after the dump) and judges, as at the end of the
+// input, whether the dump was cut short inside it; reading goes on.
+func (g *goTextDecoder) regionEnd() {
+	g.closeAll(false)
+	g.cut, g.cutText = false, g.cutText[:0]
+}
+
+// closeAll closes the open routine and dump at the end of the input (atEOF)
+// or of a paste region, and judges whether the dump was cut short.
+func (g *goTextDecoder) closeAll(atEOF bool) {
 	var why string
 	switch g.st {
 	case stFile:
@@ -1036,12 +1236,16 @@ func (g *goTextDecoder) finish() {
 	if why == "" && g.inReport {
 		why = "input ends inside a race report, before its closing line"
 	}
-	if why == "" && g.readErr != nil {
+	if why == "" && g.readErr != nil && atEOF {
 		why, cause = "reading stopped: "+g.readErr.Error(), g.readErr
 	}
-	if why == "" && g.in != nil && g.in.BytesRead() == TruncationSize {
+	if why == "" && atEOF && g.in != nil && g.in.BytesRead() == TruncationSize {
 		why = fmt.Sprintf("input is exactly %d bytes, where runtime/pprof cuts debug=2 dumps", TruncationSize)
 	}
+	if why != "" && !atEOF {
+		why = strings.Replace(why, "input ends", "the paste ends", 1)
+	}
+	g.flushOrphans()
 	if why != "" {
 		g.ensureDump()
 		if g.announced || g.r != nil || len(g.d.Preamble) > 0 || len(g.d.Races) > 0 {
@@ -1097,6 +1301,29 @@ func isPreambleStart(line []byte) bool {
 		return i > 3 && i+1 < len(line) && line[i] == ':' && line[i+1] == ' '
 	}
 	return false
+}
+
+// isEllipsis reports whether line is only an ellipsis a person put in
+// place of lines they cut out of a paste: "...", ".....", "[...]",
+// "…". The runtime's own elision lines ("...additional frames
+// elided...") are not.
+func isEllipsis(line []byte) bool {
+	t := trimBlanks(line)
+	if len(t) >= 2 && t[0] == '[' && t[len(t)-1] == ']' {
+		t = t[1 : len(t)-1]
+	}
+	if string(t) == "…" {
+		return true
+	}
+	if len(t) < 3 {
+		return false
+	}
+	for _, c := range t {
+		if c != '.' {
+			return false
+		}
+	}
+	return true
 }
 
 func isUnavailable(line []byte) bool {

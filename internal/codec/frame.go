@@ -1,0 +1,380 @@
+package codec
+
+import (
+	"bytes"
+)
+
+// Frame is what a paste put around and into the lines of a dump: the
+// frame of a dump copied into a GitHub issue, a chat, a ticket or a log
+// system and copied back out (docs/paste-forms.md lists the forms). It is
+// learnt from the first lines of the input (SniffFrame), and a
+// LineReader given one (SetFrame) sets it aside line by line:
+//
+//   - Markdown fences (```, ```go, ````, ~~~, a fence glued to the first or
+//     last line of the dump, a single backtick glued to both) and HTML
+//     blocks (<details>, <summary>, <pre>) are not lines of the dump; a
+//     closing one ends a paste region (ErrRegionEnd), which a reader
+//     judges as it judges the end of the input: a dump cut inside its
+//     fence still reads as cut;
+//   - "> " quoting (e-mail, Markdown, nested) is stripped from every line;
+//   - a per-line prefix (journald, syslog, docker logs --timestamps,
+//     GitHub Actions, kubectl logs --prefix, a viewer's line numbers, the
+//     Java Service Wrapper) is stripped where a line carries it, and the
+//     tail of it that a selection left on the first line ("3.6367390Z ");
+//   - grep's "--" group separators are gaps (ErrGap): lines were left out
+//     there, which a reader says in a warning;
+//   - a blank line after every line (some log viewers copy so) is undone;
+//   - when prose stood before the dump, prose after a blank line after it
+//     ends the paste region (chat text around a paste).
+//
+// A Frame never makes a line of the dump disappear: every line it does not
+// set aside is returned as read, stripped of its prefix and quotes only.
+type Frame struct {
+	// Quote is the depth of "> " quoting of the dump's lines.
+	Quote int
+	// Prefix is the per-line prefix of the dump's lines, if any.
+	Prefix LinePrefix
+	// Doubled is set when a blank line follows every line of the dump.
+	Doubled bool
+	// Chat is set when prose stands before the dump: prose after it ends
+	// the paste region.
+	Chat bool
+	// Inline is set when a single backtick is glued to the first line.
+	Inline bool
+}
+
+// sniffLines bounds how many lines SniffFrame looks at before the first
+// dump line, and after it.
+const (
+	sniffLinesBefore = 512
+	sniffLinesAfter  = 32
+)
+
+// SniffFrame learns the paste frame of an input from head, its first bytes
+// (up to 64 KiB are enough), and returns nil when head shows none: a dump
+// as the runtime wrote it, possibly with other text around it, is read as
+// it is, at no cost. head is looked at up to the first line only a dump
+// has (a goroutine header, a thread header, a profile header, `Full thread
+// dump`) and a few lines after it.
+func SniffFrame(head []byte) *Frame {
+	var f Frame
+	framed := false
+	marker := -1   // index of the first dump line
+	markers := 0   // dump lines seen
+	prose := false // prose before the first dump line
+	first := true  // no line that is not blank yet
+	var after [][]byte
+	for i := 0; len(head) > 0; i++ {
+		line := head
+		if k := bytes.IndexByte(head, '\n'); k >= 0 {
+			line, head = head[:k], head[k+1:]
+		} else {
+			head = nil
+		}
+		if marker < 0 && i >= sniffLinesBefore || marker >= 0 && i > marker+sniffLinesAfter {
+			break
+		}
+		line = bytes.TrimSuffix(line, []byte("\r"))
+		q, rest := cutQuotes(line, 8)
+		t := bytes.TrimSpace(rest)
+		glued, fence := fenceLine(t)
+		if fence || isHTMLFrameLine(t) || string(t) == "--" {
+			framed = true
+			continue
+		}
+		if glued != nil {
+			// ```goroutine 77 [running]: the fence glued to the first line.
+			framed = true
+			rest = glued
+			t = bytes.TrimSpace(rest)
+		}
+		if first && len(t) > 1 && t[0] == '`' && t[1] != '`' {
+			// `"http-nio-8080-exec-136 ..." #333526 daemon ...`: a
+			// backtick glued to the first line and another to the last.
+			f.Inline, framed = true, true
+		}
+		if len(t) > 0 {
+			first = false
+		}
+		if marker >= 0 {
+			after = append(after, rest)
+		}
+		k := -1
+		if markers > 0 && LineForm(rest) != "" || StartForm(rest) != "" {
+			k = 0
+		} else if j, _ := FindForm(rest); j > 0 {
+			k = j
+		}
+		if k < 0 {
+			if marker < 0 && IsProse(t, true) {
+				prose = true
+			}
+			continue
+		}
+		markers++
+		if marker < 0 {
+			marker = i
+			f.Quote = q
+		}
+		if q > 0 {
+			framed = true
+		}
+		p := rest[:k]
+		if n := len(p) - len(bytes.TrimLeft(p, "`")); n > 0 {
+			// A backtick glued to the line: a frame, not a prefix.
+			framed = true
+			p = p[n:]
+		}
+		if len(bytes.Trim(p, " \t")) > 0 && !f.Prefix.Active() {
+			f.Prefix.Set(p)
+			framed = true
+		}
+	}
+	if marker < 0 {
+		return nil
+	}
+	if f.Prefix.Active() {
+		widenPrefix(&f.Prefix, after)
+	}
+	if doubled(after, &f.Prefix) {
+		f.Doubled, framed = true, true
+	}
+	if prose {
+		f.Chat, framed = true, true
+	}
+	if !framed {
+		return nil
+	}
+	return &f
+}
+
+// widenPrefix makes p the prefix of the lines after the dump's first line
+// when p, learnt from that line, is only the tail of it: the selection
+// started inside the first line's time stamp ("45Z goroutine 1
+// [running]:" above "2024-11-18T12:47:35.6980450Z runtime/pprof…").
+func widenPrefix(p *LinePrefix, after [][]byte) {
+	var next []byte
+	for _, l := range after {
+		if len(bytes.TrimSpace(l)) > 0 {
+			next = l
+			break
+		}
+	}
+	if next == nil || p.Match(next) > 0 {
+		return
+	}
+	first := p.Text()
+	for s := 1; s < min(len(next), 160); s++ {
+		n := matchShape(first, next[s:], true)
+		if n == 0 {
+			continue
+		}
+		var wide LinePrefix
+		wide.Set(next[:s+n])
+		if wide.MatchTail(first) == len(first) {
+			*p = wide
+		}
+		return
+	}
+}
+
+// doubled reports whether the lines after a dump's first line (with their
+// prefix) alternate with blank lines: a blank line after every line.
+func doubled(lines [][]byte, p *LinePrefix) bool {
+	blanks, pairs := 0, 0
+	prev := false // the line before was not blank
+	for _, l := range lines {
+		nonBlank := len(bytes.TrimSpace(p.Strip(l))) > 0
+		if !nonBlank {
+			blanks++
+		}
+		if nonBlank && prev {
+			pairs++
+		}
+		prev = nonBlank
+	}
+	return pairs == 0 && blanks >= 4
+}
+
+// cutQuotes strips up to max levels of "> " quoting from line: each a '>'
+// and one optional space after it. It returns the levels stripped.
+func cutQuotes(line []byte, max int) (int, []byte) {
+	n := 0
+	for n < max && len(line) > 0 && line[0] == '>' {
+		line = line[1:]
+		if len(line) > 0 && line[0] == ' ' {
+			line = line[1:]
+		}
+		n++
+	}
+	return n, line
+}
+
+// fenceLine reports whether t, a line without its surrounding blanks, is a
+// Markdown fence line: three or more backticks or tildes and an optional
+// language tag (```go, ```console, ````). glued is the text after the
+// fence when it is no language tag: the first line of the dump glued to
+// the fence (```goroutine 77 [running]:); ok is false then.
+func fenceLine(t []byte) (glued []byte, ok bool) {
+	if len(t) < 3 || t[0] != '`' && t[0] != '~' {
+		return nil, false
+	}
+	c := t[0]
+	n := 0
+	for n < len(t) && t[n] == c {
+		n++
+	}
+	if n < 3 {
+		return nil, false
+	}
+	info := bytes.TrimSpace(t[n:])
+	if isLanguageTag(info) {
+		return nil, true
+	}
+	return t[n:], false
+}
+
+// isLanguageTag reports whether info is empty or a fence's language tag:
+// a word of letters, digits and + # . _ - starting with a letter.
+func isLanguageTag(info []byte) bool {
+	if len(info) == 0 {
+		return true
+	}
+	if !isLetter(info[0]) {
+		return false
+	}
+	for _, c := range info {
+		if !isLetter(c) && !isDigit(c) && c != '+' && c != '#' && c != '.' && c != '_' && c != '-' {
+			return false
+		}
+	}
+	return true
+}
+
+func isLetter(c byte) bool { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' }
+
+// htmlFrameTags open or close the HTML blocks a paste is put in.
+var htmlFrameTags = []string{"<details", "</details", "<summary", "</summary", "<pre", "</pre", "<br", "<code", "</code", "<p>", "</p>"}
+
+// isHTMLFrameLine reports whether t starts with one of the HTML tags a
+// paste is put in (<details>, <summary>, <pre>, ...).
+func isHTMLFrameLine(t []byte) bool {
+	if len(t) < 3 || t[0] != '<' {
+		return false
+	}
+	for _, tag := range htmlFrameTags {
+		if len(t) >= len(tag) && string(t[:len(tag)]) == tag {
+			return true
+		}
+	}
+	return false
+}
+
+// htmlCloses reports whether an HTML frame line closes a block the dump
+// was in: it ends with a closing tag.
+func htmlCloses(t []byte) bool {
+	return bytes.HasPrefix(t, []byte("</")) || bytes.HasSuffix(t, []byte("</details>")) || bytes.HasSuffix(t, []byte("</pre>"))
+}
+
+// IsProse reports whether t, a line without its surrounding blanks, is a
+// sentence or a Markdown heading a person wrote, which no dump holds: it
+// starts with a capital letter (or '#'), has three words or more (two for
+// a heading) and a lower-case letter, and holds no digit and none of the
+// characters dump lines are made of ( ( ) [ ] { } < > = @ / \ " $ | * _
+// and tabs). A line that ends with ':' is prose only when before is set
+// (a sentence introducing the dump): after a dump, "Found one Java-level
+// deadlock:" and "Java stack information for the threads listed above:"
+// are dump lines that look so.
+func IsProse(t []byte, before bool) bool {
+	if len(t) < 8 || !(t[0] >= 'A' && t[0] <= 'Z' || t[0] == '#') {
+		return false
+	}
+	heading := t[0] == '#'
+	words, lower := 1, false
+	for i, c := range t {
+		switch {
+		case c >= 'a' && c <= 'z':
+			lower = true
+		case c >= '0' && c <= '9':
+			return false
+		case c == ' ':
+			if i > 0 && t[i-1] != ' ' {
+				words++
+			}
+		}
+		switch c {
+		case '(', ')', '[', ']', '{', '}', '<', '>', '=', '@', '/', '\\', '"', '$', '|', '*', '_', '\t', '`':
+			return false
+		}
+	}
+	if !lower || words < 3 && !(heading && words >= 2) {
+		return false
+	}
+	if t[len(t)-1] == ':' {
+		return before
+	}
+	return true
+}
+
+// logLevels are the level words a log prefix may hold.
+var logLevels = []string{"TRACE", "DEBUG", "INFO", "NOTICE", "WARN", "WARNING", "ERROR", "ERR", "SEVERE", "FATAL", "CRITICAL", "CRIT", "PANIC"}
+
+// IsLogPrefix reports whether p, the text before a dump line on the same
+// line, is what a logger writes before a message: time stamps, dates,
+// numbers and level words ("2024-05-01 10:22:01 INFO ", "2024/05/01
+// 10:22:01 ", "[2024-05-01T10:22:01Z] [WARN] "), with at least one time
+// or date in it. Such a prefix on one line is a dump logged as one
+// message; it is set aside without a warning.
+func IsLogPrefix(p []byte) bool {
+	stamp := false
+	for _, tok := range bytes.Fields(p) {
+		tok = bytes.Trim(tok, "[]()")
+		if len(tok) == 0 {
+			continue
+		}
+		if isStampToken(tok) {
+			stamp = stamp || digits(tok) >= 2 && bytes.ContainsAny(tok, ":-/.")
+			continue
+		}
+		level := false
+		for _, l := range logLevels {
+			if bytes.EqualFold(bytes.TrimSuffix(tok, []byte(":")), []byte(l)) {
+				level = true
+				break
+			}
+		}
+		if !level {
+			return false
+		}
+	}
+	return stamp
+}
+
+// isStampToken reports whether tok is made of the characters of times and
+// dates: digits, ':' '-' '/' '.' ',' '+' 'T' 'Z', with a digit.
+func isStampToken(tok []byte) bool {
+	digit := false
+	for _, c := range tok {
+		switch {
+		case isDigit(c):
+			digit = true
+		case c == ':' || c == '-' || c == '/' || c == '.' || c == ',' || c == '+' || c == 'T' || c == 'Z':
+		default:
+			return false
+		}
+	}
+	return digit
+}
+
+// Strip returns line without the quotes and the prefix of the frame, as
+// far as a line on its own tells them (for sniffing a pasted input's
+// format).
+func (f *Frame) Strip(line []byte) []byte {
+	line = bytes.TrimSuffix(line, []byte("\r"))
+	_, line = cutQuotes(line, f.Quote)
+	if glued, ok := fenceLine(bytes.TrimSpace(line)); !ok && glued != nil {
+		line = glued
+	}
+	line = bytes.TrimLeft(line, "`")
+	return f.Prefix.Strip(line)
+}
