@@ -66,8 +66,9 @@ func (g *goTextDecoder) partialLine(line []byte) bool {
 // a frame: a whole function, `created by`, elision or ancestor line is
 // whole; a word that is not one yet (no space before its arguments) is a
 // function line cut short; a line of words is junk. Unless noEOL (the
-// line provably lost its end), the word must look like a function's
-// name: no tab in it, a '.' or a '('.
+// line provably lost its end), the word must look like the start of a
+// function's name: no tab in it, and a lower-case start ("PASS", "FAIL"
+// and a race report's closing rule after a dump are whole).
 func (g *goTextDecoder) partialFuncLine(t []byte, noEOL bool) bool {
 	if len(t) == 0 || isUnavailable(t) {
 		return false
@@ -93,7 +94,7 @@ func (g *goTextDecoder) partialFuncLine(t []byte, noEOL bool) bool {
 		return true // `...N frames elided...` cut short
 	}
 	sp, paren := bytes.IndexByte(t, ' '), bytes.IndexByte(t, '(')
-	if !noEOL && sp < 0 && (bytes.IndexByte(t, '\t') >= 0 || bytes.IndexAny(t, ".(") < 0) {
+	if !noEOL && sp < 0 && (bytes.IndexByte(t, '\t') >= 0 || !(t[0] >= 'a' && t[0] <= 'z' || t[0] == '_')) {
 		return false
 	}
 	return sp < 0 || paren >= 0 && paren < sp

@@ -655,8 +655,11 @@ func (g *goTextDecoder) indented(line []byte) bool {
 // other handles function lines, preamble continuation lines and junk.
 func (g *goTextDecoder) other(line, raw []byte) {
 	if g.r == nil && g.nRoutines == 0 && g.preambleOpen && !isRegisterLine(line) {
-		g.preambleLine(line, false)
-		return
+		if !g.afterPC(line) {
+			g.preambleLine(line, false)
+			return
+		}
+		g.preambleOpen = false // the blank line after `PC=` was dropped
 	}
 	if g.r != nil && g.st == stFunc {
 		if name, args, form := g.sec.expectedCall(line); form != callNone {
@@ -680,6 +683,17 @@ func (g *goTextDecoder) other(line, raw []byte) {
 		}
 	}
 	g.junk(line, raw)
+}
+
+// afterPC reports whether line is a function line right after a signal
+// dump's `PC=` line, whose blank line a paste dropped: the crashing
+// thread's frames without a header, not more preamble.
+func (g *goTextDecoder) afterPC(line []byte) bool {
+	if g.d == nil || len(g.d.Preamble) == 0 || !strings.HasPrefix(g.d.Preamble[len(g.d.Preamble)-1], "PC=") {
+		return false
+	}
+	_, _, form := parseCall(line)
+	return form == callGo
 }
 
 // junk skips a line that is no part of a dump. A goroutine header or race
@@ -1225,7 +1239,7 @@ func (g *goTextDecoder) closeAll(atEOF bool) {
 		switch {
 		case g.sec.depth == 0 && !r.Unavailable:
 			why = "input ends after a goroutine header"
-		case g.lr.NoEOL && g.frameLine == g.lr.Num && !g.sec.hasCreator && !endsAtRoot(g.sec.lastFunc()):
+		case atEOF && g.lr.NoEOL && g.frameLine == g.lr.Num && !g.sec.hasCreator && !endsAtRoot(g.sec.lastFunc()):
 			why = "input ends mid-line inside a goroutine"
 		}
 	}

@@ -3,6 +3,7 @@ package jvm
 import (
 	"bytes"
 	"fmt"
+	"strings"
 
 	"github.com/stackdump/stackdump/internal/codec"
 	"github.com/stackdump/stackdump/stack"
@@ -177,4 +178,43 @@ func reportedState(locks []stack.Lock) string {
 		}
 	}
 	return ""
+}
+
+// endOfInput judges, at the end of the input (atEOF) or of a paste region,
+// whether the thread being read was cut short, and returns the warning
+// that says so (the dump is marked truncated), or nil: a Java thread with
+// its header and nothing else (HotSpot prints a state line for every
+// thread with an id), or, when the input's last line has no newline, a
+// stack whose last frame is no thread's first.
+func (d *jvmTextDecoder) endOfInput(atEOF bool) *stack.ParseError {
+	b := d.cur
+	if b == nil || d.d == nil {
+		return nil
+	}
+	where := "the input ends"
+	if !atEOF {
+		where = "the paste ends"
+	}
+	var why string
+	switch {
+	case b.hasID && !b.hasState && len(b.frames) == 0 && !b.toFile && !b.threadInfo && b.r.Line == d.lastNum:
+		why = where + " after a thread header"
+	case atEOF && d.lr.NoEOL && d.frameNum == d.lastNum && len(b.frames) > 0 && !jvmRootFrame(b.frames[len(b.frames)-1]):
+		why = where + " mid-line inside a thread"
+	default:
+		return nil
+	}
+	d.d.Truncated = true
+	return &stack.ParseError{Line: d.lastNum, Offset: d.lr.Off, Msg: "dump truncated: " + why}
+}
+
+// jvmRootFrame reports whether f is where a thread's stack starts: its
+// run method, a main method, a pool worker's loop.
+func jvmRootFrame(f *stack.Frame) bool {
+	fn := f.Func
+	switch {
+	case strings.HasSuffix(fn, ".main"), strings.HasSuffix(fn, ".run"), strings.HasSuffix(fn, ".runWith"):
+		return true
+	}
+	return false
 }

@@ -74,6 +74,9 @@ type jvmTextDecoder struct {
 	// paste of the deadlock report alone).
 	threads    int
 	reportOnly bool
+	// lastNum is the number of the line read last inside the dump;
+	// frameNum the line of the last frame read.
+	lastNum, frameNum int
 	// errs holds warnings to return before reading on.
 	errs []*stack.ParseError
 	// held keeps the last junk lines: the first lines of a dump of another
@@ -212,12 +215,13 @@ func (d *jvmTextDecoder) NextRoutine() (*stack.Routine, error) {
 		line, err := d.lr.ReadLine()
 		if err == io.EOF {
 			d.eof = true
-			if d.cur != nil && d.lr.NoEOL {
-				d.d.Truncated = true
-			}
+			pe := d.endOfInput(true)
 			d.endDump()
+			if pe != nil {
+				d.errs = append(d.errs, pe)
+			}
 			if pe := d.orphanWarning(); pe != nil {
-				return nil, pe
+				d.errs = append(d.errs, pe)
 			}
 			continue
 		}
@@ -226,9 +230,13 @@ func (d *jvmTextDecoder) NextRoutine() (*stack.Routine, error) {
 		}
 		if err == codec.ErrRegionEnd {
 			// The paste's region ends: so does the dump.
+			pe := d.endOfInput(false)
 			d.endDump()
+			if pe != nil {
+				d.errs = append(d.errs, pe)
+			}
 			if pe := d.orphanWarning(); pe != nil {
-				return nil, pe
+				d.errs = append(d.errs, pe)
 			}
 			continue
 		}
@@ -250,6 +258,7 @@ func (d *jvmTextDecoder) NextRoutine() (*stack.Routine, error) {
 		if (d.lr.NoEOL || d.lr.Last) && d.partialLine(line) {
 			return nil, d.cut(line, d.lr.NoEOL)
 		}
+		d.lastNum = d.lr.Num
 		if perr := d.line(line); perr != nil {
 			return nil, perr
 		}
@@ -601,6 +610,7 @@ func (d *jvmTextDecoder) frame(line, text []byte) *stack.ParseError {
 	if b.inSync {
 		return d.lr.ParseError("frame after the ownable synchronizers")
 	}
+	d.frameNum = d.lr.Num
 	b.frames = append(b.frames, f)
 	b.blank = false
 	d.cur.blank = false

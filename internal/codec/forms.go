@@ -66,8 +66,14 @@ func FindForm(line []byte) (int, stack.Kind) {
 		}
 		from = k + 1
 	}
-	if k := bytes.Index(line[1:], []byte("goroutine profile: total ")); k >= 0 && IsProfileHeader(line[k+1:]) {
-		return k + 1, stack.KindGoDebug1
+	if k := bytes.Index(line, []byte(" profile: total ")); k > 0 {
+		start := k
+		for start > 0 && isWordByte(line[start-1]) {
+			start--
+		}
+		if start > 0 && IsProfileHeader(line[start:]) {
+			return start, stack.KindGoDebug1
+		}
 	}
 	if k := bytes.Index(line, []byte("WARNING: DATA RACE")); k > 0 && len(bytes.TrimRight(line[k:], "\r")) == len("WARNING: DATA RACE") {
 		return k, stack.KindGoTraceback
@@ -88,6 +94,8 @@ func FindForm(line []byte) (int, stack.Kind) {
 	}
 	return -1, ""
 }
+
+func isWordByte(c byte) bool { return isLetter(c) || isDigit(c) || c == '_' }
 
 // IsGoHeader matches `goroutine N [` and `goroutine N gp=… [`.
 func IsGoHeader(line []byte) bool {

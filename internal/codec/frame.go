@@ -181,19 +181,24 @@ func widenPrefix(p *LinePrefix, after [][]byte) {
 // doubled reports whether the lines after a dump's first line (with their
 // prefix) alternate with blank lines: a blank line after every line.
 func doubled(lines [][]byte, p *LinePrefix) bool {
-	blanks, pairs := 0, 0
+	blanks, pairs, inner := 0, 0, 0
 	prev := false // the line before was not blank
 	for _, l := range lines {
-		nonBlank := len(bytes.TrimSpace(p.Strip(l))) > 0
+		t := bytes.TrimSpace(p.Strip(l))
+		nonBlank := len(t) > 0
 		if !nonBlank {
 			blanks++
+		} else if LineForm(t) == "" {
+			inner++ // a frame or a state line, not a header
 		}
 		if nonBlank && prev {
 			pairs++
 		}
 		prev = nonBlank
 	}
-	return pairs == 0 && blanks >= 4
+	// Routines of a header alone, each followed by a blank line, are no
+	// doubling: a doubled dump has a line between two headers.
+	return pairs == 0 && blanks >= 2 && len(lines)-blanks >= 2 && inner > 0
 }
 
 // cutQuotes strips up to max levels of "> " quoting from line: each a '>'

@@ -3,7 +3,6 @@ package codec
 import (
 	"bytes"
 	"errors"
-	"io"
 )
 
 // ErrRegionEnd is returned by a framed LineReader's ReadLine at a line
@@ -133,9 +132,9 @@ func (lr *LineReader) readFramed() ([]byte, error) {
 
 // lastOfRegion reports whether the line at the head of the queue is the
 // last line of its paste region: only blank lines or frame lines stand
-// between it and a closing frame line or the end of the input. The blank
-// lines in between are then set aside, as the frame's: the dump ended
-// with the line.
+// between it and a frame line that closes the region. The blank lines in
+// between are then set aside, as the frame's: the dump ended with the
+// line. The end of the input is judged as without a frame (NoEOL).
 func (lr *LineReader) lastOfRegion() bool {
 	fr := lr.frame
 	for i := 1; ; i++ {
@@ -154,13 +153,9 @@ func (lr *LineReader) lastOfRegion() bool {
 			}
 			return true
 		case itemErr:
-			if it.err != io.EOF {
-				return false
-			}
-			for _, b := range fr.queue[1:i] {
-				b.kind = itemSkip
-			}
-			return true
+			// The end of the input is judged by NoEOL, as without a
+			// frame: a line with its newline before it is whole.
+			return false
 		default:
 			return false
 		}

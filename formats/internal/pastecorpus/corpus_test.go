@@ -256,6 +256,9 @@ func unwarnedRoutines(want, got []*stack.Dump) string {
 				have[k]--
 				continue
 			}
+			if len(r.Inferred) > 0 && len(d.Warnings) > 0 {
+				continue // its guessed fields, and the dump says so
+			}
 			to := 1 << 30
 			if i+1 < len(d.Routines) && d.Routines[i+1].Line > r.Line {
 				to = d.Routines[i+1].Line
@@ -327,6 +330,12 @@ func glueSources(s *source, all []*source) map[string]*source {
 	return g
 }
 
+// cutAtLineEnd reports whether cut is the start of data up to the end of
+// one of its lines, without that line's newline.
+func cutAtLineEnd(data, cut []byte) bool {
+	return len(cut) < len(data) && bytes.HasPrefix(data, cut) && data[len(cut)] == '\n'
+}
+
 func framesALoss(t paste.Transform) bool {
 	steps := t.Steps()
 	if len(steps) < 2 || steps[0].Loss != paste.Destroyed {
@@ -384,6 +393,11 @@ func TestPastedCorpus(t *testing.T) {
 				f.data = f.t.Apply(f.src.data, *flagSeed)
 				if f.ref {
 					f.refData = f.t.ApplyFirst(f.src.data, *flagSeed, 1)
+					if cutAtLineEnd(f.src.data, f.refData) {
+						// The frame puts back the newline the cut took:
+						// what is left is a dump that ends there.
+						f.refData = append(bytes.Clone(f.refData), '\n')
+					}
 				}
 				v, why := judge(f)
 				results[i] = result{v, why}
