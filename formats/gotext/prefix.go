@@ -35,7 +35,6 @@ func findMarker(line []byte) int {
 	return -1
 }
 
-
 func isDecDigit(c byte) bool { return c >= '0' && c <= '9' }
 
 // crashInLine returns the crash line inside line when something a paste

@@ -17,4 +17,3 @@ func TestLinePrefixMatch(t *testing.T) {
 		}
 	}
 }
-

@@ -32,7 +32,7 @@ type Stream struct {
 	// at such a dump's first line and skips the dump as other text.
 	HandOver bool
 
-	frame      *Frame
+	frame *Frame
 	// lines is the line reader of the stream, made by the first text
 	// reader (NewStreamLineReader) and shared by the readers it hands the
 	// stream on to (OtherFormError).
