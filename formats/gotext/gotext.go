@@ -94,6 +94,7 @@ type goTextDecoder struct {
 	pool        *routinePool
 	st          goState
 	provisional bool // header-less routine, kept only once a frame completes
+	headless    bool // provisional, and its header is missing from the input
 	anc         int  // -1: the routine's own stack; else index in r.Ancestors
 	sec         *section
 	waiting     pendingCall
@@ -110,6 +111,7 @@ type goTextDecoder struct {
 	orphanOff  int64
 	orphanCall bool
 	orphanGap  int // the separator line that left the header out, 0 if none
+	gapped     int // the last line of this dump where lines were left out
 	// held keeps the last junk lines: the first lines of a dump of another
 	// form, handed on with it (other) when it starts.
 	junkHeld  codec.Held
@@ -313,9 +315,11 @@ func (g *goTextDecoder) step() {
 	case err == codec.ErrGap:
 		g.gap("grep's -- group separator", []byte("--"))
 	case err == io.EOF:
+		g.num, g.off = prevNum, prevOff // the input's last line
 		g.finish()
 	default:
 		g.readErr = err
+		g.num, g.off = prevNum, prevOff
 		g.finish()
 		g.err = err
 	}
@@ -615,6 +619,13 @@ func (g *goTextDecoder) special(line []byte) bool {
 			g.raceAccess(acc)
 			return true
 		}
+	} else if acc, ok := parseRaceAccess(line); ok && g.r == nil && g.nRoutines == 0 {
+		// A race report whose first lines the paste cut off.
+		g.raceStart()
+		g.announce()
+		g.problem("race report without its WARNING: DATA RACE line (the input starts inside it)", line)
+		g.raceAccess(acc)
+		return true
 	}
 	return false
 }
@@ -676,8 +687,26 @@ func (g *goTextDecoder) other(line, raw []byte) {
 	// dumps). It becomes a routine once its file line follows.
 	if g.r == nil && g.st == stIdle && g.nRoutines == 0 && g.d != nil && len(g.d.Preamble) > 0 {
 		if name, args, form := parseCall(line); form == callGo || form == callInlined {
+			gap := g.orphanGap
 			g.startRoutine(0, "")
-			g.provisional = true
+			// After lines were left out, it is more likely a goroutine
+			// whose header went with them: say so.
+			g.provisional, g.headless = true, gap > 0
+			g.orphanGap = gap
+			g.call(name, args, form, line)
+			return
+		}
+	}
+	// A function line before any dump, or after lines were left out: a
+	// paste that starts inside a goroutine, or a grep context that left
+	// its header out. Its frames are read as a routine without a header
+	// once a file line follows, and a warning says so.
+	if g.r == nil && g.st == stIdle && !g.inReport && (g.d == nil && g.nRoutines == 0 || g.orphanGap > 0) {
+		if name, args, form := parseCall(line); form == callGo || form == callInlined {
+			gap := g.orphanGap
+			g.startRoutine(0, "")
+			g.provisional, g.headless = true, true
+			g.orphanGap = gap
 			g.call(name, args, form, line)
 			return
 		}
@@ -843,7 +872,7 @@ func (g *goTextDecoder) gap(what string, text []byte) {
 		msg += "; the goroutine before it is incomplete"
 	}
 	g.problem(msg, text)
-	g.orphanGap = g.num
+	g.orphanGap, g.gapped = g.num, g.num
 }
 
 // handOver ends the input for this reader at line, the first line of a
@@ -1073,6 +1102,10 @@ func (g *goTextDecoder) commitFrame() {
 	if g.provisional {
 		g.provisional = false
 		g.announce()
+		if g.headless {
+			g.headless = false
+			g.problemAt(g.r.Line, c.off, "goroutine header missing (the input starts inside the goroutine, or left its header out): its frames are read as goroutine 0 in an unknown state", nil)
+		}
 	}
 	g.sec.commitFrame(&g.fl, c.callFlags())
 	g.frameLine = g.num
@@ -1189,7 +1222,7 @@ func (g *goTextDecoder) dropRoutine() {
 	if g.slot != nil {
 		g.pool.put(g.slot)
 	}
-	g.r, g.slot, g.anc, g.provisional = nil, nil, -1, false
+	g.r, g.slot, g.anc, g.provisional, g.headless = nil, nil, -1, false, false
 	g.nRoutines--
 	g.sec.reset()
 	g.st = stIdle
@@ -1199,7 +1232,6 @@ func (g *goTextDecoder) dropRoutine() {
 // the last dump was cut short.
 func (g *goTextDecoder) finish() {
 	g.eof = true
-	g.num, g.off = g.lr.Num, g.lr.Off
 	g.closeAll(true)
 }
 
@@ -1239,6 +1271,8 @@ func (g *goTextDecoder) closeAll(atEOF bool) {
 		switch {
 		case g.sec.depth == 0 && !r.Unavailable:
 			why = "input ends after a goroutine header"
+		case g.gapped > 0 && !g.sec.hasCreator && !endsAtRoot(g.sec.lastFunc()):
+			why = fmt.Sprintf("input ends inside a goroutine, after lines were left out at line %d: its stack may go on", g.gapped)
 		case atEOF && g.lr.NoEOL && g.frameLine == g.lr.Num && !g.sec.hasCreator && !endsAtRoot(g.sec.lastFunc()):
 			why = "input ends mid-line inside a goroutine"
 		}

@@ -197,24 +197,53 @@ func (d *jvmTextDecoder) endOfInput(atEOF bool) *stack.ParseError {
 	}
 	var why string
 	switch {
-	case b.hasID && !b.hasState && len(b.frames) == 0 && !b.toFile && !b.threadInfo && b.r.Line == d.lastNum:
+	case b.hasID && !b.hasState && len(b.frames) == 0 && !b.toFile && !b.threadInfo && b.headerEnd == d.lastNum:
 		why = where + " after a thread header"
+	case d.gapped > 0 && !b.blank && len(b.frames) > 0 && !jvmRootFrame(b.frames[len(b.frames)-1]):
+		why = fmt.Sprintf("%s inside a thread, after lines were left out at line %d: its stack may go on", where, d.gapped)
 	case atEOF && d.lr.NoEOL && d.frameNum == d.lastNum && len(b.frames) > 0 && !jvmRootFrame(b.frames[len(b.frames)-1]):
 		why = where + " mid-line inside a thread"
 	default:
 		return nil
 	}
 	d.d.Truncated = true
-	return &stack.ParseError{Line: d.lastNum, Offset: d.lr.Off, Msg: "dump truncated: " + why}
+	return &stack.ParseError{Line: d.lastNum, Offset: d.lastOff, Msg: "dump truncated: " + why}
 }
 
 // jvmRootFrame reports whether f is where a thread's stack starts: its
 // run method, a main method, a pool worker's loop.
 func jvmRootFrame(f *stack.Frame) bool {
-	fn := f.Func
-	switch {
-	case strings.HasSuffix(fn, ".main"), strings.HasSuffix(fn, ".run"), strings.HasSuffix(fn, ".runWith"):
+	switch fn := f.Func; fn {
+	case "java.lang.Thread.run", "java.lang.Thread.runWith", "java.lang.VirtualThread.run",
+		"jdk.internal.misc.InnocuousThread.run", "java.util.concurrent.ForkJoinWorkerThread.run",
+		"java.lang.ref.Reference$ReferenceHandler.run", "java.lang.ref.Finalizer$FinalizerThread.run":
+		return true
+	default:
+		return strings.HasSuffix(fn, ".main")
+	}
+}
+
+// gap ends the thread being read where lines were left out of the paste
+// (grep's separator, an ellipsis) and returns the warning that says so.
+func (d *jvmTextDecoder) gap(what string, text []byte) *stack.ParseError {
+	open := d.cur != nil
+	d.finish()
+	msg := "lines left out here (" + what + ")"
+	if open {
+		msg += "; the thread before it is incomplete"
+	}
+	d.gapped = d.lr.Num
+	return &stack.ParseError{Line: d.lr.Num, Offset: d.lr.Off, Msg: msg, Text: string(text[:min(len(text), 200)])}
+}
+
+// isEllipsis reports whether t is only an ellipsis: "...", ".....",
+// "[...]", "…".
+func isEllipsis(t []byte) bool {
+	if len(t) >= 2 && t[0] == '[' && t[len(t)-1] == ']' {
+		t = t[1 : len(t)-1]
+	}
+	if string(t) == "…" {
 		return true
 	}
-	return false
+	return len(t) >= 3 && len(bytes.Trim(t, ".")) == 0
 }

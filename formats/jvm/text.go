@@ -77,6 +77,9 @@ type jvmTextDecoder struct {
 	// lastNum is the number of the line read last inside the dump;
 	// frameNum the line of the last frame read.
 	lastNum, frameNum int
+	lastOff           int64
+	// gapped is the last line of the dump where lines were left out.
+	gapped int
 	// errs holds warnings to return before reading on.
 	errs []*stack.ParseError
 	// held keeps the last junk lines: the first lines of a dump of another
@@ -125,7 +128,7 @@ func (d *jvmTextDecoder) NextDump() (*stack.Dump, error) {
 	}
 	d.d, d.ended, d.ph, d.queue = nil, false, jvmPhaseThreads, d.queue[:0]
 	d.nameHead = d.nameHead[:0]
-	d.threads, d.reportOnly = 0, false
+	d.threads, d.reportOnly, d.gapped = 0, false, 0
 	for !d.eof {
 		line, err := d.lr.ReadLine()
 		if err == io.EOF {
@@ -241,13 +244,7 @@ func (d *jvmTextDecoder) NextRoutine() (*stack.Routine, error) {
 			continue
 		}
 		if err == codec.ErrGap {
-			open := d.cur != nil
-			d.finish()
-			msg := "lines left out here (grep's -- group separator)"
-			if open {
-				msg += "; the thread before it is incomplete"
-			}
-			return nil, &stack.ParseError{Line: d.lr.Num, Offset: d.lr.Off, Msg: msg, Text: "--"}
+			return nil, d.gap("grep's -- group separator", []byte("--"))
 		}
 		if err != nil {
 			// Keep what was read: the dump ends here, truncated.
@@ -258,7 +255,7 @@ func (d *jvmTextDecoder) NextRoutine() (*stack.Routine, error) {
 		if (d.lr.NoEOL || d.lr.Last) && d.partialLine(line) {
 			return nil, d.cut(line, d.lr.NoEOL)
 		}
-		d.lastNum = d.lr.Num
+		d.lastNum, d.lastOff = d.lr.Num, d.lr.Off
 		if perr := d.line(line); perr != nil {
 			return nil, perr
 		}
@@ -294,6 +291,14 @@ func (d *jvmTextDecoder) line(line []byte) *stack.ParseError {
 	switch d.ph {
 	case jvmPhaseDeadlock, jvmPhaseDeadlockStacks:
 		return d.deadlockLine(line)
+	}
+	if string(trim) == "--" {
+		return d.gap("grep's -- group separator", trim)
+	}
+	if isEllipsis(trim) && !(indented && string(trim) == "...") {
+		// Lines a person cut out of the paste ("....." or "[...]"; an
+		// indented "..." is the JVM's own elision).
+		return d.gap("an ellipsis in place of lines", trim)
 	}
 	if !indented && d.cur != nil && d.ph == jvmPhaseThreads && flatThreadLine(line) {
 		// Flattened text: a thread line that lost its indentation.
@@ -484,6 +489,7 @@ func (d *jvmTextDecoder) start(h jvmHeader) {
 	d.threads++
 	b := &d.bufs[0]
 	b.reset()
+	b.headerEnd = d.lr.Num
 	alloc := new(jvmRoutineAlloc)
 	r := &alloc.r
 	r.Count, r.Line, r.ID = 1, d.lr.Num, h.id
@@ -760,6 +766,7 @@ type jvmThreadBuilder struct {
 	elidedAt    int
 	hasHeadLock bool
 	headLock    stack.Lock
+	headerEnd   int // the number of the header's last line
 	frames      []*stack.Frame
 	locks       []stack.Lock
 	lockAt      []int32 // frame index of each lock

@@ -13,7 +13,8 @@ import (
 
 // LineForm names the text form whose dump line starts line, or "" for any
 // other line: a goroutine header or race report (Go traceback), a
-// `goroutine profile: total N` header (debug=1), a `Full thread dump`
+// `goroutine profile: total N` header or an `N @ 0x…` record (debug=1),
+// a `Found one Java-level deadlock:` or `Full thread dump`
 // line, a `java.lang.Thread.State:` line or a thread header (JVM text).
 // Leading blanks are skipped.
 func LineForm(line []byte) stack.Kind {
@@ -21,7 +22,7 @@ func LineForm(line []byte) stack.Kind {
 	switch {
 	case IsGoHeader(line), bytes.HasPrefix(line, []byte("WARNING: DATA RACE")):
 		return stack.KindGoTraceback
-	case IsProfileHeader(line):
+	case IsProfileHeader(line), IsDebug1Record(line):
 		return stack.KindGoDebug1
 	case bytes.HasPrefix(line, []byte("Full thread dump")),
 		bytes.HasPrefix(line, []byte("java.lang.Thread.State: ")),
@@ -72,6 +73,15 @@ func FindForm(line []byte) (int, stack.Kind) {
 			start--
 		}
 		if start > 0 && IsProfileHeader(line[start:]) {
+			return start, stack.KindGoDebug1
+		}
+	}
+	if k := bytes.Index(line, []byte(" @ 0x")); k > 0 {
+		start := k
+		for start > 0 && isDigit(line[start-1]) {
+			start--
+		}
+		if start > 0 && start < k && IsDebug1Record(line[start:]) {
 			return start, stack.KindGoDebug1
 		}
 	}
@@ -128,6 +138,7 @@ func IsDebug1Record(line []byte) bool {
 }
 
 // IsJVMThreadHeader matches `"name" #N`, `"name" daemon`, `"name" prio=`,
+// `"name" os_prio=` and `"name" tid=` (VM threads),
 // `"name" Id=N` (ThreadInfo), `"name" - Thread t@N` (VisualVM) and
 // `#N "name"` (Thread.dump_to_file).
 func IsJVMThreadHeader(line []byte) bool {
@@ -145,7 +156,7 @@ func IsJVMThreadHeader(line []byte) bool {
 			return false
 		}
 		rest := bytes.TrimLeft(line[from+end+1:], " \t")
-		for _, p := range []string{"#", "daemon", "prio=", "Id=", "- Thread t@"} {
+		for _, p := range []string{"#", "daemon", "prio=", "os_prio=", "tid=", "Id=", "- Thread t@"} {
 			if bytes.HasPrefix(rest, []byte(p)) && (p != "#" || digits(rest[1:]) > 0) {
 				return true
 			}

@@ -57,6 +57,7 @@ const (
 // has (a goroutine header, a thread header, a profile header, `Full thread
 // dump`) and a few lines after it.
 func SniffFrame(head []byte) *Frame {
+	all := head
 	var f Frame
 	framed := false
 	marker := -1   // index of the first dump line
@@ -132,6 +133,9 @@ func SniffFrame(head []byte) *Frame {
 	}
 	if marker < 0 {
 		return nil
+	}
+	if bytes.Contains(all, []byte("\n--\n")) || bytes.Contains(all, []byte("\n--\r\n")) {
+		framed = true // grep's group separators, further down
 	}
 	if f.Prefix.Active() {
 		widenPrefix(&f.Prefix, after)

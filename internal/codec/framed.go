@@ -62,6 +62,11 @@ type framer struct {
 	// sawContent is set once a line of the dump was kept; blank is set
 	// when a blank line followed it (prose after it ends the region).
 	sawContent, blank bool
+	// rawNum and rawNext are the number and the end offset of the last
+	// line read from the input (rawSet once one was).
+	rawNum  int
+	rawNext int64
+	rawSet  bool
 }
 
 // SetFrame makes lr set the paste frame f aside (see Frame); nil reads
@@ -191,7 +196,12 @@ func (lr *LineReader) fill() {
 	if n := len(fr.queue); n > 0 && fr.queue[n-1].kind == itemErr {
 		return
 	}
+	// The raw reader's position: lines returned since moved lr's.
+	if fr.rawSet {
+		lr.Num, lr.NextOff = fr.rawNum, fr.rawNext
+	}
 	raw, err := lr.readRaw()
+	fr.rawNum, fr.rawNext, fr.rawSet = lr.Num, lr.NextOff, true
 	it := fr.item()
 	it.num, it.off, it.next, it.noEOL = lr.Num, lr.Off, lr.NextOff, lr.NoEOL
 	switch {
