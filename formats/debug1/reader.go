@@ -62,15 +62,15 @@ type debug1Decoder struct {
 	// noHeader is set for a profile read without its header (see
 	// headerless); pending is a warning to return next; orphans counts
 	// the frame lines met before a profile, from line orphanNum.
-	noHeader  bool
-	pending   *stack.ParseError
+	noHeader bool
+	pending  *stack.ParseError
 	// openAtEnd is set when the input ended inside a record; warnedAt is
 	// the line of the last warning about a record's line.
 	openAtEnd bool
 	warnedAt  int
 	// lastNum and lastOff name the line read last.
-	lastNum int
-	lastOff int64
+	lastNum   int
+	lastOff   int64
 	orphans   int
 	orphanNum int
 	orphanOff int64

@@ -46,6 +46,9 @@ func (g *goTextDecoder) partialLine(line []byte) bool {
 	}
 	switch g.st {
 	case stFile, stCreatedFile:
+		if !g.lr.NoEOL && g.st == stFile && g.waiting.form != callGo && g.waiting.form != callInlined {
+			return false // a word alone waits: junk, not a frame cut short
+		}
 		var fl fileLine
 		if !parseFileLine(line, &fl) {
 			return true

@@ -78,8 +78,10 @@ type jvmTextDecoder struct {
 	// frameNum the line of the last frame read.
 	lastNum, frameNum int
 	lastOff           int64
-	// gapped is the last line of the dump where lines were left out.
+	// gapped is the last line of the dump where lines were left out;
+	// flat is set once a thread line without its indentation was read.
 	gapped int
+	flat   bool
 	// errs holds warnings to return before reading on.
 	errs []*stack.ParseError
 	// held keeps the last junk lines: the first lines of a dump of another
@@ -295,14 +297,14 @@ func (d *jvmTextDecoder) line(line []byte) *stack.ParseError {
 	if string(trim) == "--" {
 		return d.gap("grep's -- group separator", trim)
 	}
-	if isEllipsis(trim) && !(indented && string(trim) == "...") {
+	if isEllipsis(trim) && !((indented || d.flat) && string(trim) == "...") {
 		// Lines a person cut out of the paste ("....." or "[...]"; an
 		// indented "..." is the JVM's own elision).
 		return d.gap("an ellipsis in place of lines", trim)
 	}
 	if !indented && d.cur != nil && d.ph == jvmPhaseThreads && flatThreadLine(line) {
 		// Flattened text: a thread line that lost its indentation.
-		indented = true
+		indented, d.flat = true, true
 	}
 	if indented {
 		if d.cur == nil || d.ph != jvmPhaseThreads {

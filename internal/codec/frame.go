@@ -41,6 +41,16 @@ type Frame struct {
 	Chat bool
 	// Inline is set when a single backtick is glued to the first line.
 	Inline bool
+	// Flat is set when the dump's indentation was removed (a ticket system
+	// or a log pipeline trims lines): a Go frame's file line at column 0
+	// is indented again.
+	Flat bool
+	// Padded is set when lines were padded with spaces to a terminal's
+	// width (a copy out of tmux, screen, a pager): trailing spaces go.
+	Padded bool
+	// HTML is set when the text was HTML-escaped (&quot; &lt; &gt; &amp;),
+	// as copied out of a page's source: the escapes are undone.
+	HTML bool
 }
 
 // sniffLines bounds how many lines SniffFrame looks at before the first
@@ -57,8 +67,11 @@ const (
 // has (a goroutine header, a thread header, a profile header, `Full thread
 // dump`) and a few lines after it.
 func SniffFrame(head []byte) *Frame {
-	all := head
 	var f Frame
+	if htmlEscaped(head) {
+		head, f.HTML = UnescapeHTML(head), true
+	}
+	all := head
 	framed := false
 	marker := -1   // index of the first dump line
 	markers := 0   // dump lines seen
@@ -143,6 +156,15 @@ func SniffFrame(head []byte) *Frame {
 	if doubled(after, &f.Prefix) {
 		f.Doubled, framed = true, true
 	}
+	if flattened(after, &f.Prefix) {
+		f.Flat, framed = true, true
+	}
+	if padded(after) {
+		f.Padded, framed = true, true
+	}
+	if f.HTML {
+		framed = true
+	}
 	if prose {
 		f.Chat, framed = true, true
 	}
@@ -180,6 +202,112 @@ func widenPrefix(p *LinePrefix, after [][]byte) {
 		}
 		return
 	}
+}
+
+// padded reports whether lines after a dump's first line, blank ones too,
+// end with spaces: a copy out of a terminal's screen padded each to its
+// width (longer ones with a few spaces). A dump has lines that end with a
+// space (some JVM thread headers) but never most of them, nor blank ones.
+func padded(lines [][]byte) bool {
+	n := 0
+	for _, l := range lines {
+		if l = bytes.TrimSuffix(l, []byte("\r")); len(l) > 0 && l[len(l)-1] == ' ' {
+			n++
+		}
+	}
+	return n >= 4 && n*4 >= len(lines)*3
+}
+
+// htmlEscaped reports whether head is HTML-escaped text: it holds the
+// escapes of quotes or angle brackets and none of those characters raw.
+func htmlEscaped(head []byte) bool {
+	if !bytes.Contains(head, []byte("&quot;")) && !bytes.Contains(head, []byte("&lt;")) && !bytes.Contains(head, []byte("&gt;")) {
+		return false
+	}
+	return bytes.IndexAny(head, "\"<>") < 0
+}
+
+// UnescapeHTML undoes the escapes of &, <, >, " and ' in b (a copy when it
+// holds one).
+func UnescapeHTML(b []byte) []byte {
+	if bytes.IndexByte(b, '&') < 0 {
+		return b
+	}
+	out := make([]byte, 0, len(b))
+	for i := 0; i < len(b); i++ {
+		if b[i] == '&' {
+			matched := false
+			for _, e := range htmlEntities {
+				if bytes.HasPrefix(b[i:], []byte(e[0])) {
+					out = append(out, e[1]...)
+					i += len(e[0]) - 1
+					matched = true
+					break
+				}
+			}
+			if matched {
+				continue
+			}
+		}
+		out = append(out, b[i])
+	}
+	return out
+}
+
+var htmlEntities = [][2]string{{"&quot;", `"`}, {"&lt;", "<"}, {"&gt;", ">"}, {"&#39;", "'"}, {"&#34;", `"`}, {"&amp;", "&"}}
+
+// flattened reports whether the lines after a dump's first line lost their
+// indentation: none is indented, and some are a Go frame's file line.
+func flattened(lines [][]byte, p *LinePrefix) bool {
+	files := 0
+	for _, l := range lines {
+		l = p.Strip(l)
+		if len(bytes.TrimSpace(l)) == 0 {
+			continue
+		}
+		if l[0] == ' ' || l[0] == '\t' {
+			return false
+		}
+		if IsGoFileLine(l) {
+			files++
+		}
+	}
+	return files > 0
+}
+
+// IsGoFileLine reports whether t, without its indentation, is the file
+// line of a Go frame: `path/file.go:123`, with a `+0x…` offset and
+// `fp= sp= pc=` values after it or not.
+func IsGoFileLine(t []byte) bool {
+	for {
+		sp := bytes.LastIndexByte(t, ' ')
+		if sp < 0 {
+			break
+		}
+		tok := t[sp+1:]
+		if !(bytes.HasPrefix(tok, []byte("+0x")) || bytes.HasPrefix(tok, []byte("fp=")) ||
+			bytes.HasPrefix(tok, []byte("sp=")) || bytes.HasPrefix(tok, []byte("pc="))) {
+			break
+		}
+		t = t[:sp]
+	}
+	colon := bytes.LastIndexByte(t, ':')
+	if colon <= 0 || colon == len(t)-1 || digits(t[colon+1:]) != len(t)-colon-1 {
+		return false
+	}
+	// A source file's name: an extension of a few letters (.go, .s,
+	// .c, .goc), after a path without spaces.
+	file := t[:colon]
+	dot := bytes.LastIndexByte(file, '.')
+	if dot < 0 || len(file)-dot-1 < 1 || len(file)-dot-1 > 4 || bytes.IndexByte(file, ' ') >= 0 {
+		return false
+	}
+	for _, c := range file[dot+1:] {
+		if !isLetter(c) {
+			return false
+		}
+	}
+	return true
 }
 
 // doubled reports whether the lines after a dump's first line (with their
@@ -381,6 +509,9 @@ func isStampToken(tok []byte) bool {
 func (f *Frame) Strip(line []byte) []byte {
 	line = bytes.TrimSuffix(line, []byte("\r"))
 	_, line = cutQuotes(line, f.Quote)
+	if f.HTML {
+		line = UnescapeHTML(line)
+	}
 	if glued, ok := fenceLine(bytes.TrimSpace(line)); !ok && glued != nil {
 		line = glued
 	}

@@ -222,6 +222,12 @@ func (lr *LineReader) fill() {
 func (fr *framer) classify(it *frameItem, raw []byte) {
 	f := &fr.f
 	_, line := cutQuotes(raw, f.Quote)
+	if f.HTML {
+		line = UnescapeHTML(line)
+	}
+	if f.Padded {
+		line = bytes.TrimRight(line, " \r")
+	}
 	t := bytes.TrimSpace(line)
 	if glued, ok := fenceLine(t); ok {
 		if fr.fence {
@@ -253,6 +259,8 @@ func (fr *framer) classify(it *frameItem, raw []byte) {
 	if f.Prefix.Active() {
 		if n := f.Prefix.Match(line); n > 0 {
 			line = line[n:]
+		} else if f.Prefix.MatchBare(line) {
+			line = line[:0] // a blank line: the prefix without its last spaces
 		} else if fr.start {
 			line = line[f.Prefix.MatchTail(line):]
 		}
@@ -288,6 +296,15 @@ func (fr *framer) classify(it *frameItem, raw []byte) {
 		fr.sawContent, fr.blank, fr.start = false, false, true
 		it.kind = itemLine
 		it.text = append(it.text, line...)
+		fr.push(it)
+		return
+	}
+	if f.Flat && line[0] != ' ' && line[0] != '\t' && IsGoFileLine(line) {
+		// A file line that lost its tab: give it back.
+		it.text = append(append(it.text, '\t'), line...)
+		fr.first, fr.start = false, false
+		fr.sawContent, fr.blank = true, false
+		it.kind = itemLine
 		fr.push(it)
 		return
 	}

@@ -64,6 +64,16 @@ func (lp *LinePrefix) Match(line []byte) int {
 	return matchShape(lp.text, line, true)
 }
 
+// MatchBare reports whether line is the prefix alone without the spaces
+// that end it: how some log systems write a blank line ("jvm 1    |").
+func (lp *LinePrefix) MatchBare(line []byte) bool {
+	bare := bytes.TrimRight(lp.text, " ")
+	if len(bare) == len(lp.text) || len(bare) == 0 || lp.exact {
+		return false
+	}
+	return matchShape(bare, line, true) == len(bytes.TrimRight(line, " "))
+}
+
 // MatchTail returns the length of the longest tail of the prefix that
 // starts line, 0 when none does: the first line of a log selected from
 // inside its first time stamp ("3.6367390Z panic: …" under a prefix of

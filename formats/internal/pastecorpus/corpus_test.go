@@ -279,7 +279,7 @@ func misplacedWarning(data []byte, ds []*stack.Dump) string {
 		if j := bytes.IndexByte(line, '\n'); j >= 0 {
 			line = line[:j]
 		}
-		if w.Text != "" && !bytes.Contains(line, []byte(w.Text)) {
+		if w.Text != "" && !bytes.Contains(line, bytes.TrimLeft([]byte(w.Text), " \t")) {
 			return fmt.Sprintf("warning at line %d quotes %q, not in %q", w.Line, w.Text, line)
 		}
 	}
