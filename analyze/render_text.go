@@ -306,7 +306,7 @@ func (r *textRenderer) allClear() {
 	var ok []string
 	switch {
 	case s.JVM != nil:
-		if len(s.JVM.Deadlocks) == 0 {
+		if len(s.JVM.Deadlocks) == 0 && s.JVM.ReportedDeadlocks == 0 {
 			ok = append(ok, "no deadlocks")
 		}
 		if len(s.JVM.Blockers) == 0 {
@@ -371,6 +371,12 @@ func (r *textRenderer) jvm() {
 	j := r.s.JVM
 	if j == nil {
 		return
+	}
+	if len(j.Deadlocks) == 0 && j.ReportedDeadlocks > 0 {
+		// The JVM found them; the threads' lock lines in the input do
+		// not show the cycle (threads cut out of a paste).
+		r.heading(fmt.Sprintf("Deadlocks: the JVM reported %d", j.ReportedDeadlocks), red,
+			"the lock lines of the threads in the input do not show the cycle")
 	}
 	if len(j.Deadlocks) > 0 {
 		detail := ""

@@ -1,0 +1,43 @@
+package analyze
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stackdump/stackdump/formats"
+	"github.com/stackdump/stackdump/internal/paste"
+)
+
+// TestReportedDeadlockWithoutItsThreads: a paste that keeps the JVM's
+// deadlock report but not the deadlocked threads (it starts further down
+// the dump: internal/paste's cut-start, the first seed that leaves the
+// report and none of the cycle) must not say "✓ no deadlocks" while the
+// JSON says the JVM reported one (issue 22, item 4).
+func TestReportedDeadlockWithoutItsThreads(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join("..", "testdata", "corpus", "jvm", "jthreaddump_deadlock_jdk25.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cut, _ := paste.Lookup("from-header")
+	for seed := uint64(1); seed <= 200; seed++ {
+		form := cut.Apply(data, seed)
+		rd := formats.NewReaderBytes(form, formats.ReadOptions{})
+		s, _, err := SummarizeNext(rd, StreamOptions{Name: "pasted.txt"})
+		if err != nil || s.JVM == nil || s.JVM.ReportedDeadlocks == 0 || len(s.JVM.Deadlocks) != 0 {
+			continue
+		}
+		var text bytes.Buffer
+		if err := WriteText(&text, s, TextOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		out := text.String()
+		if strings.Contains(out, "no deadlocks") || !strings.Contains(out, "Deadlocks: the JVM reported 1") {
+			t.Errorf("seed %d: the JVM reported %d deadlocks, the text says:\n%s", seed, s.JVM.ReportedDeadlocks, out)
+		}
+		return
+	}
+	t.Fatal("no seed of from-header keeps the report without its threads")
+}
