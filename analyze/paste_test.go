@@ -41,3 +41,37 @@ func TestReportedDeadlockWithoutItsThreads(t *testing.T) {
 	}
 	t.Fatal("no seed of from-header keeps the report without its threads")
 }
+
+// TestTruncatedParentUnknown: a dump cut before its goroutine 1 (real
+// output cut by internal/paste's cut-end three times over, the first seed
+// that keeps a child of goroutine 1 and drops goroutine 1, mid-line, so
+// that the reader marks the dump truncated) must not call goroutine 1 exited: it is
+// not in the dump, which is cut (issue 22, item 8).
+func TestTruncatedParentUnknown(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join("..", "testdata", "corpus", "go", "gostackparse_go121_createdby.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	once, _ := paste.Lookup("cut-end")
+	cut := paste.Compose(once, once, once)
+	for seed := uint64(1); seed <= 500; seed++ {
+		form := cut.Apply(data, seed)
+		if bytes.Contains(form, []byte("\ngoroutine 1 [")) {
+			continue
+		}
+		dumps, err := formats.ReadAll(bytes.NewReader(form), formats.ReadOptions{})
+		if err != nil || len(dumps) != 1 || !dumps[0].Truncated {
+			continue
+		}
+		s := Summarize(dumps[0], nil, Options{})
+		for _, p := range s.Parents {
+			if p.ID == 1 && p.Status != "unknown" {
+				t.Errorf("seed %d: goroutine 1 of a truncated dump is %q, want unknown", seed, p.Status)
+			}
+			if p.ID == 1 {
+				return
+			}
+		}
+	}
+	t.Fatal("no seed of cut-end drops goroutine 1 and keeps its child")
+}

@@ -272,6 +272,7 @@ func (a *Analyzer) Summary(d *stack.Dump, groups []*stack.Group, name string) *S
 	s.LongestWaits = longestWaits(groups, a.opts.Top)
 	s.Leaked, s.LeakedTotal = a.leaked.rows(a.opts.Top)
 	ids := newIDIndex(groups)
+	ids.cut = d.Truncated
 	s.LikelyLeaks = likelyLeaks(groups, ids, a.opts)
 	s.Contention, s.ContentionTotal = contention(groups, a.opts.Top)
 	s.Creators = a.creators.topCreators(a.opts.Top)
