@@ -9,6 +9,7 @@ import (
 
 	"github.com/stackdump/stackdump/formats"
 	"github.com/stackdump/stackdump/internal/paste"
+	"github.com/stackdump/stackdump/stack"
 )
 
 // TestReportedDeadlockWithoutItsThreads: a paste that keeps the JVM's
@@ -74,4 +75,36 @@ func TestTruncatedParentUnknown(t *testing.T) {
 		}
 	}
 	t.Fatal("no seed of cut-end drops goroutine 1 and keeps its child")
+}
+
+// TestTimelineTruncatedSnapshotLosesNone: a snapshot the reader marked
+// truncated (real output cut by internal/paste's cut-end) does not count
+// the goroutines past the cut as gone: they are not in the snapshot,
+// which says it is cut (issue 22, item 8).
+func TestTimelineTruncatedSnapshotLosesNone(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join("..", "testdata", "go", "sigquit_go126.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	read := func(b []byte) *stack.Dump {
+		ds, err := formats.ReadAll(bytes.NewReader(b), formats.ReadOptions{})
+		if err != nil || len(ds) != 1 {
+			t.Fatalf("%d dumps, %v", len(ds), err)
+		}
+		return ds[0]
+	}
+	whole := read(data)
+	cut, _ := paste.Lookup("cut-end")
+	var part *stack.Dump
+	for seed := uint64(1); part == nil; seed++ {
+		if d := read(cut.Apply(data, seed)); d.Truncated && len(d.Routines) < len(whole.Routines) {
+			part = d
+		}
+	}
+	tl := NewTimeline(TimelineOptions{})
+	tl.Add(whole)
+	tl.Add(part)
+	if s := tl.Report().Snapshots[1]; s.Gone != 0 || !s.Truncated {
+		t.Errorf("truncated snapshot of %d of %d goroutines: %d gone %v", len(part.Routines), len(whole.Routines), s.Gone, s.GoneIDs)
+	}
 }
