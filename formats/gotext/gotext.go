@@ -117,6 +117,7 @@ type goTextDecoder struct {
 	junkHeld  codec.Held
 	otherForm *codec.OtherFormError
 	skipping  stack.Kind // the other form warned about last
+	reversed  bool       // the lines come newest first (see header)
 	// prevJunkNum and prevJunkOff name the junk line before.
 	prevJunkNum int
 	prevJunkOff int64
@@ -433,6 +434,13 @@ func (g *goTextDecoder) feed(raw []byte) {
 		if g.sec.fileLine(line, &g.fl, g.waiting.callFlags()) {
 			g.commitFrame()
 			return
+		}
+		if !g.reversed && g.waiting.form == callGo && hasPrefixStr(line, "goroutine ") && parseHeader(line, &g.hdr) {
+			// A function line right before a header, waiting for its
+			// file line: the lines come newest first, as a log viewer
+			// shows them.
+			g.reversed = true
+			g.problemAt(g.waiting.num, g.waiting.off, "the lines look reversed (newest first, as a log viewer shows them): goroutines are read without their frames; reverse the input (tac) to read it", nil)
 		}
 		g.fileMissing()
 	case stCreatedFile:
@@ -920,6 +928,14 @@ func (g *goTextDecoder) preambleLine(line []byte, start bool) {
 	if g.r != nil || g.nRoutines > 0 || g.announced {
 		if !start {
 			g.junk(line, line)
+			return
+		}
+		if g.reversed {
+			// Reversed input: the crash line comes after the goroutines
+			// it explains, not before a dump of its own.
+			g.endRoutine()
+			g.d.Preamble = append(g.d.Preamble, string(line))
+			g.st = stIdle
 			return
 		}
 		g.endDump()
