@@ -2,6 +2,8 @@ package analyze
 
 import (
 	"fmt"
+	"github.com/stackdump/stackdump/dedupe"
+	"github.com/stackdump/stackdump/formats/jvm"
 	"io"
 	"maps"
 	"slices"
@@ -73,8 +75,13 @@ func (r *textRenderer) headline() {
 	if s.Source.Target != "" && s.Source.Target != s.Source.Name {
 		where = append(where, s.Source.Target)
 	}
-	if s.Source.CapturedAt != nil {
-		where = append(where, s.Source.CapturedAt.UTC().Format(time.DateTime+" UTC"))
+	if at := s.Source.CapturedAt; at != nil {
+		if at.Location() == jvm.WallClock {
+			// jstack and jcmd print the host's local time, zone unknown.
+			where = append(where, at.Format(time.DateTime+" (local time)"))
+		} else {
+			where = append(where, at.UTC().Format(time.DateTime+" UTC"))
+		}
 	}
 	r.line(cell{text: strings.Join(where, " · "), style: dim})
 	total := words.Count(s.Total, s.Noun) + " in " + words.Count(s.Groups, "group")
@@ -235,7 +242,11 @@ func (r *textRenderer) topGroups() {
 	var rows [][]cell
 	for _, g := range r.s.TopGroups {
 		state := cell{text: stateText(g.State), style: stateStyle(g.State)}
-		if g.State == "" && len(g.Labels) > 0 {
+		if len(g.States) > 0 {
+			// Members in several states: name them all, not the commonest.
+			state.text = dedupe.StateLabel(g.States, g.Count)
+		}
+		if g.State == "" && len(g.States) == 0 && len(g.Labels) > 0 {
 			state = cell{text: labelText(g.Labels), style: dim}
 		}
 		rows = append(rows, []cell{count(g.Count, bold), state, {text: waitRange(g.WaitMin, g.WaitMax)}, r.where(g.Frame), r.creator(g.CreatedBy)})

@@ -127,6 +127,9 @@ func (d *jvmTextDecoder) partialLine(line []byte) bool {
 // piece of a thread line, and marks the dump truncated.
 func (d *jvmTextDecoder) cut(line []byte, atEOF bool) *stack.ParseError {
 	d.d.Truncated = true
+	if d.cur != nil {
+		d.cur.cut = true
+	}
 	where := "the input ends"
 	if !atEOF {
 		where = "the paste ends"
@@ -206,7 +209,7 @@ func (d *jvmTextDecoder) endOfInput(atEOF bool) *stack.ParseError {
 	default:
 		return nil
 	}
-	d.d.Truncated = true
+	d.d.Truncated, b.cut = true, true
 	return &stack.ParseError{Line: d.lastNum, Offset: d.lastOff, Msg: "dump truncated: " + why}
 }
 

@@ -723,7 +723,8 @@ func (d *jvmTextDecoder) build(b *jvmThreadBuilder) *stack.Routine {
 	if d.reportOnly && r.State == "" {
 		r.State, r.Inferred = reportedState(b.locks), []string{"state"}
 	}
-	r.Thread.Native = !b.hasID && !b.hasState && len(b.frames) == 0 && !b.bracket && !b.toFile && !r.Thread.Virtual
+	// A thread cut short is not taken for a VM thread for lack of lines.
+	r.Thread.Native = !b.hasID && !b.hasState && len(b.frames) == 0 && !b.bracket && !b.toFile && !r.Thread.Virtual && !b.cut
 	if r.Thread.Native {
 		r.State = stack.StateVMThread
 	}
@@ -768,7 +769,8 @@ type jvmThreadBuilder struct {
 	elidedAt    int
 	hasHeadLock bool
 	headLock    stack.Lock
-	headerEnd   int // the number of the header's last line
+	headerEnd   int  // the number of the header's last line
+	cut         bool // the input ends inside the thread
 	frames      []*stack.Frame
 	locks       []stack.Lock
 	lockAt      []int32 // frame index of each lock
