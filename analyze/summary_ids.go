@@ -14,11 +14,11 @@ import (
 // known to be absent from the dump only below the smallest "largest kept
 // id" of the capped groups.
 type idIndex struct {
-	ids    []idEntry // sorted by id
-	bound  int64     // ids >= bound may be in a capped group unseen; 0: no cap
+	ids   []idEntry // sorted by id
+	bound int64     // ids >= bound may be in a capped group unseen; 0: no cap
 	// cut is set when the dump was truncated: an id not in it may be in
 	// the part that was cut off, so it is unknown, not absent.
-	cut bool
+	cut    bool
 	hasIDs bool
 }
 
