@@ -30,7 +30,7 @@ import (
 // paste or a logger put before it, and the header; k is -1 when there is
 // none.
 func headerIn(line []byte) (k int, h jvmHeader) {
-	for from := 1; from < len(line); {
+	for from, tries := 1, 0; from < len(line) && tries < 16; tries++ {
 		i := bytes.IndexAny(line[from:], `"#`)
 		if i < 0 {
 			break
@@ -145,6 +145,7 @@ func (d *jvmTextDecoder) orphan() {
 		d.orphanLine, d.orphanOff = d.lr.Num, d.lr.Off
 	}
 	d.orphans++
+	d.orphanLast = d.lr.Num
 }
 
 // orphanWarning returns the warning for the orphan lines counted, or nil.

@@ -80,8 +80,11 @@ type jvmTextDecoder struct {
 	lastOff           int64
 	// gapped is the last line of the dump where lines were left out;
 	// flat is set once a thread line without its indentation was read.
-	gapped int
-	flat   bool
+	gapped   int
+	flat     bool
+	reversed bool // the lines come newest first (warned once)
+	// orphanLast is the line of the last orphan counted.
+	orphanLast int
 	// errs holds warnings to return before reading on.
 	errs []*stack.ParseError
 	// held keeps the last junk lines: the first lines of a dump of another
@@ -327,7 +330,13 @@ func (d *jvmTextDecoder) line(line []byte) *stack.ParseError {
 			}
 			d.prelude.reset()
 			d.finish()
+			reversed := d.orphans > 0 && d.orphanLast == d.lr.Num-1 && !d.reversed
 			d.start(h)
+			if reversed {
+				// Its frames came before its header: newest line first.
+				d.reversed = true
+				d.errs = append(d.errs, d.lr.ParseError("the lines look reversed (newest first, as a log viewer shows them): threads are read without their frames; reverse the input (tac) to read it"))
+			}
 			return d.orphanWarning()
 		}
 		if line[0] == '"' && d.ph == jvmPhaseThreads {

@@ -56,7 +56,7 @@ func FindForm(line []byte) (int, stack.Kind) {
 	if len(line) < 2 {
 		return -1, ""
 	}
-	for from := 1; from < len(line); {
+	for from, tries := 1, 0; from < len(line) && tries < maxFindTries; tries++ {
 		k := bytes.Index(line[from:], []byte("goroutine "))
 		if k < 0 {
 			break
@@ -91,7 +91,9 @@ func FindForm(line []byte) (int, stack.Kind) {
 	if k := bytes.Index(line[1:], []byte("Full thread dump ")); k >= 0 {
 		return k + 1, stack.KindJVMText
 	}
-	for from := 1; from < len(line); {
+	// A few places only: a prefix is short, and text of quotes must not
+	// cost the square of its length.
+	for from, tries := 1, 0; from < len(line) && tries < maxFindTries; tries++ {
 		k := bytes.IndexAny(line[from:], `"#`)
 		if k < 0 {
 			break
@@ -104,6 +106,9 @@ func FindForm(line []byte) (int, stack.Kind) {
 	}
 	return -1, ""
 }
+
+// maxFindTries bounds the places FindForm and IsJVMThreadHeader try.
+const maxFindTries = 16
 
 func isWordByte(c byte) bool { return isLetter(c) || isDigit(c) || c == '_' }
 
@@ -149,8 +154,9 @@ func IsJVMThreadHeader(line []byte) bool {
 	if len(line) < 2 || line[0] != '"' {
 		return false
 	}
-	// The name is raw (it may hold quotes): any quote may close it.
-	for from := 1; from < len(line); {
+	// The name is raw (it may hold quotes): any of its first quotes may
+	// close it.
+	for from, tries := 1, 0; from < len(line) && tries < maxFindTries; tries++ {
 		end := bytes.IndexByte(line[from:], '"')
 		if end < 0 {
 			return false

@@ -279,6 +279,9 @@ func flattened(lines [][]byte, p *LinePrefix) bool {
 // line of a Go frame: `path/file.go:123`, with a `+0x…` offset and
 // `fp= sp= pc=` values after it or not.
 func IsGoFileLine(t []byte) bool {
+	if len(t) == 0 || t[0] == '#' || bytes.IndexByte(t, '\t') >= 0 {
+		return false // a debug=1 frame, or fields
+	}
 	for {
 		sp := bytes.LastIndexByte(t, ' ')
 		if sp < 0 {

@@ -74,14 +74,16 @@ type framer struct {
 func (lr *LineReader) SetFrame(f *Frame) {
 	if f == nil {
 		lr.frame = nil
+		lr.special = lr.back || len(lr.pushed) > 0
 		return
 	}
 	lr.frame = &framer{f: *f, first: true, start: true, inline: f.Inline}
+	lr.special = true
 }
 
 // Framed reports whether lr sets a paste frame aside: its lines are then
 // not the input's bytes (Win must not be read directly).
-func (lr *LineReader) Framed() bool { return lr.frame != nil || len(lr.pushed) > 0 }
+func (lr *LineReader) Framed() bool { return lr.special }
 
 // Frame returns the paste frame lr sets aside, or nil.
 func (lr *LineReader) Frame() *Frame {

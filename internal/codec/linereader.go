@@ -53,6 +53,9 @@ type LineReader struct {
 	back bool   // unread: the next readLine returns line again
 	err  error  // sticky read error (not io.EOF)
 
+	// special is set when ReadLine has more to do than read the next
+	// line: a line was unread or pushed back, or a frame is set aside.
+	special bool
 	// frame, when set, is the paste frame set aside (SetFrame); lineBuf
 	// holds the line last returned then.
 	frame   *framer
@@ -112,33 +115,9 @@ func NewStreamLineReader(in *Stream, max int) *LineReader {
 // naming it; other errors come from the underlying reader and stay: every
 // later call returns them again.
 func (lr *LineReader) ReadLine() ([]byte, error) {
-	if lr.back {
-		lr.back = false
-		return lr.line, nil
+	if lr.special {
+		return lr.readSpecial()
 	}
-	if len(lr.pushed) > 0 {
-		h := lr.pushed[0]
-		lr.pushed = lr.pushed[1:]
-		lr.Num, lr.Off, lr.NoEOL, lr.Last = h.Num, h.Off, false, false
-		lr.line = h.Text
-		return h.Text, nil
-	}
-	if lr.frame != nil {
-		return lr.readFramed()
-	}
-	return lr.readRaw()
-}
-
-// PushBack makes the next ReadLine calls return lines, in order, with
-// their numbers and offsets, before reading on: a reader hands the lines
-// of a dump of another form on to that form's reader (Held.HandOver).
-func (lr *LineReader) PushBack(lines []HeldLine) {
-	lr.back = false
-	lr.pushed = append(lines, lr.pushed...)
-}
-
-// readRaw is ReadLine without a paste frame.
-func (lr *LineReader) readRaw() ([]byte, error) {
 	lr.Off = lr.NextOff
 	if i := bytes.IndexByte(lr.Win[lr.Pos:], '\n'); i >= 0 {
 		line := lr.Win[lr.Pos : lr.Pos+i+1]
@@ -197,7 +176,7 @@ func (lr *LineReader) memTail() ([]byte, error) {
 // window and ended by "\n", exactly as readLine would have returned it;
 // it reports whether it did. text must hold no line terminator.
 func (lr *LineReader) SkipLine(text string) bool {
-	if lr.frame != nil || len(lr.pushed) > 0 {
+	if lr.special {
 		return false
 	}
 	end := lr.Pos + len(text)
@@ -239,7 +218,48 @@ const longHeadBytes = 80
 
 // Unread pushes the line last returned by readLine back: the next
 // ReadLine returns it again, with the same num and off.
-func (lr *LineReader) Unread() { lr.back = true }
+func (lr *LineReader) Unread() { lr.back, lr.special = true, true }
+
+// readSpecial is ReadLine when a line was unread or pushed back, or a
+// paste frame is set aside: the plain path of ReadLine stays free of it.
+func (lr *LineReader) readSpecial() ([]byte, error) {
+	if lr.back {
+		lr.back = false
+		lr.special = lr.frame != nil || len(lr.pushed) > 0
+		return lr.line, nil
+	}
+	if len(lr.pushed) > 0 {
+		h := lr.pushed[0]
+		lr.pushed = lr.pushed[1:]
+		lr.special = lr.frame != nil || len(lr.pushed) > 0
+		lr.Num, lr.Off, lr.NoEOL, lr.Last = h.Num, h.Off, false, false
+		lr.line = h.Text
+		return h.Text, nil
+	}
+	if lr.frame != nil {
+		return lr.readFramed()
+	}
+	lr.special = false
+	return lr.ReadLine()
+}
+
+// readRaw reads the input's next line as it is, whatever is set aside.
+func (lr *LineReader) readRaw() ([]byte, error) {
+	special := lr.special
+	lr.special = false
+	line, err := lr.ReadLine()
+	lr.special = special
+	return line, err
+}
+
+// PushBack makes the next ReadLine calls return lines, in order, with
+// their numbers and offsets, before reading on: a reader hands the lines
+// of a dump of another form on to that form's reader (Held.HandOver).
+func (lr *LineReader) PushBack(lines []HeldLine) {
+	lr.back = false
+	lr.pushed = append(lines, lr.pushed...)
+	lr.special = true
+}
 
 // TooLongMsg says what happened to the line last skipped by errLineTooLong.
 func (lr *LineReader) TooLongMsg() string {
