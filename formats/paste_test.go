@@ -9,8 +9,8 @@ import (
 
 	"github.com/stackdump/stackdump/dedupe"
 	"github.com/stackdump/stackdump/formats"
-	"github.com/stackdump/stackdump/formats/output"
 	"github.com/stackdump/stackdump/formats/internal/dumptest"
+	"github.com/stackdump/stackdump/formats/output"
 	"github.com/stackdump/stackdump/internal/paste"
 	"github.com/stackdump/stackdump/stack"
 )
