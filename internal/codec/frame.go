@@ -215,7 +215,7 @@ func padded(lines [][]byte) bool {
 			n++
 		}
 	}
-	return n >= 4 && n*4 >= len(lines)*3
+	return n >= 2 && n*4 >= len(lines)*3
 }
 
 // htmlEscaped reports whether head is HTML-escaped text: it holds the
