@@ -177,7 +177,7 @@ func sniffKind(head []byte) (stack.Kind, *codec.Frame) {
 	switch {
 	case bytes.HasPrefix(trim, []byte("go 1.")) && bytes.Contains(trim[:min(len(trim), 16)], []byte(" trace\x00")):
 		return stack.KindGoTrace, nil
-	case bytes.HasPrefix(trim, []byte("{")):
+	case bytes.HasPrefix(trim, []byte("{")) && !codec.IsTestJSON(trim) && !isJSONLogDump(trim):
 		if bytes.Contains(trim, []byte(`"threadDump"`)) {
 			return stack.KindJVMJSON, nil
 		}
@@ -206,6 +206,13 @@ func sniffKind(head []byte) (stack.Kind, *codec.Frame) {
 		}
 	}
 	return stack.KindGoTraceback, f
+}
+
+// isJSONLogDump reports whether head is a JSON log line holding a dump
+// in a string field (codec.JSONLogDump): text for the text readers.
+func isJSONLogDump(head []byte) bool {
+	key, _ := codec.JSONLogDump(head)
+	return key != ""
 }
 
 // isBinary reports whether head looks like protobuf rather than text: a

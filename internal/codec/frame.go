@@ -2,6 +2,8 @@ package codec
 
 import (
 	"bytes"
+	"strconv"
+	"unicode/utf8"
 )
 
 // Frame is what a paste put around and into the lines of a dump: the
@@ -51,6 +53,12 @@ type Frame struct {
 	// HTML is set when the text was HTML-escaped (&quot; &lt; &gt; &amp;),
 	// as copied out of a page's source: the escapes are undone.
 	HTML bool
+	// TestJSON is set when the text is go test -json's events: each
+	// line's "Output" string is the line; other events are set aside.
+	TestJSON bool
+	// JSONField names the string field of a JSON log line that holds the
+	// whole dump ("stacktrace"): its value is read as the lines.
+	JSONField string
 }
 
 // sniffLines bounds how many lines SniffFrame looks at before the first
@@ -68,6 +76,35 @@ const (
 // dump`) and a few lines after it.
 func SniffFrame(head []byte) *Frame {
 	var f Frame
+	if key, text := JSONLogDump(head); key != "" {
+		inner := SniffFrame(text)
+		if inner == nil {
+			inner = &Frame{}
+		}
+		inner.JSONField = key
+		return inner
+	}
+	if IsTestJSON(head) {
+		// go test -json: read on the Output of its events.
+		var out []byte
+		for len(head) > 0 {
+			line := head
+			if k := bytes.IndexByte(head, '\n'); k >= 0 {
+				line, head = head[:k], head[k+1:]
+			} else {
+				head = nil
+			}
+			if text, ok := TestJSONOutput(line); ok {
+				out = append(append(out, text...), '\n')
+			}
+		}
+		inner := SniffFrame(out)
+		if inner == nil {
+			inner = &Frame{}
+		}
+		inner.TestJSON = true
+		return inner
+	}
 	if htmlEscaped(head) {
 		head, f.HTML = UnescapeHTML(head), true
 	}
@@ -510,6 +547,10 @@ func isStampToken(tok []byte) bool {
 // far as a line on its own tells them (for sniffing a pasted input's
 // format).
 func (f *Frame) Strip(line []byte) []byte {
+	if f.TestJSON {
+		text, _ := TestJSONOutput(line)
+		line = text
+	}
 	line = bytes.TrimSuffix(line, []byte("\r"))
 	_, line = cutQuotes(line, f.Quote)
 	if f.HTML {
@@ -520,4 +561,117 @@ func (f *Frame) Strip(line []byte) []byte {
 	}
 	line = bytes.TrimLeft(line, "`")
 	return f.Prefix.Strip(line)
+}
+
+// IsTestJSON reports whether head starts with an event of go test -json
+// ({"Time":…,"Action":…}).
+func IsTestJSON(head []byte) bool {
+	t := bytes.TrimLeft(head, " \t\r\n\ufeff")
+	if i := bytes.IndexByte(t, '\n'); i >= 0 {
+		t = t[:i]
+	}
+	return bytes.HasPrefix(t, []byte(`{"Time":"`)) && bytes.Contains(t, []byte(`"Action":"`))
+}
+
+// TestJSONOutput returns the text of the "Output" string of a go test
+// -json event, without its final newline; ok is false for an event
+// without one (run, pass, fail) or a line that is no event.
+func TestJSONOutput(line []byte) (text []byte, ok bool) {
+	i := bytes.Index(line, []byte(`"Output":"`))
+	if i < 0 || len(line) == 0 || line[0] != '{' {
+		return nil, false
+	}
+	out, ok := jsonString(line[i+len(`"Output":"`):])
+	if !ok {
+		return nil, false
+	}
+	return bytes.TrimSuffix(bytes.TrimSuffix(out, []byte("\n")), []byte("\r")), true
+}
+
+// JSONLogDump looks at the first line of head for a JSON log line with a
+// dump in one of its string fields (a structured logger's "stacktrace":
+// "goroutine 1 [running]:\n…") and returns the field's name and its text,
+// or "" and nil.
+func JSONLogDump(head []byte) (key string, text []byte) {
+	t := bytes.TrimLeft(head, " \t\r\n\ufeff")
+	if i := bytes.IndexByte(t, '\n'); i >= 0 {
+		t = t[:i]
+	}
+	if len(t) == 0 || t[0] != '{' {
+		return "", nil
+	}
+	for from := 0; ; {
+		i := bytes.Index(t[from:], []byte(`":"`))
+		if i < 0 {
+			return "", nil
+		}
+		i += from
+		k := bytes.LastIndexByte(t[:i], '"')
+		value, _ := jsonString(t[i+3:])
+		if k >= 0 && bytes.IndexByte(value, '\n') >= 0 {
+			for _, l := range bytes.Split(value, []byte("\n")) {
+				if StartForm(l) != "" {
+					return string(t[k+1 : i]), value
+				}
+			}
+		}
+		from = i + 3
+	}
+}
+
+// JSONFieldLines returns the text of the string field key of the JSON
+// object line, split into lines; ok is false when line holds no such
+// field.
+func JSONFieldLines(line []byte, key string) (lines [][]byte, ok bool) {
+	i := bytes.Index(line, []byte(`"`+key+`":"`))
+	if i < 0 || len(line) == 0 || line[0] != '{' {
+		return nil, false
+	}
+	value, ok := jsonString(line[i+len(key)+4:])
+	if !ok {
+		return nil, false
+	}
+	value = bytes.TrimSuffix(value, []byte("\n"))
+	lines = bytes.Split(value, []byte("\n"))
+	for i, l := range lines {
+		lines[i] = bytes.TrimSuffix(l, []byte("\r"))
+	}
+	return lines, true
+}
+
+// jsonString decodes the JSON string that s starts with (after its
+// opening quote) up to its closing quote.
+func jsonString(s []byte) ([]byte, bool) {
+	out := make([]byte, 0, len(s))
+	for j := 0; j < len(s); j++ {
+		c := s[j]
+		if c == '"' {
+			return out, true
+		}
+		if c != '\\' || j+1 == len(s) {
+			out = append(out, c)
+			continue
+		}
+		j++
+		switch s[j] {
+		case 'n':
+			out = append(out, '\n')
+		case 't':
+			out = append(out, '\t')
+		case 'r':
+			out = append(out, '\r')
+		case 'u':
+			if j+4 < len(s) {
+				if v, err := strconv.ParseUint(string(s[j+1:j+5]), 16, 32); err == nil {
+					out = utf8.AppendRune(out, rune(v))
+					j += 4
+					continue
+				}
+			}
+			out = append(out, 'u')
+		default: // \" \\ \/
+			out = append(out, s[j])
+		}
+	}
+	return out, false
 }

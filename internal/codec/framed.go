@@ -67,6 +67,7 @@ type framer struct {
 	rawNum  int
 	rawNext int64
 	rawSet  bool
+	jsonKey string // Frame.JSONField, kept while its lines are classified
 }
 
 // SetFrame makes lr set the paste frame f aside (see Frame); nil reads
@@ -77,7 +78,7 @@ func (lr *LineReader) SetFrame(f *Frame) {
 		lr.special = lr.back || len(lr.pushed) > 0
 		return
 	}
-	lr.frame = &framer{f: *f, first: true, start: true, inline: f.Inline}
+	lr.frame = &framer{f: *f, first: true, start: true, inline: f.Inline, jsonKey: f.JSONField}
 	lr.special = true
 }
 
@@ -223,6 +224,30 @@ func (lr *LineReader) fill() {
 // classify queues the items of one raw line.
 func (fr *framer) classify(it *frameItem, raw []byte) {
 	f := &fr.f
+	if f.JSONField != "" {
+		if lines, ok := JSONFieldLines(raw, f.JSONField); ok {
+			// The dump's lines, all of this one line of the input.
+			f.JSONField = ""
+			for _, l := range lines {
+				li := fr.item()
+				li.num, li.off, li.next = it.num, it.off, it.next
+				fr.classify(li, l)
+			}
+			f.JSONField = key(fr)
+			it.kind = itemSkip
+			fr.push(it)
+			return
+		}
+	}
+	if f.TestJSON {
+		text, ok := TestJSONOutput(raw)
+		if !ok {
+			it.kind = itemSkip // an event without output: run, pass, fail
+			fr.push(it)
+			return
+		}
+		raw = text
+	}
 	_, line := cutQuotes(raw, f.Quote)
 	if f.HTML {
 		line = UnescapeHTML(line)
@@ -334,3 +359,6 @@ func (fr *framer) classify(it *frameItem, raw []byte) {
 }
 
 func (fr *framer) push(it *frameItem) { fr.queue = append(fr.queue, it) }
+
+// key returns the JSON field the frame reads a dump from.
+func key(fr *framer) string { return fr.jsonKey }

@@ -161,8 +161,6 @@ func diffSummaries(want, got []summary) string {
 // reported, not failed. A form of any other transformation that reads
 // wrong fails the test.
 var knownGaps = map[string]string{
-	"test2json":         "each line is the Output of a JSON event of go test -json: the door takes the input for JSON",
-	"json-field":        "the whole dump is one escaped JSON string of a log line",
 	"log-fields":        "each line has key=value fields after it; only prefixes are learnt",
 	"fluentd-quoted":    "each line is quoted and escaped inside a log shipper's warning",
 	"markdown-list":     "a numbered list with Markdown escapes: the numbers and escapes are not undone",
