@@ -128,13 +128,18 @@ func TestPasteCrashLine(t *testing.T) {
 	}
 }
 
-// Item 6: a quoted Go dump reads as the dump: no ">" in its messages.
+// Item 6: a quoted Go dump reads as the dump: its crash message with no
+// ">" in it, its race reports, its goroutines.
 func TestPasteQuotedCrash(t *testing.T) {
 	for _, tr := range []string{"quote", "quote-nested", "journald+quote", "tabs-to-spaces+quote"} {
 		orig, form := pasted(t, "go/nested_go126.txt", tr, 1)
 		if got, want := crashOf(t, readGoText(t, form)), crashOf(t, readGoText(t, orig)); strings.Join(strings.Fields(got), " ") != strings.Join(strings.Fields(want), " ") {
 			t.Errorf("%s: crash %q, want %q", tr, got, want)
 		}
+	}
+	for _, tr := range []string{"quote", "quote-nested", "journald+quote"} {
+		orig, form := pasted(t, "go/race_go126.txt", tr, 1)
+		dumptest.EqualDumps(t, tr+" of a race report", readGoText(t, orig), readGoText(t, form), dumptest.DescribeOptions{})
 	}
 }
 

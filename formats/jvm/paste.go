@@ -123,8 +123,20 @@ func (d *jvmTextDecoder) partialLine(line []byte) bool {
 	return false
 }
 
-// cut drops line, the last line of the input or of a paste region, a
-// piece of a thread line, and marks the dump truncated.
+// cutHeader reports whether line, the last line of the input or of a
+// paste region, is a HotSpot thread header cut short: it reads as one,
+// but a Java thread's ends with "[0x…]" and a VM thread's with its state
+// and a space.
+func cutHeader(line []byte) bool {
+	if len(line) < 2 || line[0] != '"' || line[len(line)-1] == ']' || line[len(line)-1] == ' ' {
+		return false
+	}
+	h, ok := parseJVMHeader(line)
+	return ok && !h.threadInfo && !h.toFile
+}
+
+// cut marks the dump truncated at line, the last line of the input or of
+// a paste region, a piece of a thread line (dropped) or of its header.
 func (d *jvmTextDecoder) cut(line []byte, atEOF bool) *stack.ParseError {
 	d.d.Truncated = true
 	if d.cur != nil {

@@ -59,8 +59,12 @@ func TestPasteHeaderAfterText(t *testing.T) {
 		data, _ := os.ReadFile(filepath.Join("..", "..", "testdata", "corpus/jvm/jthreaddump_deadlock_jdk25.txt"))
 		alone := readDoor(t, tr.ApplyFirst(data, 1, 1))
 		got := readDoor(t, form)
+		if len(alone) != 1 {
+			t.Fatalf("%s: the paste's first step reads %d dumps", combo, len(alone))
+		}
 		if len(got) != 1 || strings.Join(threadNames(got[0]), "|") != strings.Join(threadNames(alone[0]), "|") {
-			t.Errorf("%s: threads %q, want %q", combo, threadNames(got[0]), threadNames(alone[0]))
+			t.Errorf("%s: %d dumps, threads %s, want %q", combo, len(got), renderJVM(got), threadNames(alone[0]))
+			continue
 		}
 		for _, w := range got[0].Warnings {
 			t.Errorf("%s: a paste's frame set aside is no problem: %v", combo, w)
@@ -172,17 +176,19 @@ func TestPasteFlattened(t *testing.T) {
 	}
 }
 
-// Item 11: a thread cut inside its header is no VM thread.
+// Item 11: a thread cut inside its header is no VM thread: a JDK 6 Java
+// thread has no id and no state line, and cut before its "[0x…]" it has
+// nothing a VM thread does not have.
 func TestPasteCutThreadIsNoVMThread(t *testing.T) {
-	data, _ := os.ReadFile(filepath.Join("..", "..", "testdata", "corpus/jvm/local_jdk17.0.15-jstack-plain.txt"))
-	at := bytes.Index(data, []byte(`"pool-1-thread-1"`))
-	cut := data[:at+len(`"pool-1-thread-1" #20 prio=5`)]
+	data, _ := os.ReadFile(filepath.Join("..", "..", "testdata", "corpus/jvm/tda_jdk6_server.log"))
+	at := bytes.Index(data, []byte(`"ToeThread #71: http://shopping.zappos.com/robots.txt" daemon prio=10`))
+	cut := data[:at+bytes.Index(data[at:], []byte(" waiting for monitor"))]
 	got, err := readText(bytes.NewReader(cut), jvm.ReadOptions{})
 	if err != nil || len(got) != 1 {
 		t.Fatal(err)
 	}
 	last := got[0].Routines[len(got[0].Routines)-1]
-	if last.Name != "pool-1-thread-1" || last.State == stack.StateVMThread || last.Thread.Native || !got[0].Truncated {
+	if !strings.HasPrefix(last.Name, "ToeThread #71") || last.State == stack.StateVMThread || last.Thread.Native || !got[0].Truncated {
 		t.Errorf("cut thread %q: state %q, native %v, truncated %v", last.Name, last.State, last.Thread.Native, got[0].Truncated)
 	}
 }

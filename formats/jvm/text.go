@@ -260,6 +260,18 @@ func (d *jvmTextDecoder) NextRoutine() (*stack.Routine, error) {
 		if (d.lr.NoEOL || d.lr.Last) && d.partialLine(line) {
 			return nil, d.cut(line, d.lr.NoEOL)
 		}
+		if (d.lr.NoEOL || d.lr.Last) && cutHeader(line) {
+			// The header says who the thread is; the rest was cut.
+			if perr := d.line(line); perr != nil {
+				d.errs = append(d.errs, perr)
+			}
+			d.lastNum, d.lastOff = d.lr.Num, d.lr.Off
+			d.d.Truncated = true
+			if d.cur != nil {
+				d.cur.cut = true
+			}
+			return nil, d.lr.ParseError("dump truncated: the input ends inside a thread's header; what it says is kept")
+		}
 		d.lastNum, d.lastOff = d.lr.Num, d.lr.Off
 		if perr := d.line(line); perr != nil {
 			return nil, perr
