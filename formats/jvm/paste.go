@@ -128,6 +128,7 @@ func (d *jvmTextDecoder) partialLine(line []byte) bool {
 // but a Java thread's ends with "[0x…]" and a VM thread's with its state
 // and a space.
 func cutHeader(line []byte) bool {
+	line = bytes.TrimSuffix(line, []byte("\r"))
 	if len(line) < 2 || line[0] != '"' || line[len(line)-1] == ']' || line[len(line)-1] == ' ' {
 		return false
 	}

@@ -340,10 +340,10 @@ func (fr *framer) classify(it *frameItem, raw []byte) {
 		line = line[1:]
 	}
 	if fr.fence && bytes.HasSuffix(line, []byte("```")) && len(bytes.TrimRight(line, "`")) > 0 {
-		line = bytes.TrimRight(line, "`")
+		line = bytes.TrimSuffix(bytes.TrimRight(line, "`"), []byte("\r"))
 		closes, fr.fence = true, false
 	} else if fr.inline && !fr.first && bytes.HasSuffix(line, []byte("`")) {
-		line = line[:len(line)-1]
+		line = bytes.TrimSuffix(line[:len(line)-1], []byte("\r"))
 		closes, fr.inline = true, false
 	}
 	fr.first, fr.start = false, false
