@@ -181,3 +181,21 @@ func TestPasteStartsInsideGoroutine(t *testing.T) {
 		t.Errorf("goroutine %d with %d frames", r.ID, len(r.Frames()))
 	}
 }
+
+// Item 11: a paste in reverse order (newest line first, as log viewers
+// copy) is one dump, with a warning that says so, not a dump and an empty
+// second one made of its crash line.
+func TestPasteReversed(t *testing.T) {
+	orig, form := pasted(t, "go/panic_go127.txt", "reversed", 1)
+	ds := readGoText(t, form)
+	if len(ds) != 1 {
+		t.Fatalf("%d dumps", len(ds))
+	}
+	warned := false
+	for _, w := range ds[0].Warnings {
+		warned = warned || strings.Contains(w.Msg, "lines look reversed")
+	}
+	if want := readGoText(t, orig)[0].Preamble; !warned || len(ds[0].Preamble) != len(want) {
+		t.Errorf("warned %v, preamble %q (want %q)", warned, ds[0].Preamble, want)
+	}
+}
