@@ -257,26 +257,39 @@ func (d *jvmTextDecoder) NextRoutine() (*stack.Routine, error) {
 			d.endDump()
 			return nil, &stack.ParseError{Line: d.lr.Num, Offset: d.lr.Off, Msg: "dump truncated: reading stopped: " + err.Error(), Err: err}
 		}
-		if (d.lr.NoEOL || d.lr.Last) && d.partialLine(line) {
-			return nil, d.cut(line, d.lr.NoEOL)
-		}
-		if (d.lr.NoEOL || d.lr.Last) && cutHeader(line) {
-			// The header says who the thread is; the rest was cut.
-			if perr := d.line(line); perr != nil {
-				d.errs = append(d.errs, perr)
+		if d.lr.NoEOL || d.lr.Last {
+			if pe := d.lastLine(line); pe != nil {
+				return nil, pe
 			}
-			d.lastNum, d.lastOff = d.lr.Num, d.lr.Off
-			d.d.Truncated = true
-			if d.cur != nil {
-				d.cur.cut = true
-			}
-			return nil, d.lr.ParseError("dump truncated: the input ends inside a thread's header; what it says is kept")
 		}
 		d.lastNum, d.lastOff = d.lr.Num, d.lr.Off
 		if perr := d.line(line); perr != nil {
 			return nil, perr
 		}
 	}
+}
+
+// lastLine judges line, the last line of the input or of a paste region,
+// before it is read: a piece of a thread line is dropped, a header cut
+// short is read and marked cut; either marks the dump truncated and
+// returns the warning that says so.
+func (d *jvmTextDecoder) lastLine(line []byte) *stack.ParseError {
+	if d.partialLine(line) {
+		return d.cut(line, d.lr.NoEOL)
+	}
+	if !cutHeader(line) {
+		return nil
+	}
+	// The header says who the thread is; the rest was cut.
+	if perr := d.line(line); perr != nil {
+		d.errs = append(d.errs, perr)
+	}
+	d.lastNum, d.lastOff = d.lr.Num, d.lr.Off
+	d.d.Truncated = true
+	if d.cur != nil {
+		d.cur.cut = true
+	}
+	return d.lr.ParseError("dump truncated: the input ends inside a thread's header; what it says is kept")
 }
 
 // endDump finishes the current thread and marks the end of the dump.
@@ -309,13 +322,15 @@ func (d *jvmTextDecoder) line(line []byte) *stack.ParseError {
 	case jvmPhaseDeadlock, jvmPhaseDeadlockStacks:
 		return d.deadlockLine(line)
 	}
-	if string(trim) == "--" {
-		return d.gap("grep's -- group separator", trim)
-	}
-	if isEllipsis(trim) && !((indented || d.flat) && string(trim) == "...") {
-		// Lines a person cut out of the paste ("....." or "[...]"; an
-		// indented "..." is the JVM's own elision).
-		return d.gap("an ellipsis in place of lines", trim)
+	if c := trim[0]; c == '-' || c == '.' || c == '[' || c == 0xE2 { // 0xE2: "…"
+		if string(trim) == "--" {
+			return d.gap("grep's -- group separator", trim)
+		}
+		if isEllipsis(trim) && !((indented || d.flat) && string(trim) == "...") {
+			// Lines a person cut out of the paste ("....." or "[...]"; an
+			// indented "..." is the JVM's own elision).
+			return d.gap("an ellipsis in place of lines", trim)
+		}
 	}
 	if !indented && d.cur != nil && d.ph == jvmPhaseThreads && flatThreadLine(line) {
 		// Flattened text: a thread line that lost its indentation.
