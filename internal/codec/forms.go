@@ -76,7 +76,8 @@ func FindForm(line []byte) (int, stack.Kind) {
 			return start, stack.KindGoDebug1
 		}
 	}
-	if k := bytes.Index(line, []byte(" @ 0x")); k > 0 {
+	if k := bytes.Index(line, []byte(" @ 0x")); k > 0 && line[0] != '#' {
+		// (A '#' line is a debug=1 frame line: what it holds is its own.)
 		start := k
 		for start > 0 && isDigit(line[start-1]) {
 			start--
@@ -137,6 +138,11 @@ func IsDebug1Record(line []byte) bool {
 	for _, f := range bytes.Fields(line[n+3:]) {
 		if len(f) < 3 || f[0] != '0' || f[1] != 'x' {
 			return false
+		}
+		for _, c := range f[2:] {
+			if !(isDigit(c) || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F') {
+				return false
+			}
 		}
 	}
 	return true
