@@ -26,6 +26,8 @@ type Crash struct {
 	// ThreadBlocks counts the per-thread blocks of a GOTRACEBACK=crash
 	// dump, read as one dump; 0 when the dump has none.
 	ThreadBlocks int `json:"thread_blocks,omitempty"`
+
+	frames int // the goroutine's frames, runtime ones included
 }
 
 // crashOf returns the crash d comes from, with the goroutine that crashed
@@ -38,6 +40,7 @@ func crashOf(d *stack.Dump, w *gotext.CrashWatch) *Crash {
 	out := &Crash{Kind: c.Kind, Message: c.Message, Tests: c.Tests, ThreadBlocks: d.ThreadBlocks}
 	if r := w.Culprit(c); r != nil {
 		out.Goroutine, out.State = r.ID, r.State
+		out.frames = len(r.Frames())
 		for _, f := range r.Frames() {
 			if f.IsRuntime() || f.Func == "panic" {
 				continue

@@ -59,7 +59,13 @@ func (r *textRenderer) culprit(c *Crash) {
 	if len(c.Stack) > crashStackFrames {
 		r.line(cell{text: "  … " + words.Count(len(c.Stack)-crashStackFrames, "more frame"), style: dim})
 	}
-	if len(c.Stack) == 0 {
+	switch {
+	case len(c.Stack) > 0:
+	case c.frames == 0:
+		// Its header and nothing else: a dump cut after it, or a
+		// goroutine whose stack was not printed.
+		r.line(cell{text: "  (no frames in the dump)", style: dim})
+	default:
 		r.line(cell{text: "  (only runtime frames)", style: dim})
 	}
 }

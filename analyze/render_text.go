@@ -2,6 +2,8 @@ package analyze
 
 import (
 	"fmt"
+	"github.com/stackdump/stackdump/dedupe"
+	"github.com/stackdump/stackdump/formats/jvm"
 	"io"
 	"maps"
 	"slices"
@@ -77,8 +79,13 @@ func (r *textRenderer) headline() {
 	if s.Source.Target != "" && s.Source.Target != s.Source.Name {
 		where = append(where, s.Source.Target)
 	}
-	if s.Source.CapturedAt != nil {
-		where = append(where, s.Source.CapturedAt.UTC().Format(time.DateTime+" UTC"))
+	if at := s.Source.CapturedAt; at != nil {
+		if at.Location() == jvm.WallClock {
+			// jstack and jcmd print the host's local time, zone unknown.
+			where = append(where, at.Format(time.DateTime+" (local time)"))
+		} else {
+			where = append(where, at.UTC().Format(time.DateTime+" UTC"))
+		}
 	}
 	r.line(cell{text: strings.Join(where, " · "), style: dim})
 	total := words.Count(s.Total, s.Noun) + " in " + words.Count(s.Groups, "group")
@@ -239,7 +246,11 @@ func (r *textRenderer) topGroups() {
 	var rows [][]cell
 	for _, g := range r.s.TopGroups {
 		state := cell{text: stateText(g.State), style: stateStyle(g.State)}
-		if g.State == "" && len(g.Labels) > 0 {
+		if len(g.States) > 0 {
+			// Members in several states: name them all, not the commonest.
+			state.text = dedupe.StateLabel(g.States, g.Count)
+		}
+		if g.State == "" && len(g.States) == 0 && len(g.Labels) > 0 {
 			state = cell{text: labelText(g.Labels), style: dim}
 		}
 		rows = append(rows, []cell{count(g.Count, bold), state, {text: waitRange(g.WaitMin, g.WaitMax)}, r.where(g.Frame), r.creator(g.CreatedBy)})
@@ -310,7 +321,7 @@ func (r *textRenderer) allClear() {
 	var ok []string
 	switch {
 	case s.JVM != nil:
-		if len(s.JVM.Deadlocks) == 0 {
+		if len(s.JVM.Deadlocks) == 0 && s.JVM.ReportedDeadlocks == 0 {
 			ok = append(ok, "no deadlocks")
 		}
 		if len(s.JVM.Blockers) == 0 {
@@ -375,6 +386,12 @@ func (r *textRenderer) jvm() {
 	j := r.s.JVM
 	if j == nil {
 		return
+	}
+	if len(j.Deadlocks) == 0 && j.ReportedDeadlocks > 0 {
+		// The JVM found them; the threads' lock lines in the input do
+		// not show the cycle (threads cut out of a paste).
+		r.heading(fmt.Sprintf("Deadlocks: the JVM reported %d", j.ReportedDeadlocks), red,
+			"the lock lines of the threads in the input do not show the cycle")
 	}
 	if len(j.Deadlocks) > 0 {
 		detail := ""

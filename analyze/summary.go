@@ -274,6 +274,7 @@ func (a *Analyzer) Summary(d *stack.Dump, groups []*stack.Group, name string) *S
 	s.LongestWaits = longestWaits(groups, a.opts.Top)
 	s.Leaked, s.LeakedTotal = a.leaked.rows(a.opts.Top)
 	ids := newIDIndex(groups)
+	ids.cut = d.Truncated
 	var earlier func(string) []int64
 	if h := a.opts.History; h != nil {
 		earlier = func(key string) []int64 { return h.earlier(d.Source.Target, key) }

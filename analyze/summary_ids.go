@@ -14,8 +14,11 @@ import (
 // known to be absent from the dump only below the smallest "largest kept
 // id" of the capped groups.
 type idIndex struct {
-	ids    []idEntry // sorted by id
-	bound  int64     // ids >= bound may be in a capped group unseen; 0: no cap
+	ids   []idEntry // sorted by id
+	bound int64     // ids >= bound may be in a capped group unseen; 0: no cap
+	// cut is set when the dump was truncated: an id not in it may be in
+	// the part that was cut off, so it is unknown, not absent.
+	cut    bool
 	hasIDs bool
 }
 
@@ -68,7 +71,7 @@ func (x *idIndex) find(id int64) (*stack.Group, presence) {
 	if ok {
 		return x.ids[i].group, present
 	}
-	if x.bound != 0 && id > x.bound {
+	if x.bound != 0 && id > x.bound || x.cut {
 		return nil, presenceUnknown
 	}
 	return nil, absent

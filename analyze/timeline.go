@@ -242,6 +242,11 @@ func (t *Timeline) EndSnapshot(d *stack.Dump) TimelineSnapshot {
 			if _, ok := t.next[k]; ok {
 				continue
 			}
+			if d.Truncated {
+				// Past the cut, not gone: kept for the next snapshot.
+				t.next[k] = tr
+				continue
+			}
 			s.Gone++
 			s.GoneIDs = appendCapped(s.GoneIDs, k.id)
 			t.retire(tr)

@@ -6,6 +6,7 @@ import (
 	"io"
 	"math"
 	"path"
+	"sort"
 	"strconv"
 	"strings"
 
@@ -137,6 +138,48 @@ func MainState(g *stack.Group) string {
 		return ""
 	}
 	return best
+}
+
+// StateLabel names the states of a group of count members whose states
+// counts (Group.States) are states, for a row of a table: the state when
+// all members share it, else each state with its count, most common
+// first ("12 VM thread, 1 RUNNABLE", "2 RUNNABLE, 1 no state"), so that a
+// row is never named after a state only some of its members are in.
+func StateLabel(states map[string]int64, count int64) string {
+	var stated int64
+	for _, n := range states {
+		stated += n
+	}
+	if len(states) == 1 && stated >= count {
+		for s := range states {
+			return s
+		}
+	}
+	if len(states) == 0 {
+		return ""
+	}
+	type sc struct {
+		s string
+		n int64
+	}
+	list := make([]sc, 0, len(states))
+	for s, n := range states {
+		list = append(list, sc{s, n})
+	}
+	sort.Slice(list, func(i, j int) bool {
+		return list[i].n > list[j].n || list[i].n == list[j].n && list[i].s < list[j].s
+	})
+	var b strings.Builder
+	for i, e := range list {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		fmt.Fprintf(&b, "%d %s", e.n, e.s)
+	}
+	if stated < count {
+		fmt.Fprintf(&b, ", %d no state", count-stated)
+	}
+	return b.String()
 }
 
 // TopFrameText describes the group's top frame (see TopFrame) as

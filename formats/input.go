@@ -55,6 +55,7 @@ func openInput(r io.Reader, opts ReadOptions) (*codec.Stream, output.Compression
 		break
 	}
 	in := codec.NewStream(br, opts.Kind, comp != output.None, 256<<10)
+	in.HandOver = true // Reader.Next reads on with the next form's reader
 	if in.Kind == "" {
 		head, err := in.R.Peek(64 << 10)
 		if err != nil && err != io.EOF && !errors.Is(err, bufio.ErrBufferFull) && len(head) == 0 {
@@ -65,7 +66,10 @@ func openInput(r io.Reader, opts ReadOptions) (*codec.Stream, output.Compression
 		if err := refuseSniffed(head); err != nil {
 			return nil, "", err
 		}
-		in.Kind, in.Sniffed = sniffKind(head), true
+		var f *codec.Frame
+		in.Kind, f = sniffKind(head)
+		in.Sniffed = true
+		in.SetPasteFrame(f)
 	}
 	return in, comp, nil
 }
@@ -78,12 +82,14 @@ func openMemInput(b []byte, opts ReadOptions) (*codec.Stream, output.Compression
 		return openInput(bytes.NewReader(b), opts)
 	}
 	kind, sniffed := opts.Kind, false
+	var frame *codec.Frame
 	if kind == "" {
 		head := b[:min(len(b), 64<<10)]
 		if err := refuseSniffed(head); err != nil {
 			return nil, "", err
 		}
-		kind, sniffed = sniffKind(head), true
+		kind, frame = sniffKind(head)
+		sniffed = true
 	}
 	// The Go traceback reader cuts its lines from b and never reads R:
 	// give it the smallest buffer (a capture reads one input per chunk).
@@ -92,7 +98,11 @@ func openMemInput(b []byte, opts ReadOptions) (*codec.Stream, output.Compression
 		size = 16
 	}
 	in := codec.NewMemStream(b, kind, size)
+	in.HandOver = true
 	in.Sniffed = sniffed
+	if sniffed {
+		in.SetPasteFrame(frame)
+	}
 	return in, output.None, nil
 }
 
@@ -157,22 +167,25 @@ func cutCount(b []byte) ([]byte, bool) {
 // sniffKind guesses a dump's format from its first bytes (after
 // decompression). Text inputs are judged by the first line that marks a
 // format, so log noise before a dump does not mislead it; text with no
-// marker is taken as a Go traceback, whose reader skips junk. It scans
-// lines with plain byte comparisons: sniffing costs microseconds, not a
-// regexp pass over 64 KiB.
-func sniffKind(head []byte) stack.Kind {
+// marker is taken as a Go traceback, whose reader skips junk. A pasted
+// dump is judged through its paste frame (quotes, log prefixes, fences:
+// codec.SniffFrame), which is returned for the reader to set aside. It
+// scans lines with plain byte comparisons: sniffing costs microseconds,
+// not a regexp pass over 64 KiB.
+func sniffKind(head []byte) (stack.Kind, *codec.Frame) {
 	trim := bytes.TrimLeft(head, " \t\r\n\ufeff")
 	switch {
 	case bytes.HasPrefix(trim, []byte("go 1.")) && bytes.Contains(trim[:min(len(trim), 16)], []byte(" trace\x00")):
-		return stack.KindGoTrace
-	case bytes.HasPrefix(trim, []byte("{")):
+		return stack.KindGoTrace, nil
+	case bytes.HasPrefix(trim, []byte("{")) && !codec.IsTestJSON(trim) && !isJSONLogDump(trim):
 		if bytes.Contains(trim, []byte(`"threadDump"`)) {
-			return stack.KindJVMJSON
+			return stack.KindJVMJSON, nil
 		}
-		return stack.KindJSON
+		return stack.KindJSON, nil
 	case isBinary(head):
-		return stack.KindGoPprof
+		return stack.KindGoPprof, nil
 	}
+	f := codec.SniffFrame(head)
 	for len(head) > 0 {
 		line := head
 		if i := bytes.IndexByte(head, '\n'); i >= 0 {
@@ -180,75 +193,26 @@ func sniffKind(head []byte) stack.Kind {
 		} else {
 			head = nil
 		}
-		if k := lineKind(bytes.TrimLeft(line, " \t")); k != "" {
-			return k
+		if f != nil {
+			line = f.Strip(line)
+		}
+		if k := codec.LineForm(line); k != "" {
+			return k, f
+		}
+		if f != nil {
+			if _, k := codec.FindForm(line); k != "" {
+				return k, f
+			}
 		}
 	}
-	return stack.KindGoTraceback
+	return stack.KindGoTraceback, f
 }
 
-// lineKind names the format a line marks, or "" for any other line.
-func lineKind(line []byte) stack.Kind {
-	switch {
-	case isGoHeader(line), bytes.HasPrefix(line, []byte("WARNING: DATA RACE")):
-		return stack.KindGoTraceback
-	case isProfileHeader(line):
-		return stack.KindGoDebug1
-	case bytes.HasPrefix(line, []byte("Full thread dump")),
-		bytes.HasPrefix(line, []byte("java.lang.Thread.State: ")),
-		isJVMThreadHeader(line):
-		return stack.KindJVMText
-	}
-	return ""
-}
-
-// isGoHeader matches `goroutine N [` and `goroutine N gp=… [`.
-func isGoHeader(line []byte) bool {
-	rest, ok := bytes.CutPrefix(line, []byte("goroutine "))
-	if !ok {
-		return false
-	}
-	n := digits(rest)
-	return n > 0 && len(rest) > n+1 && rest[n] == ' ' && (rest[n+1] == '[' || bytes.HasPrefix(rest[n+1:], []byte("gp=")))
-}
-
-// isProfileHeader matches `NAME profile: total N` (debug=1).
-func isProfileHeader(line []byte) bool {
-	i := bytes.Index(line, []byte(" profile: total "))
-	return i > 0 && bytes.IndexByte(line[:i], ' ') < 0 && digits(line[i+len(" profile: total "):]) > 0
-}
-
-// isJVMThreadHeader matches `"name" #N`, `"name" daemon`, `"name" prio=`,
-// `"name" Id=N` (ThreadInfo), `"name" - Thread t@N` (VisualVM) and
-// `#N "name"` (Thread.dump_to_file).
-func isJVMThreadHeader(line []byte) bool {
-	if rest, ok := bytes.CutPrefix(line, []byte("#")); ok {
-		n := digits(rest)
-		return n > 0 && bytes.HasPrefix(rest[n:], []byte(` "`))
-	}
-	if len(line) < 2 || line[0] != '"' {
-		return false
-	}
-	end := bytes.IndexByte(line[1:], '"')
-	if end < 0 {
-		return false
-	}
-	rest := bytes.TrimLeft(line[end+2:], " \t")
-	for _, p := range []string{"#", "daemon", "prio=", "Id=", "- Thread t@"} {
-		if bytes.HasPrefix(rest, []byte(p)) {
-			return p != "#" || digits(rest[1:]) > 0
-		}
-	}
-	return false
-}
-
-// digits counts the leading ASCII digits of b.
-func digits(b []byte) int {
-	n := 0
-	for n < len(b) && b[n] >= '0' && b[n] <= '9' {
-		n++
-	}
-	return n
+// isJSONLogDump reports whether head is a JSON log line holding a dump
+// in a string field (codec.JSONLogDump): text for the text readers.
+func isJSONLogDump(head []byte) bool {
+	key, _ := codec.JSONLogDump(head)
+	return key != ""
 }
 
 // isBinary reports whether head looks like protobuf rather than text: a
@@ -328,7 +292,7 @@ func sniffOtherProfile(head []byte) error {
 	for num, off := 1, int64(0); len(head) > 0; num++ {
 		line, rest, _ := bytes.Cut(head, []byte("\n"))
 		trimmed := bytes.TrimRight(bytes.TrimLeft(line, " \t\ufeff"), "\r")
-		if lineKind(trimmed) != "" {
+		if codec.LineForm(trimmed) != "" {
 			return nil
 		}
 		if name := codec.OtherProfileHeader(trimmed); name != "" {

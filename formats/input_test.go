@@ -39,7 +39,7 @@ func TestSniffKind(t *testing.T) {
 		{"goroutine x [running]:\n", stack.KindGoTraceback},
 	}
 	for _, tt := range tests {
-		if got := sniffKind([]byte(tt.in)); got != tt.want {
+		if got, _ := sniffKind([]byte(tt.in)); got != tt.want {
 			t.Errorf("sniffKind(%q) = %s, want %s", tt.in, got, tt.want)
 		}
 	}

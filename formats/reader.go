@@ -1,6 +1,7 @@
 package formats
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"iter"
@@ -160,6 +161,22 @@ func (r *Reader) Next() (*stack.Dump, error) {
 	for range r.Routines() {
 	}
 	d, err := r.dec.Next()
+	for err != nil {
+		// A text dump of another form goes on where the last one
+		// stopped: its reader reads on over the same stream.
+		var of *codec.OtherFormError
+		if !errors.As(err, &of) {
+			break
+		}
+		r.input.Kind = of.Kind
+		dec, nerr := newSource(r.input, r.opts)
+		if nerr != nil {
+			err = nerr
+			break
+		}
+		r.dec = dec
+		d, err = r.dec.Next()
+	}
 	if err != nil {
 		r.err = err
 		return nil, err

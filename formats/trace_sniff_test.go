@@ -19,7 +19,7 @@ func TestTraceSniffedAndDecompressed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if k := sniffKind(raw[:64]); k != stack.KindGoTrace {
+	if k, _ := sniffKind(raw[:64]); k != stack.KindGoTrace {
 		t.Errorf("sniffKind = %q, want %q", k, stack.KindGoTrace)
 	}
 	var gz bytes.Buffer

@@ -161,6 +161,7 @@ type debug1Frame struct {
 	file      []byte
 	line      int
 	noFile    bool // a symbol without file:line (not printed by the runtime)
+	noLine    bool // a file without its :line (a line cut short)
 }
 
 // parseDebug1Frame parses a frame line after its leading '#'. Fields are
@@ -208,10 +209,10 @@ func parseDebug1Frame(rest []byte) (debug1Frame, error) {
 		f.noFile = true
 		return f, nil
 	}
-	f.file, f.line = after, 0
+	f.file, f.line, f.noLine = after, 0, true
 	if i := bytes.LastIndexByte(after, ':'); i >= 0 {
 		if n, err := strconv.Atoi(string(after[i+1:])); err == nil && n >= 0 {
-			f.file, f.line = after[:i], n
+			f.file, f.line, f.noLine = after[:i], n, false
 		}
 	}
 	return f, nil

@@ -2,6 +2,7 @@ package debug1
 
 import (
 	"bytes"
+	"fmt"
 	"io"
 	"strconv"
 
@@ -51,11 +52,33 @@ type debug1Decoder struct {
 	values []stack.FrameValue
 	labels stack.Labels
 	hasPC  bool
+
+	// held keeps the junk lines between dumps: the first lines of a dump
+	// of another form, handed on with it (otherForm) when it starts.
+	held      codec.Held
+	otherForm *codec.OtherFormError
+	handOver  bool // the stream's Stream.HandOver
+
+	// noHeader is set for a profile read without its header (see
+	// headerless); pending is a warning to return next; orphans counts
+	// the frame lines met before a profile, from line orphanNum.
+	noHeader bool
+	pending  *stack.ParseError
+	// openAtEnd is set when the input ended inside a record; warnedAt is
+	// the line of the last warning about a record's line.
+	openAtEnd bool
+	warnedAt  int
+	// lastNum and lastOff name the line read last.
+	lastNum   int
+	lastOff   int64
+	orphans   int
+	orphanNum int
+	orphanOff int64
 }
 
 func newDebug1Decoder(in *codec.Stream, opts codec.Options) codec.Decoder {
 	opts = opts.WithDefaults()
-	return &debug1Decoder{lines: codec.NewLineReader(in.R, opts.MaxLineBytes), t: opts.Table}
+	return &debug1Decoder{lines: codec.NewStreamLineReader(in, opts.MaxLineBytes), t: opts.Table, handOver: in.HandOver}
 }
 
 // nextDump skips to the next profile header.
@@ -63,9 +86,12 @@ func (d *debug1Decoder) NextDump() (*stack.Dump, error) {
 	if d.readErr != nil {
 		return nil, d.readErr
 	}
+	if d.otherForm != nil {
+		return nil, d.otherForm
+	}
 	for {
 		line, err := d.lines.ReadLine()
-		if err == codec.ErrLineTooLong {
+		if err == codec.ErrLineTooLong || err == codec.ErrRegionEnd || err == codec.ErrGap {
 			continue
 		}
 		if err != nil {
@@ -73,14 +99,26 @@ func (d *debug1Decoder) NextDump() (*stack.Dump, error) {
 		}
 		h, ok := parseDebug1Header(line)
 		if !ok {
+			if k := codec.StartForm(line); k != "" && k != stack.KindGoDebug1 && d.handOver {
+				d.otherForm = d.held.HandOver(d.lines, k, line)
+				return nil, d.otherForm
+			}
+			if _, ok := parseDebug1Record(line); ok {
+				return d.headerless(), nil
+			}
+			if t := bytes.TrimLeft(line, " \t"); len(t) > 0 && t[0] == '#' {
+				d.orphan()
+			}
+			d.held.Add(line, d.lines.Num, d.lines.Off)
 			continue
 		}
 		if h.name != "goroutine" && h.name != "goroutineleak" {
 			return nil, codec.NotGoroutineProfile(h.name, d.lines.Num, d.lines.Off, line)
 		}
 		d.header, d.line, d.offset, d.text = h, d.lines.Num, d.lines.Off, string(line)
-		d.sum, d.ended, d.eof = 0, false, false
+		d.sum, d.ended, d.eof, d.noHeader, d.openAtEnd = 0, false, false, false, false
 		d.dump = &stack.Dump{Source: stack.Source{Kind: stack.KindGoDebug1}}
+		d.orphanWarning()
 		if h.total > codec.MaxTotal {
 			d.dump.Warnings = append(d.dump.Warnings, d.lines.ParseError("header total "+strconv.FormatInt(h.total, 10)+
 				" is above the bound of "+strconv.FormatInt(codec.MaxTotal, 10)+"; taken as that"))
@@ -94,8 +132,16 @@ func (d *debug1Decoder) NextDump() (*stack.Dump, error) {
 // record (a bad frame or labels line) are returned as *ParseError before
 // the record itself, which keeps what could be read.
 func (d *debug1Decoder) NextRoutine() (*stack.Routine, error) {
+	if pe := d.pending; pe != nil {
+		d.pending = nil
+		return nil, pe
+	}
 	if d.ended {
 		return nil, codec.ErrEndOfDump
+	}
+	if d.eof {
+		// The input, or the paste region, ended after the last record.
+		return d.endRecordOrDump()
 	}
 	l := d.lines
 	for {
@@ -106,14 +152,24 @@ func (d *debug1Decoder) NextRoutine() (*stack.Routine, error) {
 			e.Msg = "line longer than " + strconv.Itoa(l.Max) + " bytes skipped"
 			return nil, e
 		}
-		if err == io.EOF {
-			break
+		if err == io.EOF || err == codec.ErrRegionEnd {
+			break // the end of the input, or of the paste region
+		}
+		if err == codec.ErrGap {
+			pe := &stack.ParseError{Line: l.Num, Offset: l.Off, Msg: "lines left out here (grep's -- group separator)", Text: "--"}
+			if d.rec != nil {
+				pe.Msg += "; the record before it is incomplete"
+				d.pending = pe
+				return d.finishRecord()
+			}
+			return nil, pe
 		}
 		if err != nil {
 			// Keep what was read: end the dump, truncated (endDump).
 			d.readErr = err
 			break
 		}
+		d.lastNum, d.lastOff = l.Num, l.Off
 		trimmed := bytes.TrimLeft(line, " \t")
 		switch {
 		case len(trimmed) == 0:
@@ -129,6 +185,7 @@ func (d *debug1Decoder) NextRoutine() (*stack.Routine, error) {
 				return nil, l.ParseError("frame line outside a record")
 			}
 			if err := d.addCommentLine(trimmed[1:]); err != nil {
+				d.warnedAt = l.Num
 				return nil, err
 			}
 		default:
@@ -152,7 +209,7 @@ func (d *debug1Decoder) NextRoutine() (*stack.Routine, error) {
 				l.Unread()
 				return d.finishRecord()
 			}
-			if d.sum >= d.header.total {
+			if d.sum >= d.header.total || d.noHeader {
 				// The profile is complete: what follows is not ours.
 				l.Unread()
 				return d.endDump()
@@ -161,6 +218,7 @@ func (d *debug1Decoder) NextRoutine() (*stack.Routine, error) {
 		}
 	}
 	d.eof = true
+	d.openAtEnd = d.rec != nil
 	return d.endRecordOrDump()
 }
 
@@ -202,7 +260,8 @@ func (d *debug1Decoder) addCommentLine(rest []byte) error {
 	d.frames = append(d.frames, d.t.Frame(fr))
 	d.values = append(d.values, stack.FrameValue{PC: f.pc})
 	d.hasPC = d.hasPC || f.pc != 0
-	if f.noFile {
+	if f.noFile || f.noLine {
+		// runtime/pprof always prints file:line: a line cut short.
 		return d.lines.ParseError("frame line without file:line")
 	}
 	return nil
@@ -236,8 +295,16 @@ func (d *debug1Decoder) endDump() (*stack.Routine, error) {
 		d.dump.Truncated = true
 		return nil, &stack.ParseError{Line: d.lines.Num, Offset: d.lines.Off, Msg: "dump truncated: reading stopped: " + d.readErr.Error(), Err: d.readErr}
 	}
+	if d.noHeader {
+		return nil, codec.ErrEndOfDump // no total to check
+	}
 	if d.eof && d.sum < d.header.total {
 		d.dump.Truncated = true
+		if d.openAtEnd && d.warnedAt != d.lastNum {
+			// Nothing says where: the record the input ended in.
+			d.pending = &stack.ParseError{Line: d.lastNum, Offset: d.lastOff,
+				Msg: fmt.Sprintf("dump truncated: the input ends inside a record, after %d of the %d goroutines the header counts", d.sum, d.header.total)}
+		}
 	}
 	if d.sum != d.header.total {
 		return nil, &stack.ParseError{

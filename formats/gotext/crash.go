@@ -70,7 +70,9 @@ func panicCrash(lines []string) *Crash {
 	rest := lines[1:]
 	// Go 1.21+ indents the value's further lines with a tab; older
 	// runtimes print them as they are.
-	for len(rest) > 0 && (strings.HasPrefix(rest[0], "\t") || !startsCrashLine(rest[0])) {
+	// A nested panic (`panic: A [recovered]` then `panic: B`) continues
+	// the chain, also where a paste removed its tab.
+	for len(rest) > 0 && (strings.HasPrefix(rest[0], "\t") || strings.HasPrefix(rest[0], "panic: ") || !startsCrashLine(rest[0])) {
 		msg = append(msg, strings.TrimPrefix(rest[0], "\t"))
 		rest = rest[1:]
 	}

@@ -14,12 +14,16 @@ import "bytes"
 
 // cutLine reports whether raw, the input's last line, which has no
 // newline, is the start of a line of the open goroutine (or race report
-// or system stack) that the cut lost; it records the cut for finish.
+// or system stack) that the cut lost; it records the cut for finish. The
+// last line of a paste region (codec.LineReader.Last: a closing fence or
+// chat text follows) is judged the same way, but it may have had its
+// newline: a word alone is taken for a cut function name only when it
+// looks like one.
 func (g *goTextDecoder) cutLine(raw []byte) bool {
 	if g.d == nil || g.r == nil && g.nRoutines == 0 && len(g.d.Preamble) == 0 && len(g.d.Races) == 0 {
 		return false // not in a dump: junk
 	}
-	line := g.prefix.strip(raw)
+	line := g.prefix.Strip(raw)
 	if len(line) == 0 || !g.partialLine(line) {
 		return false
 	}
@@ -42,6 +46,9 @@ func (g *goTextDecoder) partialLine(line []byte) bool {
 	}
 	switch g.st {
 	case stFile, stCreatedFile:
+		if !g.lr.NoEOL && g.st == stFile && g.waiting.form != callGo && g.waiting.form != callInlined {
+			return false // a word alone waits: junk, not a frame cut short
+		}
 		var fl fileLine
 		if !parseFileLine(line, &fl) {
 			return true
@@ -53,7 +60,7 @@ func (g *goTextDecoder) partialLine(line []byte) bool {
 		for len(line) > 0 && (line[0] == ' ' || line[0] == '\t') {
 			line = line[1:] // race report frames are indented
 		}
-		return g.partialFuncLine(line)
+		return g.partialFuncLine(line, g.lr.NoEOL)
 	}
 	return false
 }
@@ -61,8 +68,11 @@ func (g *goTextDecoder) partialLine(line []byte) bool {
 // partialFuncLine judges the last line of an open routine that waits for
 // a frame: a whole function, `created by`, elision or ancestor line is
 // whole; a word that is not one yet (no space before its arguments) is a
-// function line cut short; a line of words is junk.
-func (g *goTextDecoder) partialFuncLine(t []byte) bool {
+// function line cut short; a line of words is junk. Unless noEOL (the
+// line provably lost its end), the word must look like the start of a
+// function's name: no tab in it, and a lower-case start ("PASS", "FAIL"
+// and a race report's closing rule after a dump are whole).
+func (g *goTextDecoder) partialFuncLine(t []byte, noEOL bool) bool {
 	if len(t) == 0 || isUnavailable(t) {
 		return false
 	}
@@ -87,6 +97,9 @@ func (g *goTextDecoder) partialFuncLine(t []byte) bool {
 		return true // `...N frames elided...` cut short
 	}
 	sp, paren := bytes.IndexByte(t, ' '), bytes.IndexByte(t, '(')
+	if !noEOL && sp < 0 && (bytes.IndexByte(t, '\t') >= 0 || !(t[0] >= 'a' && t[0] <= 'z' || t[0] == '_')) {
+		return false
+	}
 	return sp < 0 || paren >= 0 && paren < sp
 }
 

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"strings"
 	"sync/atomic"
 
 	"github.com/stackdump/stackdump/internal/codec"
@@ -54,7 +55,7 @@ type goTextDecoder struct {
 	num int
 	off int64
 
-	prefix    linePrefix
+	prefix    codec.LinePrefix
 	ring      lineRing // junk lines before a dump, replayed when a prefix is learnt
 	replaying bool
 
@@ -93,6 +94,7 @@ type goTextDecoder struct {
 	pool        *routinePool
 	st          goState
 	provisional bool // header-less routine, kept only once a frame completes
+	headless    bool // provisional, and its header is missing from the input
 	anc         int  // -1: the routine's own stack; else index in r.Ancestors
 	sec         *section
 	waiting     pendingCall
@@ -101,6 +103,24 @@ type goTextDecoder struct {
 	// the open routine, dropped; cutText is that piece.
 	cut     bool
 	cutText []byte
+	// orphans counts the lines of frames met while no routine was open (a
+	// goroutine whose header the paste left out), from line orphanNum;
+	// orphanCall is set when the junk line before was a function line.
+	orphans    int
+	orphanNum  int
+	orphanOff  int64
+	orphanCall bool
+	orphanGap  int // the separator line that left the header out, 0 if none
+	gapped     int // the last line of this dump where lines were left out
+	// held keeps the last junk lines: the first lines of a dump of another
+	// form, handed on with it (other) when it starts.
+	junkHeld  codec.Held
+	otherForm *codec.OtherFormError
+	skipping  stack.Kind // the other form warned about last
+	reversed  bool       // the lines come newest first (see header)
+	// prevJunkNum and prevJunkOff name the junk line before.
+	prevJunkNum int
+	prevJunkOff int64
 
 	// states caches interned states by length: most goroutines of a dump
 	// share a few states, and a compare is cheaper than a map lookup. Each
@@ -212,6 +232,9 @@ func (g *goTextDecoder) NextDump() (*stack.Dump, error) {
 		if g.err != nil {
 			return nil, g.err
 		}
+		if g.otherForm != nil {
+			return nil, g.otherForm
+		}
 		if g.eof {
 			return nil, io.EOF
 		}
@@ -276,20 +299,28 @@ func (g *goTextDecoder) step() {
 			return
 		}
 	}
+	prevNum, prevOff := g.num, g.off
 	line, err := g.lr.ReadLine()
 	g.num, g.off = g.lr.Num, g.lr.Off
 	switch {
 	case err == nil:
-		if g.lr.NoEOL && g.cutLine(line) {
-			return // the input's last line, cut short: dropped
+		if (g.lr.NoEOL || g.lr.Last) && g.cutLine(line) {
+			return // the input's (or paste region's) last line, cut short: dropped
 		}
 		g.feed(line)
 	case err == codec.ErrLineTooLong:
 		g.problem(g.lr.TooLongMsg(), g.lr.LongHead)
+	case err == codec.ErrRegionEnd:
+		g.num, g.off = prevNum, prevOff // what is judged is the region's last line
+		g.regionEnd()
+	case err == codec.ErrGap:
+		g.gap("grep's -- group separator", []byte("--"))
 	case err == io.EOF:
+		g.num, g.off = prevNum, prevOff // the input's last line
 		g.finish()
 	default:
 		g.readErr = err
+		g.num, g.off = prevNum, prevOff
 		g.finish()
 		g.err = err
 	}
@@ -300,7 +331,7 @@ func (g *goTextDecoder) step() {
 // section.expectedLine): comparing it in place is cheaper than finding
 // the end of the line and then comparing. It reports whether it did.
 func (g *goTextDecoder) skipKnownLine() bool {
-	if g.prefix.active() {
+	if g.prefix.Active() || g.lr.Framed() {
 		return false
 	}
 	var flags uint8
@@ -334,7 +365,7 @@ var slowFrames atomic.Bool
 // other functions or lines, overlong lines, CRLF) is left to them. It
 // reports whether it took the frame.
 func (g *goTextDecoder) wholeFrame() bool {
-	if g.r == nil || g.inRace() || g.anc >= 0 || g.provisional || g.prefix.active() {
+	if g.r == nil || g.inRace() || g.anc >= 0 || g.provisional || g.prefix.Active() || g.lr.Framed() {
 		return false
 	}
 	n := g.sec.next()
@@ -397,12 +428,19 @@ func (g *goTextDecoder) problemAt(num int, off int64, msg string, text []byte) *
 
 // feed handles one line.
 func (g *goTextDecoder) feed(raw []byte) {
-	line := g.prefix.strip(raw)
+	line := g.prefix.Strip(raw)
 	switch g.st {
 	case stFile:
 		if g.sec.fileLine(line, &g.fl, g.waiting.callFlags()) {
 			g.commitFrame()
 			return
+		}
+		if !g.reversed && g.waiting.form == callGo && hasPrefixStr(line, "goroutine ") && parseHeader(line, &g.hdr) {
+			// A function line right before a header, waiting for its
+			// file line: the lines come newest first, as a log viewer
+			// shows them.
+			g.reversed = true
+			g.problemAt(g.waiting.num, g.waiting.off, "the lines look reversed (newest first, as a log viewer shows them): goroutines are read without their frames; reverse the input (tac) to read it", nil)
 		}
 		g.fileMissing()
 	case stCreatedFile:
@@ -512,6 +550,10 @@ func (g *goTextDecoder) special(line []byte) bool {
 			g.sec.elide(n)
 			return true
 		}
+		if isEllipsis(line) && g.d != nil {
+			g.gap("an ellipsis in place of lines", line)
+			return true
+		}
 	case '[':
 		if id, ok := parseOriginating(line); ok && g.r != nil && !g.inRace() {
 			g.closeSection()
@@ -525,6 +567,10 @@ func (g *goTextDecoder) special(line []byte) bool {
 		}
 		if hasPrefixStr(line, "[signal ") {
 			g.preambleLine(line, false)
+			return true
+		}
+		if isEllipsis(line) && g.d != nil {
+			g.gap("an ellipsis in place of lines", line)
 			return true
 		}
 	case 'r':
@@ -551,6 +597,10 @@ func (g *goTextDecoder) special(line []byte) bool {
 			return true
 		}
 	case '-':
+		if string(line) == "--" {
+			g.gap("grep's -- group separator", line)
+			return true
+		}
 		if string(line) == "-----" && g.nRoutines > 0 {
 			g.endRoutine()
 			g.st = stIdle
@@ -577,6 +627,13 @@ func (g *goTextDecoder) special(line []byte) bool {
 			g.raceAccess(acc)
 			return true
 		}
+	} else if acc, ok := parseRaceAccess(line); ok && g.r == nil && g.nRoutines == 0 {
+		// A race report whose first lines the paste cut off.
+		g.raceStart()
+		g.announce()
+		g.problem("race report without its WARNING: DATA RACE line (the input starts inside it)", line)
+		g.raceAccess(acc)
+		return true
 	}
 	return false
 }
@@ -585,6 +642,10 @@ func (g *goTextDecoder) special(line []byte) bool {
 // awaited file line.
 func (g *goTextDecoder) indented(line []byte) bool {
 	trimmed := trimBlanks(line)
+	if len(trimmed) > 0 && trimmed[0] == '.' && isEllipsis(trimmed) && g.d != nil {
+		g.gap("an ellipsis in place of lines", trimmed)
+		return true
+	}
 	if g.r != nil && isUnavailable(trimmed) {
 		g.r.Unavailable = true
 		return true
@@ -613,8 +674,11 @@ func (g *goTextDecoder) indented(line []byte) bool {
 // other handles function lines, preamble continuation lines and junk.
 func (g *goTextDecoder) other(line, raw []byte) {
 	if g.r == nil && g.nRoutines == 0 && g.preambleOpen && !isRegisterLine(line) {
-		g.preambleLine(line, false)
-		return
+		if !g.afterPC(line) {
+			g.preambleLine(line, false)
+			return
+		}
+		g.preambleOpen = false // the blank line after `PC=` was dropped
 	}
 	if g.r != nil && g.st == stFunc {
 		if name, args, form := g.sec.expectedCall(line); form != callNone {
@@ -631,8 +695,26 @@ func (g *goTextDecoder) other(line, raw []byte) {
 	// dumps). It becomes a routine once its file line follows.
 	if g.r == nil && g.st == stIdle && g.nRoutines == 0 && g.d != nil && len(g.d.Preamble) > 0 {
 		if name, args, form := parseCall(line); form == callGo || form == callInlined {
+			gap := g.orphanGap
 			g.startRoutine(0, "")
-			g.provisional = true
+			// After lines were left out, it is more likely a goroutine
+			// whose header went with them: say so.
+			g.provisional, g.headless = true, gap > 0
+			g.orphanGap = gap
+			g.call(name, args, form, line)
+			return
+		}
+	}
+	// A function line before any dump, or after lines were left out: a
+	// paste that starts inside a goroutine, or a grep context that left
+	// its header out. Its frames are read as a routine without a header
+	// once a file line follows, and a warning says so.
+	if g.r == nil && g.st == stIdle && !g.inReport && (g.d == nil && g.nRoutines == 0 || g.orphanGap > 0) {
+		if name, args, form := parseCall(line); form == callGo || form == callInlined {
+			gap := g.orphanGap
+			g.startRoutine(0, "")
+			g.provisional, g.headless = true, true
+			g.orphanGap = gap
 			g.call(name, args, form, line)
 			return
 		}
@@ -640,12 +722,42 @@ func (g *goTextDecoder) other(line, raw []byte) {
 	g.junk(line, raw)
 }
 
+// afterPC reports whether line is a function line right after a signal
+// dump's `PC=` line, whose blank line a paste dropped: the crashing
+// thread's frames without a header, not more preamble.
+func (g *goTextDecoder) afterPC(line []byte) bool {
+	if g.d == nil || len(g.d.Preamble) == 0 || !strings.HasPrefix(g.d.Preamble[len(g.d.Preamble)-1], "PC=") {
+		return false
+	}
+	_, _, form := parseCall(line)
+	return form == callGo
+}
+
 // junk skips a line that is no part of a dump. A goroutine header or race
 // report start inside it means the dump is wrapped in a per-line prefix,
 // which is learnt here.
 func (g *goTextDecoder) junk(line, raw []byte) {
-	if k := findMarker(raw); k > 0 && !g.replaying {
-		g.prefix.set(raw[:k])
+	if !g.replaying {
+		if k := codec.StartForm(raw); k != "" && k != stack.KindGoTraceback {
+			if g.in != nil && g.in.HandOver {
+				g.handOver(k, raw)
+				return
+			}
+			if k != g.skipping {
+				g.skipping = k
+				g.problem("a "+string(k)+" dump starts here; the Go traceback reader skips it as other text", raw)
+			}
+			return
+		}
+		g.junkHeld.Add(raw, g.num, g.off)
+	}
+	orphan := g.r == nil && g.orphanLine(line)
+	if rest, ok := crashInLine(line, g.d == nil && g.nRoutines == 0); ok && !orphan && !g.replaying {
+		g.dispatch(rest, rest)
+		return
+	}
+	if k := findMarker(raw); k > 0 && !orphan && !g.replaying {
+		g.prefix.Set(raw[:k])
 		if g.r == nil && g.nRoutines == 0 {
 			g.replay()
 		}
@@ -660,10 +772,133 @@ func (g *goTextDecoder) junk(line, raw []byte) {
 	}
 }
 
+// orphanLine counts line when it is a line of a goroutine's frames met
+// while no routine is open: a goroutine whose header the paste left out
+// (a paste that starts inside a goroutine, a grep context, lines cut out).
+// Such lines are not read — their goroutine is unknown — but counted in a
+// warning that names the first of them (flushOrphans).
+func (g *goTextDecoder) orphanLine(line []byte) bool {
+	var fl fileLine
+	switch {
+	case len(line) > 0 && (line[0] == '\t' || line[0] == ' ') && parseFileLine(line, &fl) && isFrameFile(&fl):
+		if g.orphans == 0 {
+			g.orphanNum, g.orphanOff = g.num, g.off
+			if g.orphanCall {
+				g.orphanNum, g.orphanOff = g.prevJunkNum, g.prevJunkOff
+			}
+		}
+		g.orphans++
+		if g.orphanCall {
+			g.orphans++
+		}
+		g.orphanCall = false
+		return true
+	case hasPrefixStr(line, "created by "):
+		if _, _, ok := parseCreatedBy(line); ok {
+			if g.orphans == 0 {
+				g.orphanNum, g.orphanOff = g.num, g.off
+			}
+			g.orphans++
+			g.orphanCall = false
+			return true
+		}
+	}
+	_, _, form := parseCall(line)
+	g.orphanCall = form == callGo || form == callInlined
+	g.prevJunkNum, g.prevJunkOff = g.num, g.off
+	return false
+}
+
+// isFrameFile reports whether fl, a parsed file line, names a source file
+// as a frame's file line does: with a `+0x…` offset, or a path without
+// spaces ending in a source file's extension. Other text that happens to
+// end in `:N` ("listening on 127.0.0.1:8080") is not one.
+func isFrameFile(fl *fileLine) bool {
+	if fl.HasOffset || fl.HasPC {
+		return true
+	}
+	if bytes.IndexByte(fl.File, ' ') >= 0 {
+		return false
+	}
+	for _, ext := range []string{".go", ".s", ".c", ".h", ".cc", ".cpp"} {
+		if bytes.HasSuffix(fl.File, []byte(ext)) {
+			return true
+		}
+	}
+	return false
+}
+
+// flushOrphans reports the orphan lines counted so far, if any.
+func (g *goTextDecoder) flushOrphans() {
+	g.orphanCall = false
+	if g.orphans == 0 {
+		return
+	}
+	msg := fmt.Sprintf("%d lines of a goroutine whose header is not in the input skipped", g.orphans)
+	if g.orphanGap > 0 {
+		msg += fmt.Sprintf(" (lines were left out at line %d)", g.orphanGap)
+	}
+	n := g.orphans
+	g.orphans, g.orphanGap = 0, 0
+	_ = n
+	g.problemAt(g.orphanNum, g.orphanOff, msg, nil)
+}
+
+// gap handles a place where lines of the dump were left out: grep's group
+// separator (`--`) or an ellipsis a person put in place of lines. The
+// open routine ends there, incomplete (a function line waiting for its
+// file line is kept without it), and a warning names the line; the lines
+// of the goroutine that follow before its next header are counted
+// (orphanLine).
+func (g *goTextDecoder) gap(what string, text []byte) {
+	switch g.st {
+	case stFile:
+		c := &g.waiting
+		switch {
+		case g.provisional:
+			g.dropRoutine()
+		case c.form == callGo || c.form == callInlined:
+			g.sec.commitFrame(nil, c.callFlags())
+		default:
+			g.st = stFunc
+			g.sec.rollback()
+		}
+	case stCreatedFile:
+		g.sec.commitCreator(nil)
+		if g.anc < 0 {
+			g.r.ParentID = g.waiting.parent
+		}
+	}
+	g.flushOrphans()
+	open := g.r != nil && g.part == partNone
+	g.st = stFunc
+	g.endRoutine()
+	g.st = stIdle
+	g.preambleOpen = false
+	msg := "lines left out here (" + what + ")"
+	if open {
+		msg += "; the goroutine before it is incomplete"
+	}
+	g.problem(msg, text)
+	g.orphanGap, g.gapped = g.num, g.num
+}
+
+// handOver ends the input for this reader at line, the first line of a
+// dump of another text form (kind): what is open is closed as at the end
+// of a paste region, and the line, with the junk lines before it, is
+// handed on to the reader of that form (codec.OtherFormError).
+func (g *goTextDecoder) handOver(kind stack.Kind, line []byte) {
+	g.closeAll(false)
+	g.otherForm = g.junkHeld.HandOver(g.lr, kind, line)
+	g.eof = true
+}
+
 // replay feeds the junk lines held since the last dump again, now that a
 // prefix is known: they may be the prefixed preamble of the dump.
 func (g *goTextDecoder) replay() {
 	num, off := g.num, g.off
+	// The lines counted as orphans are read again.
+	g.orphans, g.orphanCall, g.orphanGap = 0, false, 0
 	g.replaying = true
 	g.ring.each(func(l []byte, n int, o int64) {
 		g.num, g.off = n, o
@@ -693,6 +928,14 @@ func (g *goTextDecoder) preambleLine(line []byte, start bool) {
 	if g.r != nil || g.nRoutines > 0 || g.announced {
 		if !start {
 			g.junk(line, line)
+			return
+		}
+		if g.reversed {
+			// Reversed input: the crash line comes after the goroutines
+			// it explains, not before a dump of its own.
+			g.endRoutine()
+			g.d.Preamble = append(g.d.Preamble, string(line))
+			g.st = stIdle
 			return
 		}
 		g.endDump()
@@ -740,6 +983,7 @@ func (g *goTextDecoder) announce() {
 // with neither routines nor preamble is not one; its problems carry over
 // to the next dump.
 func (g *goTextDecoder) endDump() {
+	g.flushOrphans()
 	g.endRoutine()
 	if g.d != nil && !g.announced && (len(g.d.Preamble) > 0 || len(g.d.Races) > 0 || g.d.SystemStack != nil) {
 		g.announce()
@@ -800,6 +1044,7 @@ func (g *goTextDecoder) state(b []byte) *stateGuess {
 
 // startRoutine closes the open routine and opens a new one at this line.
 func (g *goTextDecoder) startRoutine(id int64, state string) {
+	g.flushOrphans()
 	g.endRoutine()
 	g.ensureDump()
 	g.announce()
@@ -873,6 +1118,10 @@ func (g *goTextDecoder) commitFrame() {
 	if g.provisional {
 		g.provisional = false
 		g.announce()
+		if g.headless {
+			g.headless = false
+			g.problemAt(g.r.Line, c.off, "goroutine header missing (the input starts inside the goroutine, or left its header out): its frames are read as goroutine 0 in an unknown state", nil)
+		}
 	}
 	g.sec.commitFrame(&g.fl, c.callFlags())
 	g.frameLine = g.num
@@ -989,7 +1238,7 @@ func (g *goTextDecoder) dropRoutine() {
 	if g.slot != nil {
 		g.pool.put(g.slot)
 	}
-	g.r, g.slot, g.anc, g.provisional = nil, nil, -1, false
+	g.r, g.slot, g.anc, g.provisional, g.headless = nil, nil, -1, false, false
 	g.nRoutines--
 	g.sec.reset()
 	g.st = stIdle
@@ -999,7 +1248,20 @@ func (g *goTextDecoder) dropRoutine() {
 // the last dump was cut short.
 func (g *goTextDecoder) finish() {
 	g.eof = true
-	g.num, g.off = g.lr.Num, g.lr.Off
+	g.closeAll(true)
+}
+
+// regionEnd closes everything at the end of a paste region (a closing
+// fence, chat text after the dump) and judges, as at the end of the
+// input, whether the dump was cut short inside it; reading goes on.
+func (g *goTextDecoder) regionEnd() {
+	g.closeAll(false)
+	g.cut, g.cutText = false, g.cutText[:0]
+}
+
+// closeAll closes the open routine and dump at the end of the input (atEOF)
+// or of a paste region, and judges whether the dump was cut short.
+func (g *goTextDecoder) closeAll(atEOF bool) {
 	var why string
 	switch g.st {
 	case stFile:
@@ -1025,7 +1287,9 @@ func (g *goTextDecoder) finish() {
 		switch {
 		case g.sec.depth == 0 && !r.Unavailable:
 			why = "input ends after a goroutine header"
-		case g.lr.NoEOL && g.frameLine == g.lr.Num && !g.sec.hasCreator && !endsAtRoot(g.sec.lastFunc()):
+		case g.gapped > 0 && !g.sec.hasCreator && !endsAtRoot(g.sec.lastFunc()):
+			why = fmt.Sprintf("input ends inside a goroutine, after lines were left out at line %d: its stack may go on", g.gapped)
+		case atEOF && g.lr.NoEOL && g.frameLine == g.lr.Num && !g.sec.hasCreator && !endsAtRoot(g.sec.lastFunc()):
 			why = "input ends mid-line inside a goroutine"
 		}
 	}
@@ -1036,12 +1300,16 @@ func (g *goTextDecoder) finish() {
 	if why == "" && g.inReport {
 		why = "input ends inside a race report, before its closing line"
 	}
-	if why == "" && g.readErr != nil {
+	if why == "" && g.readErr != nil && atEOF {
 		why, cause = "reading stopped: "+g.readErr.Error(), g.readErr
 	}
-	if why == "" && g.in != nil && g.in.BytesRead() == TruncationSize {
+	if why == "" && atEOF && g.in != nil && g.in.BytesRead() == TruncationSize {
 		why = fmt.Sprintf("input is exactly %d bytes, where runtime/pprof cuts debug=2 dumps", TruncationSize)
 	}
+	if why != "" && !atEOF {
+		why = strings.Replace(why, "input ends", "the paste ends", 1)
+	}
+	g.flushOrphans()
 	if why != "" {
 		g.ensureDump()
 		if g.announced || g.r != nil || len(g.d.Preamble) > 0 || len(g.d.Races) > 0 {
@@ -1097,6 +1365,29 @@ func isPreambleStart(line []byte) bool {
 		return i > 3 && i+1 < len(line) && line[i] == ':' && line[i+1] == ' '
 	}
 	return false
+}
+
+// isEllipsis reports whether line is only an ellipsis a person put in
+// place of lines they cut out of a paste: "...", ".....", "[...]",
+// "…". The runtime's own elision lines ("...additional frames
+// elided...") are not.
+func isEllipsis(line []byte) bool {
+	t := trimBlanks(line)
+	if len(t) >= 2 && t[0] == '[' && t[len(t)-1] == ']' {
+		t = t[1 : len(t)-1]
+	}
+	if string(t) == "…" {
+		return true
+	}
+	if len(t) < 3 {
+		return false
+	}
+	for _, c := range t {
+		if c != '.' {
+			return false
+		}
+	}
+	return true
 }
 
 func isUnavailable(line []byte) bool {

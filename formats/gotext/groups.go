@@ -93,6 +93,11 @@ func appendGroupText(b []byte, g *stack.Group, noun string) []byte {
 		s = &stack.Routine{}
 	}
 	b = appendGroupCounted(b, g.Count, noun)
+	if g.Count == 1 && s.Name != "" {
+		// A JVM thread alone: its name is what names it.
+		b = append(b, ' ')
+		b = strconv.AppendQuote(b, s.Name)
+	}
 	b = append(b, " ["...)
 	states := codec.GroupStates(g)
 	var stated int64
@@ -116,8 +121,10 @@ func appendGroupText(b []byte, g *stack.Group, noun string) []byte {
 		}
 	} else if len(states) == 1 {
 		b = append(b, states[0].State...)
-	} else {
+	} else if s.State != "" {
 		b = append(b, s.State...)
+	} else {
+		b = append(b, "no state"...)
 	}
 	if g.WaitMax > 0 {
 		b = append(b, ", "...)

@@ -1,106 +1,17 @@
 package gotext
 
-import "bytes"
+import (
+	"bytes"
 
-// linePrefix is a per-line prefix that wraps a dump, learnt from the text
-// before a goroutine header (or `WARNING: DATA RACE`) found inside a line:
-//
-//	    goroutine 1 [running]:                                         plain indentation
-//	Nov 30 10:00:00 host app[123]: goroutine 1 [running]:             journald / syslog
-//	2026-11-30T10:00:00.123456789Z stderr F goroutine 1 [running]:    CRI (containerd, CRI-O)
-//	2026-11-30T10:00:00.123456789Z goroutine 1 [running]:             docker logs -t
-//
-// A whitespace-only prefix must match exactly. Any other prefix is a
-// shape: each run of digits in it matches a run of one or more digits,
-// each run of spaces one or more spaces, and other bytes match themselves,
-// so timestamps and padded days change from line to line while host, unit
-// and stream must stay the same.
-type linePrefix struct {
-	text  []byte // the prefix as first seen; empty when there is none
-	exact bool   // whitespace only: match text exactly
-}
+	"github.com/stackdump/stackdump/internal/codec"
+)
 
-// set learns the prefix p.
-func (lp *linePrefix) set(p []byte) {
-	lp.text = append(lp.text[:0], p...)
-	lp.exact = isBlankLine(p)
-}
-
-// active reports whether a prefix was learnt.
-func (lp *linePrefix) active() bool { return len(lp.text) > 0 }
-
-// strip returns line without the prefix, or line itself when it does not
-// carry it.
-func (lp *linePrefix) strip(line []byte) []byte {
-	if len(lp.text) == 0 {
-		return line
-	}
-	if lp.exact {
-		if bytes.HasPrefix(line, lp.text) {
-			return line[len(lp.text):]
-		}
-		return line
-	}
-	if n := lp.match(line); n > 0 {
-		return line[n:]
-	}
-	return line
-}
-
-// match returns the length of the prefix at the start of line, 0 when the
-// line does not carry it.
-func (lp *linePrefix) match(line []byte) int {
-	p, i := lp.text, 0
-	for j := 0; j < len(p); {
-		c := p[j]
-		switch {
-		case isDecDigit(c):
-			for j < len(p) && isDecDigit(p[j]) {
-				j++
-			}
-			k := i
-			for i < len(line) && isDecDigit(line[i]) {
-				i++
-			}
-			if i == k {
-				return 0
-			}
-		case c == ' ':
-			run := 0
-			for j < len(p) && p[j] == ' ' {
-				j++
-				run++
-			}
-			if j == len(p) {
-				// The prefix's last spaces match exactly, so that the
-				// indentation of what follows is kept.
-				for ; run > 0; run-- {
-					if i >= len(line) || line[i] != ' ' {
-						return 0
-					}
-					i++
-				}
-				break
-			}
-			// Inner runs take one or more spaces: days are padded
-			// ("Nov  1"), field widths vary.
-			k := i
-			for i < len(line) && line[i] == ' ' {
-				i++
-			}
-			if i == k {
-				return 0
-			}
-		default:
-			if i >= len(line) || line[i] != c {
-				return 0
-			}
-			i++
-			j++
-		}
-	}
-	return i
-}
+// A dump wrapped in a per-line prefix (journald, syslog, CRI, docker logs
+// -t: see codec.LinePrefix) is read by learning the prefix from the text
+// before a goroutine header (or `WARNING: DATA RACE`) found inside a line,
+// then stripping it from every line that carries it. A paste frame learnt
+// from the first lines (codec.Frame) is set aside by the line reader
+// before the decoder sees a line; this is for prefixes met further down.
 
 // findMarker looks for a goroutine header or a race report start inside a
 // line that does not begin with one, and returns where it starts (-1 when
@@ -125,3 +36,40 @@ func findMarker(line []byte) int {
 }
 
 func isDecDigit(c byte) bool { return c >= '0' && c <= '9' }
+
+// crashInLine returns the crash line inside line when something a paste
+// or a terminal put before it hides it: the terminal's echo of Ctrl-\
+// (`^\SIGQUIT: quit`), backticks glued to it (“`panic: …”), or, when
+// first is set (no dump was met yet), a logger's prefix (`2024/05/01
+// 10:22:01 panic: …`: a crash logged as one message).
+func crashInLine(line []byte, first bool) ([]byte, bool) {
+	if len(line) < 3 {
+		return nil, false
+	}
+	switch line[0] {
+	case '^':
+		if rest := line[2:]; isPreambleStart(rest) {
+			return rest, true
+		}
+		return nil, false
+	case '`':
+		if rest := bytes.TrimLeft(line, "`"); isPreambleStart(rest) {
+			return rest, true
+		}
+		return nil, false
+	}
+	if !first {
+		return nil, false
+	}
+	for k := bytes.IndexByte(line, ' '); k > 0 && k < len(line)-1; {
+		if rest := line[k+1:]; isPreambleStart(rest) && codec.IsLogPrefix(line[:k+1]) {
+			return rest, true
+		}
+		next := bytes.IndexByte(line[k+1:], ' ')
+		if next < 0 {
+			break
+		}
+		k += 1 + next
+	}
+	return nil, false
+}

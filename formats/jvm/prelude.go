@@ -84,15 +84,21 @@ func (p *jvmPrelude) toFile(d *stack.Dump) {
 }
 
 // parseJVMTimestamp parses HotSpot's "2026-11-30 10:15:40" (the JVM host's
-// local time, zone unknown: kept as UTC wall clock). A fraction of a
+// local time, zone unknown: kept as written, in WallClock). A fraction of a
 // second, which stackdump writes for times it got elsewhere, is accepted.
 func parseJVMTimestamp(b []byte) (time.Time, bool) {
 	if len(b) < 19 || len(b) > 29 || b[4] != '-' || b[10] != ' ' || b[13] != ':' {
 		return time.Time{}, false
 	}
-	t, err := time.Parse("2006-01-02 15:04:05.999999999", string(b))
+	t, err := time.ParseInLocation("2006-01-02 15:04:05.999999999", string(b), WallClock)
 	return t, err == nil
 }
+
+// WallClock is the location of the capture times jstack and jcmd print
+// ("2026-11-30 10:15:40"): the dumped host's local time, its zone not
+// said. The time is kept as written (its offset taken as 0), in this
+// location, so that a reader of the time can say it is local, not UTC.
+var WallClock = time.FixedZone("local", 0)
 
 // parseJVMISOTime parses an ISO-8601 instant ("2025-01-14T19:27:30.373190Z").
 func parseJVMISOTime(b []byte) (time.Time, bool) {
@@ -109,7 +115,7 @@ func parseJVMISOTime(b []byte) (time.Time, bool) {
 //	"  [Sat Mar 15 14:48:56 KST 2008] (Java HotSpot(TM) 64-Bit Server VM 1.5.0.11 … mixed mode):"  (HP-UX)
 //
 // The HP-UX date may be localised (EUC-KR month names); only its numbers
-// are used, as a wall clock in UTC.
+// are used, as a wall clock (WallClock: its zone name is not read).
 func parseJVMDumpLine(rest []byte) (runtime string, at time.Time) {
 	rest = bytes.TrimSpace(rest)
 	if len(rest) > 0 && rest[0] == '[' {
@@ -154,5 +160,5 @@ func parseJVMBracketDate(b []byte) time.Time {
 	if month < 1 || month > 12 || !okDay || !okYear || err != nil {
 		return time.Time{}
 	}
-	return time.Date(int(year), time.Month(month), int(day), clock.Hour(), clock.Minute(), clock.Second(), 0, time.UTC)
+	return time.Date(int(year), time.Month(month), int(day), clock.Hour(), clock.Minute(), clock.Second(), 0, WallClock)
 }

@@ -3,6 +3,7 @@ package jvm
 import (
 	"bytes"
 	"encoding/binary"
+	"fmt"
 	"io"
 	"strings"
 
@@ -63,6 +64,35 @@ type jvmTextDecoder struct {
 	nameHead  []byte
 	nameLines int
 	nameLine  int
+	// orphans counts the thread lines met with no thread open, from line
+	// orphanLine (see orphan).
+	orphans    int
+	orphanLine int
+	orphanOff  int64
+	// threads counts the threads the current dump read; reportOnly is set
+	// when its deadlock report's stack part is read as its threads (a
+	// paste of the deadlock report alone).
+	threads    int
+	reportOnly bool
+	// lastNum is the number of the line read last inside the dump;
+	// frameNum the line of the last frame read.
+	lastNum, frameNum int
+	lastOff           int64
+	// gapped is the last line of the dump where lines were left out;
+	// flat is set once a thread line without its indentation was read.
+	gapped   int
+	flat     bool
+	reversed bool // the lines come newest first (warned once)
+	// orphanLast is the line of the last orphan counted.
+	orphanLast int
+	// errs holds warnings to return before reading on.
+	errs []*stack.ParseError
+	// held keeps the last junk lines: the first lines of a dump of another
+	// form, handed on with it (otherForm) when it starts.
+	held      codec.Held
+	otherForm *codec.OtherFormError
+	handOver  bool       // the stream's Stream.HandOver
+	skipping  stack.Kind // the other form warned about last
 }
 
 // jvmMaxNameLines bounds how many lines a thread name may span.
@@ -80,11 +110,12 @@ const (
 func newJVMTextDecoder(in *codec.Stream, opts codec.Options) codec.Decoder {
 	opts = opts.WithDefaults()
 	return &jvmTextDecoder{
-		lr:     codec.NewLineReader(in.R, opts.MaxLineBytes),
-		t:      opts.Table,
-		frames: make(map[string]*stack.Frame),
-		locks:  make(map[string]stack.Lock),
-		fvals:  make(map[string]*stack.FrameValues),
+		lr:       codec.NewStreamLineReader(in, opts.MaxLineBytes),
+		handOver: in.HandOver,
+		t:        opts.Table,
+		frames:   make(map[string]*stack.Frame),
+		locks:    make(map[string]stack.Lock),
+		fvals:    make(map[string]*stack.FrameValues),
 	}
 }
 
@@ -97,23 +128,38 @@ func (d *jvmTextDecoder) NextDump() (*stack.Dump, error) {
 	if d.readErr != nil {
 		return nil, d.readErr
 	}
+	if d.otherForm != nil {
+		return nil, d.otherForm
+	}
 	d.d, d.ended, d.ph, d.queue = nil, false, jvmPhaseThreads, d.queue[:0]
 	d.nameHead = d.nameHead[:0]
+	d.threads, d.reportOnly, d.gapped = 0, false, 0
 	for !d.eof {
 		line, err := d.lr.ReadLine()
 		if err == io.EOF {
 			d.eof = true
 			break
 		}
-		if err == codec.ErrLineTooLong {
-			continue // an over-long junk line between dumps
+		if err == codec.ErrLineTooLong || err == codec.ErrRegionEnd || err == codec.ErrGap {
+			continue // an over-long junk line or a paste's frame between dumps
 		}
 		if err != nil {
 			return nil, err
 		}
 		if dump := d.dumpStart(line); dump != nil {
+			if pe := d.orphanWarning(); pe != nil {
+				dump.Warnings = append(dump.Warnings, pe)
+			}
 			d.d = dump
 			return dump, nil
+		}
+		if k := codec.StartForm(line); k != "" && k != stack.KindJVMText && d.handOver {
+			d.otherForm = d.held.HandOver(d.lr, k, line)
+			return nil, d.otherForm
+		}
+		d.held.Add(line, d.lr.Num, d.lr.Off)
+		if isOrphanLine(line) {
+			d.orphan()
 		}
 		d.prelude.add(line)
 	}
@@ -130,12 +176,22 @@ func (d *jvmTextDecoder) dumpStart(line []byte) *stack.Dump {
 		d.prelude.reset()
 		return dump
 	}
-	if len(line) == 0 || (line[0] != '"' && line[0] != '#') {
+	if isJVMDeadlockLine(line) && bytes.HasPrefix(line, []byte("Found one")) {
+		// The JVM's deadlock report alone: a paste of it.
+		d.prelude.hotspot(dump)
+		d.prelude.reset()
+		d.lr.Unread()
+		return dump
+	}
+	if len(line) == 0 {
 		return nil
 	}
 	h, ok := parseJVMHeader(line)
 	if !ok {
-		return nil
+		var k int
+		if k, h = headerIn(line); k < 0 || h.toFile {
+			return nil
+		}
 	}
 	if h.toFile {
 		d.prelude.toFile(dump)
@@ -149,6 +205,11 @@ func (d *jvmTextDecoder) dumpStart(line []byte) *stack.Dump {
 
 func (d *jvmTextDecoder) NextRoutine() (*stack.Routine, error) {
 	for {
+		if len(d.errs) > 0 {
+			pe := d.errs[0]
+			d.errs = d.errs[1:]
+			return nil, pe
+		}
 		if len(d.queue) > 0 {
 			r := d.queue[0]
 			d.queue = d.queue[1:]
@@ -162,14 +223,33 @@ func (d *jvmTextDecoder) NextRoutine() (*stack.Routine, error) {
 		line, err := d.lr.ReadLine()
 		if err == io.EOF {
 			d.eof = true
-			if d.cur != nil && d.lr.NoEOL {
-				d.d.Truncated = true
-			}
+			pe := d.endOfInput(true)
 			d.endDump()
+			if pe != nil {
+				d.errs = append(d.errs, pe)
+			}
+			if pe := d.orphanWarning(); pe != nil {
+				d.errs = append(d.errs, pe)
+			}
 			continue
 		}
 		if err == codec.ErrLineTooLong {
 			return nil, d.lr.TooLongError()
+		}
+		if err == codec.ErrRegionEnd {
+			// The paste's region ends: so does the dump.
+			pe := d.endOfInput(false)
+			d.endDump()
+			if pe != nil {
+				d.errs = append(d.errs, pe)
+			}
+			if pe := d.orphanWarning(); pe != nil {
+				d.errs = append(d.errs, pe)
+			}
+			continue
+		}
+		if err == codec.ErrGap {
+			return nil, d.gap("grep's -- group separator", []byte("--"))
 		}
 		if err != nil {
 			// Keep what was read: the dump ends here, truncated.
@@ -177,10 +257,39 @@ func (d *jvmTextDecoder) NextRoutine() (*stack.Routine, error) {
 			d.endDump()
 			return nil, &stack.ParseError{Line: d.lr.Num, Offset: d.lr.Off, Msg: "dump truncated: reading stopped: " + err.Error(), Err: err}
 		}
+		if d.lr.NoEOL || d.lr.Last {
+			if pe := d.lastLine(line); pe != nil {
+				return nil, pe
+			}
+		}
+		d.lastNum, d.lastOff = d.lr.Num, d.lr.Off
 		if perr := d.line(line); perr != nil {
 			return nil, perr
 		}
 	}
+}
+
+// lastLine judges line, the last line of the input or of a paste region,
+// before it is read: a piece of a thread line is dropped, a header cut
+// short is read and marked cut; either marks the dump truncated and
+// returns the warning that says so.
+func (d *jvmTextDecoder) lastLine(line []byte) *stack.ParseError {
+	if d.partialLine(line) {
+		return d.cut(line, d.lr.NoEOL)
+	}
+	if !cutHeader(line) {
+		return nil
+	}
+	// The header says who the thread is; the rest was cut.
+	if perr := d.line(line); perr != nil {
+		d.errs = append(d.errs, perr)
+	}
+	d.lastNum, d.lastOff = d.lr.Num, d.lr.Off
+	d.d.Truncated = true
+	if d.cur != nil {
+		d.cur.cut = true
+	}
+	return d.lr.ParseError("dump truncated: the input ends inside a thread's header; what it says is kept")
 }
 
 // endDump finishes the current thread and marks the end of the dump.
@@ -211,11 +320,27 @@ func (d *jvmTextDecoder) line(line []byte) *stack.ParseError {
 	}
 	switch d.ph {
 	case jvmPhaseDeadlock, jvmPhaseDeadlockStacks:
-		d.deadlockLine(line)
-		return nil
+		return d.deadlockLine(line)
+	}
+	if c := trim[0]; c == '-' || c == '.' || c == '[' || c == 0xE2 { // 0xE2: "…"
+		if string(trim) == "--" {
+			return d.gap("grep's -- group separator", trim)
+		}
+		if isEllipsis(trim) && !((indented || d.flat) && string(trim) == "...") {
+			// Lines a person cut out of the paste ("....." or "[...]"; an
+			// indented "..." is the JVM's own elision).
+			return d.gap("an ellipsis in place of lines", trim)
+		}
+	}
+	if !indented && d.cur != nil && d.ph == jvmPhaseThreads && flatThreadLine(line) {
+		// Flattened text: a thread line that lost its indentation.
+		indented, d.flat = true, true
 	}
 	if indented {
 		if d.cur == nil || d.ph != jvmPhaseThreads {
+			if d.ph == jvmPhaseThreads && isOrphanLine(line) {
+				d.orphan()
+			}
 			d.prelude.add(line)
 			return nil
 		}
@@ -232,8 +357,14 @@ func (d *jvmTextDecoder) line(line []byte) *stack.ParseError {
 			}
 			d.prelude.reset()
 			d.finish()
+			reversed := d.orphans > 0 && d.orphanLast == d.lr.Num-1 && !d.reversed
 			d.start(h)
-			return nil
+			if reversed {
+				// Its frames came before its header: newest line first.
+				d.reversed = true
+				d.errs = append(d.errs, d.lr.ParseError("the lines look reversed (newest first, as a log viewer shows them): threads are read without their frames; reverse the input (tac) to read it"))
+			}
+			return d.orphanWarning()
 		}
 		if line[0] == '"' && d.ph == jvmPhaseThreads {
 			d.nameHead = append(d.nameHead[:0], line...)
@@ -248,18 +379,48 @@ func (d *jvmTextDecoder) line(line []byte) *stack.ParseError {
 	case 'F':
 		if isJVMDeadlockLine(line) {
 			d.finish()
-			d.deadlockLine(line)
-			return nil
+			return d.deadlockLine(line)
 		}
 	}
+	if k := codec.StartForm(line); k != "" && k != stack.KindJVMText {
+		if d.handOver {
+			// A dump of another form: this one ends here.
+			d.otherForm = d.held.HandOver(d.lr, k, line)
+			d.endDump()
+			d.eof = true
+			return nil
+		}
+		if k != d.skipping {
+			d.skipping = k
+			d.finish()
+			return d.lr.ParseError("a " + string(k) + " dump starts here; the JVM text reader skips it as other text")
+		}
+	}
+	d.held.Add(line, d.lr.Num, d.lr.Off)
+	if k, h := headerIn(line); k > 0 && d.ph == jvmPhaseThreads && !h.toFile {
+		// A thread header after text a paste or a logger put before it.
+		d.prelude.reset()
+		d.finish()
+		d.start(h)
+		if pe := d.orphanWarning(); pe != nil {
+			return pe
+		}
+		if !isFramePrefix(line[:k]) {
+			return d.lr.ParseError(fmt.Sprintf("thread header after other text on its line; the text before it (%q) is set aside", line[:k]))
+		}
+		return nil
+	}
 	// Junk: log lines, the Threads class SMR list, a Heap summary, a class
-	// histogram. A junk line right inside a thread block is reported; after
-	// a blank line it ends the thread, so that the lines of, say, a logged
-	// exception after it are not taken for its frames.
+	// histogram. A junk line right inside a thread block is reported when
+	// the thread goes on after it (it broke into the block); junk after
+	// the thread's last line (a log line, a prompt, text after a paste)
+	// is not. After a blank line junk ends the thread, so that the lines
+	// of, say, a logged exception after it are not taken for its frames.
 	if d.cur != nil {
 		if !d.cur.blank {
 			d.prelude.add(line)
-			return d.lr.ParseError("unexpected line in a thread block")
+			d.cur.junk = append(d.cur.junk, d.lr.ParseError("unexpected line in a thread block"))
+			return nil
 		}
 		d.finish()
 	}
@@ -306,9 +467,10 @@ func isJVMDeadlockLine(line []byte) bool {
 
 // deadlockLine keeps the cycle part of a deadlock report in Preamble and
 // skips its "Java stack information" part, which repeats the stacks.
-func (d *jvmTextDecoder) deadlockLine(line []byte) {
+func (d *jvmTextDecoder) deadlockLine(line []byte) *stack.ParseError {
 	switch {
 	case isJVMDeadlockLine(line):
+		d.finish()
 		d.d.Preamble = append(d.d.Preamble, string(line))
 		d.ph = jvmPhaseDeadlock
 		if !bytes.HasPrefix(line, []byte("Found one")) {
@@ -316,8 +478,15 @@ func (d *jvmTextDecoder) deadlockLine(line []byte) {
 		}
 	case bytes.HasPrefix(line, []byte("Java stack information")):
 		d.ph = jvmPhaseDeadlockStacks
+		if d.threads == 0 && len(d.queue) == 0 && d.d.Total == 0 {
+			// The report alone: its stack part is all the threads there are.
+			d.reportOnly = true
+			return d.lr.ParseError("only the JVM's deadlock report is in the input: its threads are read from its stack part (no ids; states inferred from the lock they wait for)")
+		}
 	case d.ph == jvmPhaseDeadlock:
 		d.d.Preamble = append(d.d.Preamble, string(bytes.TrimRight(line, " \t\r")))
+	case d.reportOnly:
+		return d.reportThreadLine(line)
 	default:
 		// Stack part: a real thread header here starts the next dump.
 		if line[0] == '"' {
@@ -327,12 +496,38 @@ func (d *jvmTextDecoder) deadlockLine(line []byte) {
 			}
 		}
 	}
+	return nil
+}
+
+// reportThreadLine reads a line of the stack part of a deadlock report
+// that is all the input holds: `"name":` starts a thread, its frame and
+// lock lines follow.
+func (d *jvmTextDecoder) reportThreadLine(line []byte) *stack.ParseError {
+	t := bytes.TrimSpace(line)
+	switch {
+	case len(t) > 2 && t[0] == '"' && bytes.HasSuffix(t, []byte(`":`)):
+		d.finish()
+		d.start(jvmHeader{name: t[1 : len(t)-2]})
+		d.cur.bracket = true // a Java thread: its state is inferred when it ends
+		return nil
+	case d.cur != nil && (len(line) > len(t) || flatThreadLine(t)):
+		return d.threadLine(line, t)
+	case t[0] == '"':
+		if _, ok := parseJVMHeader(t); ok {
+			d.reportOnly = false
+			d.lr.Unread()
+			d.endDump()
+		}
+	}
+	return nil
 }
 
 // start begins a thread from its header.
 func (d *jvmTextDecoder) start(h jvmHeader) {
+	d.threads++
 	b := &d.bufs[0]
 	b.reset()
+	b.headerEnd = d.lr.Num
 	alloc := new(jvmRoutineAlloc)
 	r := &alloc.r
 	r.Count, r.Line, r.ID = 1, d.lr.Num, h.id
@@ -373,8 +568,21 @@ func (d *jvmTextDecoder) headLock(state string, obj []byte) stack.Lock {
 	return l
 }
 
-// threadLine handles an indented line of the current thread.
+// threadLine handles an indented line of the current thread; junk lines
+// met inside the thread before it are reported first.
 func (d *jvmTextDecoder) threadLine(line, trim []byte) *stack.ParseError {
+	if junk := d.cur.junk; len(junk) > 0 {
+		d.cur.junk = nil
+		if pe := d.threadLineOf(line, trim); pe != nil {
+			junk = append(junk, pe)
+		}
+		d.errs = append(d.errs, junk[1:]...)
+		return junk[0]
+	}
+	return d.threadLineOf(line, trim)
+}
+
+func (d *jvmTextDecoder) threadLineOf(line, trim []byte) *stack.ParseError {
 	b := d.cur
 	switch {
 	case bytes.HasPrefix(trim, []byte("at ")):
@@ -446,6 +654,7 @@ func (d *jvmTextDecoder) frame(line, text []byte) *stack.ParseError {
 	if b.inSync {
 		return d.lr.ParseError("frame after the ownable synchronizers")
 	}
+	d.frameNum = d.lr.Num
 	b.frames = append(b.frames, f)
 	b.blank = false
 	d.cur.blank = false
@@ -547,7 +756,11 @@ func (d *jvmTextDecoder) build(b *jvmThreadBuilder) *stack.Routine {
 	if len(b.sync) > 0 {
 		r.Thread.Synchronizers = append([]stack.Lock(nil), b.sync...)
 	}
-	r.Thread.Native = !b.hasID && !b.hasState && len(b.frames) == 0 && !b.bracket && !b.toFile && !r.Thread.Virtual
+	if d.reportOnly && r.State == "" {
+		r.State, r.Inferred = reportedState(b.locks), []string{"state"}
+	}
+	// A thread cut short is not taken for a VM thread for lack of lines.
+	r.Thread.Native = !b.hasID && !b.hasState && len(b.frames) == 0 && !b.bracket && !b.toFile && !r.Thread.Virtual && !b.cut
 	if r.Thread.Native {
 		r.State = stack.StateVMThread
 	}
@@ -577,18 +790,23 @@ func (d *jvmTextDecoder) values(b *jvmThreadBuilder) *stack.FrameValues {
 // jvmThreadBuilder gathers one thread's lines; two are reused (carrier
 // and mounted virtual thread).
 type jvmThreadBuilder struct {
-	r           *stack.Routine
-	hasID       bool
-	hasState    bool
-	bracket     bool // header ends with "[0x…]": a Java thread
-	toFile      bool // Thread.dump_to_file: bare StackTraceElement frames
-	threadInfo  bool // ThreadInfo.toString: "waiting on" a j.u.c lock is parking
-	inSync      bool // after "Locked ownable synchronizers:"
+	r          *stack.Routine
+	hasID      bool
+	hasState   bool
+	bracket    bool // header ends with "[0x…]": a Java thread
+	toFile     bool // Thread.dump_to_file: bare StackTraceElement frames
+	threadInfo bool // ThreadInfo.toString: "waiting on" a j.u.c lock is parking
+	inSync     bool // after "Locked ownable synchronizers:"
+	// junk holds the warnings for junk lines met since the last line of
+	// the thread: they are reported if the thread goes on after them.
+	junk        []*stack.ParseError
 	blank       bool // a blank line since the last frame
 	elided      bool
 	elidedAt    int
 	hasHeadLock bool
 	headLock    stack.Lock
+	headerEnd   int  // the number of the header's last line
+	cut         bool // the input ends inside the thread
 	frames      []*stack.Frame
 	locks       []stack.Lock
 	lockAt      []int32 // frame index of each lock
@@ -597,7 +815,7 @@ type jvmThreadBuilder struct {
 }
 
 func (b *jvmThreadBuilder) reset() {
-	*b = jvmThreadBuilder{frames: b.frames[:0], locks: b.locks[:0], lockAt: b.lockAt[:0], sync: b.sync[:0], vkey: b.vkey[:0]}
+	*b = jvmThreadBuilder{frames: b.frames[:0], locks: b.locks[:0], lockAt: b.lockAt[:0], sync: b.sync[:0], vkey: b.vkey[:0], junk: b.junk[:0]}
 }
 
 // waitsAtTop reports whether the top frame already has a wait lock line.

@@ -52,6 +52,21 @@ type LineReader struct {
 	line []byte // the line last returned by readLine; nil after a skip
 	back bool   // unread: the next readLine returns line again
 	err  error  // sticky read error (not io.EOF)
+
+	// special is set when ReadLine has more to do than read the next
+	// line: a line was unread or pushed back, or a frame is set aside.
+	special bool
+	// frame, when set, is the paste frame set aside (SetFrame); lineBuf
+	// holds the line last returned then.
+	frame   *framer
+	lineBuf []byte
+	// pushed holds lines pushed back (PushBack), returned before any other.
+	pushed []HeldLine
+	// Last is set when the line last returned is the last of its paste
+	// region: the input ends after it (NoEOL, or only blank lines
+	// follow), or a frame line closing the region does. A reader judges
+	// whether such a line was cut as it judges an input's last line.
+	Last bool
 }
 
 // NewLineReader returns a lineReader over r with lines bounded by max
@@ -74,11 +89,23 @@ func newMemLineReader(b []byte, max int) *LineReader {
 
 // NewStreamLineReader returns a lineReader over in: over its bytes when it
 // is held in memory, else over in.R.
+//
+// Its lines go on from the stream's BaseLine and BaseOffset, and it sets
+// aside the paste frame of the input (Stream.PasteFrame).
 func NewStreamLineReader(in *Stream, max int) *LineReader {
-	if in.Mem != nil {
-		return newMemLineReader(in.Mem, max)
+	if in.lines != nil {
+		return in.lines // a reader handed the stream on
 	}
-	return NewLineReader(in.R, max)
+	f := in.PasteFrame()
+	var lr *LineReader
+	if in.Mem != nil {
+		lr = newMemLineReader(in.Mem, max)
+	} else {
+		lr = NewLineReader(in.R, max)
+	}
+	lr.SetFrame(f)
+	in.lines = lr
+	return lr
 }
 
 // ReadLine returns the next line without its "\n" or "\r\n". The slice is
@@ -88,9 +115,8 @@ func NewStreamLineReader(in *Stream, max int) *LineReader {
 // naming it; other errors come from the underlying reader and stay: every
 // later call returns them again.
 func (lr *LineReader) ReadLine() ([]byte, error) {
-	if lr.back {
-		lr.back = false
-		return lr.line, nil
+	if lr.special {
+		return lr.readSpecial()
 	}
 	lr.Off = lr.NextOff
 	if i := bytes.IndexByte(lr.Win[lr.Pos:], '\n'); i >= 0 {
@@ -150,6 +176,9 @@ func (lr *LineReader) memTail() ([]byte, error) {
 // window and ended by "\n", exactly as readLine would have returned it;
 // it reports whether it did. text must hold no line terminator.
 func (lr *LineReader) SkipLine(text string) bool {
+	if lr.special {
+		return false
+	}
 	end := lr.Pos + len(text)
 	if end >= len(lr.Win) || lr.Win[end] != '\n' || len(text) > lr.Max ||
 		len(text) > 0 && text[len(text)-1] == '\r' || string(lr.Win[lr.Pos:end]) != text {
@@ -189,7 +218,48 @@ const longHeadBytes = 80
 
 // Unread pushes the line last returned by readLine back: the next
 // ReadLine returns it again, with the same num and off.
-func (lr *LineReader) Unread() { lr.back = true }
+func (lr *LineReader) Unread() { lr.back, lr.special = true, true }
+
+// readSpecial is ReadLine when a line was unread or pushed back, or a
+// paste frame is set aside: the plain path of ReadLine stays free of it.
+func (lr *LineReader) readSpecial() ([]byte, error) {
+	if lr.back {
+		lr.back = false
+		lr.special = lr.frame != nil || len(lr.pushed) > 0
+		return lr.line, nil
+	}
+	if len(lr.pushed) > 0 {
+		h := lr.pushed[0]
+		lr.pushed = lr.pushed[1:]
+		lr.special = lr.frame != nil || len(lr.pushed) > 0
+		lr.Num, lr.Off, lr.NoEOL, lr.Last = h.Num, h.Off, false, false
+		lr.line = h.Text
+		return h.Text, nil
+	}
+	if lr.frame != nil {
+		return lr.readFramed()
+	}
+	lr.special = false
+	return lr.ReadLine()
+}
+
+// readRaw reads the input's next line as it is, whatever is set aside.
+func (lr *LineReader) readRaw() ([]byte, error) {
+	special := lr.special
+	lr.special = false
+	line, err := lr.ReadLine()
+	lr.special = special
+	return line, err
+}
+
+// PushBack makes the next ReadLine calls return lines, in order, with
+// their numbers and offsets, before reading on: a reader hands the lines
+// of a dump of another form on to that form's reader (Held.HandOver).
+func (lr *LineReader) PushBack(lines []HeldLine) {
+	lr.back = false
+	lr.pushed = append(lines, lr.pushed...)
+	lr.special = true
+}
 
 // TooLongMsg says what happened to the line last skipped by errLineTooLong.
 func (lr *LineReader) TooLongMsg() string {

@@ -26,9 +26,46 @@ type Stream struct {
 	// Mem is the whole input when it is held in memory uncompressed
 	// (NewMemStream); R reads the same bytes.
 	Mem []byte
+	// HandOver is set by a caller that reads on with the reader of
+	// another form when a text reader stops at a dump of that form
+	// (OtherFormError), as the door does. Without it a text reader warns
+	// at such a dump's first line and skips the dump as other text.
+	HandOver bool
 
-	count *countingReader
+	frame *Frame
+	// lines is the line reader of the stream, made by the first text
+	// reader (NewStreamLineReader) and shared by the readers it hands the
+	// stream on to (OtherFormError).
+	lines      *LineReader
+	frameKnown bool
+	count      *countingReader
 }
+
+// sniffBytes is how much of an input PasteFrame looks at.
+const sniffBytes = 64 << 10
+
+// PasteFrame returns the paste frame of the input (SniffFrame of its
+// first bytes), nil when it shows none; it is learnt once. It waits for
+// no more than the first read of the source brings: a dump streamed to
+// the reader is read as it comes.
+func (in *Stream) PasteFrame() *Frame {
+	if !in.frameKnown {
+		in.frameKnown = true
+		var head []byte
+		if in.Mem != nil {
+			head = in.Mem[:min(len(in.Mem), sniffBytes)]
+		} else if in.R != nil {
+			in.R.Peek(1)
+			head, _ = in.R.Peek(min(sniffBytes, in.R.Buffered()))
+		}
+		in.frame = SniffFrame(head)
+	}
+	return in.frame
+}
+
+// SetPasteFrame sets the paste frame of the input, as a reader that
+// sniffed it already learnt it.
+func (in *Stream) SetPasteFrame(f *Frame) { in.frame, in.frameKnown = f, true }
 
 // NewStream returns a Stream of r read as kind, through a buffer of size
 // bytes.

@@ -514,3 +514,15 @@ func fromHeader(t *testing.T, in, out []byte) {
 		t.Fatal("the cut is not at a line start")
 	}
 }
+
+func reversedLines(t *testing.T, in, out []byte) {
+	got, want := lines(out), lines(in)
+	if len(got) != len(want) {
+		t.Fatalf("%d lines, want %d", len(got), len(want))
+	}
+	for i := range got {
+		if !bytes.Equal(got[i], want[len(want)-1-i]) {
+			t.Fatalf("line %d %q is not line %d of the dump %q", i+1, got[i], len(want)-i, want[len(want)-1-i])
+		}
+	}
+}

@@ -91,6 +91,20 @@ func cutTransforms() []Transform {
 			return text{lines: lines, finalNL: t.finalNL}.join()
 		},
 	}, {
+		Name:    "reversed",
+		Form:    "The lines in reverse order, newest first, as a log viewer (CloudWatch, Splunk) shows and copies them.",
+		Example: "https://github.com/dstackai/dstack/issues/1611 https://github.com/kubearchive/kubearchive/issues/953 (log viewers that show the newest line first); issue 22 (stackdump) item 11",
+		Loss:    Destroyed,
+		Needs:   func(in []byte) bool { return len(split(in).lines) >= 4 },
+		Fn: func(in []byte, _ *rand.Rand) []byte {
+			t := split(in)
+			out := make([][]byte, len(t.lines))
+			for i, l := range t.lines {
+				out[len(t.lines)-1-i] = l
+			}
+			return text{lines: out, finalNL: true}.join()
+		},
+	}, {
 		Name:    "deadlock-only",
 		Form:    "Only the JVM's own deadlock report pasted: from \"Found one Java-level deadlock:\" to \"Found N deadlock(s).\", the commonest way a Java deadlock is reported.",
 		Example: "https://github.com/spotify/threaddump-analyzer/issues/12 https://github.com/OpenHFT/Chronicle-Network/issues/93",

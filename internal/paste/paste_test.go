@@ -145,6 +145,7 @@ var checks = map[string]func(t *testing.T, in, out []byte){
 	"grep":               grepped,
 	"from-header":        fromHeader,
 	"ellipsis":           elided,
+	"reversed":           reversedLines,
 	"deadlock-only":      deadlockOnly,
 	"html-escape":        htmlEscaped,
 	"less-bytes":         lessBytes,

@@ -378,7 +378,9 @@
     box.appendChild(dl);
 
     if (inp.truncated) {
-      box.appendChild(el('p', 'banner bad', 'This dump is truncated: it ends in the middle of a stack, or is exactly 64 MiB, the size at which the Go runtime silently cuts debug=2 dumps. Goroutines past the cut are missing.'));
+      box.appendChild(el('p', 'banner bad', /^jvm/.test(inp.kind || '') ?
+        'This dump is truncated: it ends in the middle of a thread. Threads past the cut are missing.' :
+        'This dump is truncated: it ends in the middle of a stack, or is exactly 64 MiB, the size at which the Go runtime silently cuts debug=2 dumps. Goroutines past the cut are missing.'));
     }
     if (inp.groupsOmitted) {
       box.appendChild(el('p', 'banner', 'The page lists the ' + num(groups.length) + ' largest groups; ' +

@@ -1,0 +1,135 @@
+package codec
+
+import (
+	"bytes"
+	"io"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stackdump/stackdump/internal/paste"
+)
+
+// frameSeeds are real dumps of the repository, as the runtime and the JVM
+// wrote them and in some of their pasted forms.
+func frameSeeds(f *testing.F) {
+	for _, name := range []string{"go/sigquit_go126.txt", "go/race_go126.txt", "corpus/go/gostackparse_cgo.txt",
+		"debug1/go1.26.8.txt", "corpus/jvm/local_jdk17.0.15-jstack-l-deadlocks.txt", "jvm/threadinfo_jdk17.0.15.txt"} {
+		data, err := os.ReadFile(filepath.Join("..", "..", "testdata", name))
+		if err != nil {
+			f.Fatal(err)
+		}
+		data = data[:min(len(data), 8<<10)]
+		f.Add(data)
+		for _, tr := range append(paste.All(), paste.Combos()...) {
+			if tr.Applies(data) {
+				f.Add(tr.Apply(data, 1))
+			}
+		}
+	}
+}
+
+// rawLines splits data as the line reader does: lines without "\n" or
+// "\r\n", and where each starts.
+func rawLines(data []byte) (lines [][]byte, starts []int64) {
+	for i := 0; i < len(data); {
+		j := bytes.IndexByte(data[i:], '\n')
+		end := len(data)
+		if j >= 0 {
+			end = i + j
+		}
+		lines = append(lines, bytes.TrimSuffix(data[i:end], []byte("\r")))
+		starts = append(starts, int64(i))
+		i = end + 1
+	}
+	return lines, starts
+}
+
+// FuzzPasteFrame reads arbitrary text through the paste frame it sniffs
+// and checks that the frame never eats a line: every line it returns is
+// the input's line of that number, at its offset, at most stripped of
+// the frame (quotes, prefix, padding, escapes, a glued fence); every line
+// it does not return is a frame line (a fence, an HTML tag, grep's "--")
+// or blank; and an input whose first lines show no frame is read line for
+// line as without one.
+func FuzzPasteFrame(f *testing.F) {
+	frameSeeds(f)
+	f.Fuzz(func(t *testing.T, data []byte) {
+		lines, starts := rawLines(data)
+		fr := SniffFrame(data[:min(len(data), sniffBytes)])
+		lr := newMemLineReader(data, 1<<16)
+		lr.SetFrame(fr)
+		returned := make([]bool, len(lines))
+		last := 0
+		for n := 0; ; n++ {
+			if n > 2*len(data)+4 {
+				t.Fatal("the framed reader does not end")
+			}
+			line, err := lr.ReadLine()
+			if err == io.EOF {
+				break
+			}
+			if lr.Num < last || lr.Num > len(lines) || lr.Num < 1 {
+				t.Fatalf("line number %d after %d, of %d lines", lr.Num, last, len(lines))
+			}
+			last = lr.Num
+			returned[lr.Num-1] = true
+			if err == ErrRegionEnd || err == ErrGap || err == ErrLineTooLong {
+				continue
+			}
+			if err != nil {
+				t.Fatalf("line %d: %v", lr.Num, err)
+			}
+			if lr.Off != starts[lr.Num-1] {
+				t.Fatalf("line %d at offset %d, it starts at %d", lr.Num, lr.Off, starts[lr.Num-1])
+			}
+			raw := lines[lr.Num-1]
+			if fr != nil && fr.TestJSON {
+				raw, _ = TestJSONOutput(raw)
+			}
+			if fr != nil && fr.JSONField != "" {
+				if ls, ok := JSONFieldLines(raw, fr.JSONField); ok {
+					raw = bytes.Join(ls, []byte("\n")) // the line is one of its field's
+				}
+			}
+			if fr != nil && fr.HTML {
+				raw = UnescapeHTML(raw)
+			}
+			if got := bytes.TrimSpace(line); !bytes.Contains(raw, got) {
+				t.Fatalf("line %d reads %q, which the input's line %q does not hold", lr.Num, line, lines[lr.Num-1])
+			}
+			if fr == nil && !bytes.Equal(line, lines[lr.Num-1]) && lr.Num <= len(lines) {
+				t.Fatalf("no frame, yet line %d reads %q for %q", lr.Num, line, lines[lr.Num-1])
+			}
+		}
+		for i, ok := range returned {
+			if ok {
+				continue
+			}
+			l := lines[i]
+			if fr != nil && fr.TestJSON {
+				if _, ok := TestJSONOutput(l); !ok {
+					continue // an event without output
+				}
+			}
+			if fr != nil {
+				_, l = cutQuotes(l, fr.Quote)
+				if fr.HTML {
+					l = UnescapeHTML(l)
+				}
+			}
+			tl := bytes.TrimSpace(l)
+			_, fence := fenceLine(tl)
+			if fr != nil && fr.Prefix.Active() {
+				if k := fr.Prefix.Match(l); k > 0 {
+					tl = bytes.TrimSpace(l[k:])
+				} else if fr.Prefix.MatchBare(l) {
+					tl = nil
+				}
+			}
+			if len(tl) > 0 && !fence && !isHTMLFrameLine(tl) && string(tl) != "--" {
+				t.Fatalf("line %d %q was not returned (frame %+v)", i+1, lines[i], fr)
+			}
+		}
+	})
+}
