@@ -87,11 +87,6 @@ func concat(parts ...[]byte) []byte {
 	return out
 }
 
-// trimCR drops a '\r' that ends a line.
-func trimCR(l []byte) []byte {
-	return bytes.TrimSuffix(l, []byte("\r"))
-}
-
 // isBlank reports whether a line holds only spaces, tabs or a '\r'.
 func isBlank(l []byte) bool {
 	return len(bytes.TrimLeft(l, " \t\r")) == 0
