@@ -45,9 +45,6 @@ type source struct {
 	err   error
 }
 
-// skipDirs hold no program output to paste (as testdata/gen/paste skips).
-var skipDirs = map[string]bool{"gen": true, "json": true, "trace": true, "pprof": true, "golden": true, "malformed": true}
-
 func sources(t *testing.T) []*source {
 	t.Helper()
 	var out []*source
@@ -58,7 +55,7 @@ func sources(t *testing.T) []*source {
 			return err
 		}
 		if d.IsDir() {
-			if skipDirs[d.Name()] {
+			if paste.SkipDir(d.Name()) {
 				return filepath.SkipDir
 			}
 			return nil
@@ -433,41 +430,18 @@ func firstWarning(got, want []*stack.Dump) string {
 }
 
 // glueSources names the dumps glued after a source, as testdata/gen/paste
-// chooses them.
+// chooses them (paste.GlueBases).
 func glueSources(s *source, all []*source) map[string]*source {
 	g := map[string]*source{}
-	add := func(name, base string) {
+	for name, base := range paste.GlueBases(s.data) {
 		for _, o := range all {
 			if filepath.Base(o.name) == base && o != s {
 				g[name] = o
-				return
+				break
 			}
 		}
 	}
-	switch kind := paste.DetectKind(s.data); {
-	case kind&paste.JVM != 0:
-		add("go", "sigquit_go126.txt")
-	case bytes.HasPrefix(s.data, []byte("goroutine profile: total")):
-		add("debug2", "debug2_go126.txt")
-		add("jvm", "local_jdk17.0.15-jstack-plain.txt")
-	default:
-		add("debug1", "debug1_go126.txt")
-		add("jvm", "local_jdk17.0.15-jstack-plain.txt")
-	}
 	return g
-}
-
-func framesALoss(t paste.Transform) bool {
-	steps := t.Steps()
-	if len(steps) < 2 || steps[0].Loss != paste.Destroyed {
-		return false
-	}
-	for _, s := range steps[1:] {
-		if s.Loss == paste.Destroyed {
-			return false
-		}
-	}
-	return true
 }
 
 // TestPastedCorpus reads the pasted forms of every real dump of testdata/
@@ -503,7 +477,7 @@ func TestPastedCorpus(t *testing.T) {
 			if !*flagAll && len(only) == 0 && len(s.data) > sampleAbove && i%sampleEvery != 0 {
 				continue // a large dump: every sampleEvery-th form only
 			}
-			forms = append(forms, &form{src: s, t: tr, glued: glued[tr.Name], ref: framesALoss(tr)})
+			forms = append(forms, &form{src: s, t: tr, glued: glued[tr.Name], ref: tr.FramesALoss()})
 		}
 	}
 	type result struct{ verdict, why string }

@@ -27,12 +27,13 @@
 package main
 
 import (
-	"bytes"
 	"flag"
 	"fmt"
 	"log"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -105,10 +106,6 @@ func main() {
 	}
 }
 
-// skipDirs are the parts of testdata that hold no text dump to paste, or
-// dumps that are not program output.
-var skipDirs = map[string]bool{"gen": true, "json": true, "trace": true, "pprof": true, "golden": true, "malformed": true}
-
 // readSources returns every file under roots that holds a text dump, once
 // per content, sorted by path.
 func readSources(roots []string) ([]*source, error) {
@@ -125,7 +122,7 @@ func readSources(roots []string) ([]*source, error) {
 				return err
 			}
 			if d.IsDir() {
-				if skipDirs[d.Name()] {
+				if paste.SkipDir(d.Name()) {
 					return filepath.SkipDir
 				}
 				return nil
@@ -154,47 +151,19 @@ func readSources(roots []string) ([]*source, error) {
 	return sources, nil
 }
 
-// glues returns, for a dump, the transformations that put a dump of another
-// form after it: a debug=1 profile after a traceback or debug=2 dump, a
-// debug=2 dump after a debug=1 profile, a Go dump after a JVM dump and a JVM
-// dump after a Go one.
+// glues returns, for a dump, the dumps that glue forms put after it, by
+// glue name (paste.GlueBases).
 func glues(s *source, all []*source) map[string]*source {
 	g := map[string]*source{}
-	add := func(name, base string) {
+	for name, base := range paste.GlueBases(s.data) {
 		for _, o := range all {
 			if filepath.Base(o.path) == base && o != s {
 				g[name] = o
-				return
+				break
 			}
 		}
 	}
-	kind := paste.DetectKind(s.data)
-	switch {
-	case kind&paste.JVM != 0:
-		add("go", "sigquit_go126.txt")
-	case bytes.HasPrefix(s.data, []byte("goroutine profile: total")):
-		add("debug2", "debug2_go126.txt")
-		add("jvm", "local_jdk17.0.15-jstack-plain.txt")
-	default:
-		add("debug1", "debug1_go126.txt")
-		add("jvm", "local_jdk17.0.15-jstack-plain.txt")
-	}
 	return g
-}
-
-// framesALoss reports whether t is a composition whose first step destroys
-// part of the dump and whose later steps lose nothing more.
-func framesALoss(t paste.Transform) bool {
-	steps := t.Steps()
-	if len(steps) < 2 || steps[0].Loss != paste.Destroyed {
-		return false
-	}
-	for _, s := range steps[1:] {
-		if s.Loss == paste.Destroyed {
-			return false
-		}
-	}
-	return true
 }
 
 // writeForms writes every form of every source whose transformation keep
@@ -206,7 +175,9 @@ func writeForms(out string, sources []*source, keep func(name string) bool, seed
 	for _, s := range sources {
 		ts := append(paste.All(), paste.Combos()...)
 		glued := map[string]*source{}
-		for name, o := range glues(s, sources) {
+		g := glues(s, sources)
+		for _, name := range slices.Sorted(maps.Keys(g)) { // the manifest in one order
+			o := g[name]
 			t := paste.GlueWith(name, o.data)
 			ts = append(ts, t)
 			glued[t.Name] = o
@@ -223,7 +194,7 @@ func writeForms(out string, sources []*source, keep func(name string) bool, seed
 			if err := os.WriteFile(path, t.Apply(s.data, seed), 0o644); err != nil {
 				return nil, err
 			}
-			if framesALoss(t) {
+			if t.FramesALoss() {
 				f.ref = filepath.Join(s.name, "ref", t.Name+".txt")
 				if err := os.MkdirAll(filepath.Join(out, s.name, "ref"), 0o755); err != nil {
 					return nil, err
