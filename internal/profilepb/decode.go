@@ -12,6 +12,10 @@ import (
 type Error struct {
 	Offset int
 	Msg    string
+	// Framing is true when the bytes are no well-framed message (a bad
+	// varint, a length past the end, a field of the wrong wire type);
+	// Msg then starts with the field's name or "bad field tag".
+	Framing bool
 }
 
 // Error returns "offset N: what".
@@ -70,7 +74,7 @@ func (m *msgReader) next() (f field, ok bool, err error) {
 	start := m.off
 	tag, n := uvarint(m.data[m.off:])
 	if n <= 0 {
-		return field{}, false, &Error{m.base + start, "bad field tag varint" + m.within}
+		return field{}, false, &Error{m.base + start, "bad field tag varint" + m.within, true}
 	}
 	f = field{num: tag >> 3, wire: tag & 7, off: m.base + start}
 	m.off += n
@@ -78,7 +82,7 @@ func (m *msgReader) next() (f field, ok bool, err error) {
 	case 0:
 		v, n := uvarint(m.data[m.off:])
 		if n <= 0 {
-			return field{}, false, &Error{f.off, m.name(f.num) + ": bad varint"}
+			return field{}, false, &Error{f.off, m.name(f.num) + ": bad varint", true}
 		}
 		f.val = v
 		m.off += n
@@ -88,7 +92,7 @@ func (m *msgReader) next() (f field, ok bool, err error) {
 			size = 4
 		}
 		if len(m.data)-m.off < size {
-			return field{}, false, &Error{f.off, m.name(f.num) + ": needs " + strconv.Itoa(size) + " bytes, " + strconv.Itoa(len(m.data)-m.off) + " left"}
+			return field{}, false, &Error{f.off, m.name(f.num) + ": needs " + strconv.Itoa(size) + " bytes, " + strconv.Itoa(len(m.data)-m.off) + " left", true}
 		}
 		if size == 8 {
 			f.val = binary.LittleEndian.Uint64(m.data[m.off:])
@@ -99,16 +103,16 @@ func (m *msgReader) next() (f field, ok bool, err error) {
 	case 2:
 		l, n := uvarint(m.data[m.off:])
 		if n <= 0 {
-			return field{}, false, &Error{f.off, m.name(f.num) + ": bad length varint"}
+			return field{}, false, &Error{f.off, m.name(f.num) + ": bad length varint", true}
 		}
 		m.off += n
 		if l > uint64(len(m.data)-m.off) {
-			return field{}, false, &Error{f.off, m.name(f.num) + ": needs " + strconv.FormatUint(l, 10) + " bytes, " + strconv.Itoa(len(m.data)-m.off) + " left"}
+			return field{}, false, &Error{f.off, m.name(f.num) + ": needs " + strconv.FormatUint(l, 10) + " bytes, " + strconv.Itoa(len(m.data)-m.off) + " left", true}
 		}
 		f.data, f.doff = m.data[m.off:m.off+int(l)], m.base+m.off
 		m.off += int(l)
 	default:
-		return field{}, false, &Error{f.off, m.name(f.num) + ": unknown wire type " + strconv.FormatUint(f.wire, 10)}
+		return field{}, false, &Error{f.off, m.name(f.num) + ": unknown wire type " + strconv.FormatUint(f.wire, 10), true}
 	}
 	return f, true, nil
 }
@@ -122,7 +126,7 @@ func (m *msgReader) sub(f field, names []string, what string) (*msgReader, error
 }
 
 func (m *msgReader) wireError(f field, want uint64) error {
-	return &Error{f.off, m.name(f.num) + ": wire type " + strconv.FormatUint(f.wire, 10) + " where profile.proto has " + strconv.FormatUint(want, 10)}
+	return &Error{f.off, m.name(f.num) + ": wire type " + strconv.FormatUint(f.wire, 10) + " where profile.proto has " + strconv.FormatUint(want, 10), true}
 }
 
 // varint returns the value of a scalar varint field.
@@ -142,7 +146,7 @@ func (m *msgReader) varints(dst []uint64, f field) ([]uint64, error) {
 		for off := 0; off < len(f.data); {
 			v, n := uvarint(f.data[off:])
 			if n <= 0 {
-				return dst, &Error{f.doff + off, m.name(f.num) + ": bad packed varint"}
+				return dst, &Error{f.doff + off, m.name(f.num) + ": bad packed varint", true}
 			}
 			dst = append(dst, v)
 			off += n
@@ -217,12 +221,12 @@ func (d *decoder) readStrings(data []byte) error {
 			return m.wireError(f, 2)
 		}
 		if len(d.strs) == 0 && len(f.data) != 0 {
-			return &Error{f.off, "string_table[0] must be empty, is " + strconv.Quote(string(f.data))}
+			return &Error{f.off, "string_table[0] must be empty, is " + strconv.Quote(string(f.data)), false}
 		}
 		d.strs = append(d.strs, string(f.data))
 	}
 	if len(d.strs) == 0 {
-		return &Error{0, "no string_table (field 6)"}
+		return &Error{0, "no string_table (field 6)", false}
 	}
 	return nil
 }
@@ -234,7 +238,7 @@ func (d *decoder) str(m *msgReader, f field) (string, error) {
 		return "", err
 	}
 	if i >= uint64(len(d.strs)) {
-		return "", &Error{f.off, m.name(f.num) + ": string index " + strconv.FormatInt(int64(i), 10) + " out of range (" + strconv.Itoa(len(d.strs)) + " strings)"}
+		return "", &Error{f.off, m.name(f.num) + ": string index " + strconv.FormatInt(int64(i), 10) + " out of range (" + strconv.Itoa(len(d.strs)) + " strings)", false}
 	}
 	return d.strs[i], nil
 }
@@ -268,7 +272,7 @@ func (d *decoder) readProfile(data []byte) error {
 			p.KeepFrames, err = d.str(m, f)
 		case 9:
 			if p.TimeNanos != 0 {
-				return &Error{f.off, m.name(f.num) + ": a second one: concatenated profiles"}
+				return &Error{f.off, m.name(f.num) + ": a second one: concatenated profiles", false}
 			}
 			var v uint64
 			v, err = m.varint(f)
@@ -288,7 +292,7 @@ func (d *decoder) readProfile(data []byte) error {
 			if idx, err = m.varints(nil, f); err == nil {
 				for _, i := range idx {
 					if i >= uint64(len(d.strs)) {
-						return &Error{f.off, m.name(f.num) + ": string index " + strconv.FormatInt(int64(i), 10) + " out of range (" + strconv.Itoa(len(d.strs)) + " strings)"}
+						return &Error{f.off, m.name(f.num) + ": string index " + strconv.FormatInt(int64(i), 10) + " out of range (" + strconv.Itoa(len(d.strs)) + " strings)", false}
 					}
 					p.Comments = append(p.Comments, d.strs[i])
 				}
@@ -463,7 +467,7 @@ func (d *decoder) readMapping(pm *msgReader, pf field) error {
 		}
 	}
 	if mp.ID == 0 {
-		return &Error{pf.off, "mapping with the reserved id 0"}
+		return &Error{pf.off, "mapping with the reserved id 0", false}
 	}
 	d.p.Mapping = append(d.p.Mapping, mp)
 	return nil
@@ -512,7 +516,7 @@ func (d *decoder) readLocation(pm *msgReader, pf field) error {
 		}
 	}
 	if loc.ID == 0 {
-		return &Error{pf.off, "location with the reserved id 0"}
+		return &Error{pf.off, "location with the reserved id 0", false}
 	}
 	d.p.Location = append(d.p.Location, loc)
 	d.lineFuncs = append(d.lineFuncs, refs)
@@ -584,7 +588,7 @@ func (d *decoder) readFunction(pm *msgReader, pf field) error {
 		}
 	}
 	if fn.ID == 0 {
-		return &Error{pf.off, "function with the reserved id 0"}
+		return &Error{pf.off, "function with the reserved id 0", false}
 	}
 	d.p.Function = append(d.p.Function, fn)
 	return nil
@@ -597,45 +601,45 @@ func (d *decoder) resolve() error {
 	mappings := make(map[uint64]*Mapping, len(p.Mapping))
 	for _, m := range p.Mapping {
 		if mappings[m.ID] != nil {
-			return &Error{0, "two mappings with id " + strconv.FormatUint(m.ID, 10)}
+			return &Error{0, "two mappings with id " + strconv.FormatUint(m.ID, 10), false}
 		}
 		mappings[m.ID] = m
 	}
 	functions := make(map[uint64]*Function, len(p.Function))
 	for _, f := range p.Function {
 		if functions[f.ID] != nil {
-			return &Error{0, "two functions with id " + strconv.FormatUint(f.ID, 10)}
+			return &Error{0, "two functions with id " + strconv.FormatUint(f.ID, 10), false}
 		}
 		functions[f.ID] = f
 	}
 	locations := make(map[uint64]*Location, len(p.Location))
 	for i, loc := range p.Location {
 		if locations[loc.ID] != nil {
-			return &Error{d.lineFuncs[i].off, "two locations with id " + strconv.FormatUint(loc.ID, 10)}
+			return &Error{d.lineFuncs[i].off, "two locations with id " + strconv.FormatUint(loc.ID, 10), false}
 		}
 		locations[loc.ID] = loc
 		loc.Mapping = mappings[d.locMappings[i]]
 		for j, id := range d.lineFuncs[i].ids {
 			fn := functions[id]
 			if fn == nil {
-				return &Error{d.lineFuncs[i].off, "location " + strconv.FormatUint(loc.ID, 10) + ": line " + strconv.Itoa(j+1) + " names function id " + strconv.FormatUint(id, 10) + ", not in the profile"}
+				return &Error{d.lineFuncs[i].off, "location " + strconv.FormatUint(loc.ID, 10) + ": line " + strconv.Itoa(j+1) + " names function id " + strconv.FormatUint(id, 10) + ", not in the profile", false}
 			}
 			loc.Line[j].Function = fn
 		}
 	}
 	if len(p.SampleType) == 0 && len(p.Sample) != 0 {
-		return &Error{0, "samples without sample_type"}
+		return &Error{0, "samples without sample_type", false}
 	}
 	for i, s := range p.Sample {
 		refs := d.sampleLocs[i]
 		if len(s.Value) != len(p.SampleType) {
-			return &Error{refs.off, "sample " + strconv.Itoa(i+1) + " has " + strconv.Itoa(len(s.Value)) + " values for " + strconv.Itoa(len(p.SampleType)) + " sample types"}
+			return &Error{refs.off, "sample " + strconv.Itoa(i+1) + " has " + strconv.Itoa(len(s.Value)) + " values for " + strconv.Itoa(len(p.SampleType)) + " sample types", false}
 		}
 		s.Location = make([]*Location, len(refs.ids))
 		for j, id := range refs.ids {
 			loc := locations[id]
 			if loc == nil {
-				return &Error{refs.off, "sample " + strconv.Itoa(i+1) + ": location id " + strconv.FormatUint(id, 10) + " not in the profile"}
+				return &Error{refs.off, "sample " + strconv.Itoa(i+1) + ": location id " + strconv.FormatUint(id, 10) + " not in the profile", false}
 			}
 			s.Location[j] = loc
 		}
