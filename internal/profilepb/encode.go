@@ -27,7 +27,7 @@ func (p *Profile) Marshal() []byte {
 		if len(s.Location) > 2 {
 			e.inner = e.inner[:0]
 			for _, loc := range s.Location {
-				e.inner = binary.AppendUvarint(e.inner, loc.ID)
+				e.inner = appendUvarint(e.inner, loc.ID)
 			}
 			e.msg = appendBytes(e.msg, 1, e.inner)
 		} else {
@@ -38,7 +38,7 @@ func (p *Profile) Marshal() []byte {
 		if len(s.Value) > 2 {
 			e.inner = e.inner[:0]
 			for _, v := range s.Value {
-				e.inner = binary.AppendUvarint(e.inner, uint64(v))
+				e.inner = appendUvarint(e.inner, uint64(v))
 			}
 			e.msg = appendBytes(e.msg, 2, e.inner)
 		} else {
@@ -126,7 +126,7 @@ func (p *Profile) Marshal() []byte {
 	if len(comments) > 2 {
 		e.inner = e.inner[:0]
 		for _, c := range comments {
-			e.inner = binary.AppendUvarint(e.inner, c)
+			e.inner = appendUvarint(e.inner, c)
 		}
 		e.buf = appendBytes(e.buf, 13, e.inner)
 	} else {
@@ -149,6 +149,8 @@ func (e *encoder) valueType(num uint64, vt ValueType) {
 }
 
 // str returns the index of s in the string table, adding it.
+//
+//go:noinline
 func (e *encoder) str(s string) uint64 {
 	if i, ok := e.strs[s]; ok {
 		return i
@@ -166,13 +168,25 @@ func boolValue(b bool) uint64 {
 	return 0
 }
 
+// The helpers below are not inlined: Marshal calls them some sixty
+// times, and a service links Marshal (issue 21's size target).
+
+// appendUvarint appends v as a varint.
+//
+//go:noinline
+func appendUvarint(b []byte, v uint64) []byte { return binary.AppendUvarint(b, v) }
+
 // appendVarint appends a varint field.
+//
+//go:noinline
 func appendVarint(b []byte, num, v uint64) []byte {
 	b = binary.AppendUvarint(b, num<<3)
 	return binary.AppendUvarint(b, v)
 }
 
 // appendOpt appends a varint field unless v is 0.
+//
+//go:noinline
 func appendOpt(b []byte, num, v uint64) []byte {
 	if v == 0 {
 		return b
@@ -181,6 +195,8 @@ func appendOpt(b []byte, num, v uint64) []byte {
 }
 
 // appendBytes appends a length-delimited field.
+//
+//go:noinline
 func appendBytes(b []byte, num uint64, data []byte) []byte {
 	b = binary.AppendUvarint(b, num<<3|2)
 	b = binary.AppendUvarint(b, uint64(len(data)))
