@@ -80,7 +80,7 @@ type deltaMapping struct {
 // has it: the size rounded up to 4 KiB, the file offset, the build id
 // or else the file.
 type deltaMappingKey struct {
-	size, offset uint64
+	size, offset  uint64
 	buildIDOrFile string
 }
 
