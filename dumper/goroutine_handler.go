@@ -2,16 +2,17 @@ package dumper
 
 import (
 	"bytes"
+	"compress/gzip"
 	"context"
 	"fmt"
+	"io"
 	"net/http"
 	"runtime/pprof"
 	"strconv"
 	"time"
 
-	"github.com/google/pprof/profile"
-
 	"github.com/stackdump/stackdump/formats/gotext"
+	"github.com/stackdump/stackdump/internal/profilepb"
 )
 
 // GoroutineHandler returns a drop-in replacement for net/http/pprof's
@@ -136,8 +137,7 @@ func serveGoroutineDelta(w http.ResponseWriter, r *http.Request, p *pprof.Profil
 		return
 	}
 	ts, dur := p1.TimeNanos, p1.TimeNanos-p0.TimeNanos
-	p0.Scale(-1)
-	delta, err := profile.Merge([]*profile.Profile{p0, p1})
+	delta, err := goroutineDelta(p0, p1)
 	if err != nil {
 		serveError(w, http.StatusInternalServerError, "failed to compute delta: "+err.Error())
 		return
@@ -145,18 +145,36 @@ func serveGoroutineDelta(w http.ResponseWriter, r *http.Request, p *pprof.Profil
 	delta.TimeNanos, delta.DurationNanos = ts, dur
 	w.Header().Set("Content-Type", "application/octet-stream")
 	w.Header().Set("Content-Disposition", `attachment; filename="goroutine-delta"`)
-	delta.Write(w)
+	zw := gzip.NewWriter(w)
+	zw.Write(delta.Marshal())
+	zw.Close()
 }
 
-func collectProfile(p *pprof.Profile) (*profile.Profile, error) {
+// collectProfile returns the goroutine profile, decoded, stamped with the
+// time now.
+func collectProfile(p *pprof.Profile) (*profilepb.Profile, error) {
 	var buf bytes.Buffer
 	if err := p.WriteTo(&buf, 0); err != nil {
 		return nil, err
 	}
-	pr, err := profile.ParseData(buf.Bytes())
+	pb, err := gunzipProfile(buf.Bytes())
+	if err != nil {
+		return nil, fmt.Errorf("parse goroutine profile: %w", err)
+	}
+	pr, err := profilepb.Decode(pb)
 	if err != nil {
 		return nil, fmt.Errorf("parse goroutine profile: %w", err)
 	}
 	pr.TimeNanos = time.Now().UnixNano()
 	return pr, nil
+}
+
+// gunzipProfile returns a profile as runtime/pprof writes it,
+// decompressed.
+func gunzipProfile(gz []byte) ([]byte, error) {
+	zr, err := gzip.NewReader(bytes.NewReader(gz))
+	if err != nil {
+		return nil, err
+	}
+	return io.ReadAll(zr)
 }

@@ -4,8 +4,11 @@ import (
 	"encoding/binary"
 	"io"
 
-	"github.com/google/pprof/profile"
+	"slices"
+	"strings"
+
 	"github.com/stackdump/stackdump/formats/internal/aggregate"
+	"github.com/stackdump/stackdump/internal/profilepb"
 	"github.com/stackdump/stackdump/stack"
 )
 
@@ -32,7 +35,7 @@ import (
 // another (Frame.Inlined), at the frames' PC when known. pprof has no field
 // for function offsets, ids, wait times or creators; they are left out.
 //
-// The profile is written uncompressed (profile.WriteUncompressed) at
+// The profile is written uncompressed (profilepb.Profile.Marshal) at
 // EndDump; compression is the Output's job (`-o goroutines.pb.gz`).
 type pprofEncoder struct {
 	w     io.Writer
@@ -91,7 +94,8 @@ func (e *pprofEncoder) EndDump(d *stack.Dump) error {
 	if !jvm {
 		b.p.Comments = append(b.p.Comments, d.Preamble...)
 	}
-	return b.p.WriteUncompressed(e.w)
+	_, err := e.w.Write(b.p.Marshal())
+	return err
 }
 
 // freeKey picks the sample label for base ("state", "wait"): base, unless
@@ -113,9 +117,9 @@ func (e *pprofEncoder) freeKey(base string) string {
 
 // pprofBuilder builds a profile with shared functions and locations.
 type pprofBuilder struct {
-	p      *profile.Profile
-	funcs  map[pprofFuncKey]*profile.Function
-	locs   map[string]*profile.Location
+	p      *profilepb.Profile
+	funcs  map[pprofFuncKey]*profilepb.Function
+	locs   map[string]*profilepb.Location
 	frames map[*stack.Frame]uint64 // a number per distinct frame, for location keys
 	key    []byte
 
@@ -126,17 +130,17 @@ type pprofBuilder struct {
 type pprofFuncKey struct{ name, file string }
 
 func newPprofBuilder(name, stateKey string) *pprofBuilder {
-	vt := func() *profile.ValueType { return &profile.ValueType{Type: name, Unit: "count"} }
+	vt := profilepb.ValueType{Type: name, Unit: "count"}
 	// One mapping that says the locations are symbolized already, so that
 	// pprof does not look for the binary to symbolize them.
-	m := &profile.Mapping{ID: 1, HasFunctions: true, HasFilenames: true, HasLineNumbers: true, HasInlineFrames: true}
+	m := &profilepb.Mapping{ID: 1, HasFunctions: true, HasFilenames: true, HasLineNumbers: true, HasInlineFrames: true}
 	return &pprofBuilder{
-		p: &profile.Profile{
-			SampleType: []*profile.ValueType{vt()}, PeriodType: vt(), Period: 1,
-			Mapping: []*profile.Mapping{m},
+		p: &profilepb.Profile{
+			SampleType: []profilepb.ValueType{vt}, PeriodType: vt, Period: 1,
+			Mapping: []*profilepb.Mapping{m},
 		},
-		funcs:    make(map[pprofFuncKey]*profile.Function),
-		locs:     make(map[string]*profile.Location),
+		funcs:    make(map[pprofFuncKey]*profilepb.Function),
+		locs:     make(map[string]*profilepb.Location),
 		frames:   make(map[*stack.Frame]uint64),
 		stateKey: stateKey,
 	}
@@ -145,7 +149,7 @@ func newPprofBuilder(name, stateKey string) *pprofBuilder {
 // addSample adds the entry's sample and reports whether it has a state
 // label.
 func (b *pprofBuilder) addSample(e *aggregate.Entry) (hasState bool) {
-	s := &profile.Sample{Value: []int64{e.Count}}
+	s := &profilepb.Sample{Value: []int64{e.Count}}
 	frames := e.Frames()
 	for i := 0; i < len(frames); {
 		// A location holds a frame and the frames inlined into it.
@@ -156,32 +160,28 @@ func (b *pprofBuilder) addSample(e *aggregate.Entry) (hasState bool) {
 		s.Location = append(s.Location, b.location(e, i, j+1))
 		i = j + 1
 	}
-	if len(e.Labels) > 0 {
-		s.Label = make(map[string][]string, len(e.Labels)+1)
-		for _, l := range e.Labels {
-			s.Label[l.Key] = append(s.Label[l.Key], l.Value)
-		}
+	for _, l := range e.Labels {
+		s.Label = append(s.Label, profilepb.Label{Key: l.Key, Str: l.Value})
 	}
 	if e.State != "" {
-		if s.Label == nil {
-			s.Label = make(map[string][]string, 1)
-		}
-		s.Label[b.stateKey] = []string{e.State}
+		s.Label = append(s.Label, profilepb.Label{Key: b.stateKey, Str: e.State})
 		hasState = true
 	}
 	if b.waitKey != "" {
-		if s.Label == nil {
-			s.Label = make(map[string][]string, 1)
-		}
-		s.Label[b.waitKey] = []string{e.Wait.String()}
+		s.Label = append(s.Label, profilepb.Label{Key: b.waitKey, Str: e.Wait.String()})
 	}
+	// By key, each key's values in order, as google/pprof/profile writes
+	// them. A label whose value is empty says nothing (profile.proto's
+	// str 0), as before.
+	s.Label = slices.DeleteFunc(s.Label, func(l profilepb.Label) bool { return l.Str == "" })
+	slices.SortStableFunc(s.Label, func(a, b profilepb.Label) int { return strings.Compare(a.Key, b.Key) })
 	b.p.Sample = append(b.p.Sample, s)
 	return hasState
 }
 
 // location returns the shared location of frames [i, j) of e: frame j-1
 // and the frames inlined into it, at the PC of frame j-1 when known.
-func (b *pprofBuilder) location(e *aggregate.Entry, i, j int) *profile.Location {
+func (b *pprofBuilder) location(e *aggregate.Entry, i, j int) *profilepb.Location {
 	frames := e.Frames()
 	var addr uint64
 	for k := j - 1; k >= i && addr == 0; k-- {
@@ -200,12 +200,12 @@ func (b *pprofBuilder) location(e *aggregate.Entry, i, j int) *profile.Location 
 	if loc, ok := b.locs[string(key)]; ok {
 		return loc
 	}
-	loc := &profile.Location{ID: uint64(len(b.p.Location) + 1), Address: addr, Mapping: b.p.Mapping[0]}
+	loc := &profilepb.Location{ID: uint64(len(b.p.Location) + 1), Address: addr, Mapping: b.p.Mapping[0]}
 	for _, f := range frames[i:j] {
 		if f.Func == "" && f.Native {
 			continue // a PC without symbol: the address says it all
 		}
-		loc.Line = append(loc.Line, profile.Line{Function: b.function(f), Line: int64(f.Line)})
+		loc.Line = append(loc.Line, profilepb.Line{Function: b.function(f), Line: int64(f.Line)})
 	}
 	b.locs[string(key)] = loc
 	b.p.Location = append(b.p.Location, loc)
@@ -213,12 +213,12 @@ func (b *pprofBuilder) location(e *aggregate.Entry, i, j int) *profile.Location 
 }
 
 // function returns the shared function of f.
-func (b *pprofBuilder) function(f *stack.Frame) *profile.Function {
+func (b *pprofBuilder) function(f *stack.Frame) *profilepb.Function {
 	k := pprofFuncKey{f.Func, f.File}
 	if fn, ok := b.funcs[k]; ok {
 		return fn
 	}
-	fn := &profile.Function{ID: uint64(len(b.p.Function) + 1), Name: f.Func, SystemName: f.Func, Filename: f.File}
+	fn := &profilepb.Function{ID: uint64(len(b.p.Function) + 1), Name: f.Func, SystemName: f.Func, Filename: f.File}
 	b.funcs[k] = fn
 	b.p.Function = append(b.p.Function, fn)
 	return fn

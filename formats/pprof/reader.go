@@ -3,6 +3,7 @@ package pprof
 import (
 	"bufio"
 	"compress/gzip"
+	"errors"
 	"fmt"
 	"io"
 	"slices"
@@ -10,10 +11,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/google/pprof/profile"
-
 	"github.com/stackdump/stackdump/formats/internal/aggregate"
 	"github.com/stackdump/stackdump/internal/codec"
+	"github.com/stackdump/stackdump/internal/profilepb"
 	"github.com/stackdump/stackdump/stack"
 )
 
@@ -46,7 +46,7 @@ func parsePprofStateComment(c string) (key string, ok bool) {
 }
 
 // pprofDecoder reads a goroutine profile in pprof's protobuf form
-// (/debug/pprof/goroutine, debug=0), using github.com/google/pprof/profile.
+// (/debug/pprof/goroutine, debug=0), using internal/profilepb.
 //
 // Protobuf cannot be decoded as a stream — fields may come in any order and
 // runtime/pprof writes the string table last — so, unlike the text
@@ -73,7 +73,7 @@ type pprofDecoder struct {
 	t    *stack.Table
 
 	read     bool // the input was read (one dump per input)
-	p        *profile.Profile
+	p        *profilepb.Profile
 	dump     *stack.Dump
 	value    int            // index of the goroutine count in Sample.Value
 	leaked   bool           // a goroutineleak profile
@@ -82,7 +82,7 @@ type pprofDecoder struct {
 	next     int            // next sample
 	held     *stack.Routine // a routine to return after the warning about it
 
-	locs   map[*profile.Location][]*stack.Frame
+	locs   map[*profilepb.Location][]*stack.Frame
 	frames []*stack.Frame
 	values []stack.FrameValue
 	labels stack.Labels
@@ -90,7 +90,7 @@ type pprofDecoder struct {
 
 func newPprofDecoder(in *codec.Stream, opts codec.Options) codec.Decoder {
 	opts = opts.WithDefaults()
-	return &pprofDecoder{in: in, opts: opts, t: opts.Table, locs: make(map[*profile.Location][]*stack.Frame)}
+	return &pprofDecoder{in: in, opts: opts, t: opts.Table, locs: make(map[*profilepb.Location][]*stack.Frame)}
 }
 
 func (d *pprofDecoder) NextDump() (*stack.Dump, error) {
@@ -105,15 +105,15 @@ func (d *pprofDecoder) NextDump() (*stack.Dump, error) {
 	if len(data) == 0 {
 		return nil, io.EOF
 	}
-	p, err := profile.ParseUncompressed(data)
+	// Decode checks the references as well as the framing: a sample at
+	// a missing location, a string index past the table.
+	p, err := profilepb.Decode(data)
 	if err != nil {
-		if off, msg, bad := pprofWireProblem(data); bad {
-			return nil, fmt.Errorf("pprof protobuf, offset %d of %d bytes: %s: %w", off, len(data), msg, err)
+		var pe *profilepb.Error
+		if errors.As(err, &pe) && pe.Framing {
+			return nil, fmt.Errorf("pprof protobuf, offset %d of %d bytes: %s", pe.Offset, len(data), pe.Msg)
 		}
 		return nil, fmt.Errorf("pprof protobuf of %d bytes: %w", len(data), err)
-	}
-	if err := p.CheckValid(); err != nil {
-		return nil, fmt.Errorf("malformed pprof profile: %w", err)
 	}
 	if err := d.pickValue(p); err != nil {
 		return nil, err
@@ -172,7 +172,7 @@ func (d *pprofDecoder) readAll() ([]byte, error) {
 }
 
 // pickValue finds the goroutine count among the profile's sample types.
-func (d *pprofDecoder) pickValue(p *profile.Profile) error {
+func (d *pprofDecoder) pickValue(p *profilepb.Profile) error {
 	var types []string
 	for i, st := range p.SampleType {
 		if (st.Type == "goroutine" || st.Type == "goroutineleak" || st.Type == "thread") && st.Unit == "count" {
@@ -234,7 +234,7 @@ func (d *pprofDecoder) NextRoutine() (*stack.Routine, error) {
 }
 
 // locationFrames returns the interned frames of loc, innermost first.
-func (d *pprofDecoder) locationFrames(loc *profile.Location) []*stack.Frame {
+func (d *pprofDecoder) locationFrames(loc *profilepb.Location) []*stack.Frame {
 	if fs, ok := d.locs[loc]; ok {
 		return fs
 	}
@@ -259,36 +259,41 @@ func (d *pprofDecoder) locationFrames(loc *profile.Location) []*stack.Frame {
 // sampleLabels returns the sample's labels, interned, and the goroutine
 // state and the least wait minutes of its wait bucket when stackdump wrote
 // them.
-func (d *pprofDecoder) sampleLabels(s *profile.Sample) (stack.Labels, string, int) {
+func (d *pprofDecoder) sampleLabels(s *profilepb.Sample) (stack.Labels, string, int) {
 	ls := d.labels[:0]
 	state, wait := "", 0
-	for k, vs := range s.Label {
-		if d.stateKey != "" && k == d.stateKey && len(vs) > 0 {
-			state = d.t.String(vs[0])
+	stateSeen, waits := false, 0
+	for _, l := range s.Label {
+		if l.IsString() && d.waitKey != "" && l.Key == d.waitKey {
+			waits++
+		}
+	}
+	for _, l := range s.Label {
+		if !l.IsString() {
+			text := strconv.FormatInt(l.Num, 10)
+			if l.NumUnit != "" {
+				text += " " + l.NumUnit
+			}
+			ls = append(ls, stack.Label{Key: l.Key, Value: text})
 			continue
 		}
-		if d.waitKey != "" && k == d.waitKey && len(vs) == 1 {
-			if b, ok := aggregate.ParseWaitBucket(vs[0]); ok {
+		if d.stateKey != "" && l.Key == d.stateKey {
+			// The first value is the state; the key is no label.
+			if !stateSeen {
+				state, stateSeen = d.t.String(l.Str), true
+			}
+			continue
+		}
+		if waits == 1 && l.Key == d.waitKey {
+			if b, ok := aggregate.ParseWaitBucket(l.Str); ok {
 				wait = aggregate.WaitFloor[b]
 				continue
 			}
 		}
-		for _, v := range vs {
-			ls = append(ls, stack.Label{Key: k, Value: v})
-		}
+		ls = append(ls, stack.Label{Key: l.Key, Value: l.Str})
 	}
-	for k, vs := range s.NumLabel {
-		units := s.NumUnit[k]
-		for i, v := range vs {
-			text := strconv.FormatInt(v, 10)
-			if i < len(units) && units[i] != "" {
-				text += " " + units[i]
-			}
-			ls = append(ls, stack.Label{Key: k, Value: text})
-		}
-	}
-	// Map order is random: sort fully, so that keys with several values
-	// intern to one label set.
+	// Sort fully, so that label sets in another order or keys with
+	// several values intern to one label set.
 	slices.SortFunc(ls, func(a, b stack.Label) int {
 		if c := strings.Compare(a.Key, b.Key); c != 0 {
 			return c

@@ -6,11 +6,12 @@ import (
 	"strconv"
 )
 
-// github.com/google/pprof/profile says what went wrong in a protobuf it
-// cannot decode ("not enough data", "bad varint") but not where. The
-// walker below re-reads the wire framing of profile.proto's messages to
-// find the byte offset of the first field that cannot be read, so that an
-// error can say "offset 1234: field sample (2) needs 40 bytes, 12 left".
+// The walker below reads the wire framing of profile.proto's messages
+// without decoding them, so that the reader can refuse binary junk from
+// its first KiBs (pprofHeadProblem) before reading the input whole; the
+// error names the byte offset of the first field that cannot be read:
+// "offset 1234: field sample (2) needs 40 bytes, 12 left". Decoding
+// (internal/profilepb) names offsets the same way.
 
 // pprofWireField names a field of profile.proto and, for message fields,
 // the fields of the message.
@@ -40,14 +41,6 @@ var (
 		15: {name: "doc_url"},
 	}
 )
-
-// pprofWireProblem walks data as a Profile message and returns the byte
-// offset and description of the first field whose framing is broken (a
-// bad varint, an unknown wire type, a length past the end of its message).
-// ok is false when the framing is sound.
-func pprofWireProblem(data []byte) (offset int, msg string, ok bool) {
-	return walkPprofWire(data, 0, pprofWireProfile, "")
-}
 
 func walkPprofWire(data []byte, base int, fields map[uint64]pprofWireField, within string) (int, string, bool) {
 	for off := 0; off < len(data); {

@@ -65,13 +65,30 @@ func TestCodecsImportNoOtherCodec(t *testing.T) {
 
 // TestDumperLinksOnlyTheGoCodecs: a service that mounts the endpoint
 // links the codecs that serve a Go process's dumps, and not the door
-// (which links every reader), the JVM codec, or the JSON reader's gjson.
+// (which links every reader), the JVM codec, the JSON reader's gjson, or
+// google/pprof/profile (with its regexp and legacy parsers:
+// internal/profilepb reads and writes profile.proto instead, and
+// google/pprof/profile is the tests' reference only).
 func TestDumperLinksOnlyTheGoCodecs(t *testing.T) {
 	for _, d := range deps(t, "dumper") {
 		switch {
 		case d == "formats", d == "formats/jvm", strings.HasPrefix(d, "github.com/tidwall/"),
+			strings.HasPrefix(d, "github.com/google/pprof/"),
 			d == "analyze", d == "report", d == "remote", strings.HasPrefix(d, "cmd/"):
 			t.Errorf("dumper links %s", d)
+		}
+	}
+}
+
+// TestPprofCodecLinksNoGooglePprof: the pprof codec, which the endpoint
+// serves, reads and writes profiles with internal/profilepb and links no
+// third-party module; google/pprof/profile is for its tests.
+func TestPprofCodecLinksNoGooglePprof(t *testing.T) {
+	for _, pkg := range []string{"formats/pprof", "internal/profilepb"} {
+		for _, d := range deps(t, pkg) {
+			if strings.HasPrefix(d, "github.com/") || strings.HasPrefix(d, "golang.org/") {
+				t.Errorf("%s links %s", pkg, d)
+			}
 		}
 	}
 }
