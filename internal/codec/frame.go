@@ -59,6 +59,16 @@ type Frame struct {
 	// JSONField names the string field of a JSON log line that holds the
 	// whole dump ("stacktrace"): its value is read as the lines.
 	JSONField string
+	// Quoted is set when every line is quoted at the end of a log line,
+	// escaped (a log shipper's "pattern not match: \"...\""): the quoted
+	// text is the line (frame_wrap.go).
+	Quoted bool
+	// List is set when the dump was made a numbered Markdown list: the
+	// numbers and the converter's escapes go.
+	List bool
+	// Suffix is the key=value fields a structured logger put after every
+	// line (" function=… source=…"): they go.
+	Suffix string
 }
 
 // sniffLines bounds how many lines SniffFrame looks at before the first
@@ -75,7 +85,26 @@ const (
 // has (a goroutine header, a thread header, a profile header, `Full thread
 // dump`) and a few lines after it.
 func SniffFrame(head []byte) *Frame {
+	return sniffFrame(head, true)
+}
+
+// sniffFrame is SniffFrame; wraps says whether a wrap of every line
+// (sniffWrap) may be learnt, which is done once, before the rest.
+func sniffFrame(head []byte, wraps bool) *Frame {
 	var f Frame
+	if wraps {
+		if text := sniffWrap(head, &f); text != nil {
+			inner := sniffFrame(text, false)
+			if inner == nil {
+				if !hasDumpLine(text) {
+					return nil
+				}
+				inner = &Frame{}
+			}
+			inner.Quoted, inner.List, inner.Suffix = f.Quoted, f.List, f.Suffix
+			return inner
+		}
+	}
 	if key, text := JSONLogDump(head); key != "" {
 		inner := SniffFrame(text)
 		if inner == nil {
@@ -551,6 +580,7 @@ func (f *Frame) Strip(line []byte) []byte {
 		text, _ := TestJSONOutput(line)
 		line = text
 	}
+	line = f.unwrap(line)
 	line = bytes.TrimSuffix(line, []byte("\r"))
 	_, line = cutQuotes(line, f.Quote)
 	if f.HTML {

@@ -248,6 +248,7 @@ func (fr *framer) classify(it *frameItem, raw []byte) {
 		}
 		raw = text
 	}
+	raw = f.unwrap(raw)
 	_, line := cutQuotes(raw, f.Quote)
 	if f.HTML {
 		line = UnescapeHTML(line)
