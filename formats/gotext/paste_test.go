@@ -185,8 +185,9 @@ func TestPasteStartsInsideGoroutine(t *testing.T) {
 }
 
 // Item 11: a paste in reverse order (newest line first, as log viewers
-// copy) is one dump, with a warning that says so, not a dump and an empty
-// second one made of its crash line.
+// copy) is one dump, not a dump and an empty second one made of its crash
+// line: read from the last line up, it is the original, with a warning
+// that says so.
 func TestPasteReversed(t *testing.T) {
 	orig, form := pasted(t, "go/panic_go127.txt", "reversed", 1)
 	ds := readGoText(t, form)
@@ -195,10 +196,20 @@ func TestPasteReversed(t *testing.T) {
 	}
 	warned := false
 	for _, w := range ds[0].Warnings {
-		warned = warned || strings.Contains(w.Msg, "lines look reversed")
+		warned = warned || strings.Contains(w.Msg, "newest first")
 	}
-	if want := readGoText(t, orig)[0].Preamble; !warned || len(ds[0].Preamble) != len(want) {
-		t.Errorf("warned %v, preamble %q (want %q)", warned, ds[0].Preamble, want)
+	want := readGoText(t, orig)
+	if !warned || len(ds[0].Preamble) != len(want[0].Preamble) {
+		t.Errorf("warned %v, preamble %q (want %q)", warned, ds[0].Preamble, want[0].Preamble)
+	}
+	// The same routines, each at its line of the reversed input.
+	describe := func(d *stack.Dump) string {
+		c := *d
+		c.Warnings = nil
+		return dumptest.Describe(&c, dumptest.DescribeOptions{})
+	}
+	if got, want := describe(ds[0]), describe(want[0]); got != want {
+		t.Errorf("the reversed paste reads otherwise than the dump:\n%s", dumptest.DiffText(want, got))
 	}
 }
 

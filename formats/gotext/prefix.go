@@ -52,7 +52,14 @@ func hiddenHeader(line []byte) bool {
 			n++
 		}
 		if n > j && n+1 < len(line) && line[n] == ' ' && (line[n+1] == '[' || bytes.HasPrefix(line[n+1:], []byte("gp="))) {
-			return true
+			// Text before it, or after its "]:"; a header cut short at
+			// the end of the input is not hidden.
+			if k > 0 {
+				return true
+			}
+			if e := bytes.Index(line[n:], []byte("]:")); e >= 0 && len(bytes.TrimSpace(line[n+e+2:])) > 0 {
+				return true
+			}
 		}
 		from = k + 1
 	}

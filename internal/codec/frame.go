@@ -50,6 +50,9 @@ type Frame struct {
 	// Padded is set when lines were padded with spaces to a terminal's
 	// width (a copy out of tmux, screen, a pager): trailing spaces go.
 	Padded bool
+	// CRs is set when lines end with more than one '\r' (a CRLF file
+	// converted to CRLF again): the extra ones go.
+	CRs bool
 	// HTML is set when the text was HTML-escaped (&quot; &lt; &gt; &amp;),
 	// as copied out of a page's source: the escapes are undone.
 	HTML bool
@@ -69,6 +72,9 @@ type Frame struct {
 	// Suffix is the key=value fields a structured logger put after every
 	// line (" function=… source=…"): they go.
 	Suffix string
+	// Reversed is set when the lines come newest first, as a log viewer
+	// shows them: they are read from the last up (frame_reversed.go).
+	Reversed bool
 }
 
 // sniffLines bounds how many lines SniffFrame looks at before the first
@@ -154,7 +160,7 @@ func sniffFrame(head []byte, wraps bool) *Frame {
 		if marker < 0 && i >= sniffLinesBefore || marker >= 0 && i > marker+sniffLinesAfter {
 			break
 		}
-		line = bytes.TrimSuffix(line, []byte("\r"))
+		line = bytes.TrimRight(line, "\r")
 		q, rest := cutQuotes(line, 8)
 		t := bytes.TrimSpace(rest)
 		glued, fence := fenceLine(t)
@@ -228,11 +234,17 @@ func sniffFrame(head []byte, wraps bool) *Frame {
 	if padded(after) {
 		f.Padded, framed = true, true
 	}
+	if bytes.Count(all, []byte("\r\r\n")) > bytes.Count(all, []byte("\n"))/2 {
+		f.CRs, framed = true, true
+	}
 	if f.HTML {
 		framed = true
 	}
 	if prose {
 		f.Chat, framed = true, true
+	}
+	if sniffReversed(all, &f) {
+		f.Reversed, framed = true, true
 	}
 	if !framed {
 		return nil
@@ -581,7 +593,7 @@ func (f *Frame) Strip(line []byte) []byte {
 		line = text
 	}
 	line = f.unwrap(line)
-	line = bytes.TrimSuffix(line, []byte("\r"))
+	line = bytes.TrimRight(line, "\r")
 	_, line = cutQuotes(line, f.Quote)
 	if f.HTML {
 		line = UnescapeHTML(line)

@@ -69,7 +69,7 @@ func FuzzPasteFrame(f *testing.F) {
 			if err == io.EOF {
 				break
 			}
-			if lr.Num < last || lr.Num > len(lines) || lr.Num < 1 {
+			if lr.Num < last && (fr == nil || !fr.Reversed) || lr.Num > len(lines) || lr.Num < 1 {
 				t.Fatalf("line number %d after %d, of %d lines", lr.Num, last, len(lines))
 			}
 			last = lr.Num

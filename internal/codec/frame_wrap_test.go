@@ -73,9 +73,10 @@ func TestUnwrap(t *testing.T) {
 	}
 }
 
-// TestUnwrapCleanDumps checks that no wrap is learnt from a dump as the
-// runtime or the JVM wrote it.
-func TestUnwrapCleanDumps(t *testing.T) {
+// TestCleanDumpsNotWrappedNorReversed checks that no wrap is learnt from
+// a dump as the runtime or the JVM wrote it, and that none is taken for
+// reversed, and that every reversed one is.
+func TestCleanDumpsNotWrappedNorReversed(t *testing.T) {
 	paths, err := filepath.Glob(filepath.Join("..", "..", "testdata", "*", "*.txt"))
 	if err != nil {
 		t.Fatal(err)
@@ -90,9 +91,33 @@ func TestUnwrapCleanDumps(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		head := data[:min(len(data), 64<<10)]
 		var f Frame
-		if sniffWrap(data[:min(len(data), 64<<10)], &f) != nil {
+		if sniffWrap(head, &f) != nil {
 			t.Errorf("%s: a wrap learnt from a clean dump: %+v", p, f)
 		}
+		if sniffReversed(head, SniffFrame(head)) {
+			t.Errorf("%s: a clean dump taken for reversed", p)
+		}
+		rev, _ := paste.Lookup("reversed")
+		if !rev.Applies(data) {
+			continue
+		}
+		r := rev.Apply(data, 1)
+		if f := SniffFrame(r[:min(len(r), 64<<10)]); f == nil || !f.Reversed {
+			if bytes.Count(data, []byte("\n")) > 4 && lineFormIn(r[:min(len(r), 64<<10)]) { // a block starts in the head
+				t.Errorf("%s, reversed: frame %+v", p, f)
+			}
+		}
 	}
+}
+
+// lineFormIn reports whether a line of data starts a block of a dump.
+func lineFormIn(data []byte) bool {
+	for _, l := range bytes.Split(data, []byte("\n")) {
+		if blockStart(bytes.TrimSpace(l)) != nil {
+			return true
+		}
+	}
+	return false
 }

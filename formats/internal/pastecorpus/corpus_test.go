@@ -160,7 +160,6 @@ func diffSummaries(want, got []summary) string {
 var knownGaps = map[string]string{
 	"soft-wrap":         "long lines broken at a window's width are not joined again",
 	"wrapper+soft-wrap": "as soft-wrap",
-	"reversed":          "newest-first order is said in a warning for Go and JVM text, but debug=1 profiles and race reports read in reverse are not",
 }
 
 // knownResidue are single forms that read wrong for a reason no reader
