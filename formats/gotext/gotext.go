@@ -111,7 +111,15 @@ type goTextDecoder struct {
 	orphanOff  int64
 	orphanCall bool
 	orphanGap  int // the separator line that left the header out, 0 if none
-	gapped     int // the last line of this dump where lines were left out
+	// hidden counts the lines that hold a goroutine header inside other
+	// text the reader could not set aside (hiddenHeader), from line
+	// hiddenNum, whose text is hiddenText.
+	hidden       int
+	announcedAny bool // a dump was announced in this input
+	hiddenNum    int
+	hiddenOff    int64
+	hiddenText   []byte
+	gapped       int // the last line of this dump where lines were left out
 	// held keeps the last junk lines: the first lines of a dump of another
 	// form, handed on with it (other) when it starts.
 	junkHeld  codec.Held
@@ -236,10 +244,31 @@ func (g *goTextDecoder) NextDump() (*stack.Dump, error) {
 			return nil, g.otherForm
 		}
 		if g.eof {
+			if pe := g.hiddenOnly(); pe != nil {
+				g.err = pe
+				return nil, pe
+			}
 			return nil, io.EOF
 		}
 		g.step()
 	}
+}
+
+// hiddenOnly returns, at the end of an input that held no dump, the
+// warning about goroutine headers hidden in other text, if one was held:
+// the input is not read as a dump, and the error says where the headers
+// are instead of "no dump found".
+func (g *goTextDecoder) hiddenOnly() *stack.ParseError {
+	if g.announcedAny {
+		return nil
+	}
+	for _, pe := range g.held {
+		if strings.Contains(pe.Msg, hiddenHeaderMsg) {
+			pe.Err = stack.ErrNotDump
+			return pe
+		}
+	}
+	return nil
 }
 
 func (g *goTextDecoder) NextRoutine() (*stack.Routine, error) {
@@ -764,6 +793,13 @@ func (g *goTextDecoder) junk(line, raw []byte) {
 		g.dispatch(raw[k:], raw)
 		return
 	}
+	if !orphan && !g.replaying && hiddenHeader(raw) {
+		if g.hidden == 0 {
+			g.hiddenNum, g.hiddenOff = g.num, g.off
+			g.hiddenText = append(g.hiddenText[:0], raw...)
+		}
+		g.hidden++
+	}
 	if g.d != nil && len(g.d.Preamble) > 0 && g.nRoutines == 0 {
 		g.junkGap = true
 	}
@@ -828,9 +864,21 @@ func isFrameFile(fl *fileLine) bool {
 	return false
 }
 
-// flushOrphans reports the orphan lines counted so far, if any.
+// hiddenHeaderMsg says what a line hiddenHeader finds holds.
+const hiddenHeaderMsg = "a goroutine header inside other text, not read as one"
+
+// flushOrphans reports the orphan lines and the hidden headers counted so
+// far, if any.
 func (g *goTextDecoder) flushOrphans() {
 	g.orphanCall = false
+	if g.hidden > 0 {
+		msg := "a line holds " + hiddenHeaderMsg
+		if g.hidden > 1 {
+			msg = fmt.Sprintf("%d lines hold %s; the first", g.hidden, hiddenHeaderMsg)
+		}
+		g.hidden = 0
+		g.problemAt(g.hiddenNum, g.hiddenOff, msg, g.hiddenText)
+	}
 	if g.orphans == 0 {
 		return
 	}
@@ -971,7 +1019,7 @@ func (g *goTextDecoder) announce() {
 	if g.announced {
 		return
 	}
-	g.announced = true
+	g.announced, g.announcedAny = true, true
 	g.emit(goEvent{kind: evStart, d: g.d})
 	for _, pe := range g.held {
 		g.emit(goEvent{kind: evError, err: pe})

@@ -2,6 +2,8 @@ package gotext
 
 import (
 	"bytes"
+	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -183,8 +185,9 @@ func TestPasteStartsInsideGoroutine(t *testing.T) {
 }
 
 // Item 11: a paste in reverse order (newest line first, as log viewers
-// copy) is one dump, with a warning that says so, not a dump and an empty
-// second one made of its crash line.
+// copy) is one dump, not a dump and an empty second one made of its crash
+// line: read from the last line up, it is the original, with a warning
+// that says so.
 func TestPasteReversed(t *testing.T) {
 	orig, form := pasted(t, "go/panic_go127.txt", "reversed", 1)
 	ds := readGoText(t, form)
@@ -193,9 +196,79 @@ func TestPasteReversed(t *testing.T) {
 	}
 	warned := false
 	for _, w := range ds[0].Warnings {
-		warned = warned || strings.Contains(w.Msg, "lines look reversed")
+		warned = warned || strings.Contains(w.Msg, "newest first")
 	}
-	if want := readGoText(t, orig)[0].Preamble; !warned || len(ds[0].Preamble) != len(want) {
-		t.Errorf("warned %v, preamble %q (want %q)", warned, ds[0].Preamble, want)
+	want := readGoText(t, orig)
+	if !warned || len(ds[0].Preamble) != len(want[0].Preamble) {
+		t.Errorf("warned %v, preamble %q (want %q)", warned, ds[0].Preamble, want[0].Preamble)
 	}
+	// The same routines, each at its line of the reversed input.
+	describe := func(d *stack.Dump) string {
+		c := *d
+		c.Warnings = nil
+		return dumptest.Describe(&c, dumptest.DescribeOptions{})
+	}
+	if got, want := describe(ds[0]), describe(want[0]); got != want {
+		t.Errorf("the reversed paste reads otherwise than the dump:\n%s", dumptest.DiffText(want, got))
+	}
+}
+
+// A goroutine header the reader cannot set apart from the text around it
+// (here a logger's field that differs on every line, so no frame is
+// learnt) is never dropped silently: the lines are counted in a warning
+// that names the first, and an input that holds no dump but such lines is
+// an error naming them, not an empty read.
+func TestPasteHiddenHeadersWarned(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join("..", "..", "testdata", "go", "stacks2_go126.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var form bytes.Buffer
+	headers, first := 0, 0
+	for i, l := range strings.SplitAfter(string(data), "\n") {
+		if l == "" {
+			continue
+		}
+		if strings.HasPrefix(l, "goroutine ") {
+			headers++
+			if first == 0 {
+				first = i + 1
+			}
+		}
+		fmt.Fprintf(&form, "%s seq=%d\n", strings.TrimSuffix(l, "\n"), i)
+	}
+	if headers < 2 {
+		t.Fatalf("%d goroutine headers in the dump", headers)
+	}
+	check := func(name string, pe *stack.ParseError, line, n int) {
+		t.Helper()
+		if pe == nil {
+			t.Fatalf("%s: %d goroutine headers neither read nor warned about", name, n)
+		}
+		if pe.Line != line || !strings.Contains(pe.Msg, fmt.Sprint(n, " lines hold a goroutine header inside other text")) {
+			t.Errorf("%s: %q at line %d, want %d lines from line %d", name, pe.Msg, pe.Line, n, line)
+		}
+	}
+
+	// Alone: no dump, an error.
+	ds, err := readAll(bytes.NewReader(form.Bytes()), ReadOptions{})
+	var pe *stack.ParseError
+	if !errors.As(err, &pe) || !errors.Is(err, stack.ErrNotDump) || len(ds) != 0 {
+		t.Fatalf("read %d dumps, error %v; want none and a ParseError wrapping ErrNotDump", len(ds), err)
+	}
+	check("alone", pe, first, headers)
+
+	// After a dump: a warning of that dump.
+	dump := data[:bytes.Index(data, []byte("\n\n"))+2]
+	ds, err = readAll(bytes.NewReader(append(append([]byte(nil), dump...), form.Bytes()...)), ReadOptions{})
+	if err != nil || len(ds) != 1 {
+		t.Fatalf("%d dumps, error %v", len(ds), err)
+	}
+	var warned *stack.ParseError
+	for _, w := range ds[0].Warnings {
+		if strings.Contains(w.Msg, "goroutine header inside other text") {
+			warned = w
+		}
+	}
+	check("after a dump", warned, first+bytes.Count(dump, []byte("\n")), headers)
 }

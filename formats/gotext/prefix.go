@@ -35,6 +35,37 @@ func findMarker(line []byte) int {
 	return -1
 }
 
+// hiddenHeader reports whether line holds what looks like a goroutine
+// header ("goroutine 12 [", "goroutine 12 gp=") that findMarker did not
+// find whole: text after it (a logger's fields, a closing quote), an
+// escape inside it. Such a line is not read, but counted in a warning.
+func hiddenHeader(line []byte) bool {
+	for from := 0; from < len(line); {
+		k := bytes.Index(line[from:], []byte("goroutine "))
+		if k < 0 {
+			return false
+		}
+		k += from
+		j := k + len("goroutine ")
+		n := j
+		for n < len(line) && isDecDigit(line[n]) {
+			n++
+		}
+		if n > j && n+1 < len(line) && line[n] == ' ' && (line[n+1] == '[' || bytes.HasPrefix(line[n+1:], []byte("gp="))) {
+			// Text before it, or after its "]:"; a header cut short at
+			// the end of the input is not hidden.
+			if k > 0 {
+				return true
+			}
+			if e := bytes.Index(line[n:], []byte("]:")); e >= 0 && len(bytes.TrimSpace(line[n+e+2:])) > 0 {
+				return true
+			}
+		}
+		from = k + 1
+	}
+	return false
+}
+
 func isDecDigit(c byte) bool { return c >= '0' && c <= '9' }
 
 // crashInLine returns the crash line inside line when something a paste

@@ -50,6 +50,9 @@ type Frame struct {
 	// Padded is set when lines were padded with spaces to a terminal's
 	// width (a copy out of tmux, screen, a pager): trailing spaces go.
 	Padded bool
+	// CRs is set when lines end with more than one '\r' (a CRLF file
+	// converted to CRLF again): the extra ones go.
+	CRs bool
 	// HTML is set when the text was HTML-escaped (&quot; &lt; &gt; &amp;),
 	// as copied out of a page's source: the escapes are undone.
 	HTML bool
@@ -59,6 +62,19 @@ type Frame struct {
 	// JSONField names the string field of a JSON log line that holds the
 	// whole dump ("stacktrace"): its value is read as the lines.
 	JSONField string
+	// Quoted is set when every line is quoted at the end of a log line,
+	// escaped (a log shipper's "pattern not match: \"...\""): the quoted
+	// text is the line (frame_wrap.go).
+	Quoted bool
+	// List is set when the dump was made a numbered Markdown list: the
+	// numbers and the converter's escapes go.
+	List bool
+	// Suffix is the key=value fields a structured logger put after every
+	// line (" function=… source=…"): they go.
+	Suffix string
+	// Reversed is set when the lines come newest first, as a log viewer
+	// shows them: they are read from the last up (frame_reversed.go).
+	Reversed bool
 }
 
 // sniffLines bounds how many lines SniffFrame looks at before the first
@@ -75,7 +91,26 @@ const (
 // has (a goroutine header, a thread header, a profile header, `Full thread
 // dump`) and a few lines after it.
 func SniffFrame(head []byte) *Frame {
+	return sniffFrame(head, true)
+}
+
+// sniffFrame is SniffFrame; wraps says whether a wrap of every line
+// (sniffWrap) may be learnt, which is done once, before the rest.
+func sniffFrame(head []byte, wraps bool) *Frame {
 	var f Frame
+	if wraps {
+		if text := sniffWrap(head, &f); text != nil {
+			inner := sniffFrame(text, false)
+			if inner == nil {
+				if !hasDumpLine(text) {
+					return nil
+				}
+				inner = &Frame{}
+			}
+			inner.Quoted, inner.List, inner.Suffix = f.Quoted, f.List, f.Suffix
+			return inner
+		}
+	}
 	if key, text := JSONLogDump(head); key != "" {
 		inner := SniffFrame(text)
 		if inner == nil {
@@ -125,7 +160,7 @@ func SniffFrame(head []byte) *Frame {
 		if marker < 0 && i >= sniffLinesBefore || marker >= 0 && i > marker+sniffLinesAfter {
 			break
 		}
-		line = bytes.TrimSuffix(line, []byte("\r"))
+		line = bytes.TrimRight(line, "\r")
 		q, rest := cutQuotes(line, 8)
 		t := bytes.TrimSpace(rest)
 		glued, fence := fenceLine(t)
@@ -199,11 +234,17 @@ func SniffFrame(head []byte) *Frame {
 	if padded(after) {
 		f.Padded, framed = true, true
 	}
+	if bytes.Count(all, []byte("\r\r\n")) > bytes.Count(all, []byte("\n"))/2 {
+		f.CRs, framed = true, true
+	}
 	if f.HTML {
 		framed = true
 	}
 	if prose {
 		f.Chat, framed = true, true
+	}
+	if sniffReversed(all, &f) {
+		f.Reversed, framed = true, true
 	}
 	if !framed {
 		return nil
@@ -551,7 +592,8 @@ func (f *Frame) Strip(line []byte) []byte {
 		text, _ := TestJSONOutput(line)
 		line = text
 	}
-	line = bytes.TrimSuffix(line, []byte("\r"))
+	line = f.unwrap(line)
+	line = bytes.TrimRight(line, "\r")
 	_, line = cutQuotes(line, f.Quote)
 	if f.HTML {
 		line = UnescapeHTML(line)

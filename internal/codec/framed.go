@@ -68,6 +68,9 @@ type framer struct {
 	rawNext int64
 	rawSet  bool
 	jsonKey string // Frame.JSONField, kept while its lines are classified
+	// reversedRead is set once a reversed input was read whole
+	// (fillReversed).
+	reversedRead bool
 }
 
 // SetFrame makes lr set the paste frame f aside (see Frame); nil reads
@@ -199,6 +202,10 @@ func (lr *LineReader) fill() {
 	if n := len(fr.queue); n > 0 && fr.queue[n-1].kind == itemErr {
 		return
 	}
+	if fr.f.Reversed && !fr.reversedRead {
+		lr.fillReversed()
+		return
+	}
 	// The raw reader's position: lines returned since moved lr's.
 	if fr.rawSet {
 		lr.Num, lr.NextOff = fr.rawNum, fr.rawNext
@@ -248,12 +255,15 @@ func (fr *framer) classify(it *frameItem, raw []byte) {
 		}
 		raw = text
 	}
+	raw = f.unwrap(raw)
 	_, line := cutQuotes(raw, f.Quote)
 	if f.HTML {
 		line = UnescapeHTML(line)
 	}
 	if f.Padded {
 		line = bytes.TrimRight(line, " \r")
+	} else if f.CRs {
+		line = bytes.TrimRight(line, "\r")
 	}
 	t := bytes.TrimSpace(line)
 	if glued, ok := fenceLine(t); ok {

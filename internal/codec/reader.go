@@ -19,6 +19,9 @@ type Reader struct {
 	cur  *stack.Dump
 	err  error
 	done bool // the current dump's routines were all read
+	// noted is set once the first dump was returned, with the frame's
+	// note (a reversed paste) if any.
+	noted bool
 }
 
 // NewReader returns a Reader of dec, which reads in.
@@ -50,6 +53,12 @@ func (r *Reader) Next() (*stack.Dump, error) {
 			r.err = r.in.ReadError(err)
 		}
 		return nil, r.err
+	}
+	if !r.noted {
+		r.noted = true
+		if f := r.in.frame; f != nil && f.Reversed {
+			d.Warnings = append(d.Warnings, &stack.ParseError{Line: 1, Msg: reversedMsg})
+		}
 	}
 	r.cur, r.done = d, false
 	return d, nil

@@ -158,12 +158,8 @@ func diffSummaries(want, got []summary) string {
 // reported, not failed. A form of any other transformation that reads
 // wrong fails the test.
 var knownGaps = map[string]string{
-	"log-fields":        "each line has key=value fields after it; only prefixes are learnt",
-	"fluentd-quoted":    "each line is quoted and escaped inside a log shipper's warning",
-	"markdown-list":     "a numbered list with Markdown escapes: the numbers and escapes are not undone",
 	"soft-wrap":         "long lines broken at a window's width are not joined again",
 	"wrapper+soft-wrap": "as soft-wrap",
-	"reversed":          "newest-first order is said in a warning for Go and JVM text, but debug=1 profiles and race reports read in reverse are not",
 }
 
 // knownResidue are single forms that read wrong for a reason no reader

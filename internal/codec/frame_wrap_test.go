@@ -1,0 +1,123 @@
+package codec
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stackdump/stackdump/internal/paste"
+)
+
+// TestUnwrap wraps every line of real dumps as a structured logger, a log
+// shipper and a Markdown converter do (internal/paste), and checks that
+// the frame sniffed from the result learns the wrap and gives every line
+// back: exactly, or without its indentation where the list dropped it.
+func TestUnwrap(t *testing.T) {
+	files := []string{"go/sigquit_go126.txt", "go/race_go126.txt", "corpus/go/gostackparse_windows.txt",
+		"debug1/go1.26.8.txt", "corpus/jvm/local_jdk17.0.15-jstack-l-deadlocks.txt", "corpus/jvm/tda_visualvm_remote.log"}
+	for _, name := range files {
+		data, err := os.ReadFile(filepath.Join("..", "..", "testdata", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		orig, _ := rawLines(data)
+		for _, c := range []struct {
+			transform string
+			learnt    func(*Frame) bool
+			indent    bool // the form keeps the lines' indentation
+		}{
+			{"log-fields", func(f *Frame) bool { return f.Suffix != "" }, true},
+			{"fluentd-quoted", func(f *Frame) bool { return f.Quoted }, true},
+			{"markdown-list", func(f *Frame) bool { return f.List }, false},
+		} {
+			tr, ok := paste.Lookup(c.transform)
+			if !ok {
+				t.Fatalf("no transformation %q", c.transform)
+			}
+			pasted := tr.Apply(data, 1)
+			f := SniffFrame(pasted[:min(len(pasted), 64<<10)])
+			if f == nil || !c.learnt(f) {
+				t.Errorf("%s, %s: frame %+v does not have the wrap", name, c.transform, f)
+				continue
+			}
+			lines, _ := rawLines(pasted)
+			var k int
+			for _, l := range lines {
+				got := f.unwrap(l)
+				if len(bytes.TrimSpace(got)) == 0 && !c.indent {
+					continue // the list's blank lines
+				}
+				for k < len(orig) && len(bytes.TrimSpace(orig[k])) == 0 && !c.indent {
+					k++
+				}
+				if k >= len(orig) {
+					t.Errorf("%s, %s: more lines than the original", name, c.transform)
+					break
+				}
+				want := bytes.TrimSuffix(orig[k], []byte("\r"))
+				if !c.indent {
+					want = bytes.TrimLeft(want, " \t")
+				}
+				got = bytes.TrimPrefix(got, f.Prefix.Text())
+				if c.transform == "log-fields" {
+					got = f.Prefix.Strip(got)
+				}
+				if !bytes.Equal(bytes.TrimSuffix(got, []byte("\r")), want) && !bytes.HasSuffix(got, want) {
+					t.Errorf("%s, %s: line %d unwraps to %q, want %q", name, c.transform, k+1, got, want)
+					break
+				}
+				k++
+			}
+		}
+	}
+}
+
+// TestCleanDumpsNotWrappedNorReversed checks that no wrap is learnt from
+// a dump as the runtime or the JVM wrote it, and that none is taken for
+// reversed, and that every reversed one is.
+func TestCleanDumpsNotWrappedNorReversed(t *testing.T) {
+	paths, err := filepath.Glob(filepath.Join("..", "..", "testdata", "*", "*.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	more, _ := filepath.Glob(filepath.Join("..", "..", "testdata", "corpus", "*", "*"))
+	shared, _ := filepath.Glob(filepath.Join("..", "..", "..", "shared", "corpus", "*", "*")) // beside the repository, when there
+	for _, p := range append(append(paths, more...), shared...) {
+		if st, err := os.Stat(p); err != nil || st.IsDir() {
+			continue
+		}
+		data, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		head := data[:min(len(data), 64<<10)]
+		var f Frame
+		if sniffWrap(head, &f) != nil {
+			t.Errorf("%s: a wrap learnt from a clean dump: %+v", p, f)
+		}
+		if sniffReversed(head, SniffFrame(head)) {
+			t.Errorf("%s: a clean dump taken for reversed", p)
+		}
+		rev, _ := paste.Lookup("reversed")
+		if !rev.Applies(data) {
+			continue
+		}
+		r := rev.Apply(data, 1)
+		if f := SniffFrame(r[:min(len(r), 64<<10)]); f == nil || !f.Reversed {
+			if bytes.Count(data, []byte("\n")) > 4 && lineFormIn(r[:min(len(r), 64<<10)]) { // a block starts in the head
+				t.Errorf("%s, reversed: frame %+v", p, f)
+			}
+		}
+	}
+}
+
+// lineFormIn reports whether a line of data starts a block of a dump.
+func lineFormIn(data []byte) bool {
+	for _, l := range bytes.Split(data, []byte("\n")) {
+		if blockStart(bytes.TrimSpace(l)) != nil {
+			return true
+		}
+	}
+	return false
+}
