@@ -398,11 +398,11 @@ func (g *goTextDecoder) wholeFrame() bool {
 		return false
 	}
 	n := g.sec.next()
-	if n == nil || !n.plain || n.loc == "" || n.frame.Native || n.loc[len(n.loc)-1] == '\r' {
+	if n == nil || !n.whole {
 		return false // as skipLine: a known line ending in '\r' is not taken in place
 	}
 	lr := g.lr
-	win, fn, loc := lr.Win[lr.Pos:], n.frame.Func, n.loc
+	win, fn, loc := lr.Win[lr.Pos:], n.fn, n.loc
 	k := len(fn)
 	if len(win) <= k || win[k] != '(' || string(win[:k]) != fn {
 		return false
@@ -419,7 +419,7 @@ func (g *goTextDecoder) wholeFrame() bool {
 	if inlined {
 		args = nil
 	}
-	if n.frame.Inlined != inlined {
+	if n.inlined != inlined {
 		return false
 	}
 	f := e + 1 // the file line

@@ -87,9 +87,9 @@ func (s *section) begin(creator bool, name, args []byte) {
 		}
 	} else {
 		n := s.next()
-		if !s.expected && n != nil && n.frame.Func != bstr(name) {
+		if !s.expected && n != nil && n.fn != bstr(name) {
 			n = s.cur.children[bstr(name)] // nil map: nil
-			if l := s.cur.last; s.cur.children == nil && l != nil && l.frame.Func == bstr(name) {
+			if l := s.cur.last; s.cur.children == nil && l != nil && l.fn == bstr(name) {
 				n = l // off the guess, onto the only child
 			}
 		}
@@ -135,10 +135,10 @@ func (s *section) expectsPlain() bool {
 // parseCall.
 func (s *section) expectedCall(line []byte) (name, args []byte, form callForm) {
 	n := s.next()
-	if n == nil || n.frame.Native {
+	if n == nil || n.native {
 		return nil, nil, callNone
 	}
-	fn := n.frame.Func
+	fn := n.fn
 	k := len(fn)
 	if len(line) < k+2 || line[len(line)-1] != ')' || line[k] != '(' || string(line[:k]) != fn {
 		return nil, nil, callNone
@@ -195,7 +195,7 @@ func (s *section) expectedLine(flags uint8) string {
 		if s.match != nil && s.match == s.cur.creator {
 			return s.cur.creatorLoc
 		}
-	case s.node != nil && s.node.frame.Inlined == (flags&recInlined != 0) && s.node.frame.Native == (flags&recNative != 0):
+	case s.node != nil && s.node.inlined == (flags&recInlined != 0) && s.node.native == (flags&recNative != 0):
 		return s.node.loc
 	}
 	return ""
@@ -263,7 +263,7 @@ func (s *section) child(fl *fileLine, flags uint8) *stackNode {
 	p := s.cur
 	if s.node != nil && p.children != nil {
 		// Another call site of the same function.
-		for n := p.children[s.node.frame.Func]; n != nil; n = n.sibling {
+		for n := p.children[s.node.fn]; n != nil; n = n.sibling {
 			if sameLocation(n.frame, fl, flags) {
 				return n
 			}
@@ -291,7 +291,7 @@ func (s *section) commitFrame(fl *fileLine, flags uint8) {
 	} else {
 		n := s.child(fl, flags)
 		if n.loc == "" {
-			n.loc = s.knownLine(fl)
+			n.setLoc(s.knownLine(fl))
 		}
 		s.push(n)
 	}

@@ -23,6 +23,19 @@ func (tr *stackTrie) root() *stackNode { return &tr.top }
 // stackNode is a node of a section's trie: frame after the frames of the
 // nodes above it.
 type stackNode struct {
+	// fn, inlined and native are frame's Func, Inlined and Native, and
+	// loc is the file line frame was read from (see below): what the
+	// frame expected next is compared with, first in the node so that
+	// taking a frame loads one cache line and not the frame too.
+	fn      string
+	loc     string
+	inlined bool
+	native  bool
+	// whole is set when goTextDecoder.wholeFrame may take the frame: it
+	// is plain, not native, and has a known line that does not end in
+	// '\r' (see setLoc).
+	whole bool
+	plain bool
 	frame *stack.Frame
 	// last is the child taken last, tried first. children indexes every
 	// child by function once there is more than one; children calling
@@ -34,30 +47,35 @@ type stackNode struct {
 	// elision, once met; creator is the creator met last after it.
 	stack   *stack.Stack
 	creator *stack.Frame
-	// loc and creatorLoc are the file lines frame and creator were read
-	// from, as written, when those carried no fp, sp or pc: the same line
-	// again is the same location.
-	loc        string
+	// loc (above) and creatorLoc are the file lines frame and creator
+	// were read from, as written, when those carried no fp, sp or pc:
+	// the same line again is the same location.
 	creatorLoc string
-	// plain is set when no line calling frame's function can be one of
-	// the lines goTextDecoder.special handles. Those all start with a
-	// fixed prefix that holds a space and no '(' (`goroutine `,
+	// plain (above) is set when no line calling frame's function can be
+	// one of the lines goTextDecoder.special handles. Those all start
+	// with a fixed prefix that holds a space and no '(' (`goroutine `,
 	// `created by `, `panic: `, `[signal `, …), or with `PC=`, and the
 	// space would have to fall inside the function's name: plain names
 	// have no space and do not start with `PC=`.
-	plain bool
+}
+
+// setLoc sets n's known file line, and whether wholeFrame may take n.
+func (n *stackNode) setLoc(loc string) {
+	n.loc = loc
+	n.whole = n.plain && !n.native && loc != "" && loc[len(loc)-1] != '\r'
 }
 
 // add adds a child of n for frame f, a call site no child of n has, and
 // returns it; children are indexed by function from the second one on.
 func (n *stackNode) add(f *stack.Frame) *stackNode {
-	c := &stackNode{frame: f, plain: !strings.Contains(f.Func, " ") && !strings.HasPrefix(f.Func, "PC=")}
+	c := &stackNode{frame: f, fn: f.Func, inlined: f.Inlined, native: f.Native,
+		plain: !strings.Contains(f.Func, " ") && !strings.HasPrefix(f.Func, "PC=")}
 	switch {
 	case n.children != nil:
 		c.sibling = n.children[f.Func]
 		n.children[f.Func] = c
 	case n.last != nil: // a second child: index them
-		n.children = map[string]*stackNode{n.last.frame.Func: n.last}
+		n.children = map[string]*stackNode{n.last.fn: n.last}
 		c.sibling = n.children[f.Func]
 		n.children[f.Func] = c
 	}
