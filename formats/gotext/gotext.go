@@ -219,6 +219,11 @@ func (g *goTextDecoder) start(in *codec.Stream, t *stack.Table, maxLine int) {
 		values: values,
 		pool:   pool,
 	}
+	if pool != nil {
+		// A routine's Args may then be views of an input held in
+		// memory: they are valid only until the next routine is read.
+		g.sec.held = g.lr.Held()
+	}
 }
 
 // reset readies g to read in from its first line, keeping its Table, its
@@ -422,7 +427,8 @@ func (g *goTextDecoder) wholeFrame() bool {
 	if n.inlined != inlined {
 		return false
 	}
-	f := e + 1 // the file line
+	argStart := lr.Pos + k + 1 // args in lr.Win, before Pos moves on
+	f := e + 1                 // the file line
 	if end := f + len(loc); end >= len(win) || win[end] != '\n' || len(loc) > lr.Max || string(win[f:end]) != loc {
 		return false
 	}
@@ -435,7 +441,11 @@ func (g *goTextDecoder) wholeFrame() bool {
 	lr.Pos += f + len(loc) + 1
 	lr.NoEOL = false
 	g.num, g.off = lr.Num, lr.Off
-	g.sec.takeFrame(n, args)
+	if g.sec.held != nil && g.slot != nil { // the values will be views (closeSection)
+		g.sec.takeHeldFrame(n, argStart, argStart+len(args))
+	} else {
+		g.sec.takeFrame(n, args)
+	}
 	g.frameLine = g.num
 	return true
 }

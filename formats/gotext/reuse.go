@@ -53,7 +53,8 @@ func (p *routinePool) reclaim() {
 
 // takeValues builds the routine's Values from the section's frames
 // without allocating: the slot takes the section's argument buffer (and
-// gives it its previous one), and each Args is a string view of it. The
+// gives it its previous one), and each Args is a string view of it, or of
+// the input held in memory for the frames taken there (takeHeldFrame). The
 // views stay valid while the slot is lent, since the buffer is written
 // again only after the slot was reclaimed and reused.
 func (s *routineSlot) takeValues(sec *section) *stack.FrameValues {
@@ -65,7 +66,11 @@ func (s *routineSlot) takeValues(sec *section) *stack.FrameValues {
 	fv := s.values.Frames[:n]
 	for i, v := range sec.vals {
 		f := &fv[i]
-		f.Args = bstr(s.args[v.argStart:v.argEnd])
+		if v.held {
+			f.Args = bstr(sec.held[v.argStart:v.argEnd])
+		} else {
+			f.Args = bstr(s.args[v.argStart:v.argEnd])
+		}
 		f.FP, f.SP, f.PC = v.fp, v.sp, v.pc
 	}
 	s.values.Frames = fv

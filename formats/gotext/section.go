@@ -35,10 +35,14 @@ type section struct {
 	guess   *[]*stackNode
 	onGuess bool
 
-	// The frames read, for a stack the trie does not hold yet.
+	// frames holds the frames of path's nodes while a stack the trie
+	// does not hold yet, or an elided one, is interned (see finish).
 	frames []*stack.Frame
 	vals   []valueSpan
 	argBuf []byte
+	// held is the whole input when it is held in memory and the routine's
+	// values are views of it (see takeFrame), else nil.
+	held []byte
 	// hasVals is set when some frame has arguments or fp/sp/pc.
 	hasVals bool
 
@@ -165,6 +169,17 @@ func (s *section) takeFrame(n *stackNode, args []byte) {
 	s.hasVals = s.hasVals || len(args) > 0
 }
 
+// takeHeldFrame is takeFrame for a frame whose arguments are
+// held[start:end], the input held in memory, when the routine's values
+// are views of it (a reusing reader's own stack, routineSlot.takeValues):
+// the arguments are not copied.
+func (s *section) takeHeldFrame(n *stackNode, start, end int) {
+	s.push(n)
+	s.addValue(start, end, 0, 0, 0)
+	s.vals[len(s.vals)-1].held = true
+	s.hasVals = s.hasVals || end > start
+}
+
 // rollback forgets the pending call.
 func (s *section) rollback() {
 	s.argBuf = s.argBuf[:s.pendArgs]
@@ -278,7 +293,6 @@ func (s *section) push(n *stackNode) {
 		s.onGuess = false
 	}
 	s.cur.last, s.cur = n, n
-	s.frames = append(s.frames, n.frame)
 	s.path = append(s.path, n)
 	s.depth++
 }
@@ -314,7 +328,7 @@ func (s *section) addValue(argStart, argEnd int, fp, sp, pc uint64) {
 	}
 	s.vals = s.vals[:len(s.vals)+1]
 	v := &s.vals[len(s.vals)-1]
-	v.argStart, v.argEnd, v.fp, v.sp, v.pc = argStart, argEnd, fp, sp, pc
+	v.argStart, v.argEnd, v.fp, v.sp, v.pc, v.held = argStart, argEnd, fp, sp, pc, false
 }
 
 // commitNative completes a pending `non-Go function at pc=0x…` line, a
@@ -358,6 +372,7 @@ func (s *section) lastFunc() string {
 // still there to take (hasVals, argBuf, vals); reset readies it for the
 // next section.
 func (s *section) finish() (st *stack.Stack, creator *stack.Frame) {
+	path := s.path // the frames read, whatever the swap below does
 	if s.guess != nil && (!s.onGuess || len(*s.guess) != len(s.path)) {
 		// This stack is the state's next guess: swap, not copy.
 		*s.guess, s.path = s.path, (*s.guess)[:0]
@@ -366,12 +381,21 @@ func (s *section) finish() (st *stack.Stack, creator *stack.Frame) {
 		creator = s.creator
 	}
 	if s.elision.Elided {
-		return s.t.Stack(s.frames, s.elision), creator
+		return s.t.Stack(s.framesOf(path), s.elision), creator
 	}
 	if s.cur.stack == nil {
-		s.cur.stack = s.t.Stack(s.frames, stack.Elision{})
+		s.cur.stack = s.t.Stack(s.framesOf(path), stack.Elision{})
 	}
 	return s.cur.stack, creator
+}
+
+// framesOf returns the frames of path's nodes, in s.frames.
+func (s *section) framesOf(path []*stackNode) []*stack.Frame {
+	s.frames = s.frames[:0]
+	for _, n := range path {
+		s.frames = append(s.frames, n.frame)
+	}
+	return s.frames
 }
 
 func (s *section) reset() {

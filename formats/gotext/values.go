@@ -11,6 +11,10 @@ import (
 type valueSpan struct {
 	argStart, argEnd int
 	fp, sp, pc       uint64
+	// held is set when the span is of the input held in memory
+	// (section.held), not of the section's argument buffer; only the
+	// routines of a reusing reader have such spans (see takeFrame).
+	held bool
 }
 
 // valueCacheSize is the number of slots of a valueCache; a power of two.

@@ -108,6 +108,16 @@ func NewStreamLineReader(in *Stream, max int) *LineReader {
 	return lr
 }
 
+// Held returns the whole input when lines are cut from it in memory
+// (newMemLineReader): every line returned is a slice of it, and Win is it.
+// It returns nil for a reader over a stream.
+func (lr *LineReader) Held() []byte {
+	if lr.r != nil {
+		return nil
+	}
+	return lr.Win
+}
+
 // ReadLine returns the next line without its "\n" or "\r\n". The slice is
 // valid until the next call. At the end of the input it returns io.EOF (a
 // last line without a newline is returned first, with noEOL set). A line
