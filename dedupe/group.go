@@ -184,12 +184,7 @@ func (g *Grouper) labelKey(ls stack.Labels) string {
 		return k
 	}
 	sorted := slices.Clone(ls)
-	slices.SortFunc(sorted, func(a, b stack.Label) int {
-		if c := strings.Compare(a.Key, b.Key); c != 0 {
-			return c
-		}
-		return strings.Compare(a.Value, b.Value)
-	})
+	sorted.Sort()
 	var b []byte
 	for _, l := range sorted {
 		b = strconv.AppendQuote(b, l.Key)

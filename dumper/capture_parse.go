@@ -103,7 +103,7 @@ func splitTraceback(text []byte, n int) [][]byte {
 func parseChunk(ctx context.Context, text []byte, t *stack.Table) (*stack.Dump, error) {
 	var c collectStage
 	p := stack.Pipeline{
-		Source:    gotext.NewReader(bytes.NewReader(text), gotext.ReadOptions{Table: t}),
+		Source:    gotext.NewRuntimeReader(bytes.NewReader(text), gotext.ReadOptions{Table: t}),
 		Encoder:   &c,
 		ReadError: func(err error) error { return fmt.Errorf("parse traceback: %w", err) },
 	}

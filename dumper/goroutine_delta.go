@@ -4,7 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"slices"
-	"strings"
+	"sort"
 
 	"github.com/stackdump/stackdump/internal/profilepb"
 )
@@ -164,14 +164,12 @@ func (m *deltaMerger) add(src *profilepb.Profile, sign int64) {
 // order.
 func (m *deltaMerger) appendLabelsKey(key []byte, ls []profilepb.Label) []byte {
 	m.labels = append(m.labels[:0], ls...)
-	slices.SortStableFunc(m.labels, func(a, b profilepb.Label) int {
-		if a.IsString() != b.IsString() {
-			if a.IsString() {
-				return -1
-			}
-			return 1
+	ls = m.labels
+	sort.SliceStable(ls, func(i, j int) bool { // not generic: smaller
+		if ls[i].IsString() != ls[j].IsString() {
+			return ls[i].IsString()
 		}
-		return strings.Compare(a.Key, b.Key)
+		return ls[i].Key < ls[j].Key
 	})
 	for _, l := range m.labels {
 		key = appendKeyString(key, l.Key)

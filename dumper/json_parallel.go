@@ -215,7 +215,7 @@ func (jw *jsonWriter) newChunkState() *chunkState {
 // readerOf returns the worker's reader, reset onto text.
 func (st *chunkState) readerOf(text []byte) *gotext.Reader {
 	if st.reader == nil {
-		st.reader = gotext.NewReaderBytes(text, gotext.ReadOptions{Table: st.table, ReuseRoutines: true})
+		st.reader = gotext.NewRuntimeReaderBytes(text, gotext.ReadOptions{Table: st.table, ReuseRoutines: true})
 	} else {
 		st.reader.ResetBytes(text)
 	}

@@ -150,7 +150,7 @@ func (c *checker) leftovers(s *snapshot) []goroutineText {
 		return left
 	}
 	p := stack.Pipeline{
-		Source: gotext.NewReaderBytes(c.scratch, gotext.ReadOptions{Table: c.tbl, ReuseRoutines: true}),
+		Source: gotext.NewRuntimeReaderBytes(c.scratch, gotext.ReadOptions{Table: c.tbl, ReuseRoutines: true}),
 		Encoder: stack.RoutineFunc(func(r *stack.Routine) {
 			if v, ok := c.verdicts[r.ID]; ok && r.ID != 0 && c.o.ignored(r) {
 				v.leftover = false

@@ -52,7 +52,7 @@ func (c *checker) report(s *snapshot, left []goroutineText, retries int, havePro
 	opts := dedupe.Options{SplitByCreator: true}
 	proven, other := dedupe.NewGrouper(opts), dedupe.NewGrouper(opts)
 	p := stack.Pipeline{
-		Source: gotext.NewReaderBytes(c.scratch, gotext.ReadOptions{Table: c.tbl}),
+		Source: gotext.NewRuntimeReaderBytes(c.scratch, gotext.ReadOptions{Table: c.tbl}),
 		Encoder: stack.RoutineFunc(func(r *stack.Routine) {
 			if r.Leaked {
 				proven.Add(r)

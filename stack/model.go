@@ -1,6 +1,7 @@
 package stack
 
 import (
+	"sort"
 	"strings"
 	"time"
 )
@@ -265,6 +266,18 @@ type Label struct{ Key, Value string }
 
 // Labels is a label set sorted by key.
 type Labels []Label
+
+// Sort sorts ls by key, then value. It sorts through sort.Slice rather
+// than a generic sort: every program that links the model would otherwise
+// carry a sort of its own for label sets.
+func (ls Labels) Sort() {
+	sort.Slice(ls, func(i, j int) bool {
+		if ls[i].Key != ls[j].Key {
+			return ls[i].Key < ls[j].Key
+		}
+		return ls[i].Value < ls[j].Value
+	})
+}
 
 // Get returns the value of key and whether it is set.
 func (ls Labels) Get(key string) (string, bool) {

@@ -78,7 +78,7 @@ type debug1Decoder struct {
 
 func newDebug1Decoder(in *codec.Stream, opts codec.Options) codec.Decoder {
 	opts = opts.WithDefaults()
-	return &debug1Decoder{lines: codec.NewStreamLineReader(in, opts.MaxLineBytes), t: opts.Table, handOver: in.HandOver}
+	return &debug1Decoder{lines: codec.NewFramedLineReader(in, opts.MaxLineBytes), t: opts.Table, handOver: in.HandOver}
 }
 
 // nextDump skips to the next profile header.

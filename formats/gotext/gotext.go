@@ -44,6 +44,9 @@ import (
 type goTextDecoder struct {
 	in  *codec.Stream
 	lr  *codec.LineReader
+	// lines makes lr: framed for a paste, plain for the runtime's own text
+	// (codec.Options.Lines); kept across Reset.
+	lines func(in *codec.Stream, max int) *codec.LineReader
 	t   *stack.Table
 	eof bool
 	err error // a read error, returned once the queue is drained
@@ -200,6 +203,10 @@ func newGoTextDecoder(in *codec.Stream, opts codec.Options) *goTextDecoder {
 	if opts.ReuseRoutines {
 		g.pool = new(routinePool)
 	}
+	g.lines = opts.Lines
+	if g.lines == nil {
+		g.lines = codec.NewStreamLineReader
+	}
 	g.start(in, t, opts.MaxLineBytes)
 	return g
 }
@@ -208,10 +215,11 @@ func newGoTextDecoder(in *codec.Stream, opts codec.Options) *goTextDecoder {
 // does not depend on the input is kept: the trie of stacks met, the value
 // cache and the routine pool.
 func (g *goTextDecoder) start(in *codec.Stream, t *stack.Table, maxLine int) {
-	trie, values, pool := g.trie, g.values, g.pool
+	trie, values, pool, lines := g.trie, g.values, g.pool, g.lines
 	*g = goTextDecoder{
 		in:     in,
-		lr:     codec.NewStreamLineReader(in, maxLine),
+		lr:     lines(in, maxLine),
+		lines:  lines,
 		t:      t,
 		anc:    -1,
 		sec:    newSection(t, trie),

@@ -60,11 +60,13 @@ type Reader struct {
 	dec *goTextDecoder
 }
 
-// NewReader returns a Reader of r.
+// NewReader returns a Reader of r. It reads r as a person may have
+// pasted it too: the paste's frame (Markdown fences, quotes, log
+// prefixes, a reversed order…; docs/paste-forms.md) is set aside.
 func NewReader(r io.Reader, opts ReadOptions) *Reader {
-	in := codec.StreamOf(r, stack.KindGoTraceback)
-	dec := newGoTextDecoder(in, opts.codec())
-	return &Reader{r: *codec.NewReader(dec, in), dec: dec}
+	c := opts.codec()
+	c.Lines = codec.NewFramedLineReader
+	return newReader(codec.StreamOf(r, stack.KindGoTraceback), c)
 }
 
 // NewReaderBytes returns a Reader of b, a traceback held in memory: lines
@@ -73,6 +75,26 @@ func NewReader(r io.Reader, opts ReadOptions) *Reader {
 // it is read.
 func NewReaderBytes(b []byte, opts ReadOptions) *Reader {
 	return NewReader(memStream(b), opts)
+}
+
+// NewRuntimeReader returns a Reader of r, text the Go runtime wrote
+// (runtime.Stack, a debug=2 profile, a crash) and nobody pasted: it does
+// not look for a paste frame, and a program that reads its own goroutines
+// with it (the dumper, leakcheck) links none of that code. Reset keeps
+// the choice.
+func NewRuntimeReader(r io.Reader, opts ReadOptions) *Reader {
+	return newReader(codec.StreamOf(r, stack.KindGoTraceback), opts.codec())
+}
+
+// NewRuntimeReaderBytes is NewRuntimeReader for text held in memory, as
+// NewReaderBytes reads it.
+func NewRuntimeReaderBytes(b []byte, opts ReadOptions) *Reader {
+	return NewRuntimeReader(memStream(b), opts)
+}
+
+func newReader(in *codec.Stream, c codec.Options) *Reader {
+	dec := newGoTextDecoder(in, c)
+	return &Reader{r: *codec.NewReader(dec, in), dec: dec}
 }
 
 // memStream is b as the input of a Reader; the reader cuts its lines

@@ -110,7 +110,7 @@ const (
 func newJVMTextDecoder(in *codec.Stream, opts codec.Options) codec.Decoder {
 	opts = opts.WithDefaults()
 	return &jvmTextDecoder{
-		lr:       codec.NewStreamLineReader(in, opts.MaxLineBytes),
+		lr:       codec.NewFramedLineReader(in, opts.MaxLineBytes),
 		handOver: in.HandOver,
 		t:        opts.Table,
 		frames:   make(map[string]*stack.Frame),

@@ -3,9 +3,9 @@ package pprof
 import (
 	"encoding/binary"
 	"io"
+	"sort"
 
 	"slices"
-	"strings"
 
 	"github.com/stackdump/stackdump/formats/internal/aggregate"
 	"github.com/stackdump/stackdump/internal/profilepb"
@@ -174,7 +174,7 @@ func (b *pprofBuilder) addSample(e *aggregate.Entry) (hasState bool) {
 	// them. A label whose value is empty says nothing (profile.proto's
 	// str 0), as before.
 	s.Label = slices.DeleteFunc(s.Label, func(l profilepb.Label) bool { return l.Str == "" })
-	slices.SortStableFunc(s.Label, func(a, b profilepb.Label) int { return strings.Compare(a.Key, b.Key) })
+	sort.SliceStable(s.Label, func(i, j int) bool { return s.Label[i].Key < s.Label[j].Key }) // not generic: smaller
 	b.p.Sample = append(b.p.Sample, s)
 	return hasState
 }

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -294,12 +293,7 @@ func (d *pprofDecoder) sampleLabels(s *profilepb.Sample) (stack.Labels, string, 
 	}
 	// Sort fully, so that label sets in another order or keys with
 	// several values intern to one label set.
-	slices.SortFunc(ls, func(a, b stack.Label) int {
-		if c := strings.Compare(a.Key, b.Key); c != 0 {
-			return c
-		}
-		return strings.Compare(a.Value, b.Value)
-	})
+	stack.Labels(ls).Sort()
 	d.labels = ls
 	return d.t.Labels(ls), state, wait
 }

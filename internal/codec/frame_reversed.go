@@ -123,7 +123,7 @@ type rawLine struct {
 // to the first, then its end. An input larger than maxReversedBytes is
 // queued in its order, and read on as it comes.
 func (lr *LineReader) fillReversed() {
-	fr := lr.frame
+	fr := lr.frame.(*framer)
 	fr.reversedRead = true
 	var lines []rawLine
 	var size int64
@@ -171,7 +171,7 @@ func (lr *LineReader) fillReversed() {
 // queueRaw classifies and queues one line read by fillReversed (an
 // overlong line, num -1, is the item at index off of long).
 func (lr *LineReader) queueRaw(l rawLine, long []*frameItem) {
-	fr := lr.frame
+	fr := lr.frame.(*framer)
 	if l.num < 0 {
 		fr.queue = append(fr.queue, long[l.off])
 		return

@@ -73,6 +73,18 @@ type framer struct {
 	reversedRead bool
 }
 
+// framedLines is how a LineReader reads its lines when a paste frame is
+// set aside: the framer below. An interface, so that the framer is linked
+// only into programs that set a frame (SetFrame), not into those that read
+// only what the runtime wrote.
+type framedLines interface {
+	read(lr *LineReader) ([]byte, error)
+	frame() *Frame
+}
+
+func (fr *framer) read(lr *LineReader) ([]byte, error) { return lr.readFramed() }
+func (fr *framer) frame() *Frame                       { return &fr.f }
+
 // SetFrame makes lr set the paste frame f aside (see Frame); nil reads
 // lines as they are.
 func (lr *LineReader) SetFrame(f *Frame) {
@@ -94,12 +106,12 @@ func (lr *LineReader) Frame() *Frame {
 	if lr.frame == nil {
 		return nil
 	}
-	return &lr.frame.f
+	return lr.frame.frame()
 }
 
 // readFramed returns the next line of a framed input (see ReadLine).
 func (lr *LineReader) readFramed() ([]byte, error) {
-	fr := lr.frame
+	fr := lr.frame.(*framer)
 	for {
 		if len(fr.queue) == 0 {
 			lr.fill()
@@ -147,7 +159,7 @@ func (lr *LineReader) readFramed() ([]byte, error) {
 // between are then set aside, as the frame's: the dump ended with the
 // line. The end of the input is judged as without a frame (NoEOL).
 func (lr *LineReader) lastOfRegion() bool {
-	fr := lr.frame
+	fr := lr.frame.(*framer)
 	for i := 1; ; i++ {
 		for len(fr.queue) <= i {
 			if len(fr.queue) > lookahead {
@@ -198,7 +210,7 @@ func (fr *framer) recycle(it *frameItem) {
 // fill reads one raw line and queues what it is (nothing once the input's
 // end or error is queued).
 func (lr *LineReader) fill() {
-	fr := lr.frame
+	fr := lr.frame.(*framer)
 	if n := len(fr.queue); n > 0 && fr.queue[n-1].kind == itemErr {
 		return
 	}

@@ -56,9 +56,9 @@ type LineReader struct {
 	// special is set when ReadLine has more to do than read the next
 	// line: a line was unread or pushed back, or a frame is set aside.
 	special bool
-	// frame, when set, is the paste frame set aside (SetFrame); lineBuf
-	// holds the line last returned then.
-	frame   *framer
+	// frame, when set, reads the lines through the paste frame set aside
+	// (SetFrame); lineBuf holds the line last returned then.
+	frame   framedLines
 	lineBuf []byte
 	// pushed holds lines pushed back (PushBack), returned before any other.
 	pushed []HeldLine
@@ -88,23 +88,33 @@ func newMemLineReader(b []byte, max int) *LineReader {
 }
 
 // NewStreamLineReader returns a lineReader over in: over its bytes when it
-// is held in memory, else over in.R.
-//
-// Its lines go on from the stream's BaseLine and BaseOffset, and it sets
-// aside the paste frame of the input (Stream.PasteFrame).
+// is held in memory, else over in.R. It reads the lines as they are; see
+// NewFramedLineReader for an input a person may have pasted.
 func NewStreamLineReader(in *Stream, max int) *LineReader {
 	if in.lines != nil {
 		return in.lines // a reader handed the stream on
 	}
-	f := in.PasteFrame()
 	var lr *LineReader
 	if in.Mem != nil {
 		lr = newMemLineReader(in.Mem, max)
 	} else {
 		lr = NewLineReader(in.R, max)
 	}
-	lr.SetFrame(f)
 	in.lines = lr
+	return lr
+}
+
+// NewFramedLineReader is NewStreamLineReader for an input a person may
+// have pasted: it sets aside the paste frame of the input
+// (Stream.PasteFrame). A program that only reads what the runtime wrote
+// (the dumper) uses NewStreamLineReader and links none of the frame's
+// code.
+func NewFramedLineReader(in *Stream, max int) *LineReader {
+	if in.lines != nil {
+		return in.lines // a reader handed the stream on
+	}
+	lr := NewStreamLineReader(in, max)
+	lr.SetFrame(in.PasteFrame())
 	return lr
 }
 
@@ -247,7 +257,7 @@ func (lr *LineReader) readSpecial() ([]byte, error) {
 		return h.Text, nil
 	}
 	if lr.frame != nil {
-		return lr.readFramed()
+		return lr.frame.read(lr)
 	}
 	lr.special = false
 	return lr.ReadLine()

@@ -20,7 +20,6 @@ import (
 	"errors"
 	"runtime"
 	"runtime/pprof"
-	"slices"
 	"strings"
 	"unsafe"
 
@@ -156,7 +155,7 @@ func setIndex(ps []labelPair, bySet map[string]int32, sets *[]stack.Labels, kb *
 	for i, p := range ps {
 		ls[i] = stack.Label{Key: p.key, Value: p.value}
 	}
-	slices.SortFunc(ls, func(a, b stack.Label) int { return strings.Compare(a.Key, b.Key) })
+	ls.Sort()
 	i := int32(len(*sets))
 	*sets = append(*sets, ls)
 	bySet[kb.String()] = i
