@@ -27,7 +27,12 @@ import (
 //     there, which a reader says in a warning;
 //   - a blank line after every line (some log viewers copy so) is undone;
 //   - when prose stood before the dump, prose after a blank line after it
-//     ends the paste region (chat text around a paste).
+//     ends the paste region (chat text around a paste);
+//   - what a logger or converter wrapped every line in (fields after it,
+//     quotes around it, a numbered Markdown list) is undone first
+//     (frame_wrap.go);
+//   - a paste whose lines come newest first is read from its last line up
+//     (frame_reversed.go).
 //
 // A Frame never makes a line of the dump disappear: every line it does not
 // set aside is returned as read, stripped of its prefix and quotes only.

@@ -4,6 +4,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -40,5 +41,19 @@ func TestEndpointLinkSize(t *testing.T) {
 	t.Logf("plain %.2f MB, with the endpoint %.2f MB: +%.2f MB", float64(plain)/1e6, float64(endpoint)/1e6, float64(growth)/1e6)
 	if growth > maxEndpointGrowth {
 		t.Errorf("mounting dumper.Handler adds %.2f MB, over the %.1f MB bound", float64(growth)/1e6, maxEndpointGrowth/1e6)
+	}
+
+	// What the dumper must not link although its packages do: the paste
+	// frame (the dumper reads only what the runtime wrote), generic sorts
+	// of the model's labels.
+	out, err := exec.Command("go", "tool", "nm", filepath.Join(dir, "endpoint")).Output()
+	if err != nil {
+		t.Fatalf("go tool nm: %v", err)
+	}
+	for _, sym := range []string{"internal/codec.(*framer)", "internal/codec.SniffFrame", "internal/codec.sniffFrame",
+		"pdqsortCmpFunc[go.shape.struct { github.com/stackdump/stackdump/formats/debug1"} {
+		if strings.Contains(string(out), sym) {
+			t.Errorf("the endpoint links %s", sym)
+		}
 	}
 }
