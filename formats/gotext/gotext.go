@@ -42,14 +42,14 @@ import (
 //	stSkip         after a problem: lines are dropped until a blank line, a
 //	               header or a preamble line, which are handled as in stIdle.
 type goTextDecoder struct {
-	in  *codec.Stream
-	lr  *codec.LineReader
+	in *codec.Stream
+	lr *codec.LineReader
 	// lines makes lr: framed for a paste, plain for the runtime's own text
 	// (codec.Options.Lines); kept across Reset.
 	lines func(in *codec.Stream, max int) *codec.LineReader
-	t   *stack.Table
-	eof bool
-	err error // a read error, returned once the queue is drained
+	t     *stack.Table
+	eof   bool
+	err   error // a read error, returned once the queue is drained
 	// readErr is the read error that ended the input early, if any.
 	readErr error
 
