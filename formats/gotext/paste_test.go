@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/stackdump/stackdump/formats/internal/dumptest"
+	"github.com/stackdump/stackdump/internal/codec"
 	"github.com/stackdump/stackdump/internal/paste"
 	"github.com/stackdump/stackdump/stack"
 )
@@ -271,4 +272,51 @@ func TestPasteHiddenHeadersWarned(t *testing.T) {
 		}
 	}
 	check("after a dump", warned, first+bytes.Count(dump, []byte("\n")), headers)
+}
+
+// NewRuntimeReader reads what the runtime wrote as NewReader does, and
+// sets no paste frame aside: a reversed paste is read in its order, with
+// the reader's own warning that its lines look reversed.
+func TestRuntimeReader(t *testing.T) {
+	read := func(path string, r *Reader) string {
+		ds, err := stack.ReadAll(r)
+		if err != nil {
+			t.Fatalf("%s: %v", path, err)
+		}
+		return modelText(ds)
+	}
+	n := 0
+	for _, path := range dumptest.GoTextFiles(t) {
+		data, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if codec.SniffFrame(data[:min(len(data), 64<<10)]) != nil {
+			continue // a pasted file of the corpus: the readers differ there by design
+		}
+		n++
+		if got, want := read(path, NewRuntimeReaderBytes(data, ReadOptions{})), read(path, NewReaderBytes(data, ReadOptions{})); got != want {
+			t.Errorf("%s: NewRuntimeReaderBytes reads otherwise than NewReaderBytes:\n%s", path, dumptest.FirstDiff(want, got))
+		}
+		if got, want := read(path, NewRuntimeReader(bytes.NewReader(data), ReadOptions{})), read(path, NewReader(bytes.NewReader(data), ReadOptions{})); got != want {
+			t.Errorf("%s: NewRuntimeReader reads otherwise than NewReader:\n%s", path, dumptest.FirstDiff(want, got))
+		}
+	}
+	if n < 20 {
+		t.Fatalf("only %d clean dumps compared", n)
+	}
+
+	_, form := pasted(t, "go/panic_go127.txt", "reversed", 1)
+	ds, err := stack.ReadAll(NewRuntimeReaderBytes(form, ReadOptions{}))
+	if err != nil || len(ds) == 0 {
+		t.Fatalf("%d dumps, %v", len(ds), err)
+	}
+	var msgs []string
+	for _, w := range ds[0].Warnings {
+		msgs = append(msgs, w.Msg)
+	}
+	all := strings.Join(msgs, "\n")
+	if !strings.Contains(all, "lines look reversed") || strings.Contains(all, "newest first (as a log viewer shows them): read from the last line up") {
+		t.Errorf("the runtime reader's warnings on a reversed paste:\n%s", all)
+	}
 }
