@@ -80,6 +80,11 @@ type Frame struct {
 	// Reversed is set when the lines come newest first, as a log viewer
 	// shows them: they are read from the last up (frame_reversed.go).
 	Reversed bool
+	// Wrap is the width at which a window broke the long lines, the rest
+	// at column 0: they are joined again (frame_softwrap.go). WrapColumns
+	// says whether it counts columns (a terminal) or bytes.
+	Wrap        int
+	WrapColumns bool
 }
 
 // sniffLines bounds how many lines SniffFrame looks at before the first
@@ -250,6 +255,9 @@ func sniffFrame(head []byte, wraps bool) *Frame {
 	}
 	if sniffReversed(all, &f) {
 		f.Reversed, framed = true, true
+	}
+	if w, cols := sniffSoftWrap(all, &f); w > 0 {
+		f.Wrap, f.WrapColumns, framed = w, cols, true
 	}
 	if !framed {
 		return nil

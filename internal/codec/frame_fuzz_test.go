@@ -84,6 +84,15 @@ func FuzzPasteFrame(f *testing.F) {
 				t.Fatalf("line %d at offset %d, it starts at %d", lr.Num, lr.Off, starts[lr.Num-1])
 			}
 			raw := lines[lr.Num-1]
+			if fr != nil && fr.Wrap > 0 {
+				// A soft-wrapped line joined again: it is the input's lines
+				// from its own to the one before NextOff, without their
+				// newlines.
+				for k := lr.Num; k < len(lines) && starts[k] < lr.NextOff; k++ {
+					raw = append(bytes.Clone(raw), lines[k]...)
+					returned[k] = true
+				}
+			}
 			if fr != nil && fr.TestJSON {
 				raw, _ = TestJSONOutput(raw)
 			}

@@ -99,6 +99,9 @@ func TestCleanDumpsNotWrappedNorReversed(t *testing.T) {
 		if sniffReversed(head, SniffFrame(head)) {
 			t.Errorf("%s: a clean dump taken for reversed", p)
 		}
+		if w, cols := sniffSoftWrap(head, &Frame{}); w > 0 {
+			t.Errorf("%s: a clean dump taken for soft-wrapped at %d (columns %v)", p, w, cols)
+		}
 		rev, _ := paste.Lookup("reversed")
 		if !rev.Applies(data) {
 			continue
@@ -120,4 +123,48 @@ func lineFormIn(data []byte) bool {
 		}
 	}
 	return false
+}
+
+// TestSoftWrapJoined breaks the long lines of real dumps at a window's
+// width (internal/paste's soft-wrap) and checks that where the frame
+// learns the width, the framed reader gives back the dump's own lines.
+func TestSoftWrapJoined(t *testing.T) {
+	tr, ok := paste.Lookup("soft-wrap")
+	if !ok {
+		t.Fatal("no soft-wrap transformation")
+	}
+	learnt := 0
+	for _, name := range []string{"corpus/jvm/local_jdk17.0.15-jstack-plain.txt", "corpus/jvm/local_jdk17.0.15-jstack-l-deadlocks.txt",
+		"go/sigquit_go126.txt", "go/race_go126.txt", "corpus/go/panicparse_panicweb_debug2.txt"} {
+		data, err := os.ReadFile(filepath.Join("..", "..", "testdata", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		pasted := tr.Apply(data, 1)
+		f := SniffFrame(pasted[:min(len(pasted), 64<<10)])
+		if f == nil || f.Wrap == 0 {
+			t.Logf("%s: no width learnt", name)
+			continue
+		}
+		learnt++
+		lr := newMemLineReader(pasted, 1<<16)
+		lr.SetFrame(f)
+		want, _ := rawLines(data)
+		for i := 0; ; i++ {
+			line, err := lr.ReadLine()
+			if err != nil {
+				if i != len(want) {
+					t.Errorf("%s: %d lines read, the dump has %d (%v)", name, i, len(want), err)
+				}
+				break
+			}
+			if i >= len(want) || !bytes.Equal(line, bytes.TrimSuffix(want[i], []byte("\r"))) {
+				t.Errorf("%s: line %d reads %q, want %q", name, i+1, line, want[min(i, len(want)-1)])
+				break
+			}
+		}
+	}
+	if learnt < 3 {
+		t.Errorf("the width was learnt for %d of 5 soft-wrapped dumps", learnt)
+	}
 }

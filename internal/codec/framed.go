@@ -71,6 +71,8 @@ type framer struct {
 	// reversedRead is set once a reversed input was read whole
 	// (fillReversed).
 	reversedRead bool
+	// wrapBuf holds a soft-wrapped line joined again (fillWrapped).
+	wrapBuf []byte
 }
 
 // framedLines is how a LineReader reads its lines when a paste frame is
@@ -235,6 +237,10 @@ func (lr *LineReader) fill() {
 	case err != nil:
 		it.kind, it.err = itemErr, err
 		fr.queue = append(fr.queue, it)
+		return
+	}
+	if fr.f.Wrap > 0 && lr.fillWrapped(fr, raw) {
+		fr.recycle(it)
 		return
 	}
 	fr.classify(it, raw)

@@ -1,0 +1,209 @@
+package codec
+
+import (
+	"bytes"
+	"unicode/utf8"
+)
+
+// A dump copied out of a terminal or a narrow window can come with its
+// long lines broken at the window's width, the rest of each at column 0:
+//
+//	"main" #1 prio=5 os_prio=0 cpu=58.52ms elapsed=4.85s tid=0x00007f6d64017ea0 nid=0x1ab5 waiting on condition  [0x3
+//	84bf000]
+//
+// The width is learnt from the head (sniffSoftWrap): lines of exactly the
+// longest length, each followed by a line no dump starts a line with. The
+// framed LineReader then joins such a line with the lines that continue it
+// (fillWrapped); the joined line has the first one's number and offset.
+
+// minWrapWidth is the narrowest window a soft wrap is learnt for.
+const minWrapWidth = 40
+
+// wrapWidth measures a line as a window does: in bytes (a viewer that
+// breaks the text itself) or in columns, tabs to the next multiple of 8
+// and a rune each (a terminal).
+func wrapWidth(l []byte, columns bool) int {
+	if !columns {
+		return len(l)
+	}
+	n := 0
+	for len(l) > 0 {
+		if l[0] == '\t' {
+			n += 8 - n%8
+			l = l[1:]
+			continue
+		}
+		_, size := utf8.DecodeRune(l)
+		l = l[size:]
+		n++
+	}
+	return n
+}
+
+// sniffSoftWrap returns the width the lines of head were broken at, and
+// whether it counts columns; 0 when they were not.
+func sniffSoftWrap(head []byte, f *Frame) (width int, columns bool) {
+	if f.Padded || f.Flat || f.Doubled {
+		return 0, false // every line at the width, or at column 0: no line stands out
+	}
+	lines := bytes.Split(head, []byte("\n"))
+	if len(lines) > 0 {
+		lines = lines[:len(lines)-1] // the last, perhaps cut, line
+	}
+	for i, l := range lines {
+		lines[i] = bytes.TrimSuffix(l, []byte("\r"))
+	}
+	best := 0
+	for _, cols := range []bool{false, true} {
+		w := 0
+		for _, l := range lines {
+			w = max(w, wrapWidth(l, cols))
+		}
+		if w < minWrapWidth {
+			continue
+		}
+		// A line of the full width that the next continues is a broken
+		// one; a line of the full width the next does not continue is
+		// evidence against, unless it is itself the rest of a broken line
+		// (a line twice the width ends with a full one).
+		broken, whole := 0, 0
+		rest := false // lines[i] continues the line before it
+		for i, l := range lines[:max(len(lines)-1, 0)] {
+			full := wrapWidth(l, cols) == w
+			next := full && f.continuesLine(l, lines[i+1])
+			switch {
+			case next:
+				broken++
+			case full && !rest:
+				whole++
+			}
+			rest = next
+		}
+		if broken >= 2 && 2*broken >= whole && broken > best {
+			best, width, columns = broken, w, cols
+		}
+	}
+	return width, columns
+}
+
+// continues reports whether l, the line after one of the window's full
+// width, is the rest of that line: text at column 0 that no line of a dump
+// starts with, and without the paste's own prefix or quotes (they stand
+// before the whole line, not before its rest).
+func (f *Frame) continues(l []byte) bool {
+	return f.mayContinue(l) && !isCallLine(l)
+}
+
+// mayContinue is continues without its test for a call line.
+func (f *Frame) mayContinue(l []byte) bool {
+	if len(l) == 0 || l[0] == ' ' || l[0] == '\t' {
+		return false
+	}
+	if f.Quote > 0 && l[0] == '>' || f.Prefix.Active() && (f.Prefix.Match(l) > 0 || f.Prefix.MatchBare(l)) {
+		return false
+	}
+	if StartForm(l) != "" || IsGoHeader(l) || IsDebug1Record(l) {
+		return false
+	}
+	for _, p := range []string{"created by ", "goroutine ", "#", "\"", "panic: ", "fatal error: ", "SIG", "PC=",
+		"Full thread dump", "JNI global", "Found ", "Java stack information", "==", "WARNING: DATA RACE",
+		"java.lang.Thread.State:", "at ", "- ", "Locked ownable synchronizers:", "Heap", "[originating from goroutine",
+		"...", "exit status", "runtime stack:", "```", "<", "["} {
+		if bytes.HasPrefix(l, []byte(p)) {
+			return false
+		}
+	}
+	return true
+}
+
+// continuesLine reports whether l is the rest of full, a line of the
+// window's width: l continues it (continues), and a location line at
+// column 0 (the rest of a broken one, "ock_test.go:12 +0x7e") is taken
+// for one only after a location line that lost its end, not after a
+// call: a flattened dump has them at column 0 everywhere.
+func (f *Frame) continuesLine(full, l []byte) bool {
+	if t := bytes.TrimLeft(l, " "); bytes.HasPrefix(t, []byte("[0x")) && bytes.HasSuffix(t, []byte("]")) &&
+		IsJVMThreadHeader(full) && !bytes.HasSuffix(full, []byte("]")) {
+		// A thread header broken before the spaces and address that end
+		// it.
+		return true
+	}
+	if unfinished(full) && f.mayContinue(l) {
+		// A call or a thread header the window cut: whatever follows at
+		// column 0 is its rest, even when it ends like a call.
+		return true
+	}
+	if !f.continues(l) {
+		return false
+	}
+	return !IsGoFileLine(l) || len(full) > 0 && full[0] == '\t' && !IsGoFileLine(full)
+}
+
+// unfinished reports whether full, a line at column 0, stops where no
+// line of a dump does: a call without its closing parenthesis, a thread
+// header inside its address.
+func unfinished(full []byte) bool {
+	if len(full) == 0 || full[0] == ' ' || full[0] == '\t' {
+		return false
+	}
+	switch full[len(full)-1] {
+	case ')', ':', ']':
+		return false
+	}
+	return bytes.IndexByte(full, '(') > 0 || full[0] == '"'
+}
+
+// fillWrapped reads the next raw line and the lines that continue it, and
+// queues them joined. It returns false when the line is not the window's
+// width: fill queues it as it is.
+func (lr *LineReader) fillWrapped(fr *framer, raw []byte) bool {
+	f := &fr.f
+	if wrapWidth(raw, f.WrapColumns) != f.Wrap {
+		return false
+	}
+	it := fr.item()
+	it.num, it.off = lr.Num, lr.Off
+	joined := append(fr.wrapBuf[:0], raw...)
+	last := raw
+	for wrapWidth(last, f.WrapColumns) == f.Wrap {
+		next, noEOL := lr.NextOff, lr.NoEOL
+		l, err := lr.readRaw()
+		fr.rawNum, fr.rawNext = lr.Num, lr.NextOff
+		if err != nil || !f.continuesLine(last, l) {
+			// The line ends here; what was read is queued after it.
+			it.next, it.noEOL = next, noEOL
+			fr.wrapBuf = joined
+			fr.classify(it, joined)
+			lr.queueRead(fr, l, err)
+			return true
+		}
+		joined = append(joined, l...)
+		last = l
+	}
+	it.next, it.noEOL = lr.NextOff, lr.NoEOL
+	fr.wrapBuf = joined
+	fr.classify(it, joined)
+	return true
+}
+
+// queueRead queues a raw line already read (or the error that ended the
+// reading), as fill does.
+func (lr *LineReader) queueRead(fr *framer, raw []byte, err error) {
+	it := fr.item()
+	it.num, it.off, it.next, it.noEOL = lr.Num, lr.Off, lr.NextOff, lr.NoEOL
+	switch {
+	case err == ErrLineTooLong:
+		it.kind, it.longLen = itemLong, lr.longLen
+		it.longHead = append(it.longHead, lr.LongHead...)
+		fr.queue = append(fr.queue, it)
+	case err != nil:
+		it.kind, it.err = itemErr, err
+		fr.queue = append(fr.queue, it)
+	default:
+		if !lr.fillWrapped(fr, raw) {
+			fr.classify(it, raw)
+		} else {
+			fr.recycle(it)
+		}
+	}
+}
