@@ -185,25 +185,3 @@ func (lr *LineReader) fillWrapped(fr *framer, raw []byte) bool {
 	fr.classify(it, joined)
 	return true
 }
-
-// queueRead queues a raw line already read (or the error that ended the
-// reading), as fill does.
-func (lr *LineReader) queueRead(fr *framer, raw []byte, err error) {
-	it := fr.item()
-	it.num, it.off, it.next, it.noEOL = lr.Num, lr.Off, lr.NextOff, lr.NoEOL
-	switch {
-	case err == ErrLineTooLong:
-		it.kind, it.longLen = itemLong, lr.longLen
-		it.longHead = append(it.longHead, lr.LongHead...)
-		fr.queue = append(fr.queue, it)
-	case err != nil:
-		it.kind, it.err = itemErr, err
-		fr.queue = append(fr.queue, it)
-	default:
-		if !lr.fillWrapped(fr, raw) {
-			fr.classify(it, raw)
-		} else {
-			fr.recycle(it)
-		}
-	}
-}

@@ -45,12 +45,8 @@ func sniffWrap(head []byte, f *Frame) []byte {
 	}
 	var out []byte
 	for len(head) > 0 {
-		line := head
-		if k := bytes.IndexByte(head, '\n'); k >= 0 {
-			line, head = head[:k], head[k+1:]
-		} else {
-			head = nil
-		}
+		var line []byte
+		line, head, _ = bytes.Cut(head, []byte("\n"))
 		out = append(append(out, f.unwrap(line)...), '\n')
 	}
 	return out
@@ -87,12 +83,8 @@ func (f *Frame) unwrap(line []byte) []byte {
 func headLines(head []byte, max int) [][]byte {
 	var lines [][]byte
 	for len(head) > 0 && len(lines) < max {
-		line := head
-		if k := bytes.IndexByte(head, '\n'); k >= 0 {
-			line, head = head[:k], head[k+1:]
-		} else {
-			head = nil
-		}
+		var line []byte
+		line, head, _ = bytes.Cut(head, []byte("\n"))
 		line = bytes.TrimSuffix(line, []byte("\r"))
 		if len(bytes.TrimSpace(line)) > 0 {
 			lines = append(lines, line)
@@ -295,12 +287,8 @@ func markdownUnescape(b []byte) []byte {
 // hasDumpLine reports whether a line of text is one only a dump has.
 func hasDumpLine(text []byte) bool {
 	for len(text) > 0 {
-		line := text
-		if k := bytes.IndexByte(text, '\n'); k >= 0 {
-			line, text = text[:k], text[k+1:]
-		} else {
-			text = nil
-		}
+		var line []byte
+		line, text, _ = bytes.Cut(text, []byte("\n"))
 		if StartForm(line) != "" {
 			return true
 		}

@@ -226,6 +226,14 @@ func (lr *LineReader) fill() {
 	}
 	raw, err := lr.readRaw()
 	fr.rawNum, fr.rawNext, fr.rawSet = lr.Num, lr.NextOff, true
+	lr.queueRead(fr, raw, err)
+}
+
+// queueRead queues what the raw line just read is (or the error that
+// ended the reading): an overlong line, the end, or the items classify
+// makes of it, joined first with the lines that continue it when the
+// window broke it (fillWrapped).
+func (lr *LineReader) queueRead(fr *framer, raw []byte, err error) {
 	it := fr.item()
 	it.num, it.off, it.next, it.noEOL = lr.Num, lr.Off, lr.NextOff, lr.NoEOL
 	switch {
@@ -233,17 +241,14 @@ func (lr *LineReader) fill() {
 		it.kind, it.longLen = itemLong, lr.longLen
 		it.longHead = append(it.longHead, lr.LongHead...)
 		fr.queue = append(fr.queue, it)
-		return
 	case err != nil:
 		it.kind, it.err = itemErr, err
 		fr.queue = append(fr.queue, it)
-		return
-	}
-	if fr.f.Wrap > 0 && lr.fillWrapped(fr, raw) {
+	case fr.f.Wrap > 0 && lr.fillWrapped(fr, raw):
 		fr.recycle(it)
-		return
+	default:
+		fr.classify(it, raw)
 	}
-	fr.classify(it, raw)
 }
 
 // classify queues the items of one raw line.
