@@ -32,7 +32,7 @@ leakcheck-compat:
 # zap's, fx's and gocron's leak tests with their goleak import swapped for leakcheck, with and
 # without an injected leak (downloads them from the module proxy; minutes; docs/leaks.md).
 goleak-swap:
-	scripts/goleak-swap.sh
+	cd leakcheck/compat && $(GO) run ./cmd/goleakswap
 
 # Each fuzz target for a minute.
 fuzz:
