@@ -42,6 +42,7 @@ import (
 	"net/http/pprof"
 	"os"
 	"runtime/metrics"
+	rpprof "runtime/pprof"
 	"strconv"
 	"strings"
 	"sync"
@@ -175,8 +176,30 @@ func main() {
 			MaxPauseNs  int64     `json:"max_pause_ns"`
 		}{st.connections.Load(), st.requests, int64(st.maxPause)})
 	}))
+	done := make(chan struct{})
+	go func() {
+		io.Copy(io.Discard, os.Stdin)
+		close(done)
+	}()
+	// The servers' and the reader's goroutines are parked where they stay
+	// before the line is printed: a watch that starts then sees the same
+	// goroutines in every snapshot.
+	for !settled() {
+		time.Sleep(time.Millisecond)
+	}
 	fmt.Println("listening", ln.Addr(), "control", ctl.Addr())
-	io.Copy(io.Discard, os.Stdin)
+	<-done
+}
+
+// settled reports whether both ports' accept loops and the standard
+// input's reader are blocked where they wait.
+// It reads the debug=1 goroutine profile, whose records group the
+// parked goroutines, rather than every goroutine's traceback.
+func settled() bool {
+	var b strings.Builder
+	rpprof.Lookup("goroutine").WriteTo(&b, 1)
+	s := b.String()
+	return strings.Count(s, "net.(*TCPListener).Accept+") >= 2 && strings.Contains(s, "os.(*File).Read+")
 }
 
 // deep parks on ch depth frames down; kind varies the parking primitive.
