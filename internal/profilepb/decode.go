@@ -243,17 +243,68 @@ func (d *decoder) str(m *msgReader, f field) (string, error) {
 	return d.strs[i], nil
 }
 
+// strRef is a string-index field read but not looked up yet: the last
+// occurrence of a field wins in profile.proto, and google/pprof/profile
+// looks an index up only once its message is read, so an index a later
+// occurrence replaces is never an error.
+type strRef struct {
+	m  *msgReader
+	f  field
+	ok bool
+}
+
+// set records f as the field's latest occurrence.
+func (r *strRef) set(m *msgReader, f field) error {
+	if _, err := m.varint(f); err != nil {
+		return err
+	}
+	*r = strRef{m: m, f: f, ok: true}
+	return nil
+}
+
+// lookup stores the string r names in dst, if r was set.
+func (d *decoder) lookup(r strRef, dst *string) error {
+	if !r.ok {
+		return nil
+	}
+	v, err := d.str(r.m, r.f)
+	if err == nil {
+		*dst = v
+	}
+	return err
+}
+
+// valueTypeRef is a ValueType whose strings are not looked up yet.
+type valueTypeRef struct{ typ, unit strRef }
+
+func (d *decoder) lookupValueType(r valueTypeRef) (ValueType, error) {
+	var vt ValueType
+	if err := d.lookup(r.typ, &vt.Type); err != nil {
+		return vt, err
+	}
+	return vt, d.lookup(r.unit, &vt.Unit)
+}
+
 func (d *decoder) readProfile(data []byte) error {
 	p := d.p
 	m := &msgReader{data: data, names: profileFields}
+	var drop, keep, defaultType, docURL strRef
+	var period valueTypeRef
 	for {
 		f, ok, err := m.next()
-		if err != nil || !ok {
+		if err != nil {
 			return err
+		}
+		if !ok {
+			break
 		}
 		switch f.num {
 		case 1:
-			vt, err := d.readValueType(m, f)
+			r, err := d.readValueType(m, f)
+			if err != nil {
+				return err
+			}
+			vt, err := d.lookupValueType(r)
 			if err != nil {
 				return err
 			}
@@ -267,9 +318,9 @@ func (d *decoder) readProfile(data []byte) error {
 		case 5:
 			err = d.readFunction(m, f)
 		case 7:
-			p.DropFrames, err = d.str(m, f)
+			err = drop.set(m, f)
 		case 8:
-			p.KeepFrames, err = d.str(m, f)
+			err = keep.set(m, f)
 		case 9:
 			if p.TimeNanos != 0 {
 				return &Error{f.off, m.name(f.num) + ": a second one: concatenated profiles", false}
@@ -282,7 +333,7 @@ func (d *decoder) readProfile(data []byte) error {
 			v, err = m.varint(f)
 			p.DurationNanos = int64(v)
 		case 11:
-			p.PeriodType, err = d.readValueType(m, f)
+			period, err = d.readValueType(m, f)
 		case 12:
 			var v uint64
 			v, err = m.varint(f)
@@ -298,35 +349,46 @@ func (d *decoder) readProfile(data []byte) error {
 				}
 			}
 		case 14:
-			p.DefaultSampleType, err = d.str(m, f)
+			err = defaultType.set(m, f)
 		case 15:
-			p.DocURL, err = d.str(m, f)
+			err = docURL.set(m, f)
 		}
 		if err != nil {
 			return err
 		}
 	}
+	for _, r := range []struct {
+		ref strRef
+		dst *string
+	}{{drop, &p.DropFrames}, {keep, &p.KeepFrames}, {defaultType, &p.DefaultSampleType}, {docURL, &p.DocURL}} {
+		if err := d.lookup(r.ref, r.dst); err != nil {
+			return err
+		}
+	}
+	var err error
+	p.PeriodType, err = d.lookupValueType(period)
+	return err
 }
 
-func (d *decoder) readValueType(pm *msgReader, pf field) (ValueType, error) {
-	var vt ValueType
+func (d *decoder) readValueType(pm *msgReader, pf field) (valueTypeRef, error) {
+	var r valueTypeRef
 	m, err := pm.sub(pf, valueTypeFields, pm.names[pf.num])
 	if err != nil {
-		return vt, err
+		return r, err
 	}
 	for {
 		f, ok, err := m.next()
 		if err != nil || !ok {
-			return vt, err
+			return r, err
 		}
 		switch f.num {
 		case 1:
-			vt.Type, err = d.str(m, f)
+			err = r.typ.set(m, f)
 		case 2:
-			vt.Unit, err = d.str(m, f)
+			err = r.unit.set(m, f)
 		}
 		if err != nil {
-			return vt, err
+			return r, err
 		}
 	}
 }
@@ -379,6 +441,7 @@ func (d *decoder) readLabel(pm *msgReader, pf field) (l Label, keep bool, err er
 		return l, false, err
 	}
 	var str uint64
+	var key, strField strRef
 	unit := field{num: 0}
 	for {
 		f, ok, err := m.next()
@@ -390,9 +453,9 @@ func (d *decoder) readLabel(pm *msgReader, pf field) (l Label, keep bool, err er
 		}
 		switch f.num {
 		case 1:
-			l.Key, err = d.str(m, f)
+			err = key.set(m, f)
 		case 2:
-			if l.Str, err = d.str(m, f); err == nil {
+			if err = strField.set(m, f); err == nil {
 				str = f.val
 			}
 		case 3:
@@ -408,6 +471,12 @@ func (d *decoder) readLabel(pm *msgReader, pf field) (l Label, keep bool, err er
 		if err != nil {
 			return l, false, err
 		}
+	}
+	if err := d.lookup(key, &l.Key); err != nil {
+		return l, false, err
+	}
+	if err := d.lookup(strField, &l.Str); err != nil {
+		return l, false, err
 	}
 	if str != 0 {
 		l.Num = 0
@@ -427,6 +496,7 @@ func (d *decoder) readMapping(pm *msgReader, pf field) error {
 		return err
 	}
 	mp := &Mapping{}
+	var file, buildID strRef
 	for {
 		f, ok, err := m.next()
 		if err != nil {
@@ -440,9 +510,9 @@ func (d *decoder) readMapping(pm *msgReader, pf field) error {
 		case 1, 2, 3, 4, 7, 8, 9, 10:
 			v, err = m.varint(f)
 		case 5:
-			mp.File, err = d.str(m, f)
+			err = file.set(m, f)
 		case 6:
-			mp.BuildID, err = d.str(m, f)
+			err = buildID.set(m, f)
 		}
 		if err != nil {
 			return err
@@ -465,6 +535,12 @@ func (d *decoder) readMapping(pm *msgReader, pf field) error {
 		case 10:
 			mp.HasInlineFrames = v != 0
 		}
+	}
+	if err := d.lookup(file, &mp.File); err != nil {
+		return err
+	}
+	if err := d.lookup(buildID, &mp.BuildID); err != nil {
+		return err
 	}
 	if mp.ID == 0 {
 		return &Error{pf.off, "mapping with the reserved id 0", false}
@@ -561,6 +637,7 @@ func (d *decoder) readFunction(pm *msgReader, pf field) error {
 		return err
 	}
 	fn := &Function{}
+	var name, systemName, filename strRef
 	for {
 		f, ok, err := m.next()
 		if err != nil {
@@ -574,16 +651,24 @@ func (d *decoder) readFunction(pm *msgReader, pf field) error {
 		case 1:
 			fn.ID, err = m.varint(f)
 		case 2:
-			fn.Name, err = d.str(m, f)
+			err = name.set(m, f)
 		case 3:
-			fn.SystemName, err = d.str(m, f)
+			err = systemName.set(m, f)
 		case 4:
-			fn.Filename, err = d.str(m, f)
+			err = filename.set(m, f)
 		case 5:
 			v, err = m.varint(f)
 			fn.StartLine = int64(v)
 		}
 		if err != nil {
+			return err
+		}
+	}
+	for _, r := range []struct {
+		ref strRef
+		dst *string
+	}{{name, &fn.Name}, {systemName, &fn.SystemName}, {filename, &fn.Filename}} {
+		if err := d.lookup(r.ref, r.dst); err != nil {
 			return err
 		}
 	}
