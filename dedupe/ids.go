@@ -1,6 +1,9 @@
 package dedupe
 
-import "slices"
+import (
+	"slices"
+	"sort"
+)
 
 // idSet keeps the smallest ids added to it, up to a limit, and counts the
 // ones it let go. Which ids it keeps does not depend on the order they
@@ -78,7 +81,7 @@ func (s *idSet) sorted() []int64 {
 		return nil
 	}
 	out := slices.Clone(s.ids)
-	slices.Sort(out)
+	sort.Slice(out, func(i, j int) bool { return out[i] < out[j] }) // not generic: a service links one sort less
 	return out
 }
 

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"sort"
 	"time"
 )
 
@@ -100,7 +101,7 @@ func readGeneration(in *input) (*generation, error) {
 	for i := range g.cpu {
 		g.cpu[i] = g.nsOf(uint64(g.cpu[i]))
 	}
-	slices.Sort(g.cpu)
+	sort.Slice(g.cpu, func(i, j int) bool { return g.cpu[i] < g.cpu[j] }) // not generic: smaller
 	g.frames = make([][]Frame, g.stacks.len())
 	return g, nil
 }

@@ -2,7 +2,7 @@ package tracesnap
 
 import (
 	"iter"
-	"slices"
+	"sort"
 )
 
 // goTable holds one value per live goroutine (or thread, or proc) id.
@@ -122,7 +122,7 @@ func (t *goTable[T]) ascending() iter.Seq2[int64, *T] {
 				neg = append(neg, id)
 			}
 		}
-		slices.Sort(neg)
+		sort.Slice(neg, func(i, j int) bool { return neg[i] < neg[j] }) // not generic: smaller
 		for _, id := range neg {
 			if !yield(id, t.at(t.sparse[id])) {
 				return
@@ -139,7 +139,7 @@ func (t *goTable[T]) ascending() iter.Seq2[int64, *T] {
 				big = append(big, id)
 			}
 		}
-		slices.Sort(big)
+		sort.Slice(big, func(i, j int) bool { return big[i] < big[j] })
 		for _, id := range big {
 			if !yield(id, t.at(t.sparse[id])) {
 				return
