@@ -128,7 +128,7 @@ func (lr *LineReader) fillReversed() {
 	var lines []rawLine
 	var size int64
 	var end *frameItem
-	for end == nil && size <= maxReversedBytes {
+	for end == nil && size <= fr.maxReversed {
 		if fr.rawSet {
 			lr.Num, lr.NextOff = fr.rawNum, fr.rawNext
 		}

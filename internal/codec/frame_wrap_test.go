@@ -168,3 +168,42 @@ func TestSoftWrapJoined(t *testing.T) {
 		t.Errorf("the width was learnt for %d of 5 soft-wrapped dumps", learnt)
 	}
 }
+
+// TestReversedTooLarge: a reversed paste larger than the bound is read in
+// its order, every line once, and the frame no longer says reversed (so
+// no reader claims to have read it from the last line up).
+func TestReversedTooLarge(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join("..", "..", "testdata", "go", "sigquit_go126.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rev, _ := paste.Lookup("reversed")
+	pasted := rev.Apply(data, 1)
+	f := SniffFrame(pasted[:min(len(pasted), 64<<10)])
+	if f == nil || !f.Reversed {
+		t.Fatalf("frame %+v: not reversed", f)
+	}
+	for _, limit := range []int64{1 << 30, 200} {
+		lr := newMemLineReader(pasted, 1<<16)
+		lr.SetFrame(f)
+		lr.frame.(*framer).maxReversed = limit
+		want, _ := rawLines(pasted)
+		var nums []int
+		for {
+			if _, err := lr.ReadLine(); err != nil {
+				break
+			}
+			nums = append(nums, lr.Num)
+		}
+		if len(nums) != len(want) {
+			t.Fatalf("limit %d: %d lines read of %d", limit, len(nums), len(want))
+		}
+		inOrder := nums[0] == 1 && nums[len(nums)-1] == len(want)
+		if limit > int64(len(pasted)) && (inOrder || !lr.Frame().Reversed) {
+			t.Errorf("limit %d: lines %d..%d, reversed %v; want the last line first", limit, nums[0], nums[len(nums)-1], lr.Frame().Reversed)
+		}
+		if limit < int64(len(pasted)) && (!inOrder || lr.Frame().Reversed) {
+			t.Errorf("limit %d: lines %d..%d, reversed %v; want them in order, not reversed", limit, nums[0], nums[len(nums)-1], lr.Frame().Reversed)
+		}
+	}
+}

@@ -69,8 +69,9 @@ type framer struct {
 	rawSet  bool
 	jsonKey string // Frame.JSONField, kept while its lines are classified
 	// reversedRead is set once a reversed input was read whole
-	// (fillReversed).
+	// (fillReversed), up to maxReversed bytes.
 	reversedRead bool
+	maxReversed  int64
 	// wrapBuf holds a soft-wrapped line joined again (fillWrapped).
 	wrapBuf []byte
 }
@@ -95,7 +96,7 @@ func (lr *LineReader) SetFrame(f *Frame) {
 		lr.special = lr.back || len(lr.pushed) > 0
 		return
 	}
-	lr.frame = &framer{f: *f, first: true, start: true, inline: f.Inline, jsonKey: f.JSONField}
+	lr.frame = &framer{f: *f, first: true, start: true, inline: f.Inline, jsonKey: f.JSONField, maxReversed: maxReversedBytes}
 	lr.special = true
 }
 

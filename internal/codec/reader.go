@@ -56,7 +56,9 @@ func (r *Reader) Next() (*stack.Dump, error) {
 	}
 	if !r.noted {
 		r.noted = true
-		if f := r.in.frame; f != nil && f.Reversed {
+		// The line reader's frame, not the stream's: an input too large
+		// to hold is read in its order after all (fillReversed).
+		if lr := r.in.lines; lr != nil && lr.Frame() != nil && lr.Frame().Reversed {
 			d.Warnings = append(d.Warnings, &stack.ParseError{Line: 1, Msg: reversedMsg})
 		}
 	}
