@@ -164,24 +164,39 @@ func (lr *LineReader) fillWrapped(fr *framer, raw []byte) bool {
 	it := fr.item()
 	it.num, it.off = lr.Num, lr.Off
 	joined := append(fr.wrapBuf[:0], raw...)
-	last := raw
-	for wrapWidth(last, f.WrapColumns) == f.Wrap {
+	lastAt := 0 // where the last piece starts in joined: raw's bytes may be gone once the next line is read
+	for wrapWidth(joined[lastAt:], f.WrapColumns) == f.Wrap {
 		next, noEOL := lr.NextOff, lr.NoEOL
 		l, err := lr.readRaw()
 		fr.rawNum, fr.rawNext = lr.Num, lr.NextOff
-		if err != nil || !f.continuesLine(last, l) {
-			// The line ends here; what was read is queued after it.
+		if err != nil || !f.continuesLine(joined[lastAt:], l) {
+			// The line ends here. What was read after it is queued
+			// now if it is the end, else held for the next fill.
 			it.next, it.noEOL = next, noEOL
 			fr.wrapBuf = joined
 			fr.classify(it, joined)
-			lr.queueRead(fr, l, err)
+			if err != nil {
+				lr.queueRead(fr, nil, err)
+			} else {
+				fr.peek = rawPeek{text: append(fr.peek.text[:0], l...), num: lr.Num, off: lr.Off, next: lr.NextOff, noEOL: lr.NoEOL, set: true}
+			}
 			return true
 		}
+		lastAt = len(joined)
 		joined = append(joined, l...)
-		last = l
 	}
 	it.next, it.noEOL = lr.NextOff, lr.NoEOL
 	fr.wrapBuf = joined
 	fr.classify(it, joined)
 	return true
+}
+
+// rawPeek is a raw line fillWrapped read to see whether it continued the
+// line before, and did not: fill queues it next.
+type rawPeek struct {
+	text      []byte
+	num       int
+	off, next int64
+	noEOL     bool
+	set       bool
 }

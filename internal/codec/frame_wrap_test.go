@@ -1,6 +1,7 @@
 package codec
 
 import (
+	"bufio"
 	"bytes"
 	"os"
 	"path/filepath"
@@ -147,20 +148,23 @@ func TestSoftWrapJoined(t *testing.T) {
 			continue
 		}
 		learnt++
-		lr := newMemLineReader(pasted, 1<<16)
-		lr.SetFrame(f)
 		want, _ := rawLines(data)
-		for i := 0; ; i++ {
-			line, err := lr.ReadLine()
-			if err != nil {
-				if i != len(want) {
-					t.Errorf("%s: %d lines read, the dump has %d (%v)", name, i, len(want), err)
+		// In memory, and streamed through bufio's smallest buffer, where
+		// a line's bytes are gone once the next is read.
+		for _, lr := range []*LineReader{newMemLineReader(pasted, 1<<16), NewLineReader(bufio.NewReaderSize(bytes.NewReader(pasted), 16), 1<<16)} {
+			lr.SetFrame(f)
+			for i := 0; ; i++ {
+				line, err := lr.ReadLine()
+				if err != nil {
+					if i != len(want) {
+						t.Errorf("%s: %d lines read, the dump has %d (%v)", name, i, len(want), err)
+					}
+					break
 				}
-				break
-			}
-			if i >= len(want) || !bytes.Equal(line, bytes.TrimSuffix(want[i], []byte("\r"))) {
-				t.Errorf("%s: line %d reads %q, want %q", name, i+1, line, want[min(i, len(want)-1)])
-				break
+				if i >= len(want) || !bytes.Equal(line, bytes.TrimSuffix(want[i], []byte("\r"))) {
+					t.Errorf("%s: line %d reads %q, want %q", name, i+1, line, want[min(i, len(want)-1)])
+					break
+				}
 			}
 		}
 	}

@@ -72,8 +72,10 @@ type framer struct {
 	// (fillReversed), up to maxReversed bytes.
 	reversedRead bool
 	maxReversed  int64
-	// wrapBuf holds a soft-wrapped line joined again (fillWrapped).
+	// wrapBuf holds a soft-wrapped line joined again (fillWrapped), and
+	// peek the line read after it, queued by the next fill.
 	wrapBuf []byte
+	peek    rawPeek
 }
 
 // framedLines is how a LineReader reads its lines when a paste frame is
@@ -219,6 +221,12 @@ func (lr *LineReader) fill() {
 	}
 	if fr.f.Reversed && !fr.reversedRead {
 		lr.fillReversed()
+		return
+	}
+	if p := &fr.peek; p.set {
+		p.set = false
+		lr.Num, lr.Off, lr.NextOff, lr.NoEOL = p.num, p.off, p.next, p.noEOL
+		lr.queueRead(fr, p.text, nil)
 		return
 	}
 	// The raw reader's position: lines returned since moved lr's.
