@@ -118,7 +118,8 @@ type goTextDecoder struct {
 	// text the reader could not set aside (hiddenHeader), from line
 	// hiddenNum, whose text is hiddenText.
 	hidden       int
-	announcedAny bool // a dump was announced in this input
+	announcedAny bool              // a dump was announced in this input
+	hiddenErr    *stack.ParseError // the first warning about hidden headers
 	hiddenNum    int
 	hiddenOff    int64
 	hiddenText   []byte
@@ -272,16 +273,11 @@ func (g *goTextDecoder) NextDump() (*stack.Dump, error) {
 // the input is not read as a dump, and the error says where the headers
 // are instead of "no dump found".
 func (g *goTextDecoder) hiddenOnly() *stack.ParseError {
-	if g.announcedAny {
+	if g.announcedAny || g.hiddenErr == nil {
 		return nil
 	}
-	for _, pe := range g.held {
-		if strings.Contains(pe.Msg, hiddenHeaderMsg) {
-			pe.Err = stack.ErrNotDump
-			return pe
-		}
-	}
-	return nil
+	g.hiddenErr.Err = stack.ErrNotDump
+	return g.hiddenErr
 }
 
 func (g *goTextDecoder) NextRoutine() (*stack.Routine, error) {
@@ -895,7 +891,10 @@ func (g *goTextDecoder) flushOrphans() {
 			msg = fmt.Sprintf("%d lines hold %s; the first", g.hidden, hiddenHeaderMsg)
 		}
 		g.hidden = 0
-		g.problemAt(g.hiddenNum, g.hiddenOff, msg, g.hiddenText)
+		pe := g.problemAt(g.hiddenNum, g.hiddenOff, msg, g.hiddenText)
+		if g.hiddenErr == nil {
+			g.hiddenErr = pe
+		}
 	}
 	if g.orphans == 0 {
 		return
