@@ -93,6 +93,12 @@ func newConnError(t Target, dumpURL string, err error, opts Options) *connError 
 		}
 		ce.reason = addr + " answered with something that is not HTTP" + got
 		ce.advice = "this is not the service's debug port; give the port it serves net/http/pprof (or stackdump's endpoint) on"
+	case strings.Contains(msg, "readLoopPeekFailLocked"):
+		// net/http's word for bytes that came before the request was
+		// written ("Unsolicited response received on idle HTTP channel"):
+		// a server that speaks first, as SSH and SMTP do.
+		ce.reason = addr + " spoke before it was asked, with something that is not HTTP"
+		ce.advice = "this is not the service's debug port; give the port it serves net/http/pprof (or stackdump's endpoint) on"
 	case errors.Is(err, syscall.ECONNRESET):
 		ce.reason = addr + " reset the connection without an HTTP answer"
 		ce.advice = "something listens there, but not an HTTP server (or it is overloaded): give the port the service serves net/http/pprof (or stackdump's endpoint) on"
