@@ -83,7 +83,14 @@ func readDump(t *testing.T, body []byte) *stack.Dump {
 func fixtureSummary(d *stack.Dump) string {
 	var lines []string
 	for fn, rs := range fixtureRoutines(d) {
+		i := slices.IndexFunc(fixtureKinds, func(k fixtureKind) bool { return k.fn == fn })
 		for _, r := range rs {
+			if i >= 0 && len(fixtureKinds[i].states) > 1 {
+				// A goroutine that may be caught awake (the sleeper):
+				// its state and stack differ from one capture to the next.
+				lines = append(lines, fmt.Sprintf("%s id=%d labels=%v", fn, r.ID, r.Labels))
+				continue
+			}
 			var frames []string
 			for _, f := range r.Frames() {
 				frames = append(frames, fmt.Sprintf("%s:%d", f.Func, f.Line))
