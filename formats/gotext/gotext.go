@@ -393,64 +393,174 @@ func (g *goTextDecoder) skipKnownLine() bool {
 // slowFrames turns wholeFrame off, for tests to compare.
 var slowFrames atomic.Bool
 
-// wholeFrame takes the frame expected next (see section.next) in one step
-// when the input holds, next, its function line — with any arguments — and
-// then its known file line, both whole in the buffered window. Most frames
-// of a dump are such frames, and this is what step, feed, dispatch, call
-// and skipKnownLine do with their two lines, without finding the end of the
-// file line, classifying the lines or going through the state machine
-// twice. Anything else (ancestor sections, race reports, prefixed lines,
-// other functions or lines, overlong lines, CRLF) is left to them. It
-// reports whether it took the frame.
+// wholeFrame takes, in one run, the lines of the open routine that are
+// whole in the buffered window and need no more than the trie to read:
+// frames of known call sites (a function line, with any arguments, then
+// that frame's known file line), a `created by` line of the creator known
+// after them with its known file line, and the blank line that ends the
+// routine. Most lines of a dump are such lines, and this is what step,
+// feed, dispatch, call, begin and skipKnownLine do with them, without
+// finding the end of each file line, classifying the lines or going
+// through the state machine once a line. The frame is the one expected
+// next (see section.next) or, when its function line names another, the
+// child of the current node that has its function and file line: where
+// stacks branch, that is the child the line by line path would find.
+// Anything else (a new call site, ancestor sections, race reports,
+// prefixed lines, overlong lines, CRLF, the window's end) is left to the
+// line by line path, which takes over at the first such line. It reports
+// whether it took a line.
 func (g *goTextDecoder) wholeFrame() bool {
 	if g.r == nil || g.inRace() || g.anc >= 0 || g.provisional || g.prefix.Active() || g.lr.Framed() {
 		return false
 	}
-	n := g.sec.next()
-	if n == nil || !n.whole {
-		return false // as skipLine: a known line ending in '\r' is not taken in place
+	lr, s := g.lr, g.sec
+	held := s.held != nil && g.slot != nil // the values will be views (closeSection)
+	start, frames := lr.Num, 0
+	for {
+		win := lr.Win[lr.Pos:]
+		if len(win) == 0 {
+			break
+		}
+		if win[0] == '\n' { // the blank line that ends the routine
+			lr.Off = lr.NextOff
+			lr.Num++
+			lr.NextOff++
+			lr.Pos++
+			lr.NoEOL = false
+			g.tookLines(frames)
+			g.blank()
+			return true
+		}
+		if win[0] == 'c' && g.wholeCreator(win) {
+			continue
+		}
+		n, k, e := g.wholeCall(win)
+		if n == nil {
+			break
+		}
+		// Both lines, as readLine and skipKnownLine take them; the frame
+		// as call and commitFrame make it (the pending call they go
+		// through is read by nothing once the frame is made).
+		f := e + 1 // the file line
+		argStart, argEnd := lr.Pos+k+1, lr.Pos+e-1
+		if n.inlined {
+			argEnd = argStart // `f(...)`: no arguments
+		}
+		next := f + len(n.loc) + 1
+		lr.Num += 2
+		lr.Off = lr.NextOff + int64(f)
+		lr.NextOff += int64(next)
+		lr.NoEOL = false
+		if held {
+			s.takeHeldFrame(n, argStart, argEnd)
+		} else {
+			s.takeFrame(n, lr.Win[argStart:argEnd])
+		}
+		lr.Pos += next
+		frames = lr.Num
 	}
-	lr := g.lr
-	win, fn, loc := lr.Win[lr.Pos:], n.fn, n.loc
-	k := len(fn)
-	if len(win) <= k || win[k] != '(' || string(win[:k]) != fn {
+	if lr.Num == start {
 		return false
 	}
-	e := bytes.IndexByte(win[k:], '\n') + k // end of the function line
-	if e < k+2 || win[e-1] != ')' || e > lr.Max {
+	g.tookLines(frames)
+	return true
+}
+
+// tookLines records the lines wholeFrame took: the reader is at the line
+// it took last, and frames (when not 0) is the number of the last file line
+// it read into a frame.
+func (g *goTextDecoder) tookLines(frames int) {
+	g.num, g.off = g.lr.Num, g.lr.Off
+	if frames != 0 {
+		g.frameLine = frames
+	}
+}
+
+// wholeCall returns the frame whose function line, with its known file
+// line after it, starts win, with the index of the line's '(' (k) and
+// '\n' (e); n is nil when there is none to take in place. The function
+// line is split as parseCall and expectedCall split it: at its last '(',
+// the arguments holding none.
+func (g *goTextDecoder) wholeCall(win []byte) (n *stackNode, k, e int) {
+	lr, s := g.lr, g.sec
+	e = bytes.IndexByte(win, '\n')
+	if e < 3 || win[e-1] != ')' || e > lr.Max {
+		return nil, 0, 0
+	}
+	n = s.next()
+	if n != nil && n.whole && len(n.fn) < e && win[len(n.fn)] == '(' && string(win[:len(n.fn)]) == n.fn {
+		k = len(n.fn)
+		if bytes.IndexByte(win[k+1:e-1], '(') >= 0 {
+			return nil, 0, 0
+		}
+		if n.known(win, k, e) && len(n.loc) <= lr.Max {
+			return n, k, e
+		}
+		if s.cur.children == nil {
+			return nil, 0, 0 // the only child
+		}
+	} else if k = bytes.LastIndexByte(win[:e-1], '('); k <= 0 {
+		return nil, 0, 0
+	}
+	// Another call than the one expected: a branch of the stacks met, or
+	// the guess was wrong. The call sites of the function, newest first.
+	for n = s.cur.child(win[:k]); n != nil; n = n.sibling {
+		if n.known(win, k, e) && len(n.loc) <= lr.Max {
+			return n, k, e
+		}
+	}
+	return nil, 0, 0
+}
+
+// known reports whether the function line win[:e], whose '(' is at k,
+// calls n's function as n was called, and is followed by n's known file
+// line, whole in win: whether wholeFrame may take n there.
+func (n *stackNode) known(win []byte, k, e int) bool {
+	end := e + 1 + len(n.loc)
+	return n.whole && k == len(n.fn) && n.inlined == (e-k == 5 && string(win[k+1:e-1]) == "...") &&
+		end < len(win) && win[end] == '\n' && string(win[e+1:end]) == n.loc
+}
+
+// wholeCreator takes a `created by` line that starts win and names the
+// creator known after the frames read, then that creator's known file
+// line, as special, pend, skipKnownLine and commitCreatedBy do; it reports
+// whether it took them.
+func (g *goTextDecoder) wholeCreator(win []byte) bool {
+	const pfx, in = "created by ", " in goroutine "
+	lr, s := g.lr, g.sec
+	c, loc := s.cur.creator, s.cur.creatorLoc
+	if c == nil || loc == "" || loc[len(loc)-1] == '\r' || len(loc) > lr.Max {
 		return false
 	}
-	args := win[k+1 : e-1]
-	if bytes.IndexByte(args, '(') >= 0 { // parseCall splits at the last '('
+	k := len(pfx) + len(c.Func)
+	if len(win) <= k || string(win[:len(pfx)]) != pfx || string(win[len(pfx):k]) != c.Func {
 		return false
 	}
-	inlined := string(args) == "..." // `f(...)`: no arguments
-	if inlined {
-		args = nil
-	}
-	if n.inlined != inlined {
+	var parent uint64
+	e := k // the end of the line
+	switch {
+	case win[k] == '\n': // no parent (before Go 1.21)
+	case len(win) > k+len(in) && string(win[k:k+len(in)]) == in:
+		v, n := scanUint(win[k+len(in):])
+		e = k + len(in) + n
+		if n == 0 || e >= len(win) || win[e] != '\n' {
+			return false
+		}
+		parent = v
+	default:
 		return false
 	}
-	argStart := lr.Pos + k + 1 // args in lr.Win, before Pos moves on
-	f := e + 1                 // the file line
-	if end := f + len(loc); end >= len(win) || win[end] != '\n' || len(loc) > lr.Max || string(win[f:end]) != loc {
+	end := e + 1 + len(loc)
+	if e > lr.Max || end >= len(win) || win[end] != '\n' || string(win[e+1:end]) != loc {
 		return false
 	}
-	// Both lines, as readLine and skipKnownLine take them; the frame as
-	// call and commitFrame make it (the pending call they go through is
-	// read by nothing once the frame is made).
+	s.creator, s.hasCreator = c, true
+	g.r.ParentID = int64(parent)
 	lr.Num += 2
-	lr.Off = lr.NextOff + int64(f)
-	lr.NextOff += int64(f + len(loc) + 1)
-	lr.Pos += f + len(loc) + 1
+	lr.Off = lr.NextOff + int64(e+1)
+	lr.NextOff += int64(end + 1)
+	lr.Pos += end + 1
 	lr.NoEOL = false
-	g.num, g.off = lr.Num, lr.Off
-	if g.sec.held != nil && g.slot != nil { // the values will be views (closeSection)
-		g.sec.takeHeldFrame(n, argStart, argStart+len(args))
-	} else {
-		g.sec.takeFrame(n, args)
-	}
-	g.frameLine = g.num
 	return true
 }
 

@@ -81,3 +81,16 @@ func (n *stackNode) add(f *stack.Frame) *stackNode {
 	}
 	return c
 }
+
+// child returns the child of n that calls the function name, the newest
+// call site of it when there are more (the others are chained by
+// sibling), or nil.
+func (n *stackNode) child(name []byte) *stackNode {
+	if n.children != nil {
+		return n.children[string(name)]
+	}
+	if l := n.last; l != nil && l.fn == string(name) {
+		return l
+	}
+	return nil
+}
