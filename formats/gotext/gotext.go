@@ -415,65 +415,62 @@ func (g *goTextDecoder) wholeFrame() bool {
 	}
 	lr, s := g.lr, g.sec
 	held := s.held != nil && g.slot != nil // the values will be views (closeSection)
-	start, frames := lr.Num, 0
-	for {
-		win := lr.Win[lr.Pos:]
-		if len(win) == 0 {
+	// The reader's place, kept here while the run lasts: win[pos:] is
+	// what is left, last the start of the line taken last, lines how
+	// many were taken and frame the count at the last frame's file line.
+	win, start, limit := lr.Win, lr.Pos, lr.Max
+	pos, last, lines, frame := start, start, 0, 0
+	blank := false
+	for pos < len(win) {
+		w := win[pos:]
+		if w[0] == '\n' { // the blank line that ends the routine
+			last, lines, blank = pos, lines+1, true
+			pos++
 			break
 		}
-		if win[0] == '\n' { // the blank line that ends the routine
-			lr.Off = lr.NextOff
-			lr.Num++
-			lr.NextOff++
-			lr.Pos++
-			lr.NoEOL = false
-			g.tookLines(frames)
-			g.blank()
-			return true
+		if w[0] == 'c' {
+			if loc := g.wholeCreator(w, limit); loc > 0 {
+				last, lines = pos+loc, lines+2
+				pos = last + len(s.cur.creatorLoc) + 1
+				continue
+			}
 		}
-		if win[0] == 'c' && g.wholeCreator(win) {
-			continue
-		}
-		n, k, e := g.wholeCall(win)
+		n, k, e := g.wholeCall(w, limit)
 		if n == nil {
 			break
 		}
 		// Both lines, as readLine and skipKnownLine take them; the frame
 		// as call and commitFrame make it (the pending call they go
 		// through is read by nothing once the frame is made).
-		f := e + 1 // the file line
-		argStart, argEnd := lr.Pos+k+1, lr.Pos+e-1
+		argStart, argEnd := pos+k+1, pos+e-1
 		if n.inlined {
 			argEnd = argStart // `f(...)`: no arguments
 		}
-		next := f + len(n.loc) + 1
-		lr.Num += 2
-		lr.Off = lr.NextOff + int64(f)
-		lr.NextOff += int64(next)
-		lr.NoEOL = false
 		if held {
 			s.takeHeldFrame(n, argStart, argEnd)
 		} else {
-			s.takeFrame(n, lr.Win[argStart:argEnd])
+			s.takeFrame(n, win[argStart:argEnd])
 		}
-		lr.Pos += next
-		frames = lr.Num
+		last, lines = pos+e+1, lines+2
+		frame = lines
+		pos = last + len(n.loc) + 1
 	}
-	if lr.Num == start {
+	if lines == 0 {
 		return false
 	}
-	g.tookLines(frames)
-	return true
-}
-
-// tookLines records the lines wholeFrame took: the reader is at the line
-// it took last, and frames (when not 0) is the number of the last file line
-// it read into a frame.
-func (g *goTextDecoder) tookLines(frames int) {
-	g.num, g.off = g.lr.Num, g.lr.Off
-	if frames != 0 {
-		g.frameLine = frames
+	lr.Off = lr.NextOff + int64(last-start)
+	lr.NextOff += int64(pos - start)
+	lr.Pos = pos
+	lr.Num += lines
+	lr.NoEOL = false
+	g.num, g.off = lr.Num, lr.Off
+	if frame != 0 {
+		g.frameLine = lr.Num - lines + frame
 	}
+	if blank {
+		g.blank()
+	}
+	return true
 }
 
 // wholeCall returns the frame whose function line, with its known file
@@ -481,31 +478,35 @@ func (g *goTextDecoder) tookLines(frames int) {
 // '\n' (e); n is nil when there is none to take in place. The function
 // line is split as parseCall and expectedCall split it: at its last '(',
 // the arguments holding none.
-func (g *goTextDecoder) wholeCall(win []byte) (n *stackNode, k, e int) {
-	lr, s := g.lr, g.sec
-	e = bytes.IndexByte(win, '\n')
-	if e < 3 || win[e-1] != ')' || e > lr.Max {
-		return nil, 0, 0
-	}
+func (g *goTextDecoder) wholeCall(win []byte, limit int) (n *stackNode, k, e int) {
+	s := g.sec
 	n = s.next()
-	if n != nil && n.whole && len(n.fn) < e && win[len(n.fn)] == '(' && string(win[:len(n.fn)]) == n.fn {
+	if n != nil && n.whole && len(n.fn) < len(win) && win[len(n.fn)] == '(' && string(win[:len(n.fn)]) == n.fn {
 		k = len(n.fn)
-		if bytes.IndexByte(win[k+1:e-1], '(') >= 0 {
+		d := bytes.IndexByte(win[k+1:], '\n')
+		e = k + 1 + d
+		if d < 1 || win[e-1] != ')' || e > limit || bytes.IndexByte(win[k+1:e-1], '(') >= 0 {
 			return nil, 0, 0
 		}
-		if n.known(win, k, e) && len(n.loc) <= lr.Max {
+		if n.known(win, k, e) && len(n.loc) <= limit {
 			return n, k, e
 		}
 		if s.cur.children == nil {
 			return nil, 0, 0 // the only child
 		}
-	} else if k = bytes.LastIndexByte(win[:e-1], '('); k <= 0 {
-		return nil, 0, 0
+	} else {
+		e = bytes.IndexByte(win, '\n')
+		if e < 3 || win[e-1] != ')' || e > limit {
+			return nil, 0, 0
+		}
+		if k = bytes.LastIndexByte(win[:e-1], '('); k <= 0 {
+			return nil, 0, 0
+		}
 	}
 	// Another call than the one expected: a branch of the stacks met, or
 	// the guess was wrong. The call sites of the function, newest first.
 	for n = s.cur.child(win[:k]); n != nil; n = n.sibling {
-		if n.known(win, k, e) && len(n.loc) <= lr.Max {
+		if n.known(win, k, e) && len(n.loc) <= limit {
 			return n, k, e
 		}
 	}
@@ -522,19 +523,19 @@ func (n *stackNode) known(win []byte, k, e int) bool {
 }
 
 // wholeCreator takes a `created by` line that starts win and names the
-// creator known after the frames read, then that creator's known file
-// line, as special, pend, skipKnownLine and commitCreatedBy do; it reports
-// whether it took them.
-func (g *goTextDecoder) wholeCreator(win []byte) bool {
+// creator known after the frames read, when that creator's known file
+// line follows, as special, pend, skipKnownLine and commitCreatedBy do; it
+// returns where in win the file line starts, or 0 when it took nothing.
+func (g *goTextDecoder) wholeCreator(win []byte, limit int) int {
 	const pfx, in = "created by ", " in goroutine "
-	lr, s := g.lr, g.sec
+	s := g.sec
 	c, loc := s.cur.creator, s.cur.creatorLoc
-	if c == nil || loc == "" || loc[len(loc)-1] == '\r' || len(loc) > lr.Max {
-		return false
+	if c == nil || loc == "" || loc[len(loc)-1] == '\r' || len(loc) > limit {
+		return 0
 	}
 	k := len(pfx) + len(c.Func)
 	if len(win) <= k || string(win[:len(pfx)]) != pfx || string(win[len(pfx):k]) != c.Func {
-		return false
+		return 0
 	}
 	var parent uint64
 	e := k // the end of the line
@@ -544,24 +545,19 @@ func (g *goTextDecoder) wholeCreator(win []byte) bool {
 		v, n := scanUint(win[k+len(in):])
 		e = k + len(in) + n
 		if n == 0 || e >= len(win) || win[e] != '\n' {
-			return false
+			return 0
 		}
 		parent = v
 	default:
-		return false
+		return 0
 	}
 	end := e + 1 + len(loc)
-	if e > lr.Max || end >= len(win) || win[end] != '\n' || string(win[e+1:end]) != loc {
-		return false
+	if e > limit || end >= len(win) || win[end] != '\n' || string(win[e+1:end]) != loc {
+		return 0
 	}
 	s.creator, s.hasCreator = c, true
 	g.r.ParentID = int64(parent)
-	lr.Num += 2
-	lr.Off = lr.NextOff + int64(e+1)
-	lr.NextOff += int64(end + 1)
-	lr.Pos += end + 1
-	lr.NoEOL = false
-	return true
+	return e + 1
 }
 
 // problem reports a ParseError at the current line.

@@ -27,15 +27,19 @@ func wrapWidth(l []byte, columns bool) int {
 		return len(l)
 	}
 	n := 0
-	for len(l) > 0 {
-		if l[0] == '\t' {
+	for i := 0; i < len(l); {
+		switch c := l[i]; {
+		case c == '\t':
 			n += 8 - n%8
-			l = l[1:]
-			continue
+			i++
+		case c < utf8.RuneSelf:
+			n++
+			i++
+		default:
+			_, size := utf8.DecodeRune(l[i:])
+			i += size
+			n++
 		}
-		_, size := utf8.DecodeRune(l)
-		l = l[size:]
-		n++
 	}
 	return n
 }
@@ -54,10 +58,12 @@ func sniffSoftWrap(head []byte, f *Frame) (width int, columns bool) {
 		lines[i] = bytes.TrimSuffix(l, []byte("\r"))
 	}
 	best := 0
+	widths := make([]int, len(lines))
 	for _, cols := range []bool{false, true} {
 		w := 0
-		for _, l := range lines {
-			w = max(w, wrapWidth(l, cols))
+		for i, l := range lines {
+			widths[i] = wrapWidth(l, cols)
+			w = max(w, widths[i])
 		}
 		if w < minWrapWidth {
 			continue
@@ -69,7 +75,7 @@ func sniffSoftWrap(head []byte, f *Frame) (width int, columns bool) {
 		broken, whole := 0, 0
 		rest := false // lines[i] continues the line before it
 		for i, l := range lines[:max(len(lines)-1, 0)] {
-			full := wrapWidth(l, cols) == w
+			full := widths[i] == w
 			next := full && f.continuesLine(l, lines[i+1])
 			switch {
 			case next:
