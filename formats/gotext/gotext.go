@@ -100,8 +100,11 @@ type goTextDecoder struct {
 	headless    bool // provisional, and its header is missing from the input
 	anc         int  // -1: the routine's own stack; else index in r.Ancestors
 	sec         *section
-	waiting     pendingCall
-	frameLine   int // number of the last location line read into a frame
+	// window is set when a routine's values may be views of the line
+	// reader's window over a stream (see start).
+	window    bool
+	waiting   pendingCall
+	frameLine int // number of the last location line read into a frame
 	// cut is set when the input's last line was a cut piece of a line of
 	// the open routine, dropped; cutText is that piece.
 	cut     bool
@@ -228,10 +231,34 @@ func (g *goTextDecoder) start(in *codec.Stream, t *stack.Table, maxLine int) {
 		values: values,
 		pool:   pool,
 	}
+	g.lr.OnMove = nil
 	if pool != nil {
-		// A routine's Args may then be views of an input held in
-		// memory: they are valid only until the next routine is read.
+		// A routine's Args may then be views of the input held in
+		// memory, or of the line reader's window over a stream: they
+		// are valid only until the next routine is read, and the
+		// window's are copied before it moves (unhold).
 		g.sec.held = g.lr.Held()
+		if g.sec.held == nil && g.lr.Frame() == nil {
+			g.window = true
+			g.lr.OnMove = g.unhold
+		}
+	}
+}
+
+// unhold copies what the open routine holds as views of the line
+// reader's window before the window moves: the arguments of the section
+// being read and, when its own stack was closed already (an ancestor
+// section is being read), its values.
+func (g *goTextDecoder) unhold() {
+	if g.r == nil || g.slot == nil {
+		return
+	}
+	g.sec.unhold()
+	if g.anc >= 0 && g.r.Values != nil {
+		for i := range g.r.Values.Frames {
+			f := &g.r.Values.Frames[i]
+			f.Args = strings.Clone(f.Args)
+		}
 	}
 }
 
@@ -414,6 +441,9 @@ func (g *goTextDecoder) wholeFrame() bool {
 		return false
 	}
 	lr, s := g.lr, g.sec
+	if g.window {
+		s.held = lr.Win // what the views taken here are of, until unhold
+	}
 	held := s.held != nil && g.slot != nil // the values will be views (closeSection)
 	// The reader's place, kept here while the run lasts: win[pos:] is
 	// what is left, last the start of the line taken last, lines how

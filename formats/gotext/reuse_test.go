@@ -215,3 +215,27 @@ func TestRoutineClone(t *testing.T) {
 		t.Errorf("clone differs:\n%s\nwant\n%s", b.String(), a.String())
 	}
 }
+
+// TestGoTextReuseWindowMoves reads, reusing routines, a stream whose
+// line reader's window moves on inside routines whose arguments are views
+// of it, their own stack or an ancestor section (GODEBUG=
+// tracebackancestors): the views are copied before the window moves, and
+// every routine reads as ReadAll reads it. The input is a real dump with
+// ancestors, glued to itself to six times the stream's buffer (the
+// window moves on where a full buffer is read after it, over the views),
+// shifted by a varying run of blank lines so that the window moves at
+// many places of its goroutines.
+func TestGoTextReuseWindowMoves(t *testing.T) {
+	one, err := os.ReadFile("../../testdata/corpus/go/gostackparse_ancestors.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	glued := bytes.Repeat(one, 6*(256<<10)/len(one))
+	for pad := 0; pad < len(one); pad += 409 {
+		data := append(bytes.Repeat([]byte("\n"), pad), glued...)
+		checkReuseMatchesReadAll(t, data, ReadOptions{})
+		if t.Failed() {
+			t.Fatalf("with %d blank lines first", pad)
+		}
+	}
+}

@@ -40,8 +40,10 @@ type section struct {
 	frames []*stack.Frame
 	vals   []valueSpan
 	argBuf []byte
-	// held is the whole input when it is held in memory and the routine's
-	// values are views of it (see takeFrame), else nil.
+	// held is what the routine's values may be views of (see
+	// takeHeldFrame): the whole input when it is held in memory, or the
+	// line reader's window over a stream, which unhold copies out of
+	// before it moves; nil when the values are copies.
 	held []byte
 	// hasVals is set when some frame has arguments or fp/sp/pc.
 	hasVals bool
@@ -170,14 +172,25 @@ func (s *section) takeFrame(n *stackNode, args []byte) {
 }
 
 // takeHeldFrame is takeFrame for a frame whose arguments are
-// held[start:end], the input held in memory, when the routine's values
-// are views of it (a reusing reader's own stack, routineSlot.takeValues):
-// the arguments are not copied.
+// held[start:end], when the routine's values are views of held (a
+// reusing reader's own stack, routineSlot.takeValues): the arguments are
+// not copied.
 func (s *section) takeHeldFrame(n *stackNode, start, end int) {
 	s.push(n)
-	s.addValue(start, end, 0, 0, 0)
-	s.vals[len(s.vals)-1].held = true
+	s.addSpan(start, end, 0, 0, 0, true)
 	s.hasVals = s.hasVals || end > start
+}
+
+// unhold copies the arguments that are views of held into the argument
+// buffer, for held to be written over.
+func (s *section) unhold() {
+	for i := range s.vals {
+		if v := &s.vals[i]; v.held {
+			start := len(s.argBuf)
+			s.argBuf = append(s.argBuf, s.held[v.argStart:v.argEnd]...)
+			v.argStart, v.argEnd, v.held = start, len(s.argBuf), false
+		}
+	}
 }
 
 // rollback forgets the pending call.
@@ -323,12 +336,18 @@ func (s *section) commitFrame(fl *fileLine, flags uint8) {
 // addValue appends a frame's values, setting the new element's fields
 // one by one (an appended literal is built on the stack and copied).
 func (s *section) addValue(argStart, argEnd int, fp, sp, pc uint64) {
+	s.addSpan(argStart, argEnd, fp, sp, pc, false)
+}
+
+// addSpan is addValue for arguments of held (held set) or of the
+// argument buffer.
+func (s *section) addSpan(argStart, argEnd int, fp, sp, pc uint64, held bool) {
 	if len(s.vals) == cap(s.vals) {
 		s.vals = append(s.vals, valueSpan{})[:len(s.vals)]
 	}
 	s.vals = s.vals[:len(s.vals)+1]
 	v := &s.vals[len(s.vals)-1]
-	v.argStart, v.argEnd, v.fp, v.sp, v.pc, v.held = argStart, argEnd, fp, sp, pc, false
+	v.argStart, v.argEnd, v.fp, v.sp, v.pc, v.held = argStart, argEnd, fp, sp, pc, held
 }
 
 // commitNative completes a pending `non-Go function at pc=0x…` line, a

@@ -62,6 +62,10 @@ type LineReader struct {
 	lineBuf []byte
 	// pushed holds lines pushed back (PushBack), returned before any other.
 	pushed []HeldLine
+	// OnMove, when set, is called before the window of a reader over a
+	// stream moves on (its bytes are then written over): a reader that
+	// keeps views of Win copies what it still needs.
+	OnMove func()
 	// Last is set when the line last returned is the last of its paste
 	// region: the input ends after it (NoEOL, or only blank lines
 	// follow), or a frame line closing the region does. A reader judges
@@ -152,6 +156,9 @@ func (lr *LineReader) ReadLine() ([]byte, error) {
 	}
 	// The window holds no whole line: hand it back, let ReadSlice find
 	// the line (reading more), then look at what is buffered again.
+	if lr.OnMove != nil {
+		lr.OnMove()
+	}
 	lr.r.Discard(lr.Pos)
 	lr.Win, lr.Pos = nil, 0
 	line, err := lr.r.ReadSlice('\n')
