@@ -126,6 +126,13 @@ func parseGP(line []byte, i int, h *goHeader) (int, bool) {
 // line[from]: the first one outside quotes followed by ':' (and only
 // spaces), or by ` {…}:` (Go 1.27 labels, returned without the braces).
 func headerEnd(line []byte, from int) (end int, labels []byte, quoted, ok bool) {
+	if i := bytes.IndexByte(line[from:], ']') + from; i >= from && bytes.IndexByte(line[from:i], '"') < 0 {
+		// No quote before the first ']': the loop below would come
+		// straight to it. Most headers end there.
+		if rest := line[i+1:]; len(rest) > 0 && rest[0] == ':' && isBlankLine(rest[1:]) {
+			return i, nil, false, true
+		}
+	}
 	for i := from; i < len(line); i++ {
 		switch line[i] {
 		case '"':
