@@ -472,18 +472,40 @@ func (g *goTextDecoder) wholeFrame() bool {
 		// Both lines, as readLine and skipKnownLine take them; the frame
 		// as call and commitFrame make it (the pending call they go
 		// through is read by nothing once the frame is made).
-		argStart, argEnd := pos+k+1, pos+e-1
-		if n.inlined {
-			argEnd = argStart // `f(...)`: no arguments
-		}
-		if held {
-			s.takeHeldFrame(n, argStart, argEnd)
-		} else {
-			s.takeFrame(n, win[argStart:argEnd])
-		}
+		s.takeAt(n, win, pos+k+1, pos+e-1, held)
 		last, lines = pos+e+1, lines+2
 		frame = lines
 		pos = last + len(n.loc) + 1
+		// The frames expected next, while each is called where the one
+		// before ends: the end of a frame's function line and its file
+		// line are checked with the name of the frame after it in one
+		// comparison (stackNode.join), which also shows that one called.
+		c := s.next()
+		if !c.calledBy(win[pos:]) {
+			continue
+		}
+		for {
+			a := pos + len(c.fn) + 1 // c's arguments
+			d := bytes.IndexByte(win[a:], '\n')
+			e := a + d // the end of c's function line
+			if d < 1 || win[e-1] != ')' || e-pos > limit || len(c.loc) > limit ||
+				bytes.IndexByte(win[a:e-1], '(') >= 0 || c.inlined != (d == 4 && string(win[a:e-1]) == "...") {
+				break
+			}
+			next := s.after(c)
+			joined := next != nil && next.whole && next.join != "" && hasPrefixStr(win[e-1:], next.join)
+			if end := e + 1 + len(c.loc); !joined && (end >= len(win) || win[end] != '\n' || string(win[e+1:end]) != c.loc) {
+				break
+			}
+			s.takeAt(c, win, a, e-1, held)
+			last, lines = e+1, lines+2
+			frame = lines
+			pos = last + len(c.loc) + 1
+			if !joined {
+				break
+			}
+			c = next
+		}
 	}
 	if lines == 0 {
 		return false

@@ -127,6 +127,14 @@ func (s *section) next() *stackNode {
 	return s.cur.last
 }
 
+// after returns the node next would return once n is pushed.
+func (s *section) after(n *stackNode) *stackNode {
+	if s.onGuess && s.depth+1 < len(*s.guess) && (*s.guess)[s.depth] == n {
+		return (*s.guess)[s.depth+1]
+	}
+	return n.last
+}
+
 // expectsPlain reports whether the frame expected next is plain.
 func (s *section) expectsPlain() bool {
 	n := s.next()
@@ -169,6 +177,20 @@ func (s *section) takeFrame(n *stackNode, args []byte) {
 	s.push(n)
 	s.addValue(start, len(s.argBuf), 0, 0, 0)
 	s.hasVals = s.hasVals || len(args) > 0
+}
+
+// takeAt takes n, the frame expected next, whose arguments are
+// win[argStart:argEnd] (none when n is inlined): as views of win when held
+// is set (takeHeldFrame), else copied (takeFrame).
+func (s *section) takeAt(n *stackNode, win []byte, argStart, argEnd int, held bool) {
+	if n.inlined {
+		argEnd = argStart // `f(...)`: no arguments
+	}
+	if held {
+		s.takeHeldFrame(n, argStart, argEnd)
+	} else {
+		s.takeFrame(n, win[argStart:argEnd])
+	}
 }
 
 // takeHeldFrame is takeFrame for a frame whose arguments are

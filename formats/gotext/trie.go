@@ -36,6 +36,12 @@ type stackNode struct {
 	// '\r' (see setLoc).
 	whole bool
 	plain bool
+	// join is the text from the ')' ending the parent's function line to
+	// the '(' of this frame's, ")\n" + the parent's known line + "\n" +
+	// fn + "(", when the parent may be taken whole; else "". Comparing it
+	// checks the parent's file line and this frame's name at once (see
+	// goTextDecoder.wholeFrame).
+	join  string
 	frame *stack.Frame
 	// last is the child taken last, tried first. children indexes every
 	// child by function once there is more than one; children calling
@@ -63,13 +69,41 @@ type stackNode struct {
 func (n *stackNode) setLoc(loc string) {
 	n.loc = loc
 	n.whole = n.plain && !n.native && loc != "" && loc[len(loc)-1] != '\r'
+	for c := range n.each {
+		c.join = n.joinTo(c.fn)
+	}
+}
+
+// joinTo returns the join of n's child calling fn.
+func (n *stackNode) joinTo(fn string) string {
+	if !n.whole {
+		return ""
+	}
+	return ")\n" + n.loc + "\n" + fn + "("
+}
+
+// each yields n's children.
+func (n *stackNode) each(yield func(*stackNode) bool) {
+	if n.children == nil {
+		if n.last != nil {
+			yield(n.last)
+		}
+		return
+	}
+	for _, c := range n.children {
+		for ; c != nil; c = c.sibling {
+			if !yield(c) {
+				return
+			}
+		}
+	}
 }
 
 // add adds a child of n for frame f, a call site no child of n has, and
 // returns it; children are indexed by function from the second one on.
 func (n *stackNode) add(f *stack.Frame) *stackNode {
 	c := &stackNode{frame: f, fn: f.Func, inlined: f.Inlined, native: f.Native,
-		plain: !strings.Contains(f.Func, " ") && !strings.HasPrefix(f.Func, "PC=")}
+		plain: !strings.Contains(f.Func, " ") && !strings.HasPrefix(f.Func, "PC="), join: n.joinTo(f.Func)}
 	switch {
 	case n.children != nil:
 		c.sibling = n.children[f.Func]
@@ -93,4 +127,10 @@ func (n *stackNode) child(name []byte) *stackNode {
 		return l
 	}
 	return nil
+}
+
+// calledBy reports whether win starts with a call of n's function, n a
+// node wholeFrame may take: its name, then '('.
+func (n *stackNode) calledBy(win []byte) bool {
+	return n != nil && n.whole && len(n.fn) < len(win) && win[len(n.fn)] == '(' && string(win[:len(n.fn)]) == n.fn
 }
