@@ -465,17 +465,20 @@ func (g *goTextDecoder) wholeFrame() bool {
 				continue
 			}
 		}
-		n, k, e := g.wholeCall(w, limit)
+		n, k, e, end := g.wholeCall(w, limit)
 		if n == nil {
 			break
 		}
 		// Both lines, as readLine and skipKnownLine take them; the frame
 		// as call and commitFrame make it (the pending call they go
 		// through is read by nothing once the frame is made).
-		s.takeAt(n, win, pos+k+1, pos+e-1, held)
+		vals := s.takeAt(n, win, pos+k+1, pos+e-1, pos+e+1+len(n.loc), held)
 		last, lines = pos+e+1, lines+2
 		frame = lines
-		pos = last + len(n.loc) + 1
+		pos += end + 1
+		if vals {
+			continue // fp, sp and pc after the file line: no join holds them
+		}
 		// The frames expected next, while each is called where the one
 		// before ends: the end of a frame's function line and its file
 		// line are checked with the name of the frame after it in one
@@ -494,13 +497,17 @@ func (g *goTextDecoder) wholeFrame() bool {
 			}
 			next := s.after(c)
 			joined := next != nil && next.whole && next.join != "" && hasPrefixStr(win[e-1:], next.join)
-			if end := e + 1 + len(c.loc); !joined && (end >= len(win) || win[end] != '\n' || string(win[e+1:end]) != c.loc) {
-				break
+			end := e + 1 + len(c.loc) // the end of c's file line
+			if !joined {
+				if end = c.fileEnd(win[pos:], len(c.fn), e-pos, limit); end == 0 {
+					break
+				}
+				end += pos
 			}
-			s.takeAt(c, win, a, e-1, held)
+			s.takeAt(c, win, a, e-1, e+1+len(c.loc), held)
 			last, lines = e+1, lines+2
 			frame = lines
-			pos = last + len(c.loc) + 1
+			pos = end + 1
 			if !joined {
 				break
 			}
@@ -526,52 +533,102 @@ func (g *goTextDecoder) wholeFrame() bool {
 }
 
 // wholeCall returns the frame whose function line, with its known file
-// line after it, starts win, with the index of the line's '(' (k) and
-// '\n' (e); n is nil when there is none to take in place. The function
-// line is split as parseCall and expectedCall split it: at its last '(',
-// the arguments holding none.
-func (g *goTextDecoder) wholeCall(win []byte, limit int) (n *stackNode, k, e int) {
+// line after it, starts win, with the index of the line's '(' (k), of
+// its '\n' (e) and of the file line's '\n' (end); n is nil when there is
+// none to take in place. The function line is split as parseCall and
+// expectedCall split it: at its last '(', the arguments holding none.
+func (g *goTextDecoder) wholeCall(win []byte, limit int) (n *stackNode, k, e, end int) {
 	s := g.sec
 	n = s.next()
-	if n != nil && n.whole && len(n.fn) < len(win) && win[len(n.fn)] == '(' && string(win[:len(n.fn)]) == n.fn {
+	if n.calledBy(win) {
 		k = len(n.fn)
 		d := bytes.IndexByte(win[k+1:], '\n')
 		e = k + 1 + d
 		if d < 1 || win[e-1] != ')' || e > limit || bytes.IndexByte(win[k+1:e-1], '(') >= 0 {
-			return nil, 0, 0
+			return nil, 0, 0, 0
 		}
-		if n.known(win, k, e) && len(n.loc) <= limit {
-			return n, k, e
+		if end = n.fileEnd(win, k, e, limit); end > 0 {
+			return n, k, e, end
 		}
 		if s.cur.children == nil {
-			return nil, 0, 0 // the only child
+			return nil, 0, 0, 0 // the only child
 		}
 	} else {
 		e = bytes.IndexByte(win, '\n')
 		if e < 3 || win[e-1] != ')' || e > limit {
-			return nil, 0, 0
+			return nil, 0, 0, 0
 		}
 		if k = bytes.LastIndexByte(win[:e-1], '('); k <= 0 {
-			return nil, 0, 0
+			return nil, 0, 0, 0
 		}
 	}
 	// Another call than the one expected: a branch of the stacks met, or
 	// the guess was wrong. The call sites of the function, newest first.
 	for n = s.cur.child(win[:k]); n != nil; n = n.sibling {
-		if n.known(win, k, e) && len(n.loc) <= limit {
-			return n, k, e
+		if end = n.fileEnd(win, k, e, limit); end > 0 {
+			return n, k, e, end
 		}
 	}
-	return nil, 0, 0
+	return nil, 0, 0, 0
 }
 
-// known reports whether the function line win[:e], whose '(' is at k,
-// calls n's function as n was called, and is followed by n's known file
-// line, whole in win: whether wholeFrame may take n there.
-func (n *stackNode) known(win []byte, k, e int) bool {
+// fileEnd returns the index of the '\n' ending the file line after the
+// function line win[:e], whose '(' is at k, when that line is n's known
+// line, alone or followed by the fp=, sp= and pc= of a GOTRACEBACK=system
+// traceback (see frameValues), and both lines call n's function as n was
+// called, within limit; 0 when they do not.
+func (n *stackNode) fileEnd(win []byte, k, e, limit int) int {
 	end := e + 1 + len(n.loc)
-	return n.whole && k == len(n.fn) && n.inlined == (e-k == 5 && string(win[k+1:e-1]) == "...") &&
-		end < len(win) && win[end] == '\n' && string(win[e+1:end]) == n.loc
+	if !n.whole || k != len(n.fn) || n.inlined != (e-k == 5 && string(win[k+1:e-1]) == "...") ||
+		end >= len(win) || string(win[e+1:end]) != n.loc {
+		return 0
+	}
+	if win[end] != '\n' {
+		end = valuesEnd(win, end)
+	}
+	if end-e-1 > limit {
+		return 0
+	}
+	return end
+}
+
+// valuesEnd returns the index of the '\n' after the fp=, sp= and pc= at
+// win[i:] (see frameValues), 0 when there are none.
+func valuesEnd(win []byte, i int) int {
+	if win[i] != ' ' {
+		return 0
+	}
+	_, _, _, n := frameValues(win[i:])
+	if n == 0 || i+n >= len(win) || win[i+n] != '\n' {
+		return 0
+	}
+	return i + n
+}
+
+// frameValues parses ` fp=0x… sp=0x… pc=0x…` at the start of b, as a
+// GOTRACEBACK=system traceback writes them after a file line, and returns
+// them with their length n; n is 0 when b does not start so.
+func frameValues(b []byte) (fp, sp, pc uint64, n int) {
+	for i, key := range [3]string{" fp=", " sp=", " pc="} {
+		if !hasPrefixStr(b[n:], key) {
+			return 0, 0, 0, 0
+		}
+		n += len(key)
+		v, m := scanHexPrefixed(b[n:])
+		if m == 0 {
+			return 0, 0, 0, 0
+		}
+		n += m
+		switch i {
+		case 0:
+			fp = v
+		case 1:
+			sp = v
+		default:
+			pc = v
+		}
+	}
+	return fp, sp, pc, n
 }
 
 // wholeCreator takes a `created by` line that starts win and names the

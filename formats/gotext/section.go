@@ -181,16 +181,41 @@ func (s *section) takeFrame(n *stackNode, args []byte) {
 
 // takeAt takes n, the frame expected next, whose arguments are
 // win[argStart:argEnd] (none when n is inlined): as views of win when held
-// is set (takeHeldFrame), else copied (takeFrame).
-func (s *section) takeAt(n *stackNode, win []byte, argStart, argEnd int, held bool) {
+// is set (takeHeldFrame), else copied (takeFrame). Its file line's known
+// text ends at win[locEnd]; fp=, sp= and pc= after it are taken too, and
+// reported.
+func (s *section) takeAt(n *stackNode, win []byte, argStart, argEnd, locEnd int, held bool) (vals bool) {
+	if win[locEnd] == ' ' { // fp=, sp= and pc= (stackNode.fileEnd)
+		s.takeWithValues(n, win, argStart, argEnd, locEnd, held)
+		return true
+	}
 	if n.inlined {
 		argEnd = argStart // `f(...)`: no arguments
 	}
 	if held {
-		s.takeHeldFrame(n, argStart, argEnd)
+		s.push(n)
+		s.addSpan(argStart, argEnd, 0, 0, 0, true)
 	} else {
 		s.takeFrame(n, win[argStart:argEnd])
 	}
+	s.hasVals = s.hasVals || argEnd > argStart
+	return false
+}
+
+// takeWithValues is takeAt for a file line with fp=, sp= and pc=.
+func (s *section) takeWithValues(n *stackNode, win []byte, argStart, argEnd, locEnd int, held bool) {
+	if n.inlined {
+		argEnd = argStart // `f(...)`: no arguments
+	}
+	fp, sp, pc, _ := frameValues(win[locEnd:])
+	if !held {
+		start := len(s.argBuf)
+		s.argBuf = append(s.argBuf, win[argStart:argEnd]...)
+		argStart, argEnd = start, len(s.argBuf)
+	}
+	s.push(n)
+	s.addSpan(argStart, argEnd, fp, sp, pc, held)
+	s.hasVals = s.hasVals || argEnd > argStart || fp != 0 || sp != 0 || pc != 0
 }
 
 // takeHeldFrame is takeFrame for a frame whose arguments are
@@ -257,13 +282,24 @@ func (s *section) known(fl *fileLine) {
 	s.hit = true
 }
 
-// knownLine returns line as a node's known line, or "" when fl carries
-// values (or there is no line: the file line was missing).
+// knownLine returns line as a node's known line: the file line as it is
+// written without fp=, sp= and pc= (the same text again is the same
+// location). A line that carries them as GOTRACEBACK=system writes them
+// gives the text before them; other values, or no line (the file line
+// was missing), give "".
 func (s *section) knownLine(fl *fileLine) string {
-	if s.line == nil || fl == nil || fl.FP != 0 || fl.SP != 0 || fl.PC != 0 {
+	if s.line == nil || fl == nil {
 		return ""
 	}
-	return string(s.line)
+	if fl.FP == 0 && fl.SP == 0 && fl.PC == 0 {
+		return string(s.line)
+	}
+	if i := bytes.LastIndex(s.line, []byte(" fp=")); i > 0 {
+		if fp, sp, pc, n := frameValues(s.line[i:]); n > 0 && i+n == len(s.line) && fp == fl.FP && sp == fl.SP && pc == fl.PC {
+			return string(s.line[:i])
+		}
+	}
+	return ""
 }
 
 // location returns the interned frame of the pending call at fl (nil:
