@@ -558,7 +558,7 @@ func (g *goTextDecoder) wholeCall(win []byte, limit int) (n *stackNode, k, e, en
 		if e < 3 || win[e-1] != ')' || e > limit {
 			return nil, 0, 0, 0
 		}
-		if k = bytes.LastIndexByte(win[:e-1], '('); k <= 0 {
+		if k = lastParen(win[:e-1]); k <= 0 {
 			return nil, 0, 0, 0
 		}
 	}
@@ -570,6 +570,21 @@ func (g *goTextDecoder) wholeCall(win []byte, limit int) (n *stackNode, k, e, en
 		}
 	}
 	return nil, 0, 0, 0
+}
+
+// lastParen is bytes.LastIndexByte(line, '('), found forwards with
+// IndexByte's vector search: a function line holds one '(' before its
+// arguments, and one more for a method on a pointer (`pkg.(*T).M(`).
+func lastParen(line []byte) int {
+	k := bytes.IndexByte(line, '(')
+	for k >= 0 {
+		j := bytes.IndexByte(line[k+1:], '(')
+		if j < 0 {
+			break
+		}
+		k += j + 1
+	}
+	return k
 }
 
 // fileEnd returns the index of the '\n' ending the file line after the

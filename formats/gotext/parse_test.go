@@ -1,8 +1,11 @@
 package gotext
 
 import (
+	"bytes"
+	"os"
 	"testing"
 
+	"github.com/stackdump/stackdump/formats/internal/dumptest"
 	"github.com/stackdump/stackdump/stack"
 )
 
@@ -130,5 +133,28 @@ func TestTrailingUint(t *testing.T) {
 		if v != tc.v || k != tc.k || ok != tc.ok {
 			t.Errorf("trailingUint(%q, %q) = %d, %d, %v; want %d, %d, %v", tc.b, tc.sep, v, k, ok, tc.v, tc.k, tc.ok)
 		}
+	}
+}
+
+// TestLastParen checks lastParen against bytes.LastIndexByte on the
+// function lines of the Go tracebacks of testdata, and on their pieces.
+func TestLastParen(t *testing.T) {
+	n := 0
+	for _, path := range dumptest.GoTextFiles(t) {
+		data, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, line := range bytes.Split(data, []byte("\n")) {
+			for _, b := range [][]byte{line, line[:len(line)/2], line[len(line)/2:]} {
+				if got, want := lastParen(b), bytes.LastIndexByte(b, '('); got != want {
+					t.Fatalf("lastParen(%q) = %d, want %d", b, got, want)
+				}
+				n++
+			}
+		}
+	}
+	if n < 1000 {
+		t.Fatalf("only %d lines checked", n)
 	}
 }
