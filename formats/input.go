@@ -29,32 +29,42 @@ func openInput(r io.Reader, opts ReadOptions) (*codec.Stream, output.Compression
 		limit = codec.DefaultMaxBytes
 	}
 	comp := output.None
-	br := bufio.NewReaderSize(r, 64<<10)
+	src := r
 	for range 3 {
-		head, _ := br.Peek(4)
+		// The magic bytes are read and put back in front: the text is
+		// buffered once, by the Stream, not twice.
+		var magic [4]byte
+		n, err := io.ReadFull(src, magic[:])
+		head := magic[:n]
+		switch {
+		case err != nil && err != io.EOF && err != io.ErrUnexpectedEOF:
+			src = io.MultiReader(bytes.NewReader(head), errReader{err}) // met when read
+		default:
+			src = io.MultiReader(bytes.NewReader(head), src)
+		}
 		switch {
 		case bytes.HasPrefix(head, gzipMagic):
-			zr, err := gzip.NewReader(br)
+			zr, err := gzip.NewReader(bufio.NewReaderSize(src, 64<<10))
 			if err != nil {
 				return nil, "", fmt.Errorf("gzip input: %w", err)
 			}
 			comp = output.Gzip
-			br = bufio.NewReaderSize(&limitedReader{r: zr, left: limit, name: output.Gzip}, 64<<10)
+			src = &limitedReader{r: zr, left: limit, name: output.Gzip}
 			continue
 		case bytes.HasPrefix(head, zstdMagic):
-			zr, err := zstd.NewReader(br, zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxMemory(256<<20))
+			zr, err := zstd.NewReader(bufio.NewReaderSize(src, 64<<10), zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxMemory(256<<20))
 			if err != nil {
 				return nil, "", fmt.Errorf("zstd input: %w", err)
 			}
 			if comp == output.None {
 				comp = output.Zstd
 			}
-			br = bufio.NewReaderSize(&limitedReader{r: zr.IOReadCloser(), left: limit, name: output.Zstd}, 64<<10)
+			src = &limitedReader{r: zr.IOReadCloser(), left: limit, name: output.Zstd}
 			continue
 		}
 		break
 	}
-	in := codec.NewStream(br, opts.Kind, comp != output.None, 256<<10)
+	in := codec.NewStream(src, opts.Kind, comp != output.None, 256<<10)
 	in.HandOver = true // Reader.Next reads on with the next form's reader
 	if in.Kind == "" {
 		head, err := in.R.Peek(64 << 10)
@@ -303,3 +313,8 @@ func sniffOtherProfile(head []byte) error {
 	}
 	return nil
 }
+
+// errReader returns err from every Read.
+type errReader struct{ err error }
+
+func (e errReader) Read([]byte) (int, error) { return 0, e.err }

@@ -22,6 +22,7 @@ import (
 type section struct {
 	t *stack.Table
 
+	trie  *stackTrie
 	root  *stackNode
 	cur   *stackNode // the node of the frames read so far
 	depth int        // frames read so far
@@ -80,7 +81,7 @@ const (
 
 func newSection(t *stack.Table, trie *stackTrie) *section {
 	root := trie.root()
-	return &section{t: t, root: root, cur: root}
+	return &section{t: t, trie: trie, root: root, cur: root}
 }
 
 // begin records a function line (creator false) or a `created by` line
@@ -286,20 +287,20 @@ func (s *section) known(fl *fileLine) {
 // written without fp=, sp= and pc= (the same text again is the same
 // location). A line that carries them as GOTRACEBACK=system writes them
 // gives the text before them; other values, or no line (the file line
-// was missing), give "".
-func (s *section) knownLine(fl *fileLine) string {
+// was missing), give nil. The bytes are the input's: a node keeps a copy.
+func (s *section) knownLine(fl *fileLine) []byte {
 	if s.line == nil || fl == nil {
-		return ""
+		return nil
 	}
 	if fl.FP == 0 && fl.SP == 0 && fl.PC == 0 {
-		return string(s.line)
+		return s.line
 	}
 	if i := bytes.LastIndex(s.line, []byte(" fp=")); i > 0 {
 		if fp, sp, pc, n := frameValues(s.line[i:]); n > 0 && i+n == len(s.line) && fp == fl.FP && sp == fl.SP && pc == fl.PC {
-			return string(s.line[:i])
+			return s.line[:i]
 		}
 	}
-	return ""
+	return nil
 }
 
 // location returns the interned frame of the pending call at fl (nil:
@@ -355,7 +356,7 @@ func (s *section) child(fl *fileLine, flags uint8) *stackNode {
 			}
 		}
 	}
-	return p.add(s.intern(fl, flags))
+	return p.add(s.intern(fl, flags), s.trie)
 }
 
 // push moves to node n, a child of the current node.
@@ -376,7 +377,7 @@ func (s *section) commitFrame(fl *fileLine, flags uint8) {
 	} else {
 		n := s.child(fl, flags)
 		if n.loc == "" {
-			n.setLoc(s.knownLine(fl))
+			n.setLoc(s.trie.str(s.knownLine(fl)), s.trie) // once a node: the trie's text
 		}
 		s.push(n)
 	}
@@ -425,7 +426,9 @@ func (s *section) commitCreator(fl *fileLine) {
 	} else {
 		s.creator = s.location(fl, 0)
 		if s.cur.creator != s.creator || s.cur.creatorLoc == "" {
-			s.cur.creator, s.cur.creatorLoc = s.creator, s.knownLine(fl)
+			// Not the trie's text: a node's creator may change at every
+			// routine.
+			s.cur.creator, s.cur.creatorLoc = s.creator, string(s.knownLine(fl))
 		}
 	}
 	s.hasCreator = true

@@ -2,6 +2,7 @@ package gotext
 
 import (
 	"strings"
+	"unsafe"
 
 	"github.com/stackdump/stackdump/stack"
 )
@@ -15,6 +16,9 @@ import (
 // mixes the stacks of two Tables.
 type stackTrie struct {
 	top stackNode // the empty stack
+	// text holds the nodes' known lines and joins, carved from chunks:
+	// a few allocations for all of them.
+	text []byte
 }
 
 // root returns the node of the empty stack.
@@ -66,20 +70,50 @@ type stackNode struct {
 }
 
 // setLoc sets n's known file line, and whether wholeFrame may take n.
-func (n *stackNode) setLoc(loc string) {
+func (n *stackNode) setLoc(loc string, tr *stackTrie) {
 	n.loc = loc
 	n.whole = n.plain && !n.native && loc != "" && loc[len(loc)-1] != '\r'
 	for c := range n.each {
-		c.join = n.joinTo(c.fn)
+		c.join = tr.joinOf(n, c.fn)
 	}
 }
 
-// joinTo returns the join of n's child calling fn.
-func (n *stackNode) joinTo(fn string) string {
-	if !n.whole {
+// joinOf returns the join of p's child calling fn (see stackNode.join).
+func (tr *stackTrie) joinOf(p *stackNode, fn string) string {
+	if !p.whole {
 		return ""
 	}
-	return ")\n" + n.loc + "\n" + fn + "("
+	start := tr.room(len(")\n") + len(p.loc) + len("\n") + len(fn) + len("("))
+	tr.text = append(tr.text, ")\n"...)
+	tr.text = append(tr.text, p.loc...)
+	tr.text = append(tr.text, '\n')
+	tr.text = append(tr.text, fn...)
+	tr.text = append(tr.text, '(')
+	return tr.carved(start)
+}
+
+// str returns b as a string of the trie's text.
+func (tr *stackTrie) str(b []byte) string {
+	if len(b) == 0 {
+		return ""
+	}
+	start := tr.room(len(b))
+	tr.text = append(tr.text, b...)
+	return tr.carved(start)
+}
+
+// room makes room for n more bytes of text and returns where they start.
+func (tr *stackTrie) room(n int) int {
+	if cap(tr.text)-len(tr.text) < n {
+		tr.text = make([]byte, 0, max(n, 4<<10))
+	}
+	return len(tr.text)
+}
+
+// carved returns the text appended since start: it is never written
+// again.
+func (tr *stackTrie) carved(start int) string {
+	return unsafe.String(&tr.text[start], len(tr.text)-start)
 }
 
 // each yields n's children.
@@ -101,9 +135,9 @@ func (n *stackNode) each(yield func(*stackNode) bool) {
 
 // add adds a child of n for frame f, a call site no child of n has, and
 // returns it; children are indexed by function from the second one on.
-func (n *stackNode) add(f *stack.Frame) *stackNode {
+func (n *stackNode) add(f *stack.Frame, tr *stackTrie) *stackNode {
 	c := &stackNode{frame: f, fn: f.Func, inlined: f.Inlined, native: f.Native,
-		plain: !strings.Contains(f.Func, " ") && !strings.HasPrefix(f.Func, "PC="), join: n.joinTo(f.Func)}
+		plain: !strings.Contains(f.Func, " ") && !strings.HasPrefix(f.Func, "PC="), join: tr.joinOf(n, f.Func)}
 	switch {
 	case n.children != nil:
 		c.sibling = n.children[f.Func]

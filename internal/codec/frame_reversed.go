@@ -24,7 +24,20 @@ const reversedMsg = "the lines come newest first (as a log viewer shows them): r
 // race report's block stand below the lines that follow them in a dump
 // (a call, a `#` frame line, `java.lang.Thread.State:`) rather than above.
 func sniffReversed(head []byte, f *Frame) bool {
-	var lines [][]byte
+	// Each line that starts a block is judged by the lines around it.
+	reversed, inOrder := 0, 0
+	var prev, cur []byte
+	n := 0
+	judge := func(next []byte) {
+		follows := blockStart(cur)
+		switch {
+		case follows == nil:
+		case follows(next):
+			inOrder++
+		case follows(prev):
+			reversed++
+		}
+	}
 	for len(head) > 0 {
 		k := bytes.IndexByte(head, '\n')
 		if k < 0 {
@@ -39,26 +52,14 @@ func sniffReversed(head []byte, f *Frame) bool {
 		if len(line) == 0 && f != nil && f.Doubled {
 			continue // a blank line after every line: the lines around it are neighbours
 		}
-		lines = append(lines, line)
+		if n > 0 {
+			judge(line)
+		}
+		prev, cur = cur, line
+		n++
 	}
-	at := func(i int) []byte {
-		if i < 0 || i >= len(lines) {
-			return nil
-		}
-		return lines[i]
-	}
-	reversed, inOrder := 0, 0
-	for i, l := range lines {
-		follows := blockStart(l)
-		if follows == nil {
-			continue
-		}
-		switch {
-		case follows(at(i + 1)):
-			inOrder++
-		case follows(at(i - 1)):
-			reversed++
-		}
+	if n > 0 {
+		judge(nil)
 	}
 	return reversed >= 1 && inOrder == 0 || reversed >= 2 && reversed >= 4*inOrder
 }

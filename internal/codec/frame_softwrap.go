@@ -44,25 +44,30 @@ func wrapWidth(l []byte, columns bool) int {
 	return n
 }
 
+// cutLine returns the first line of b, which holds a '\n', without its
+// "\n" or "\r\n", and what follows it.
+func cutLine(b []byte) (line, rest []byte) {
+	k := bytes.IndexByte(b, '\n')
+	return bytes.TrimSuffix(b[:k], []byte("\r")), b[k+1:]
+}
+
 // sniffSoftWrap returns the width the lines of head were broken at, and
 // whether it counts columns; 0 when they were not.
 func sniffSoftWrap(head []byte, f *Frame) (width int, columns bool) {
 	if f.Padded || f.Flat || f.Doubled {
 		return 0, false // every line at the width, or at column 0: no line stands out
 	}
-	lines := bytes.Split(head, []byte("\n"))
-	if len(lines) > 0 {
-		lines = lines[:len(lines)-1] // the last, perhaps cut, line
-	}
-	for i, l := range lines {
-		lines[i] = bytes.TrimSuffix(l, []byte("\r"))
-	}
+	// The lines of head, but the last, perhaps cut, one, without "\r";
+	// their widths are measured once for each way of counting.
+	head = head[:bytes.LastIndexByte(head, '\n')+1]
+	widths := make([]int32, bytes.Count(head, []byte("\n")))
 	best := 0
-	widths := make([]int, len(lines))
 	for _, cols := range []bool{false, true} {
-		w := 0
-		for i, l := range lines {
-			widths[i] = wrapWidth(l, cols)
+		w := int32(0)
+		for i, b := 0, head; len(b) > 0; i++ {
+			var l []byte
+			l, b = cutLine(b)
+			widths[i] = int32(wrapWidth(l, cols))
 			w = max(w, widths[i])
 		}
 		if w < minWrapWidth {
@@ -73,20 +78,23 @@ func sniffSoftWrap(head []byte, f *Frame) (width int, columns bool) {
 		// evidence against, unless it is itself the rest of a broken line
 		// (a line twice the width ends with a full one).
 		broken, whole := 0, 0
-		rest := false // lines[i] continues the line before it
-		for i, l := range lines[:max(len(lines)-1, 0)] {
+		rest := false // the line continues the line before it
+		l, b := cutLine(head)
+		for i := 0; len(b) > 0; i++ {
+			var next []byte
+			next, b = cutLine(b)
 			full := widths[i] == w
-			next := full && f.continuesLine(l, lines[i+1])
+			cont := full && f.continuesLine(l, next)
 			switch {
-			case next:
+			case cont:
 				broken++
 			case full && !rest:
 				whole++
 			}
-			rest = next
+			rest, l = cont, next
 		}
 		if broken >= 2 && 2*broken >= whole && broken > best {
-			best, width, columns = broken, w, cols
+			best, width, columns = broken, int(w), cols
 		}
 	}
 	return width, columns
