@@ -504,15 +504,8 @@ func scanUint(b []byte) (v uint64, n int) {
 // or when more than 16).
 func scanHex(b []byte) (v uint64, n int) {
 	for n < len(b) {
-		c := b[n]
-		switch {
-		case c >= '0' && c <= '9':
-			c -= '0'
-		case c >= 'a' && c <= 'f':
-			c -= 'a' - 10
-		case c >= 'A' && c <= 'F':
-			c -= 'A' - 10
-		default:
+		c := hexDigit[b[n]]
+		if c > 0xf {
 			return v, n
 		}
 		if n == 16 {
@@ -523,6 +516,20 @@ func scanHex(b []byte) (v uint64, n int) {
 	}
 	return v, n
 }
+
+// hexDigit is the value of each hex digit byte, 0xff for other bytes.
+var hexDigit = func() (t [256]uint8) {
+	for i := range t {
+		t[i] = 0xff
+	}
+	for i := range 10 {
+		t['0'+i] = uint8(i)
+	}
+	for i := range 6 {
+		t['a'+i], t['A'+i] = uint8(10+i), uint8(10+i)
+	}
+	return t
+}()
 
 // scanHexPrefixed parses "0x…"; n counts the prefix too (0 when absent).
 func scanHexPrefixed(b []byte) (uint64, int) {

@@ -2,7 +2,9 @@ package gotext
 
 import (
 	"bytes"
+	"math/rand/v2"
 	"os"
+	"strconv"
 	"testing"
 
 	"github.com/stackdump/stackdump/formats/internal/dumptest"
@@ -156,5 +158,34 @@ func TestLastParen(t *testing.T) {
 	}
 	if n < 1000 {
 		t.Fatalf("only %d lines checked", n)
+	}
+}
+
+// TestScanHex checks scanHex against strconv.ParseUint: the leading hex
+// digits of mixed case, up to 16 of them, and 0 when there are more.
+func TestScanHex(t *testing.T) {
+	const digits = "0123456789abcdefABCDEF"
+	rng := rand.New(rand.NewPCG(1, 2))
+	for range 20000 {
+		var b []byte
+		for range rng.IntN(19) {
+			b = append(b, digits[rng.IntN(len(digits))])
+		}
+		k := len(b)
+		b = append(b, "gx: )"[rng.IntN(5)])
+		v, n := scanHex(b)
+		want, err := strconv.ParseUint(string(b[:k]), 16, 64)
+		switch {
+		case k > 16:
+			if v != 0 || n != 0 {
+				t.Fatalf("scanHex(%q) = %#x, %d; want 0, 0 (more than 16 digits)", b, v, n)
+			}
+		case k == 0:
+			if v != 0 || n != 0 {
+				t.Fatalf("scanHex(%q) = %#x, %d; want 0, 0", b, v, n)
+			}
+		case err != nil || v != want || n != k:
+			t.Fatalf("scanHex(%q) = %#x, %d; want %#x, %d (%v)", b, v, n, want, k, err)
+		}
 	}
 }
