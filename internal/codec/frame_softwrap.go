@@ -2,6 +2,7 @@ package codec
 
 import (
 	"bytes"
+	"encoding/binary"
 	"unicode/utf8"
 )
 
@@ -28,6 +29,10 @@ func wrapWidth(l []byte, columns bool) int {
 	}
 	n := 0
 	for i := 0; i < len(l); {
+		if i+8 <= len(l) && plainWord(binary.LittleEndian.Uint64(l[i:])) {
+			n, i = n+8, i+8 // eight ASCII bytes, no tab: a column each
+			continue
+		}
 		switch c := l[i]; {
 		case c == '\t':
 			n += 8 - n%8
@@ -42,6 +47,14 @@ func wrapWidth(l []byte, columns bool) int {
 		}
 	}
 	return n
+}
+
+// plainWord reports whether the eight bytes of x are ASCII and none is a
+// tab.
+func plainWord(x uint64) bool {
+	const ones, high = 0x0101010101010101, 0x8080808080808080
+	t := x ^ ('\t' * ones) // a zero byte where x has a tab
+	return x&high == 0 && (t-ones)&^t&high == 0
 }
 
 // cutLine returns the first line of b, which holds a '\n', without its
