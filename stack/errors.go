@@ -47,6 +47,31 @@ type ParseError struct {
 // Unwrap returns the cause of the problem, Err.
 func (e *ParseError) Unwrap() error { return e.Err }
 
+// AsParseError returns the first *ParseError in err's tree, as errors.As
+// finds it (through Unwrap() error and Unwrap() []error), and whether
+// there is one. It spares a program that reads dumps the reflection
+// errors.As links (the dumper counts its bytes).
+func AsParseError(err error) (*ParseError, bool) {
+	for err != nil {
+		switch e := err.(type) {
+		case *ParseError:
+			return e, true
+		case interface{ Unwrap() error }:
+			err = e.Unwrap()
+		case interface{ Unwrap() []error }:
+			for _, err := range e.Unwrap() {
+				if pe, ok := AsParseError(err); ok {
+					return pe, true
+				}
+			}
+			return nil, false
+		default:
+			return nil, false
+		}
+	}
+	return nil, false
+}
+
 // Error renders the problem with where it is: the line (or byte offset
 // of a binary input), the message and, on a line, the offending text
 // shortened to 80 bytes.

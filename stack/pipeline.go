@@ -2,7 +2,6 @@ package stack
 
 import (
 	"context"
-	"errors"
 	"io"
 	"iter"
 )
@@ -89,8 +88,8 @@ func (p *Pipeline) Next(ctx context.Context) (*Dump, error) {
 	i := 0
 	for r, err := range p.Source.Routines() {
 		if err != nil {
-			var pe *ParseError
-			if !errors.As(err, &pe) {
+			pe, ok := AsParseError(err)
+			if !ok {
 				return d, p.readError(err)
 			}
 			if p.OnWarning != nil {

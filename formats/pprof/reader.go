@@ -3,7 +3,6 @@ package pprof
 import (
 	"bufio"
 	"compress/gzip"
-	"errors"
 	"fmt"
 	"io"
 	"strconv"
@@ -108,8 +107,7 @@ func (d *pprofDecoder) NextDump() (*stack.Dump, error) {
 	// a missing location, a string index past the table.
 	p, err := profilepb.Decode(data)
 	if err != nil {
-		var pe *profilepb.Error
-		if errors.As(err, &pe) && pe.Framing {
+		if pe, ok := err.(*profilepb.Error); ok && pe.Framing { // Decode returns its errors as they are
 			return nil, fmt.Errorf("pprof protobuf, offset %d of %d bytes: %s", pe.Offset, len(data), pe.Msg)
 		}
 		return nil, fmt.Errorf("pprof protobuf of %d bytes: %w", len(data), err)

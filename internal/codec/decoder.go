@@ -1,8 +1,6 @@
 package codec
 
 import (
-	"errors"
-
 	"github.com/stackdump/stackdump/stack"
 )
 
@@ -19,6 +17,6 @@ type Decoder interface {
 
 // IsParseError reports whether err is, or wraps, a *stack.ParseError.
 func IsParseError(err error) bool {
-	var pe *stack.ParseError
-	return errors.As(err, &pe)
+	_, ok := stack.AsParseError(err)
+	return ok
 }

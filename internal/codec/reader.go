@@ -77,8 +77,7 @@ func (r *Reader) step() (*stack.Routine, error) {
 		r.done = true
 		return nil, err
 	case IsParseError(err):
-		var pe *stack.ParseError
-		errors.As(err, &pe)
+		pe, _ := stack.AsParseError(err)
 		r.cur.Warnings = append(r.cur.Warnings, pe)
 		return rt, err
 	default:
