@@ -46,7 +46,7 @@ func main() {
 	flag.StringVar(&o.dir, "dir", ".", "directory of the bench module")
 	flag.StringVar(&sizes, "sizes", "1k,10k,100k,1M", "comma-separated sizes to run: 1k, 10k and 100k read; 10k, 100k and 1M group; 1M also the trace-mode capture")
 	flag.BoolVar(&short, "short", false, "run only 1k and 10k (overrides -sizes)")
-	flag.IntVar(&o.count, "count", 1, "runs of each benchmark; tables show the median")
+	flag.IntVar(&o.count, "count", 1, "rounds: runs of every benchmark of a phase, one after another; tables show the median")
 	flag.IntVar(&o.largeCount, "n", 2, "iterations of each 100k benchmark")
 	flag.BoolVar(&o.slow, "slow", false, "also run panicparse grouping at 100k (minutes) and gostackparse grouping at 1M (GiBs)")
 	flag.BoolVar(&o.verbose, "v", false, "show the raw benchmark output while running")

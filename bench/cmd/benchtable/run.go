@@ -116,16 +116,17 @@ func (r *runner) generate(p phase) error {
 	return nil
 }
 
-// run runs one phase and returns its results.
+// run runs one phase and returns its results. The -count runs are
+// rounds, each a run of the binary over every benchmark of the phase, so
+// that the contestants a table compares are timed close together and a
+// machine that speeds up or slows down during the phase moves them alike
+// (with go test's own -count, each ran its runs back to back).
 func (r *runner) run(ctx context.Context, p phase) ([]Result, error) {
 	args := []string{"-test.run=^$", "-test.bench=" + p.pattern, "-test.benchtime=" + p.benchtime,
-		"-test.benchmem", fmt.Sprintf("-test.count=%d", r.o.count)}
+		"-test.benchmem", "-test.count=1"}
 	if r.o.slow {
 		args = append(args, "-slow")
 	}
-	cmd := exec.CommandContext(ctx, r.binary, args...)
-	cmd.Dir = r.o.dir
-	cmd.Env = append(os.Environ(), bench.DirEnv+"="+bench.Dir())
 	var out bytes.Buffer
 	w := io.Writer(&out)
 	if r.raw != nil {
@@ -134,9 +135,17 @@ func (r *runner) run(ctx context.Context, p phase) ([]Result, error) {
 	if r.o.verbose {
 		w = io.MultiWriter(w, r.log)
 	}
-	cmd.Stdout, cmd.Stderr = w, w
 	start := time.Now()
-	err := cmd.Run()
+	var err error
+	for range max(r.o.count, 1) {
+		cmd := exec.CommandContext(ctx, r.binary, args...)
+		cmd.Dir = r.o.dir
+		cmd.Env = append(os.Environ(), bench.DirEnv+"="+bench.Dir())
+		cmd.Stdout, cmd.Stderr = w, w
+		if err = cmd.Run(); err != nil {
+			break
+		}
+	}
 	res, perr := ParseResults(&out)
 	if err != nil {
 		return res, fmt.Errorf("phase %s: %w\n%s", p.title, err, tail(out.String(), 2000))
