@@ -490,9 +490,9 @@ func (g *goTextDecoder) wholeFrame() bool {
 		for {
 			a := pos + len(c.fn) + 1 // c's arguments
 			d := bytes.IndexByte(win[a:], '\n')
-			e := a + d // the end of c's function line
-			if d < 1 || win[e-1] != ')' || e-pos > limit || len(c.loc) > limit ||
-				bytes.IndexByte(win[a:e-1], '(') >= 0 || c.inlined != (d == 4 && string(win[a:e-1]) == "...") {
+			e := a + d // the end of c's function line; its checks are callEnd's, inline here
+			if d < 1 || win[e-1] != ')' || e-pos > limit || bytes.IndexByte(win[a:e-1], '(') >= 0 ||
+				len(c.loc) > limit || !c.calledAs(win, a-1, e) {
 				break
 			}
 			next := s.after(c)
@@ -542,9 +542,7 @@ func (g *goTextDecoder) wholeCall(win []byte, limit int) (n *stackNode, k, e, en
 	n = s.next()
 	if n.calledBy(win) {
 		k = len(n.fn)
-		d := bytes.IndexByte(win[k+1:], '\n')
-		e = k + 1 + d
-		if d < 1 || win[e-1] != ')' || e > limit || bytes.IndexByte(win[k+1:e-1], '(') >= 0 {
+		if e = callEnd(win, k, limit); e == 0 {
 			return nil, 0, 0, 0
 		}
 		if end = n.fileEnd(win, k, e, limit); end > 0 {
@@ -572,6 +570,26 @@ func (g *goTextDecoder) wholeCall(win []byte, limit int) (n *stackNode, k, e, en
 	return nil, 0, 0, 0
 }
 
+// callEnd returns the index of the '\n' ending the function line that
+// starts win and has its '(' at k, when the line ends in ')' within limit
+// and its arguments hold no '(' (parseCall splits at the last one); 0
+// when not. wholeFrame's run of expected frames makes the same checks
+// inline: the call, which is not inlined, costs 2% of a read there.
+func callEnd(win []byte, k, limit int) int {
+	d := bytes.IndexByte(win[k+1:], '\n')
+	e := k + 1 + d
+	if d < 1 || win[e-1] != ')' || e > limit || bytes.IndexByte(win[k+1:e-1], '(') >= 0 {
+		return 0
+	}
+	return e
+}
+
+// calledAs reports whether the function line ending at win[e], whose '('
+// is at k, calls n's function as n was called: inlined (`f(...)`) or not.
+func (n *stackNode) calledAs(win []byte, k, e int) bool {
+	return n.inlined == (e-k == 5 && string(win[k+1:e-1]) == "...")
+}
+
 // lastParen is bytes.LastIndexByte(line, '('), found forwards with
 // IndexByte's vector search: a function line holds one '(' before its
 // arguments, and one more for a method on a pointer (`pkg.(*T).M(`).
@@ -594,8 +612,7 @@ func lastParen(line []byte) int {
 // called, within limit; 0 when they do not.
 func (n *stackNode) fileEnd(win []byte, k, e, limit int) int {
 	end := e + 1 + len(n.loc)
-	if !n.whole || k != len(n.fn) || n.inlined != (e-k == 5 && string(win[k+1:e-1]) == "...") ||
-		end >= len(win) || string(win[e+1:end]) != n.loc {
+	if !n.whole || k != len(n.fn) || !n.calledAs(win, k, e) || end >= len(win) || string(win[e+1:end]) != n.loc {
 		return 0
 	}
 	if win[end] != '\n' {
