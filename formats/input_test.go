@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stackdump/stackdump/internal/codec"
 	"github.com/stackdump/stackdump/stack"
 )
 
@@ -88,5 +89,22 @@ func BenchmarkSniffKind(b *testing.B) {
 	b.SetBytes(int64(len(head)))
 	for b.Loop() {
 		sniffKind(head)
+	}
+}
+
+// BenchmarkSniffFrame measures what every read of an input pays once: the
+// paste-frame sniff of its first 64 KiB (here of a real debug=2 dump,
+// testdata/go/demo_go126.txt, which has no frame).
+func BenchmarkSniffFrame(b *testing.B) {
+	dump, err := os.ReadFile(filepath.Join("..", "testdata", "go", "demo_go126.txt"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	head := dump[:min(len(dump), 64<<10)]
+	b.SetBytes(int64(len(head)))
+	for b.Loop() {
+		if f := codec.SniffFrame(head); f != nil {
+			b.Fatalf("a frame sniffed in a clean dump: %+v", f)
+		}
 	}
 }

@@ -460,8 +460,15 @@ func (s *section) finish() (st *stack.Stack, creator *stack.Frame) {
 	if s.hasCreator {
 		creator = s.creator
 	}
-	if s.elision.Elided {
-		return s.t.Stack(s.framesOf(path), s.elision), creator
+	if e := s.elision; e.Elided {
+		// The same frames elided at the same place are the same stack:
+		// kept on the node, which spares building and hashing a key of
+		// 100 frames or more for each goroutine on it.
+		if st := s.cur.elided; st != nil && st.ElidedCount == e.Count && st.ElidedAt == e.At {
+			return st, creator
+		}
+		s.cur.elided = s.t.Stack(s.framesOf(path), e)
+		return s.cur.elided, creator
 	}
 	if s.cur.stack == nil {
 		s.cur.stack = s.t.Stack(s.framesOf(path), stack.Elision{})

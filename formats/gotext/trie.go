@@ -57,6 +57,9 @@ type stackNode struct {
 	// elision, once met; creator is the creator met last after it.
 	stack   *stack.Stack
 	creator *stack.Frame
+	// elided is the interned stack of the path to this node with the
+	// elision met last (Stack.ElidedCount and ElidedAt say which).
+	elided *stack.Stack
 	// loc (above) and creatorLoc are the file lines frame and creator
 	// were read from, as written, when those carried no fp, sp or pc:
 	// the same line again is the same location.

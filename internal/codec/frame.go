@@ -229,7 +229,7 @@ func sniffFrame(head []byte, wraps bool) *Frame {
 	if marker < 0 {
 		return nil
 	}
-	if bytes.Contains(all, []byte("\n--\n")) || bytes.Contains(all, []byte("\n--\r\n")) {
+	if hasGrepSeparator(all) {
 		framed = true // grep's group separators, further down
 	}
 	if f.Prefix.Active() {
@@ -244,7 +244,7 @@ func sniffFrame(head []byte, wraps bool) *Frame {
 	if padded(after) {
 		f.Padded, framed = true, true
 	}
-	if bytes.Count(all, []byte("\r\r\n")) > bytes.Count(all, []byte("\n"))/2 {
+	if bytes.IndexByte(all, '\r') >= 0 && bytes.Count(all, []byte("\r\r\n")) > bytes.Count(all, []byte("\n"))/2 {
 		f.CRs, framed = true, true
 	}
 	if f.HTML {
@@ -295,6 +295,25 @@ func widenPrefix(p *LinePrefix, after [][]byte) {
 	}
 }
 
+// hasGrepSeparator reports whether head holds a line "--" (grep's group
+// separator), ended by "\n" or "\r\n", after its first line. It looks
+// for the '-', rarer in a dump than the '\n' before it.
+func hasGrepSeparator(head []byte) bool {
+	for i := 1; i < len(head); {
+		k := bytes.IndexByte(head[i:], '-')
+		if k < 0 {
+			return false
+		}
+		i += k
+		rest := head[i:]
+		if head[i-1] == '\n' && (bytes.HasPrefix(rest, []byte("--\n")) || bytes.HasPrefix(rest, []byte("--\r\n"))) {
+			return true
+		}
+		i++
+	}
+	return false
+}
+
 // padded reports whether lines after a dump's first line, blank ones too,
 // end with spaces: a copy out of a terminal's screen padded each to its
 // width (longer ones with a few spaces). A dump has lines that end with a
@@ -312,6 +331,9 @@ func padded(lines [][]byte) bool {
 // htmlEscaped reports whether head is HTML-escaped text: it holds the
 // escapes of quotes or angle brackets and none of those characters raw.
 func htmlEscaped(head []byte) bool {
+	if bytes.IndexByte(head, '&') < 0 {
+		return false // one pass over the head in the common case, not three
+	}
 	if !bytes.Contains(head, []byte("&quot;")) && !bytes.Contains(head, []byte("&lt;")) && !bytes.Contains(head, []byte("&gt;")) {
 		return false
 	}

@@ -69,6 +69,9 @@ func sniffReversed(head []byte, f *Frame) bool {
 // report's access or creation line), a test of the line that comes right
 // after it in the dump; nil for any other line.
 func blockStart(line []byte) func([]byte) bool {
+	if len(line) == 0 || !mayStartBlock[line[0]] {
+		return nil // most lines: the tests below all need one of these first bytes
+	}
 	switch {
 	case IsDebug1Record(line):
 		return func(l []byte) bool { return bytes.HasPrefix(l, []byte("#")) }
@@ -96,6 +99,16 @@ func isJVMFrameLine(l []byte) bool {
 func isCallLine(l []byte) bool {
 	return len(l) > 2 && l[len(l)-1] == ')' && bytes.IndexByte(l, '(') > 0 && !IsGoHeader(l)
 }
+
+// mayStartBlock holds the first bytes of the lines blockStart knows: a
+// debug=1 record's count, a JVM thread header's quote or '#', a goroutine
+// header's 'g' and the capitals of a race report's block lines.
+var mayStartBlock = func() (set [256]bool) {
+	for _, c := range []byte("0123456789\"#gRWPAG") {
+		set[c] = true
+	}
+	return set
+}()
 
 // isRaceBlockStart reports whether line starts a block of a race report:
 // an access ("Read at 0x… by goroutine 7:") or a goroutine's creation

@@ -57,30 +57,22 @@ func plainWord(x uint64) bool {
 	return x&high == 0 && (t-ones)&^t&high == 0
 }
 
-// cutLine returns the first line of b, which holds a '\n', without its
-// "\n" or "\r\n", and what follows it.
-func cutLine(b []byte) (line, rest []byte) {
-	k := bytes.IndexByte(b, '\n')
-	return bytes.TrimSuffix(b[:k], []byte("\r")), b[k+1:]
-}
-
 // sniffSoftWrap returns the width the lines of head were broken at, and
 // whether it counts columns; 0 when they were not.
 func sniffSoftWrap(head []byte, f *Frame) (width int, columns bool) {
 	if f.Padded || f.Flat || f.Doubled {
 		return 0, false // every line at the width, or at column 0: no line stands out
 	}
-	// The lines of head, but the last, perhaps cut, one, without "\r";
-	// their widths are measured once for each way of counting.
-	head = head[:bytes.LastIndexByte(head, '\n')+1]
-	widths := make([]int32, bytes.Count(head, []byte("\n")))
+	// The lines of head, but the last, perhaps cut, one, without "\r":
+	// cut once, and measured once for each way of counting (the head is
+	// 64 KiB of every input read, so this is part of each read's cost).
+	lines := splitLines(head[:bytes.LastIndexByte(head, '\n')+1])
+	widths := make([]int32, lines.n())
 	best := 0
 	for _, cols := range []bool{false, true} {
 		w := int32(0)
-		for i, b := 0, head; len(b) > 0; i++ {
-			var l []byte
-			l, b = cutLine(b)
-			widths[i] = int32(wrapWidth(l, cols))
+		for i := range widths {
+			widths[i] = int32(wrapWidth(lines.line(i), cols))
 			w = max(w, widths[i])
 		}
 		if w < minWrapWidth {
@@ -92,19 +84,16 @@ func sniffSoftWrap(head []byte, f *Frame) (width int, columns bool) {
 		// (a line twice the width ends with a full one).
 		broken, whole := 0, 0
 		rest := false // the line continues the line before it
-		l, b := cutLine(head)
-		for i := 0; len(b) > 0; i++ {
-			var next []byte
-			next, b = cutLine(b)
+		for i := 0; i+1 < len(widths); i++ {
 			full := widths[i] == w
-			cont := full && f.continuesLine(l, next)
+			cont := full && f.continuesLine(lines.line(i), lines.line(i+1))
 			switch {
 			case cont:
 				broken++
 			case full && !rest:
 				whole++
 			}
-			rest, l = cont, next
+			rest = cont
 		}
 		if broken >= 2 && 2*broken >= whole && broken > best {
 			best, width, columns = broken, int(w), cols
@@ -112,6 +101,35 @@ func sniffSoftWrap(head []byte, f *Frame) (width int, columns bool) {
 	}
 	return width, columns
 }
+
+// textLines is text cut into lines: line i is text[start[i]:end[i]],
+// without its "\n" or "\r\n".
+type textLines struct {
+	text       []byte
+	start, end []int32
+}
+
+// splitLines cuts text, which ends with '\n' (or is empty), into lines.
+func splitLines(text []byte) textLines {
+	n := bytes.Count(text, []byte("\n"))
+	t := textLines{text: text, start: make([]int32, 0, n), end: make([]int32, 0, n)}
+	for at := 0; at < len(text); {
+		k := at + bytes.IndexByte(text[at:], '\n')
+		e := k
+		if e > at && text[e-1] == '\r' {
+			e--
+		}
+		t.start, t.end = append(t.start, int32(at)), append(t.end, int32(e))
+		at = k + 1
+	}
+	return t
+}
+
+// n returns the number of lines.
+func (t textLines) n() int { return len(t.start) }
+
+// line returns line i.
+func (t textLines) line(i int) []byte { return t.text[t.start[i]:t.end[i]] }
 
 // continues reports whether l, the line after one of the window's full
 // width, is the rest of that line: text at column 0 that no line of a dump
