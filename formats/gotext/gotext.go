@@ -542,7 +542,24 @@ func (g *goTextDecoder) wholeFrame() bool {
 	}
 	if blank {
 		g.blank()
+		g.wholeHeader()
 	}
+	return true
+}
+
+// wholeHeader takes the header of the next routine after the blank line
+// that ended one in wholeFrame, when the line is whole in the window and
+// plain (codec.LineReader.PeekLine): what step, feed, dispatch and
+// special do with a header line then, without their way through the
+// state machine, once a goroutine. It reports whether it took the line.
+func (g *goTextDecoder) wholeHeader() bool {
+	line := g.lr.PeekLine()
+	if len(line) == 0 || line[0] != 'g' || g.st != stIdle || !parseHeader(line, &g.hdr) {
+		return false
+	}
+	g.lr.TakeLine(line)
+	g.num, g.off = g.lr.Num, g.lr.Off
+	g.header()
 	return true
 }
 

@@ -219,6 +219,34 @@ func (lr *LineReader) SkipLine(text string) bool {
 	return true
 }
 
+// PeekLine returns the next line, without its "\n", when it is whole in
+// the buffered window and ReadLine would return it from there as it is:
+// ended by "\n" (not "\r\n"), no longer than Max, with nothing unread,
+// pushed back or set aside by a paste frame before it; nil otherwise.
+// TakeLine then consumes it.
+func (lr *LineReader) PeekLine() []byte {
+	if lr.special {
+		return nil
+	}
+	w := lr.Win[lr.Pos:]
+	k := bytes.IndexByte(w, '\n')
+	if k <= 0 || k > lr.Max || w[k-1] == '\r' {
+		return nil
+	}
+	return w[:k]
+}
+
+// TakeLine consumes line, the line PeekLine returned, as ReadLine would
+// have returned it.
+func (lr *LineReader) TakeLine(line []byte) {
+	lr.Off = lr.NextOff
+	lr.Pos += len(line) + 1
+	lr.Num++
+	lr.NextOff += int64(len(line) + 1)
+	lr.NoEOL = false
+	lr.line = line
+}
+
 // whole returns line, a whole line with its "\n", without its terminator.
 func (lr *LineReader) whole(line []byte) ([]byte, error) {
 	lr.Num++
