@@ -514,7 +514,9 @@ func (g *goTextDecoder) wholeFrame() bool {
 					argEnd = a
 				}
 				s.push(c)
-				s.addSpan(a, argEnd, 0, 0, 0, true)
+				if !s.addHeld(a, argEnd) {
+					s.addSpan(a, argEnd, 0, 0, 0, true)
+				}
 				s.hasVals = s.hasVals || argEnd > a
 			} else {
 				s.takeAt(c, win, a, e-1, e+1+len(c.loc), held)
@@ -1394,6 +1396,7 @@ func (g *goTextDecoder) startRoutine(id int64, state string) {
 	if g.pool != nil {
 		g.slot = g.pool.get()
 		g.r = &g.slot.r
+		g.sec.direct = true // its own stack's values go to the slot as they are read
 	} else {
 		g.r = new(stack.Routine)
 	}
@@ -1540,7 +1543,7 @@ func (g *goTextDecoder) closeSection() {
 	st, creator := g.sec.finish()
 	var vs *stack.FrameValues
 	if g.sec.hasVals {
-		if g.anc < 0 && g.slot != nil {
+		if g.sec.direct {
 			vs = g.slot.takeValues(g.sec)
 		} else {
 			vs = g.values.valuesOf(g.sec.argBuf, g.sec.vals)

@@ -51,28 +51,13 @@ func (p *routinePool) reclaim() {
 	}
 }
 
-// takeValues builds the routine's Values from the section's frames
-// without allocating: the slot takes the section's argument buffer (and
-// gives it its previous one), and each Args is a string view of it, or of
-// the input held in memory for the frames taken there (takeHeldFrame). The
-// views stay valid while the slot is lent, since the buffer is written
-// again only after the slot was reclaimed and reused.
+// takeValues takes the routine's Values from sec, a direct section (see
+// section.addSpan), without copying them: the slot takes the section's
+// values and argument buffer, whose views they are, and gives it its
+// previous ones. Those views stay valid while the slot is lent, since the
+// buffers are written again only after the slot was reclaimed and reused.
 func (s *routineSlot) takeValues(sec *section) *stack.FrameValues {
 	s.args, sec.argBuf = sec.argBuf, s.args[:0]
-	n := len(sec.vals)
-	if cap(s.values.Frames) < n {
-		s.values.Frames = make([]stack.FrameValue, n, 2*n)
-	}
-	fv := s.values.Frames[:n]
-	for i, v := range sec.vals {
-		f := &fv[i]
-		if v.held {
-			f.Args = bstr(sec.held[v.argStart:v.argEnd])
-		} else {
-			f.Args = bstr(s.args[v.argStart:v.argEnd])
-		}
-		f.FP, f.SP, f.PC = v.fp, v.sp, v.pc
-	}
-	s.values.Frames = fv
+	s.values.Frames, sec.fvals = sec.fvals, s.values.Frames[:0]
 	return &s.values
 }

@@ -2,6 +2,7 @@ package gotext
 
 import (
 	"bytes"
+	"unsafe"
 
 	"github.com/stackdump/stackdump/stack"
 )
@@ -41,6 +42,12 @@ type section struct {
 	frames []*stack.Frame
 	vals   []valueSpan
 	argBuf []byte
+	// direct is set for the own stack of a routine a reusing reader
+	// yields (see routineSlot.takeValues): the frames' values are then
+	// made as they are yielded, into fvals, their Args views of held or
+	// of argBuf, and vals is not used.
+	direct bool
+	fvals  []stack.FrameValue
 	// held is what the routine's values may be views of (see
 	// takeHeldFrame): the whole input when it is held in memory, or the
 	// line reader's window over a stream, which unhold copies out of
@@ -195,7 +202,9 @@ func (s *section) takeAt(n *stackNode, win []byte, argStart, argEnd, locEnd int,
 	}
 	if held {
 		s.push(n)
-		s.addSpan(argStart, argEnd, 0, 0, 0, true)
+		if !s.addHeld(argStart, argEnd) {
+			s.addSpan(argStart, argEnd, 0, 0, 0, true)
+		}
 	} else {
 		s.takeFrame(n, win[argStart:argEnd])
 	}
@@ -230,20 +239,36 @@ func (s *section) takeHeldFrame(n *stackNode, start, end int) {
 }
 
 // unhold copies the arguments that are views of held into the argument
-// buffer, for held to be written over.
+// buffer, for held to be written over. Only a direct section has such
+// views (addSpan).
 func (s *section) unhold() {
-	for i := range s.vals {
-		if v := &s.vals[i]; v.held {
+	for i := range s.fvals {
+		if f := &s.fvals[i]; s.holds(f.Args) {
 			start := len(s.argBuf)
-			s.argBuf = append(s.argBuf, s.held[v.argStart:v.argEnd]...)
-			v.argStart, v.argEnd, v.held = start, len(s.argBuf), false
+			s.argBuf = append(s.argBuf, f.Args...)
+			f.Args = bstr(s.argBuf[start:])
 		}
 	}
 }
 
+// holds reports whether a is a view of held. The argument buffer, which
+// the other Args are views of, is never part of held.
+func (s *section) holds(a string) bool {
+	if len(a) == 0 || len(s.held) == 0 {
+		return false
+	}
+	p := uintptr(unsafe.Pointer(unsafe.StringData(a)))
+	base := uintptr(unsafe.Pointer(unsafe.SliceData(s.held)))
+	return p >= base && p < base+uintptr(len(s.held))
+}
+
 // rollback forgets the pending call.
 func (s *section) rollback() {
-	s.argBuf = s.argBuf[:s.pendArgs]
+	if len(s.argBuf) == s.pendArgSpan[1] {
+		// The pending arguments are the buffer's tail; when unhold has
+		// copied the routine's arguments after them, they stay.
+		s.argBuf = s.argBuf[:s.pendArgs]
+	}
 	s.match, s.node, s.hit, s.line = nil, nil, false, nil
 }
 
@@ -399,14 +424,48 @@ func (s *section) addValue(argStart, argEnd int, fp, sp, pc uint64) {
 }
 
 // addSpan is addValue for arguments of held (held set) or of the
-// argument buffer.
+// argument buffer. A direct section makes the frame's FrameValue at once,
+// its Args a view: of held, until unhold copies it, or of the argument
+// buffer, whose bytes stay as they are once appended (a buffer that grows
+// leaves the views of the old one valid). Held arguments reach only a
+// direct section (wholeFrame takes views for a reusing reader's own
+// stack); any other copies them.
 func (s *section) addSpan(argStart, argEnd int, fp, sp, pc uint64, held bool) {
+	if s.direct {
+		args := ""
+		if held {
+			args = bstr(s.held[argStart:argEnd])
+		} else if argEnd > argStart {
+			args = bstr(s.argBuf[argStart:argEnd])
+		}
+		s.fvals = append(s.fvals, stack.FrameValue{Args: args, FP: fp, SP: sp, PC: pc})
+		return
+	}
+	if held {
+		start := len(s.argBuf)
+		s.argBuf = append(s.argBuf, s.held[argStart:argEnd]...)
+		argStart, argEnd = start, len(s.argBuf)
+	}
 	if len(s.vals) == cap(s.vals) {
 		s.vals = append(s.vals, valueSpan{})[:len(s.vals)]
 	}
 	s.vals = s.vals[:len(s.vals)+1]
 	v := &s.vals[len(s.vals)-1]
-	v.argStart, v.argEnd, v.fp, v.sp, v.pc, v.held = argStart, argEnd, fp, sp, pc, held
+	v.argStart, v.argEnd, v.fp, v.sp, v.pc = argStart, argEnd, fp, sp, pc
+}
+
+// addHeld is addSpan for a frame without fp, sp or pc whose arguments
+// are held[argStart:argEnd], written to be inlined where most frames are
+// taken (wholeFrame, takeAt); it reports false, having done nothing, when
+// the section is not direct or its values need room: addSpan then.
+func (s *section) addHeld(argStart, argEnd int) bool {
+	n := len(s.fvals)
+	if !s.direct || n == cap(s.fvals) {
+		return false
+	}
+	s.fvals = s.fvals[:n+1]
+	s.fvals[n] = stack.FrameValue{Args: bstr(s.held[argStart:argEnd])}
+	return true
 }
 
 // commitNative completes a pending `non-Go function at pc=0x…` line, a
@@ -488,7 +547,8 @@ func (s *section) framesOf(path []*stackNode) []*stack.Frame {
 func (s *section) reset() {
 	s.path = s.path[:0]
 	s.guess, s.onGuess = nil, false
-	s.frames, s.vals, s.argBuf = s.frames[:0], s.vals[:0], s.argBuf[:0]
+	s.frames, s.vals, s.argBuf, s.fvals = s.frames[:0], s.vals[:0], s.argBuf[:0], s.fvals[:0]
+	s.direct = false
 	s.cur, s.depth = s.root, 0
 	s.hasVals, s.hasCreator, s.creator, s.match, s.node, s.hit, s.line = false, false, nil, nil, nil, false, nil
 	s.elision = stack.Elision{}

@@ -11,11 +11,6 @@ import (
 type valueSpan struct {
 	argStart, argEnd int
 	fp, sp, pc       uint64
-	// held is set when the span is of section.held (the input held in
-	// memory, or the line reader's window), not of the section's argument
-	// buffer; only the routines of a reusing reader have such spans (see
-	// takeHeldFrame).
-	held bool
 }
 
 // valueCacheSize is the number of slots of a valueCache; a power of two.
