@@ -46,10 +46,11 @@ func refLines(data []byte, max int) []refLine {
 // (newMemLineReader), and compares
 // every line, number, offset and error with refLines; every other line is
 // first offered to skipLine, which may take it only when it is exactly the
-// text given and a "\n".
+// text given and a "\n", and the others to PeekLine and TakeLine, which
+// may take it only as ReadLine would return it.
 func TestLineReader(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
-	skipped := 0
+	skipped, peeked := 0, 0
 	for round := range 300 {
 		var data []byte
 		for range rng.IntN(40) {
@@ -97,6 +98,19 @@ func TestLineReader(t *testing.T) {
 					skipped++
 					continue
 				}
+			} else if peek := lr.PeekLine(); peek != nil {
+				// PeekLine offers the line only as ReadLine returns it,
+				// from the window, ended by "\n" alone.
+				raw := data[w.off:min(len(data), int(w.off)+len(peek)+1)]
+				if w.long || string(peek) != w.text || string(raw) != w.text+"\n" {
+					t.Fatalf("round %d line %d: PeekLine gave %q; want %+v (%q in the input)", round, i, peek, w, raw)
+				}
+				lr.TakeLine(peek)
+				if lr.Num != w.num || lr.Off != w.off || lr.NoEOL || lr.NextOff != w.off+int64(len(raw)) {
+					t.Fatalf("round %d line %d: TakeLine left num=%d off=%d next=%d noEOL=%v; want %+v", round, i, lr.Num, lr.Off, lr.NextOff, lr.NoEOL, w)
+				}
+				peeked++
+				continue
 			}
 			line, err := lr.ReadLine()
 			switch {
@@ -113,7 +127,7 @@ func TestLineReader(t *testing.T) {
 			t.Fatalf("round %d: after the last line got %q, %v; want EOF", round, line, err)
 		}
 	}
-	if skipped < 100 {
-		t.Errorf("skipLine took only %d lines", skipped)
+	if skipped < 100 || peeked < 100 {
+		t.Errorf("skipLine took only %d lines, PeekLine offered %d", skipped, peeked)
 	}
 }
