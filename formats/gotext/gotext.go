@@ -505,10 +505,10 @@ func (g *goTextDecoder) wholeFrame() bool {
 				end += pos
 			}
 			if joined && held {
-				// takeAt's case for a frame followed by the next one's
-				// function line (no fp=, sp=, pc=): section.takeHeldFrame,
-				// written out here since it is not inlined and the call
-				// costs 2% of a read (cachegrind).
+				// takeAt's held case for a frame followed by the next
+				// one's function line (no fp=, sp=, pc=), written out
+				// here since takeAt is not inlined and the call costs 2%
+				// of a read (cachegrind).
 				argEnd := e - 1
 				if c.inlined {
 					argEnd = a

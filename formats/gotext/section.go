@@ -48,8 +48,8 @@ type section struct {
 	// of argBuf, and vals is not used.
 	direct bool
 	fvals  []stack.FrameValue
-	// held is what the routine's values may be views of (see
-	// takeHeldFrame): the whole input when it is held in memory, or the
+	// held is what the routine's values may be views of (see takeAt and
+	// addHeld): the whole input when it is held in memory, or the
 	// line reader's window over a stream, which unhold copies out of
 	// before it moves; nil when the values are copies.
 	held []byte
@@ -189,7 +189,7 @@ func (s *section) takeFrame(n *stackNode, args []byte) {
 
 // takeAt takes n, the frame expected next, whose arguments are
 // win[argStart:argEnd] (none when n is inlined): as views of win when held
-// is set (takeHeldFrame), else copied (takeFrame). Its file line's known
+// is set (addHeld), else copied (takeFrame). Its file line's known
 // text ends at win[locEnd]; fp=, sp= and pc= after it are taken too, and
 // reported.
 func (s *section) takeAt(n *stackNode, win []byte, argStart, argEnd, locEnd int, held bool) (vals bool) {
@@ -226,16 +226,6 @@ func (s *section) takeWithValues(n *stackNode, win []byte, argStart, argEnd, loc
 	s.push(n)
 	s.addSpan(argStart, argEnd, fp, sp, pc, held)
 	s.hasVals = s.hasVals || argEnd > argStart || fp != 0 || sp != 0 || pc != 0
-}
-
-// takeHeldFrame is takeFrame for a frame whose arguments are
-// held[start:end], when the routine's values are views of held (a
-// reusing reader's own stack, routineSlot.takeValues): the arguments are
-// not copied.
-func (s *section) takeHeldFrame(n *stackNode, start, end int) {
-	s.push(n)
-	s.addSpan(start, end, 0, 0, 0, true)
-	s.hasVals = s.hasVals || end > start
 }
 
 // unhold copies the arguments that are views of held into the argument
