@@ -87,3 +87,39 @@ BenchmarkLeakCheck/fail/10k/goleak-2      	3	11428025083 ns/op	     50002 lines/
 		t.Errorf("%d missed:\n%s", missed, b.String())
 	}
 }
+
+// Issue 26's reading target judges both dumps at once: lines of two real
+// runs of BenchmarkRead (2026-12-02, AMD EPYC, 2 CPUs), one that meets it
+// and one in which the modern dump misses it.
+func TestReadSpeedBothDumps(t *testing.T) {
+	const metLines = `BenchmarkRead/compatible/10k/stackdump-2         	     148	   8130530 ns/op	1622.55 MB/s	      1608 cpu-MB/s	     10000 goroutines	  808192 B/op	    2017 allocs/op
+BenchmarkRead/compatible/10k/gostackparse-2      	      20	  51937154 ns/op	 254.00 MB/s	       227.8 cpu-MB/s	     10000 goroutines	19466364 B/op	  385421 allocs/op
+BenchmarkRead/modern/10k/stackdump-2             	     181	   7040337 ns/op	1895.18 MB/s	      1869 cpu-MB/s	     10000 goroutines	 1004960 B/op	    2794 allocs/op
+BenchmarkRead/modern/10k/gostackparse-2          	      31	  42552267 ns/op	 313.56 MB/s	       277.6 cpu-MB/s	      9792 goroutines	18867080 B/op	  374335 allocs/op
+`
+	const modernMissed = `BenchmarkRead/compatible/10k/stackdump-2         	     196	   6033912 ns/op	2186.34 MB/s	      2172 cpu-MB/s	     10000 goroutines	  764736 B/op	    1992 allocs/op
+BenchmarkRead/compatible/10k/gostackparse-2      	      34	  33767681 ns/op	 390.68 MB/s	       339.5 cpu-MB/s	     10000 goroutines	19468614 B/op	  385422 allocs/op
+BenchmarkRead/modern/10k/stackdump-2             	     129	   9587549 ns/op	1391.67 MB/s	      1381 cpu-MB/s	     10000 goroutines	  953520 B/op	    2768 allocs/op
+BenchmarkRead/modern/10k/gostackparse-2          	      32	  39292068 ns/op	 339.58 MB/s	       299.4 cpu-MB/s	      9792 goroutines	18870440 B/op	  374336 allocs/op
+`
+	tg := readSpeedBoth("10k", 5)
+	for _, c := range []struct {
+		name, lines, measured string
+		wall, cpu             verdict
+	}{
+		{"met", metLines, "compatible 6.39× (CPU 7.06×), modern 6.04× (CPU 6.73×)", met, met},
+		{"modern missed", modernMissed, "compatible 5.60× (CPU 6.40×), modern 4.10× (CPU 4.61×)", missed, missed},
+	} {
+		rs, err := ParseResults(strings.NewReader(c.lines))
+		if err != nil {
+			t.Fatal(err)
+		}
+		m, wall, cpu, ran := tg.check(index(rs))
+		if !ran || m != c.measured || wall != c.wall || cpu != c.cpu {
+			t.Errorf("%s: %q wall %v cpu %v ran %v; want %q, %v, %v", c.name, m, wall, cpu, ran, c.measured, c.wall, c.cpu)
+		}
+	}
+	if _, _, _, ran := readSpeedBoth("100k", 5).check(index(nil)); ran {
+		t.Error("judged without the benchmarks")
+	}
+}

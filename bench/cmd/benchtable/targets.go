@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"strings"
 )
 
 // target is one performance goal of docs/PERFORMANCE.md, checked against
@@ -44,6 +45,7 @@ func (v verdict) String() string {
 var targets = []target{
 	readSpeed("10k"), readBytes("10k"),
 	readSpeed("100k"), readBytes("100k"),
+	readSpeedBoth("10k", 5), readSpeedBoth("100k", 5),
 	groupSpeed("gostackparse+map", 3), groupSpeed("panicparse-AnyValue", 10),
 	{
 		what: "leak check passing beside 10k ignored goroutines: ≥ 2× goleak",
@@ -102,6 +104,42 @@ func readSpeed(size string) target {
 				cpu = judge(sdCPU >= 3*gpCPU)
 			}
 			return m, judge(sd >= 3*gp), cpu, true
+		},
+	}
+}
+
+// readSpeedBoth is issue 26's reading target: at least times ×
+// gostackparse's MB/s on the compatible and the modern dump alike, in wall
+// clock and in CPU time.
+func readSpeedBoth(size string, times float64) target {
+	return target{
+		what: fmt.Sprintf("read %s, compatible and modern dumps: ≥ %.0f× gostackparse MB/s", size, times),
+		check: func(rs results) (string, verdict, verdict, bool) {
+			var parts []string
+			wallOK, cpuOK, cpuKnown := true, true, true
+			for _, v := range []string{"compatible", "modern"} {
+				sd, ok1 := rs.get("MB/s", "BenchmarkRead", v, size, "stackdump")
+				gp, ok2 := rs.get("MB/s", "BenchmarkRead", v, size, "gostackparse")
+				if !ok1 || !ok2 || gp == 0 {
+					return "", unknown, unknown, false
+				}
+				part := v + " " + ratio(sd, gp)
+				wallOK = wallOK && sd >= times*gp
+				sdCPU, _ := rs.get("cpu-MB/s", "BenchmarkRead", v, size, "stackdump")
+				gpCPU, _ := rs.get("cpu-MB/s", "BenchmarkRead", v, size, "gostackparse")
+				if sdCPU > 0 && gpCPU > 0 {
+					part += " (CPU " + ratio(sdCPU, gpCPU) + ")"
+					cpuOK = cpuOK && sdCPU >= times*gpCPU
+				} else {
+					cpuKnown = false
+				}
+				parts = append(parts, part)
+			}
+			cpu := unknown
+			if cpuKnown {
+				cpu = judge(cpuOK)
+			}
+			return strings.Join(parts, ", "), judge(wallOK), cpu, true
 		},
 	}
 }
