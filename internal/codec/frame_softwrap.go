@@ -66,13 +66,17 @@ func sniffSoftWrap(head []byte, f *Frame) (width int, columns bool) {
 	// The lines of head, but the last, perhaps cut, one, without "\r":
 	// cut once, and measured once for each way of counting (the head is
 	// 64 KiB of every input read, so this is part of each read's cost).
-	lines := splitLines(head[:bytes.LastIndexByte(head, '\n')+1])
-	widths := make([]int32, lines.n())
+	head = head[:bytes.LastIndexByte(head, '\n')+1]
+	lines := make([][]byte, 0, bytes.Count(head, []byte("\n")))
+	for l := range bytes.Lines(head) {
+		lines = append(lines, bytes.TrimSuffix(l[:len(l)-1], []byte("\r")))
+	}
+	widths := make([]int32, len(lines))
 	best := 0
 	for _, cols := range []bool{false, true} {
 		w := int32(0)
 		for i := range widths {
-			widths[i] = int32(wrapWidth(lines.line(i), cols))
+			widths[i] = int32(wrapWidth(lines[i], cols))
 			w = max(w, widths[i])
 		}
 		if w < minWrapWidth {
@@ -86,7 +90,7 @@ func sniffSoftWrap(head []byte, f *Frame) (width int, columns bool) {
 		rest := false // the line continues the line before it
 		for i := 0; i+1 < len(widths); i++ {
 			full := widths[i] == w
-			cont := full && f.continuesLine(lines.line(i), lines.line(i+1))
+			cont := full && f.continuesLine(lines[i], lines[i+1])
 			switch {
 			case cont:
 				broken++
@@ -101,35 +105,6 @@ func sniffSoftWrap(head []byte, f *Frame) (width int, columns bool) {
 	}
 	return width, columns
 }
-
-// textLines is text cut into lines: line i is text[start[i]:end[i]],
-// without its "\n" or "\r\n".
-type textLines struct {
-	text       []byte
-	start, end []int32
-}
-
-// splitLines cuts text, which ends with '\n' (or is empty), into lines.
-func splitLines(text []byte) textLines {
-	n := bytes.Count(text, []byte("\n"))
-	t := textLines{text: text, start: make([]int32, 0, n), end: make([]int32, 0, n)}
-	for at := 0; at < len(text); {
-		k := at + bytes.IndexByte(text[at:], '\n')
-		e := k
-		if e > at && text[e-1] == '\r' {
-			e--
-		}
-		t.start, t.end = append(t.start, int32(at)), append(t.end, int32(e))
-		at = k + 1
-	}
-	return t
-}
-
-// n returns the number of lines.
-func (t textLines) n() int { return len(t.start) }
-
-// line returns line i.
-func (t textLines) line(i int) []byte { return t.text[t.start[i]:t.end[i]] }
 
 // continues reports whether l, the line after one of the window's full
 // width, is the rest of that line: text at column 0 that no line of a dump
