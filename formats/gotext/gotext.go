@@ -553,16 +553,15 @@ func (g *goTextDecoder) wholeFrame() bool {
 // that ended one in wholeFrame, when the line is whole in the window and
 // plain (codec.LineReader.PeekLine): what step, feed, dispatch and
 // special do with a header line then, without their way through the
-// state machine, once a goroutine. It reports whether it took the line.
-func (g *goTextDecoder) wholeHeader() bool {
+// state machine, once a goroutine. Any other line is left to them.
+func (g *goTextDecoder) wholeHeader() {
 	line := g.lr.PeekLine()
 	if len(line) == 0 || line[0] != 'g' || g.st != stIdle || !parseHeader(line, &g.hdr) {
-		return false
+		return
 	}
 	g.lr.TakeLine(line)
 	g.num, g.off = g.lr.Num, g.lr.Off
 	g.header()
-	return true
 }
 
 // wholeCall returns the frame whose function line, with its known file
