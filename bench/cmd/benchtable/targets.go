@@ -90,11 +90,8 @@ func readSpeed(size string) target {
 	return target{
 		what: "read " + size + ": ≥ 3× gostackparse MB/s",
 		check: func(rs results) (string, verdict, verdict, bool) {
-			sd, ok1 := rs.get("MB/s", "BenchmarkRead", "compatible", size, "stackdump")
-			gp, ok2 := rs.get("MB/s", "BenchmarkRead", "compatible", size, "gostackparse")
-			sdCPU, _ := rs.get("cpu-MB/s", "BenchmarkRead", "compatible", size, "stackdump")
-			gpCPU, _ := rs.get("cpu-MB/s", "BenchmarkRead", "compatible", size, "gostackparse")
-			if !ok1 || !ok2 || gp == 0 {
+			sd, gp, sdCPU, gpCPU, ok := readSpeeds(rs, "compatible", size)
+			if !ok {
 				return "", unknown, unknown, false
 			}
 			m := fmt.Sprintf("%.1f vs %.1f MB/s = %s", sd, gp, ratio(sd, gp))
@@ -118,15 +115,12 @@ func readSpeedBoth(size string, times float64) target {
 			var parts []string
 			wallOK, cpuOK, cpuKnown := true, true, true
 			for _, v := range []string{"compatible", "modern"} {
-				sd, ok1 := rs.get("MB/s", "BenchmarkRead", v, size, "stackdump")
-				gp, ok2 := rs.get("MB/s", "BenchmarkRead", v, size, "gostackparse")
-				if !ok1 || !ok2 || gp == 0 {
+				sd, gp, sdCPU, gpCPU, ok := readSpeeds(rs, v, size)
+				if !ok {
 					return "", unknown, unknown, false
 				}
 				part := v + " " + ratio(sd, gp)
 				wallOK = wallOK && sd >= times*gp
-				sdCPU, _ := rs.get("cpu-MB/s", "BenchmarkRead", v, size, "stackdump")
-				gpCPU, _ := rs.get("cpu-MB/s", "BenchmarkRead", v, size, "gostackparse")
 				if sdCPU > 0 && gpCPU > 0 {
 					part += " (CPU " + ratio(sdCPU, gpCPU) + ")"
 					cpuOK = cpuOK && sdCPU >= times*gpCPU
@@ -142,6 +136,17 @@ func readSpeedBoth(size string, times float64) target {
 			return strings.Join(parts, ", "), judge(wallOK), cpu, true
 		},
 	}
+}
+
+// readSpeeds returns stackdump's and gostackparse's reading speeds of a
+// dump, wall clock and CPU (0 when not measured); ok is false when the
+// wall-clock speeds were not.
+func readSpeeds(rs results, variant, size string) (sd, gp, sdCPU, gpCPU float64, ok bool) {
+	sd, ok1 := rs.get("MB/s", "BenchmarkRead", variant, size, "stackdump")
+	gp, ok2 := rs.get("MB/s", "BenchmarkRead", variant, size, "gostackparse")
+	sdCPU, _ = rs.get("cpu-MB/s", "BenchmarkRead", variant, size, "stackdump")
+	gpCPU, _ = rs.get("cpu-MB/s", "BenchmarkRead", variant, size, "gostackparse")
+	return sd, gp, sdCPU, gpCPU, ok1 && ok2 && gp > 0
 }
 
 func readBytes(size string) target {
