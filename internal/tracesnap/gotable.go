@@ -113,35 +113,42 @@ func (t *goTable[T]) remove(id int64) {
 // len returns the number of ids stored.
 func (t *goTable[T]) len() int { return t.live }
 
-// ascending yields the ids stored and their values, by increasing id.
+// ascending yields the ids stored and their values, by increasing id:
+// the negative ids of sparse, then dense's, then sparse's others. It
+// calls yield from one place, so that a caller's loop body, inlined at
+// each call of yield, is compiled once.
 func (t *goTable[T]) ascending() iter.Seq2[int64, *T] {
 	return func(yield func(int64, *T) bool) {
-		var neg []int64
+		var neg, big []int64
 		for id := range t.sparse {
 			if id < 0 {
 				neg = append(neg, id)
-			}
-		}
-		sort.Slice(neg, func(i, j int) bool { return neg[i] < neg[j] }) // not generic: smaller
-		for _, id := range neg {
-			if !yield(id, t.at(t.sparse[id])) {
-				return
-			}
-		}
-		for id, i := range t.dense {
-			if i != 0 && !yield(int64(id), t.at(i-1)) {
-				return
-			}
-		}
-		var big []int64
-		for id := range t.sparse {
-			if id >= 0 {
+			} else {
 				big = append(big, id)
 			}
 		}
+		sort.Slice(neg, func(i, j int) bool { return neg[i] < neg[j] }) // not generic: smaller
 		sort.Slice(big, func(i, j int) bool { return big[i] < big[j] })
-		for _, id := range big {
-			if !yield(id, t.at(t.sparse[id])) {
+		dense := len(neg) + len(t.dense)
+		for k := range dense + len(big) {
+			var id int64
+			var v *T
+			switch {
+			case k < len(neg):
+				id = neg[k]
+				v = t.at(t.sparse[id])
+			case k < dense:
+				id = int64(k - len(neg))
+				i := t.dense[id]
+				if i == 0 {
+					continue
+				}
+				v = t.at(i - 1)
+			default:
+				id = big[k-dense]
+				v = t.at(t.sparse[id])
+			}
+			if !yield(id, v) {
 				return
 			}
 		}

@@ -91,65 +91,61 @@ type spec struct {
 	strings [2]uint8
 }
 
-var specs = func() [numSpecs]spec {
-	var s [numSpecs]spec
-	t := func(ev int, nargs, stack, stack2 uint8, strs ...uint8) {
-		s[ev] = spec{timed: true, nargs: nargs, stack: stack, stack2: stack2}
-		copy(s[ev].strings[:], strs)
-	}
-	t(evProcsChange, 3, 2, 0)
-	t(evProcStart, 3, 0, 0)
-	t(evProcStop, 1, 0, 0)
-	t(evProcSteal, 4, 0, 0)
-	t(evProcStatus, 3, 0, 0)
-	t(evGoCreate, 4, 3, 2)
-	t(evGoCreateSyscall, 2, 0, 0)
-	t(evGoStart, 3, 0, 0)
-	t(evGoDestroy, 1, 0, 0)
-	t(evGoDestroySyscall, 1, 0, 0)
-	t(evGoStop, 3, 2, 0, 1)
-	t(evGoBlock, 3, 2, 0, 1)
-	t(evGoUnblock, 4, 3, 0)
-	t(evGoSyscallBegin, 3, 2, 0)
-	t(evGoSyscallEnd, 1, 0, 0)
-	t(evGoSyscallEndBlocked, 1, 0, 0)
-	t(evGoStatus, 4, 0, 0)
-	t(evSTWBegin, 3, 2, 0, 1)
-	t(evSTWEnd, 1, 0, 0)
-	t(evGCActive, 2, 0, 0)
-	t(evGCBegin, 3, 2, 0)
-	t(evGCEnd, 2, 0, 0)
-	t(evGCSweepActive, 2, 0, 0)
-	t(evGCSweepBegin, 2, 1, 0)
-	t(evGCSweepEnd, 3, 0, 0)
-	t(evGCMarkAssistActive, 2, 0, 0)
-	t(evGCMarkAssistBegin, 2, 1, 0)
-	t(evGCMarkAssistEnd, 1, 0, 0)
-	t(evHeapAlloc, 2, 0, 0)
-	t(evHeapGoal, 2, 0, 0)
-	t(evGoLabel, 2, 0, 0, 1)
-	t(evUserTaskBegin, 5, 4, 0, 3)
-	t(evUserTaskEnd, 3, 2, 0)
-	t(evUserRegionBegin, 4, 3, 0, 2)
-	t(evUserRegionEnd, 4, 3, 0, 2)
-	t(evUserLog, 5, 4, 0, 2, 3)
-	t(evGoSwitch, 3, 0, 0)
-	t(evGoSwitchDestroy, 3, 0, 0)
-	t(evGoCreateBlocked, 4, 3, 2)
-	t(evGoStatusStack, 5, 4, 0)
-	t(evClockSnapshot, 4, 0, 0)
-	for ev := evSpan; ev <= evGoroutineStackFree; ev++ {
-		n := uint8(4)
-		switch ev {
-		case evSpanFree, evHeapObjectFree, evGoroutineStackFree:
-			n = 2
-		case evHeapObject, evHeapObjectAlloc, evGoroutineStack, evGoroutineStackAlloc:
-			n = 3
-		}
-		t(ev, n, 0, 0)
-	}
-	return s
-}()
+// specs is indexed by event type; a type it has no timed spec for is not
+// a timed event. (A literal, not built by a function: nothing runs at
+// init, and a program that never decodes a trace links none of it.)
+var specs = [numSpecs]spec{
+	evProcsChange:         {timed: true, nargs: 3, stack: 2},
+	evProcStart:           {timed: true, nargs: 3},
+	evProcStop:            {timed: true, nargs: 1},
+	evProcSteal:           {timed: true, nargs: 4},
+	evProcStatus:          {timed: true, nargs: 3},
+	evGoCreate:            {timed: true, nargs: 4, stack: 3, stack2: 2},
+	evGoCreateSyscall:     {timed: true, nargs: 2},
+	evGoStart:             {timed: true, nargs: 3},
+	evGoDestroy:           {timed: true, nargs: 1},
+	evGoDestroySyscall:    {timed: true, nargs: 1},
+	evGoStop:              {timed: true, nargs: 3, stack: 2, strings: [2]uint8{1}},
+	evGoBlock:             {timed: true, nargs: 3, stack: 2, strings: [2]uint8{1}},
+	evGoUnblock:           {timed: true, nargs: 4, stack: 3},
+	evGoSyscallBegin:      {timed: true, nargs: 3, stack: 2},
+	evGoSyscallEnd:        {timed: true, nargs: 1},
+	evGoSyscallEndBlocked: {timed: true, nargs: 1},
+	evGoStatus:            {timed: true, nargs: 4},
+	evSTWBegin:            {timed: true, nargs: 3, stack: 2, strings: [2]uint8{1}},
+	evSTWEnd:              {timed: true, nargs: 1},
+	evGCActive:            {timed: true, nargs: 2},
+	evGCBegin:             {timed: true, nargs: 3, stack: 2},
+	evGCEnd:               {timed: true, nargs: 2},
+	evGCSweepActive:       {timed: true, nargs: 2},
+	evGCSweepBegin:        {timed: true, nargs: 2, stack: 1},
+	evGCSweepEnd:          {timed: true, nargs: 3},
+	evGCMarkAssistActive:  {timed: true, nargs: 2},
+	evGCMarkAssistBegin:   {timed: true, nargs: 2, stack: 1},
+	evGCMarkAssistEnd:     {timed: true, nargs: 1},
+	evHeapAlloc:           {timed: true, nargs: 2},
+	evHeapGoal:            {timed: true, nargs: 2},
+	evGoLabel:             {timed: true, nargs: 2, strings: [2]uint8{1}},
+	evUserTaskBegin:       {timed: true, nargs: 5, stack: 4, strings: [2]uint8{3}},
+	evUserTaskEnd:         {timed: true, nargs: 3, stack: 2},
+	evUserRegionBegin:     {timed: true, nargs: 4, stack: 3, strings: [2]uint8{2}},
+	evUserRegionEnd:       {timed: true, nargs: 4, stack: 3, strings: [2]uint8{2}},
+	evUserLog:             {timed: true, nargs: 5, stack: 4, strings: [2]uint8{2, 3}},
+	evGoSwitch:            {timed: true, nargs: 3},
+	evGoSwitchDestroy:     {timed: true, nargs: 3},
+	evGoCreateBlocked:     {timed: true, nargs: 4, stack: 3, stack2: 2},
+	evGoStatusStack:       {timed: true, nargs: 5, stack: 4},
+	evClockSnapshot:       {timed: true, nargs: 4},
+	evSpan:                {timed: true, nargs: 4},
+	evSpanAlloc:           {timed: true, nargs: 4},
+	evSpanFree:            {timed: true, nargs: 2},
+	evHeapObject:          {timed: true, nargs: 3},
+	evHeapObjectAlloc:     {timed: true, nargs: 3},
+	evHeapObjectFree:      {timed: true, nargs: 2},
+	evGoroutineStack:      {timed: true, nargs: 3},
+	evGoroutineStackAlloc: {timed: true, nargs: 3},
+	evGoroutineStackFree:  {timed: true, nargs: 2},
+}
 
 // Wire goroutine statuses (tracev2.GoStatus) and proc statuses
 // (tracev2.ProcStatus).
