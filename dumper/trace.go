@@ -33,25 +33,21 @@ var traceSlot = make(chan struct{}, 1)
 // It records an execution trace into memory for opts.window
 // (DefaultTraceWindow when <= 0), then, unless opts.noLabels, takes the
 // goroutine profile's labels (trace_labels.go: two pauses of microseconds
-// and its own walk of the goroutines), decodes the trace with
-// internal/tracesnap, interning into t (a new Table when nil), and joins
-// the labels by stack. Source.Capture says what it cost:
-// the wall time of the recording and the non-GC stop-the-world pauses
-// runtime/metrics saw meanwhile. What a trace cannot tell (wait minutes,
-// locked to thread, arguments…) is listed in Capture.Missing. See
-// docs/modes.md.
+// and its own walk of the goroutines) beside trace.Stop's walk
+// (trace_stop.go), decodes the trace with internal/tracesnap, interning
+// into t (a new Table when nil), and joins the labels by stack.
+// Source.Capture says what it cost: the wall time of the recording and
+// the non-GC stop-the-world pauses runtime/metrics saw meanwhile. What a
+// trace cannot tell (wait minutes, locked to thread, arguments…) is
+// listed in Capture.Missing. See docs/modes.md.
 //
-// Everything runs on the calling goroutine, one step after the other, so
-// that the profile's two stop-the-worlds never wait for a busy goroutine
-// of the capture's. Measured at 300k and 1M goroutines on the project's
-// 2-CPU machine: a stop takes 30–80 µs while the capture's other work is
-// idle; taken while trace.Stop walks the goroutines it waited 115 µs to
-// 167 ms (that walk is runtime code, with few points where a stop can
-// interrupt it); started ahead of trace.Stop's walk, the profile's
-// walk is caught up by the faster trace walk and the two crawl together
-// over the same goroutines (1M: trace.Stop 1.25–3.4 s instead of 0.6 s);
-// and decoding the trace beside the profile's walk saved 0.2 s at 1M but
-// put a busy goroutine next to its stops.
+// Only the two walks run side by side, and trace.Stop's starts after the
+// profile's first stop-the-world: its walk is runtime code that a stop
+// can seldom interrupt. The decoding and the rest run after both, on the
+// calling goroutine, so that the profile's stops never wait for a busy
+// goroutine of the capture's: measured at 1M goroutines on the project's
+// 2-CPU machine, decoding the trace beside the profile's walk saved 0.2 s
+// but its second stop then waited 327–393 µs.
 func captureTrace(ctx context.Context, opts traceOptions, t *stack.Table) (*stack.Dump, error) {
 	d, s, err := snapshotTrace(ctx, opts, t)
 	if err != nil {
@@ -86,7 +82,7 @@ type traceOptions struct {
 }
 
 // traceRecording is an execution trace and the labels of the goroutine
-// profile taken after it, and what recording them cost.
+// profile taken beside its stop, and what recording them cost.
 type traceRecording struct {
 	trace      *bytes.Buffer
 	labels     *traceLabelSet
@@ -96,10 +92,12 @@ type traceRecording struct {
 	pauses     stwPauses     // all of them
 	tracePause stwPauses     // trace.Start to the end of trace.Stop
 	goroutines int           // runtime.NumGoroutine() when it started
+	beside     bool          // the labels' walk ran beside trace.Stop's
 }
 
-// recordTrace records an execution trace of opts.window into memory,
-// then the labels of the goroutine profile (unless opts.noLabels).
+// recordTrace records an execution trace of opts.window into memory and
+// the labels of the goroutine profile beside its stop (unless
+// opts.noLabels, or ctx ends during the window).
 func recordTrace(ctx context.Context, opts traceOptions) (*traceRecording, error) {
 	window := opts.window
 	if window <= 0 {
@@ -130,20 +128,29 @@ func recordTrace(ctx context.Context, opts traceOptions) (*traceRecording, error
 	case <-ctx.Done():
 		timer.Stop()
 	}
-	trace.Stop()
-	rec.traced = time.Since(rec.start)
-	rec.tracePause = readPauses().since(before)
+	switch {
+	case ctx.Err() != nil, opts.noLabels:
+		trace.Stop()
+		rec.noteStopped(before)
+		rec.labels = &traceLabelSet{skipped: true}
+	default:
+		rec.labels, rec.beside = stopBesideLabels(rec.goroutines, func() {
+			trace.Stop()
+			rec.noteStopped(before)
+		}, takeTraceLabels)
+	}
 	if err := ctx.Err(); err != nil {
 		return nil, err
-	}
-	if opts.noLabels {
-		rec.labels = &traceLabelSet{skipped: true}
-	} else {
-		rec.labels = takeTraceLabels()
 	}
 	rec.duration = time.Since(rec.start)
 	rec.pauses = readPauses().since(before)
 	return rec, nil
+}
+
+// noteStopped records when the trace stopped and its pauses so far.
+func (rec *traceRecording) noteStopped(before *pauseSnapshot) {
+	rec.traced = time.Since(rec.start)
+	rec.tracePause = readPauses().since(before)
 }
 
 // decode reads the recording into a dump with its routines, interning
@@ -172,7 +179,7 @@ func (rec *traceRecording) decodeTrace(t *stack.Table) (*tracesnap.Builder, int,
 		return nil, 0, fmt.Errorf("read own execution trace: %w", err)
 	}
 	rd.Reserve(rec.goroutines)
-	b := tracesnap.NewBuilder(tracesnap.BuildOptions{Table: t, Version: tracesnap.Version, Goroutines: rec.goroutines})
+	b := tracesnap.NewBuilder(tracesnap.BuildOptions{Table: t, Version: tracesnap.Version, Goroutines: rec.goroutines, OmitCreatedBy: besideLabelsFunc})
 	if err := b.ReadAll(rd); err != nil {
 		return nil, 0, fmt.Errorf("read own execution trace: %w", err)
 	}

@@ -11,9 +11,10 @@ import (
 // Labels for trace mode.
 //
 // pprof labels never reach an execution trace. The runtime's goroutine
-// profile has them, per goroutine, without goroutine ids; taken right after
-// the trace, its stacks and label sets are joined to the trace's goroutines by
-// stack with the same index full mode uses (labels.go). A stack whose
+// profile has them, per goroutine, without goroutine ids; taken beside
+// trace.Stop's walk while the trace still records (trace_stop.go), its
+// stacks and label sets are joined to the trace's goroutines by stack
+// with the same index full mode uses (labels.go). A stack whose
 // goroutines all carry one label set (or none) gives its label set to each
 // trace goroutine parked there; a stack shared by goroutines with
 // different label sets cannot be split by goroutine, so those goroutines

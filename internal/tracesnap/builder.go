@@ -58,6 +58,10 @@ type BuildOptions struct {
 	// has (runtime.NumGoroutine when it was taken): tables are sized for
 	// them up front.
 	Goroutines int
+	// OmitCreatedBy, when not empty, names a function whose goroutines,
+	// created during the trace, are the capturing program's own helpers:
+	// they are left out, as runtime/trace's reader goroutine always is.
+	OmitCreatedBy string
 }
 
 // Missing lists what a trace dump does not carry, by JSON field name
@@ -159,7 +163,7 @@ func (b *Builder) Finish() int {
 		if g.stack != nil && g.stack.system {
 			continue
 		}
-		if g.createdBy != nil && strings.HasPrefix(g.createdBy.Func, "runtime/trace.") {
+		if g.createdBy != nil && b.helper(g.createdBy.Func) {
 			continue
 		}
 		if g.stack != nil && g.stack.preempted {
@@ -175,6 +179,12 @@ func (b *Builder) Finish() int {
 		b.notes = append(b.notes, &stack.ParseError{Msg: fmt.Sprintf("%d "+what, len(preempted), idList(preempted, 10))})
 	}
 	return len(b.order)
+}
+
+// helper reports whether goroutines created by fn are the capturing
+// program's own: runtime/trace's reader, or opts.OmitCreatedBy's.
+func (b *Builder) helper(fn string) bool {
+	return strings.HasPrefix(fn, "runtime/trace.") || fn != "" && fn == b.opts.OmitCreatedBy
 }
 
 // Notes returns what Finish found worth a warning.
