@@ -100,6 +100,19 @@ type CaptureOptions struct {
 	// tracebacklabels=0 the labels are joined from the goroutine profile
 	// instead (dumper/labels.go).
 	NoLabels bool
+	// SerialWalks keeps a trace-mode capture to one P: its two walks of
+	// the goroutines, trace.Stop's and the goroutine profile's for the
+	// labels, run one after the other instead of side by side
+	// (dumper/trace_stop.go). Side by side, the capture takes about the
+	// profile's walk instead of both (at 1M goroutines 1.4–1.6× the time
+	// of runtime.GoroutineProfile to a JSON+gzip file instead of 2.2×),
+	// but while trace.Stop walks (≈0.3–0.9 µs per goroutine) it holds
+	// two Ps, so with GOMAXPROCS 2 the program's goroutines wait for the
+	// scheduler's time slice: a 100 µs ticker's longest gap at 100k
+	// goroutines was 20–40 ms, against 1.4–9.5 ms one after the other
+	// (docs/modes.md). With GOMAXPROCS 1, or fewer than 10,000
+	// goroutines, the walks are serial anyway.
+	SerialWalks bool
 	// LeakMaxGoroutines bounds the goroutines a leak-mode capture accepts:
 	// with more (runtime.NumGoroutine), it is refused before its GC cycle
 	// runs with a *LeakBoundError (leak_guard.go). Zero means
@@ -109,6 +122,11 @@ type CaptureOptions struct {
 	// leakOverride is the refusal's Override (how the bound is raised),
 	// when the caller is not the one who sets it (Handler).
 	leakOverride string
+}
+
+// traceOptions returns what configures a trace-mode capture.
+func (o CaptureOptions) traceOptions() traceOptions {
+	return traceOptions{window: o.TraceWindow, noLabels: o.NoLabels, serial: o.SerialWalks}
 }
 
 // missingByMode names what each mode's routines lack, as recorded in
@@ -182,7 +200,7 @@ func capture(ctx context.Context, opts CaptureOptions, rawText bool) (d *stack.D
 	case ModeGrouped:
 		d, err = captureGrouped(ctx, t)
 	case ModeTrace:
-		topts := traceOptions{window: opts.TraceWindow, noLabels: opts.NoLabels}
+		topts := opts.traceOptions()
 		if !rawText {
 			d, err = captureTrace(ctx, topts, t)
 			break

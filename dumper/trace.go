@@ -79,6 +79,7 @@ func snapshotTrace(ctx context.Context, opts traceOptions, t *stack.Table) (*sta
 type traceOptions struct {
 	window   time.Duration // DefaultTraceWindow when <= 0
 	noLabels bool          // skip the goroutine profile
+	serial   bool          // the two walks one after the other
 }
 
 // traceRecording is an execution trace and the labels of the goroutine
@@ -134,7 +135,8 @@ func recordTrace(ctx context.Context, opts traceOptions) (*traceRecording, error
 		rec.noteStopped(before)
 		rec.labels = &traceLabelSet{skipped: true}
 	default:
-		rec.labels, rec.beside = stopBesideLabels(rec.goroutines, func() {
+		beside := walksBeside(rec.goroutines, opts.serial)
+		rec.labels, rec.beside = stopBesideLabels(beside, func() {
 			trace.Stop()
 			rec.noteStopped(before)
 		}, takeTraceLabels)

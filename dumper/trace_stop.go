@@ -60,12 +60,19 @@ const besideLabelsFunc = "github.com/stackdump/stackdump/dumper.stopBesideLabels
 // labelsPoll is how often the start of the profile's walk is looked for.
 const labelsPoll = 50 * time.Microsecond
 
-// stopBesideLabels stops the trace (stop) and takes the labels (take),
-// side by side when the process has at least labelsBesideMin goroutines
-// and two Ps, one after the other otherwise. It returns the labels and
-// whether stop ran beside take's walk.
-func stopBesideLabels(goroutines int, stop func(), take func() *traceLabelSet) (*traceLabelSet, bool) {
-	if goroutines < labelsBesideMin || runtime.GOMAXPROCS(0) < 2 {
+// walksBeside reports whether a capture of a process with this many
+// goroutines takes its two walks side by side: not when asked for serial
+// walks (CaptureOptions.SerialWalks), with fewer than labelsBesideMin
+// goroutines or with one P.
+func walksBeside(goroutines int, serial bool) bool {
+	return !serial && goroutines >= labelsBesideMin && runtime.GOMAXPROCS(0) >= 2
+}
+
+// stopBesideLabels stops the trace (stop) and takes the labels (take):
+// side by side when beside, else stop then take on the calling goroutine.
+// It returns the labels and whether stop ran beside take's walk.
+func stopBesideLabels(beside bool, stop func(), take func() *traceLabelSet) (*traceLabelSet, bool) {
+	if !beside {
 		stop()
 		return take(), false
 	}

@@ -47,7 +47,7 @@ func TestStopBesideLabelsWaitsForFirstStop(t *testing.T) {
 		stopped.Store(true)
 		close(stoppedCh)
 	}
-	ls, beside := stopBesideLabels(labelsBesideMin, stop, take)
+	ls, beside := stopBesideLabels(true, stop, take)
 	if !stopped.Load() || ls == nil || !ls.skipped {
 		t.Fatalf("stopped %v, labels %+v: want the trace stopped and take's labels", stopped.Load(), ls)
 	}
@@ -57,9 +57,9 @@ func TestStopBesideLabelsWaitsForFirstStop(t *testing.T) {
 }
 
 // TestStopBesideLabelsInTurn covers the cases that run one after the
-// other: too few goroutines (stop, then take, on the calling goroutine),
-// a take that returns without stopping the world, and one that has not
-// stopped it within labelsStartWait (take, then stop).
+// other: not beside (stop, then take, on the calling goroutine), a take
+// that returns without stopping the world, and one that has not stopped
+// it within labelsStartWait (take, then stop).
 func TestStopBesideLabelsInTurn(t *testing.T) {
 	var order []string
 	var mu sync.Mutex
@@ -68,9 +68,9 @@ func TestStopBesideLabelsInTurn(t *testing.T) {
 		order = append(order, s)
 		mu.Unlock()
 	}
-	run := func(goroutines int, take func()) []string {
+	run := func(beside bool, take func()) []string {
 		order = nil
-		_, beside := stopBesideLabels(goroutines, func() { note("stop") }, func() *traceLabelSet {
+		_, beside = stopBesideLabels(beside, func() { note("stop") }, func() *traceLabelSet {
 			take()
 			note("take")
 			return &traceLabelSet{}
@@ -80,15 +80,44 @@ func TestStopBesideLabelsInTurn(t *testing.T) {
 		}
 		return order
 	}
-	if got := run(labelsBesideMin-1, func() {}); len(got) != 2 || got[0] != "stop" {
-		t.Errorf("few goroutines: %v, want stop then take", got)
+	if got := run(false, func() {}); len(got) != 2 || got[0] != "stop" {
+		t.Errorf("not beside: %v, want stop then take", got)
 	}
-	needTwoPs(t)
-	if got := run(labelsBesideMin, func() {}); len(got) != 2 || got[0] != "take" {
+	if got := run(true, func() {}); len(got) != 2 || got[0] != "take" {
 		t.Errorf("take without a pause: %v, want take then stop", got)
 	}
-	if got := run(labelsBesideMin, func() { time.Sleep(labelsStartWait + 50*time.Millisecond) }); len(got) != 2 || got[0] != "take" {
+	if got := run(true, func() { time.Sleep(labelsStartWait + 50*time.Millisecond) }); len(got) != 2 || got[0] != "take" {
 		t.Errorf("take that does not begin in time: %v, want take then stop", got)
+	}
+}
+
+// TestWalksBeside checks when the two walks run side by side.
+func TestWalksBeside(t *testing.T) {
+	twoPs := runtime.GOMAXPROCS(0) >= 2
+	for _, c := range []struct {
+		goroutines int
+		serial     bool
+		want       bool
+	}{
+		{labelsBesideMin, false, twoPs},
+		{labelsBesideMin - 1, false, false},
+		{1_000_000, true, false},
+	} {
+		if got := walksBeside(c.goroutines, c.serial); got != c.want {
+			t.Errorf("walksBeside(%d, serial %v) = %v, want %v", c.goroutines, c.serial, got, c.want)
+		}
+	}
+}
+
+// TestCaptureOptionsTraceOptions checks that the options of trace mode
+// reach it.
+func TestCaptureOptionsTraceOptions(t *testing.T) {
+	o := CaptureOptions{Mode: ModeTrace, TraceWindow: 3 * time.Millisecond, NoLabels: true, SerialWalks: true}
+	if got, want := o.traceOptions(), (traceOptions{window: 3 * time.Millisecond, noLabels: true, serial: true}); got != want {
+		t.Errorf("traceOptions() = %+v, want %+v", got, want)
+	}
+	if got := (CaptureOptions{}).traceOptions(); got != (traceOptions{}) {
+		t.Errorf("zero CaptureOptions: traceOptions() = %+v", got)
 	}
 }
 
@@ -115,6 +144,13 @@ func TestCaptureTraceLabelsBesideStop(t *testing.T) {
 	}
 	if !rec.beside {
 		t.Fatalf("%d goroutines: the labels were not taken beside trace.Stop", rec.goroutines)
+	}
+	serial, err := recordTrace(context.Background(), traceOptions{serial: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if serial.beside {
+		t.Errorf("SerialWalks: the labels were taken beside trace.Stop")
 	}
 	d, err := rec.decode(nil)
 	if err != nil {
