@@ -57,8 +57,12 @@ const labelsStartWait = 100 * time.Millisecond
 // dump, as it does the runtime/trace reader's.
 const besideLabelsFunc = "github.com/stackdump/stackdump/dumper.stopBesideLabels"
 
-// labelsPoll is how often the start of the profile's walk is looked for.
-const labelsPoll = 50 * time.Microsecond
+// labelsPoll is how often the start of the profile's walk is looked for:
+// seldom enough that the looking (a runtime/metrics read of a few µs) is
+// rarely what the walk's first stop has to preempt, often enough that
+// trace.Stop starts well before the profile's walk ends (10,000
+// goroutines: ≈5–15 ms).
+const labelsPoll = 200 * time.Microsecond
 
 // walksBeside reports whether a capture of a process with this many
 // goroutines takes its two walks side by side: not when asked for serial
