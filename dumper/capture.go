@@ -122,11 +122,15 @@ type CaptureOptions struct {
 	// leakOverride is the refusal's Override (how the bound is raised),
 	// when the caller is not the one who sets it (Handler).
 	leakOverride string
+	// traceSettle is how long trace mode waits before trace.Start, so
+	// that goroutines woken just before the capture have parked again
+	// (Handler: the request's own, handlerTraceSettle).
+	traceSettle time.Duration
 }
 
 // traceOptions returns what configures a trace-mode capture.
 func (o CaptureOptions) traceOptions() traceOptions {
-	return traceOptions{window: o.TraceWindow, noLabels: o.NoLabels, serial: o.SerialWalks}
+	return traceOptions{window: o.TraceWindow, noLabels: o.NoLabels, serial: o.SerialWalks, settle: o.traceSettle}
 }
 
 // missingByMode names what each mode's routines lack, as recorded in

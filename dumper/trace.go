@@ -80,6 +80,7 @@ type traceOptions struct {
 	window   time.Duration // DefaultTraceWindow when <= 0
 	noLabels bool          // skip the goroutine profile
 	serial   bool          // the two walks one after the other
+	settle   time.Duration // wait before trace.Start (CaptureOptions.traceSettle)
 }
 
 // traceRecording is an execution trace and the labels of the goroutine
@@ -111,6 +112,15 @@ func recordTrace(ctx context.Context, opts traceOptions) (*traceRecording, error
 	}
 	defer func() { <-traceSlot }()
 
+	if opts.settle > 0 {
+		settle := time.NewTimer(opts.settle)
+		select {
+		case <-settle.C:
+		case <-ctx.Done():
+			settle.Stop()
+			return nil, ctx.Err()
+		}
+	}
 	rec := &traceRecording{trace: new(bytes.Buffer), goroutines: runtime.NumGoroutine()}
 	rec.trace.Grow(traceBufferSize(rec.goroutines))
 	before := readPauses()

@@ -112,12 +112,29 @@ func TestWalksBeside(t *testing.T) {
 // TestCaptureOptionsTraceOptions checks that the options of trace mode
 // reach it.
 func TestCaptureOptionsTraceOptions(t *testing.T) {
-	o := CaptureOptions{Mode: ModeTrace, TraceWindow: 3 * time.Millisecond, NoLabels: true, SerialWalks: true}
-	if got, want := o.traceOptions(), (traceOptions{window: 3 * time.Millisecond, noLabels: true, serial: true}); got != want {
+	o := CaptureOptions{Mode: ModeTrace, TraceWindow: 3 * time.Millisecond, NoLabels: true, SerialWalks: true, traceSettle: time.Millisecond}
+	if got, want := o.traceOptions(), (traceOptions{window: 3 * time.Millisecond, noLabels: true, serial: true, settle: time.Millisecond}); got != want {
 		t.Errorf("traceOptions() = %+v, want %+v", got, want)
 	}
 	if got := (CaptureOptions{}).traceOptions(); got != (traceOptions{}) {
 		t.Errorf("zero CaptureOptions: traceOptions() = %+v", got)
+	}
+}
+
+// TestHandlerCaptureOptions checks what a request's capture is given: the
+// handler's options, the request's mode and window, and the wait that lets
+// the request's own goroutines park before trace.Start.
+func TestHandlerCaptureOptions(t *testing.T) {
+	h := &dumpHandler{opts: HandlerOptions{Capture: CaptureOptions{SerialWalks: true, TraceWindow: time.Second}}}
+	o := h.captureOptions(dumpRequest{mode: ModeTrace, window: 5 * time.Millisecond})
+	if o.Mode != ModeTrace || o.TraceWindow != 5*time.Millisecond || !o.SerialWalks || o.leakOverride != handlerLeakOverride {
+		t.Errorf("captureOptions = %+v", o)
+	}
+	if got := o.traceOptions().settle; got != handlerTraceSettle || got <= 0 {
+		t.Errorf("trace mode's settle = %v, want %v", got, handlerTraceSettle)
+	}
+	if o := h.captureOptions(dumpRequest{mode: ModeFull}); o.TraceWindow != time.Second {
+		t.Errorf("no window= in the request: TraceWindow %v, want the handler's 1s", o.TraceWindow)
 	}
 }
 
