@@ -104,7 +104,7 @@ type CaptureOptions struct {
 	// the goroutines, trace.Stop's and the goroutine profile's for the
 	// labels, run one after the other instead of side by side
 	// (dumper/trace_stop.go). Side by side, the capture takes about the
-	// profile's walk instead of both (at 1M goroutines 1.4–1.6× the time
+	// profile's walk instead of both (at 1M goroutines 1.4–1.8× the time
 	// of runtime.GoroutineProfile to a JSON+gzip file instead of 2.2×),
 	// but while trace.Stop walks (≈0.3–0.9 µs per goroutine) it holds
 	// two Ps, so with GOMAXPROCS 2 the program's goroutines wait for the
