@@ -110,7 +110,7 @@ type CaptureOptions struct {
 	// two Ps, so with GOMAXPROCS 2 the program's goroutines wait for the
 	// scheduler's time slice: a 100 µs ticker's longest gap at 100k
 	// goroutines was 20–40 ms, against 1.4–9.5 ms one after the other
-	// (docs/modes.md). With GOMAXPROCS 1, or fewer than 10,000
+	// (docs/modes.md). With GOMAXPROCS 1, or fewer than 100,000
 	// goroutines, the walks are serial anyway.
 	SerialWalks bool
 	// LeakMaxGoroutines bounds the goroutines a leak-mode capture accepts:

@@ -41,10 +41,14 @@ import (
 // join leaves stale goroutines alone (trace_labels.go).
 
 // labelsBesideMin is the fewest goroutines for which the two walks run
-// side by side. Below it both take a few milliseconds at most, and the
-// tracer's walk, started a poll or two after the profile's first stop,
-// might not end before the profile's second.
-const labelsBesideMin = 10_000
+// side by side (a variable for the tests). trace.Stop starts a few
+// milliseconds after the profile's first stop (the poll, the timer's
+// slack), and below it the profile's walk is too short for the tracer's
+// to be sure to pass it: at 10,000 goroutines (walks of 6–10 ms) the
+// tracer's still ran at the profile's second stop in one capture of
+// three, which then waited 327 µs. Side by side saves a few tens of
+// milliseconds at most there.
+var labelsBesideMin = 100_000
 
 // labelsStartWait bounds how long trace.Stop waits for the profile's walk
 // to begin (its records for a million goroutines are allocated first,
