@@ -64,8 +64,8 @@ const besideLabelsFunc = "github.com/stackdump/stackdump/dumper.stopBesideLabels
 // labelsPoll is how often the start of the profile's walk is looked for:
 // seldom enough that the looking (a runtime/metrics read of a few µs) is
 // rarely what the walk's first stop has to preempt, often enough that
-// trace.Stop starts well before the profile's walk ends (10,000
-// goroutines: ≈5–15 ms).
+// trace.Stop starts well before the profile's walk ends (at
+// labelsBesideMin goroutines: ≈50–150 ms).
 const labelsPoll = 200 * time.Microsecond
 
 // walksBeside reports whether a capture of a process with this many
