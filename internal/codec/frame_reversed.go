@@ -102,13 +102,15 @@ func isCallLine(l []byte) bool {
 
 // mayStartBlock holds the first bytes of the lines blockStart knows: a
 // debug=1 record's count, a JVM thread header's quote or '#', a goroutine
-// header's 'g' and the capitals of a race report's block lines.
-var mayStartBlock = func() (set [256]bool) {
-	for _, c := range []byte("0123456789\"#gRWPAG") {
-		set[c] = true
-	}
-	return set
-}()
+// header's 'g' and the capitals of a race report's block lines. (A
+// literal: nothing runs at init in every program that links the codec.)
+var mayStartBlock = [256]bool{
+	'0': true, '1': true, '2': true, '3': true, '4': true, // debug=1
+	'5': true, '6': true, '7': true, '8': true, '9': true,
+	'"': true, '#': true, // JVM
+	'g': true,                                             // goroutine
+	'R': true, 'W': true, 'P': true, 'A': true, 'G': true, // race: Read, Write, Previous, Atomic, Goroutine
+}
 
 // isRaceBlockStart reports whether line starts a block of a race report:
 // an access ("Read at 0x… by goroutine 7:") or a goroutine's creation
