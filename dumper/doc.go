@@ -40,7 +40,8 @@
 // deduplicated and compressed (gzip, zstd), one dump at a time, with write
 // deadlines so that a stalled client cannot hold the process's memory. A
 // request chooses with its query (`?mode=trace&format=json&dedupe=1`;
-// docs/endpoint.md lists them), within what HandlerOptions allow.
+// docs/endpoint.md lists them); HandlerOptions set the defaults and the
+// bounds no request can pass (trace window, leak bound, rate, auth).
 // [GoroutineHandler] is a drop-in for net/http/pprof's goroutine handler.
 // Nothing is registered on import.
 //
