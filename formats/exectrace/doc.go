@@ -10,12 +10,13 @@
 //	if err != nil {
 //		return err
 //	}
+//	stale := 0
 //	for r, err := range rd.Routines() {
 //		if err == nil && r.Stale {
-//			// the goroutine ran after its stack was recorded
+//			stale++ // it ran during the trace: its stack may be out of date
 //		}
 //	}
-//	fmt.Println(d.Source.Capture.Missing) // what a trace cannot tell
+//	fmt.Println(stale, d.Source.Capture.Missing) // Missing: what a trace cannot tell
 //
 // A trace carries no wait minutes, arguments or `locked to thread`, and
 // its wait reasons are inferred from the stacks: Routine.Inferred says
