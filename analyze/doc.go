@@ -1,4 +1,84 @@
-// Package analyze finds what a dump says only across routines.
+// Package analyze says what is wrong in a dump: what crashed, where the
+// goroutines wait, what leaks, who holds the lock everyone waits for, and,
+// across snapshots of one process, what did not move. It is what
+// `stackdump analyze` and `stackdump timeline` print, and what the HTML
+// report shows (package report).
+//
+//	rd := formats.NewReader(f, formats.ReadOptions{})
+//	s, _, err := analyze.SummarizeNext(rd, analyze.StreamOptions{Name: "goroutines.txt"})
+//	if err != nil {
+//		return err // io.EOF: no dump; else s, if not nil, is what was read
+//	}
+//	return analyze.WriteText(os.Stdout, s, analyze.TextOptions{})
+//
+// # Summaries (summary*.go, leaks*.go, contention*.go, creators*.go, render*.go)
+//
+// [Summarize] turns one dump and its groups (package dedupe) into a
+// [Summary]: what an on-call engineer wants on one screen. Its sections:
+//
+//   - what crashed, when the dump comes from a crash ([Crash]: a panic, a
+//     fatal error, a deadlock, a go test timeout or a signal, with the
+//     message as printed and the goroutine that crashed);
+//   - totals by state, the largest groups and the longest waits;
+//   - goroutines the runtime proved leaked, marked `(leaked)` by its
+//     goroutine leak profile (Go 1.27+);
+//   - likely leaks: large groups parked on channels or select whose
+//     creators and wait times do not look like a worker pool (leaks.go
+//     explains the heuristic and its thresholds, [Options]); with
+//     [Options.History], growth across dumps of one process is evidence
+//     too;
+//   - lock contention: goroutines waiting on a sync.Mutex, a sync.RWMutex,
+//     a sync.Once, a file descriptor's lock or a runtime semaphore, by the
+//     frame that waits;
+//   - data races, identical reports folded ([RaceRows]);
+//   - the creator tree: which go statements and which parent goroutines
+//     started the goroutines that are alive;
+//   - for JVM dumps, the deadlocks and top blockers of [Locks];
+//   - truncation and parse warnings.
+//
+// [WriteText] renders a Summary for a terminal and [WriteJSON] as JSON
+// ([JSONSchema]; docs/analyze.md has the schema). Summaries are built
+// while a dump streams: [SummarizeNext] reads the next dump of a
+// formats.Reader, and an [Analyzer] sees each routine once and keeps
+// aggregates keyed by interned frames and stacks, so memory follows the
+// number of distinct stacks, creators and parents (counted up to a bound),
+// not the number of goroutines.
+//
+// # Timelines (timeline*.go)
+//
+// A [Timeline] follows snapshots of one process taken one after another —
+// repeated debug=2 captures of a Go program, repeated `jcmd PID
+// Thread.print` of a JVM — and says what did not move. A routine is stuck
+// when it kept the same state and stack, without progress, over the
+// longest run of consecutive snapshots that ends at the last one (two
+// snapshots at least). Progress is what a dump shows of work: for JVM
+// threads, CPU time (cpu=…ms) that advanced or an elapsed= that went back
+// (another thread under the same ids); for goroutines, a running or
+// runnable state (Go dumps carry no CPU time) or wait minutes that fell
+// behind the wall clock (the goroutine woke up in between). Wait minutes
+// that grow with the wall clock are progress of nothing.
+//
+// Stuck routines that are the platform's own idle work — JVM threads
+// without a Java stack (GC, compiler, VM Thread, Signal Dispatcher,
+// Attach Listener), threads and goroutines whose every frame is the
+// runtime's or the standard library's ([dedupe.AppFrame] is nil:
+// Reference Handler, Finalizer, Common-Cleaner, net/http's idle
+// connections) and idle pool workers parked in their pool's getTask —
+// are housekeeping, listed apart.
+//
+// A timeline also counts the ids that appeared and went away between
+// snapshots, the size of each group of identical stacks over time (ranked
+// by its peak), and, for JVM threads, the CPU time each thread used
+// between snapshots, busiest first.
+//
+// Snapshots are added one at a time ([Timeline.Add], or BeginSnapshot,
+// AddRoutine and EndSnapshot while a dump streams) and nothing of a
+// snapshot is kept but what describes the routines alive in the last one
+// (a few words and an interned stack per routine), the top of the busiest
+// threads that went away, and one count per group and kept snapshot: a
+// long-running watcher can feed it forever with bounded memory.
+// [Timeline.Report] gives the result, which [WriteTimelineText] and
+// [WriteTimelineJSON] ([TimelineSchema]) render.
 //
 // # JVM locks and deadlocks
 //

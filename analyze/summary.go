@@ -1,28 +1,3 @@
-// # Summaries (summary*.go, leaks*.go, contention*.go, creators*.go, render*.go)
-//
-// [Summarize] turns one dump and its groups (package dedupe) into a
-// [Summary]: what an on-call engineer wants on one screen. Its sections:
-//
-//   - totals by state, the largest groups and the longest waits;
-//   - goroutines the runtime marked `(leaked)` (Go 1.26 goroutineleak);
-//   - likely leaks: large groups parked on channels or select whose
-//     creators and wait times do not look like a worker pool (leaks.go
-//     explains the heuristic and its thresholds, [Options]);
-//   - lock contention: goroutines waiting on a sync.Mutex, a sync.RWMutex,
-//     a sync.Once, a file descriptor's lock or a runtime semaphore, by the
-//     frame that waits;
-//   - the creator tree: which go statements and which parent goroutines
-//     started the goroutines that are alive;
-//   - for JVM dumps, the deadlocks and top blockers of [Locks];
-//   - truncation and parse warnings.
-//
-// [WriteText] renders a Summary for a terminal and [WriteJSON] as JSON
-// (docs/analyze.md has the schema). Summaries are built while a dump
-// streams: an [Analyzer] sees each routine once and keeps aggregates keyed
-// by interned frames and stacks, so memory follows the number of distinct
-// stacks, creators and parents (counted up to a bound), not the number of
-// goroutines.
-
 package analyze
 
 import (

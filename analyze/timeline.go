@@ -1,37 +1,3 @@
-// # Timelines (timeline*.go)
-//
-// A [Timeline] follows snapshots of one process taken one after another —
-// repeated debug=2 captures of a Go program, repeated `jcmd PID
-// Thread.print` of a JVM — and says what did not move. A routine is stuck
-// when it kept the same state and stack, without progress, over the
-// longest run of consecutive snapshots that ends at the last one (two
-// snapshots at least). Progress is what a dump shows of work: for JVM
-// threads, CPU time (cpu=…ms) that advanced or an elapsed= that went back
-// (another thread under the same ids); for goroutines, a running or
-// runnable state (Go dumps carry no CPU time) or wait minutes that fell
-// behind the wall clock (the goroutine woke up in between). Wait minutes
-// that grow with the wall clock are progress of nothing.
-//
-// Stuck routines that are the platform's own idle work — JVM threads
-// without a Java stack (GC, compiler, VM Thread, Signal Dispatcher,
-// Attach Listener), threads and goroutines whose every frame is the
-// runtime's or the standard library's ([dedupe.AppFrame] is nil:
-// Reference Handler, Finalizer, Common-Cleaner, net/http's idle
-// connections) and idle pool workers parked in their pool's getTask —
-// are housekeeping, listed apart.
-//
-// A timeline also counts the ids that appeared and went away between
-// snapshots, the size of each group of identical stacks over time (ranked
-// by its peak), and, for JVM threads, the CPU time each thread used
-// between snapshots, busiest first.
-//
-// Snapshots are added one at a time ([Timeline.Add], or BeginSnapshot,
-// AddRoutine and EndSnapshot while a dump streams) and nothing of a
-// snapshot is kept but what describes the routines alive in the last one
-// (a few words and an interned stack per routine), the top of the busiest
-// threads that went away, and one count per group and kept snapshot: a
-// long-running watcher can feed it forever with bounded memory.
-
 package analyze
 
 import (

@@ -3,8 +3,9 @@
 //
 // # Capture
 //
-// [Capture] returns a [stack.Dump] of the calling process in one of three
-// modes (docs/capture.md has what each costs, measured):
+// [Capture] returns a [stack.Dump] of the calling process in one of four
+// modes (docs/modes.md says which to pick, docs/capture.md what each
+// costs, measured):
 //
 //   - [ModeFull]: every goroutine with id, state, wait time, arguments,
 //     creator and labels, from a stop-the-world runtime.Stack pass into a
@@ -16,7 +17,13 @@
 //   - [ModeGrouped]: counts per distinct stack and label set from the
 //     runtime's concurrent goroutine profile; pauses of microseconds.
 //   - [ModeTrace]: every goroutine from a short runtime/trace window,
-//     without a long pause.
+//     without a long pause: one stop of tens of microseconds at any
+//     goroutine count. No wait minutes or arguments.
+//   - [ModeLeak]: every goroutine, with those the runtime proves leaked
+//     marked (Go 1.27's goroutine leak profile, looked up at run time, so
+//     older releases get an error). It runs a GC cycle that stalls the
+//     process, for about a minute at 100k goroutines, so it is refused
+//     above CaptureOptions.LeakMaxGoroutines ([DefaultLeakMaxGoroutines]).
 //
 // The dump's Source.Capture records the mode and what the capture cost:
 // wall time and the stop-the-world pauses seen by runtime/metrics.
@@ -31,14 +38,25 @@
 //
 // It serves text, JSON, debug=1, pprof or folded output, optionally
 // deduplicated and compressed (gzip, zstd), one dump at a time, with write
-// deadlines so that a stalled client cannot hold the process's memory.
+// deadlines so that a stalled client cannot hold the process's memory. A
+// request chooses with its query (`?mode=trace&format=json&dedupe=1`;
+// docs/endpoint.md lists them); HandlerOptions set the defaults and the
+// bounds no request can pass (trace window, leak bound, rate, auth).
 // [GoroutineHandler] is a drop-in for net/http/pprof's goroutine handler.
 // Nothing is registered on import.
 //
 // # Files
 //
 // [WriteFile] captures into a file atomically (temporary file, fsync,
-// rename); [OnSignal] writes one on each signal, keeping the newest few.
+// rename), in the format and compression its name says; [OnSignal] writes
+// one on each signal, keeping the newest few:
+//
+//	err := dumper.WriteFile(ctx, "/var/tmp/goroutines.json.zst", dumper.FileOptions{
+//		Capture: dumper.CaptureOptions{Mode: dumper.ModeTrace},
+//	})
+//	stop := dumper.OnSignal(ctx, syscall.SIGUSR1, "/var/tmp/dumps", dumper.SignalOptions{Keep: 10})
+//	defer stop()
+//
 // [CreateAtomic] is the output file underneath both: a regular file (or a
 // new path) is replaced atomically keeping its mode, a symbolic link is
 // followed and stays a link, and a device, FIFO or socket is written in

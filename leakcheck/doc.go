@@ -15,7 +15,8 @@
 //     headline per group with the count, states and creator, then the top
 //     frames and the ids; ten thousand leaked goroutines of three kinds
 //     print three groups, not ten thousand stacks. The traceback is read by
-//     stackdump's own reader (package formats) and grouped by package dedupe.
+//     stackdump's own reader (package formats/gotext) and grouped by
+//     package dedupe.
 //   - On Go 1.27+, the runtime's goroutine leak profile proves leaks: a
 //     check with leftovers runs the garbage collection cycle that marks
 //     goroutines blocked on something no runnable goroutine can reach, and

@@ -1,6 +1,27 @@
 // Package remote captures dumps from other processes: Go services through
 // net/http/pprof's /debug/pprof/goroutine or stackdump's own endpoint, gops
-// agents, and JVMs through jcmd or jstack.
+// agents, and JVMs through jcmd or jstack. It is what `stackdump capture`
+// and `stackdump watch` run, for programs that capture on their own.
+//
+// [ParseTarget] reads a target as a person writes it (`localhost:6060`,
+// `http://host:port/debug/pprof/goroutine?token=…`, `gops://host:port`,
+// `jvm:PID`), and a [Mode] says what to fetch (full, grouped, trace, leak
+// or debug=1 counts; docs/modes.md). [OpenDocument] captures one target
+// as one dump, read as a formats.Reader is:
+//
+//	t, err := remote.ParseTarget("localhost:6060", "")
+//	if err != nil {
+//		return err
+//	}
+//	doc, err := remote.OpenDocument(ctx, t, remote.Options{Mode: remote.ModeFull}, formats.ReadOptions{})
+//	if err != nil {
+//		return err // in words: the address, what was tried, what to do
+//	}
+//	_, err = formats.Copy(enc, doc, nil) // or doc.Next, then doc.Routines
+//	if cerr := doc.Close(); err == nil {
+//		err = cerr // a body past Options.MaxBytes, say
+//	}
+//	return err
 //
 // A capture is a stream: [Open] returns the response body as an io.Reader
 // that the formats reader consumes while it arrives, with a read-ahead pump

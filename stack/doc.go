@@ -28,5 +28,44 @@
 // encoder, with parse errors to one OnWarning callback and a context to
 // stop it: it is stackdump's one read → encode loop.
 //
+// Reading a dump of any format and printing each goroutine's top frame
+// (packages formats and output sit on top of this one):
+//
+//	rd := formats.NewReader(f, formats.ReadOptions{})
+//	for {
+//		d, err := rd.Next()
+//		if err == io.EOF {
+//			break
+//		}
+//		if err != nil {
+//			return err
+//		}
+//		for r, err := range rd.Routines() {
+//			if err != nil {
+//				continue // a *stack.ParseError: a warning, and reading goes on
+//			}
+//			if len(r.Stack.Frames) > 0 {
+//				fmt.Println(r.ID, r.State, r.Stack.Frames[0].Func)
+//			}
+//		}
+//		fmt.Println(d.Source.Kind, d.Truncated, len(d.Warnings))
+//	}
+//
+// and streaming one into JSON through a Pipeline:
+//
+//	out, err := output.NewWriter(w, output.Gzip) // encoders write into a buffered writer
+//	if err != nil {
+//		return err
+//	}
+//	enc, err := formats.NewEncoder(out, output.JSON)
+//	if err != nil {
+//		return err
+//	}
+//	p := stack.Pipeline{Source: formats.NewReader(f, formats.ReadOptions{}), Encoder: enc}
+//	if _, err := p.Run(ctx); err != nil {
+//		return err
+//	}
+//	return out.Close()
+//
 // The package imports the standard library only.
 package stack

@@ -3,13 +3,14 @@
 // seen in a real paste) applied to each dump of testdata/ and of the shared
 // corpus beside the repository, as docs/paste-forms.md describes them. Tests
 // do not read its output: they call internal/paste themselves; this corpus is
-// for looking at, and for the baseline of docs/paste-baseline.md.
+// for looking at, and for comparing what a stackdump binary reads of each
+// form (docs/paste-forms.md has the current readers' table).
 //
 // From the repository root:
 //
 //	go run ./testdata/gen/paste /tmp/paste
 //	go build -o /tmp/stackdump ./cmd/stackdump
-//	go run ./testdata/gen/paste -compare /tmp/stackdump -report /tmp/paste-baseline.md /tmp/paste
+//	go run ./testdata/gen/paste -compare /tmp/stackdump -report /tmp/paste-report.md /tmp/paste
 //
 // The first writes OUT/<dump>/<transformation>.txt and OUT/manifest.tsv
 // (file, source, transformation, loss); for a combination that first cuts the
