@@ -15,54 +15,16 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/stackdump/stackdump/internal/livechild"
 )
 
 // TestGopsAgent captures gops:// of a real gops agent: a child program
 // (testdata/gen/gopsagent, a module of its own so that the library does
 // not require gops) with 7 goroutines parked in a known function.
 func TestGopsAgent(t *testing.T) {
-	goTool, err := exec.LookPath("go")
-	if err != nil {
-		t.Skip("no go command: the gops agent program is not built")
-	}
-	bin := filepath.Join(t.TempDir(), "gopsagent")
-	build := exec.Command(goTool, "build", "-o", bin, ".")
-	build.Dir = filepath.Join("..", "testdata", "gen", "gopsagent")
-	if out, err := build.CombinedOutput(); err != nil {
-		if unreachable(out) {
-			t.Skipf("github.com/google/gops could not be downloaded (no module proxy?): gops:// not tested against a real agent\n%s", out)
-		}
-		t.Fatalf("go build ./testdata/gen/gopsagent: %v\n%s", err, out)
-	}
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := l.Addr().String()
-	l.Close()
-	child := exec.Command(bin, addr, "7")
-	stdin, err := child.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	stdout, err := child.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	child.Stderr = os.Stderr
-	if err := child.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		stdin.Close()
-		if err := child.Wait(); err != nil {
-			t.Errorf("gopsagent: %v", err)
-		}
-	})
-	if line, err := bufio.NewReader(stdout).ReadString('\n'); err != nil || line != "listening "+addr+"\n" {
-		t.Fatalf("gopsagent said %q (%v), want listening %s", line, err, addr)
-	}
-	tg, err := ParseTarget("gops://"+addr, "")
+	p := livechild.Start(context.Background(), t, "gopsagent")
+	tg, err := ParseTarget("gops://"+strings.TrimPrefix(p.URL, "http://"), "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -74,17 +36,6 @@ func TestGopsAgent(t *testing.T) {
 	if n := bytes.Count(body, []byte("main.parkedInGopsTarget(")); n != 7 {
 		t.Errorf("gops dump has %d goroutines in parkedInGopsTarget, want 7:\n%.2000s", n, body)
 	}
-}
-
-// unreachable reports whether go build's output says a module could not
-// be downloaded because the network or the module proxy is out of reach.
-func unreachable(out []byte) bool {
-	for _, s := range []string{"dial tcp", "no such host", "connection refused", "network is unreachable", "i/o timeout", "GOPROXY=off", "GOFLAGS=-mod=mod"} {
-		if bytes.Contains(out, []byte(s)) {
-			return true
-		}
-	}
-	return false
 }
 
 // startJVM compiles and starts testdata/Parked.java with the extra java
