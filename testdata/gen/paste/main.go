@@ -8,7 +8,7 @@
 // From the repository root:
 //
 //	go run ./testdata/gen/paste /tmp/paste
-//	go build -C cmd/stackdump -o /tmp/stackdump .
+//	go build -o /tmp/stackdump ./cmd/stackdump
 //	go run ./testdata/gen/paste -compare /tmp/stackdump -report /tmp/paste-baseline.md /tmp/paste
 //
 // The first writes OUT/<dump>/<transformation>.txt and OUT/manifest.tsv
