@@ -44,7 +44,9 @@ func benchGoroutines(tb testing.TB, n int) (stop func()) {
 	var wg sync.WaitGroup
 	for i := range n {
 		depth := 4 + (i%6)*4
-		wg.Go(func() {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
 			switch i % 3 {
 			case 0:
 				benchRecv(depth, done)
@@ -53,7 +55,7 @@ func benchGoroutines(tb testing.TB, n int) (stop func()) {
 			default:
 				benchLock(depth, &mu)
 			}
-		})
+		}()
 	}
 	// Let them all reach their parking spots.
 	for deadline := time.Now().Add(time.Minute); runtime.NumGoroutine() < n && time.Now().Before(deadline); {

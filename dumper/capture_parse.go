@@ -46,9 +46,11 @@ func parseTracebackChunks(ctx context.Context, text []byte, t *stack.Table, n in
 			ct = stack.NewTable()
 		}
 		results[i].t = ct
-		wg.Go(func() {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
 			results[i].d, results[i].err = parseChunk(ctx, c, ct)
-		})
+		}()
 	}
 	wg.Wait()
 	for _, r := range results {

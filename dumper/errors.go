@@ -11,3 +11,8 @@ var ErrTracerBusy = errors.New("execution tracer already in use by another trace
 // ErrNoLeakProfile is returned by a leak-mode capture in a process whose
 // runtime has no goroutine leak profile.
 var ErrNoLeakProfile = errors.New("no goroutineleak profile: leak mode needs Go 1.27 or newer (Go 1.26 only with GOEXPERIMENT=goroutineleakprofile)")
+
+// ErrTraceUnsupported is returned by a trace-mode capture in a process
+// built with a Go older than 1.26: its execution tracer writes a trace
+// format that trace mode's decoder does not read.
+var ErrTraceUnsupported = errors.New("trace mode needs Go 1.26 or newer in the captured process; use mode=full (every goroutine, one pause) or mode=grouped")

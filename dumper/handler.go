@@ -253,6 +253,7 @@ const handlerLeakOverride = "a request cannot raise the bound: the service sets 
 // was sent: nothing when the client went away, 503 when WriteTimeout
 // passed or the execution tracer is busy with another trace (with
 // Retry-After), 404 for mode=leak on a runtime without the leak profile,
+// 501 for mode=trace on a runtime older than Go 1.26,
 // 403 for mode=leak above Capture.LeakMaxGoroutines, 500 otherwise.
 func (h *dumpHandler) serveFailure(ctx context.Context, w http.ResponseWriter, r *http.Request, err error) {
 	switch {
@@ -265,6 +266,8 @@ func (h *dumpHandler) serveFailure(ctx context.Context, w http.ResponseWriter, r
 		serveError(w, http.StatusServiceUnavailable, err.Error())
 	case errors.Is(err, ErrNoLeakProfile):
 		serveError(w, http.StatusNotFound, err.Error()) // as net/http/pprof answers an unknown profile
+	case errors.Is(err, ErrTraceUnsupported):
+		serveError(w, http.StatusNotImplemented, err.Error())
 	case errors.Is(err, ErrLeakBound):
 		serveError(w, http.StatusForbidden, err.Error())
 	default:

@@ -169,7 +169,9 @@ func TestEndpointUnderLoad(t *testing.T) {
 	}
 	var checked sync.Map // query: whether one answer was read back
 	for c := range cfg.clients {
-		wg.Go(func() {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
 			for i := 0; i < 1000 && ctx.Err() == nil; i++ {
 				q := queries[(c+i)%len(queries)]
 				// The first answer to each query is read back as a dump:
@@ -218,7 +220,7 @@ func TestEndpointUnderLoad(t *testing.T) {
 					stats.fail(fmt.Errorf("%s: status %d", q.query, resp.StatusCode))
 				}
 			}
-		})
+		}()
 	}
 
 	// Slow clients: half a request, and a whole request whose answer is
@@ -235,7 +237,9 @@ func TestEndpointUnderLoad(t *testing.T) {
 		return serr
 	}}
 	for i := range cfg.slowloris + cfg.nonReaders {
-		wg.Go(func() {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
 			time.Sleep(time.Duration(i) * cfg.duration / time.Duration(2*(cfg.slowloris+cfg.nonReaders)))
 			conn, err := dialSmall.Dial("tcp", l.Addr().String())
 			if err != nil {
@@ -250,13 +254,15 @@ func TestEndpointUnderLoad(t *testing.T) {
 				fmt.Fprintf(conn, "GET /debug/stackdump?format=text HTTP/1.1\r\nHost: %s\r\n\r\n", l.Addr())
 			}
 			slowConns <- sc
-		})
+		}()
 	}
 
 	// The service's own latency: a trivial handler of the same server,
 	// on its own connection, every 20 ms through the load.
 	var latencies []time.Duration
-	wg.Go(func() {
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
 		ping := &http.Client{Timeout: 30 * time.Second}
 		defer ping.CloseIdleConnections()
 		tick := time.NewTicker(20 * time.Millisecond)
@@ -276,7 +282,7 @@ func TestEndpointUnderLoad(t *testing.T) {
 			case <-tick.C:
 			}
 		}
-	})
+	}()
 	wg.Wait()
 	close(slowConns)
 	transport.CloseIdleConnections()

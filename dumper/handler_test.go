@@ -126,7 +126,7 @@ func TestHandlerFormatsAndEncodings(t *testing.T) {
 		t.Errorf("Content-Disposition = %q", cd)
 	}
 	plain := readDump(t, body)
-	checkFullFixture(t, plain, f, true)
+	checkFullFixture(t, plain, f, runtimeGo126)
 	want := fixtureSummary(plain)
 
 	for _, tc := range []struct {
@@ -307,7 +307,9 @@ func TestHandlerStalledClient(t *testing.T) {
 	// The lock is held: concurrent requests are refused with Retry-After.
 	var wg sync.WaitGroup
 	for range 3 {
-		wg.Go(func() {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
 			resp, body, err := fetch(srv.URL + "/debug/stackdump?mode=grouped")
 			if err != nil {
 				t.Error(err)
@@ -316,7 +318,7 @@ func TestHandlerStalledClient(t *testing.T) {
 			if resp.StatusCode != http.StatusTooManyRequests || resp.Header.Get("Retry-After") == "" {
 				t.Errorf("concurrent request: %d, Retry-After %q: %s", resp.StatusCode, resp.Header.Get("Retry-After"), body)
 			}
-		})
+		}()
 	}
 	wg.Wait()
 	if time.Since(stalledAt) > writeTimeout {
@@ -361,11 +363,13 @@ func TestHandlerWaitsForLock(t *testing.T) {
 	srv := newDumpServer(t, HandlerOptions{MaxWait: 30 * time.Second})
 	var wg sync.WaitGroup
 	for range 4 {
-		wg.Go(func() {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
 			if resp, body, err := fetch(srv.URL + "/debug/stackdump"); err != nil || resp.StatusCode != 200 {
 				t.Errorf("concurrent request with a long MaxWait: %v %v %s", err, resp, body)
 			}
-		})
+		}()
 	}
 	wg.Wait()
 }
@@ -398,7 +402,11 @@ func startDeepGoroutines(t testing.TB, n, depth int) (stop func()) {
 	done := make(chan struct{})
 	var wg sync.WaitGroup
 	for range n {
-		wg.Go(func() { deepPark(depth, done) })
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			deepPark(depth, done)
+		}()
 	}
 	waitDeepParked(t, n)
 	var once sync.Once

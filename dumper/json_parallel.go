@@ -88,15 +88,21 @@ func writeJSONChunks(ctx context.Context, w io.Writer, c output.Compression, d *
 	jobs := make(chan jsonChunk)
 	order := make(chan jsonChunk, workers*jsonWindow)
 	var wg sync.WaitGroup
-	wg.Go(func() { splitJSONChunks(stop, text, chunkBytes, jobs, order) })
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		splitJSONChunks(stop, text, chunkBytes, jobs, order)
+	}()
 	for range workers {
-		wg.Go(func() {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
 			st := jw.newChunkState()
 			defer st.release()
 			for job := range jobs {
 				job.done <- jw.encodeChunk(ctx, st, job, job.index == 0)
 			}
-		})
+		}()
 	}
 	err = jw.writeChunks(ctx, order)
 	cancel() // on an error, stop the producer; the workers end with it

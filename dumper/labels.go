@@ -258,9 +258,13 @@ func (ix *labelIndex) apply(d *stack.Dump, t *stack.Table) *stack.ParseError {
 	if skipped == 0 {
 		return nil
 	}
+	exact := "run with GODEBUG=tracebacklabels=1 for exact labels"
+	if !runtimeGo126 {
+		exact = "a process built with Go 1.26 or newer has exact labels"
+	}
 	return &stack.ParseError{
 		Line: firstLine,
 		Msg: fmt.Sprintf("pprof labels left off %d goroutines on %d stacks: the goroutine profile shows several label sets "+
-			"for the same stack and the traceback does not say which goroutine has which (run with GODEBUG=tracebacklabels=1 for exact labels)", skipped, stacks),
+			"for the same stack and the traceback does not say which goroutine has which (%s)", skipped, stacks, exact),
 	}
 }

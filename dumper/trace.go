@@ -101,6 +101,9 @@ type traceRecording struct {
 // the labels of the goroutine profile beside its stop (unless
 // opts.noLabels, or ctx ends during the window).
 func recordTrace(ctx context.Context, opts traceOptions) (*traceRecording, error) {
+	if !runtimeGo126 {
+		return nil, fmt.Errorf("%w; this process runs %s", ErrTraceUnsupported, runtime.Version())
+	}
 	window := opts.window
 	if window <= 0 {
 		window = DefaultTraceWindow

@@ -44,6 +44,7 @@ func startLabelled(wg *sync.WaitGroup, n int, labels []string, park func(chan st
 // goroutine profile by stack, and that goroutines whose stack is shared by
 // different label sets are left unlabelled and reported.
 func TestCaptureTraceLabels(t *testing.T) {
+	needGo126(t, "trace mode")
 	var wg sync.WaitGroup
 	chA, chB, chC := make(chan struct{}), make(chan struct{}), make(chan struct{})
 	startLabelled(&wg, 10, []string{"tenant", "a", "job", "sync"}, labelledParkA, chA)
@@ -167,6 +168,7 @@ func waitParked(t *testing.T, n int, fn string) {
 // same parked goroutines: every routine must get the same labels, and the
 // same routines none.
 func TestTraceLabelsMatchPprof(t *testing.T) {
+	needGo126(t, "trace mode")
 	var wg sync.WaitGroup
 	chA, chB, chC := make(chan struct{}), make(chan struct{}), make(chan struct{})
 	startLabelled(&wg, 10, []string{"tenant", "a", "job", "sync"}, labelledParkA, chA)
@@ -237,6 +239,7 @@ func supportsLabelsnap() bool {
 // are there), the walk says so; labels are not missing and no warning is
 // given.
 func TestCaptureTraceWithoutLabels(t *testing.T) {
+	needGo126(t, "trace mode")
 	if !runInChild(t, "TestCaptureTraceWithoutLabels") {
 		return
 	}
@@ -268,6 +271,7 @@ func TestCaptureTraceWithoutLabels(t *testing.T) {
 // endpoint's and WriteFile's JSON and text) are the bytes the encoder
 // writes from the dump with every routine in memory, labels included.
 func TestTraceStreamMatchesDump(t *testing.T) {
+	needGo126(t, "trace mode")
 	var wg sync.WaitGroup
 	ch := make(chan struct{})
 	startLabelled(&wg, 10, []string{"tenant", "a"}, labelledParkA, ch)
@@ -311,6 +315,7 @@ func TestTraceStreamMatchesDump(t *testing.T) {
 // paths that write routines as they are made, and reads them back: the
 // parked goroutines are there with their labels.
 func TestTraceModeFileAndEndpointKeepLabels(t *testing.T) {
+	needGo126(t, "trace mode")
 	var wg sync.WaitGroup
 	ch := make(chan struct{})
 	startLabelled(&wg, 10, []string{"tenant", "a", "job", "sync"}, labelledParkA, ch)
@@ -373,6 +378,7 @@ func TestTraceModeFileAndEndpointKeepLabels(t *testing.T) {
 // taken (no pause of its own: only trace.Start's), labelled goroutines get
 // none, and labels stay missing without a warning.
 func TestCaptureTraceNoLabels(t *testing.T) {
+	needGo126(t, "trace mode")
 	var wg sync.WaitGroup
 	ch := make(chan struct{})
 	startLabelled(&wg, 10, []string{"tenant", "a"}, labelledParkA, ch)

@@ -144,6 +144,7 @@ func TestHandlerCaptureOptions(t *testing.T) {
 // be joined, and the goroutine that took them beside trace.Stop must be
 // in the trace but not in the dump.
 func TestCaptureTraceLabelsBesideStop(t *testing.T) {
+	needGo126(t, "trace mode")
 	needTwoPs(t)
 	defer func(n int) { labelsBesideMin = n }(labelsBesideMin)
 	labelsBesideMin = 10_000 // not the 100k of a real capture: a test's goroutines

@@ -24,7 +24,11 @@ func ExampleFind() {
 	stop := make(chan struct{})
 	for range 3 {
 		started.Add(1)
-		running.Go(func() { waitForever(&started, stop) })
+		running.Add(1)
+		go func() {
+			defer running.Done()
+			waitForever(&started, stop)
+		}()
 	}
 	started.Wait()
 

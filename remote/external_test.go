@@ -16,22 +16,15 @@ import (
 	"testing"
 	"time"
 
-	"github.com/google/gops/agent"
+	"github.com/stackdump/stackdump/internal/livechild"
 )
 
+// TestGopsAgent captures gops:// of a real gops agent: a child program
+// (testdata/gen/gopsagent, a module of its own so that the library does
+// not require gops) with 7 goroutines parked in a known function.
 func TestGopsAgent(t *testing.T) {
-	parkedInRemoteTest(t, 7)
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := l.Addr().String()
-	l.Close()
-	if err := agent.Listen(agent.Options{Addr: addr, ConfigDir: t.TempDir()}); err != nil {
-		t.Fatalf("starting the gops agent: %v", err)
-	}
-	t.Cleanup(agent.Close)
-	tg, err := ParseTarget("gops://"+addr, "")
+	p := livechild.Start(context.Background(), t, "gopsagent")
+	tg, err := ParseTarget("gops://"+strings.TrimPrefix(p.URL, "http://"), "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -40,8 +33,8 @@ func TestGopsAgent(t *testing.T) {
 		t.Fatal(err)
 	}
 	body := readStream(t, s)
-	if n := bytes.Count(body, []byte("remote.blockedInRemoteTest(")); n != 7 {
-		t.Errorf("gops dump has %d goroutines in blockedInRemoteTest, want 7:\n%.2000s", n, body)
+	if n := bytes.Count(body, []byte("main.parkedInGopsTarget(")); n != 7 {
+		t.Errorf("gops dump has %d goroutines in parkedInGopsTarget, want 7:\n%.2000s", n, body)
 	}
 }
 

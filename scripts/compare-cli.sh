@@ -5,8 +5,8 @@
 # difference in what they wrote (stdout, stderr, exit code, output files).
 # A refactor that changes no behaviour must report none:
 #
-#	git stash; go build -o /tmp/old ./cmd/stackdump; git stash pop
-#	go build -o /tmp/new ./cmd/stackdump
+#	git stash; go build -C cmd/stackdump -o /tmp/old .; git stash pop
+#	go build -C cmd/stackdump -o /tmp/new .
 #	scripts/compare-cli.sh /tmp/old /tmp/new
 #
 # The HTML report embeds the time it was generated; it is compared with

@@ -45,10 +45,19 @@ func replayXExp(rd *trace.Reader, b *tracesnap.Builder) (n int, err error) {
 				continue
 			}
 			from, to := t.Goroutine()
+			stk := t.Stack
+			if stk == trace.NoStack && (from == to || from == trace.GoUndetermined) {
+				// A status event (GoStatusStack: the only transitions
+				// from the state itself or from an undetermined one).
+				// x/exp/trace before its go 1.26 support (the version
+				// the module requires, for its go line) gives its stack
+				// as the event's only; later versions as both.
+				stk = e.Stack()
+			}
 			ev = tracesnap.Event{
 				Kind: tracesnap.KindTransition, Time: int64(e.Time()),
 				G: int64(t.Resource.Goroutine()), From: tracesnap.GoState(from), To: tracesnap.GoState(to),
-				Stack: st.stack(t.Stack), EventStack: st.stack(e.Stack()),
+				Stack: st.stack(stk), EventStack: st.stack(e.Stack()),
 				EventG: int64(e.Goroutine()), Reason: t.Reason,
 			}
 			b.Add(&ev)

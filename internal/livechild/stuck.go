@@ -7,6 +7,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
@@ -47,13 +48,23 @@ type Program struct {
 
 // Start builds ./testdata/gen/DIR (from the repository root) and runs it
 // until the test ends, when its standard input is closed and it is
-// waited for.
+// waited for. A DIR with a go.mod of its own (a program that needs a
+// module the library does not require, as gopsagent) is built in its
+// module; when that module cannot be downloaded (no module proxy) the
+// test is skipped.
 func Start(ctx context.Context, t testing.TB, dir string) *Program {
 	t.Helper()
 	bin := filepath.Join(t.TempDir(), dir)
 	build := exec.CommandContext(ctx, "go", "build", "-o", bin, "./testdata/gen/"+dir)
 	build.Dir = repoRoot(t)
+	if _, err := os.Stat(filepath.Join(build.Dir, "testdata", "gen", dir, "go.mod")); err == nil {
+		build.Args[len(build.Args)-1] = "."
+		build.Dir = filepath.Join(build.Dir, "testdata", "gen", dir)
+	}
 	if out, err := build.CombinedOutput(); err != nil {
+		if unreachable(out) {
+			t.Skipf("testdata/gen/%s's modules could not be downloaded (no module proxy?):\n%s", dir, out)
+		}
 		t.Fatalf("go build ./testdata/gen/%s: %v\n%s", dir, err, out)
 	}
 	p := run(ctx, t, exec.CommandContext(ctx, bin))
@@ -64,6 +75,17 @@ func Start(ctx context.Context, t testing.TB, dir string) *Program {
 	}
 	p.URL = "http://" + addr
 	return p
+}
+
+// unreachable reports whether go build's output says a module could not
+// be downloaded because the network or the module proxy is out of reach.
+func unreachable(out []byte) bool {
+	for _, s := range []string{"dial tcp", "no such host", "connection refused", "network is unreachable", "i/o timeout", "TLS handshake timeout", "GOPROXY=off"} {
+		if strings.Contains(string(out), s) {
+			return true
+		}
+	}
+	return false
 }
 
 // run starts cmd with pipes on its standard input and output, and stops

@@ -168,8 +168,14 @@ func checkSame(t *testing.T, ours *profilepb.Profile, theirs *profile.Profile) {
 			tids = append(tids, loc.ID)
 		}
 		str, num, unit := labelMaps(s.Label)
+		// google/pprof/profile before 2025-09 leaves an empty NumUnit
+		// map where later versions leave nil: no units either way.
+		tunit := ts.NumUnit
+		if len(tunit) == 0 {
+			tunit = nil
+		}
 		if !reflect.DeepEqual(ids, tids) || !reflect.DeepEqual(s.Value, ts.Value) ||
-			!reflect.DeepEqual(str, ts.Label) || !reflect.DeepEqual(num, ts.NumLabel) || !reflect.DeepEqual(unit, ts.NumUnit) {
+			!reflect.DeepEqual(str, ts.Label) || !reflect.DeepEqual(num, ts.NumLabel) || !reflect.DeepEqual(unit, tunit) {
 			t.Errorf("sample %d:\n ours   %v %v %v %v %v\n theirs %v %v %v %v %v", i, ids, s.Value, str, num, unit, tids, ts.Value, ts.Label, ts.NumLabel, ts.NumUnit)
 		}
 	}

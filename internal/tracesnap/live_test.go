@@ -1,3 +1,5 @@
+//go:build go1.26
+
 package tracesnap
 
 import (
@@ -140,6 +142,7 @@ func traceBusy(t *testing.T, d, busyFor time.Duration) []byte {
 }
 
 func TestMatchesXExpTraceLive(t *testing.T) {
+	needXExpGo126(t)
 	for _, d := range []time.Duration{time.Millisecond, 30 * time.Millisecond} {
 		data := traceBusy(t, d, d)
 		n := compareReaders(t, "live "+d.String(), data)
@@ -148,6 +151,7 @@ func TestMatchesXExpTraceLive(t *testing.T) {
 }
 
 func TestMatchesXExpTraceGenerations(t *testing.T) {
+	needXExpGo126(t)
 	if testing.Short() {
 		t.Skip("records 2.2 s")
 	}
@@ -157,6 +161,7 @@ func TestMatchesXExpTraceGenerations(t *testing.T) {
 }
 
 func TestMatchesXExpTraceFlightRecorder(t *testing.T) {
+	needXExpGo126(t)
 	stop := make(chan struct{})
 	wait := busy(stop)
 	defer wait()

@@ -23,7 +23,9 @@ func compressParallel(w io.Writer, opts Options, data []byte, segSize, workers i
 	free := make(chan []byte, 2*workers)
 	var wg sync.WaitGroup
 	for range workers {
-		wg.Go(func() {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
 			enc := s.NewEncoder()
 			for j := range jobs {
 				enc.Write(j.chunk) // errors come back with the segment
@@ -34,7 +36,7 @@ func compressParallel(w io.Writer, opts Options, data []byte, segSize, workers i
 				}
 				j.done <- enc.Take(buf)
 			}
-		})
+		}()
 	}
 	go func() {
 		for off := 0; off < len(data); off += segSize {

@@ -85,7 +85,11 @@ func (z *Writer) submit() {
 	}
 	if z.started < z.workers && z.started <= len(z.queue) {
 		z.started++
-		z.wg.Go(z.compress)
+		z.wg.Add(1)
+		go func() {
+			defer z.wg.Done()
+			z.compress()
+		}()
 	}
 	done := make(chan job, 1)
 	z.queue = append(z.queue, done)

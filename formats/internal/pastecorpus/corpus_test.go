@@ -481,7 +481,9 @@ func TestPastedCorpus(t *testing.T) {
 	var wg sync.WaitGroup
 	next := make(chan int)
 	for range runtime.GOMAXPROCS(0) {
-		wg.Go(func() {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
 			for i := range next {
 				f := forms[i]
 				f.data = f.t.Apply(f.src.data, *flagSeed)
@@ -492,7 +494,7 @@ func TestPastedCorpus(t *testing.T) {
 				results[i] = result{v, why}
 				f.data, f.refData = nil, nil
 			}
-		})
+		}()
 	}
 	for i := range forms {
 		next <- i
