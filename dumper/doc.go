@@ -25,7 +25,7 @@
 //
 // [Handler] is an http.Handler to mount where you choose:
 //
-//	mux.Handle("/debug/stackdump", dumper.Handler(dumper.HandlerOptions{
+//	mux.Handle("GET /debug/stackdump", dumper.Handler(dumper.HandlerOptions{
 //		Authorize: isAdmin,
 //	}))
 //
@@ -33,7 +33,8 @@
 // deduplicated and compressed (gzip, zstd), one dump at a time, with write
 // deadlines so that a stalled client cannot hold the process's memory.
 // [GoroutineHandler] is a drop-in for net/http/pprof's goroutine handler.
-// Nothing is registered on import.
+// Nothing is registered on import; [Register] mounts both at their usual
+// paths, with method patterns that live beside net/http/pprof's.
 //
 // # Files
 //

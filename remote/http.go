@@ -55,8 +55,8 @@ func ParseMode(s string) (Mode, error) {
 }
 
 // DefaultEndpointPath is where stackdump's endpoint is looked for when a
-// target is a bare base URL.
-const DefaultEndpointPath = "/debug/stackdump"
+// target is a bare base URL: where dumper.Register mounts it.
+const DefaultEndpointPath = dumper.EndpointPath
 
 // Options configure a capture. The zero value is usable.
 type Options struct {
