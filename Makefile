@@ -7,8 +7,13 @@ BIN       := bin/stackdump
 
 all: build
 
+# The commit goes in by -ldflags too, for the builds go build does not stamp
+# (a git worktree, GOFLAGS=-buildvcs=false): stackdump --version names it.
+COMMIT    := $(shell git rev-parse HEAD 2>/dev/null)
+DIRTY     := $(if $(shell git status --porcelain 2>/dev/null | head -c1),true,false)
+
 build:
-	$(GO) build -o $(BIN) ./cmd/stackdump
+	$(GO) build -ldflags "-X main.commit=$(COMMIT) -X main.dirty=$(DIRTY)" -o $(BIN) ./cmd/stackdump
 
 vet:
 	$(GO) vet ./...

@@ -13,7 +13,9 @@ debug=0/1/2, panics, fatal errors, race reports) and JVM thread dumps, and
 writes them as text or JSON, grouped or not, compressed or not.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
+		Version:       version(),
 	}
+	root.SetVersionTemplate("stackdump {{.Version}}\n")
 	root.AddCommand(
 		newConvertCommand(),
 		newCaptureCommand(),
