@@ -10,6 +10,7 @@ import (
 
 	"github.com/stackdump/stackdump/analyze"
 	"github.com/stackdump/stackdump/dedupe"
+	"github.com/stackdump/stackdump/filter"
 	"github.com/stackdump/stackdump/formats"
 	"github.com/stackdump/stackdump/formats/output"
 )
@@ -24,6 +25,7 @@ type analyzeOptions struct {
 	leakMinCount   int
 	leakMinParents int
 	leakMinWait    int
+	filters        filterFlags
 }
 
 func newAnalyzeCommand() *cobra.Command {
@@ -43,7 +45,9 @@ and the locks that block the most threads. Truncation and parse warnings
 are in the headline.
 
 The leak heuristic and every field of --json are described in
-docs/analyze.md.`,
+docs/analyze.md.
+
+` + filterHelp,
 		Example: `  stackdump analyze goroutines.txt
   curl -s 'localhost:6060/debug/pprof/goroutine?debug=2' | stackdump analyze -
   stackdump analyze --json --top 20 dump.json.gz | jq '.dumps[0].likely_leaks'`,
@@ -62,6 +66,7 @@ docs/analyze.md.`,
 	f.IntVar(&o.leakMinCount, "leak-min-count", analyze.DefaultLeakMinCount, "least goroutines parked at one place for a leak suspect")
 	f.IntVar(&o.leakMinParents, "leak-min-parents", analyze.DefaultLeakMinParents, "distinct parents that flag a leak suspect by themselves")
 	f.IntVar(&o.leakMinWait, "leak-min-wait", analyze.DefaultLeakMinWait, "minutes blocked that count as evidence of a leak")
+	o.filters.add(cmd)
 	return cmd
 }
 
@@ -96,6 +101,10 @@ func runAnalyze(cmd *cobra.Command, files []string, o analyzeOptions) error {
 	if err != nil {
 		return err
 	}
+	flt, err := o.filters.filter()
+	if err != nil {
+		return err
+	}
 	path := o.output
 	if path == "-" {
 		path = ""
@@ -124,7 +133,7 @@ func runAnalyze(cmd *cobra.Command, files []string, o analyzeOptions) error {
 	opts.History = analyze.NewLeakHistory()
 	var summaries []*analyze.Summary
 	for _, name := range files {
-		s, err := summarizeFile(cmd, name, opts, o.quiet)
+		s, err := summarizeFile(cmd, name, opts, flt, o.quiet)
 		summaries = append(summaries, s...)
 		if err != nil {
 			// Show what was read before the error, then fail.
@@ -136,14 +145,15 @@ func runAnalyze(cmd *cobra.Command, files []string, o analyzeOptions) error {
 }
 
 // summarizeFile summarises every dump of one file ("-": standard input).
-func summarizeFile(cmd *cobra.Command, name string, opts analyze.StreamOptions, quiet bool) ([]*analyze.Summary, error) {
+func summarizeFile(cmd *cobra.Command, name string, opts analyze.StreamOptions, flt *filter.Filter, quiet bool) ([]*analyze.Summary, error) {
 	src, count, closeIn, err := openTracked(cmd, name, quiet)
 	if err != nil {
 		return nil, err
 	}
 	defer closeIn()
 	opts.Name = displayName(name)
-	rd := formats.NewReader(src, formats.ReadOptions{Progress: count})
+	rd, filtered := filterInput(flt, formats.NewReader(src, formats.ReadOptions{Progress: count}))
+	defer filtered.note(cmd.ErrOrStderr(), opts.Name)
 	var out []*analyze.Summary
 	for {
 		s, _, err := analyze.SummarizeNext(rd, opts)

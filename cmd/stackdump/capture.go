@@ -48,6 +48,8 @@ type captureOptions struct {
 	// maxPause is --max-pause: the longest stop-the-world pause a full
 	// capture may cost a Go target (0: no bound).
 	maxPause time.Duration
+	// filters are watch's --focus and --ignore (capture has none).
+	filters filterFlags
 }
 
 func (o *captureOptions) addRemoteFlags(cmd *cobra.Command) {
@@ -282,6 +284,10 @@ func planCaptures(cmd *cobra.Command, raw []string, o captureOptions) ([]*captur
 	if err != nil {
 		return nil, err
 	}
+	flt, err := o.filters.filter()
+	if err != nil {
+		return nil, err
+	}
 	dirMode := strings.HasSuffix(o.output, "/") || isDir(o.output)
 	if len(raw) > 1 && !dirMode {
 		return nil, fmt.Errorf("%d targets need a directory: -o DIR/", len(raw))
@@ -315,7 +321,7 @@ func planCaptures(cmd *cobra.Command, raw []string, o captureOptions) ([]*captur
 			path:     o.output,
 			stdout:   cmd.OutOrStdout(),
 			stderr:   cmd.ErrOrStderr(),
-			pipe:     pipeline{format: format, grouped: o.dedupe, by: by, summarize: true},
+			pipe:     pipeline{format: format, grouped: o.dedupe, by: by, summarize: true, filter: flt},
 			announce: true,
 		}
 		if err := job.pipe.check(); err != nil {

@@ -21,6 +21,7 @@ type convertOptions struct {
 	compress string
 	dedupe   bool   // write counted groups instead of routines
 	by       string // similarity level of --dedupe
+	filters  filterFlags
 }
 
 func newConvertCommand() *cobra.Command {
@@ -39,7 +40,9 @@ With --dedupe, routines with the same stack are written once, as a counted
 group with their ids, states and labels (formats text, json and debug1).
 --by sets how alike stacks must be: exact (state, frames and arguments),
 stack (functions, files and lines; the default) or func (function names
-only, so two builds with shifted lines still match). --by implies --dedupe.`,
+only, so two builds with shifted lines still match). --by implies --dedupe.
+
+` + filterHelp,
 		Example: `  stackdump convert goroutines.txt -o goroutines.json.gz
   curl -s localhost:6060/debug/pprof/goroutine?debug=2 | stackdump convert --format json
   stackdump convert crash.log --format text --compress zstd -o crash.txt.zst
@@ -64,6 +67,7 @@ only, so two builds with shifted lines still match). --by implies --dedupe.`,
 	f.StringVar(&o.compress, "compress", "", "compression: none, gzip or zstd (default from -o)")
 	f.BoolVar(&o.dedupe, "dedupe", false, "write counted groups of identical stacks (formats text, json, debug1)")
 	f.StringVar(&o.by, "by", "stack", "with --dedupe, how alike grouped stacks are: exact, stack or func")
+	o.filters.add(cmd)
 	return cmd
 }
 
@@ -73,6 +77,10 @@ func runConvert(cmd *cobra.Command, in string, o convertOptions) error {
 		return err
 	}
 	by, err := dedupe.ParseBy(o.by)
+	if err != nil {
+		return err
+	}
+	flt, err := o.filters.filter()
 	if err != nil {
 		return err
 	}
@@ -92,7 +100,9 @@ func runConvert(cmd *cobra.Command, in string, o convertOptions) error {
 		out = ""
 	}
 	return writeTo(out, cmd.OutOrStdout(), comp, func(w io.Writer) error {
-		written, err := p.run(formats.NewReader(src, formats.ReadOptions{ReuseRoutines: true, Progress: count}), w)
+		rd, filtered := filterInput(flt, formats.NewReader(src, formats.ReadOptions{ReuseRoutines: true, Progress: count}))
+		written, err := p.run(rd, w)
+		filtered.note(cmd.ErrOrStderr(), displayName(in))
 		var oe outputError
 		if err != nil && !errors.As(err, &oe) {
 			err = fmt.Errorf("%s: %w", displayName(in), err)

@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/stackdump/stackdump/dedupe"
+	"github.com/stackdump/stackdump/filter"
 	"github.com/stackdump/stackdump/formats"
 	"github.com/stackdump/stackdump/formats/output"
 	"github.com/stackdump/stackdump/internal/words"
@@ -23,6 +24,7 @@ type diffOptions struct {
 	format       string
 	output       string
 	failOnGrowth int64
+	filters      filterFlags
 }
 
 func newDiffCommand() *cobra.Command {
@@ -42,7 +44,9 @@ standard error says how many the file holds.
 
 With --fail-on-growth N, diff exits with status 3 when any group grew by N
 routines or more (a new group grew from 0), so that CI or a cron job can
-alert on a leak.`,
+alert on a leak.
+
+` + filterHelp,
 		Example: `  stackdump diff before.txt after.txt
   stackdump diff --by func v1.debug2.txt v2.debug2.txt
   curl -s host:6060/debug/pprof/goroutine?debug=1 | stackdump diff baseline.txt -
@@ -58,6 +62,7 @@ alert on a leak.`,
 	f.BoolVarP(&o.quiet, "quiet", "q", false, "no progress line on standard error")
 	f.StringVarP(&o.output, "output", "o", "", "write to `FILE` (atomically) instead of standard output")
 	f.Int64Var(&o.failOnGrowth, "fail-on-growth", 0, "exit with status 3 when a group grew by `N` or more routines (0: never)")
+	o.filters.add(cmd)
 	return cmd
 }
 
@@ -91,12 +96,16 @@ func runDiff(cmd *cobra.Command, oldPath, newPath string, o diffOptions) error {
 	if err := checkOutput(o.output); err != nil {
 		return err
 	}
-	opts := dedupe.Options{By: by}
-	oldInfo, oldGroups, err := groupFile(cmd, oldPath, opts, o.quiet)
+	flt, err := o.filters.filter()
 	if err != nil {
 		return err
 	}
-	newInfo, newGroups, err := groupFile(cmd, newPath, opts, o.quiet)
+	opts := dedupe.Options{By: by}
+	oldInfo, oldGroups, err := groupFile(cmd, oldPath, opts, flt, o.quiet)
+	if err != nil {
+		return err
+	}
+	newInfo, newGroups, err := groupFile(cmd, newPath, opts, flt, o.quiet)
 	if err != nil {
 		return err
 	}
@@ -120,13 +129,13 @@ func diffWriter(format string) (func(io.Writer, dedupe.DiffReport) error, error)
 
 // groupFile reads the first dump of a file (or standard input for "-")
 // and groups it.
-func groupFile(cmd *cobra.Command, name string, opts dedupe.Options, quiet bool) (dedupe.DumpInfo, []*stack.Group, error) {
+func groupFile(cmd *cobra.Command, name string, opts dedupe.Options, flt *filter.Filter, quiet bool) (dedupe.DumpInfo, []*stack.Group, error) {
 	src, count, closeIn, err := openTracked(cmd, name, quiet)
 	if err != nil {
 		return dedupe.DumpInfo{}, nil, err
 	}
 	defer closeIn()
-	rd := formats.NewReader(src, formats.ReadOptions{ReuseRoutines: true, Progress: count})
+	rd, filtered := filterInput(flt, formats.NewReader(src, formats.ReadOptions{ReuseRoutines: true, Progress: count}))
 	d, groups, err := dedupe.GroupNext(rd, opts, func(pe *stack.ParseError) {
 		fmt.Fprintf(cmd.ErrOrStderr(), "stackdump: warning: %s: %v\n", displayName(name), pe)
 	})
@@ -139,6 +148,7 @@ func groupFile(cmd *cobra.Command, name string, opts dedupe.Options, quiet bool)
 	if d.Truncated {
 		fmt.Fprintf(cmd.ErrOrStderr(), "stackdump: warning: %s: the dump is truncated; counts may be low\n", displayName(name))
 	}
+	filtered.note(cmd.ErrOrStderr(), displayName(name))
 	warnMoreDumps(cmd.ErrOrStderr(), displayName(name), rd, d.Truncated)
 	return dedupe.DumpInfo{Name: name, Kind: d.Source.Kind}, groups, nil
 }
@@ -148,7 +158,7 @@ func groupFile(cmd *cobra.Command, name string, opts dedupe.Options, quiet bool)
 // dumps; diff compares the first". A read error past the first dump ends
 // the count and is named, as the first dump is still compared; one that
 // cut the first dump (truncated) was already reported.
-func warnMoreDumps(w io.Writer, name string, rd *formats.Reader, truncated bool) {
+func warnMoreDumps(w io.Writer, name string, rd stack.DumpSource, truncated bool) {
 	n := 1
 	var err error
 	for {

@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/stackdump/stackdump/dedupe"
+	"github.com/stackdump/stackdump/filter"
 	"github.com/stackdump/stackdump/formats"
 	"github.com/stackdump/stackdump/formats/output"
 	"github.com/stackdump/stackdump/report"
@@ -23,6 +24,7 @@ type reportOptions struct {
 	title     string
 	maxGroups int
 	series    int
+	filters   filterFlags
 }
 
 func newReportCommand() *cobra.Command {
@@ -39,7 +41,9 @@ a chart of states, a flame graph of the groups' stacks, the groups themselves,
 largest first, with their stacks, states, wait times, labels and links to the
 group of their creator, and a filter box. Several dumps (several FILEs, or a
 file holding several dumps) add a timeline of the largest groups' counts, in
-the order given, and a picker to switch between the dumps.`,
+the order given, and a picker to switch between the dumps.
+
+` + filterHelp,
 		Example: `  stackdump report goroutines.txt -o report.html
   stackdump report before.txt during.txt after.txt -o leak.html
   curl -s localhost:6060/debug/pprof/goroutine?debug=2 | stackdump report - -o now.html`,
@@ -55,6 +59,7 @@ the order given, and a picker to switch between the dumps.`,
 	f.StringVar(&o.title, "title", "", "page title (default from the first file's name)")
 	f.IntVar(&o.maxGroups, "max-groups", report.DefaultMaxGroups, "groups per dump the page lists, largest first; the rest are counted")
 	f.IntVar(&o.series, "series", report.DefaultSeries, "groups the timeline of several dumps follows")
+	o.filters.add(cmd)
 	return cmd
 }
 
@@ -78,11 +83,15 @@ func runReport(cmd *cobra.Command, files []string, o reportOptions) error {
 	if err := checkOutput(o.output); err != nil {
 		return err
 	}
+	flt, err := o.filters.filter()
+	if err != nil {
+		return err
+	}
 	table := stack.NewTable() // frames shared by every dump
 	var inputs []report.Input
 	var readErr error
 	for _, name := range files {
-		in, err := readReportInput(cmd, name, by, table, o.quiet)
+		in, err := readReportInput(cmd, name, by, table, flt, o.quiet)
 		inputs = append(inputs, in...)
 		if err != nil {
 			// Write the page of what was read before the error, then fail.
@@ -111,15 +120,16 @@ func runReport(cmd *cobra.Command, files []string, o reportOptions) error {
 }
 
 // readReportInput reads and groups every dump of one file.
-func readReportInput(cmd *cobra.Command, name string, by dedupe.By, table *stack.Table, quiet bool) ([]report.Input, error) {
+func readReportInput(cmd *cobra.Command, name string, by dedupe.By, table *stack.Table, flt *filter.Filter, quiet bool) ([]report.Input, error) {
 	src, count, closeIn, err := openTracked(cmd, name, quiet)
 	if err != nil {
 		return nil, err
 	}
 	defer closeIn()
-	inputs, err := report.Read(src, displayName(name), report.ReadOptions{
-		Format: formats.ReadOptions{Table: table, Progress: count},
-		Group:  dedupe.Options{By: by},
+	rd, filtered := filterInput(flt, formats.NewReader(src, formats.ReadOptions{Table: table, Progress: count}))
+	defer filtered.note(cmd.ErrOrStderr(), displayName(name))
+	inputs, err := report.ReadFrom(rd, displayName(name), report.ReadOptions{
+		Group: dedupe.Options{By: by},
 		OnWarning: func(pe *stack.ParseError) {
 			fmt.Fprintf(cmd.ErrOrStderr(), "stackdump: warning: %s: %v\n", displayName(name), pe)
 		},

@@ -77,7 +77,9 @@ the number of snapshots.
 Exit status: 0 when every target gave at least one snapshot; 1 when any
 target gave none (unreachable, 404, not a dump), even if others succeeded,
 and for bad flags; 130 or 143 when Ctrl-C or SIGTERM ended it (after the
-final report).`,
+final report).
+
+` + filterHelp,
 		Example: `  stackdump watch localhost:6060 --every 30s -o snapshots/ --keep 20
   stackdump watch http://svc:6060 --every 5s --count 12 --json | jq .suspects
   stackdump watch --targets hosts.txt --concurrency 50 --every 1m --metrics :9464
@@ -101,6 +103,7 @@ final report).`,
 	f.StringVar(&o.targetsFile, "targets", "", "read targets from `FILE`, one per line (# comments allowed)")
 	f.IntVar(&o.concurrency, "concurrency", 8, "targets captured at once")
 	f.StringVar(&o.metrics, "metrics", "", "serve Prometheus metrics at http://`ADDR`/metrics (e.g. :9464)")
+	o.filters.add(cmd)
 	return cmd
 }
 
