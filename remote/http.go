@@ -432,6 +432,9 @@ func openHTTP(ctx context.Context, t Target, opts Options) (*Stream, error) {
 		if opts.Mode == ModeLeak && errors.As(err, &he) && he.Status == http.StatusNotFound {
 			return nil, fmt.Errorf("%w (%w)", ErrNoLeakProfile, err)
 		}
+		if opts.Mode == ModeTrace && t.Kind == TargetPprof && errors.As(err, &he) && he.Status == http.StatusNotFound {
+			return nil, &noTraceError{he}
+		}
 		failed = append(failed, err)
 		if !retry || attempt >= max(opts.Retries, 0) {
 			break
@@ -473,7 +476,7 @@ func getOnce(ctx context.Context, client *http.Client, t Target, dumpURL string,
 	if err != nil {
 		cancel()
 		if ctx.Err() != nil {
-			return nil, false, fmt.Errorf("capture interrupted (%w)", ctx.Err())
+			return nil, false, interruptedError{ctx.Err()}
 		}
 		if errors.Is(err, ErrRedirectLoop) {
 			var ue *url.Error
@@ -483,7 +486,10 @@ func getOnce(ctx context.Context, client *http.Client, t Target, dumpURL string,
 			return nil, false, err
 		}
 		ce := newConnError(t, dumpURL, err, opts)
-		return nil, !ce.timeout, ce
+		if ce.closedTLS && speaksPlainHTTP(ctx, ce.addr, opts.ConnectTimeout) {
+			ce.plainHTTP()
+		}
+		return nil, !ce.timeout && !ce.wrongProtocol, ce
 	}
 	if resp.StatusCode/100 != 2 {
 		head, _ := io.ReadAll(io.LimitReader(resp.Body, 512))

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -255,15 +256,27 @@ func runCapture(cmd *cobra.Command, args []string, o captureOptions) error {
 	if jobs[0].path == "" {
 		summaryTo = cmd.ErrOrStderr() // the dump itself is on stdout
 	}
+	interrupted := ctx.Err() != nil
 	for _, r := range results {
 		if r.err != nil {
 			failed++
-			fmt.Fprintf(cmd.ErrOrStderr(), "stackdump: %s: %v\n", r.job.target, r.err)
+			if !interrupted { // the interrupt ended them: said once below
+				fmt.Fprintf(cmd.ErrOrStderr(), "stackdump: %s: %v\n", r.job.target, r.err)
+			}
 			continue
 		}
 		if !o.quiet {
 			writeCaptureSummary(summaryTo, r)
 		}
+	}
+	if interrupted {
+		// main exits 130 or 143; no partial file was published.
+		msg := "interrupted"
+		if len(jobs) > 1 {
+			msg = fmt.Sprintf("interrupted: %d of %s captured", len(jobs)-failed, words.Count(len(jobs), "target"))
+		}
+		fmt.Fprintln(cmd.ErrOrStderr(), "stackdump:", msg)
+		return exitError{code: 1}
 	}
 	if failed > 0 {
 		return exitError{code: 1, err: fmt.Errorf("%d of %s failed", failed, words.Count(len(jobs), "target"))}
@@ -475,8 +488,10 @@ func snapshotName(t remote.Target, at time.Time, f output.Format, c output.Compr
 	switch {
 	case t.URL != nil:
 		name = t.URL.Host
-	case t.Kind == remote.TargetGops:
+	case t.Kind == remote.TargetGops && t.Addr != "":
 		name = "gops-" + t.Addr
+	case t.Kind == remote.TargetGops:
+		name = "gops-pid" + strconv.Itoa(t.PID)
 	}
 	name = strings.Trim(unsafeName.ReplaceAllString(name, "_"), "_")
 	return name + "-" + at.Format("20060102T150405.000Z") + output.Extension(f, c)

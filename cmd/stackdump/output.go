@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
+	"os"
 	"runtime"
 
 	"github.com/stackdump/stackdump/formats/output"
@@ -23,6 +25,11 @@ import (
 // dump cut short), which is published as any output, and then its error
 // is returned.
 func writeTo(path string, w io.Writer, comp output.Compression, write func(io.Writer) error) error {
+	return outputFailure(path, writeOutput(path, w, comp, write))
+}
+
+// writeOutput is writeTo without the rewording of output errors.
+func writeOutput(path string, w io.Writer, comp output.Compression, write func(io.Writer) error) error {
 	if path == "" || path == "-" {
 		out, err := newOutput(w, comp)
 		if err != nil {
@@ -55,7 +62,7 @@ func writeTo(path string, w io.Writer, comp output.Compression, write func(io.Wr
 		return err
 	}
 	if err := out.Close(); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
+		return err
 	}
 	if err := f.Commit(); err != nil {
 		return err
@@ -64,6 +71,31 @@ func writeTo(path string, w io.Writer, comp output.Compression, write func(io.Wr
 		return kept.err
 	}
 	return nil
+}
+
+// outputFailure says err, when it is a failure to write the output path
+// ("" or "-": standard output), in one clause: "writing /dev/full: no
+// space left on device", where the os package's error and its wrappers
+// said "write /dev/full: write /dev/full: no space left on device". Other
+// errors (the input's) are returned as they are.
+func outputFailure(path string, err error) error {
+	var pe *fs.PathError
+	if err == nil || !errors.As(err, &pe) {
+		return err
+	}
+	name := path
+	switch {
+	case (path == "" || path == "-") && pe.Path == os.Stdout.Name():
+		name = "standard output"
+	case pe.Path == path:
+	default:
+		return err // a file of the input
+	}
+	var kept keptError
+	if errors.As(err, &kept) {
+		return err // the input's error after a partial result
+	}
+	return fmt.Errorf("writing %s: %w", name, pe.Err)
 }
 
 // keptError is an input's error after which what write wrote is the
