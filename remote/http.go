@@ -219,6 +219,10 @@ type Stream struct {
 	URL string
 	// ContentType is the answer's Content-Type, when there was one.
 	ContentType string
+	// Fallback, when not empty, says why what was asked for first did not
+	// give the dump, and URL gave it instead: a JVM without
+	// Thread.dump_to_file (before JDK 21) asked for with Options.JVMJSON.
+	Fallback string
 	closer      func() error
 	// fromEndpoint is set when the answer carries endpointHeader, which
 	// stackdump's endpoint sets on every dump it sends.

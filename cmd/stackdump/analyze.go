@@ -135,6 +135,9 @@ func runAnalyze(cmd *cobra.Command, files []string, o analyzeOptions) error {
 	for _, name := range files {
 		s, err := summarizeFile(cmd, name, opts, flt, o.quiet)
 		summaries = append(summaries, s...)
+		if len(s) > 0 {
+			err = keepCut(cmd.ErrOrStderr(), err) // the rule for cut input (inputcut.go)
+		}
 		if err != nil {
 			// Show what was read before the error, then fail.
 			write(summaries)

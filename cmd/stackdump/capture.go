@@ -209,8 +209,10 @@ type captureJob struct {
 	// fullPauseWarning, what it will cost, and after one replaced by the
 	// pause budget what replaced it (capture; watch says it in its table).
 	announce bool
-	// Progress counters, read by the progress display.
+	// Progress counters, read by the progress display; written counts
+	// the bytes of the output (compressed), for the summary.
 	received atomic.Int64
+	written  atomic.Int64
 	routines atomic.Int64
 	done     atomic.Bool
 }
@@ -421,13 +423,16 @@ func captureTarget(ctx context.Context, job *captureJob) (res captureResult) {
 				job.target, words.Count(goroutines, "goroutine"), predicted.Round(10*time.Millisecond), cost)
 		}
 	}
-	res.err = writeTo(job.path, job.stdout, job.comp, func(w io.Writer) error {
+	res.err = writeToCounting(job.path, job.stdout, job.comp, &job.written, func(w io.Writer) error {
 		doc, err := remote.OpenDocument(ctx, job.target, ropts, formats.ReadOptions{ReuseRoutines: true})
 		if err != nil {
 			return err
 		}
 		defer doc.Close()
 		res.overBudget, res.noDetail, res.fullPredicted, res.goroutines = doc.OverBudget, doc.NoDetail, doc.FullPredicted, doc.Goroutines
+		if doc.Fallback != "" && job.announce {
+			fmt.Fprintf(job.stderr, "stackdump: %s: %s; wrote `%s` instead\n", job.target, doc.Fallback, doc.URL)
+		}
 		if doc.OverBudget && job.announce {
 			how := "every goroutine from the execution-trace snapshot " + doc.URL
 			if !slices.Contains(doc.Methods, string(remote.ModeTrace)) {

@@ -106,6 +106,9 @@ func runConvert(cmd *cobra.Command, in string, o convertOptions) error {
 		var oe outputError
 		if err != nil && !errors.As(err, &oe) {
 			err = fmt.Errorf("%s: %w", displayName(in), err)
+			if len(written) > 0 && cutInput(err) {
+				return keepCut(cmd.ErrOrStderr(), err) // the rule for cut input (inputcut.go)
+			}
 			if len(written) > 0 {
 				// Bad input: the dumps read before it (the last one
 				// marked truncated) are the result to keep.

@@ -101,18 +101,29 @@ func runDiff(cmd *cobra.Command, oldPath, newPath string, o diffOptions) error {
 		return err
 	}
 	opts := dedupe.Options{By: by}
+	// Damage past the first dump of an input is reported after the diff
+	// of the first dumps is written (the rule for bad input, inputcut.go).
+	var damaged []error
 	oldInfo, oldGroups, err := groupFile(cmd, oldPath, opts, flt, o.quiet)
-	if err != nil {
+	if err = damage(err, &damaged); err != nil {
 		return err
 	}
 	newInfo, newGroups, err := groupFile(cmd, newPath, opts, flt, o.quiet)
-	if err != nil {
+	if err = damage(err, &damaged); err != nil {
 		return err
+	}
+	if jvmKind(oldInfo.Kind) != jvmKind(newInfo.Kind) {
+		// Goroutines and JVM threads share no stack: every group would
+		// be "new" and "gone", a diff that says nothing true.
+		return fmt.Errorf("%s is %s and %s is %s: a Go process's goroutines and a JVM's threads have no stack in common; diff two dumps of the same kind of process", displayName(oldPath), processKind(oldInfo.Kind), displayName(newPath), processKind(newInfo.Kind))
 	}
 	rep := dedupe.DiffReport{Result: dedupe.Diff(oldGroups, newGroups), By: by, Old: oldInfo, New: newInfo}
 	err = writeTo(out, cmd.OutOrStdout(), comp, func(w io.Writer) error { return write(w, rep) })
 	if err != nil {
 		return err
+	}
+	if len(damaged) > 0 {
+		return errors.Join(damaged...)
 	}
 	return growthError(rep.Result, o.failOnGrowth)
 }
@@ -149,16 +160,50 @@ func groupFile(cmd *cobra.Command, name string, opts dedupe.Options, flt *filter
 		fmt.Fprintf(cmd.ErrOrStderr(), "stackdump: warning: %s: the dump is truncated; counts may be low\n", displayName(name))
 	}
 	filtered.note(cmd.ErrOrStderr(), displayName(name))
-	warnMoreDumps(cmd.ErrOrStderr(), displayName(name), rd, d.Truncated)
-	return dedupe.DumpInfo{Name: name, Kind: d.Source.Kind}, groups, nil
+	info := dedupe.DumpInfo{Name: name, Kind: d.Source.Kind}
+	if err := warnMoreDumps(cmd.ErrOrStderr(), displayName(name), rd, d.Truncated); err != nil {
+		return info, groups, damagedInput{err}
+	}
+	return info, groups, nil
+}
+
+// jvmKind reports whether k is a JVM thread dump's.
+func jvmKind(k stack.Kind) bool { return k == stack.KindJVMText || k == stack.KindJVMJSON }
+
+// processKind names what a dump of kind k is of, for messages.
+func processKind(k stack.Kind) string {
+	if jvmKind(k) {
+		return "a JVM thread dump (" + string(k) + ")"
+	}
+	return "a Go goroutine dump (" + string(k) + ")"
+}
+
+// damagedInput is an input's damage found after the dump diff compares:
+// the diff is written, then the command fails with it.
+type damagedInput struct{ err error }
+
+func (e damagedInput) Error() string { return e.err.Error() }
+func (e damagedInput) Unwrap() error { return e.err }
+
+// damage moves err to *damaged when it is a damagedInput, and returns
+// err otherwise.
+func damage(err error, damaged *[]error) error {
+	var d damagedInput
+	if errors.As(err, &d) {
+		*damaged = append(*damaged, d.err)
+		return nil
+	}
+	return err
 }
 
 // warnMoreDumps counts the dumps rd holds after the first, which diff
 // does not compare, and says so on w when there are any: "A holds 3
 // dumps; diff compares the first". A read error past the first dump ends
 // the count and is named, as the first dump is still compared; one that
-// cut the first dump (truncated) was already reported.
-func warnMoreDumps(w io.Writer, name string, rd stack.DumpSource, truncated bool) {
+// cut the first dump (truncated) was already reported. Damage (a read
+// error that is not the input's end, inputcut.go) is returned, naming
+// the input.
+func warnMoreDumps(w io.Writer, name string, rd stack.DumpSource, truncated bool) error {
 	n := 1
 	var err error
 	for {
@@ -166,6 +211,9 @@ func warnMoreDumps(w io.Writer, name string, rd stack.DumpSource, truncated bool
 			break
 		}
 		n++
+	}
+	if err != io.EOF && !cutInput(err) {
+		return fmt.Errorf("%s: %w", name, err)
 	}
 	switch {
 	case err == io.EOF && n > 1:
@@ -175,6 +223,7 @@ func warnMoreDumps(w io.Writer, name string, rd stack.DumpSource, truncated bool
 	case err != io.EOF && !truncated:
 		fmt.Fprintf(w, "stackdump: warning: %s: after the first dump, %v; diff compares the first\n", name, err)
 	}
+	return nil
 }
 
 // growthError is the exit status 3 error when a group grew by limit or

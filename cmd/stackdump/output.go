@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"runtime"
+	"sync/atomic"
 
 	"github.com/stackdump/stackdump/formats/output"
 	"github.com/stackdump/stackdump/internal/atomicfile"
@@ -25,13 +26,26 @@ import (
 // dump cut short), which is published as any output, and then its error
 // is returned.
 func writeTo(path string, w io.Writer, comp output.Compression, write func(io.Writer) error) error {
-	return outputFailure(path, writeOutput(path, w, comp, write))
+	return outputFailure(path, writeOutput(path, w, comp, nil, write))
 }
 
-// writeOutput is writeTo without the rewording of output errors.
-func writeOutput(path string, w io.Writer, comp output.Compression, write func(io.Writer) error) error {
+// writeToCounting is writeTo that counts in *written the bytes written
+// to path or w: compressed, what the file holds.
+func writeToCounting(path string, w io.Writer, comp output.Compression, written *atomic.Int64, write func(io.Writer) error) error {
+	return outputFailure(path, writeOutput(path, w, comp, written, write))
+}
+
+// writeOutput is writeTo without the rewording of output errors,
+// counting the bytes written in *written when not nil.
+func writeOutput(path string, w io.Writer, comp output.Compression, written *atomic.Int64, write func(io.Writer) error) error {
+	count := func(w io.Writer) io.Writer {
+		if written == nil || w == io.Discard {
+			return w
+		}
+		return countingWriter{w, written}
+	}
 	if path == "" || path == "-" {
-		out, err := newOutput(w, comp)
+		out, err := newOutput(count(w), comp)
 		if err != nil {
 			return err
 		}
@@ -53,7 +67,7 @@ func writeOutput(path string, w io.Writer, comp output.Compression, write func(i
 		return err
 	}
 	defer f.Abort()
-	out, err := newOutput(f, comp)
+	out, err := newOutput(count(f), comp)
 	if err != nil {
 		return err
 	}
@@ -96,6 +110,18 @@ func outputFailure(path string, err error) error {
 		return err // the input's error after a partial result
 	}
 	return fmt.Errorf("writing %s: %w", name, pe.Err)
+}
+
+// countingWriter counts the bytes written through it.
+type countingWriter struct {
+	w io.Writer
+	n *atomic.Int64
+}
+
+func (c countingWriter) Write(p []byte) (int, error) {
+	n, err := c.w.Write(p)
+	c.n.Add(int64(n))
+	return n, err
 }
 
 // keptError is an input's error after which what write wrote is the

@@ -93,6 +93,9 @@ func runReport(cmd *cobra.Command, files []string, o reportOptions) error {
 	for _, name := range files {
 		in, err := readReportInput(cmd, name, by, table, flt, o.quiet)
 		inputs = append(inputs, in...)
+		if len(in) > 0 {
+			err = keepCut(cmd.ErrOrStderr(), err) // the rule for cut input (inputcut.go)
+		}
 		if err != nil {
 			// Write the page of what was read before the error, then fail.
 			readErr = err

@@ -265,7 +265,14 @@ func eachDump(cmd *cobra.Command, name string, flt *filter.Filter, note bool, fn
 			return nil
 		}
 		if err != nil {
-			return fmt.Errorf("%s: %w", displayName(name), err)
+			err = fmt.Errorf("%s: %w", displayName(name), err)
+			if cutInput(err) { // the rule for cut input (inputcut.go): the dump read until the cut was added
+				if note {
+					keepCut(cmd.ErrOrStderr(), err)
+				}
+				return nil
+			}
+			return err
 		}
 	}
 }
