@@ -31,31 +31,14 @@ type analyzeOptions struct {
 func newAnalyzeCommand() *cobra.Command {
 	var o analyzeOptions
 	cmd := &cobra.Command{
-		Use:   "analyze FILE...",
-		Short: "Summarise dumps: states, largest groups, leaks, lock contention, creators",
-		Long: `analyze reads each FILE (any format stackdump reads, compressed or not; "-"
-for standard input), groups every dump in it by stack and prints one screen
-per dump: totals by state, the largest groups, the longest waits,
-goroutines the runtime marked (leaked), likely leaks (large groups parked on
-channels that do not look like a worker pool; with several dumps of one
-process, in the order given, a group that grew across them is the
-strongest evidence, one that fell is churn), lock contention by the code
-that waits, who started the live goroutines, and for JVM dumps deadlocks
-and the locks that block the most threads. Truncation and parse warnings
-are in the headline.
-
-The leak heuristic and every field of --json are described in
-docs/analyze.md.
-
-` + filterHelp,
-		Example: `  stackdump analyze goroutines.txt
-  curl -s 'localhost:6060/debug/pprof/goroutine?debug=2' | stackdump analyze -
-  stackdump analyze --json --top 20 dump.json.gz | jq '.dumps[0].likely_leaks'`,
+		Use:  "analyze FILE...",
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runAnalyze(cmd, args, o)
 		},
 	}
+	setHelp(cmd, analyzeHelp)
+	cmd.Long += "\n\n" + filterHelp
 	f := cmd.Flags()
 	f.BoolVar(&o.json, "json", false, "write the analysis as JSON (schema stackdump-analysis/v1)")
 	f.StringVarP(&o.output, "output", "o", "", "write to `FILE` (atomically) instead of standard output: .txt, or .json for JSON; .gz or .zst compress")

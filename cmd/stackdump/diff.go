@@ -30,32 +30,14 @@ type diffOptions struct {
 func newDiffCommand() *cobra.Command {
 	var o diffOptions
 	cmd := &cobra.Command{
-		Use:   "diff OLD NEW",
-		Short: "Compare two dumps group by group: what is new, gone, grown or shrunk",
-		Long: `diff groups the routines of two dumps by stack (see --by) and reports the
-groups that are new, gone, grown or shrunk, with their counts, deltas and
-percentages, largest change first, and the change of the total.
-
-OLD and NEW may be of any format stackdump reads, and of different ones: at
---by stack and --by func, groups of a debug=2 dump, a debug=1 dump and a
-pprof profile of the same code match. Either may be "-" for standard input.
-When a file holds several dumps, the first one is compared, and a warning on
-standard error says how many the file holds.
-
-With --fail-on-growth N, diff exits with status 3 when any group grew by N
-routines or more (a new group grew from 0), so that CI or a cron job can
-alert on a leak.
-
-` + filterHelp,
-		Example: `  stackdump diff before.txt after.txt
-  stackdump diff --by func v1.debug2.txt v2.debug2.txt
-  curl -s host:6060/debug/pprof/goroutine?debug=1 | stackdump diff baseline.txt -
-  stackdump diff --format json --fail-on-growth 100 old.pb.gz new.pb.gz`,
+		Use:  "diff OLD NEW",
 		Args: cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runDiff(cmd, args[0], args[1], o)
 		},
 	}
+	setHelp(cmd, diffHelp)
+	cmd.Long += "\n\n" + filterHelp
 	f := cmd.Flags()
 	f.StringVar(&o.by, "by", "stack", "similarity of grouped stacks: exact, stack or func")
 	f.StringVar(&o.format, "format", "", "output format: text or json (default from -o, else text)")

@@ -97,3 +97,32 @@ func TestOutputFull(t *testing.T) {
 		}
 	}
 }
+
+// TestReportWritesReportHTML: report without -o writes report.html in the
+// current directory and says where, instead of pouring HTML into the
+// terminal; -o - still writes standard output. Run as a child in a
+// directory of the test.
+func TestReportWritesReportHTML(t *testing.T) {
+	dir := t.TempDir()
+	dump, err := filepath.Abs(demoDump)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	cmd, stderr := interruptedChild(t, ctx, "report", dump)
+	cmd.Dir = dir
+	var stdout strings.Builder
+	cmd.Stdout = &stdout
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("%v\n%s", err, stderr)
+	}
+	fi, err := os.Stat(filepath.Join(dir, "report.html"))
+	if err != nil {
+		t.Fatalf("no report.html: %v", err)
+	}
+	want := "stackdump: wrote " + filepath.Join(dir, "report.html") + " (" + humanBytes(fi.Size()) + "): open it in a browser\n"
+	if stderr.String() != want || stdout.Len() != 0 {
+		t.Errorf("standard error %q, output %d bytes; want %q and nothing on standard output", stderr.String(), stdout.Len(), want)
+	}
+}

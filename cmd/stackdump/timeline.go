@@ -31,45 +31,14 @@ type timelineOptions struct {
 func newTimelineCommand() *cobra.Command {
 	var o timelineOptions
 	cmd := &cobra.Command{
-		Use:   "timeline DUMP...",
-		Short: "Follow snapshots of one process: stuck goroutines and threads, new and gone ids, busiest threads",
-		Long: `timeline reads dumps of one process taken one after another (repeated
-debug=2 captures, repeated jstack or jcmd Thread.print, a file with several
-kill -3 dumps) and reports:
-
-  - stuck routines: the same state and stack with no progress over the
-    longest run of consecutive snapshots ending at the last one (CPU time
-    that advanced, a running goroutine or a wait that restarted is
-    progress; wait minutes growing with the clock are not), with how long
-    at least (from the capture times and the runtime's wait minutes);
-  - housekeeping apart, folded into one line unless --housekeeping: JVM
-    threads without a Java stack (GC, compiler, VM Thread), threads and
-    goroutines whose every frame is the runtime's or the standard
-    library's (Reference Handler, Finalizer, net/http's idle connections)
-    and idle pool workers parked in their pool's getTask;
-  - for each snapshot, the ids that are new and those that went away;
-  - for JVM threads (matched by id, tid, nid and name), the CPU time each used
-    between snapshots (cpu=…ms), busiest first;
-  - the largest groups of identical stacks over time, ranked by their
-    peak, with their count in each snapshot.
-
-Snapshots are taken in the order of their capture times when every dump
-has one (JVM dumps, stackdump JSON, pprof), else in argument order (and in
-file order within a file). Files given out of capture order are read a
-second time, in order; standard input ("-") is read once, so its dumps
-must come in order. docs/fleet.md describes the rules and --json
-(schema stackdump-timeline/v1).
-
-` + filterHelp,
-		Example: `  for i in 1 2 3; do curl -s 'host:6060/debug/pprof/goroutine?debug=2' > g$i.txt; sleep 30; done
-  stackdump timeline g1.txt g2.txt g3.txt
-  for i in 1 2 3; do jcmd $PID Thread.print > t$i.txt; sleep 10; done; stackdump timeline t*.txt
-  stackdump timeline --json kill3.log | jq '.stuck[] | {count, state, frame}'`,
+		Use:  "timeline DUMP...",
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runTimeline(cmd, args, o)
 		},
 	}
+	setHelp(cmd, timelineHelp)
+	cmd.Long += "\n\n" + filterHelp
 	f := cmd.Flags()
 	f.BoolVar(&o.json, "json", false, "write the timeline as JSON (schema stackdump-timeline/v1)")
 	f.IntVar(&o.top, "top", analyze.DefaultTop, "busiest threads and groups to list")
