@@ -85,8 +85,8 @@ func deep(n int, release chan struct{}) {
 
 func TestRunOnFailure(t *testing.T) {
 	var out strings.Builder
-	defer func(w func() io.Writer) { stderr = w }(stderr)
-	stderr = func() io.Writer { return &out }
+	defer func(w io.Writer) { stderr = w }(stderr)
+	stderr = &out
 	stop := parked(1, blockedRecv)
 	defer stop()
 	var code int
