@@ -122,22 +122,3 @@ func TestRunOnFailure(t *testing.T) {
 		t.Errorf("Find(Cleanup) = %v, want goleak's error", err)
 	}
 }
-
-func TestIsRuntimeInternal(t *testing.T) {
-	for fn, want := range map[string]bool{
-		"runtime.gopark":                   true,
-		"runtime.selectgo":                 true,
-		"internal/runtime/maps.(*Map).Get": true,
-		"runtime.Gosched":                  false, // exported: printed at every level
-		"runtime.GC":                       false,
-		"runtime":                          false,
-		"runtime.":                         false,
-		"internal/poll.runtime_pollWait":   false,
-		"sync.runtime_SemacquireMutex":     false,
-		"main.runtime":                     false,
-	} {
-		if got := isRuntimeInternal(fn); got != want {
-			t.Errorf("isRuntimeInternal(%q) = %v, want %v", fn, got, want)
-		}
-	}
-}
