@@ -1,7 +1,6 @@
 package dumper
 
 import (
-	"bufio"
 	"context"
 	"fmt"
 	"io"
@@ -15,6 +14,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/stackdump/stackdump/internal/livechild"
 )
 
 // TestREADMEServiceLines builds the README's "Inside a Go service" lines,
@@ -238,28 +239,5 @@ func startReadmeProgram(t *testing.T, src, godebug string) string {
 	if godebug != "" {
 		cmd.Env = append(os.Environ(), "GODEBUG="+godebug)
 	}
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		stdin.Close()
-		cmd.Wait()
-	})
-	line, err := bufio.NewReader(stdout).ReadString('\n')
-	addr, ok := strings.CutPrefix(strings.TrimSpace(line), "listening ")
-	if !ok {
-		cmd.Wait()
-		t.Fatalf("the README's lines did not start serving: %q %v\n%s\n%s", line, err, stderr.String(), src)
-	}
-	return "http://" + addr
+	return livechild.StartCommand(ctx, t, cmd, "the README's service lines").URL
 }

@@ -223,7 +223,7 @@ type Stream struct {
 	// give the dump, and URL gave it instead: a JVM without
 	// Thread.dump_to_file (before JDK 21) asked for with Options.JVMJSON.
 	Fallback string
-	closer      func() error
+	closer   func() error
 	// fromEndpoint is set when the answer carries endpointHeader, which
 	// stackdump's endpoint sets on every dump it sends.
 	fromEndpoint bool

@@ -16,7 +16,7 @@ func TestHelpLeadsWithExamples(t *testing.T) {
 		if c.Hidden || c.Name() == "help" || c.Name() == "completion" || c.Name() == "version" {
 			continue
 		}
-		out, _, err := runCLI(t, strings.Fields(c.CommandPath()+" --help")[1:]...)
+		out, _, err := runCLI(t, strings.Fields(c.CommandPath() + " --help")[1:]...)
 		if err != nil {
 			t.Fatalf("%s --help: %v", c.CommandPath(), err)
 		}
