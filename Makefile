@@ -17,8 +17,13 @@ XEXP_MOD  := internal/tracesnap/testdata/xexp.mod
 
 all: build
 
+# The commit goes in by -ldflags too, for the builds go build does not stamp
+# (a git worktree, GOFLAGS=-buildvcs=false): stackdump --version names it.
+COMMIT    := $(shell git rev-parse HEAD 2>/dev/null)
+DIRTY     := $(if $(shell git status --porcelain 2>/dev/null | head -c1),true,false)
+
 build:
-	cd $(CLI) && $(GO) build -o ../../$(BIN) .
+	$(GO) build -C $(CLI) -ldflags "-X main.commit=$(COMMIT) -X main.dirty=$(DIRTY)" -o $(abspath $(BIN)) .
 
 # go vet of every module (bench/ is built by it), and gofmt.
 vet:

@@ -4,7 +4,6 @@ import (
 	"context"
 
 	"github.com/stackdump/stackdump/dedupe"
-	"github.com/stackdump/stackdump/formats"
 	"github.com/stackdump/stackdump/stack"
 )
 
@@ -20,12 +19,13 @@ type StreamOptions struct {
 	OnWarning func(*stack.ParseError)
 }
 
-// SummarizeNext reads the next dump of rd, grouping and analysing its
+// SummarizeNext reads the next dump of rd (a formats.Reader, or a stage
+// in front of one such as package filter's Source), grouping and analysing its
 // routines as they stream by, and returns its summary and groups. Memory
 // follows the dump's distinct stacks, not its routines. It returns io.EOF
 // when rd holds no more dumps, and the error that stopped reading
 // otherwise (with the summary of what was read when there is one).
-func SummarizeNext(rd *formats.Reader, opts StreamOptions) (*Summary, []*stack.Group, error) {
+func SummarizeNext(rd stack.DumpSource, opts StreamOptions) (*Summary, []*stack.Group, error) {
 	a := NewAnalyzer(opts.Options)
 	g := dedupe.GroupThrough(stack.RoutineFunc(a.Add), opts.Group)
 	p := stack.Pipeline{Source: rd, Encoder: g, OnWarning: opts.OnWarning}

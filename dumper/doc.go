@@ -32,7 +32,7 @@
 //
 // [Handler] is an http.Handler to mount where you choose:
 //
-//	mux.Handle("/debug/stackdump", dumper.Handler(dumper.HandlerOptions{
+//	mux.Handle("GET /debug/stackdump", dumper.Handler(dumper.HandlerOptions{
 //		Authorize: isAdmin,
 //	}))
 //
@@ -43,7 +43,8 @@
 // docs/endpoint.md lists them); HandlerOptions set the defaults and the
 // bounds no request can pass (trace window, leak bound, rate, auth).
 // [GoroutineHandler] is a drop-in for net/http/pprof's goroutine handler.
-// Nothing is registered on import.
+// Nothing is registered on import; [Register] mounts both at their usual
+// paths, with method patterns that live beside net/http/pprof's.
 //
 // # Files
 //

@@ -31,9 +31,12 @@ import (
 //     warns), and the [TruncatedTrailer] trailer is "true" ("false" when
 //     complete).
 //
-// Unlike net/http/pprof it registers nothing on import:
+// Unlike net/http/pprof it registers nothing on import. Mount it with the
+// method in the pattern, which lives beside net/http/pprof's "GET
+// /debug/pprof/" (a plain "/debug/pprof/goroutine" makes the mux panic), or
+// with [Register]:
 //
-//	mux.Handle("/debug/pprof/goroutine", dumper.GoroutineHandler())
+//	mux.Handle("GET /debug/pprof/goroutine", dumper.GoroutineHandler())
 func GoroutineHandler() http.Handler { return goroutineHandler{} }
 
 type goroutineHandler struct{}

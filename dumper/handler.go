@@ -72,7 +72,7 @@ type HandlerOptions struct {
 // calling process on each GET and writes it in the requested format. Mount
 // it where you like, behind your own authentication:
 //
-//	mux.Handle("/debug/stackdump", dumper.Handler(dumper.HandlerOptions{}))
+//	mux.Handle("GET /debug/stackdump", dumper.Handler(dumper.HandlerOptions{}))
 //
 // # Parameters
 //

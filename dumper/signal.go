@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"log"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -14,6 +15,7 @@ import (
 	"time"
 
 	"github.com/stackdump/stackdump/formats/output"
+	"github.com/stackdump/stackdump/internal/atomicfile"
 )
 
 // DefaultKeep is how many dump files OnSignal keeps when SignalOptions.Keep is zero.
@@ -33,8 +35,10 @@ type SignalOptions struct {
 	// kept: after each dump the oldest beyond Keep are removed, whichever
 	// process wrote them. Zero means DefaultKeep; negative keeps all.
 	Keep int
-	// OnError, when not nil, is told about each dump or cleanup that
-	// failed; the handler carries on with the next signal.
+	// OnError is told about each dump or cleanup that failed; the handler
+	// carries on with the next signal. When nil, failures are logged
+	// through the standard logger (log.Printf: standard error unless the
+	// program sent it elsewhere); func(error) {} silences them.
 	OnError func(error)
 	// OnDump, when not nil, is told the path of each dump written, once
 	// older dumps were pruned.
@@ -46,9 +50,22 @@ type SignalOptions struct {
 // called. Signals that arrive while a dump is being written are merged into
 // one more dump. stop waits for a dump in progress to end.
 //
-//	stop := dumper.OnSignal(ctx, syscall.SIGUSR1, "/var/tmp/dumps", dumper.SignalOptions{Keep: 5})
+// The directory must exist: OnSignal does not create it (a mistyped path
+// would otherwise make directories, as root on some machines). It checks
+// at once that a dump can be written there and returns the error when
+// not (a missing directory, a file, a read-only one), so that the mistake
+// shows at start-up rather than when someone sends the signal during an
+// incident. The handler is installed all the same, and stop must still be
+// called: a signal the process does not handle would kill it (SIGUSR1's
+// default action), and the directory may appear later. A dump that fails
+// then is told to OnError (logged when nil).
+//
+//	stop, err := dumper.OnSignal(ctx, syscall.SIGUSR1, "/var/tmp/dumps", dumper.SignalOptions{Keep: 5})
+//	if err != nil {
+//		log.Printf("goroutine dumps on SIGUSR1: %v", err)
+//	}
 //	defer stop()
-func OnSignal(ctx context.Context, sig os.Signal, dir string, opts SignalOptions) (stop func()) {
+func OnSignal(ctx context.Context, sig os.Signal, dir string, opts SignalOptions) (stop func(), err error) {
 	if opts.Prefix == "" {
 		opts.Prefix = "stackdump"
 	}
@@ -67,13 +84,22 @@ func OnSignal(ctx context.Context, sig os.Signal, dir string, opts SignalOptions
 	}
 	// The file name's extension is made from Format and Compression, so
 	// they are spelled as the extension needs ("JSON" is json); one that
-	// names nothing is left for WriteFile to report through OnError.
+	// names nothing is returned, and WriteFile reports it on each signal.
+	var errs []error
 	if f, err := output.ParseFormat(string(opts.File.Format)); err == nil {
 		opts.File.Format = f
+	} else {
+		errs = append(errs, fmt.Errorf("dumper.OnSignal: %w", err))
 	}
 	if c, err := output.ParseCompression(string(opts.File.Compression)); err == nil {
 		opts.File.Compression = c
+	} else {
+		errs = append(errs, fmt.Errorf("dumper.OnSignal: %w", err))
 	}
+	if opts.OnError == nil {
+		opts.OnError = logSignalError
+	}
+	err = errors.Join(append(errs, checkDumpDir(dir, opts))...)
 	ctx, cancel := context.WithCancel(ctx)
 	ch := make(chan os.Signal, 1)
 	signal.Notify(ch, sig)
@@ -86,7 +112,7 @@ func OnSignal(ctx context.Context, sig os.Signal, dir string, opts SignalOptions
 			case <-ctx.Done():
 				return
 			case <-ch:
-				dumpOnSignal(ctx, dir, &opts)
+				dumpOnSignal(ctx, sig, dir, &opts)
 			}
 		}
 	}()
@@ -96,21 +122,47 @@ func OnSignal(ctx context.Context, sig os.Signal, dir string, opts SignalOptions
 			cancel()
 			<-done
 		})
+	}, err
+}
+
+// checkDumpDir reports why a dump could not be written into dir: a
+// missing directory, a file in its place, or one where a file cannot be
+// created (checked by creating and removing a temporary file).
+func checkDumpDir(dir string, opts SignalOptions) error {
+	fi, err := os.Stat(dir)
+	if err == nil && !fi.IsDir() {
+		err = fmt.Errorf("%s is not a directory", dir)
 	}
+	if err == nil {
+		err = atomicfile.Check(filepath.Join(dir, dumpName(opts)))
+	}
+	if err != nil {
+		return fmt.Errorf("dumper.OnSignal: dumps cannot be written into %s: %w", dir, err)
+	}
+	return nil
+}
+
+// logSignalError is SignalOptions.OnError when none is given.
+func logSignalError(err error) {
+	log.Printf("stackdump: %v", err)
+}
+
+// dumpName is the file name of a dump written now.
+func dumpName(opts SignalOptions) string {
+	return fmt.Sprintf("%s-%s-%d%s", opts.Prefix, time.Now().UTC().Format("20060102-150405.000000"),
+		os.Getpid(), output.Extension(opts.File.Format, opts.File.Compression))
 }
 
 // dumpOnSignal writes one dump and prunes old ones, reporting failures.
-func dumpOnSignal(ctx context.Context, dir string, opts *SignalOptions) {
+func dumpOnSignal(ctx context.Context, sig os.Signal, dir string, opts *SignalOptions) {
 	report := func(err error) {
-		if opts.OnError != nil && err != nil {
+		if err != nil {
 			opts.OnError(err)
 		}
 	}
-	name := fmt.Sprintf("%s-%s-%d%s", opts.Prefix, time.Now().UTC().Format("20060102-150405.000000"),
-		os.Getpid(), output.Extension(opts.File.Format, opts.File.Compression))
-	path := filepath.Join(dir, name)
+	path := filepath.Join(dir, dumpName(*opts))
 	if err := WriteFile(ctx, path, opts.File); err != nil {
-		report(fmt.Errorf("dump on signal: %w", err))
+		report(fmt.Errorf("goroutine dump on %v failed: %w", sig, err))
 		return
 	}
 	if opts.Keep > 0 {

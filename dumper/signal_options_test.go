@@ -20,11 +20,14 @@ func TestOnSignalFormatAnyCase(t *testing.T) {
 	dir := t.TempDir()
 	dumps := make(chan string, 1)
 	errs := make(chan error, 1)
-	stop := OnSignal(context.Background(), syscall.SIGUSR1, dir, SignalOptions{
+	stop, err := OnSignal(context.Background(), syscall.SIGUSR1, dir, SignalOptions{
 		File:    FileOptions{Format: "JSON", Compression: "ZSTD"},
 		OnDump:  func(p string) { dumps <- p },
 		OnError: func(err error) { errs <- err },
 	})
+	if err != nil {
+		t.Fatal(err)
+	}
 	defer stop()
 	if err := syscall.Kill(os.Getpid(), syscall.SIGUSR1); err != nil {
 		t.Fatal(err)
@@ -62,12 +65,15 @@ func TestOnSignalPrefixDirectory(t *testing.T) {
 	}
 	dumps := make(chan string, 1)
 	errs := make(chan error, 1)
-	stop := OnSignal(context.Background(), syscall.SIGUSR1, dir, SignalOptions{
+	stop, err := OnSignal(context.Background(), syscall.SIGUSR1, dir, SignalOptions{
 		Prefix:  "app/dump",
 		Keep:    2,
 		OnDump:  func(p string) { dumps <- p },
 		OnError: func(err error) { errs <- err },
 	})
+	if err != nil {
+		t.Fatal(err)
+	}
 	defer stop()
 	for i := range 4 {
 		if err := syscall.Kill(os.Getpid(), syscall.SIGUSR1); err != nil {

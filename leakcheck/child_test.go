@@ -4,6 +4,8 @@ import (
 	"errors"
 	"os"
 	"os/exec"
+	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 )
@@ -84,5 +86,45 @@ func checkChild(t *testing.T, toolchain string, proves bool) {
 	out, ok = goTest(t, toolchain, "main", "TestLeakAtMain")
 	if ok || !strings.Contains(out, "goleak: Errors on successful test run: found unexpected goroutines:\n1 goroutine in 1 group") {
 		t.Errorf("%s: VerifyTestMain did not fail the run:\n%s", toolchain, out)
+	}
+}
+
+// TestVerifyTestMainWritesToFD2 runs a real `go test -json` of a package
+// whose tests pass but leave a goroutine, with file descriptor 2
+// redirected into a file around VerifyTestMain (what a harness that
+// captures a test binary's standard error does). The report must be in
+// that file, as goleak's is: under -json the testing package points
+// os.Stderr at os.Stdout, and a report written to os.Stderr as it was then
+// went into the JSON stream instead.
+func TestVerifyTestMainWritesToFD2(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs a test binary")
+	}
+	if runtime.GOOS != "linux" {
+		t.Skip("redirects file descriptor 2 with dup3: Linux only")
+	}
+	goBin, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("no go command:", err)
+	}
+	fd2 := filepath.Join(t.TempDir(), "fd2.txt")
+	cmd := exec.Command(goBin, "test", "-json", "-count=1", "-run", "^TestLeakAtMain$", "./testdata/leaky")
+	cmd.Env = append(os.Environ(), "LEAKCHECK_CHILD=main", "LEAKCHECK_FD2="+fd2, "GOFLAGS=-mod=mod")
+	out, err := cmd.Output()
+	var exit *exec.ExitError
+	if !errors.As(err, &exit) {
+		t.Fatalf("go test -json of a package leaking at TestMain: %v, want a failure\n%s", err, out)
+	}
+	got, err := os.ReadFile(fd2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"goleak: Errors on successful test run: found unexpected goroutines:\n", "leaky.sendForever"} {
+		if !strings.Contains(string(got), want) {
+			t.Errorf("file descriptor 2 lacks %q:\n%s\n(go test -json wrote:\n%s)", want, got, out)
+		}
+	}
+	if strings.Contains(string(out), "goleak: Errors") {
+		t.Errorf("the report went into the JSON stream (standard output):\n%s", out)
 	}
 }

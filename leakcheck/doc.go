@@ -30,7 +30,9 @@
 //     cost of the leaks it documents.
 //   - Failures start with goleak's words ("found unexpected goroutines",
 //     "goleak: Errors on successful test run"), so log scrapers and tests
-//     that match goleak's text still match; FullStacks shows every frame.
+//     that match goleak's text still match; FullStacks shows every frame,
+//     and GoleakReport prints goleak v1.3.0's own report, goroutine by
+//     goroutine.
 //   - It is cheap: one runtime.Stack pass into a buffer sized from the last
 //     pass, ids read from the headers alone, and only the goroutines no id
 //     rule ignored are parsed, once each while their text does not change.

@@ -213,8 +213,8 @@ func TestMaxRetriesZeroFailsAtOnce(t *testing.T) {
 
 func TestVerifyTestMain(t *testing.T) {
 	var out strings.Builder
-	defer func(w func() io.Writer) { stderr = w }(stderr)
-	stderr = func() io.Writer { return &out }
+	defer func(w io.Writer) { stderr = w }(stderr)
+	stderr = &out
 	stop := parked(2, blockedRecv)
 	defer stop()
 	var code int

@@ -34,6 +34,8 @@ type options struct {
 	ownOnly bool
 	// fullStacks: the report shows every frame of each group.
 	fullStacks bool
+	// goleakReport: the report is goleak v1.3.0's, goroutine by goroutine.
+	goleakReport bool
 	// scope, when not nil, limits the check to the goroutines of one
 	// goroutine's creator chains (set from ownOnly by find).
 	scope *scope
@@ -84,42 +86,15 @@ func IgnoreCurrent() Option {
 
 // IgnoreTopFunction ignores goroutines whose top frame is f, a fully
 // qualified function name ("internal/poll.runtime_pollWait"), as goleak's
-// does: the top frame is the first one printed. When the first printed
-// frames are the runtime's own unexported functions (runtime.gopark and
-// friends, printed only at GOTRACEBACK=system or higher, where goleak's
-// IgnoreTopFunction matches nothing else), the first frame after them
-// counts too.
+// does: the top frame is the first one printed. runtime.Stack prints at
+// traceback level 1 whatever GOTRACEBACK says, so the runtime's own
+// frames (runtime.gopark and the like) are never the top frame, at
+// GOTRACEBACK=system either.
 func IgnoreTopFunction(f string) Option {
 	return addFilter(func(r *stack.Routine) bool {
 		frames := r.Frames()
-		if len(frames) == 0 {
-			return false
-		}
-		if frames[0].Func == f {
-			return true
-		}
-		for _, fr := range frames {
-			if !isRuntimeInternal(fr.Func) {
-				return fr.Func == f
-			}
-		}
-		return false
+		return len(frames) > 0 && frames[0].Func == f
 	})
-}
-
-// isRuntimeInternal reports whether fn is an unexported function of
-// package runtime (or of its internal packages): a frame a traceback
-// prints only at GOTRACEBACK=system or higher.
-func isRuntimeInternal(fn string) bool {
-	if strings.HasPrefix(fn, "internal/runtime/") || strings.HasPrefix(fn, "runtime/internal/") {
-		return true
-	}
-	name, ok := strings.CutPrefix(fn, "runtime.")
-	if !ok || name == "" {
-		return false
-	}
-	c := name[0]
-	return !(c >= 'A' && c <= 'Z')
 }
 
 // IgnoreAnyFunction ignores goroutines with f anywhere in their stack (the
@@ -200,6 +175,24 @@ func OnlyOwnGoroutines() Option {
 // shows whole stacks; by default a group shows its top five frames.
 func FullStacks() Option {
 	return optionFunc(func(o *options) { o.fullStacks = true })
+}
+
+// GoleakReport makes the report goleak v1.3.0's, for log scrapers and
+// tests that match it: after the first line, every leftover goroutine
+// on its own, in the order the runtime printed them, as
+//
+//	[Goroutine 8 in state chan send, with example.com/m.send on top of the stack:
+//	example.com/m.send(…)
+//		/src/m/leak.go:12 +0x2a
+//	created by example.com/m.TestLeak in goroutine 7
+//		/src/m/leak_test.go:20 +0x5c
+//	 Goroutine 9 in state …]
+//
+// (the goroutines of goleak's []Stack formatted with %s), whole stacks
+// included. The counted groups (Error.Proven, Error.Other) are still
+// there for a program; only the text changes.
+func GoleakReport() Option {
+	return optionFunc(func(o *options) { o.goleakReport = true })
 }
 
 func addFilter(f func(*stack.Routine) bool) Option {

@@ -85,8 +85,8 @@ func deep(n int, release chan struct{}) {
 
 func TestRunOnFailure(t *testing.T) {
 	var out strings.Builder
-	defer func(w func() io.Writer) { stderr = w }(stderr)
-	stderr = func() io.Writer { return &out }
+	defer func(w io.Writer) { stderr = w }(stderr)
+	stderr = &out
 	stop := parked(1, blockedRecv)
 	defer stop()
 	var code int
@@ -120,24 +120,5 @@ func TestRunOnFailure(t *testing.T) {
 	}
 	if err := Find(Cleanup(func(int) {})); !errors.Is(err, errCleanupInFind) || err.Error() != "Cleanup can only be passed to VerifyNone or VerifyTestMain" {
 		t.Errorf("Find(Cleanup) = %v, want goleak's error", err)
-	}
-}
-
-func TestIsRuntimeInternal(t *testing.T) {
-	for fn, want := range map[string]bool{
-		"runtime.gopark":                   true,
-		"runtime.selectgo":                 true,
-		"internal/runtime/maps.(*Map).Get": true,
-		"runtime.Gosched":                  false, // exported: printed at every level
-		"runtime.GC":                       false,
-		"runtime":                          false,
-		"runtime.":                         false,
-		"internal/poll.runtime_pollWait":   false,
-		"sync.runtime_SemacquireMutex":     false,
-		"main.runtime":                     false,
-	} {
-		if got := isRuntimeInternal(fn); got != want {
-			t.Errorf("isRuntimeInternal(%q) = %v, want %v", fn, got, want)
-		}
 	}
 }

@@ -34,6 +34,9 @@ type Error struct {
 	// FullStacks makes Error show every frame of each group (the
 	// FullStacks option), not the top five.
 	FullStacks bool
+	// goleak, when not empty, is the report in goleak v1.3.0's form
+	// (the GoleakReport option), after the first line.
+	goleak string
 }
 
 // Report layout limits.
@@ -62,11 +65,15 @@ func (c *checker) report(s *snapshot, left []goroutineText, retries int, havePro
 		}),
 	}
 	_, _ = p.Next(context.Background()) // what could not be read is left out
-	return &Error{
+	e := &Error{
 		Proven: proven.Groups(), Other: other.Groups(),
 		ProvenCount: proven.Total(), OtherCount: other.Total(),
 		Retries: retries, LeakProfile: haveProfile, FullStacks: c.o.fullStacks,
 	}
+	if c.o.goleakReport {
+		e.goleak = s.goleakReport(left)
+	}
+	return e
 }
 
 // errorHead is the first line of every report, goleak's words (CI log
@@ -84,6 +91,9 @@ const errorHead = "found unexpected goroutines:\n"
 //	    ids 17-6016
 //	3000 [sleep] created by …
 func (e *Error) Error() string {
+	if e.goleak != "" {
+		return errorHead + e.goleak
+	}
 	total := e.ProvenCount + e.OtherCount
 	b := make([]byte, 0, 1024)
 	b = append(b, errorHead...)

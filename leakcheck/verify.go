@@ -74,10 +74,14 @@ type TestingM interface {
 }
 
 // Where VerifyTestMain exits and writes; tests replace them. stderr is
-// read when the check reports, so a test that replaces os.Stderr sees it.
+// the standard error as it is when the package is initialised, as
+// goleak's _osStderr is: the testing package points os.Stderr at
+// os.Stdout under `go test -json` (-test.v=test2json) before the tests
+// run, and the report must still go to file descriptor 2, where goleak's
+// goes and where a test that redirects it around VerifyTestMain looks.
 var (
-	osExit = os.Exit
-	stderr = func() io.Writer { return os.Stderr }
+	osExit           = os.Exit
+	stderr io.Writer = os.Stderr
 )
 
 // The lines VerifyTestMain writes before the report, goleak's words (CI
@@ -112,7 +116,7 @@ func VerifyTestMain(m TestingM, opts ...Option) {
 			if code != 0 {
 				prefix = mainFailedPrefixRF
 			}
-			fmt.Fprintf(stderr(), "%s%v\n", prefix, err)
+			fmt.Fprintf(stderr, "%s%v\n", prefix, err)
 			if code == 0 {
 				code = 1
 			}

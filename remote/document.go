@@ -86,6 +86,9 @@ type Document struct {
 	// FullPredicted is the pause a traceback of Goroutines was predicted
 	// to cost (0: no prediction was made).
 	FullPredicted time.Duration
+	// Fallback is the Stream's: why what was asked for first did not give
+	// the dump (a JVM without Thread.dump_to_file); empty when it did.
+	Fallback string
 
 	mode         Mode
 	cost         time.Duration // cost per goroutine the prediction used
@@ -286,7 +289,7 @@ func streamDocument(ctx context.Context, t Target, opts Options, ro formats.Read
 	if err != nil {
 		return nil, err
 	}
-	doc := &Document{URL: s.URL, stream: s, rd: formats.NewReader(s, ro), mode: opts.Mode}
+	doc := &Document{URL: s.URL, stream: s, rd: formats.NewReader(s, ro), mode: opts.Mode, Fallback: s.Fallback}
 	doc.fromEndpoint = s.Target.Kind == TargetEndpoint
 	if s.Target.Kind == TargetPprof {
 		doc.Methods = []string{methodName(opts.Mode)}

@@ -3,6 +3,7 @@ package remote
 import (
 	"errors"
 	"fmt"
+	"strings"
 )
 
 // ErrNotJVM is wrapped by the error a JVM capture returns, before any tool
@@ -38,7 +39,7 @@ type noLeakProfileError struct{ target Target }
 
 func (e noLeakProfileError) Error() string {
 	if e.target.Kind == TargetGops {
-		return fmt.Sprintf("--mode leak: a gops agent serves no goroutine leak profile (nothing was sent to %s); capture the program's net/http/pprof or stackdump's endpoint", e.target.Addr)
+		return fmt.Sprintf("--mode leak: a gops agent serves no goroutine leak profile (nothing was sent to %s); capture the program's net/http/pprof or stackdump's endpoint", strings.TrimPrefix(e.target.String(), "gops://"))
 	}
 	return fmt.Sprintf("--mode leak: a JVM thread dump marks no thread leaked (nothing was sent to process %d)", e.target.PID)
 }

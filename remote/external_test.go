@@ -21,10 +21,10 @@ import (
 
 // TestGopsAgent captures gops:// of a real gops agent: a child program
 // (testdata/gen/gopsagent, a module of its own so that the library does
-// not require gops) with 7 goroutines parked in a known function.
+// not require gops) with 5 goroutines parked in a known function.
 func TestGopsAgent(t *testing.T) {
-	p := livechild.Start(context.Background(), t, "gopsagent")
-	tg, err := ParseTarget("gops://"+strings.TrimPrefix(p.URL, "http://"), "")
+	_, addr := startGopsAgent(context.Background(), t)
+	tg, err := ParseTarget("gops://"+addr, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -33,8 +33,8 @@ func TestGopsAgent(t *testing.T) {
 		t.Fatal(err)
 	}
 	body := readStream(t, s)
-	if n := bytes.Count(body, []byte("main.parkedInGopsTarget(")); n != 7 {
-		t.Errorf("gops dump has %d goroutines in parkedInGopsTarget, want 7:\n%.2000s", n, body)
+	if n := bytes.Count(body, []byte("main.parkedForGops(")); n != 5 {
+		t.Errorf("gops dump has %d goroutines in main.parkedForGops, want 5:\n%.2000s", n, body)
 	}
 }
 
@@ -226,8 +226,9 @@ func TestLeakModeRefusesJVMAndGops(t *testing.T) {
 
 // TestGopsSilentAddress captures gops:// of an address that accepts and
 // never answers (as an HTTP server waits for a request line): the error
-// says no answer came within the timeout and asks whether it is a gops
-// agent, instead of a bare "i/o timeout".
+// says that no answer came to gops' version command within the capture's
+// timeout (shorter than the probe's 2s here), instead of a bare "i/o
+// timeout".
 func TestGopsSilentAddress(t *testing.T) {
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -236,12 +237,14 @@ func TestGopsSilentAddress(t *testing.T) {
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		c, err := l.Accept()
-		if err != nil {
-			return
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			io.Copy(io.Discard, c) // reads the command, answers nothing
+			c.Close()
 		}
-		io.Copy(io.Discard, c) // reads the command, answers nothing
-		c.Close()
 	}()
 	defer func() { l.Close(); <-done }()
 	tg, err := ParseTarget("gops://"+l.Addr().String(), "")
@@ -253,7 +256,7 @@ func TestGopsSilentAddress(t *testing.T) {
 		_, err = io.ReadAll(s)
 		s.Close()
 	}
-	if err == nil || !strings.Contains(err.Error(), "no answer within the 200ms timeout") || !strings.Contains(err.Error(), "a gops agent?") {
-		t.Errorf("err = %v, want no answer within the 200ms timeout, asking whether it is a gops agent", err)
+	if err == nil || !strings.Contains(err.Error(), "did not answer gops' version command within 200ms") || !strings.Contains(err.Error(), "not a gops agent") {
+		t.Errorf("err = %v, want no answer to the version command within 200ms, not a gops agent", err)
 	}
 }

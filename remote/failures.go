@@ -31,7 +31,15 @@ type connError struct {
 	reason  string // what happened, for a person
 	advice  string // what to do, for a person; "" when there is nothing to add
 	timeout bool   // no answer before the capture's deadline: not retried
-	err     error  // the transport's error
+	// wrongProtocol: what listens speaks another protocol than the one
+	// asked (plain HTTP to an HTTPS request, not HTTP at all): another
+	// attempt would get the same answer, so none is made.
+	wrongProtocol bool
+	// closedTLS: an https request's connection was closed or reset
+	// without an answer, as some plain HTTP servers do on a TLS
+	// handshake (etcd's client port); plainHTTP finds out.
+	closedTLS bool
+	err       error // the transport's error
 }
 
 func (e *connError) Error() string {
@@ -81,11 +89,11 @@ func newConnError(t Target, dumpURL string, err error, opts Options) *connError 
 		ce.reason = fmt.Sprintf("no such host %q", dnsErr.Name)
 		ce.advice = "check the target's host name"
 	case strings.Contains(msg, "server gave HTTP response to HTTPS client"):
-		ce.reason = addr + " speaks plain HTTP, not HTTPS"
-		ce.advice = "write the target as http://" + addr + "/…"
+		ce.plainHTTP()
 	case errors.As(err, &recErr) || strings.Contains(msg, "first record does not look like a TLS handshake"):
 		ce.reason = addr + " does not speak TLS"
 		ce.advice = "write the target as http://" + addr + "/…, or give the port that serves HTTPS"
+		ce.wrongProtocol = true
 	case strings.Contains(msg, "malformed HTTP response"):
 		got := ""
 		if i := strings.IndexByte(msg, '"'); i >= 0 {
@@ -93,22 +101,55 @@ func newConnError(t Target, dumpURL string, err error, opts Options) *connError 
 		}
 		ce.reason = addr + " answered with something that is not HTTP" + got
 		ce.advice = "this is not the service's debug port; give the port it serves net/http/pprof (or stackdump's endpoint) on"
+		ce.wrongProtocol = true
 	case strings.Contains(msg, "readLoopPeekFailLocked"):
 		// net/http's word for bytes that came before the request was
 		// written ("Unsolicited response received on idle HTTP channel"):
 		// a server that speaks first, as SSH and SMTP do.
 		ce.reason = addr + " spoke before it was asked, with something that is not HTTP"
 		ce.advice = "this is not the service's debug port; give the port it serves net/http/pprof (or stackdump's endpoint) on"
+		ce.wrongProtocol = true
 	case errors.Is(err, syscall.ECONNRESET):
 		ce.reason = addr + " reset the connection without an HTTP answer"
 		ce.advice = "something listens there, but not an HTTP server (or it is overloaded): give the port the service serves net/http/pprof (or stackdump's endpoint) on"
+		ce.closedTLS = t.URL.Scheme == "https"
 	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, syscall.EPIPE):
 		ce.reason = addr + " closed the connection without an HTTP answer"
 		ce.advice = "something listens there, but not an HTTP server: give the port the service serves net/http/pprof (or stackdump's endpoint) on"
+		ce.closedTLS = t.URL.Scheme == "https"
 	default:
 		ce.reason = fmt.Sprintf("request to %s failed: %v", addr, inner)
 	}
 	return ce
+}
+
+// plainHTTP makes e say that its address speaks plain HTTP to an https
+// request.
+func (e *connError) plainHTTP() {
+	e.reason = e.addr + " speaks plain HTTP, not HTTPS"
+	e.advice = "write the target as http://" + e.addr + "/…"
+	e.wrongProtocol = true
+	e.closedTLS = false
+}
+
+// speaksPlainHTTP reports whether addr answers a plain HTTP request
+// with an HTTP answer within timeout: asked when an https request's
+// connection was closed without an answer. The request is "HEAD /",
+// which no debug handler acts on.
+func speaksPlainHTTP(ctx context.Context, addr string, timeout time.Duration) bool {
+	d := net.Dialer{Timeout: timeout}
+	conn, err := d.DialContext(ctx, "tcp", addr)
+	if err != nil {
+		return false
+	}
+	defer conn.Close()
+	conn.SetDeadline(time.Now().Add(timeout))
+	if _, err := fmt.Fprintf(conn, "HEAD / HTTP/1.1\r\nHost: %s\r\nUser-Agent: stackdump\r\nConnection: close\r\n\r\n", addr); err != nil {
+		return false
+	}
+	var head [5]byte
+	_, err = io.ReadFull(conn, head[:])
+	return err == nil && string(head[:]) == "HTTP/"
 }
 
 // attemptsError is a request that failed on each of its attempts: every
@@ -167,6 +208,41 @@ func (e *attemptsError) Error() string {
 
 func (e *attemptsError) Unwrap() []error { return e.errs }
 
+// interruptedError is a capture whose context ended (an interrupt, a
+// caller that gave up): "interrupted", and nothing of the transport's
+// words. It wraps the context's error.
+type interruptedError struct{ err error }
+
+func (e interruptedError) Error() string {
+	if errors.Is(e.err, context.DeadlineExceeded) {
+		return "interrupted: the capture's deadline passed"
+	}
+	return "interrupted"
+}
+
+func (e interruptedError) Unwrap() error { return e.err }
+
+// noTraceError is a trace capture (ModeTrace) of a net/http/pprof target
+// that serves no /debug/pprof/trace: net/http/pprof mounted piecemeal
+// (pprof.Index alone serves every profile but the trace). It names the
+// URL that answered 404, which is not the goroutine profile.
+type noTraceError struct{ *HTTPError }
+
+func (e *noTraceError) Error() string {
+	return e.HTTPError.Error() + "; the target serves no execution trace (net/http/pprof's pprof.Trace: import _ \"net/http/pprof\" mounts it on the default mux, pprof.Index alone does not); capture without --mode trace, or mount pprof.Trace at " + urlPath(e.URL)
+}
+
+func (e *noTraceError) Unwrap() error { return e.HTTPError }
+
+// urlPath is the path of a URL as written, or the URL when it does not
+// parse.
+func urlPath(s string) string {
+	if u, err := url.Parse(s); err == nil && u.Path != "" {
+		return u.Path
+	}
+	return s
+}
+
 // notServedError is a bare base URL whose HTTP server serves neither
 // stackdump's endpoint nor net/http/pprof's goroutine profile.
 type notServedError struct {
@@ -182,11 +258,12 @@ func (e *notServedError) Error() string {
 
 func (e *notServedError) Unwrap() []error { return []error{e.pprof, e.endpoint} }
 
-// describeHTTP says in a few words how path answered: "… 404 Not Found".
+// describeHTTP says in a few words how path answered: "… 404 Not Found";
+// an HTTP answer names the path it came from.
 func describeHTTP(path string, err error) string {
 	var he *HTTPError
 	if errors.As(err, &he) {
-		return fmt.Sprintf("%s: %d %s", path, he.Status, http.StatusText(he.Status))
+		return fmt.Sprintf("%s: %d %s", urlPath(he.URL), he.Status, http.StatusText(he.Status))
 	}
 	if errors.Is(err, errHTMLAnswer) {
 		return path + ": an HTML page"
@@ -199,8 +276,10 @@ func describeHTTP(path string, err error) string {
 // failed with err: when net/http/pprof is missing too, a notServedError;
 // otherwise err, naming the probe that came first.
 func notServed(t Target, err, notEndpoint error) error {
-	if errors.Is(err, ErrNoLeakProfile) {
-		return err // net/http/pprof is there, without the leak profile
+	var nt *noTraceError
+	var ie interruptedError
+	if errors.Is(err, ErrNoLeakProfile) || errors.As(err, &nt) || errors.As(err, &ie) {
+		return err // net/http/pprof is there, without the leak profile or the trace; or no answer is coming
 	}
 	var he *HTTPError
 	if errors.As(err, &he) && he.Status == http.StatusNotFound || errors.Is(err, errHTMLAnswer) {

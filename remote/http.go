@@ -55,8 +55,8 @@ func ParseMode(s string) (Mode, error) {
 }
 
 // DefaultEndpointPath is where stackdump's endpoint is looked for when a
-// target is a bare base URL.
-const DefaultEndpointPath = "/debug/stackdump"
+// target is a bare base URL: where dumper.Register mounts it.
+const DefaultEndpointPath = dumper.EndpointPath
 
 // Options configure a capture. The zero value is usable.
 type Options struct {
@@ -219,7 +219,11 @@ type Stream struct {
 	URL string
 	// ContentType is the answer's Content-Type, when there was one.
 	ContentType string
-	closer      func() error
+	// Fallback, when not empty, says why what was asked for first did not
+	// give the dump, and URL gave it instead: a JVM without
+	// Thread.dump_to_file (before JDK 21) asked for with Options.JVMJSON.
+	Fallback string
+	closer   func() error
 	// fromEndpoint is set when the answer carries endpointHeader, which
 	// stackdump's endpoint sets on every dump it sends.
 	fromEndpoint bool
@@ -432,6 +436,9 @@ func openHTTP(ctx context.Context, t Target, opts Options) (*Stream, error) {
 		if opts.Mode == ModeLeak && errors.As(err, &he) && he.Status == http.StatusNotFound {
 			return nil, fmt.Errorf("%w (%w)", ErrNoLeakProfile, err)
 		}
+		if opts.Mode == ModeTrace && t.Kind == TargetPprof && errors.As(err, &he) && he.Status == http.StatusNotFound {
+			return nil, &noTraceError{he}
+		}
 		failed = append(failed, err)
 		if !retry || attempt >= max(opts.Retries, 0) {
 			break
@@ -473,7 +480,7 @@ func getOnce(ctx context.Context, client *http.Client, t Target, dumpURL string,
 	if err != nil {
 		cancel()
 		if ctx.Err() != nil {
-			return nil, false, fmt.Errorf("capture interrupted (%w)", ctx.Err())
+			return nil, false, interruptedError{ctx.Err()}
 		}
 		if errors.Is(err, ErrRedirectLoop) {
 			var ue *url.Error
@@ -483,7 +490,10 @@ func getOnce(ctx context.Context, client *http.Client, t Target, dumpURL string,
 			return nil, false, err
 		}
 		ce := newConnError(t, dumpURL, err, opts)
-		return nil, !ce.timeout, ce
+		if ce.closedTLS && speaksPlainHTTP(ctx, ce.addr, opts.ConnectTimeout) {
+			ce.plainHTTP()
+		}
+		return nil, !ce.timeout && !ce.wrongProtocol, ce
 	}
 	if resp.StatusCode/100 != 2 {
 		head, _ := io.ReadAll(io.LimitReader(resp.Body, 512))

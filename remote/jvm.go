@@ -99,6 +99,9 @@ func openJVM(ctx context.Context, t Target, opts Options) (*Stream, error) {
 		}
 		s, err := a.run()
 		if err == nil {
+			if len(errs) > 0 {
+				s.Fallback = fallbackWhy(errs)
+			}
 			return s, nil
 		}
 		errs = append(errs, err)
@@ -121,6 +124,22 @@ func openJVM(ctx context.Context, t Target, opts Options) (*Stream, error) {
 		}
 	}
 	return nil, errors.Join(errs...)
+}
+
+// fallbackWhy says why the commands that failed, errs, gave no dump, for
+// Stream.Fallback: a JVM that does not know Thread.dump_to_file is said in
+// words, any other failure as it is.
+func fallbackWhy(errs []error) string {
+	var why []string
+	for _, err := range errs {
+		var te *toolError
+		if errors.As(err, &te) && strings.Contains(te.cmdline, "Thread.dump_to_file") && strings.Contains(te.msg, unknownCommand) {
+			why = append(why, "--jvm-json: this JVM has no Thread.dump_to_file (JDK 21 and newer have it; jcmd: "+unknownCommand+")")
+			continue
+		}
+		why = append(why, err.Error())
+	}
+	return strings.Join(why, "; ")
 }
 
 // toolArgs returns tool's arguments for pid.

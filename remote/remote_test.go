@@ -72,7 +72,8 @@ func TestParseTarget(t *testing.T) {
 		{in: "gops://127.0.0.1:4321", kind: TargetGops, addr: "127.0.0.1:4321"},
 		{in: "jvm:4242", kind: TargetJVM, pid: 4242},
 		{in: "jvm:x", err: "jvm:PID"},
-		{in: "gops://nohost", err: "gops://host:port"},
+		{in: "gops://nohost", err: "gops://host:port or gops://PID"},
+		{in: "gops://4242", kind: TargetGops, pid: 4242},
 		{in: "ftp://h:1/", err: "unsupported scheme"},
 		{in: "just-a-name", err: "want a URL"},
 	}

@@ -34,9 +34,10 @@ type Target struct {
 	// by): every request to the target carries them, stackdump's own
 	// parameters (debug, seconds, format, mode, window) set over them.
 	URL *url.URL
-	// Addr is host:port for gops targets.
+	// Addr is host:port for gops targets; empty for gops://PID, whose
+	// agent's port is read from its port file when the capture starts.
 	Addr string
-	// PID is the process id for JVM targets.
+	// PID is the process id for JVM targets and gops://PID.
 	PID int
 	// Discover is set for bare base URLs without a known endpoint: the
 	// capture first asks DefaultEndpointPath and falls back to pprof on 404.
@@ -138,6 +139,7 @@ func redactQuery(s string) string {
 //	                            net/http/pprof's index (…/pprof/) means its goroutine profile
 //	host:port                   like http://host:port
 //	gops://host:port            a gops agent
+//	gops://PID                  the gops agent of a process on this machine (its port file)
 //	jvm:PID                     a JVM on this machine
 //
 // endpoint, when not empty, is the path of stackdump's endpoint
@@ -162,8 +164,14 @@ func ParseTarget(s, endpoint string) (Target, error) {
 		return t, nil
 	case strings.HasPrefix(s, "gops://"):
 		addr := strings.TrimPrefix(s, "gops://")
+		if pid, err := strconv.Atoi(addr); err == nil && pid > 0 {
+			// A pid, as gops takes: its agent's port is found when
+			// the capture starts (gopsAddr).
+			t.Kind, t.PID = TargetGops, pid
+			return t, nil
+		}
 		if _, _, err := net.SplitHostPort(addr); err != nil {
-			return t, fmt.Errorf("target %q: want gops://host:port: %w", s, err)
+			return t, fmt.Errorf("target %q: want gops://host:port or gops://PID: %w", s, err)
 		}
 		t.Kind, t.Addr = TargetGops, addr
 		return t, nil

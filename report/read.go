@@ -29,7 +29,13 @@ type ReadOptions struct {
 // that stops reading, the dumps read until then are returned with it,
 // the one it cut short included (truncated, as far as it was read).
 func Read(r io.Reader, name string, opts ReadOptions) ([]Input, error) {
-	rd := formats.NewReader(r, opts.Format)
+	return ReadFrom(formats.NewReader(r, opts.Format), name, opts)
+}
+
+// ReadFrom is [Read] from a source of dumps already open (opts.Format
+// unused): a formats.Reader, a remote.Document, or a stage in front of one
+// (package filter's Source).
+func ReadFrom(rd stack.DumpSource, name string, opts ReadOptions) ([]Input, error) {
 	var inputs []Input
 	for {
 		in, err := readInput(rd, opts)
@@ -54,7 +60,7 @@ func Read(r io.Reader, name string, opts ReadOptions) ([]Input, error) {
 // as they stream by: a formats.Pipeline through the grouping stage into
 // the crash and lock watches. On an error that cut
 // the dump short, what was read of it is returned with the error.
-func readInput(rd *formats.Reader, opts ReadOptions) (Input, error) {
+func readInput(rd stack.DumpSource, opts ReadOptions) (Input, error) {
 	var watch gotext.CrashWatch
 	var locks analyze.LockWatch
 	g := dedupe.GroupThrough(stack.RoutineFunc(func(r *stack.Routine) {

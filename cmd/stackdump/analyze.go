@@ -10,6 +10,7 @@ import (
 
 	"github.com/stackdump/stackdump/analyze"
 	"github.com/stackdump/stackdump/dedupe"
+	"github.com/stackdump/stackdump/filter"
 	"github.com/stackdump/stackdump/formats"
 	"github.com/stackdump/stackdump/formats/output"
 )
@@ -24,34 +25,20 @@ type analyzeOptions struct {
 	leakMinCount   int
 	leakMinParents int
 	leakMinWait    int
+	filters        filterFlags
 }
 
 func newAnalyzeCommand() *cobra.Command {
 	var o analyzeOptions
 	cmd := &cobra.Command{
-		Use:   "analyze FILE...",
-		Short: "Summarise dumps: states, largest groups, leaks, lock contention, creators",
-		Long: `analyze reads each FILE (any format stackdump reads, compressed or not; "-"
-for standard input), groups every dump in it by stack and prints one screen
-per dump: totals by state, the largest groups, the longest waits,
-goroutines the runtime marked (leaked), likely leaks (large groups parked on
-channels that do not look like a worker pool; with several dumps of one
-process, in the order given, a group that grew across them is the
-strongest evidence, one that fell is churn), lock contention by the code
-that waits, who started the live goroutines, and for JVM dumps deadlocks
-and the locks that block the most threads. Truncation and parse warnings
-are in the headline.
-
-The leak heuristic and every field of --json are described in
-docs/analyze.md.`,
-		Example: `  stackdump analyze goroutines.txt
-  curl -s 'localhost:6060/debug/pprof/goroutine?debug=2' | stackdump analyze -
-  stackdump analyze --json --top 20 dump.json.gz | jq '.dumps[0].likely_leaks'`,
+		Use:  "analyze FILE...",
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runAnalyze(cmd, args, o)
 		},
 	}
+	setHelp(cmd, analyzeHelp)
+	cmd.Long += "\n\n" + filterHelp
 	f := cmd.Flags()
 	f.BoolVar(&o.json, "json", false, "write the analysis as JSON (schema stackdump-analysis/v1)")
 	f.StringVarP(&o.output, "output", "o", "", "write to `FILE` (atomically) instead of standard output: .txt, or .json for JSON; .gz or .zst compress")
@@ -62,6 +49,7 @@ docs/analyze.md.`,
 	f.IntVar(&o.leakMinCount, "leak-min-count", analyze.DefaultLeakMinCount, "least goroutines parked at one place for a leak suspect")
 	f.IntVar(&o.leakMinParents, "leak-min-parents", analyze.DefaultLeakMinParents, "distinct parents that flag a leak suspect by themselves")
 	f.IntVar(&o.leakMinWait, "leak-min-wait", analyze.DefaultLeakMinWait, "minutes blocked that count as evidence of a leak")
+	o.filters.add(cmd)
 	return cmd
 }
 
@@ -96,6 +84,10 @@ func runAnalyze(cmd *cobra.Command, files []string, o analyzeOptions) error {
 	if err != nil {
 		return err
 	}
+	flt, err := o.filters.filter()
+	if err != nil {
+		return err
+	}
 	path := o.output
 	if path == "-" {
 		path = ""
@@ -124,8 +116,11 @@ func runAnalyze(cmd *cobra.Command, files []string, o analyzeOptions) error {
 	opts.History = analyze.NewLeakHistory()
 	var summaries []*analyze.Summary
 	for _, name := range files {
-		s, err := summarizeFile(cmd, name, opts, o.quiet)
+		s, err := summarizeFile(cmd, name, opts, flt, o.quiet)
 		summaries = append(summaries, s...)
+		if len(s) > 0 {
+			err = keepCut(cmd.ErrOrStderr(), err) // the rule for cut input (inputcut.go)
+		}
 		if err != nil {
 			// Show what was read before the error, then fail.
 			write(summaries)
@@ -136,14 +131,15 @@ func runAnalyze(cmd *cobra.Command, files []string, o analyzeOptions) error {
 }
 
 // summarizeFile summarises every dump of one file ("-": standard input).
-func summarizeFile(cmd *cobra.Command, name string, opts analyze.StreamOptions, quiet bool) ([]*analyze.Summary, error) {
+func summarizeFile(cmd *cobra.Command, name string, opts analyze.StreamOptions, flt *filter.Filter, quiet bool) ([]*analyze.Summary, error) {
 	src, count, closeIn, err := openTracked(cmd, name, quiet)
 	if err != nil {
 		return nil, err
 	}
 	defer closeIn()
 	opts.Name = displayName(name)
-	rd := formats.NewReader(src, formats.ReadOptions{Progress: count})
+	rd, filtered := filterInput(flt, formats.NewReader(src, formats.ReadOptions{Progress: count}))
+	defer filtered.note(cmd.ErrOrStderr(), opts.Name)
 	var out []*analyze.Summary
 	for {
 		s, _, err := analyze.SummarizeNext(rd, opts)

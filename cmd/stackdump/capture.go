@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -48,12 +49,14 @@ type captureOptions struct {
 	// maxPause is --max-pause: the longest stop-the-world pause a full
 	// capture may cost a Go target (0: no bound).
 	maxPause time.Duration
+	// filters are watch's --focus and --ignore (capture has none).
+	filters filterFlags
 }
 
 func (o *captureOptions) addRemoteFlags(cmd *cobra.Command) {
 	f := cmd.Flags()
-	f.StringVar(&o.mode, "mode", "full", "what to fetch: full (every goroutine: debug=2, or past the runtime's 64 MiB cut a trace snapshot), grouped (debug=0 counts and labels), trace (execution-trace snapshot), leak (Go 1.27's goroutineleak profile: every goroutine, proven leaks marked (leaked); runs a leak-detection GC cycle in the target that stalls it for tens to hundreds of ms at 10k goroutines, about a minute at 100k, see docs/modes.md; refused above --leak-max-goroutines), debug1 (counts per stack with labels, no ids or states: pauses of microseconds, never cut)")
-	f.IntVar(&o.leakMax, "leak-max-goroutines", dumper.DefaultLeakMaxGoroutines, "--mode leak refuses a target with more than `N` goroutines, counted first (debug=1, a pause of microseconds), before the leak-detection GC cycle runs; stackdump's endpoint applies its own bound; 0: no bound")
+	f.StringVar(&o.mode, "mode", "full", "what to take: full (every goroutine with id, state and stack), trace (the same after one pause of tens of µs: for huge services), grouped (counts per stack, microsecond pauses), leak (Go 1.27+: the goroutines the runtime proves leaked, after a stall of the service, see docs/modes.md), debug1 (counts per stack with their labels, as ?debug=1)")
+	f.IntVar(&o.leakMax, "leak-max-goroutines", dumper.DefaultLeakMaxGoroutines, "--mode leak refuses a service with more than `N` goroutines (its stall grows fast with them: about a minute at 100,000); 0: no bound")
 	f.StringVar(&o.endpoint, "endpoint", "", "`PATH` of stackdump's endpoint on the targets (found at "+remote.DefaultEndpointPath+" when not given)")
 	f.DurationVar(&o.timeout, "timeout", 2*time.Minute, "time limit for one capture attempt, body included (must be positive)")
 	f.DurationVar(&o.connectTimeout, "connect-timeout", 5*time.Second, "time limit for connecting (must be positive)")
@@ -64,7 +67,7 @@ func (o *captureOptions) addRemoteFlags(cmd *cobra.Command) {
 	f.StringVar(&o.format, "format", "", "output format: text, json, debug1, pprof or folded (default from -o; json in a directory)")
 	f.StringVar(&o.compress, "compress", "", "compression: none, gzip or zstd (default from -o; gzip in a directory)")
 	f.BoolVarP(&o.quiet, "quiet", "q", false, "no progress display and no summary")
-	f.BoolVar(&o.jvmJSON, "jvm-json", false, "JVM targets: jcmd Thread.dump_to_file -format=json (JDK 21+, virtual threads), else Thread.print")
+	f.BoolVar(&o.jvmJSON, "jvm-json", false, "JVM targets: the JSON thread dump of JDK 21+ (virtual threads included); older JDKs give the text dump, said on standard error")
 }
 
 // check refuses flag values with no meaning: --concurrency 0 or below
@@ -97,7 +100,7 @@ const fullPauseWarning = time.Second
 
 // addMaxPauseFlag adds --max-pause with its command's default.
 func (o *captureOptions) addMaxPauseFlag(cmd *cobra.Command, def time.Duration, what string) {
-	cmd.Flags().DurationVar(&o.maxPause, "max-pause", def, "longest stop-the-world pause a full capture may cost a Go target, predicted from its goroutine count (counted first: a pause of µs) and the cost per goroutine of its last full capture ("+remote.PriorFullCostPerGoroutine.String()+" before one): over it, the execution-trace snapshot is taken instead (one pause of tens of µs), or the counts from a target without /debug/pprof/trace; "+what)
+	cmd.Flags().DurationVar(&o.maxPause, "max-pause", def, "longest a capture may stop a Go service (judged from its goroutine count, counted first): a capture that would stop it longer takes the cheaper snapshot of --mode trace instead; "+what)
 }
 
 func (o captureOptions) remoteOptions() (remote.Options, error) {
@@ -129,54 +132,7 @@ func (o captureOptions) remoteOptions() (remote.Options, error) {
 func newCaptureCommand() *cobra.Command {
 	var o captureOptions
 	cmd := &cobra.Command{
-		Use:   "capture TARGET... [-o FILE|DIR/]",
-		Short: "Dump the goroutines or threads of live processes to files",
-		Long: `capture fetches dumps from live processes and writes them to a file, one file
-per target in a directory, or standard output. Targets:
-
-  http://host:port          net/http/pprof (/debug/pprof/goroutine is appended),
-                            or stackdump's endpoint when the service mounts it
-  http://host:port/path     that URL (a pprof goroutine URL or the endpoint)
-  http://host:port/…?k=v    its query parameters (a token) go with every request;
-                            secret-looking values (token, key, auth, …) print as xxxxx
-  host:port                 like http://host:port
-  gops://host:port          a gops agent
-  jvm:PID                   a JVM on this machine, through jcmd or jstack
-
-Several targets are captured concurrently; a failing target is reported and
-the others complete; the exit status is 1 when any failed. Bodies stream
-straight through reader and writer.
-
-A full capture of a net/http/pprof target is one complete document: debug=1
-(a pause of microseconds) first predicts whether the runtime would cut
-debug=2 at 64 MiB; if so, or if the body was cut, every goroutine's id,
-state and stack come from an execution-trace snapshot (/debug/pprof/trace)
-with debug=1's labels joined. Only a target without the trace endpoint gets
-complete counts per stack without ids (marked truncated). source.capture
-in the output says which methods made the document.
-
---mode leak (Go 1.27+ targets) runs the leak-detection GC cycle in the
-target, which stalls it for a time that grows much faster than its
-goroutines: tens to hundreds of ms at 10,000, about a minute at 100,000
-(docs/modes.md). So it first counts the target's goroutines (debug=1) and
-refuses above --leak-max-goroutines (default 20000) without requesting the
-leak profile; stackdump's endpoint refuses above its owner's bound
-(dumper.HandlerOptions.Capture.LeakMaxGoroutines), whatever the flag says.
-
-A full capture stops the target's world for the whole traceback: about
-10–90 µs per goroutine (docs/modes.md). Before one predicted over 1s, capture
-says so and names --mode trace (every goroutine after one pause of tens of
-µs). --max-pause D bounds it: over D, the trace snapshot is taken instead.
-
---timeout bounds the whole capture of one target, retries included.`,
-		Example: `  stackdump capture localhost:6060 -o dump.json.gz
-  stackdump capture http://10.0.0.5:6060 http://10.0.0.6:6060 -o dumps/
-  stackdump capture --targets hosts.txt --concurrency 16 --dedupe -o dumps/
-  stackdump capture jvm:4242 -o threads.txt
-  stackdump capture --mode trace localhost:6060 -o snapshot.json
-  stackdump capture --mode leak localhost:6060 -o leaks.txt   # Go 1.27+; refused above 20000 goroutines
-  stackdump capture --mode leak --leak-max-goroutines 50000 localhost:6060 -o leaks.txt   # accept a stall of seconds
-  stackdump capture --max-pause 50ms localhost:6060 -o dump.json   # a traceback only if it stops the target ≤ 50ms`,
+		Use: "capture TARGET... [-o FILE|DIR/]",
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if cmd.Flags().Changed("by") {
 				o.dedupe = true
@@ -184,8 +140,9 @@ says so and names --mode trace (every goroutine after one pause of tens of
 			return runCapture(cmd, args, o)
 		},
 	}
+	setHelp(cmd, captureHelp)
 	o.addRemoteFlags(cmd)
-	o.addMaxPauseFlag(cmd, 0, "0: no bound (a full capture predicted over 1s is only warned about)")
+	o.addMaxPauseFlag(cmd, 0, "0: no bound (one expected over 1s is warned about)")
 	f := cmd.Flags()
 	f.StringVarP(&o.output, "output", "o", "", "write to `FILE`, or one file per target into DIR/ (default standard output)")
 	f.StringVar(&o.targetsFile, "targets", "", "read targets from `FILE`, one per line (# comments allowed)")
@@ -206,8 +163,10 @@ type captureJob struct {
 	// fullPauseWarning, what it will cost, and after one replaced by the
 	// pause budget what replaced it (capture; watch says it in its table).
 	announce bool
-	// Progress counters, read by the progress display.
+	// Progress counters, read by the progress display; written counts
+	// the bytes of the output (compressed), for the summary.
 	received atomic.Int64
+	written  atomic.Int64
 	routines atomic.Int64
 	done     atomic.Bool
 }
@@ -253,15 +212,27 @@ func runCapture(cmd *cobra.Command, args []string, o captureOptions) error {
 	if jobs[0].path == "" {
 		summaryTo = cmd.ErrOrStderr() // the dump itself is on stdout
 	}
+	interrupted := ctx.Err() != nil
 	for _, r := range results {
 		if r.err != nil {
 			failed++
-			fmt.Fprintf(cmd.ErrOrStderr(), "stackdump: %s: %v\n", r.job.target, r.err)
+			if !interrupted { // the interrupt ended them: said once below
+				fmt.Fprintf(cmd.ErrOrStderr(), "stackdump: %s: %v\n", r.job.target, r.err)
+			}
 			continue
 		}
 		if !o.quiet {
 			writeCaptureSummary(summaryTo, r)
 		}
+	}
+	if interrupted {
+		// main exits 130 or 143; no partial file was published.
+		msg := "interrupted"
+		if len(jobs) > 1 {
+			msg = fmt.Sprintf("interrupted: %d of %s captured", len(jobs)-failed, words.Count(len(jobs), "target"))
+		}
+		fmt.Fprintln(cmd.ErrOrStderr(), "stackdump:", msg)
+		return exitError{code: 1}
 	}
 	if failed > 0 {
 		return exitError{code: 1, err: fmt.Errorf("%d of %s failed", failed, words.Count(len(jobs), "target"))}
@@ -279,6 +250,10 @@ func planCaptures(cmd *cobra.Command, raw []string, o captureOptions) ([]*captur
 		return nil, err
 	}
 	by, err := dedupe.ParseBy(o.by)
+	if err != nil {
+		return nil, err
+	}
+	flt, err := o.filters.filter()
 	if err != nil {
 		return nil, err
 	}
@@ -315,7 +290,7 @@ func planCaptures(cmd *cobra.Command, raw []string, o captureOptions) ([]*captur
 			path:     o.output,
 			stdout:   cmd.OutOrStdout(),
 			stderr:   cmd.ErrOrStderr(),
-			pipe:     pipeline{format: format, grouped: o.dedupe, by: by, summarize: true},
+			pipe:     pipeline{format: format, grouped: o.dedupe, by: by, summarize: true, filter: flt},
 			announce: true,
 		}
 		if err := job.pipe.check(); err != nil {
@@ -402,13 +377,16 @@ func captureTarget(ctx context.Context, job *captureJob) (res captureResult) {
 				job.target, words.Count(goroutines, "goroutine"), predicted.Round(10*time.Millisecond), cost)
 		}
 	}
-	res.err = writeTo(job.path, job.stdout, job.comp, func(w io.Writer) error {
+	res.err = writeToCounting(job.path, job.stdout, job.comp, &job.written, func(w io.Writer) error {
 		doc, err := remote.OpenDocument(ctx, job.target, ropts, formats.ReadOptions{ReuseRoutines: true})
 		if err != nil {
 			return err
 		}
 		defer doc.Close()
 		res.overBudget, res.noDetail, res.fullPredicted, res.goroutines = doc.OverBudget, doc.NoDetail, doc.FullPredicted, doc.Goroutines
+		if doc.Fallback != "" && job.announce {
+			fmt.Fprintf(job.stderr, "stackdump: %s: %s; wrote `%s` instead\n", job.target, doc.Fallback, doc.URL)
+		}
 		if doc.OverBudget && job.announce {
 			how := "every goroutine from the execution-trace snapshot " + doc.URL
 			if !slices.Contains(doc.Methods, string(remote.ModeTrace)) {
@@ -469,8 +447,10 @@ func snapshotName(t remote.Target, at time.Time, f output.Format, c output.Compr
 	switch {
 	case t.URL != nil:
 		name = t.URL.Host
-	case t.Kind == remote.TargetGops:
+	case t.Kind == remote.TargetGops && t.Addr != "":
 		name = "gops-" + t.Addr
+	case t.Kind == remote.TargetGops:
+		name = "gops-pid" + strconv.Itoa(t.PID)
 	}
 	name = strings.Trim(unsafeName.ReplaceAllString(name, "_"), "_")
 	return name + "-" + at.Format("20060102T150405.000Z") + output.Extension(f, c)

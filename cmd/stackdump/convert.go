@@ -21,30 +21,13 @@ type convertOptions struct {
 	compress string
 	dedupe   bool   // write counted groups instead of routines
 	by       string // similarity level of --dedupe
+	filters  filterFlags
 }
 
 func newConvertCommand() *cobra.Command {
 	var o convertOptions
 	cmd := &cobra.Command{
-		Use:   "convert [FILE|-]",
-		Short: "Read a dump in any supported format and write it as text or JSON",
-		Long: `convert reads a goroutine or thread dump (sniffed: Go traceback, debug=1,
-pprof protobuf, stackdump JSON, JVM thread dumps; gzip or zstd compressed or
-not) and writes it in the chosen format. With no FILE, or FILE "-", it reads
-standard input; with no -o it writes standard output. Format and compression
-default from the -o file name's extension (.json, .txt, .pb, .gz, .zst).
-Warnings (truncation, skipped lines with their numbers) go to standard error.
-
-With --dedupe, routines with the same stack are written once, as a counted
-group with their ids, states and labels (formats text, json and debug1).
---by sets how alike stacks must be: exact (state, frames and arguments),
-stack (functions, files and lines; the default) or func (function names
-only, so two builds with shifted lines still match). --by implies --dedupe.`,
-		Example: `  stackdump convert goroutines.txt -o goroutines.json.gz
-  curl -s localhost:6060/debug/pprof/goroutine?debug=2 | stackdump convert --format json
-  stackdump convert crash.log --format text --compress zstd -o crash.txt.zst
-  stackdump convert --dedupe goroutines.txt
-  stackdump convert --dedupe --by func --format json goroutines.txt -o groups.json`,
+		Use:  "convert [FILE|-]",
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			in := "-"
@@ -57,6 +40,8 @@ only, so two builds with shifted lines still match). --by implies --dedupe.`,
 			return runConvert(cmd, in, o)
 		},
 	}
+	setHelp(cmd, convertHelp)
+	cmd.Long += "\n\n" + filterHelp
 	f := cmd.Flags()
 	f.StringVarP(&o.output, "output", "o", "", "write to `FILE` (atomically) instead of standard output")
 	f.BoolVarP(&o.quiet, "quiet", "q", false, "no progress line on standard error")
@@ -64,6 +49,7 @@ only, so two builds with shifted lines still match). --by implies --dedupe.`,
 	f.StringVar(&o.compress, "compress", "", "compression: none, gzip or zstd (default from -o)")
 	f.BoolVar(&o.dedupe, "dedupe", false, "write counted groups of identical stacks (formats text, json, debug1)")
 	f.StringVar(&o.by, "by", "stack", "with --dedupe, how alike grouped stacks are: exact, stack or func")
+	o.filters.add(cmd)
 	return cmd
 }
 
@@ -73,6 +59,10 @@ func runConvert(cmd *cobra.Command, in string, o convertOptions) error {
 		return err
 	}
 	by, err := dedupe.ParseBy(o.by)
+	if err != nil {
+		return err
+	}
+	flt, err := o.filters.filter()
 	if err != nil {
 		return err
 	}
@@ -92,10 +82,15 @@ func runConvert(cmd *cobra.Command, in string, o convertOptions) error {
 		out = ""
 	}
 	return writeTo(out, cmd.OutOrStdout(), comp, func(w io.Writer) error {
-		written, err := p.run(formats.NewReader(src, formats.ReadOptions{ReuseRoutines: true, Progress: count}), w)
+		rd, filtered := filterInput(flt, formats.NewReader(src, formats.ReadOptions{ReuseRoutines: true, Progress: count}))
+		written, err := p.run(rd, w)
+		filtered.note(cmd.ErrOrStderr(), displayName(in))
 		var oe outputError
 		if err != nil && !errors.As(err, &oe) {
 			err = fmt.Errorf("%s: %w", displayName(in), err)
+			if len(written) > 0 && cutInput(err) {
+				return keepCut(cmd.ErrOrStderr(), err) // the rule for cut input (inputcut.go)
+			}
 			if len(written) > 0 {
 				// Bad input: the dumps read before it (the last one
 				// marked truncated) are the result to keep.

@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/stackdump/stackdump/dedupe"
+	"github.com/stackdump/stackdump/filter"
 	"github.com/stackdump/stackdump/formats"
 	"github.com/stackdump/stackdump/formats/output"
 	"github.com/stackdump/stackdump/internal/words"
@@ -23,41 +24,27 @@ type diffOptions struct {
 	format       string
 	output       string
 	failOnGrowth int64
+	filters      filterFlags
 }
 
 func newDiffCommand() *cobra.Command {
 	var o diffOptions
 	cmd := &cobra.Command{
-		Use:   "diff OLD NEW",
-		Short: "Compare two dumps group by group: what is new, gone, grown or shrunk",
-		Long: `diff groups the routines of two dumps by stack (see --by) and reports the
-groups that are new, gone, grown or shrunk, with their counts, deltas and
-percentages, largest change first, and the change of the total.
-
-OLD and NEW may be of any format stackdump reads, and of different ones: at
---by stack and --by func, groups of a debug=2 dump, a debug=1 dump and a
-pprof profile of the same code match. Either may be "-" for standard input.
-When a file holds several dumps, the first one is compared, and a warning on
-standard error says how many the file holds.
-
-With --fail-on-growth N, diff exits with status 3 when any group grew by N
-routines or more (a new group grew from 0), so that CI or a cron job can
-alert on a leak.`,
-		Example: `  stackdump diff before.txt after.txt
-  stackdump diff --by func v1.debug2.txt v2.debug2.txt
-  curl -s host:6060/debug/pprof/goroutine?debug=1 | stackdump diff baseline.txt -
-  stackdump diff --format json --fail-on-growth 100 old.pb.gz new.pb.gz`,
+		Use:  "diff OLD NEW",
 		Args: cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runDiff(cmd, args[0], args[1], o)
 		},
 	}
+	setHelp(cmd, diffHelp)
+	cmd.Long += "\n\n" + filterHelp
 	f := cmd.Flags()
 	f.StringVar(&o.by, "by", "stack", "similarity of grouped stacks: exact, stack or func")
 	f.StringVar(&o.format, "format", "", "output format: text or json (default from -o, else text)")
 	f.BoolVarP(&o.quiet, "quiet", "q", false, "no progress line on standard error")
 	f.StringVarP(&o.output, "output", "o", "", "write to `FILE` (atomically) instead of standard output")
 	f.Int64Var(&o.failOnGrowth, "fail-on-growth", 0, "exit with status 3 when a group grew by `N` or more routines (0: never)")
+	o.filters.add(cmd)
 	return cmd
 }
 
@@ -91,19 +78,34 @@ func runDiff(cmd *cobra.Command, oldPath, newPath string, o diffOptions) error {
 	if err := checkOutput(o.output); err != nil {
 		return err
 	}
-	opts := dedupe.Options{By: by}
-	oldInfo, oldGroups, err := groupFile(cmd, oldPath, opts, o.quiet)
+	flt, err := o.filters.filter()
 	if err != nil {
 		return err
 	}
-	newInfo, newGroups, err := groupFile(cmd, newPath, opts, o.quiet)
-	if err != nil {
+	opts := dedupe.Options{By: by}
+	// Damage past the first dump of an input is reported after the diff
+	// of the first dumps is written (the rule for bad input, inputcut.go).
+	var damaged []error
+	oldInfo, oldGroups, err := groupFile(cmd, oldPath, opts, flt, o.quiet)
+	if err = damage(err, &damaged); err != nil {
 		return err
+	}
+	newInfo, newGroups, err := groupFile(cmd, newPath, opts, flt, o.quiet)
+	if err = damage(err, &damaged); err != nil {
+		return err
+	}
+	if jvmKind(oldInfo.Kind) != jvmKind(newInfo.Kind) {
+		// Goroutines and JVM threads share no stack: every group would
+		// be "new" and "gone", a diff that says nothing true.
+		return fmt.Errorf("%s is %s and %s is %s: a Go process's goroutines and a JVM's threads have no stack in common; diff two dumps of the same kind of process", displayName(oldPath), processKind(oldInfo.Kind), displayName(newPath), processKind(newInfo.Kind))
 	}
 	rep := dedupe.DiffReport{Result: dedupe.Diff(oldGroups, newGroups), By: by, Old: oldInfo, New: newInfo}
 	err = writeTo(out, cmd.OutOrStdout(), comp, func(w io.Writer) error { return write(w, rep) })
 	if err != nil {
 		return err
+	}
+	if len(damaged) > 0 {
+		return errors.Join(damaged...)
 	}
 	return growthError(rep.Result, o.failOnGrowth)
 }
@@ -120,13 +122,13 @@ func diffWriter(format string) (func(io.Writer, dedupe.DiffReport) error, error)
 
 // groupFile reads the first dump of a file (or standard input for "-")
 // and groups it.
-func groupFile(cmd *cobra.Command, name string, opts dedupe.Options, quiet bool) (dedupe.DumpInfo, []*stack.Group, error) {
+func groupFile(cmd *cobra.Command, name string, opts dedupe.Options, flt *filter.Filter, quiet bool) (dedupe.DumpInfo, []*stack.Group, error) {
 	src, count, closeIn, err := openTracked(cmd, name, quiet)
 	if err != nil {
 		return dedupe.DumpInfo{}, nil, err
 	}
 	defer closeIn()
-	rd := formats.NewReader(src, formats.ReadOptions{ReuseRoutines: true, Progress: count})
+	rd, filtered := filterInput(flt, formats.NewReader(src, formats.ReadOptions{ReuseRoutines: true, Progress: count}))
 	d, groups, err := dedupe.GroupNext(rd, opts, func(pe *stack.ParseError) {
 		fmt.Fprintf(cmd.ErrOrStderr(), "stackdump: warning: %s: %v\n", displayName(name), pe)
 	})
@@ -139,16 +141,51 @@ func groupFile(cmd *cobra.Command, name string, opts dedupe.Options, quiet bool)
 	if d.Truncated {
 		fmt.Fprintf(cmd.ErrOrStderr(), "stackdump: warning: %s: the dump is truncated; counts may be low\n", displayName(name))
 	}
-	warnMoreDumps(cmd.ErrOrStderr(), displayName(name), rd, d.Truncated)
-	return dedupe.DumpInfo{Name: name, Kind: d.Source.Kind}, groups, nil
+	filtered.note(cmd.ErrOrStderr(), displayName(name))
+	info := dedupe.DumpInfo{Name: name, Kind: d.Source.Kind}
+	if err := warnMoreDumps(cmd.ErrOrStderr(), displayName(name), rd, d.Truncated); err != nil {
+		return info, groups, damagedInput{err}
+	}
+	return info, groups, nil
+}
+
+// jvmKind reports whether k is a JVM thread dump's.
+func jvmKind(k stack.Kind) bool { return k == stack.KindJVMText || k == stack.KindJVMJSON }
+
+// processKind names what a dump of kind k is of, for messages.
+func processKind(k stack.Kind) string {
+	if jvmKind(k) {
+		return "a JVM thread dump (" + string(k) + ")"
+	}
+	return "a Go goroutine dump (" + string(k) + ")"
+}
+
+// damagedInput is an input's damage found after the dump diff compares:
+// the diff is written, then the command fails with it.
+type damagedInput struct{ err error }
+
+func (e damagedInput) Error() string { return e.err.Error() }
+func (e damagedInput) Unwrap() error { return e.err }
+
+// damage moves err to *damaged when it is a damagedInput, and returns
+// err otherwise.
+func damage(err error, damaged *[]error) error {
+	var d damagedInput
+	if errors.As(err, &d) {
+		*damaged = append(*damaged, d.err)
+		return nil
+	}
+	return err
 }
 
 // warnMoreDumps counts the dumps rd holds after the first, which diff
 // does not compare, and says so on w when there are any: "A holds 3
 // dumps; diff compares the first". A read error past the first dump ends
 // the count and is named, as the first dump is still compared; one that
-// cut the first dump (truncated) was already reported.
-func warnMoreDumps(w io.Writer, name string, rd *formats.Reader, truncated bool) {
+// cut the first dump (truncated) was already reported. Damage (a read
+// error that is not the input's end, inputcut.go) is returned, naming
+// the input.
+func warnMoreDumps(w io.Writer, name string, rd stack.DumpSource, truncated bool) error {
 	n := 1
 	var err error
 	for {
@@ -156,6 +193,9 @@ func warnMoreDumps(w io.Writer, name string, rd *formats.Reader, truncated bool)
 			break
 		}
 		n++
+	}
+	if err != io.EOF && !cutInput(err) {
+		return fmt.Errorf("%s: %w", name, err)
 	}
 	switch {
 	case err == io.EOF && n > 1:
@@ -165,6 +205,7 @@ func warnMoreDumps(w io.Writer, name string, rd *formats.Reader, truncated bool)
 	case err != io.EOF && !truncated:
 		fmt.Fprintf(w, "stackdump: warning: %s: after the first dump, %v; diff compares the first\n", name, err)
 	}
+	return nil
 }
 
 // growthError is the exit status 3 error when a group grew by limit or

@@ -4,7 +4,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
+	"os"
 	"runtime"
+	"sync/atomic"
 
 	"github.com/stackdump/stackdump/formats/output"
 	"github.com/stackdump/stackdump/internal/atomicfile"
@@ -23,8 +26,26 @@ import (
 // dump cut short), which is published as any output, and then its error
 // is returned.
 func writeTo(path string, w io.Writer, comp output.Compression, write func(io.Writer) error) error {
+	return outputFailure(path, writeOutput(path, w, comp, nil, write))
+}
+
+// writeToCounting is writeTo that counts in *written the bytes written
+// to path or w: compressed, what the file holds.
+func writeToCounting(path string, w io.Writer, comp output.Compression, written *atomic.Int64, write func(io.Writer) error) error {
+	return outputFailure(path, writeOutput(path, w, comp, written, write))
+}
+
+// writeOutput is writeTo without the rewording of output errors,
+// counting the bytes written in *written when not nil.
+func writeOutput(path string, w io.Writer, comp output.Compression, written *atomic.Int64, write func(io.Writer) error) error {
+	count := func(w io.Writer) io.Writer {
+		if written == nil || w == io.Discard {
+			return w
+		}
+		return countingWriter{w, written}
+	}
 	if path == "" || path == "-" {
-		out, err := newOutput(w, comp)
+		out, err := newOutput(count(w), comp)
 		if err != nil {
 			return err
 		}
@@ -46,7 +67,7 @@ func writeTo(path string, w io.Writer, comp output.Compression, write func(io.Wr
 		return err
 	}
 	defer f.Abort()
-	out, err := newOutput(f, comp)
+	out, err := newOutput(count(f), comp)
 	if err != nil {
 		return err
 	}
@@ -55,7 +76,7 @@ func writeTo(path string, w io.Writer, comp output.Compression, write func(io.Wr
 		return err
 	}
 	if err := out.Close(); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
+		return err
 	}
 	if err := f.Commit(); err != nil {
 		return err
@@ -64,6 +85,43 @@ func writeTo(path string, w io.Writer, comp output.Compression, write func(io.Wr
 		return kept.err
 	}
 	return nil
+}
+
+// outputFailure says err, when it is a failure to write the output path
+// ("" or "-": standard output), in one clause: "writing /dev/full: no
+// space left on device", where the os package's error and its wrappers
+// said "write /dev/full: write /dev/full: no space left on device". Other
+// errors (the input's) are returned as they are.
+func outputFailure(path string, err error) error {
+	var pe *fs.PathError
+	if err == nil || !errors.As(err, &pe) {
+		return err
+	}
+	name := path
+	switch {
+	case (path == "" || path == "-") && pe.Path == os.Stdout.Name():
+		name = "standard output"
+	case pe.Path == path:
+	default:
+		return err // a file of the input
+	}
+	var kept keptError
+	if errors.As(err, &kept) {
+		return err // the input's error after a partial result
+	}
+	return fmt.Errorf("writing %s: %w", name, pe.Err)
+}
+
+// countingWriter counts the bytes written through it.
+type countingWriter struct {
+	w io.Writer
+	n *atomic.Int64
+}
+
+func (c countingWriter) Write(p []byte) (int, error) {
+	n, err := c.w.Write(p)
+	c.n.Add(int64(n))
+	return n, err
 }
 
 // keptError is an input's error after which what write wrote is the

@@ -7,6 +7,7 @@ import (
 	"sync/atomic"
 
 	"github.com/stackdump/stackdump/dedupe"
+	"github.com/stackdump/stackdump/filter"
 	"github.com/stackdump/stackdump/formats"
 	"github.com/stackdump/stackdump/formats/output"
 	"github.com/stackdump/stackdump/internal/words"
@@ -30,6 +31,9 @@ type pipeline struct {
 	// source, when not nil, completes each dump's Source before it is
 	// written (the capture's target and time).
 	source func(*stack.Source)
+	// filter, when not nil, keeps the routines it keeps (--focus,
+	// --ignore) in front of every other stage.
+	filter *filter.Filter
 }
 
 // check reports a format that cannot carry the requested output.
@@ -72,6 +76,7 @@ func (p pipeline) run(rd stack.DumpSource, w io.Writer) ([]dumpResult, error) {
 	if err != nil {
 		return nil, err
 	}
+	rd, _ = filterInput(p.filter, rd)
 	re := &resultEncoder{p: p, next: enc, groups: g}
 	fp := stack.Pipeline{Source: rd, Encoder: re, OnWarning: p.onWarning}
 	n, err := fp.Run(context.Background())

@@ -54,7 +54,7 @@ func TestReadProgressLine(t *testing.T) {
 func TestNoProgressOffTerminal(t *testing.T) {
 	dump := filepath.Join("..", "..", "testdata", "go", "repanic_go126.txt")
 	for _, args := range [][]string{
-		{"analyze", dump}, {"convert", dump}, {"report", dump}, {"diff", dump, dump}, {"query", dump, "total"},
+		{"analyze", dump}, {"convert", dump}, {"report", dump, "-o", "-"}, {"diff", dump, dump}, {"query", dump, "total"},
 	} {
 		_, stderr, err := runCLI(t, args...)
 		if err != nil {

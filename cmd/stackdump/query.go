@@ -120,23 +120,35 @@ func runQuery(cmd *cobra.Command, in, path string, o queryOptions) error {
 		writeResult(out, r, o.raw)
 	}
 	opts := dedupe.Options{By: by}
+	warn := func(pe *stack.ParseError) {
+		fmt.Fprintf(cmd.ErrOrStderr(), "stackdump: warning: %s: %v\n", displayName(in), pe)
+	}
+	docs := 0
 	if lines, ok := strings.CutPrefix(path, ".."); ok {
 		// The documents as JSON lines: the path may look at any of them,
 		// so all are kept.
 		var all []byte
-		err = eachDocument(src, o.dedupe, opts, count, func(doc []byte) error {
+		err = eachDocument(src, o.dedupe, opts, count, warn, func(doc []byte) error {
+			docs++
 			all = append(append(all, doc...), '\n')
 			return nil
 		})
+		if cutInput(err) && docs > 0 {
+			err = keepCut(cmd.ErrOrStderr(), fmt.Errorf("%s: %w", displayName(in), err)) // the rule for cut input (inputcut.go)
+		}
 		if err == nil {
 			emit(gjson.GetBytes(all, ".."+lines))
 		}
 	} else {
 		// One document at a time: memory is that of the largest.
-		err = eachDocument(src, o.dedupe, opts, count, func(doc []byte) error {
+		err = eachDocument(src, o.dedupe, opts, count, warn, func(doc []byte) error {
+			docs++
 			emit(gjson.GetBytes(doc, path))
 			return out.Flush()
 		})
+		if cutInput(err) && docs > 0 {
+			err = keepCut(cmd.ErrOrStderr(), fmt.Errorf("%s: %w", displayName(in), err)) // the rule for cut input (inputcut.go)
+		}
 	}
 	if ferr := out.Flush(); err == nil {
 		err = ferr
@@ -155,11 +167,12 @@ func runQuery(cmd *cobra.Command, in, path string, o queryOptions) error {
 // valid only during the call: one buffer, as large as the largest
 // document, is reused, and routines are not kept, so memory is that of
 // the largest dump, not of all of them.
-func eachDocument(src io.Reader, grouped bool, by dedupe.Options, progress *atomic.Int64, fn func(doc []byte) error) error {
+func eachDocument(src io.Reader, grouped bool, by dedupe.Options, progress *atomic.Int64, onWarning func(*stack.ParseError), fn func(doc []byte) error) error {
 	docs := &documentStage{grouped: grouped, by: by, fn: fn}
 	p := stack.Pipeline{
-		Source:  formats.NewReader(src, formats.ReadOptions{ReuseRoutines: true, Progress: progress}),
-		Encoder: docs,
+		Source:    formats.NewReader(src, formats.ReadOptions{ReuseRoutines: true, Progress: progress}),
+		Encoder:   docs,
+		OnWarning: onWarning,
 	}
 	n, err := p.Run(context.Background())
 	if err == nil && n == 0 {

@@ -5,11 +5,14 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
+	"sync/atomic"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/stackdump/stackdump/dedupe"
+	"github.com/stackdump/stackdump/filter"
 	"github.com/stackdump/stackdump/formats"
 	"github.com/stackdump/stackdump/formats/output"
 	"github.com/stackdump/stackdump/report"
@@ -23,38 +26,28 @@ type reportOptions struct {
 	title     string
 	maxGroups int
 	series    int
+	filters   filterFlags
 }
 
 func newReportCommand() *cobra.Command {
 	var o reportOptions
 	cmd := &cobra.Command{
-		Use:   "report FILE...",
-		Short: "Write dumps as one self-contained HTML page: groups, states, flame graph, timeline",
-		Long: `report reads one or more dumps (any format stackdump reads; "-" is standard
-input), groups each one by stack (see --by) and writes a single HTML file that
-opens in a browser from disk and loads nothing from the network.
-
-The page shows a summary of the dump (source, totals, truncation, warnings),
-a chart of states, a flame graph of the groups' stacks, the groups themselves,
-largest first, with their stacks, states, wait times, labels and links to the
-group of their creator, and a filter box. Several dumps (several FILEs, or a
-file holding several dumps) add a timeline of the largest groups' counts, in
-the order given, and a picker to switch between the dumps.`,
-		Example: `  stackdump report goroutines.txt -o report.html
-  stackdump report before.txt during.txt after.txt -o leak.html
-  curl -s localhost:6060/debug/pprof/goroutine?debug=2 | stackdump report - -o now.html`,
+		Use:  "report FILE...",
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runReport(cmd, args, o)
 		},
 	}
+	setHelp(cmd, reportHelp)
+	cmd.Long += "\n\n" + filterHelp
 	f := cmd.Flags()
-	f.StringVarP(&o.output, "output", "o", "", "write to `FILE` (atomically) instead of standard output")
+	f.StringVarP(&o.output, "output", "o", defaultReport, "write the page to `FILE` (atomically); - writes standard output")
 	f.BoolVarP(&o.quiet, "quiet", "q", false, "no progress line on standard error")
 	f.StringVar(&o.by, "by", "stack", "similarity of grouped stacks: exact, stack or func")
 	f.StringVar(&o.title, "title", "", "page title (default from the first file's name)")
 	f.IntVar(&o.maxGroups, "max-groups", report.DefaultMaxGroups, "groups per dump the page lists, largest first; the rest are counted")
 	f.IntVar(&o.series, "series", report.DefaultSeries, "groups the timeline of several dumps follows")
+	o.filters.add(cmd)
 	return cmd
 }
 
@@ -78,12 +71,19 @@ func runReport(cmd *cobra.Command, files []string, o reportOptions) error {
 	if err := checkOutput(o.output); err != nil {
 		return err
 	}
+	flt, err := o.filters.filter()
+	if err != nil {
+		return err
+	}
 	table := stack.NewTable() // frames shared by every dump
 	var inputs []report.Input
 	var readErr error
 	for _, name := range files {
-		in, err := readReportInput(cmd, name, by, table, o.quiet)
+		in, err := readReportInput(cmd, name, by, table, flt, o.quiet)
 		inputs = append(inputs, in...)
+		if len(in) > 0 {
+			err = keepCut(cmd.ErrOrStderr(), err) // the rule for cut input (inputcut.go)
+		}
 		if err != nil {
 			// Write the page of what was read before the error, then fail.
 			readErr = err
@@ -102,24 +102,37 @@ func runReport(cmd *cobra.Command, files []string, o reportOptions) error {
 		return err
 	}
 	opts := report.Options{Title: o.title, MaxGroups: o.maxGroups, Series: o.series, Generated: time.Now()}
-	if err := writeTo(path, cmd.OutOrStdout(), comp, func(w io.Writer) error {
+	var written atomic.Int64
+	if err := writeToCounting(path, cmd.OutOrStdout(), comp, &written, func(w io.Writer) error {
 		return report.Write(w, inputs, opts)
 	}); err != nil {
 		return err
 	}
+	if path != "" && !o.quiet {
+		where := path
+		if abs, err := filepath.Abs(path); err == nil {
+			where = abs
+		}
+		fmt.Fprintf(cmd.ErrOrStderr(), "stackdump: wrote %s (%s): open it in a browser\n", where, humanBytes(written.Load()))
+	}
 	return readErr
 }
 
+// defaultReport is where report writes without -o: a file, not HTML
+// poured into the terminal.
+const defaultReport = "report.html"
+
 // readReportInput reads and groups every dump of one file.
-func readReportInput(cmd *cobra.Command, name string, by dedupe.By, table *stack.Table, quiet bool) ([]report.Input, error) {
+func readReportInput(cmd *cobra.Command, name string, by dedupe.By, table *stack.Table, flt *filter.Filter, quiet bool) ([]report.Input, error) {
 	src, count, closeIn, err := openTracked(cmd, name, quiet)
 	if err != nil {
 		return nil, err
 	}
 	defer closeIn()
-	inputs, err := report.Read(src, displayName(name), report.ReadOptions{
-		Format: formats.ReadOptions{Table: table, Progress: count},
-		Group:  dedupe.Options{By: by},
+	rd, filtered := filterInput(flt, formats.NewReader(src, formats.ReadOptions{Table: table, Progress: count}))
+	defer filtered.note(cmd.ErrOrStderr(), displayName(name))
+	inputs, err := report.ReadFrom(rd, displayName(name), report.ReadOptions{
+		Group: dedupe.Options{By: by},
 		OnWarning: func(pe *stack.ParseError) {
 			fmt.Fprintf(cmd.ErrOrStderr(), "stackdump: warning: %s: %v\n", displayName(name), pe)
 		},

@@ -160,7 +160,7 @@ func TestReportCommandStdin(t *testing.T) {
 	ch := make(chan struct{})
 	defer close(ch)
 	parkGoroutines(t, ch, 4, 4)
-	stdout, stderr, err := runCLIInput(t, goroutineDebug1(t), "report", "-")
+	stdout, stderr, err := runCLIInput(t, goroutineDebug1(t), "report", "-", "-o", "-")
 	if err != nil {
 		t.Fatalf("report -: %v\n%s", err, stderr)
 	}

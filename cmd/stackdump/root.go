@@ -6,14 +6,13 @@ import (
 
 func newRootCommand() *cobra.Command {
 	root := &cobra.Command{
-		Use:   "stackdump",
-		Short: "Capture, convert, group and analyse goroutine and thread dumps",
-		Long: `stackdump reads goroutine dumps (runtime.Stack, /debug/pprof/goroutine
-debug=0/1/2, panics, fatal errors, race reports) and JVM thread dumps, and
-writes them as text or JSON, grouped or not, compressed or not.`,
+		Use:           "stackdump",
 		SilenceUsage:  true,
 		SilenceErrors: true,
+		Version:       version(),
 	}
+	root.SetVersionTemplate("stackdump {{.Version}}\n")
+	setHelp(root, rootHelp)
 	root.AddCommand(
 		newConvertCommand(),
 		newCaptureCommand(),

@@ -10,6 +10,7 @@ import (
 
 	"github.com/stackdump/stackdump/dedupe"
 	"github.com/stackdump/stackdump/internal/words"
+	"github.com/stackdump/stackdump/remote"
 	"github.com/stackdump/stackdump/stack"
 )
 
@@ -17,15 +18,19 @@ import (
 const summaryTopGroups = 5
 
 // writeCaptureSummary prints one screen about a captured target: where it
-// went, totals by state, the largest groups and the warnings.
+// went and the size written there (compressed: what the file holds), what
+// came over the wire, totals by state, the largest groups and the warnings.
 func writeCaptureSummary(w io.Writer, r captureResult) {
 	dest := r.job.path
 	if dest == "" {
 		dest = "standard output"
 	}
-	fmt.Fprintf(w, "%s → %s (%s in %s)\n", r.job.target, dest, humanBytes(r.job.received.Load()), r.elapsed.Round(1e6))
+	fmt.Fprintf(w, "%s → %s: %s written in %s (%s received)\n", r.job.target, dest, humanBytes(r.job.written.Load()), r.elapsed.Round(1e6), humanBytes(r.job.received.Load()))
 	for _, dr := range r.dumps {
 		writeDumpSummary(w, dr)
+		if r.job.ropts.Mode == remote.ModeLeak {
+			writeLeakSummary(w, dr)
+		}
 	}
 	if r.recovered != nil {
 		fmt.Fprintf(w, "  recovered from debug=1: %s in %s\n", words.Count(r.recovered.dump.Total, "goroutine"), words.Count(len(r.recovered.groups), "group"))
@@ -61,6 +66,31 @@ func writeDumpSummary(w io.Writer, dr dumpResult) {
 	}
 	if n := len(d.Warnings); n > 0 {
 		fmt.Fprintf(w, "  %s; first: %v\n", words.Count(n, "warning"), d.Warnings[0])
+	}
+}
+
+// writeLeakSummary says what a leak capture (--mode leak) proved: the
+// goroutines the runtime's leak detection marked (leaked), by group, or
+// that it proved none, and what that does and does not mean.
+func writeLeakSummary(w io.Writer, dr dumpResult) {
+	if dr.leaked == 0 {
+		fmt.Fprintln(w, "  0 proven leaked: the leak-detection GC cycle found no goroutine blocked on a channel, lock or wait group that no other goroutine can reach; a goroutine blocked on one still reachable (a global, a long-lived struct's field) is never proven, see stackdump analyze's likely leaks")
+		return
+	}
+	groups := 0
+	for _, g := range dr.groups {
+		if g.Leaked > 0 {
+			groups++
+		}
+	}
+	fmt.Fprintf(w, "  %d proven leaked in %s (marked (leaked)): blocked on a channel, lock or wait group no other goroutine can reach\n", dr.leaked, words.Count(groups, "group"))
+	shown := 0
+	for _, g := range dr.groups {
+		if g.Leaked == 0 || shown == summaryTopGroups {
+			continue
+		}
+		shown++
+		fmt.Fprintf(w, "  %8d  leaked in %s\n", g.Leaked, dedupe.TopFrameText(g))
 	}
 }
 

@@ -13,6 +13,7 @@ import (
 
 	"github.com/stackdump/stackdump/analyze"
 	"github.com/stackdump/stackdump/dedupe"
+	"github.com/stackdump/stackdump/filter"
 	"github.com/stackdump/stackdump/formats"
 	"github.com/stackdump/stackdump/stack"
 )
@@ -24,48 +25,20 @@ type timelineOptions struct {
 	by           string
 	color        string
 	housekeeping bool
+	filters      filterFlags
 }
 
 func newTimelineCommand() *cobra.Command {
 	var o timelineOptions
 	cmd := &cobra.Command{
-		Use:   "timeline DUMP...",
-		Short: "Follow snapshots of one process: stuck goroutines and threads, new and gone ids, busiest threads",
-		Long: `timeline reads dumps of one process taken one after another (repeated
-debug=2 captures, repeated jstack or jcmd Thread.print, a file with several
-kill -3 dumps) and reports:
-
-  - stuck routines: the same state and stack with no progress over the
-    longest run of consecutive snapshots ending at the last one (CPU time
-    that advanced, a running goroutine or a wait that restarted is
-    progress; wait minutes growing with the clock are not), with how long
-    at least (from the capture times and the runtime's wait minutes);
-  - housekeeping apart, folded into one line unless --housekeeping: JVM
-    threads without a Java stack (GC, compiler, VM Thread), threads and
-    goroutines whose every frame is the runtime's or the standard
-    library's (Reference Handler, Finalizer, net/http's idle connections)
-    and idle pool workers parked in their pool's getTask;
-  - for each snapshot, the ids that are new and those that went away;
-  - for JVM threads (matched by id, tid, nid and name), the CPU time each used
-    between snapshots (cpu=…ms), busiest first;
-  - the largest groups of identical stacks over time, ranked by their
-    peak, with their count in each snapshot.
-
-Snapshots are taken in the order of their capture times when every dump
-has one (JVM dumps, stackdump JSON, pprof), else in argument order (and in
-file order within a file). Files given out of capture order are read a
-second time, in order; standard input ("-") is read once, so its dumps
-must come in order. docs/fleet.md describes the rules and --json
-(schema stackdump-timeline/v1).`,
-		Example: `  for i in 1 2 3; do curl -s 'host:6060/debug/pprof/goroutine?debug=2' > g$i.txt; sleep 30; done
-  stackdump timeline g1.txt g2.txt g3.txt
-  for i in 1 2 3; do jcmd $PID Thread.print > t$i.txt; sleep 10; done; stackdump timeline t*.txt
-  stackdump timeline --json kill3.log | jq '.stuck[] | {count, state, frame}'`,
+		Use:  "timeline DUMP...",
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runTimeline(cmd, args, o)
 		},
 	}
+	setHelp(cmd, timelineHelp)
+	cmd.Long += "\n\n" + filterHelp
 	f := cmd.Flags()
 	f.BoolVar(&o.json, "json", false, "write the timeline as JSON (schema stackdump-timeline/v1)")
 	f.IntVar(&o.top, "top", analyze.DefaultTop, "busiest threads and groups to list")
@@ -73,6 +46,7 @@ must come in order. docs/fleet.md describes the rules and --json
 	f.StringVar(&o.by, "by", "stack", "group routines by: exact, stack or func")
 	f.StringVar(&o.color, "color", "auto", "color the text: auto (on a terminal, unless NO_COLOR is set), always or never")
 	f.BoolVar(&o.housekeeping, "housekeeping", false, "list the housekeeping threads and goroutines row by row, not in one line")
+	o.filters.add(cmd)
 	return cmd
 }
 
@@ -95,9 +69,13 @@ func runTimeline(cmd *cobra.Command, files []string, o timelineOptions) error {
 	if err != nil {
 		return err
 	}
+	flt, err := o.filters.filter()
+	if err != nil {
+		return err
+	}
 	opts := analyze.TimelineOptions{Top: o.top, MaxStuck: o.maxStuck, By: by}
 	tl := analyze.NewTimeline(opts)
-	refs, err := addInArgumentOrder(cmd, tl, files)
+	refs, err := addInArgumentOrder(cmd, tl, files, flt)
 	if err == nil {
 		if sorted, resort := captureOrder(refs); resort {
 			// Read again, in capture order.
@@ -105,7 +83,7 @@ func runTimeline(cmd *cobra.Command, files []string, o timelineOptions) error {
 			if slices.Contains(files, "-") {
 				err = errors.New("the dumps are not in capture order, and standard input cannot be read again in order: give files")
 			} else {
-				err = addSnapshots(cmd, tl, files, sorted)
+				err = addSnapshots(cmd, tl, files, sorted, flt)
 			}
 		}
 	}
@@ -120,11 +98,11 @@ func runTimeline(cmd *cobra.Command, files []string, o timelineOptions) error {
 
 // addInArgumentOrder adds every dump of every file to tl in argument
 // order, and returns where each dump is and its capture time.
-func addInArgumentOrder(cmd *cobra.Command, tl *analyze.Timeline, files []string) ([]snapshotRef, error) {
+func addInArgumentOrder(cmd *cobra.Command, tl *analyze.Timeline, files []string, flt *filter.Filter) ([]snapshotRef, error) {
 	var refs []snapshotRef
 	for i, name := range files {
 		n := 0
-		err := eachDump(cmd, name, func(p *stack.Pipeline) error {
+		err := eachDump(cmd, name, flt, true, func(p *stack.Pipeline) error {
 			ref := snapshotRef{file: i, dump: n}
 			d, err := addSnapshot(cmd, tl, p, displayName(name), ref, true)
 			if d != nil {
@@ -162,11 +140,11 @@ var skipDump = stack.RoutineFunc(func(*stack.Routine) {})
 
 // addSnapshots adds the dumps of refs to tl in that order, reading each
 // file again up to the dump wanted. Warnings were told in the first pass.
-func addSnapshots(cmd *cobra.Command, tl *analyze.Timeline, files []string, refs []snapshotRef) error {
+func addSnapshots(cmd *cobra.Command, tl *analyze.Timeline, files []string, refs []snapshotRef, flt *filter.Filter) error {
 	for _, ref := range refs {
 		name := files[ref.file]
 		n := 0
-		err := eachDump(cmd, name, func(p *stack.Pipeline) error {
+		err := eachDump(cmd, name, flt, false, func(p *stack.Pipeline) error {
 			if n < ref.dump {
 				n++
 				p.Encoder, p.OnWarning = skipDump, nil
@@ -236,22 +214,34 @@ var errStopDumps = errors.New("stop")
 
 // eachDump opens the file name and calls fn until the end of its dumps
 // (fn's io.EOF, as Pipeline.Next returns it); fn streams the next dump
-// through p, a stack.Pipeline reading the file whose stage fn sets.
-// Errors name the file.
-func eachDump(cmd *cobra.Command, name string, fn func(p *stack.Pipeline) error) error {
+// through p, a stack.Pipeline reading the file (through flt, --focus and
+// --ignore, when not nil) whose stage fn sets. Errors name the file; with
+// note, what the filter kept is said on standard error.
+func eachDump(cmd *cobra.Command, name string, flt *filter.Filter, note bool, fn func(p *stack.Pipeline) error) error {
 	src, closeIn, err := openInput(cmd, name)
 	if err != nil {
 		return err
 	}
 	defer closeIn()
-	p := &stack.Pipeline{Source: formats.NewReader(src, formats.ReadOptions{ReuseRoutines: true})}
+	rd, filtered := filterInput(flt, formats.NewReader(src, formats.ReadOptions{ReuseRoutines: true}))
+	if note {
+		defer filtered.note(cmd.ErrOrStderr(), displayName(name))
+	}
+	p := &stack.Pipeline{Source: rd}
 	for {
 		err := fn(p)
 		if err == io.EOF || err == errStopDumps {
 			return nil
 		}
 		if err != nil {
-			return fmt.Errorf("%s: %w", displayName(name), err)
+			err = fmt.Errorf("%s: %w", displayName(name), err)
+			if cutInput(err) { // the rule for cut input (inputcut.go): the dump read until the cut was added
+				if note {
+					keepCut(cmd.ErrOrStderr(), err)
+				}
+				return nil
+			}
+			return err
 		}
 	}
 }

@@ -39,68 +39,29 @@ type watchOptions struct {
 func newWatchCommand() *cobra.Command {
 	var o watchOptions
 	cmd := &cobra.Command{
-		Use:   "watch TARGET... [--targets FILE]",
-		Short: "Capture processes periodically and track which stack groups grow",
-		Long: `watch captures every TARGET each --every (at most --concurrency at once),
-optionally keeps each snapshot in a directory (rotating, at most --keep files
-per target), and prints, per target, a table of the largest groups: their
-count now, the change since the previous snapshot and since the group was
-first seen. Groups that grew in each of the last --leak-after snapshots are
-flagged as leak suspects. With --leak-every N, every Nth snapshot of a
-target is Go 1.27's goroutine leak profile (as capture --mode leak: it runs
-a GC cycle in the target); a suspect whose goroutines the runtime proved
-leaked is marked "proven", and proven leaks are listed first. A target
-without the profile is warned about once and then captured as usual.
-Ctrl-C (or --count) ends it with a final report (not with --json).
-With --json, one JSON object per snapshot and target is printed on its own
-line, and nothing else. With --metrics ADDR, Prometheus metrics are served at
-http://ADDR/metrics (see docs/fleet.md).
-
-The pause budget (--max-pause, default 10ms). A full capture stops the
-target's world for the whole traceback, 10–90 µs per goroutine. So each
-snapshot of a Go target first takes its counts (debug=1: pauses of µs), and
-takes per-goroutine detail only when a group grew, a new group appeared
-that was not in the last detailed snapshot, or every --detail-every
-snapshots, and only in a way that fits the budget: the full traceback when
-its pause, predicted from the goroutine count and the target's measured
-cost per goroutine, fits; else the execution-trace snapshot (one pause of
-tens of µs; /debug/pprof/trace); else, from a target without it, the counts
-alone. The table says which each snapshot took and what it cost
-(--json: "capture"; metrics: stackdump_capture_pause_seconds).
---max-pause 0 takes a full capture every snapshot.
-
-Each target keeps one connection alive between snapshots and is probed for
-stackdump's endpoint once. A failing target is reported on standard error
-and the others go on. Memory is bounded by --top and --leak-after, not by
-the number of snapshots.
-
-Exit status: 0 when every target gave at least one snapshot; 1 when any
-target gave none (unreachable, 404, not a dump), even if others succeeded,
-and for bad flags; 130 or 143 when Ctrl-C or SIGTERM ended it (after the
-final report).`,
-		Example: `  stackdump watch localhost:6060 --every 30s -o snapshots/ --keep 20
-  stackdump watch http://svc:6060 --every 5s --count 12 --json | jq .suspects
-  stackdump watch --targets hosts.txt --concurrency 50 --every 1m --metrics :9464
-  stackdump watch localhost:6060 --every 5s --max-pause 50ms --detail-every 4`,
+		Use: "watch TARGET... [--targets FILE]",
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runWatch(cmd, args, o)
 		},
 	}
+	setHelp(cmd, watchHelp)
+	cmd.Long += "\n\n" + filterHelp
 	o.addRemoteFlags(cmd)
-	o.addMaxPauseFlag(cmd, 10*time.Millisecond, "also, a snapshot takes per-goroutine detail only when a group grew or appeared, or every --detail-every; 0: a full capture every snapshot")
+	o.addMaxPauseFlag(cmd, 10*time.Millisecond, "0: every stack in every snapshot")
 	f := cmd.Flags()
-	f.IntVar(&o.detailEvery, "detail-every", 10, "under --max-pause, take per-goroutine detail at least every `N`th snapshot of a target, even when no group grew")
+	f.IntVar(&o.detailEvery, "detail-every", 10, "take every stack at least every `N`th snapshot of a target, even when no group grew")
 	f.DurationVar(&o.every, "every", 10*time.Second, "time between snapshots")
 	f.IntVar(&o.count, "count", 0, "stop after N rounds of snapshots (0: until Ctrl-C)")
 	f.StringVarP(&o.dir, "output", "o", "", "keep each snapshot as a file in the directory `DIR` (made if missing; an existing file is refused)")
 	f.IntVar(&o.keep, "keep", 10, "snapshots kept in DIR per target; older ones are removed (0: keep every snapshot)")
 	f.IntVar(&o.leakAfter, "leak-after", 3, "flag groups that grew in each of the last N snapshots")
-	f.IntVar(&o.leakEvery, "leak-every", 0, "take the goroutine leak profile (Go 1.27+, runs a GC cycle in the target) every Nth snapshot per target; 0: never")
+	f.IntVar(&o.leakEvery, "leak-every", 0, "every Nth snapshot of a target, ask the runtime which goroutines are leaked (Go 1.27+; stalls the service, as --mode leak); 0: never")
 	f.IntVar(&o.top, "top", 15, "groups shown in the table (and followed, and exported as metrics) per target")
 	f.BoolVar(&o.json, "json", false, "print one JSON line per snapshot instead of the table")
 	f.StringVar(&o.targetsFile, "targets", "", "read targets from `FILE`, one per line (# comments allowed)")
 	f.IntVar(&o.concurrency, "concurrency", 8, "targets captured at once")
 	f.StringVar(&o.metrics, "metrics", "", "serve Prometheus metrics at http://`ADDR`/metrics (e.g. :9464)")
+	o.filters.add(cmd)
 	return cmd
 }
 

@@ -39,6 +39,7 @@ func TestLeavesLinkOnlyWhatTheyNeed(t *testing.T) {
 		"formats/gotext": {"stack", "internal/codec", "internal/words"},
 		"leakcheck":      {"stack", "formats/gotext", "internal/codec", "internal/words", "dedupe"},
 		"dedupe":         {"stack", "internal/words"},
+		"filter":         {"stack"},
 	} {
 		for _, d := range deps(t, pkg) {
 			if !slices.Contains(allowed, d) {

@@ -67,11 +67,19 @@ func Start(ctx context.Context, t testing.TB, dir string) *Program {
 		}
 		t.Fatalf("go build ./testdata/gen/%s: %v\n%s", dir, err, out)
 	}
-	p := run(ctx, t, exec.CommandContext(ctx, bin))
-	line := p.readLine(t, "testdata/gen/"+dir)
+	return StartCommand(ctx, t, exec.CommandContext(ctx, bin), "testdata/gen/"+dir)
+}
+
+// StartCommand runs cmd, a Go program built by the test that serves HTTP
+// and prints "listening ADDR" first, until the test ends, as Start runs
+// the programs of testdata/gen; name names it in failures.
+func StartCommand(ctx context.Context, t testing.TB, cmd *exec.Cmd, name string) *Program {
+	t.Helper()
+	p := run(ctx, t, cmd)
+	line := p.readLine(t, name)
 	addr, ok := strings.CutPrefix(line, "listening ")
 	if !ok {
-		t.Fatalf("testdata/gen/%s did not say where it listens: %q", dir, line)
+		t.Fatalf("%s did not say where it listens: %q", name, line)
 	}
 	p.URL = "http://" + addr
 	return p

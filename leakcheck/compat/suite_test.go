@@ -20,6 +20,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"sort"
 	"strings"
@@ -32,8 +33,15 @@ const suiteVersion = "v1.3.0"
 // shimSource is the temporary module's package goleak: goleak's API bound
 // to leakcheck's, and the three unexported names goleak's public-API tests
 // use, bound to public API: maxSleep (to MaxSleep), and the _osExit and
-// _osStderr stubs TestVerifyTestMain sets (VerifyTestMain exits through
-// Cleanup and writes to os.Stderr, redirected to a file for the call).
+// _osStderr stubs TestVerifyTestMain sets. VerifyTestMain exits through
+// Cleanup, and what it writes is taken from file descriptor 2, redirected
+// into a file for the call: where goleak writes (its _osStderr is the
+// os.Stderr of its package's init). The suite runs under go test -json,
+// where the testing package points os.Stderr at os.Stdout before the
+// tests, so a leakcheck that wrote to os.Stderr as it is when it reports
+// fails goleak's TestVerifyTestMain here, as it would in any harness that
+// captures a test binary's standard error. (The shim used to redirect the
+// os.Stderr variable instead, which hid that.)
 const shimSource = `// Package goleak is leakcheck under goleak's names, for running goleak's
 // own tests against leakcheck (written by stackdump's compat tests).
 package goleak
@@ -41,6 +49,7 @@ package goleak
 import (
 	"io"
 	"os"
+	"syscall"
 	"time"
 
 	lc "github.com/stackdump/stackdump/leakcheck"
@@ -73,15 +82,21 @@ func VerifyTestMain(m TestingM, options ...Option) {
 	if err != nil {
 		panic(err)
 	}
-	saved := os.Stderr
-	os.Stderr = f
+	saved, err := syscall.Dup(2)
+	if err == nil {
+		err = syscall.Dup3(int(f.Fd()), 2, 0)
+	}
+	if err != nil {
+		panic(err)
+	}
 	done := false
 	flush := func() {
 		if done {
 			return
 		}
 		done = true
-		os.Stderr = saved
+		syscall.Dup3(saved, 2, 0)
+		syscall.Close(saved)
 		b, _ := os.ReadFile(f.Name())
 		f.Close()
 		os.Remove(f.Name())
@@ -111,6 +126,9 @@ type testDecl struct {
 func TestGoleakSuite(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs goleak's test suite twice")
+	}
+	if runtime.GOOS != "linux" {
+		t.Skip("the shim redirects file descriptor 2 with dup3: Linux only")
 	}
 	dir := goleakDir(t)
 	root := stackdumpRoot(t)

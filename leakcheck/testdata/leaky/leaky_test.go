@@ -13,6 +13,10 @@ import (
 )
 
 func TestMain(m *testing.M) {
+	if path := os.Getenv("LEAKCHECK_FD2"); path != "" {
+		verifyWithFD2(m, path)
+		return
+	}
 	leakcheck.VerifyTestMain(m)
 }
 

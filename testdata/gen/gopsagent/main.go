@@ -1,65 +1,59 @@
-// Command gopsagent is a Go program that runs a real gops agent
-// (github.com/google/gops/agent) for remote's gops:// tests, with 7
-// goroutines parked in main.parkedInGopsTarget. It is a module of its own
-// so that the library's go.mod does not require gops (and, through it,
-// golang.org/x/sys) for a test.
+// Command gopsagent is the live gops target of remote's tests: a Go
+// program that runs a gops agent (github.com/google/gops/agent, its port
+// file written into $GOPS_CONFIG_DIR as gops does) and parks 5 goroutines
+// in main.parkedForGops.
 //
-// It listens for gops on a port of 127.0.0.1 the system picks, parks the
-// goroutines, prints "listening 127.0.0.1:PORT" (as the programs of
-// internal/livechild do) and exits when its standard input closes.
+// It prints "listening ADDR" (the agent's address) once they are parked,
+// answers "pid" with its process id, and exits when its standard input
+// closes. It is a module of its own, so that the library's go.mod does
+// not require gops (and, through it, golang.org/x/sys) for a test;
+// internal/livechild builds it in its module.
 package main
 
 import (
+	"bufio"
 	"fmt"
-	"io"
+	"net"
 	"os"
-	"path/filepath"
-	"strconv"
-	"strings"
+	"sync"
 
 	"github.com/google/gops/agent"
 )
 
-const parked = 7
+//go:noinline
+func parkedForGops(ch chan struct{}, ready *sync.WaitGroup) {
+	ready.Done()
+	<-ch
+}
 
 func main() {
-	dir, err := os.MkdirTemp("", "gopsagent")
+	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
-		fail(err)
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
 	}
-	defer os.RemoveAll(dir)
-	if err := agent.Listen(agent.Options{Addr: "127.0.0.1:0", ConfigDir: dir}); err != nil {
-		fail(fmt.Errorf("starting the agent: %w", err))
+	addr := l.Addr().String()
+	l.Close()
+	if err := agent.Listen(agent.Options{Addr: addr}); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
 	}
-	defer agent.Close()
-	// The agent writes the port it listens on into CONFIGDIR/PID.
-	port, err := os.ReadFile(filepath.Join(dir, strconv.Itoa(os.Getpid())))
-	if err != nil {
-		fail(fmt.Errorf("the agent's port: %w", err))
+	defer agent.Close() // removes the port file
+	never := make(chan struct{})
+	var ready sync.WaitGroup
+	ready.Add(5)
+	for range 5 {
+		go parkedForGops(never, &ready)
 	}
-	block, started := make(chan struct{}), make(chan struct{})
-	for range parked {
-		go parkedInGopsTarget(started, block)
+	ready.Wait()
+	fmt.Println("listening", addr)
+	sc := bufio.NewScanner(os.Stdin)
+	for sc.Scan() {
+		switch sc.Text() {
+		case "pid":
+			fmt.Println(os.Getpid())
+		default:
+			fmt.Println("unknown command")
+		}
 	}
-	for range parked {
-		<-started
-	}
-	fmt.Println("listening 127.0.0.1:" + strings.TrimSpace(string(port)))
-	io.Copy(io.Discard, os.Stdin)
-	close(block)
-}
-
-// parkedInGopsTarget says it runs, then blocks until block closes: once
-// main has heard from all of them, each goroutine has this function on
-// its stack.
-//
-//go:noinline
-func parkedInGopsTarget(started chan<- struct{}, block <-chan struct{}) {
-	started <- struct{}{}
-	<-block
-}
-
-func fail(err error) {
-	fmt.Fprintln(os.Stderr, "gopsagent:", err)
-	os.Exit(1)
 }
