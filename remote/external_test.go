@@ -15,8 +15,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/stackdump/stackdump/internal/livechild"
 )
 
 // TestGopsAgent captures gops:// of a real gops agent: a child program
