@@ -1,14 +1,16 @@
 package main
 
 import (
+	"bufio"
+	"encoding/base64"
+	"fmt"
 	"net/http"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/stackdump/stackdump/remote"
 )
 
 // startEtcd runs Debian's etcd (etcd-server, installed by .ci/run) with
@@ -43,31 +45,72 @@ func startEtcd(t *testing.T) (client, peer string) {
 	return "", ""
 }
 
+// openEtcdWatches opens n watch streams on etcd's gRPC gateway (POST
+// /v3/watch, one HTTP stream each, which etcd serves with a gRPC watch
+// stream of its own: about six goroutines per watch) until the test ends.
+func openEtcdWatches(t *testing.T, client string, n int) {
+	t.Helper()
+	tr := &http.Transport{MaxIdleConnsPerHost: n}
+	t.Cleanup(tr.CloseIdleConnections)
+	c := &http.Client{Transport: tr}
+	for i := range n {
+		body := fmt.Sprintf(`{"create_request": {"key": %q}}`, base64.StdEncoding.EncodeToString(fmt.Appendf(nil, "key-%d", i)))
+		resp, err := c.Post("http://"+client+"/v3/watch", "application/json", strings.NewReader(body))
+		if err != nil {
+			t.Fatalf("watch %d: %v", i, err)
+		}
+		// The stream answers once with the watch's creation, then holds.
+		if _, err := bufio.NewReader(resp.Body).ReadString('\n'); err != nil {
+			t.Fatalf("watch %d: %v", i, err)
+		}
+		t.Cleanup(func() { resp.Body.Close() })
+	}
+}
+
 // TestWatchPauseBudgetEtcd watches and captures a real third-party Go
 // server, etcd 3.4 with --enable-pprof, which serves no
-// /debug/pprof/trace: default watch takes a traceback only when it is
-// predicted within 10ms, its counts otherwise; capture --max-pause below
-// the traceback's prediction writes the counts and says why; its peer
-// port, HTTP without pprof, is told as such.
+// /debug/pprof/trace. Idle (about 40 goroutines) its first snapshot is
+// the full traceback, predicted at the prior cost and measured; with 100
+// watch streams (about 640 goroutines) a traceback is predicted over
+// 10ms, and the counts stand in: not marked truncated (the counts are
+// complete), the target's lack of a trace said once on standard error and
+// in each capture line, and in --json's capture.no_trace. capture
+// --max-pause 1ms writes the counts and says why; its peer port, HTTP
+// without pprof, is told as such.
 func TestWatchPauseBudgetEtcd(t *testing.T) {
 	client, peer := startEtcd(t)
-	stdout, stderr, err := runCLI(t, "watch", "http://"+client+"/debug/pprof/goroutine", "--every", "10ms", "--count", "3", "--json")
+	stdout, stderr, err := runCLI(t, "watch", "http://"+client+"/debug/pprof/goroutine", "--every", "10ms", "--count", "2", "--json")
 	if err != nil {
 		t.Fatalf("%v\n%s", err, stderr)
 	}
 	lines := parseBudgetLines(t, stdout)
+	if c := lines[0].Capture; c.Mode != "full" || c.FullPredictedNs <= 0 || time.Duration(c.FullPredictedNs) > 10*time.Millisecond || c.Model == nil || c.Model.Measured != 1 {
+		t.Errorf("idle etcd's first snapshot of %d goroutines: %s; want the full capture, predicted within 10ms at the prior, and learned from", lines[0].Total, c.text())
+	}
+	t.Logf("idle etcd: %d goroutines, %s", lines[0].Total, lines[0].Capture.text())
+
+	openEtcdWatches(t, client, 100)
+	stdout, stderr, err = runCLI(t, "watch", "http://"+client+"/debug/pprof/goroutine", "--every", "10ms", "--count", "3", "--json", "--detail-every", "2")
+	if err != nil {
+		t.Fatalf("%v\n%s", err, stderr)
+	}
+	lines = parseBudgetLines(t, stdout)
 	if len(lines) != 3 {
 		t.Fatalf("%d snapshots, want 3", len(lines))
 	}
 	for _, l := range lines {
 		c := l.Capture
-		if time.Duration(c.PausePredictedNs) > 10*time.Millisecond || c.Mode == "trace" {
-			t.Errorf("snapshot %d of etcd: %+v; want no capture predicted over the budget, and no trace (etcd serves none)", l.Snapshot, c)
+		if time.Duration(c.PausePredictedNs) > 10*time.Millisecond || c.Mode != "counts" || !c.NoTrace {
+			t.Errorf("snapshot %d of etcd: %+v; want the counts, nothing predicted over the budget, no trace", l.Snapshot, c)
 		}
 		t.Logf("snapshot %d: %d goroutines, %s", l.Snapshot, l.Total, c.text())
 	}
-	if fits := time.Duration(lines[0].Total)*remote.PriorFullCostPerGoroutine <= 10*time.Millisecond; fits != (lines[0].Capture.Mode == "full") {
-		t.Errorf("first snapshot of %d goroutines: %s; want full exactly when %d × %v fits 10ms", lines[0].Total, lines[0].Capture.Mode, lines[0].Total, remote.PriorFullCostPerGoroutine)
+	if lines[0].Total < 600 || !strings.HasSuffix(lines[0].Capture.Why, "over --max-pause 10ms, and the target serves no trace snapshot: counts per stack only") ||
+		!strings.Contains(lines[2].Capture.Why, "and the target serves no trace snapshot") {
+		t.Errorf("snapshots 1 and 3 (detail wanted): %q, %q; want each to say the counts stand for detail the target cannot give", lines[0].Capture.Why, lines[2].Capture.Why)
+	}
+	if n := strings.Count(stderr, "serves no execution-trace snapshot"); n != 1 {
+		t.Errorf("the missing trace was said %d times on standard error, want once:\n%s", n, stderr)
 	}
 
 	out := filepath.Join(t.TempDir(), "etcd.json")
@@ -78,8 +121,13 @@ func TestWatchPauseBudgetEtcd(t *testing.T) {
 	if !strings.Contains(stderr, "over --max-pause 1ms; writing complete counts per stack") || !strings.Contains(stderr, "the target serves no /debug/pprof/trace") {
 		t.Errorf("--max-pause 1ms on etcd: stderr does not say the counts replaced the traceback:\n%s", stderr)
 	}
-	if d := readDumpFile(t, out)[0]; !d.Truncated || d.Source.Capture == nil || len(d.Source.Capture.Methods) != 1 || d.Source.Capture.Methods[0] != "debug1" {
-		t.Errorf("--max-pause 1ms on etcd: truncated %v, capture %+v; want the counts, marked truncated", d.Truncated, d.Source.Capture)
+	if d := readDumpFile(t, out)[0]; d.Truncated || len(d.Warnings) > 0 || d.Source.Capture == nil || !slices.Equal(d.Source.Capture.Methods, []string{"debug1"}) || !slices.Contains(d.Source.Capture.Missing, "state") {
+		t.Errorf("--max-pause 1ms on etcd: truncated %v, warnings %v, capture %+v; want the complete counts, states named missing", d.Truncated, d.Warnings, d.Source.Capture)
+	}
+	// What analyze says of them: complete counts, not a cut dump.
+	aout, _, err := runCLI(t, "analyze", out)
+	if err != nil || strings.Contains(aout, "TRUNCATED") || strings.Contains(aout, "lower bound") {
+		t.Errorf("analyze of etcd's counts (err %v) calls them cut:\n%s", err, aout)
 	}
 
 	_, stderr, err = runCLI(t, "capture", "-q", peer, "-o", filepath.Join(t.TempDir(), "peer.json"))

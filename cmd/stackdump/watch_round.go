@@ -72,17 +72,20 @@ type watchedTarget struct {
 	// last leak profile (or in (leaked) states of a later snapshot).
 	leaked int64
 
-	// The pause budget: cost is the pause per goroutine the target's last
-	// traceback cost (0: none measured yet); sinceDetail counts the
+	// The pause budget: pauses learns the target's traceback cost from
+	// each traceback taken (remote.PauseModel); sinceDetail counts the
 	// snapshots since the last one with per-goroutine detail (-1: none
 	// yet); detailKeys are the group keys of that snapshot; detailWhy says
 	// why the snapshot being taken wants detail.
-	cost        time.Duration
+	pauses      remote.PauseModel
 	sinceDetail int
 	detailKeys  map[string]bool
 	detailWhy   string
 	// lastCapture is what the last good snapshot took and cost.
 	lastCapture watchCapture
+	// noTrace is set once the target answered that it serves no trace
+	// snapshot (said once on standard error).
+	noTrace bool
 }
 
 // attempts is the number of the target's last snapshot, good or failed:
@@ -167,7 +170,7 @@ func (w *watcher) round(ctx context.Context) []watchOutcome {
 			job.ropts.Mode = remote.ModeLeak
 		}
 		if job.ropts.Mode == remote.ModeFull && w.maxPause > 0 {
-			job.ropts.FullCostPerGoroutine = t.cost
+			job.ropts.Pauses = &t.pauses
 			if w.by != dedupe.ByExact { // exact groups have states: counts would not match them
 				job.ropts.Detail = func(counts *stack.Dump) bool { return w.wantDetail(t, counts) }
 			}
@@ -356,8 +359,12 @@ func (w *watcher) record(t *watchedTarget, res captureResult) watchOutcome {
 		}
 		return watchOutcome{target: t, err: res.err, elapsed: res.elapsed}
 	}
-	if res.fullCost > 0 {
-		t.cost = res.fullCost
+	if res.hasFullPause {
+		t.pauses.Learn(res.fullPause)
+	}
+	if res.noTrace && !t.noTrace {
+		t.noTrace = true
+		fmt.Fprintf(w.stderr, "stackdump: %s serves no execution-trace snapshot (/debug/pprof/trace: Go before 1.23, or a proxy that passes only the goroutine profile): a snapshot whose traceback is predicted over --max-pause %v is its counts per stack, without ids, states or wait times (said once; --json: capture.no_trace)\n", t.raw, w.maxPause)
 	}
 	last := res.dumps[len(res.dumps)-1]
 	if res.recovered != nil {
