@@ -30,6 +30,9 @@ type pipeline struct {
 	// source, when not nil, completes each dump's Source before it is
 	// written (the capture's target and time).
 	source func(*stack.Source)
+	// routine, when not nil, sees each routine as it streams (watch's
+	// goroutine ids).
+	routine func(*stack.Routine)
 }
 
 // check reports a format that cannot carry the requested output.
@@ -107,6 +110,9 @@ func (e *resultEncoder) WriteRoutine(r *stack.Routine) error {
 	}
 	if e.p.routines != nil {
 		e.p.routines.Add(r.Count)
+	}
+	if e.p.routine != nil {
+		e.p.routine(r)
 	}
 	return outputErr(e.next.WriteRoutine(r))
 }

@@ -258,8 +258,18 @@ func writeWatchTable(w io.Writer, t *watchedTarget, o watchOptions) {
 	if t.failures > 0 {
 		failed = fmt.Sprintf(" (%d failed)", t.failures)
 	}
-	fmt.Fprintf(&b, "%s  snapshot %d%s at %s  total %d (%+d since last, %+d since first)\n",
-		t.raw, t.attempts(), failed, time.Now().Format("15:04:05"), total, total-h.prevTotal(), total-h.firstTotal)
+	switch {
+	case t.restarted != "":
+		fmt.Fprintf(&b, "%s  snapshot %d%s at %s  total %d (a new process: its history starts here)\n",
+			t.raw, t.attempts(), failed, time.Now().Format("15:04:05"), total)
+		fmt.Fprintf(&b, "  restarted: %s\n", t.restarted)
+	case t.historyFrom > 1:
+		fmt.Fprintf(&b, "%s  snapshot %d%s at %s  total %d (%+d since last, %+d since snapshot %d, the restart)\n",
+			t.raw, t.attempts(), failed, time.Now().Format("15:04:05"), total, total-h.prevTotal(), total-h.firstTotal, t.historyFrom)
+	default:
+		fmt.Fprintf(&b, "%s  snapshot %d%s at %s  total %d (%+d since last, %+d since first)\n",
+			t.raw, t.attempts(), failed, time.Now().Format("15:04:05"), total, total-h.prevTotal(), total-h.firstTotal)
+	}
 	if c := t.lastCapture; len(c.Methods) > 0 || c.PauseNs > 0 || c.Why != "" {
 		fmt.Fprintf(&b, "  capture: %s\n", t.lastCapture.text())
 	}
@@ -300,17 +310,24 @@ func writeWatchJSON(w io.Writer, t *watchedTarget, o watchOptions) error {
 		}
 	}
 	line, err := json.Marshal(struct {
-		Time     time.Time    `json:"time"`
-		Target   string       `json:"target"`
-		Snapshot int          `json:"snapshot"`
-		Failed   int          `json:"failed"`
-		Total    int64        `json:"total"`
-		Capture  watchCapture `json:"capture"`
-		Groups   []watchRow   `json:"groups"`
-		Suspects []string     `json:"suspects"`
-		Proven   []string     `json:"proven"`
-		Leaked   int64        `json:"leaked"`
-	}{time.Now().UTC(), t.raw, t.attempts(), t.failures, t.hist.total(), t.lastCapture, rows[:min(len(rows), o.top)], suspects, proven, t.leaked})
+		Time     time.Time `json:"time"`
+		Target   string    `json:"target"`
+		Snapshot int       `json:"snapshot"`
+		Failed   int       `json:"failed"`
+		Total    int64     `json:"total"`
+		// Restarted says why this snapshot is of a new process, whose
+		// history starts here; HistoryFrom is the number of the snapshot
+		// the history (deltas, suspects) starts at; Restarts counts them.
+		Restarted   string       `json:"restarted,omitempty"`
+		HistoryFrom int          `json:"history_from"`
+		Restarts    int          `json:"restarts"`
+		Capture     watchCapture `json:"capture"`
+		Groups      []watchRow   `json:"groups"`
+		Suspects    []string     `json:"suspects"`
+		Proven      []string     `json:"proven"`
+		Leaked      int64        `json:"leaked"`
+	}{time.Now().UTC(), t.raw, t.attempts(), t.failures, t.hist.total(), t.restarted, t.historyFrom, t.restarts,
+		t.lastCapture, rows[:min(len(rows), o.top)], suspects, proven, t.leaked})
 	if err != nil {
 		return err
 	}
@@ -335,7 +352,11 @@ func writeWatchReport(w io.Writer, t *watchedTarget, named bool, o watchOptions)
 		fmt.Fprintln(w)
 		return
 	}
-	fmt.Fprintf(w, "\n%s%s; total %d → %d (%+d), peak %d at snapshot %d", prefix, words.Count(h.snapshots, "snapshot"), h.firstTotal, h.total(), h.total()-h.firstTotal, h.peakTotal, h.peakAt)
+	fmt.Fprintln(w)
+	if t.restarts > 0 {
+		fmt.Fprintf(w, "%srestarted %s, last at snapshot %d: %s; since then:\n", prefix, words.Count(t.restarts, "time"), t.historyFrom, t.lastRestart)
+	}
+	fmt.Fprintf(w, "%s%s; total %d → %d (%+d), peak %d at snapshot %d", prefix, words.Count(h.snapshots, "snapshot"), h.firstTotal, h.total(), h.total()-h.firstTotal, h.peakTotal, h.peakAt)
 	if t.failures > 0 {
 		fmt.Fprintf(w, "; %d of %d failed", t.failures, t.attempts())
 	}

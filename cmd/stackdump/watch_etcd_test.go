@@ -9,40 +9,62 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
+
+// etcdServer is Debian's etcd running for a test.
+type etcdServer struct {
+	client, peer string // its client and peer addresses
+	bin, dir     string
+	stop         func()
+}
 
 // startEtcd runs Debian's etcd (etcd-server, installed by .ci/run) with
 // --enable-pprof on two loopback ports until the test ends, and returns
 // its client and peer addresses; it skips where etcd is missing.
 func startEtcd(t *testing.T) (client, peer string) {
+	e := startEtcdServer(t)
+	return e.client, e.peer
+}
+
+// startEtcdServer is startEtcd, returning the server to restart.
+func startEtcdServer(t *testing.T) *etcdServer {
 	t.Helper()
 	bin, err := exec.LookPath("etcd")
 	if err != nil {
 		t.Skip("etcd not installed (apt-get install etcd-server): the real-server test is skipped")
 	}
-	client, peer = closedAddr(t), closedAddr(t)
-	cmd := exec.Command(bin, "--name", "t", "--data-dir", filepath.Join(t.TempDir(), "etcd"),
-		"--listen-client-urls", "http://"+client, "--advertise-client-urls", "http://"+client,
-		"--listen-peer-urls", "http://"+peer, "--initial-advertise-peer-urls", "http://"+peer,
-		"--initial-cluster", "t=http://"+peer, "--enable-pprof")
+	e := &etcdServer{client: closedAddr(t), peer: closedAddr(t), bin: bin, dir: filepath.Join(t.TempDir(), "etcd")}
+	e.start(t)
+	return e
+}
+
+// start runs e's etcd on its addresses and data directory and waits until
+// it is healthy.
+func (e *etcdServer) start(t *testing.T) {
+	t.Helper()
+	cmd := exec.Command(e.bin, "--name", "t", "--data-dir", e.dir,
+		"--listen-client-urls", "http://"+e.client, "--advertise-client-urls", "http://"+e.client,
+		"--listen-peer-urls", "http://"+e.peer, "--initial-advertise-peer-urls", "http://"+e.peer,
+		"--initial-cluster", "t=http://"+e.peer, "--enable-pprof")
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	e.stop = sync.OnceFunc(func() { cmd.Process.Kill(); cmd.Wait() })
+	t.Cleanup(e.stop)
 	c := &http.Client{Timeout: time.Second}
 	for range 200 {
-		if resp, err := c.Get("http://" + client + "/health"); err == nil {
+		if resp, err := c.Get("http://" + e.client + "/health"); err == nil {
 			resp.Body.Close()
 			if resp.StatusCode == http.StatusOK {
-				return client, peer
+				return
 			}
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
 	t.Fatal("etcd did not become healthy within 20s")
-	return "", ""
 }
 
 // openEtcdWatches opens n watch streams on etcd's gRPC gateway (POST
@@ -135,4 +157,41 @@ func TestWatchPauseBudgetEtcd(t *testing.T) {
 		t.Errorf("etcd's peer port: err %v, stderr:\n%s\nwant it told as HTTP without a goroutine dump", err, stderr)
 	}
 	checkForPeople(t, stderr)
+}
+
+// TestWatchRestartedEtcd: Debian's etcd, after serving 2,000 connections
+// (each one a goroutine, so its goroutine ids are past 2,000), is killed
+// and started again on the same ports and data: watch's next snapshot is
+// of a new process, said as such, and its history starts there.
+func TestWatchRestartedEtcd(t *testing.T) {
+	e := startEtcdServer(t)
+	for i := range 2000 {
+		// A new connection each: a goroutine each in etcd.
+		c := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}, Timeout: 5 * time.Second}
+		resp, err := c.Get("http://" + e.client + "/health")
+		if err != nil {
+			t.Fatalf("request %d: %v", i, err)
+		}
+		resp.Body.Close()
+	}
+	target := "http://" + e.client + "/debug/pprof/goroutine"
+	o := watchOptions{detailEvery: 1, top: 5, leakAfter: 2}
+	w, url := newTestWatcher(t, []string{target}, 10*time.Millisecond, o)
+	first, table := watchRound(t, w, o)
+	if first.Restarted != "" || first.Capture.Mode != "full" {
+		t.Fatalf("first snapshot: %+v\n%s", first, table)
+	}
+	e.stop()
+	e.start(t)
+	l, table := watchRound(t, w, o)
+	t.Logf("after the restart:\n%s", table)
+	if !strings.HasPrefix(l.Restarted, "goroutine ids started again") || l.HistoryFrom != 2 || l.Restarts != 1 || !strings.Contains(table, "a new process: its history starts here") {
+		t.Errorf("snapshot of the restarted etcd: %+v; want a new history, said", l)
+	}
+	if n := one(t, scrape(t, url), "stackdump_target_restarts_total", target); n != 1 {
+		t.Errorf("stackdump_target_restarts_total %v, want 1", n)
+	}
+	if l, _ := watchRound(t, w, o); l.Restarted != "" || l.HistoryFrom != 2 {
+		t.Errorf("the next snapshot of the same etcd: %+v", l)
+	}
 }

@@ -31,7 +31,7 @@ const (
 
 // watchMetrics are watch's Prometheus metrics, in their own registry (the
 // process's default registry is left alone). Per target they make at most
-// 10 + maxMetricStates + top series, and two more in all (the round time and the rounds behind).
+// 11 + maxMetricStates + top series, and two more in all (the round time and the rounds behind).
 type watchMetrics struct {
 	reg        *prometheus.Registry
 	goroutines *prometheus.GaugeVec
@@ -46,6 +46,7 @@ type watchMetrics struct {
 	predicted  *prometheus.GaugeVec
 	captures   *prometheus.CounterVec
 	errors     *prometheus.CounterVec
+	restarts   *prometheus.CounterVec
 	round      prometheus.Gauge
 	// roundsBehind counts the rounds that took longer than --every.
 	roundsBehind prometheus.Counter
@@ -88,6 +89,7 @@ func newWatchMetrics() *watchMetrics {
 		predicted:  gauge("stackdump_capture_pause_predicted_seconds", "Longest stop-the-world pause the last capture was predicted to cost the target before it was taken (Go targets over HTTP)."),
 		captures:   counter("stackdump_captures_total", "Captures attempted."),
 		errors:     counter("stackdump_capture_errors_total", "Captures that failed."),
+		restarts:   counter("stackdump_target_restarts_total", "Restarts of the target watch saw (its goroutine ids started again): the target's history (leak suspects, changes since first) starts again at each."),
 		round: prometheus.NewGauge(prometheus.GaugeOpts{Name: "stackdump_watch_round_duration_seconds",
 			Help: "Wall time of watch's last round over every target."}),
 		roundsBehind: prometheus.NewCounter(prometheus.CounterOpts{Name: "stackdump_watch_rounds_behind_total",
@@ -95,7 +97,7 @@ func newWatchMetrics() *watchMetrics {
 		sets: map[string]*metricSets{},
 	}
 	m.reg.MustRegister(m.goroutines, m.byState, m.groups, m.suspects, m.leaked, m.up,
-		m.duration, m.bytes, m.pause, m.predicted, m.captures, m.errors, m.round, m.roundsBehind)
+		m.duration, m.bytes, m.pause, m.predicted, m.captures, m.errors, m.restarts, m.round, m.roundsBehind)
 	return m
 }
 
@@ -123,7 +125,8 @@ func (m *watchMetrics) captured(target string, elapsed time.Duration, received i
 		m.dropSnapshot(target)
 		return
 	}
-	m.errors.WithLabelValues(target).Add(0) // present from the start, for rate()
+	m.errors.WithLabelValues(target).Add(0)   // present from the start, for rate()
+	m.restarts.WithLabelValues(target).Add(0) // and for increase()
 	m.up.WithLabelValues(target).Set(1)
 	m.goroutines.WithLabelValues(target).Set(float64(snap.total))
 	m.suspects.WithLabelValues(target).Set(float64(snap.suspects))

@@ -86,6 +86,17 @@ type watchedTarget struct {
 	// noTrace is set once the target answered that it serves no trace
 	// snapshot (said once on standard error).
 	noTrace bool
+
+	// Restarts (watch_restart.go): ids is what the last snapshot with
+	// goroutine ids showed of the process; restarts counts the restarts
+	// seen; historyFrom is the number of the snapshot the history starts
+	// at (1, or the first of the process now watched); restarted says why
+	// the last good snapshot is of a new process ("" when it is not).
+	ids         *processIDs
+	restarts    int
+	historyFrom int
+	restarted   string
+	lastRestart string // the evidence of the last restart, for the final report
 }
 
 // attempts is the number of the target's last snapshot, good or failed:
@@ -164,8 +175,10 @@ func (w *watcher) round(ctx context.Context) []watchOutcome {
 		w.names = map[string]bool{}
 	}
 	jobs := make([]*captureJob, len(w.targets))
+	ids := make([]idCollector, len(w.targets))
 	for i, t := range w.targets {
 		job := &captureJob{target: t.target, ropts: t.ropts, pipe: t.pipe, comp: t.comp, stdout: io.Discard, stderr: w.stderr}
+		job.pipe.routine = ids[i].add
 		if w.takesLeakProfile(t) {
 			job.ropts.Mode = remote.ModeLeak
 		}
@@ -187,7 +200,7 @@ func (w *watcher) round(ctx context.Context) []watchOutcome {
 		if res.err != nil && ctx.Err() != nil {
 			continue // interrupted, not failed
 		}
-		out = append(out, w.record(w.targets[i], res))
+		out = append(out, w.record(w.targets[i], res, ids[i].ids()))
 	}
 	w.lastRound = time.Since(start)
 	if w.metrics != nil {
@@ -233,6 +246,10 @@ func (w *watcher) wantDetail(t *watchedTarget, counts *stack.Dump) bool {
 		return true
 	case t.sinceDetail+1 >= w.detailEvery:
 		t.detailWhy = fmt.Sprintf("every %s (--detail-every)", ordinal(w.detailEvery))
+		return true
+	case t.hist.snapshots > 0 && counts.Total*2 < t.hist.total():
+		// Goroutine ids tell a restarted target (watch_restart.go).
+		t.detailWhy = fmt.Sprintf("the total fell %d → %d", t.hist.total(), counts.Total)
 		return true
 	}
 	groups := dedupe.Group(counts, dedupe.Options{By: w.by, MaxIDs: 1})
@@ -347,8 +364,9 @@ func (w *watcher) capture(ctx context.Context, t *watchedTarget, job *captureJob
 	return captureTarget(ctx, again)
 }
 
-// record updates t with one capture's result.
-func (w *watcher) record(t *watchedTarget, res captureResult) watchOutcome {
+// record updates t with one capture's result; ids is what the snapshot
+// showed of the process's goroutine ids (nil: none).
+func (w *watcher) record(t *watchedTarget, res captureResult, ids *processIDs) watchOutcome {
 	received := res.job.received.Load()
 	t.lastElapsed = res.elapsed
 	if res.err != nil {
@@ -374,7 +392,17 @@ func (w *watcher) record(t *watchedTarget, res captureResult) watchOutcome {
 	if leakProfile || last.leaked > 0 || w.leakEvery == 0 {
 		t.leaked = last.leaked
 	}
+	t.restarted = restartEvidence(t.ids, ids)
+	if t.restarted != "" {
+		w.newHistory(t)
+	}
+	if ids != nil {
+		t.ids = ids
+	}
 	t.snapshots++
+	if t.historyFrom == 0 {
+		t.historyFrom = t.attempts()
+	}
 	t.hist.add(t.attempts(), last.dump.Total, last.groups, leakProfile)
 	t.lastCapture = w.describeCapture(t, res, last)
 	if res.noDetail {
@@ -409,6 +437,22 @@ func (w *watcher) record(t *watchedTarget, res captureResult) watchOutcome {
 		w.metrics.captured(t.raw, res.elapsed, received, snapshotOf(t, last, w.leakAfter, w.top))
 	}
 	return watchOutcome{target: t, elapsed: res.elapsed}
+}
+
+// newHistory starts t's history again at the snapshot being recorded,
+// which is of another process than the ones before (t.restarted says
+// why): its totals, groups, leak suspects and last detailed groups are
+// forgotten. Its pause model is kept: the process runs on the same host.
+func (w *watcher) newHistory(t *watchedTarget) {
+	t.restarts++
+	t.lastRestart = t.restarted
+	t.hist = newWatchHistory(w.top, w.leakAfter)
+	t.historyFrom = 0 // set to this snapshot's number
+	t.detailKeys = nil
+	t.leaked = 0
+	if w.metrics != nil {
+		w.metrics.restarts.WithLabelValues(t.raw).Inc()
+	}
 }
 
 // snapshotOf is what the metrics show of a target's last snapshot.
