@@ -50,13 +50,19 @@ type Program struct {
 // waited for.
 func Start(ctx context.Context, t testing.TB, dir string) *Program {
 	t.Helper()
-	bin := filepath.Join(t.TempDir(), dir)
+	return StartArgs(ctx, t, dir)
+}
+
+// StartArgs is Start with command-line arguments for the program.
+func StartArgs(ctx context.Context, t testing.TB, dir string, args ...string) *Program {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), filepath.Base(dir))
 	build := exec.CommandContext(ctx, "go", "build", "-o", bin, "./testdata/gen/"+dir)
 	build.Dir = repoRoot(t)
 	if out, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("go build ./testdata/gen/%s: %v\n%s", dir, err, out)
 	}
-	p := run(ctx, t, exec.CommandContext(ctx, bin))
+	p := run(ctx, t, exec.CommandContext(ctx, bin, args...))
 	line := p.readLine(t, "testdata/gen/"+dir)
 	addr, ok := strings.CutPrefix(line, "listening ")
 	if !ok {
