@@ -53,7 +53,7 @@ func writeDumpSummary(w io.Writer, dr dumpResult) {
 		fmt.Fprintf(w, "  states: %s\n", stateHistogram(states, 6))
 	}
 	for _, g := range dr.groups[:min(len(dr.groups), summaryTopGroups)] {
-		line := fmt.Sprintf("  %8d  %-16s %s", g.Count, dedupe.MainState(g), dedupe.TopFrameText(g))
+		line := fmt.Sprintf("  %8d  %-16s %s", g.Count, cmp.Or(dedupe.MainState(g), "-"), groupWhere(g))
 		if g.Sample != nil && g.Sample.CreatedBy != nil {
 			line += "  ← " + g.Sample.CreatedBy.Func
 		}
@@ -82,4 +82,16 @@ func stateHistogram(states map[string]int64, n int) string {
 		parts = append(parts, fmt.Sprintf("%d %s", states[k], name))
 	}
 	return strings.Join(parts, ", ")
+}
+
+// groupWhere names a group for a table by the one rule of every table
+// (dedupe.PlaceOf): the program's code it is in, with the standard
+// library's waiting call under it as detail ("main.(*Cache).Get
+// (cache.go:42) in sync.(*Mutex).Lock").
+func groupWhere(g *stack.Group) string {
+	name := dedupe.GroupName(g)
+	if p := dedupe.GroupPlace(g); p.Wait != nil {
+		name += " in " + p.Wait.Func
+	}
+	return name
 }

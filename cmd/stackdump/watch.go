@@ -279,9 +279,9 @@ func writeWatchTable(w io.Writer, t *watchedTarget, o watchOptions) {
 	// ("TIMED_WAITING (on object monitor)") are not cut.
 	width := len("STATE")
 	for _, r := range rows {
-		width = max(width, utf8.RuneCountInString(r.State))
+		width = max(width, utf8.RuneCountInString(r.stateText()))
 	}
-	fmt.Fprintf(&b, "%8s %8s %8s  %-*s %s\n", "COUNT", "Δ LAST", "Δ FIRST", width, "STATE", "TOP FRAME")
+	fmt.Fprintf(&b, "%8s %8s %8s  %-*s %s\n", "COUNT", "Δ LAST", "Δ FIRST", width, "STATE", "WHERE")
 	for _, r := range rows {
 		flag := ""
 		switch {
@@ -292,7 +292,8 @@ func writeWatchTable(w io.Writer, t *watchedTarget, o watchOptions) {
 		case r.Suspect:
 			flag = "  ← leak suspect"
 		}
-		fmt.Fprintf(&b, "%8d %+8d %+8d  %s%s %s%s\n", r.Count, r.DeltaLast, r.DeltaFirst, r.State, strings.Repeat(" ", width-utf8.RuneCountInString(r.State)), r.Top, flag)
+		state := r.stateText()
+		fmt.Fprintf(&b, "%8d %+8d %+8d  %s%s %s%s\n", r.Count, r.DeltaLast, r.DeltaFirst, state, strings.Repeat(" ", width-utf8.RuneCountInString(state)), r.Top, flag)
 	}
 	b.WriteString("\n")
 	io.WriteString(w, b.String())
@@ -393,4 +394,17 @@ func countSeries(counts []int64) string {
 		parts[i] = strconv.FormatInt(c, 10)
 	}
 	return strings.Join(parts, " → ")
+}
+
+// stateText is a row's STATE cell: the runtime's state, or, for a group
+// only counts showed (no state), the call it waits in, "in
+// runtime.chanrecv1"; "-" when neither is known.
+func (r watchRow) stateText() string {
+	switch {
+	case r.State != "":
+		return r.State
+	case r.Wait != "":
+		return "in " + r.Wait
+	}
+	return "-"
 }

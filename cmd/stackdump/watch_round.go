@@ -254,16 +254,16 @@ func (w *watcher) wantDetail(t *watchedTarget, counts *stack.Dump) bool {
 	}
 	groups := dedupe.Group(counts, dedupe.Options{By: w.by, MaxIDs: 1})
 	for _, g := range groups { // largest first
-		if servesCapture(g) || dedupe.TopFrame(g.Sample.Stack) == nil {
+		if servesCapture(g) || dedupe.NameFrame(g.Sample.Stack) == nil {
 			continue // the capture itself, or runtime-only stacks whose frames the methods show differently
 		}
 		prev, seen := t.hist.prev[g.Key]
 		switch {
 		case seen && g.Count > prev:
-			t.detailWhy = fmt.Sprintf("%s grew %d → %d", dedupe.TopFrameText(g), prev, g.Count)
+			t.detailWhy = fmt.Sprintf("%s grew %d → %d", dedupe.GroupName(g), prev, g.Count)
 			return true
 		case seen && !t.detailKeys[g.Key]:
-			t.detailWhy = fmt.Sprintf("new group %s (%d)", dedupe.TopFrameText(g), g.Count)
+			t.detailWhy = fmt.Sprintf("new group %s (%d)", dedupe.GroupName(g), g.Count)
 			return true
 		}
 	}
@@ -388,16 +388,16 @@ func (w *watcher) record(t *watchedTarget, res captureResult, ids *processIDs) w
 	if res.recovered != nil {
 		last = *res.recovered
 	}
-	leakProfile := res.job.ropts.Mode == remote.ModeLeak
-	if leakProfile || last.leaked > 0 || w.leakEvery == 0 {
-		t.leaked = last.leaked
-	}
 	t.restarted = restartEvidence(t.ids, ids)
 	if t.restarted != "" {
 		w.newHistory(t)
 	}
 	if ids != nil {
 		t.ids = ids
+	}
+	leakProfile := res.job.ropts.Mode == remote.ModeLeak
+	if leakProfile || last.leaked > 0 || w.leakEvery == 0 {
+		t.leaked = last.leaked
 	}
 	t.snapshots++
 	if t.historyFrom == 0 {
