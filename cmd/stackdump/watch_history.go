@@ -173,8 +173,8 @@ type watchRow struct {
 	// Top names the group by the one rule of every table
 	// (dedupe.PlaceOf): the program's code it is in, with the standard
 	// library's waiting call under it as detail.
-	Top string `json:"top"`
-	Suspect    bool   `json:"suspect"`
+	Top     string `json:"top"`
+	Suspect bool   `json:"suspect"`
 	// Leaked is how many of the group's goroutines the runtime proved
 	// leaked (the last leak profile, see --leak-every, or (leaked) states).
 	Leaked int64 `json:"leaked"`
