@@ -92,15 +92,6 @@ type crashDoc struct {
 	Group     int              `json:"group"`
 }
 
-type captureDoc struct {
-	Mode       string   `json:"mode,omitempty"`
-	Goroutines int      `json:"goroutines,omitempty"`
-	Duration   string   `json:"duration,omitempty"`
-	Pause      string   `json:"pause,omitempty"`
-	Pauses     int      `json:"pauses,omitempty"`
-	Missing    []string `json:"missing,omitempty"`
-}
-
 type warningDoc struct {
 	Line   int    `json:"line,omitempty"`
 	Offset int64  `json:"offset"`
@@ -244,13 +235,7 @@ func buildInput(tab *docTable, i int, in Input, groups []*stack.Group, opts Opti
 		out.At, out.AtFrom = in.ModTime.UTC().Format(timeMillis), "modified"
 	}
 	if c := d.Source.Capture; c != nil {
-		out.Capture = &captureDoc{Mode: c.Mode, Goroutines: c.Goroutines, Pauses: c.Pauses, Missing: c.Missing}
-		if c.Duration > 0 {
-			out.Capture.Duration = c.Duration.String()
-		}
-		if c.Pause > 0 {
-			out.Capture.Pause = c.Pause.String()
-		}
+		out.Capture = buildCapture(c)
 	}
 	out.Preamble = d.Preamble[:min(len(d.Preamble), maxPreambleLines)]
 	for _, w := range d.Warnings[:min(len(d.Warnings), maxWarnings)] {

@@ -330,8 +330,10 @@
   // ---- summary ----
 
   function fact(dl, name, value) {
-    if (value == null || value === '') return;
-    add(dl, el('dt', null, name), typeof value === 'string' ? el('dd', null, value) : add(el('dd'), value));
+    if (value == null || value === '') return null;
+    var dd = typeof value === 'string' ? el('dd', null, value) : add(el('dd'), value);
+    add(dl, el('dt', null, name), dd);
+    return dd;
   }
 
   function card(big, small, title) {
@@ -366,12 +368,21 @@
     if (inp.target && inp.target !== inp.name) fact(dl, 'target', inp.target);
     fact(dl, 'captured', inp.capturedAt);
     if (inp.capture) {
+      // What the capture really was: the fetches that made it say so
+      // (a trace snapshot taken under a full capture's pause budget is
+      // not called full), then what it holds and what it cost.
       var c = inp.capture, bits = [];
-      if (c.mode) bits.push(c.mode);
+      bits.push(c.what || c.mode || 'capture');
+      if (c.methods && c.methods.length) bits.push('from ' + c.methods.join(' + '));
       if (c.goroutines) bits.push(num(c.goroutines) + ' goroutines');
       if (c.duration) bits.push('took ' + c.duration);
-      if (c.pause) bits.push('paused the process ' + c.pause + (c.pauses ? ' in ' + plural(c.pauses, 'pause', 'pauses') : ''));
-      fact(dl, 'capture', bits.join(', '));
+      if (c.pause) bits.push('paused the process ' + c.pause + (c.pauses ? ' in ' + plural(c.pauses, 'pause', 'pauses') : '') + ', as it measured');
+      else if (c.observed) bits.push('paused the process at most ' + c.observed + ' (the traceback\'s answer wait)' + (c.predicted ? ', ≈' + c.predicted + ' predicted' : ''));
+      else if (c.predicted) bits.push('pause ≈' + c.predicted + ' predicted');
+      var cap = fact(dl, 'capture', bits.join(', '));
+      if (cap) cap.setAttribute('data-capture', c.what || c.mode || '');
+      if (c.holds) fact(dl, 'it holds', c.holds);
+      if (c.instead) fact(dl, 'instead', c.instead);
       if (c.missing && c.missing.length) fact(dl, 'not recorded', c.missing.join(', '));
     }
     if (D.generated) fact(dl, 'report made', D.generated);
