@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"net/http"
 	"path/filepath"
 	"regexp"
 	"runtime"
@@ -242,5 +243,58 @@ func TestWatchPauseBudgetEndpoint(t *testing.T) {
 		if l.Capture.Mode != "counts" {
 			t.Errorf("snapshot %d through the endpoint: %+v; want the counts", l.Snapshot, l.Capture)
 		}
+	}
+}
+
+// TestWatchLearnsPause: watch learns a real target's traceback cost and
+// uses it. A child with 1,000 goroutines fits a 25ms budget at the prior
+// cost (≈390 KiB of traceback × 50 µs ≈ 20 ms): its first snapshot is the
+// full traceback, measured. The child then grows to 1,400 goroutines,
+// which the prior predicts over the budget (≈27 ms) — before, watch would
+// have taken the trace snapshot for ever, never measuring — but the
+// measured cost predicts within it: the next snapshot (a group grew) is
+// full again, predicted at the target's own cost, and the pause the child
+// measured itself is logged beside the prediction.
+func TestWatchLearnsPause(t *testing.T) {
+	child := startPauseTarget(t, "-goroutines", "1000", "-depth", "0")
+	target := "http://" + child.addr + "/debug/pprof/goroutine"
+	const budget = 25 * time.Millisecond
+	o := watchOptions{detailEvery: 10, top: 5, leakAfter: 2}
+	w, _ := newTestWatcher(t, []string{target}, budget, o)
+
+	first, _ := watchRound(t, w, o)
+	c1 := first.Capture
+	if c1.Mode != "full" || c1.Model == nil || c1.Model.Measured != 1 || time.Duration(c1.FullPredictedNs) > budget {
+		t.Fatalf("first snapshot: %s; want the full capture at the prior, measured", c1.text())
+	}
+	resp, err := http.Get("http://" + child.control + "/grow?n=400&depth=0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+
+	second, _ := watchRound(t, w, o)
+	c2 := second.Capture
+	learned := time.Duration(c1.Model.CostPerKiBNs)
+	kib := float64(c2.FullPredictedNs) / float64(learned)
+	atPrior := time.Duration(kib * float64(remote.PriorFullCostPerKiB))
+	st := child.stats(t)
+	var real []time.Duration
+	for _, r := range st.Requests {
+		if strings.Contains(r.Query, "debug=2") {
+			real = append(real, time.Duration(r.PauseMaxNs))
+		}
+	}
+	t.Logf("snapshot 1: %d goroutines, predicted %v at the prior, observed ≤%v, learned %v/KiB", first.Total, time.Duration(c1.FullPredictedNs), time.Duration(c1.PauseObservedNs), learned)
+	t.Logf("snapshot 2: %d goroutines (%.0f KiB), %v at the prior, predicted %v at the learned cost: %s", second.Total, kib, atPrior, time.Duration(c2.FullPredictedNs), c2.text())
+	t.Logf("the child's own longest pause per traceback: %v", real)
+	if second.Total < 1400 || atPrior <= budget {
+		t.Fatalf("the grown child (%d goroutines) is not over the budget at the prior (%v)", second.Total, atPrior)
+	}
+	if fits := float64(c2.FullPredictedNs)*c1.Model.Error <= float64(budget); fits != (c2.Mode == "full") {
+		t.Errorf("snapshot 2: %s; want full exactly when the learned prediction × the model's error %.2f fits %v", c2.text(), c1.Model.Error, budget)
+	}
+	if c2.Mode != "full" {
+		t.Errorf("snapshot 2: %s; the learned cost %v/KiB did not admit a traceback the prior refused (is the machine very loaded?)", c2.text(), learned)
 	}
 }

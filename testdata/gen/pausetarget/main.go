@@ -6,6 +6,7 @@
 // its own costs:
 //
 //	GET /stats   {"connections": N, "requests": [{"path", "query", "pause_max_ns", "pause_total_ns", "pauses"}], "max_pause_ns": N}
+//	GET /grow?n=N&depth=D   parks N more goroutines D frames down, answers once they are parked
 //
 // "connections" counts the connections the pprof port accepted; each
 // request's pauses are the non-GC stop-the-world pauses the runtime
@@ -179,6 +180,19 @@ func main() {
 		go srv.Serve(ln)
 	}
 	go http.Serve(ctl, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/grow" {
+			// Park n more goroutines, depth frames down, and answer once
+			// they are parked.
+			n, _ := strconv.Atoi(r.URL.Query().Get("n"))
+			d, _ := strconv.Atoi(r.URL.Query().Get("depth"))
+			var more sync.WaitGroup
+			more.Add(n)
+			for i := range n {
+				go deep(d, i%4, park, &more)
+			}
+			more.Wait()
+			return
+		}
 		st.mu.Lock()
 		defer st.mu.Unlock()
 		json.NewEncoder(w).Encode(struct {
