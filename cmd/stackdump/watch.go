@@ -62,12 +62,18 @@ snapshot of a Go target first takes its counts (debug=1: pauses of µs), and
 takes per-goroutine detail only when a group grew, a new group appeared
 that was not in the last detailed snapshot, or every --detail-every
 snapshots, and only in a way that fits the budget: the full traceback when
-its pause, predicted from the goroutine count and the target's measured
-cost per goroutine, fits; else the execution-trace snapshot (one pause of
-tens of µs; /debug/pprof/trace); else, from a target without it, the counts
-alone. The table says which each snapshot took and what it cost
+its pause fits, predicted from the counted stacks at the target's own cost
+per KiB of traceback (the median of its last five tracebacks, measured;
+50µs/KiB before one) and widened by the prediction's worst recent error;
+else the execution-trace snapshot (one pause of tens of µs;
+/debug/pprof/trace); else, from a target without it (said once), the
+counts alone. The table says which each snapshot took and what it cost
 (--json: "capture"; metrics: stackdump_capture_pause_seconds).
 --max-pause 0 takes a full capture every snapshot.
+
+A target that restarted (its goroutine ids started again) begins a new
+history, said in the table, --json ("restarted") and
+stackdump_target_restarts_total.
 
 Each target keeps one connection alive between snapshots and is probed for
 stackdump's endpoint once. A failing target is reported on standard error
