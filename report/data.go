@@ -119,6 +119,11 @@ type groupDoc struct {
 	Elided *elidedDoc `json:"elided,omitempty"`
 	// Creator is the frame of the go statement that started the sample.
 	Creator *int `json:"creator,omitempty"`
+	// Place is the frame that names the group, by the rule of every
+	// table (dedupe.PlaceOf: the program's code past the platform's
+	// waiting primitives), and PlaceWait the primitive under it.
+	Place     *int `json:"place,omitempty"`
+	PlaceWait *int `json:"placeWait,omitempty"`
 	// ParentGroups are the groups holding the creating goroutines, found
 	// by id; CreatorGroups, when no parent was found, the groups running
 	// the creator function.
@@ -357,6 +362,14 @@ func buildGroup(tab *docTable, g *stack.Group, jvm bool, maxIDs int) groupDoc {
 		}
 		if st.Elided {
 			out.Elided = &elidedDoc{At: st.ElidedAt, Count: st.ElidedCount}
+		}
+		if p := dedupe.PlaceOf(st); p.Frame != nil {
+			fi := tab.frame(p.Frame, jvm)
+			out.Place = &fi
+			if p.Wait != nil {
+				wi := tab.frame(p.Wait, jvm)
+				out.PlaceWait = &wi
+			}
 		}
 	}
 	if r.CreatedBy != nil {

@@ -122,26 +122,6 @@
     return shortFunc(fn);
   }
 
-  // topFrame is the innermost frame outside the runtime; appFrame the
-  // innermost frame of the application (not runtime, standard library or JDK).
-  function topFrame(stack) {
-    for (var i = 0; i < stack.length; i++) if (!(fFlags(stack[i]) & FL_RUNTIME)) return stack[i];
-    return stack.length ? stack[0] : -1;
-  }
-
-  function appFrame(stack) {
-    for (var i = 0; i < stack.length; i++) if (!(fFlags(stack[i]) & (FL_RUNTIME | FL_STD))) return stack[i];
-    return -1;
-  }
-
-  // entryFrame is the outermost frame outside the runtime (and below
-  // java.lang.Thread.run): what the goroutine or thread was started to do.
-  function entryFrame(stack) {
-    for (var i = stack.length - 1; i >= 0; i--) {
-      if (!(fFlags(stack[i]) & FL_RUNTIME) && fFunc(stack[i]).indexOf('java.lang.Thread.run') !== 0) return stack[i];
-    }
-    return -1;
-  }
 
   function frameColor(fi) {
     var fl = fFlags(fi), h = hash32(fPkg(fi) || fFunc(fi));
@@ -160,9 +140,11 @@
       var g = gs[i], k;
       g.index = i;
       g.children = [];
-      g.top = topFrame(g.stack);
-      g.app = appFrame(g.stack);
-      if (g.app < 0) g.app = entryFrame(g.stack);
+      // The group's name, by the rule of every table (dedupe.PlaceOf,
+      // made by the writer): the program's code past the platform's
+      // waiting primitives, and the primitive under it as detail.
+      g.top = g.place != null ? g.place : -1;
+      g.prim = g.placeWait != null ? g.placeWait : -1;
       inp.byKey[g.key] = i;
       var funcs = [], pkgs = [], files = [], st = [], labels = [];
       for (k = 0; k < g.stack.length; k++) {
@@ -950,7 +932,7 @@
     var what = el('span', 'what');
     if (g.top >= 0) {
       add(what, el('span', 'func', fFunc(g.top)), ' ', el('span', 'loc', fWhere(g.top, false)));
-      if (g.app >= 0 && g.app !== g.top) add(what, el('span', 'via', ' in '), el('span', 'func app', shortName(g.app)));
+      if (g.prim >= 0) add(what, el('span', 'via', ' in '), el('span', 'func wait', shortName(g.prim)));
     } else {
       what.appendChild(el('span', 'func dim', g.unavailable ? '(stack unavailable)' : '(no frames)'));
     }
