@@ -2,28 +2,49 @@
 //
 // A [Timeline] follows snapshots of one process taken one after another —
 // repeated debug=2 captures of a Go program, repeated `jcmd PID
-// Thread.print` of a JVM — and says what did not move. A routine is stuck
-// when it kept the same state and stack, without progress, over the
-// longest run of consecutive snapshots that ends at the last one (two
-// snapshots at least). Progress is what a dump shows of work: for JVM
-// threads, CPU time (cpu=…ms) that advanced or an elapsed= that went back
-// (another thread under the same ids); for goroutines, a running or
-// runnable state (Go dumps carry no CPU time) or wait minutes that fell
-// behind the wall clock (the goroutine woke up in between). Wait minutes
-// that grow with the wall clock are progress of nothing.
+// Thread.print` of a JVM — and says what did not move, and whether that
+// is stuck or idle. A routine is unchanged when it kept the same state
+// and stack, without progress, over the longest run of consecutive
+// snapshots that ends at the last one (two snapshots at least). Progress
+// is what a dump shows of work: for JVM threads, CPU time (cpu=…ms) that
+// advanced by a millisecond or more (less is the JVM's bookkeeping, not
+// progress) or an elapsed= that went back (another thread under the same
+// ids); for goroutines, a running or runnable state (Go dumps carry no
+// CPU time) or wait minutes that fell behind the wall clock (the goroutine
+// woke up in between). Wait minutes that grow with the wall clock are
+// progress of nothing.
 //
-// Stuck routines that are the platform's own idle work — JVM threads
-// without a Java stack (GC, compiler, VM Thread, Signal Dispatcher,
-// Attach Listener), threads and goroutines whose every frame is the
-// runtime's or the standard library's ([dedupe.AppFrame] is nil:
-// Reference Handler, Finalizer, Common-Cleaner, net/http's idle
-// connections) and idle pool workers parked in their pool's getTask —
-// are housekeeping, listed apart.
+// An unchanged routine is stuck when its wait shows it cannot progress,
+// for at least TimelineOptions.MinStuck between the captures:
+//
+//   - it is in a deadlock: a cycle of the lock graph, or a deadlock the
+//     JVM reported (always stuck, whatever its CPU time did);
+//   - it waits to acquire a lock (a sync.Mutex or sync.RWMutex, a file
+//     descriptor's lock; a JVM monitor it is BLOCKED on, a lock it is
+//     parked acquiring): a lock that no one released for that long;
+//   - it waits on a channel nothing in the dump can serve: at least
+//     Options.LeakMinCount goroutines on one object no other goroutine
+//     carries, or at least that many at one place each on a channel of
+//     its own no other goroutine carries (objects.go).
+//
+// Every other unchanged routine is idle, listed apart: goroutines waiting
+// for the network, a timer, a select, a condition, a channel or a
+// WaitGroup (by any number: idle streams, pool workers, accept loops,
+// signal handlers); JVM threads waiting, sleeping, parked for a signal or
+// RUNNABLE in native I/O. Unchanged routines that are the platform's own
+// work — JVM threads without a Java stack (GC, compiler, VM Thread,
+// Signal Dispatcher, Attach Listener), threads and goroutines whose every
+// frame is the runtime's or the standard library's ([dedupe.AppFrame] is
+// nil: Reference Handler, Finalizer, Common-Cleaner, net/http's idle
+// connections) and idle pool workers parked in their pool's getTask — are
+// housekeeping, listed apart too.
 //
 // A timeline also counts the ids that appeared and went away between
 // snapshots, the size of each group of identical stacks over time (ranked
-// by its peak), and, for JVM threads, the CPU time each thread used
-// between snapshots, busiest first.
+// by its peak; a group that grew across three snapshots or more is a
+// growth finding), and, for JVM threads, the CPU time each thread used
+// between snapshots, busiest first. [TimelineReport.Findings] are its
+// verdicts: stuck rows, deadlocks of the last snapshot, growth.
 //
 // Snapshots are added one at a time ([Timeline.Add], or BeginSnapshot,
 // AddRoutine and EndSnapshot while a dump streams) and nothing of a
@@ -52,6 +73,11 @@ const TimelineSchema = "stackdump-timeline/v1"
 // Defaults of [TimelineOptions].
 const (
 	DefaultTimelineMaxStuck = 50
+	DefaultTimelineMinStuck = time.Second
+	// cpuNoise is the CPU time a JVM thread may use between two
+	// snapshots without that being progress: the JVM's own bookkeeping
+	// (safepoints, a spurious wakeup) costs fractions of a millisecond.
+	cpuNoise = time.Millisecond
 	// timelineIDs is how many ids a snapshot lists as new or gone, and how
 	// many ids and names a stuck row lists.
 	timelineIDs = 10
@@ -74,6 +100,13 @@ type TimelineOptions struct {
 	// stuck routine's run may start before the oldest kept snapshot. 0
 	// keeps them all.
 	KeepSnapshots int
+	// MinStuck is how long, between the captures of its run, a routine
+	// must have waited without progress to be stuck (when the snapshots
+	// have capture times); 0 means DefaultTimelineMinStuck.
+	MinStuck time.Duration
+	// Leak holds the thresholds of a channel no one can serve
+	// (LeakMinCount, LeakLargeCount); the zero value means the defaults.
+	Leak Options
 }
 
 func (o TimelineOptions) withDefaults() TimelineOptions {
@@ -83,6 +116,10 @@ func (o TimelineOptions) withDefaults() TimelineOptions {
 	if o.MaxStuck <= 0 {
 		o.MaxStuck = DefaultTimelineMaxStuck
 	}
+	if o.MinStuck <= 0 {
+		o.MinStuck = DefaultTimelineMinStuck
+	}
+	o.Leak = o.Leak.withDefaults()
 	return o
 }
 
@@ -102,11 +139,16 @@ type Timeline struct {
 	retired []BusyThread           // busiest threads that went away, at most Top
 	noIDs   bool                   // a snapshot had routines without ids
 
-	cur     *TimelineSnapshot
-	grouper *dedupe.Grouper
-	hashes  map[*stack.Stack]uint64 // stack hashes of the current snapshot
-	groups  map[string]*GroupSeries
-	buf     []byte
+	cur   *TimelineSnapshot
+	objs  *objectIndex // the current snapshot's objects (Go)
+	locks LockWatch    // the current snapshot's threads with lock lines (JVM)
+	// deadlocks are the cycles of the last snapshot ended, and reported
+	// the deadlocks the JVM reported in it.
+	deadlocks []Finding
+	grouper   *dedupe.Grouper
+	hashes    map[*stack.Stack]uint64 // stack hashes of the current snapshot
+	groups    map[string]*GroupSeries
+	buf       []byte
 }
 
 // threadKey identifies a routine across snapshots: the goroutine id, or
@@ -132,10 +174,17 @@ type tracked struct {
 	// thread is set for JVM threads, native for those without a Java
 	// stack (GC, compiler, VM threads).
 	thread, native bool
-	cpu, elapsed   time.Duration
-	hasCPU         bool
-	hasElapsed     bool
-	work           time.Duration // sum of CPU time used between snapshots
+	// class is what the routine waits for; object the address of a
+	// goroutine's lock or channel (0: not shown).
+	class  waitClass
+	object uint64
+	// deadlocked is set for a routine of a deadlock in the last snapshot,
+	// dead for a goroutine waiting on a channel no one can serve.
+	deadlocked, dead bool
+	cpu, elapsed     time.Duration
+	hasCPU           bool
+	hasElapsed       bool
+	work             time.Duration // sum of CPU time used between snapshots
 }
 
 // NewTimeline returns an empty timeline.
@@ -176,6 +225,8 @@ func (t *Timeline) BeginSnapshot(name string, d *stack.Dump) {
 		t.first = d.Source.CapturedAt
 	}
 	t.next = make(map[threadKey]*tracked, len(t.live))
+	t.objs = newObjectIndex()
+	t.locks = LockWatch{}
 	t.grouper = dedupe.NewGrouper(dedupe.Options{By: t.opts.By, MaxIDs: 1})
 	if t.hashes == nil {
 		t.hashes = make(map[*stack.Stack]uint64)
@@ -192,6 +243,8 @@ func (t *Timeline) AddRoutine(r *stack.Routine) {
 	}
 	t.cur.Total += r.Goroutines()
 	t.grouper.Add(r)
+	t.objs.add(r)
+	t.locks.Add(r)
 	k, ok := routineKey(r)
 	if !ok {
 		t.noIDs = true
@@ -213,6 +266,12 @@ func (t *Timeline) AddRoutine(r *stack.Routine) {
 		tr.thread, tr.native = true, th.Native
 		tr.cpu, tr.hasCPU = th.CPU, th.CPU > 0
 		tr.elapsed, tr.hasElapsed = th.Elapsed, th.Elapsed > 0
+		tr.class = jvmWaitClass(r)
+	} else {
+		tr.class = goWaitClass(r.State, r.Frames())
+		if tr.class == waitEvent || tr.class == waitLock {
+			tr.object, _ = waitObject(r, r.Frames())
+		}
 	}
 	if prev != nil {
 		if prev.state == r.State && prev.hash == h && !t.progressed(prev, tr) {
@@ -254,10 +313,11 @@ func (t *Timeline) EndSnapshot(d *stack.Dump) TimelineSnapshot {
 	}
 	slices.Sort(s.NewIDs)
 	slices.Sort(s.GoneIDs)
+	t.judgeSnapshot(d)
 	t.live, t.next = t.next, nil
 	t.prevAt = s.CapturedAt
 	t.addGroups(t.grouper.Groups())
-	t.grouper, t.cur = nil, nil
+	t.grouper, t.cur, t.objs, t.locks = nil, nil, nil, LockWatch{}
 	t.snaps = append(t.snaps, *s)
 	t.seq++
 	if keep := t.opts.KeepSnapshots; keep > 0 && len(t.snaps) > keep {

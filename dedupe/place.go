@@ -20,7 +20,9 @@ type Place struct {
 	// library that the routines are in: the waiting primitive
 	// ("sync.(*Mutex).Lock", "net.(*conn).Read",
 	// "java.util.concurrent.LinkedBlockingQueue.take"), kept as detail;
-	// nil when Frame is itself the innermost frame outside the runtime.
+	// nil when the frame just inside Frame is the runtime's (the state
+	// names that wait: "chan receive", "select") or Frame is the
+	// innermost frame.
 	Wait *stack.Frame
 }
 
@@ -47,7 +49,8 @@ type Place struct {
 //
 // The rule reads package paths and class names of the platform only,
 // never a project's function names. Wait is the frame just inside Frame
-// when that frame is the platform's.
+// when that frame is the standard library's (not the runtime's, whose
+// waits the state names).
 func PlaceOf(s *stack.Stack) Place {
 	if s == nil || len(s.Frames) == 0 {
 		return Place{}
@@ -75,7 +78,7 @@ func PlaceOf(s *stack.Stack) Place {
 		}
 	}
 	p := Place{Frame: frames[at]}
-	if at > 0 && isPlatform(frames[at-1]) {
+	if at > 0 && isPlatform(frames[at-1]) && !isRuntimeFrame(frames[at-1]) {
 		p.Wait = frames[at-1]
 	}
 	return p
