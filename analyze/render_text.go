@@ -297,36 +297,7 @@ func (r *textRenderer) parents() {
 // allClear says which checks found nothing, so that silence is not
 // mistaken for "not looked", and what one dump cannot say.
 func (r *textRenderer) allClear() {
-	s := r.s
-	if s.Crash != nil {
-		return // the process crashed: nothing is all clear
-	}
-	has := map[FindingKind]bool{}
-	for _, f := range s.Findings {
-		has[f.Kind] = true
-	}
-	var ok []string
-	if !has[FindingDeadlock] && (s.JVM == nil || s.JVM.ReportedDeadlocks == 0) {
-		ok = append(ok, "no deadlock")
-	}
-	switch {
-	case s.JVM != nil:
-		if len(s.JVM.Blockers) == 0 {
-			ok = append(ok, "no threads blocked on a held lock")
-		} else if !has[FindingContention] && !has[FindingBlocked] {
-			ok = append(ok, "no lock contention")
-		}
-	default:
-		if !has[FindingProvenLeak] && !has[FindingLikelyLeak] && !has[FindingLeakSuspect] && s.LeakedTotal == 0 && s.Has("states") {
-			ok = append(ok, "no leaks")
-		}
-		if !has[FindingBlocked] && s.Has("states") {
-			ok = append(ok, "nothing blocked")
-		}
-		if !has[FindingContention] {
-			ok = append(ok, "no lock contention")
-		}
-	}
+	ok := r.s.Clear()
 	if len(ok) == 0 {
 		return
 	}

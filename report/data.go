@@ -28,6 +28,10 @@ type pageDoc struct {
 	Frames    []frameRow   `json:"frames"`
 	Inputs    []inputDoc   `json:"inputs"`
 	Timeline  *timelineDoc `json:"timeline,omitempty"`
+	// SeriesFindings are the findings of the dumps as snapshots of one
+	// process (analyze.TimelineReport.Findings: stuck, deadlocked,
+	// grown); absent for one dump.
+	SeriesFindings []analyze.Finding `json:"seriesFindings,omitempty"`
 }
 
 // frameRow is [func, file, line, flags, package] or, with a module,
@@ -61,6 +65,15 @@ type inputDoc struct {
 	Preamble  []string    `json:"preamble,omitempty"`
 	// Crash is what crashed when the dump comes from a crash.
 	Crash *crashDoc `json:"crash,omitempty"`
+	// Findings are the dump's verdicts with their evidence, as stackdump
+	// analyze makes them (analyze.Summary.Findings), most alarming first;
+	// Clear the checks that found nothing; Analyzed is set when the dump
+	// was analysed at all. GoLocks are the locks goroutines wait for, by
+	// address, with their probable holders.
+	Findings []analyze.Finding `json:"findings,omitempty"`
+	Clear    []string          `json:"clear,omitempty"`
+	Analyzed bool              `json:"analyzed,omitempty"`
+	GoLocks  []analyze.GoLock  `json:"goLocks,omitempty"`
 	// Locks is the lock analysis of a JVM dump: deadlock cycles and the
 	// locks threads wait for; absent for Go dumps and JVM dumps without
 	// either.
@@ -184,16 +197,27 @@ func buildDoc(inputs []Input, opts Options) *pageDoc {
 	}
 	tab := newDocTable()
 	all := make([][]*stack.Group, len(inputs))
+	history := analyze.NewLeakHistory()
 	for i, in := range inputs {
 		groups := in.Groups
 		if groups == nil {
 			groups = dedupe.Group(in.Dump, opts.Group)
 		}
 		all[i] = groups
+		if in.Summary == nil && len(in.Dump.Routines) > 0 {
+			in.Summary = analyze.Summarize(in.Dump, groups, analyze.Options{History: history})
+		}
 		doc.Inputs = append(doc.Inputs, buildInput(tab, i, in, groups, opts))
 	}
 	if len(inputs) > 1 {
 		doc.Timeline = buildTimeline(all, inputs, opts.Series)
+		rep := opts.Timeline
+		if rep == nil {
+			rep = seriesTimeline(inputs, opts)
+		}
+		if rep != nil {
+			doc.SeriesFindings = rep.Findings
+		}
 	}
 	doc.Strings, doc.Frames = tab.strs, tab.frames
 	return doc
@@ -277,6 +301,10 @@ func buildInput(tab *docTable, i int, in Input, groups []*stack.Group, opts Opti
 		out.Groups[gi].CreatorGroups = links[gi].creators
 	}
 	out.Crash = buildCrash(in, out.Groups)
+	if s := in.Summary; s != nil {
+		out.Analyzed = true
+		out.Findings, out.Clear, out.GoLocks = s.Findings, s.Clear(), s.GoLocks
+	}
 	if jvm {
 		rep := in.Locks
 		if rep == nil && len(d.Routines) > 0 {
@@ -407,4 +435,19 @@ func clip(s string, n int) string {
 		n--
 	}
 	return s[:n] + "…"
+}
+
+// seriesTimeline analyses inputs held in memory (their Routines) as
+// snapshots of one process, in the order given; nil when one has none.
+func seriesTimeline(inputs []Input, opts Options) *analyze.TimelineReport {
+	for _, in := range inputs {
+		if len(in.Dump.Routines) == 0 {
+			return nil
+		}
+	}
+	tl := analyze.NewTimeline(analyze.TimelineOptions{By: opts.Group.By})
+	for _, in := range inputs {
+		tl.Add(in.Dump)
+	}
+	return tl.Report()
 }
