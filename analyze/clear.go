@@ -15,7 +15,10 @@ func (s *Summary) Clear() []string {
 		has[f.Kind] = true
 	}
 	var ok []string
-	if !has[FindingDeadlock] && (s.JVM == nil || s.JVM.ReportedDeadlocks == 0) {
+	// Go lock cycles are read from the arguments, which debug=1, pprof
+	// and trace snapshots do not carry.
+	looked := s.JVM != nil || s.Has("states") && s.Has("args")
+	if !has[FindingDeadlock] && looked && (s.JVM == nil || s.JVM.ReportedDeadlocks == 0) {
 		ok = append(ok, "no deadlock")
 	}
 	switch {

@@ -236,3 +236,9 @@ func (s Subject) Where() string {
 	}
 	return strings.Join(parts, " ")
 }
+
+// String is the finding on one line: "LIKELY LEAK (likely) 300 goroutines
+// leak at main.fetchQuote", for tables and logs.
+func (f Finding) String() string {
+	return findingLabel(f.Kind) + " (" + string(f.Confidence) + ") " + f.Claim
+}

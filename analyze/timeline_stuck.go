@@ -111,8 +111,8 @@ const (
 	// a channel no one is shown unable to serve, a condition, a
 	// WaitGroup; a JVM thread waiting or parked for a signal.
 	IdleWait = "event"
-	// IdleNative: a JVM thread RUNNABLE in native code (I/O, a poll)
-	// that used no CPU time.
+	// IdleNative: a goroutine in a system call, a JVM thread RUNNABLE in
+	// native code (I/O, a poll) that used no CPU time.
 	IdleNative = "native"
 )
 
@@ -146,6 +146,8 @@ func idleWhy(tr *tracked) string {
 		return IdleNetwork
 	case "sleep":
 		return IdleTimer
+	case "syscall":
+		return IdleNative
 	}
 	return IdleWait
 }

@@ -30,21 +30,29 @@ func newTimelineCommand() *cobra.Command {
 	var o timelineOptions
 	cmd := &cobra.Command{
 		Use:   "timeline DUMP...",
-		Short: "Follow snapshots of one process: stuck goroutines and threads, new and gone ids, busiest threads",
+		Short: "Follow snapshots of one process: stuck or idle goroutines and threads, deadlocks, growth, new and gone ids, busiest threads",
 		Long: `timeline reads dumps of one process taken one after another (repeated
 debug=2 captures, repeated jstack or jcmd Thread.print, a file with several
 kill -3 dumps) and reports:
 
+  - findings: the deadlocks of the last snapshot (those the JVM reported,
+    lock cycles of goroutines) and the groups that grew across three
+    snapshots or more, each with its evidence;
   - stuck routines: the same state and stack with no progress over the
     longest run of consecutive snapshots ending at the last one (CPU time
-    that advanced, a running goroutine or a wait that restarted is
-    progress; wait minutes growing with the clock are not), with how long
-    at least (from the capture times and the runtime's wait minutes);
-  - housekeeping apart, folded into one line unless --housekeeping: JVM
-    threads without a Java stack (GC, compiler, VM Thread), threads and
-    goroutines whose every frame is the runtime's or the standard
-    library's (Reference Handler, Finalizer, net/http's idle connections)
-    and idle pool workers parked in their pool's getTask;
+    that advanced by a millisecond or more, a running goroutine or a wait
+    that restarted is progress; wait minutes growing with the clock are
+    not), on a wait that shows they cannot progress: a deadlock, a lock
+    no one released for a second or more, a channel many wait on that no
+    other goroutine holds; with how long at least (from the capture times
+    and the runtime's wait minutes);
+  - idle routines apart, unchanged but waiting for the network, a timer,
+    an event or native I/O (idle streams, pool workers, accept loops),
+    and housekeeping: JVM threads without a Java stack (GC, compiler, VM
+    Thread), threads and goroutines whose every frame is the runtime's or
+    the standard library's (Reference Handler, Finalizer, net/http's idle
+    connections) and idle pool workers parked in their pool's getTask;
+    each folded into one line unless --housekeeping;
   - for each snapshot, the ids that are new and those that went away;
   - for JVM threads (matched by id, tid, nid and name), the CPU time each used
     between snapshots (cpu=…ms), busiest first;
@@ -72,7 +80,7 @@ must come in order. docs/fleet.md describes the rules and --json
 	f.IntVar(&o.maxStuck, "max-stuck", analyze.DefaultTimelineMaxStuck, "rows of stuck routines to list (stuck_total counts them all)")
 	f.StringVar(&o.by, "by", "stack", "group routines by: exact, stack or func")
 	f.StringVar(&o.color, "color", "auto", "color the text: auto (on a terminal, unless NO_COLOR is set), always or never")
-	f.BoolVar(&o.housekeeping, "housekeeping", false, "list the housekeeping threads and goroutines row by row, not in one line")
+	f.BoolVar(&o.housekeeping, "housekeeping", false, "list the idle and housekeeping threads and goroutines row by row, not in one line each")
 	return cmd
 }
 
