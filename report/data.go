@@ -32,6 +32,9 @@ type pageDoc struct {
 	// process (analyze.TimelineReport.Findings: stuck, deadlocked,
 	// grown); absent for one dump.
 	SeriesFindings []analyze.Finding `json:"seriesFindings,omitempty"`
+	// SeriesAnalyzed is set when the dumps were analysed as a series (an
+	// empty SeriesFindings is then "nothing found", not "not looked").
+	SeriesAnalyzed bool `json:"seriesAnalyzed,omitempty"`
 }
 
 // frameRow is [func, file, line, flags, package] or, with a module,
@@ -216,7 +219,7 @@ func buildDoc(inputs []Input, opts Options) *pageDoc {
 			rep = seriesTimeline(inputs, opts)
 		}
 		if rep != nil {
-			doc.SeriesFindings = rep.Findings
+			doc.SeriesFindings, doc.SeriesAnalyzed = rep.Findings, true
 		}
 	}
 	doc.Strings, doc.Frames = tab.strs, tab.frames

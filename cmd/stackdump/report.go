@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/stackdump/stackdump/analyze"
 	"github.com/stackdump/stackdump/dedupe"
 	"github.com/stackdump/stackdump/formats"
 	"github.com/stackdump/stackdump/formats/output"
@@ -79,10 +80,14 @@ func runReport(cmd *cobra.Command, files []string, o reportOptions) error {
 		return err
 	}
 	table := stack.NewTable() // frames shared by every dump
+	// The dumps are analysed as analyze analyses them, in the order
+	// given (growth across them is evidence), and as a series by the
+	// timeline (what did not move, what grew).
+	series := reportSeries{history: analyze.NewLeakHistory(), timeline: analyze.NewTimeline(analyze.TimelineOptions{By: by})}
 	var inputs []report.Input
 	var readErr error
 	for _, name := range files {
-		in, err := readReportInput(cmd, name, by, table, o.quiet)
+		in, err := readReportInput(cmd, name, by, table, series, o.quiet)
 		inputs = append(inputs, in...)
 		if err != nil {
 			// Write the page of what was read before the error, then fail.
@@ -102,6 +107,9 @@ func runReport(cmd *cobra.Command, files []string, o reportOptions) error {
 		return err
 	}
 	opts := report.Options{Title: o.title, MaxGroups: o.maxGroups, Series: o.series, Generated: time.Now()}
+	if len(inputs) > 1 {
+		opts.Timeline = series.timeline.Report()
+	}
 	if err := writeTo(path, cmd.OutOrStdout(), comp, func(w io.Writer) error {
 		return report.Write(w, inputs, opts)
 	}); err != nil {
@@ -110,16 +118,25 @@ func runReport(cmd *cobra.Command, files []string, o reportOptions) error {
 	return readErr
 }
 
-// readReportInput reads and groups every dump of one file.
-func readReportInput(cmd *cobra.Command, name string, by dedupe.By, table *stack.Table, quiet bool) ([]report.Input, error) {
+// reportSeries is what the dumps of a report share: the history that
+// makes growth across them evidence, and their timeline.
+type reportSeries struct {
+	history  *analyze.LeakHistory
+	timeline *analyze.Timeline
+}
+
+// readReportInput reads, groups and analyses every dump of one file.
+func readReportInput(cmd *cobra.Command, name string, by dedupe.By, table *stack.Table, series reportSeries, quiet bool) ([]report.Input, error) {
 	src, count, closeIn, err := openTracked(cmd, name, quiet)
 	if err != nil {
 		return nil, err
 	}
 	defer closeIn()
 	inputs, err := report.Read(src, displayName(name), report.ReadOptions{
-		Format: formats.ReadOptions{Table: table, Progress: count},
-		Group:  dedupe.Options{By: by},
+		Format:   formats.ReadOptions{Table: table, Progress: count},
+		Group:    dedupe.Options{By: by},
+		Analysis: analyze.Options{History: series.history},
+		Timeline: series.timeline,
 		OnWarning: func(pe *stack.ParseError) {
 			fmt.Fprintf(cmd.ErrOrStderr(), "stackdump: warning: %s: %v\n", displayName(name), pe)
 		},

@@ -331,8 +331,8 @@
     if (inp.locks && (inp.locks.deadlocks.length || inp.locks.reported)) box.appendChild(deadlockBanner(inp.locks));
     if (inp.racesTotal) box.appendChild(racesBanner(inp));
     if (inp.analyzed) box.appendChild(findingsBox('Findings', 'verdicts with their evidence, most alarming first, as stackdump analyze makes them', inp.findings || [], inp.clear, 'dump'));
-    if (D.seriesFindings && D.inputs.length > 1) {
-      box.appendChild(findingsBox('Across the ' + num(D.inputs.length) + ' dumps', 'as snapshots of one process, in the order given (stackdump timeline): what did not move, what grew', D.seriesFindings, null, 'series'));
+    if (D.seriesAnalyzed) {
+      box.appendChild(findingsBox('Across the ' + num(D.inputs.length) + ' dumps', 'as snapshots of one process, in the order given (stackdump timeline): what did not move, what grew', D.seriesFindings || [], null, 'series'));
     }
     var groups = inp.groups;
     var cards = el('div', 'cards');
@@ -499,7 +499,6 @@
     (f.evidence || []).forEach(function (e) {
       var li = el('li', null, e.text);
       li.setAttribute('data-evidence-kind', e.kind);
-      if (e.series && e.series.length) add(li, ' ', el('code', 'dim', e.series.map(num).join(' → ')));
       ul.appendChild(li);
     });
     div.appendChild(ul);
