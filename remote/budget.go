@@ -53,8 +53,13 @@ const (
 	CountsPause = 500 * time.Microsecond
 )
 
-// pauseSamples is how many measured tracebacks a PauseModel remembers.
-const pauseSamples = 5
+// pauseSamples is how many measured tracebacks a PauseModel remembers,
+// and PauseMemory for how many captures of the target (Tick) it remembers
+// each one.
+const (
+	pauseSamples = 5
+	PauseMemory  = 30
+)
 
 // PauseModel predicts the pause of a target's traceback and learns from
 // the ones measured. Its rule (docs/modes.md, "The pause budget"):
@@ -71,21 +76,45 @@ const pauseSamples = 5
 //     none did). A traceback is taken only when its prediction × that
 //     error fits the budget: a target whose pause the model underestimated
 //     is given room by as much.
+//   - A measurement is forgotten PauseMemory captures of the target after
+//     it was made (Tick): a target whose traceback was measured slow —
+//     a busy host, the round trip of a small one — and that is therefore
+//     predicted over the budget since, never measured again, is tried at
+//     the prior again then, which is as safe as its first traceback was.
 //
 // The zero PauseModel predicts from the prior. A PauseModel is not safe
 // for concurrent use: one per target, updated after each capture.
 type PauseModel struct {
-	costs  []time.Duration // measured cost per KiB, oldest first
-	errors []float64       // measured pause / predicted pause, oldest first
+	samples []pauseSample // oldest first, at most pauseSamples
+	ticks   int           // captures of the target so far (Tick)
+}
+
+// pauseSample is one measured traceback.
+type pauseSample struct {
+	cost  time.Duration // pause per KiB
+	error float64       // measured pause / predicted pause (0: no prediction)
+	at    int           // ticks when it was measured
+}
+
+// Tick counts a capture of the target and forgets the measurements made
+// PauseMemory captures ago.
+func (m *PauseModel) Tick() {
+	m.ticks++
+	for len(m.samples) > 0 && m.ticks-m.samples[0].at >= PauseMemory {
+		m.samples = m.samples[1:]
+	}
 }
 
 // CostPerKiB is the pause per KiB of traceback text the next prediction
 // uses: the median of the measured costs, or PriorFullCostPerKiB.
 func (m *PauseModel) CostPerKiB() time.Duration {
-	if m == nil || len(m.costs) == 0 {
+	if m == nil || len(m.samples) == 0 {
 		return PriorFullCostPerKiB
 	}
-	s := slices.Clone(m.costs)
+	s := make([]time.Duration, len(m.samples))
+	for i, p := range m.samples {
+		s[i] = p.cost
+	}
 	slices.Sort(s)
 	if n := len(s); n%2 == 0 {
 		return (s[n/2-1] + s[n/2]) / 2
@@ -99,7 +128,7 @@ func (m *PauseModel) Measured() int {
 	if m == nil {
 		return 0
 	}
-	return len(m.costs)
+	return len(m.samples)
 }
 
 // Error is the largest factor by which one of the last five predictions
@@ -107,8 +136,8 @@ func (m *PauseModel) Measured() int {
 func (m *PauseModel) Error() float64 {
 	e := 1.0
 	if m != nil {
-		for _, r := range m.errors {
-			e = max(e, r)
+		for _, p := range m.samples {
+			e = max(e, p.error)
 		}
 	}
 	return e
@@ -131,18 +160,14 @@ func (m *PauseModel) Learn(p FullPause) {
 	if p.Bytes <= 0 || p.Pause <= 0 {
 		return
 	}
-	m.costs = keepLast(append(m.costs, time.Duration(float64(p.Pause)/(float64(p.Bytes)/1024))), pauseSamples)
+	s := pauseSample{cost: time.Duration(float64(p.Pause) / (float64(p.Bytes) / 1024)), at: m.ticks}
 	if p.Predicted > 0 {
-		m.errors = keepLast(append(m.errors, float64(p.Pause)/float64(p.Predicted)), pauseSamples)
+		s.error = float64(p.Pause) / float64(p.Predicted)
 	}
-}
-
-// keepLast returns the last n elements of s.
-func keepLast[T any](s []T, n int) []T {
-	if len(s) <= n {
-		return s
+	m.samples = append(m.samples, s)
+	if len(m.samples) > pauseSamples {
+		m.samples = append(m.samples[:0], m.samples[len(m.samples)-pauseSamples:]...)
 	}
-	return append(s[:0], s[len(s)-n:]...)
 }
 
 // FullPause is what one traceback cost its target, as far as it could be

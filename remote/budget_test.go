@@ -102,6 +102,20 @@ func TestPauseModelRule(t *testing.T) {
 	if m.Measured() != before.Measured() || m.CostPerKiB() != before.CostPerKiB() {
 		t.Error("a traceback without a size or a pause was learned from")
 	}
+	// Measurements are forgotten PauseMemory captures after they were
+	// made: a target measured slow once is tried at the prior again.
+	slow := PauseModel{}
+	slow.Learn(FullPause{Bytes: 1 << 10, Predicted: time.Microsecond, Pause: time.Millisecond})
+	for range PauseMemory - 1 {
+		slow.Tick()
+	}
+	if slow.Measured() != 1 || slow.Error() != 1000 {
+		t.Errorf("after %d captures: %d measured, error %v; want the measurement kept", PauseMemory-1, slow.Measured(), slow.Error())
+	}
+	slow.Tick()
+	if slow.Measured() != 0 || slow.Error() != 1 || slow.CostPerKiB() != PriorFullCostPerKiB {
+		t.Errorf("after %d captures: %d measured, error %v, cost %v; want the prior again", PauseMemory, slow.Measured(), slow.Error(), slow.CostPerKiB())
+	}
 	var nilModel *PauseModel
 	if nilModel.CostPerKiB() != PriorFullCostPerKiB || nilModel.Error() != 1 || nilModel.Measured() != 0 {
 		t.Error("a nil model does not predict from the prior")

@@ -17,6 +17,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/stackdump/stackdump/analyze"
 	"github.com/stackdump/stackdump/dedupe"
 	"github.com/stackdump/stackdump/dumper"
 	"github.com/stackdump/stackdump/formats"
@@ -247,6 +248,12 @@ func runCapture(cmd *cobra.Command, args []string, o captureOptions) error {
 	jobs, err := planCaptures(cmd, raw, o)
 	if err != nil {
 		return err
+	}
+	if !o.quiet {
+		// The summary says what analyze finds in each capture.
+		for _, job := range jobs {
+			job.pipe.analysis = &analyze.Options{}
+		}
 	}
 	ctx, stop := signalContext(cmd.Context())
 	defer stop()

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/stackdump/stackdump/analyze"
 	"github.com/stackdump/stackdump/dedupe"
 	"github.com/stackdump/stackdump/internal/words"
 	"github.com/stackdump/stackdump/stack"
@@ -59,8 +60,36 @@ func writeDumpSummary(w io.Writer, dr dumpResult) {
 		}
 		fmt.Fprintln(w, line)
 	}
+	if s := dr.summary; s != nil {
+		writeFindings(w, s.Findings, s.Clear(), "  ")
+	}
 	if n := len(d.Warnings); n > 0 {
 		fmt.Fprintf(w, "  %s; first: %v\n", words.Count(n, "warning"), d.Warnings[0])
+	}
+}
+
+// summaryFindings is how many findings a summary lists.
+const summaryFindings = 5
+
+// writeFindings lists findings (analyze's verdicts, most alarming first)
+// one a line with their strongest evidence and what would settle those
+// one snapshot cannot, then the checks that found nothing (clear,
+// analyze.Summary.Clear); indent starts each line.
+func writeFindings(w io.Writer, fs []analyze.Finding, clear []string, indent string) {
+	for _, f := range fs[:min(len(fs), summaryFindings)] {
+		fmt.Fprintf(w, "%s%s\n", indent, f)
+		if len(f.Evidence) > 0 {
+			fmt.Fprintf(w, "%s    · %s\n", indent, f.Evidence[0].Text)
+		}
+		if f.Confidence == analyze.Possible && f.WouldProve != "" {
+			fmt.Fprintf(w, "%s    would prove: %s\n", indent, f.WouldProve)
+		}
+	}
+	if n := len(fs) - summaryFindings; n > 0 {
+		fmt.Fprintf(w, "%s… and %d more (stackdump analyze lists them all)\n", indent, n)
+	}
+	if len(clear) > 0 {
+		fmt.Fprintf(w, "%s✓ %s\n", indent, strings.Join(clear, ", "))
 	}
 }
 

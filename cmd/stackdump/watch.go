@@ -16,6 +16,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/stackdump/stackdump/analyze"
 	"github.com/stackdump/stackdump/internal/words"
 )
 
@@ -301,13 +302,17 @@ func writeWatchTable(w io.Writer, t *watchedTarget, o watchOptions) {
 		state := r.stateText()
 		fmt.Fprintf(&b, "%8d %+8d %+8d  %s%s %s%s\n", r.Count, r.DeltaLast, r.DeltaFirst, state, strings.Repeat(" ", width-utf8.RuneCountInString(state)), r.Top, flag)
 	}
+	writeWatchFindings(&b, t)
 	b.WriteString("\n")
 	io.WriteString(w, b.String())
 }
 
 func writeWatchJSON(w io.Writer, t *watchedTarget, o watchOptions) error {
 	rows := t.hist.rows(o.leakAfter)
-	suspects, proven := []string{}, []string{}
+	suspects, proven, findings := []string{}, []string{}, t.findings
+	if findings == nil {
+		findings = []analyze.Finding{}
+	}
 	for _, r := range rows {
 		if r.Suspect {
 			suspects = append(suspects, r.Key)
@@ -333,8 +338,15 @@ func writeWatchJSON(w io.Writer, t *watchedTarget, o watchOptions) error {
 		Suspects    []string     `json:"suspects"`
 		Proven      []string     `json:"proven"`
 		Leaked      int64        `json:"leaked"`
+		// Findings are analyze's verdicts with their evidence on the
+		// snapshot numbered FindingsFrom, the last that had states;
+		// Clear the checks that found nothing.
+		Findings     []analyze.Finding `json:"findings"`
+		FindingsFrom int               `json:"findings_from,omitempty"`
+		Clear        []string          `json:"clear,omitempty"`
 	}{time.Now().UTC(), t.raw, t.attempts(), t.failures, t.hist.total(), t.restarted, t.historyFrom, t.restarts,
-		t.lastCapture, rows[:min(len(rows), o.top)], suspects, proven, t.leaked})
+		t.lastCapture, rows[:min(len(rows), o.top)], suspects, proven, t.leaked,
+		findings, t.findingsAt, t.clear})
 	if err != nil {
 		return err
 	}
@@ -413,4 +425,19 @@ func (r watchRow) stateText() string {
 		return "in " + r.Wait
 	}
 	return "-"
+}
+
+// writeWatchFindings lists analyze's verdicts on the target's last
+// snapshot with states: the same findings, claims and evidence as
+// stackdump analyze gives, and the checks that found nothing.
+func writeWatchFindings(b *strings.Builder, t *watchedTarget) {
+	if t.findingsAt == 0 || len(t.findings) == 0 && len(t.clear) == 0 {
+		return
+	}
+	if t.findingsAt == t.attempts() {
+		b.WriteString("  findings:\n")
+	} else {
+		fmt.Fprintf(b, "  findings of snapshot %d, the last with states:\n", t.findingsAt)
+	}
+	writeFindings(b, t.findings, t.clear, "    ")
 }

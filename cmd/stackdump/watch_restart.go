@@ -53,6 +53,9 @@ type processIDs struct {
 type idCollector struct {
 	maxID int64
 	low   idHeap // the lowest ids seen, the largest of them on top
+	// restarted is the evidence that the snapshot is of a new process
+	// (restartEvidence), set once its routines are all read.
+	restarted string
 }
 
 type idEntry struct {

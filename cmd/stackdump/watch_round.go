@@ -15,6 +15,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/stackdump/stackdump/analyze"
 	"github.com/stackdump/stackdump/dedupe"
 	"github.com/stackdump/stackdump/formats/output"
 	"github.com/stackdump/stackdump/remote"
@@ -97,6 +98,16 @@ type watchedTarget struct {
 	historyFrom int
 	restarted   string
 	lastRestart string // the evidence of the last restart, for the final report
+
+	// Findings: history makes growth across the target's snapshots
+	// evidence for analyze (the pipeline's analysis); findings and clear
+	// are analyze's verdicts on the last snapshot that had states (counts
+	// have none: their findings would come and go with the capture's
+	// method), findingsAt its number (0: none yet).
+	history    *analyze.LeakHistory
+	findings   []analyze.Finding
+	clear      []string
+	findingsAt int
 }
 
 // attempts is the number of the target's last snapshot, good or failed:
@@ -143,6 +154,8 @@ func newWatcher(cmd *cobra.Command, raw []string, o watchOptions) (*watcher, err
 		t := &watchedTarget{raw: job.target.String(), target: job.target, ropts: job.ropts, pipe: job.pipe, comp: job.comp,
 			hist: newWatchHistory(w.top, o.leakAfter), sinceDetail: -1}
 		t.pipe.grouped = o.dir == "" || o.dedupe // nothing to keep: group straight away
+		t.history = analyze.NewLeakHistory()
+		t.pipe.analysis = &analyze.Options{History: t.history}
 		switch {
 		case o.dir == "":
 			t.pipe.format = output.JSON // written to io.Discard
@@ -178,7 +191,17 @@ func (w *watcher) round(ctx context.Context) []watchOutcome {
 	ids := make([]idCollector, len(w.targets))
 	for i, t := range w.targets {
 		job := &captureJob{target: t.target, ropts: t.ropts, pipe: t.pipe, comp: t.comp, stdout: io.Discard, stderr: w.stderr}
-		job.pipe.routine = ids[i].add
+		col := &ids[i]
+		job.pipe.routine = col.add
+		job.pipe.ended = func(*stack.Dump) {
+			// A new process starts a new history before this snapshot is
+			// analysed: its growth is not measured against its
+			// predecessor (the history is reset in place, as the
+			// snapshot's analyzer holds it).
+			if col.restarted = restartEvidence(t.ids, col.ids()); col.restarted != "" {
+				*t.history = *analyze.NewLeakHistory()
+			}
+		}
 		if w.takesLeakProfile(t) {
 			job.ropts.Mode = remote.ModeLeak
 		}
@@ -200,7 +223,7 @@ func (w *watcher) round(ctx context.Context) []watchOutcome {
 		if res.err != nil && ctx.Err() != nil {
 			continue // interrupted, not failed
 		}
-		out = append(out, w.record(w.targets[i], res, ids[i].ids()))
+		out = append(out, w.record(w.targets[i], res, &ids[i]))
 	}
 	w.lastRound = time.Since(start)
 	if w.metrics != nil {
@@ -364,9 +387,9 @@ func (w *watcher) capture(ctx context.Context, t *watchedTarget, job *captureJob
 	return captureTarget(ctx, again)
 }
 
-// record updates t with one capture's result; ids is what the snapshot
-// showed of the process's goroutine ids (nil: none).
-func (w *watcher) record(t *watchedTarget, res captureResult, ids *processIDs) watchOutcome {
+// record updates t with one capture's result; col is what the snapshot
+// showed of the process's goroutine ids (nil: nothing collected).
+func (w *watcher) record(t *watchedTarget, res captureResult, col *idCollector) watchOutcome {
 	received := res.job.received.Load()
 	t.lastElapsed = res.elapsed
 	if res.err != nil {
@@ -377,6 +400,7 @@ func (w *watcher) record(t *watchedTarget, res captureResult, ids *processIDs) w
 		}
 		return watchOutcome{target: t, err: res.err, elapsed: res.elapsed}
 	}
+	t.pauses.Tick()
 	if res.hasFullPause {
 		t.pauses.Learn(res.fullPause)
 	}
@@ -388,12 +412,15 @@ func (w *watcher) record(t *watchedTarget, res captureResult, ids *processIDs) w
 	if res.recovered != nil {
 		last = *res.recovered
 	}
-	t.restarted = restartEvidence(t.ids, ids)
+	t.restarted = ""
+	if col != nil {
+		t.restarted = col.restarted
+		if ids := col.ids(); ids != nil {
+			t.ids = ids
+		}
+	}
 	if t.restarted != "" {
 		w.newHistory(t)
-	}
-	if ids != nil {
-		t.ids = ids
 	}
 	leakProfile := res.job.ropts.Mode == remote.ModeLeak
 	if leakProfile || last.leaked > 0 || w.leakEvery == 0 {
@@ -404,6 +431,9 @@ func (w *watcher) record(t *watchedTarget, res captureResult, ids *processIDs) w
 		t.historyFrom = t.attempts()
 	}
 	t.hist.add(t.attempts(), last.dump.Total, last.groups, leakProfile)
+	if s := last.summary; s != nil && (s.Has("states") || t.findingsAt == 0) {
+		t.findings, t.clear, t.findingsAt = s.Findings, s.Clear(), t.attempts()
+	}
 	t.lastCapture = w.describeCapture(t, res, last)
 	if res.noDetail {
 		t.sinceDetail++
@@ -447,7 +477,8 @@ func (w *watcher) newHistory(t *watchedTarget) {
 	t.restarts++
 	t.lastRestart = t.restarted
 	t.hist = newWatchHistory(w.top, w.leakAfter)
-	t.historyFrom = 0 // set to this snapshot's number
+	t.historyFrom = 0                               // set to this snapshot's number
+	t.findings, t.clear, t.findingsAt = nil, nil, 0 // t.history was reset before the analysis
 	t.detailKeys = nil
 	t.leaked = 0
 	if w.metrics != nil {
@@ -482,6 +513,7 @@ func snapshotOf(t *watchedTarget, last dumpResult, leakAfter, top int) *snapshot
 	if c := last.dump.Source.Capture; c != nil {
 		snap.predicted = c.PausePredicted
 	}
+	snap.findings, snap.analysed = t.findings, t.findingsAt > 0
 	return snap
 }
 
