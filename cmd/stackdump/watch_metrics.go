@@ -33,7 +33,7 @@ const (
 
 // watchMetrics are watch's Prometheus metrics, in their own registry (the
 // process's default registry is left alone). Per target they make at most
-// 11 + maxMetricStates + top series, and two more in all (the round time and the rounds behind).
+// 19 + maxMetricStates + 2×top series, and two more in all (the round time and the rounds behind).
 type watchMetrics struct {
 	reg        *prometheus.Registry
 	goroutines *prometheus.GaugeVec
