@@ -155,9 +155,9 @@ type Timeline struct {
 	stacks      map[uint64]int64
 	stackSeries map[uint64][]int64
 	grouper     *dedupe.Grouper
-	hashes    map[*stack.Stack]uint64 // stack hashes of the current snapshot
-	groups    map[string]*GroupSeries
-	buf       []byte
+	hashes      map[*stack.Stack]uint64 // stack hashes of the current snapshot
+	groups      map[string]*GroupSeries
+	buf         []byte
 }
 
 // threadKey identifies a routine across snapshots: the goroutine id, or

@@ -41,13 +41,13 @@ package main
 
 import (
 	"bufio"
+	"context"
 	"fmt"
 	"net"
 	"net/http"
 	_ "net/http/pprof"
 	"os"
 	"runtime"
-	"context"
 	"sync"
 	"time"
 
