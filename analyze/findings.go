@@ -194,8 +194,8 @@ func (a *Analyzer) contentionFindings(s *Summary) []Finding {
 	var out []Finding
 	known := map[string]bool{}
 	for _, l := range s.GoLocks {
-		if l.Frame != nil {
-			known[l.Frame.Func] = true
+		for fn := range l.places {
+			known[fn] = true
 		}
 		if l.Deadlocked || l.Waiters < least {
 			continue

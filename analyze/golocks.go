@@ -34,7 +34,8 @@ type GoLock struct {
 	// Deadlocked is set when the lock is part of a deadlock cycle.
 	Deadlocked bool `json:"deadlocked,omitempty"`
 
-	addr uint64
+	addr   uint64
+	places map[string]bool // the functions its waiters wait in
 }
 
 // goDeadlock is a cycle of goroutines, each waiting for a lock the next
@@ -60,16 +61,30 @@ func (x *objectIndex) goLocks() ([]GoLock, []goDeadlock) {
 		l := byAddr[w.addr]
 		if l == nil {
 			ow := x.waits[w.addr]
-			l = &GoLock{Addr: addrText(w.addr), Kind: w.kind, addr: w.addr, Frame: frameRef(w.place)}
+			l = &GoLock{Addr: addrText(w.addr), Kind: w.kind, addr: w.addr, Frame: frameRef(w.place), places: map[string]bool{}}
 			if ow != nil {
 				l.Waiters, l.IDs, l.WaitMax = ow.n, ow.ids, ow.waitMax
 			}
 			byAddr[w.addr] = l
 			order = append(order, l)
 		}
+		if w.kind != l.Kind && (w.kind == LockRWMutex || w.kind == LockRWMutexR) {
+			l.Kind = LockRWMutex // readers and writers of one RWMutex
+		}
+		l.places[funcOf(w.place)] = true
 	}
 	for _, l := range order {
 		refs, n := x.holdersOf(l.addr)
+		// A carrier waiting for a lock it does not show is most likely
+		// another waiter of this one: not a holder.
+		var holders []carrierRef
+		for _, h := range refs {
+			if !h.locking || h.waitsOn != 0 {
+				holders = append(holders, h)
+			}
+		}
+		n -= int64(len(refs) - len(holders))
+		refs = holders
 		l.Carriers = n
 		switch {
 		case x.full:

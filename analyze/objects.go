@@ -76,8 +76,10 @@ type carrierRef struct {
 	// frame is the frame whose arguments hold the address; place where
 	// the goroutine is.
 	frame, place *stack.Frame
-	// waitsOn is the lock the goroutine itself waits for (0: none).
+	// waitsOn is the lock the goroutine itself waits for (0: none, or
+	// not shown); locking is set when it waits for a lock at all.
 	waitsOn uint64
+	locking bool
 }
 
 // objectWaits are the goroutines waiting on one address.
@@ -93,14 +95,19 @@ type objectWaits struct {
 	// sends and receives count its waiters in chan send and chan receive:
 	// an object waited on both ways is served (or is no one channel).
 	sends, receives int64
+	// places is set when its waiters wait at more than one place: for an
+	// object known by a frame's first argument (a struct, most often),
+	// goroutines at another place may serve the ones at this one.
+	places bool
 }
 
 // dead reports whether nothing in the dump is shown able to serve the
-// object: no goroutine outside its waiters carries its address, and its
-// waiters do not wait on it both ways.
+// object: no goroutine outside its waiters carries its address, its
+// waiters do not wait on it both ways, and, for an object known by the
+// first argument of the frame that blocks, they all wait at one place.
 func (x *objectIndex) dead(addr uint64) bool {
 	w := x.waits[addr]
-	return w != nil && x.outsiders(addr) == 0 && (w.sends == 0 || w.receives == 0)
+	return w != nil && x.outsiders(addr) == 0 && (w.sends == 0 || w.receives == 0) && !(w.kind == "object" && w.places)
 }
 
 // placeWaits counts the goroutines at one place waiting on a channel or
@@ -144,10 +151,16 @@ func (x *objectIndex) add(r *stack.Routine) {
 	frames := r.Frames()
 	class := goWaitClass(r.State, frames)
 	addr, kind := uint64(0), ""
+	place := x.placeOf(r.Stack)
 	if class == waitLock || class == waitEvent {
 		addr, kind = waitObject(r, frames)
+		if addr == 0 && class == waitLock {
+			// The lock's own frames do not show its address (an inlined
+			// RLock): the first argument of the code that waits, most
+			// often the struct that holds the lock.
+			addr, kind = placeWord(r, place.Frame), lockKindOf(r, frames)
+		}
 	}
-	place := x.placeOf(r.Stack)
 	if addr != 0 {
 		w := x.waits[addr]
 		if w == nil {
@@ -158,6 +171,7 @@ func (x *objectIndex) add(r *stack.Routine) {
 		n := weight(r)
 		w.n += n
 		w.waitMax = max(w.waitMax, r.WaitMinutes)
+		w.places = w.places || w.place != place.Frame
 		switch r.State {
 		case "chan send":
 			w.sends += n
@@ -214,7 +228,7 @@ func (x *objectIndex) add(r *stack.Routine) {
 				ref.frame = frames[p.frame]
 			}
 			if class == waitLock {
-				ref.waitsOn = addr
+				ref.waitsOn, ref.locking = addr, true
 			}
 			c.refs = append(c.refs, ref)
 		}
@@ -225,6 +239,25 @@ func (x *objectIndex) add(r *stack.Routine) {
 type wordAt struct {
 	word  uint64
 	frame int
+}
+
+// placeWord is the first argument of r's frame place, when it reads as
+// an address.
+func placeWord(r *stack.Routine, place *stack.Frame) uint64 {
+	for i, f := range r.Frames() {
+		if f == place {
+			return firstWord(r.Arg(i))
+		}
+	}
+	return 0
+}
+
+// lockKindOf is the kind of lock r waits for, from its stack or its state.
+func lockKindOf(r *stack.Routine, frames []*stack.Frame) string {
+	if kind, _ := lockWait(frames); kind != "" {
+		return kind
+	}
+	return cmpOr(lockOfState(r.State), LockMutex)
 }
 
 // outsiders is how many goroutines carry addr outside a wait on it.

@@ -25,7 +25,11 @@
 //   - it waits on a channel nothing in the dump can serve: at least
 //     Options.LeakMinCount goroutines on one object no other goroutine
 //     carries, or at least that many at one place each on a channel of
-//     its own no other goroutine carries (objects.go).
+//     its own no other goroutine carries (objects.go);
+//   - it is parked on a channel or in a select while the goroutines of
+//     its stack grew across its run of three snapshots or more without
+//     falling, by at least max(10, a quarter): more joined it, and what
+//     they wait for did not come.
 //
 // Every other unchanged routine is idle, listed apart: goroutines waiting
 // for the network, a timer, a select, a condition, a channel or a
@@ -145,10 +149,15 @@ type Timeline struct {
 	// deadlocks are the cycles of the last snapshot ended, and reported
 	// the deadlocks the JVM reported in it.
 	deadlocks []Finding
-	grouper   *dedupe.Grouper
-	hashes    map[*stack.Stack]uint64 // stack hashes of the current snapshot
-	groups    map[string]*GroupSeries
-	buf       []byte
+	// stacks counts the current snapshot's routines per stack hash;
+	// stackSeries holds, per stack of the last snapshot, its count in
+	// each snapshot up to it (the last maxLeakHistory).
+	stacks      map[uint64]int64
+	stackSeries map[uint64][]int64
+	grouper     *dedupe.Grouper
+	hashes      map[*stack.Stack]uint64 // stack hashes of the current snapshot
+	groups      map[string]*GroupSeries
+	buf         []byte
 }
 
 // threadKey identifies a routine across snapshots: the goroutine id, or
@@ -225,6 +234,7 @@ func (t *Timeline) BeginSnapshot(name string, d *stack.Dump) {
 		t.first = d.Source.CapturedAt
 	}
 	t.next = make(map[threadKey]*tracked, len(t.live))
+	t.stacks = make(map[uint64]int64)
 	t.objs = newObjectIndex()
 	t.locks = LockWatch{}
 	t.grouper = dedupe.NewGrouper(dedupe.Options{By: t.opts.By, MaxIDs: 1})
@@ -255,6 +265,7 @@ func (t *Timeline) AddRoutine(r *stack.Routine) {
 	}
 	t.cur.Tracked++
 	h := t.stackHash(r.Stack)
+	t.stacks[h] += r.Goroutines()
 	prev := t.live[k]
 	st := r.Stack
 	if st == nil {
@@ -314,6 +325,7 @@ func (t *Timeline) EndSnapshot(d *stack.Dump) TimelineSnapshot {
 	slices.Sort(s.NewIDs)
 	slices.Sort(s.GoneIDs)
 	t.judgeSnapshot(d)
+	t.addStackCounts()
 	t.live, t.next = t.next, nil
 	t.prevAt = s.CapturedAt
 	t.addGroups(t.grouper.Groups())
@@ -324,6 +336,46 @@ func (t *Timeline) EndSnapshot(d *stack.Dump) TimelineSnapshot {
 		t.dropOldest(len(t.snaps) - keep)
 	}
 	return *s
+}
+
+// addStackCounts appends the current snapshot's count of each stack to
+// its series, and forgets the stacks it does not have.
+func (t *Timeline) addStackCounts() {
+	if t.stackSeries == nil {
+		t.stackSeries = make(map[uint64][]int64)
+	}
+	for h := range t.stackSeries {
+		if t.stacks[h] == 0 {
+			delete(t.stackSeries, h)
+		}
+	}
+	for h, n := range t.stacks {
+		s, ok := t.stackSeries[h]
+		if !ok {
+			s = make([]int64, min(t.seq, maxLeakHistory-1))
+		}
+		s = append(s, n)
+		if len(s) > maxLeakHistory {
+			s = s[len(s)-maxLeakHistory:]
+		}
+		t.stackSeries[h] = s
+	}
+	t.stacks = nil
+}
+
+// grewAround reports whether tr's stack grew over tr's run of snapshots
+// (three at least), never falling, by at least max(10, a quarter): the
+// goroutines that did not move belong to a group that only grows.
+func (t *Timeline) grewAround(tr *tracked) ([]int64, bool) {
+	s := t.stackSeries[tr.hash]
+	run := t.seq - tr.since
+	if run < 3 || len(s) < run {
+		return nil, false
+	}
+	s = s[len(s)-run:]
+	rose, fell := seriesTrend(s)
+	first, last := s[0], s[len(s)-1]
+	return s, rose && !fell && last-first >= max(10, first/4)
 }
 
 // Snapshots returns how many snapshots were added.

@@ -144,6 +144,8 @@ func stuckReason(why string) string {
 		return "lock not released"
 	case "no-sender":
 		return "no one can serve it"
+	case "grows":
+		return "its group only grows"
 	}
 	return ""
 }

@@ -92,7 +92,8 @@ type StuckRow struct {
 	Since     int `json:"since"`
 	Snapshots int `json:"snapshots"`
 	// Why is, for stuck rows, why they are stuck ("deadlocked", "lock": a
-	// lock no one released, "no-sender": a channel no one can serve); for
+	// lock no one released, "no-sender": a channel no one can serve,
+	// "grows": parked on a channel while their group only grew); for
 	// housekeeping rows, what kind of platform work they are
 	// (HousekeepingNoStack, HousekeepingPool, HousekeepingPlatform); for
 	// idle rows, what they wait for (IdleNetwork, IdleTimer, IdleWait,
@@ -245,6 +246,10 @@ func stuckFindings(rows []StuckRow, noun string) []Finding {
 			f.Claim = fmt.Sprintf("%s stuck waiting for a lock at %s", words.Count(r.Count, noun), placeText(r.Frame))
 			f.Evidence = []Evidence{noProgress, {Kind: EvidenceHolder, Text: "waiting to acquire a lock all along: no one released it"}}
 			f.WouldProve = "the holder's stack (stackdump analyze on the last snapshot names it when the arguments show it)"
+		case "grows":
+			f.Claim = fmt.Sprintf("%s stuck at %s while their group grows", words.Count(r.Count, noun), placeText(r.Frame))
+			f.Evidence = []Evidence{noProgress, {Kind: EvidenceGrowth, Text: "parked on a channel or a select while more goroutines of the same stack joined them and none of them left: what they wait for does not come"}}
+			f.WouldProve = proveByLeakProf
 		default:
 			f.Claim = fmt.Sprintf("%s stuck on a channel no one can serve at %s", words.Count(r.Count, noun), placeText(r.Frame))
 			f.Evidence = []Evidence{noProgress, {Kind: EvidenceNoSender, Text: "what they wait on is carried by no other goroutine of the dump"}}

@@ -118,7 +118,7 @@ const (
 
 // stuckWhy says whether an unchanged routine is stuck: "" when it is
 // idle, else the evidence.
-func stuckWhy(tr *tracked) string {
+func (t *Timeline) stuckWhy(tr *tracked) string {
 	switch {
 	case tr.deadlocked:
 		return "deadlocked"
@@ -126,6 +126,12 @@ func stuckWhy(tr *tracked) string {
 		return "lock"
 	case tr.dead:
 		return "no-sender"
+	case !tr.thread && isChanWait(tr.state):
+		// Parked on a channel or in a select while its group only grew:
+		// what it waits for did not come while more joined it.
+		if _, grew := t.grewAround(tr); grew {
+			return "grows"
+		}
 	}
 	return ""
 }
@@ -175,7 +181,7 @@ func (t *Timeline) stuckRows(last time.Time) (stuck []StuckRow, stuckTotal int, 
 		}
 		short := !tr.sinceAt.IsZero() && !last.IsZero() && last.Sub(tr.sinceAt) < t.opts.MinStuck
 		k := rowKey{state: tr.state, hash: tr.hash, since: tr.since}
-		switch why := stuckWhy(tr); {
+		switch why := t.stuckWhy(tr); {
 		case why == "deadlocked", why != "" && !short:
 			k.why = why
 			stuckTotal++

@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -43,6 +44,31 @@ func goProgram(mode string) func(ctx context.Context, t *testing.T) (func() *sta
 	}
 }
 
+// goProgramCounts starts a mode of testdata/gen/judged and captures its
+// goroutine profile (debug=0: counts per stack, runtime frames included).
+func goProgramCounts(mode string) func(ctx context.Context, t *testing.T) (func() *stack.Dump, func()) {
+	return func(ctx context.Context, t *testing.T) (func() *stack.Dump, func()) {
+		p := livechild.StartArgs(ctx, t, "judged", mode)
+		return func() *stack.Dump { return captureGoDebug(ctx, t, p.URL, 0) }, nil
+	}
+}
+
+// files reads a case's snapshots from the files its truth names.
+func files(name string) func(ctx context.Context, t *testing.T) (func() *stack.Dump, func()) {
+	return func(ctx context.Context, t *testing.T) (func() *stack.Dump, func()) {
+		tr := loadTruth(t, name)
+		i := 0
+		return func() *stack.Dump {
+			data, err := os.ReadFile(filepath.Join("..", "..", tr.Files[i]))
+			if err != nil {
+				t.Fatal(err)
+			}
+			i++
+			return readDump(t, data, time.Time{}, tr.Files[i-1])
+		}, nil
+	}
+}
+
 // goServer starts a real Go server and captures it through its
 // net/http/pprof handlers.
 func goServer(start func(ctx context.Context, t testing.TB) string) func(ctx context.Context, t *testing.T) (func() *stack.Dump, func()) {
@@ -67,6 +93,13 @@ var cases = []judgedCase{
 	{name: "go-abba", start: goProgram("abba"), snapshots: 3, short: true},
 	{name: "go-spin", start: goProgram("spin"), snapshots: 3, short: true},
 	{name: "go-pool600", start: goProgram("pool600"), snapshots: 3, short: true},
+	{name: "go-demo", start: goProgram("demo"), snapshots: 3, short: true},
+	{name: "go-rwmutex", start: goProgram("rwmutex"), snapshots: 3, short: true},
+	{name: "go-selectleak", start: goProgram("selectleak"), snapshots: 3, short: true},
+	{name: "go-wgpile", start: goProgram("wgpile"), snapshots: 3, short: true},
+	{name: "go-chan50k-pprof", start: goProgramCounts("chan50k"), snapshots: 1, short: true},
+	{name: "file-leakproof-go127", start: files("file-leakproof-go127"), snapshots: 1, short: true},
+	{name: "file-jdk11-object-wait", start: files("file-jdk11-object-wait"), snapshots: 1, short: true},
 	{name: "jvm-locks", start: func(ctx context.Context, t *testing.T) (func() *stack.Dump, func()) {
 		p := livechild.StartJava(ctx, t, "JudgedLocks")
 		pid, err := strconv.Atoi(p.PID)
@@ -111,7 +144,7 @@ func TestJudged(t *testing.T) {
 				capture, next := c.start(ctx, t)
 				var snaps []*stack.Dump
 				for i := range c.snapshots {
-					if i > 0 {
+					if i > 0 && len(tr.Files) == 0 {
 						time.Sleep(snapshotGap)
 						if next != nil {
 							next()
@@ -146,8 +179,21 @@ func TestJudged(t *testing.T) {
 }
 
 // floors are the least precision and recall of each kind; a kind with no
-// verdict expected or given has no ratio and is not held to them.
-var floors = map[string][2]float64{}
+// verdict expected or given has no ratio and is not held to them. Main's
+// analysis scored (before the findings): stuck precision 0.07 (107 false
+// alarms on the healthy servers), blocked 0.00, contention recall 0.33,
+// deadlock recall 0.67, growth recall 0.00. Raise them as the verdicts
+// improve; lower one only with the reason written here.
+var floors = map[string][2]float64{
+	"proven-leak":  {0.9, 0.9},
+	"likely-leak":  {0.9, 0.9},
+	"leak-suspect": {0.9, 0.9},
+	"growth":       {0.9, 0.9},
+	"blocked":      {0.9, 0.9},
+	"contention":   {0.9, 0.9},
+	"deadlock":     {0.9, 0.9},
+	"stuck":        {0.9, 0.9},
+}
 
 func checkFloors(t *testing.T, sum map[string]*tally) {
 	for _, k := range kinds {
@@ -168,7 +214,13 @@ func checkFloors(t *testing.T, sum map[string]*tally) {
 // net/http/pprof handlers, as `curl …/debug/pprof/goroutine?debug=2`.
 func captureGo(ctx context.Context, t *testing.T, base string) *stack.Dump {
 	t.Helper()
-	url := base + "/debug/pprof/goroutine?debug=2"
+	return captureGoDebug(ctx, t, base, 2)
+}
+
+// captureGoDebug fetches /debug/pprof/goroutine?debug=N.
+func captureGoDebug(ctx context.Context, t *testing.T, base string, debug int) *stack.Dump {
+	t.Helper()
+	url := base + "/debug/pprof/goroutine?debug=" + strconv.Itoa(debug)
 	at := time.Now().UTC()
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
 	if err != nil {

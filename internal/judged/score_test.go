@@ -25,6 +25,9 @@ type truth struct {
 	// Allow are verdicts that are true of the case but not required
 	// (a weaker kind of one expected): they count neither way.
 	Allow []want `json:"allow"`
+	// Files, for a case read from files rather than captured, are its
+	// snapshots in order, from the repository root.
+	Files []string `json:"files,omitempty"`
 }
 
 type want struct {

@@ -16,6 +16,19 @@
 //	judged spin     one goroutine computes without pause; the rest idle
 //	judged pool600  600 workers kept busy by a dispatcher: short jobs, one
 //	                after the other
+//	judged demo     the demo service of package internal/demo (a quote
+//	                leak of about 100 goroutines a second, readers queued
+//	                on a mutex its refresher holds, an idle pool, idle
+//	                keep-alive connections)
+//	judged rwmutex  a goroutine holds a table's RWMutex for writing and
+//	                sleeps; 30 readers and 5 writers wait for it
+//	judged selectleak
+//	                each "next" runs 100 more requests whose handler
+//	                starts a watcher selecting on a context that is never
+//	                done and a channel nothing sends on, and returns
+//	                (100, 200, 300)
+//	judged wgpile   200 goroutines wait on a WaitGroup whose only worker
+//	                returned without calling Done
 //
 // Every mode also serves net/http/pprof on a loopback port, with a
 // ticker loop and the server's accept loop, as a service would. It
@@ -28,6 +41,7 @@ package main
 
 import (
 	"bufio"
+	"context"
 	"fmt"
 	"net"
 	"net/http"
@@ -36,6 +50,8 @@ import (
 	"runtime"
 	"sync"
 	"time"
+
+	"github.com/stackdump/stackdump/internal/demo"
 )
 
 var sink uint64
@@ -271,6 +287,149 @@ func modePool600() func(int) {
 	return nil
 }
 
+// --- demo: the demo service.
+
+func modeDemo() func(int) {
+	if _, err := demo.Start(demo.Options{}); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	time.Sleep(500 * time.Millisecond) // requests under way, readers queued
+	return nil
+}
+
+// --- rwmutex: a table's RWMutex held for writing, readers and writers
+// waiting.
+
+type table struct {
+	mu   sync.RWMutex
+	rows map[string]int
+}
+
+// rebuild holds the table's write lock for an hour.
+//
+//go:noinline
+func (t *table) rebuild(locked chan<- struct{}) {
+	t.mu.Lock()
+	locked <- struct{}{}
+	time.Sleep(time.Hour)
+	t.rows = map[string]int{}
+	t.mu.Unlock()
+}
+
+//go:noinline
+func (t *table) lookup(key string, started *sync.WaitGroup) int {
+	started.Done()
+	t.mu.RLock()
+	defer t.mu.RUnlock()
+	return t.rows[key]
+}
+
+//go:noinline
+func (t *table) insert(key string, started *sync.WaitGroup) {
+	started.Done()
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.rows[key]++
+}
+
+func modeRWMutex() func(int) {
+	t := &table{rows: map[string]int{}}
+	locked := make(chan struct{})
+	go t.rebuild(locked)
+	<-locked
+	var started sync.WaitGroup
+	started.Add(35)
+	for i := range 30 {
+		go t.lookup(fmt.Sprint("key", i), &started)
+	}
+	for i := range 5 {
+		go t.insert(fmt.Sprint("key", i), &started)
+	}
+	started.Wait()
+	waitForState(30, "sync.RWMutex.RLock")
+	waitForState(5, "sync.Mutex.Lock") // writers wait for the RWMutex's own mutex first
+	return nil
+}
+
+// --- selectleak: watchers left selecting by handlers that returned.
+
+// watchUpdates waits for an update or the end of its request's context:
+// the context is never done and nothing sends an update.
+//
+//go:noinline
+func watchUpdates(ctx context.Context, updates <-chan string) {
+	select {
+	case <-ctx.Done():
+	case u := <-updates:
+		sink += uint64(len(u))
+	}
+}
+
+// handleWatch starts a watcher for its request and returns without
+// cancelling it.
+//
+//go:noinline
+func handleWatch(started *sync.WaitGroup) {
+	go watchUpdates(context.Background(), make(chan string))
+	started.Done()
+}
+
+func watchRequests(n int) {
+	var started sync.WaitGroup
+	started.Add(n)
+	for range n {
+		go handleWatch(&started)
+	}
+	started.Wait()
+	time.Sleep(50 * time.Millisecond)
+}
+
+func modeSelectLeak() func(int) {
+	watchRequests(100)
+	return func(int) { watchRequests(100) }
+}
+
+// --- wgpile: waiters on a WaitGroup whose worker never calls Done.
+
+type batch struct {
+	wg      sync.WaitGroup
+	results []int
+}
+
+// await waits for the batch: it never completes.
+//
+//go:noinline
+func (b *batch) await(id int, started *sync.WaitGroup) {
+	started.Done()
+	b.wg.Wait()
+	sink += uint64(id + len(b.results))
+}
+
+// run is the batch's worker: it returns early, without Done.
+//
+//go:noinline
+func (b *batch) run() {
+	if len(b.results) == 0 {
+		return // the bug: b.wg.Done() is never called
+	}
+	b.wg.Done()
+}
+
+func modeWGPile() func(int) {
+	b := &batch{}
+	b.wg.Add(1)
+	go b.run()
+	var started sync.WaitGroup
+	started.Add(200)
+	for i := range 200 {
+		go b.await(i, &started)
+	}
+	started.Wait()
+	waitForState(200, "sync.WaitGroup.Wait")
+	return nil
+}
+
 // waitForState waits until n goroutines are in state, as the runtime's
 // own traceback says.
 func waitForState(n int, state string) {
@@ -316,12 +475,13 @@ func tick() {
 
 func main() {
 	if len(os.Args) != 2 {
-		fmt.Fprintln(os.Stderr, "usage: judged leak|chan50k|mutex40|abba|spin|pool600")
+		fmt.Fprintln(os.Stderr, "usage: judged leak|chan50k|mutex40|abba|spin|pool600|demo|rwmutex|selectleak|wgpile")
 		os.Exit(2)
 	}
 	modes := map[string]func() func(int){
 		"leak": modeLeak, "chan50k": modeChan50k, "mutex40": modeMutex40,
 		"abba": modeABBA, "spin": modeSpin, "pool600": modePool600,
+		"demo": modeDemo, "rwmutex": modeRWMutex, "selectleak": modeSelectLeak, "wgpile": modeWGPile,
 	}
 	mode := modes[os.Args[1]]
 	if mode == nil {
