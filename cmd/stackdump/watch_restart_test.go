@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/stackdump/stackdump/analyze"
 )
 
 // restartLine is the part of a --json line the restart tests read.
@@ -124,5 +126,33 @@ func TestRestartEvidence(t *testing.T) {
 	}
 	if got := restartEvidence(nil, old); got != "" {
 		t.Errorf("no earlier ids: %q", got)
+	}
+}
+
+// TestWatchRestartForgetsFindings: a target replaced by a larger process
+// (ten times the goroutines at each place) is a restart, not growth: the
+// snapshot's findings are made with a new history, so no group of the new
+// process "grew" from its predecessor's.
+func TestWatchRestartForgetsFindings(t *testing.T) {
+	old := startPauseTarget(t, "-goroutines", "40", "-depth", "0", "-churn", "5000")
+	target := "http://" + old.addr + "/debug/pprof/goroutine"
+	o := watchOptions{detailEvery: 1, top: 5, leakAfter: 2}
+	w, _ := newTestWatcher(t, []string{target}, 0, o)
+	o = watchOptions{top: 5, leakAfter: 2}
+	for range 2 {
+		watchRound(t, w, o)
+	}
+	old.stop()
+	startPauseTarget(t, "-goroutines", "400", "-depth", "0", "-addr", old.addr)
+	l, table := watchRound(t, w, o)
+	if l.Restarted == "" {
+		t.Fatalf("the larger new process is not seen as a restart:\n%s", table)
+	}
+	for _, f := range w.targets[0].findings {
+		for _, e := range f.Evidence {
+			if e.Kind == analyze.EvidenceGrowth {
+				t.Errorf("the new process grew from its predecessor: %s (%s)", f, e.Text)
+			}
+		}
 	}
 }
