@@ -169,7 +169,9 @@ func lockWait(frames []*stack.Frame) (kind string, waiter *stack.Frame) {
 		switch {
 		case k == "none":
 			return "", nil
-		case k != "" && (kind == "" || kind == LockSemaphore || k == LockOnce):
+		case k != "" && (kind == "" || kind == LockSemaphore || k == LockOnce || k == LockRWMutex && kind == LockMutex):
+			// A writer of an RWMutex waits in the slow path of its
+			// mutex: the RWMutex is the lock.
 			kind = k
 		}
 	}

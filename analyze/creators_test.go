@@ -3,6 +3,7 @@ package analyze
 import (
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/stackdump/stackdump/stack"
@@ -76,5 +77,25 @@ func TestCreatorsWithoutParentIDs(t *testing.T) {
 	s := summarize(d, Options{})
 	if len(s.Parents) != 0 || len(s.Creators) != 1 || s.Creators[0].Parents != 0 || s.Creators[0].Count != 5 || len(s.Creators[0].Children) != 2 {
 		t.Errorf("creators %+v, parents %+v", s.Creators, s.Parents)
+	}
+}
+
+// A panic printed with the default GOTRACEBACK shows only the goroutine
+// that panicked (elided_go126.txt: goroutine 8, started by goroutine 1):
+// the parent is not in the dump because the dump has no other goroutine,
+// not because it exited.
+func TestSingleGoroutineCrashParentUnknown(t *testing.T) {
+	d := readDumps(t, "../testdata/go/elided_go126.txt")[0]
+	if len(d.Routines) != 1 || d.Routines[0].ParentID != 1 {
+		t.Fatalf("%d goroutines, parent %d", len(d.Routines), d.Routines[0].ParentID)
+	}
+	s := Summarize(d, nil, Options{})
+	if s.Crash == nil || len(s.Parents) != 1 || s.Parents[0].ID != 1 || s.Parents[0].Status != "unknown" {
+		t.Errorf("crash %v, parents %+v; want goroutine 1 unknown", s.Crash != nil, s.Parents)
+	}
+	var b strings.Builder
+	WriteText(&b, s, TextOptions{})
+	if strings.Contains(b.String(), "exited") {
+		t.Errorf("text calls the parent exited:\n%s", b.String())
 	}
 }

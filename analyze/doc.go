@@ -48,28 +48,53 @@
 //
 // A [Timeline] follows snapshots of one process taken one after another —
 // repeated debug=2 captures of a Go program, repeated `jcmd PID
-// Thread.print` of a JVM — and says what did not move. A routine is stuck
-// when it kept the same state and stack, without progress, over the
-// longest run of consecutive snapshots that ends at the last one (two
-// snapshots at least). Progress is what a dump shows of work: for JVM
-// threads, CPU time (cpu=…ms) that advanced or an elapsed= that went back
-// (another thread under the same ids); for goroutines, a running or
-// runnable state (Go dumps carry no CPU time) or wait minutes that fell
-// behind the wall clock (the goroutine woke up in between). Wait minutes
-// that grow with the wall clock are progress of nothing.
+// Thread.print` of a JVM — and says what did not move, and whether that
+// is stuck or idle. A routine is unchanged when it kept the same state
+// and stack, without progress, over the longest run of consecutive
+// snapshots that ends at the last one (two snapshots at least). Progress
+// is what a dump shows of work: for JVM threads, CPU time (cpu=…ms) that
+// advanced by a millisecond or more (less is the JVM's bookkeeping, not
+// progress) or an elapsed= that went back (another thread under the same
+// ids); for goroutines, a running or runnable state (Go dumps carry no
+// CPU time) or wait minutes that fell behind the wall clock (the goroutine
+// woke up in between). Wait minutes that grow with the wall clock are
+// progress of nothing.
 //
-// Stuck routines that are the platform's own idle work — JVM threads
-// without a Java stack (GC, compiler, VM Thread, Signal Dispatcher,
-// Attach Listener), threads and goroutines whose every frame is the
-// runtime's or the standard library's ([dedupe.AppFrame] is nil:
-// Reference Handler, Finalizer, Common-Cleaner, net/http's idle
-// connections) and idle pool workers parked in their pool's getTask —
-// are housekeeping, listed apart.
+// An unchanged routine is stuck when its wait shows it cannot progress,
+// for at least TimelineOptions.MinStuck between the captures:
+//
+//   - it is in a deadlock: a cycle of the lock graph, or a deadlock the
+//     JVM reported (always stuck, whatever its CPU time did);
+//   - it waits to acquire a lock (a sync.Mutex or sync.RWMutex, a file
+//     descriptor's lock; a JVM monitor it is BLOCKED on, a lock it is
+//     parked acquiring): a lock that no one released for that long;
+//   - it waits on a channel nothing in the dump can serve: at least
+//     Options.LeakMinCount goroutines on one object no other goroutine
+//     carries, or at least that many at one place each on a channel of
+//     its own no other goroutine carries (objects.go);
+//   - it is parked on a channel or in a select while the goroutines of
+//     its stack grew across its run of three snapshots or more without
+//     falling, by at least max(10, a quarter): more joined it, and what
+//     they wait for did not come.
+//
+// Every other unchanged routine is idle, listed apart: goroutines waiting
+// for the network, a timer, a select, a condition, a channel or a
+// WaitGroup (by any number: idle streams, pool workers, accept loops,
+// signal handlers); JVM threads waiting, sleeping, parked for a signal or
+// RUNNABLE in native I/O. Unchanged routines that are the platform's own
+// work — JVM threads without a Java stack (GC, compiler, VM Thread,
+// Signal Dispatcher, Attach Listener), threads and goroutines whose every
+// frame is the runtime's or the standard library's ([dedupe.AppFrame] is
+// nil: Reference Handler, Finalizer, Common-Cleaner, net/http's idle
+// connections) and idle pool workers parked in their pool's getTask — are
+// housekeeping, listed apart too.
 //
 // A timeline also counts the ids that appeared and went away between
 // snapshots, the size of each group of identical stacks over time (ranked
-// by its peak), and, for JVM threads, the CPU time each thread used
-// between snapshots, busiest first.
+// by its peak; a group that grew across three snapshots or more is a
+// growth finding), and, for JVM threads, the CPU time each thread used
+// between snapshots, busiest first. [TimelineReport.Findings] are its
+// verdicts: stuck rows, deadlocks of the last snapshot, growth.
 //
 // Snapshots are added one at a time ([Timeline.Add], or BeginSnapshot,
 // AddRoutine and EndSnapshot while a dump streams) and nothing of a
@@ -77,8 +102,6 @@
 // (a few words and an interned stack per routine), the top of the busiest
 // threads that went away, and one count per group and kept snapshot: a
 // long-running watcher can feed it forever with bounded memory.
-// [Timeline.Report] gives the result, which [WriteTimelineText] and
-// [WriteTimelineJSON] ([TimelineSchema]) render.
 //
 // # JVM locks and deadlocks
 //

@@ -6,52 +6,59 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/stackdump/stackdump/dedupe"
 	"github.com/stackdump/stackdump/internal/words"
 	"github.com/stackdump/stackdump/stack"
 )
 
-// Two kinds of leak are reported.
+// Leaks are judged three ways.
 //
-// Leaked: goroutines the runtime itself marked `(leaked)`. A Go 1.26
-// program built with GOEXPERIMENT=goroutineleakprofile (GA in Go 1.27)
-// runs, when its goroutineleak profile is taken, a GC cycle that finds
-// goroutines blocked on channels, locks or select that no runnable
-// goroutine can reach; they can never wake up. These are certain.
+// Proven (FindingProvenLeak): goroutines the runtime itself marked
+// `(leaked)`. A Go 1.26 program built with GOEXPERIMENT=goroutineleakprofile
+// (GA in Go 1.27) runs, when its goroutineleak profile is taken, a GC
+// cycle that finds goroutines blocked on channels, locks or select that
+// no runnable goroutine can reach; they can never wake up. Certain.
 //
-// Likely leaks: a heuristic over the groups of any Go dump. A group is a
-// suspect when at least LeakMinCount of its members are parked on a
-// channel operation or a select ("chan receive", "chan send", "select",
-// their "(nil chan)" and "(no cases)" forms; for inputs without states, a
-// stack whose innermost runtime frames are chanrecv, chansend, selectgo or
-// block). Worker pools look the same in a single dump, so a suspect is
-// flagged only with evidence that it is not one, scored:
+// Likely leaks and leak suspects: groups of at least LeakMinCount members
+// parked on a channel operation or a select (their "(nil chan)" and "(no
+// cases)" forms too; for inputs without states, stacks whose innermost
+// runtime frames are chanrecv, chansend, selectgo or block). A worker
+// pool, idle streams and a leak look alike in one dump, so a group is
+// judged by evidence that it is not a pool:
 //
-//	+2  its members were started by at least LeakMinParents distinct
-//	    goroutines: a pool is started by one goroutine, a leak per request
-//	    by each request's goroutine;
-//	+1  most of those parents have exited: the goroutines that could have
-//	    closed or drained the channel are gone;
-//	+1  its members have been blocked for LeakMinWait minutes or more;
-//	+1  it holds LeakLargeCount goroutines or more (+2 when the input has
-//	    neither creators nor wait times to weigh: debug=1 and pprof);
-//	+2  with earlier dumps of the same process (Options.History), its
-//	    parked members never fell across them and rose overall: a leak
-//	    only grows;
-//	-2  they fell between two of those dumps: churn, not a leak.
+//	strong  grew across three dumps or more of the same process
+//	        (Options.History) and never fell: a leak only grows;
+//	strong  started by LeakMinParents distinct goroutines or more, most of
+//	        them gone: started per request by goroutines that could have
+//	        received, sent or closed, and have exited;
+//	strong  LeakMinCount of them each wait on a channel of their own that
+//	        no other goroutine in the dump carries (a result channel whose
+//	        receiver gave up), from the arguments (objects.go);
+//	strong  LeakLargeCount of them wait on one channel no other goroutine
+//	        carries;
+//	weak    grew between two dumps;
+//	weak    LeakLargeCount members or more (size is all there is to go on
+//	        for inputs without creators or wait times: debug=1, pprof);
+//	weak    blocked LeakMinWait minutes or more, on a channel (not a
+//	        select, whose cases — a timer, a context — the traceback does
+//	        not show);
+//	against fell between two dumps: churn, what leaked would still be
+//	        there.
 //
-// A suspect scoring 2 or more is a likely leak. Suspects are ranked by
-// evidence, not by score: those that grew across dumps first, then the
-// largest (parked members), then the longest waiting, then the score —
-// so that a few dozen short-lived goroutines of many exited parents never
-// come above a group of thousands. An idle pool started by
-// one goroutine that is still alive is flagged only when it is both huge
-// (LeakLargeCount) and idle for LeakMinWait minutes.
+// One strong piece of evidence, and no fall, makes a likely leak; weak
+// evidence alone a leak suspect when it is growth, or both size and a long
+// wait on a channel, or size on an input that has nothing else; anything
+// else is not reported: an idle pool of one live parent, thousands of
+// idle streams of live connections and a huge pool that woke recently
+// are healthy shapes. Score adds 2 per strong piece, 1 per weak one and
+// -2 for a fall; suspects are ranked by evidence, not by score: those
+// that grew first, then the largest, then the longest waiting.
 //
 // Proof ranks above suspicion: goroutines the runtime marked leaked are
 // listed as Leaked and taken out of the suspects, which weigh only the
 // members not proven. A group whose blocked members were all proven
 // leaked is no suspect at all; the rest of a partly proven group is
-// scored on its own and says how many of its place were proven.
+// judged on its own and says how many of its place were proven.
 
 // LeakedRow is a set of goroutines the runtime marked leaked, blocked at
 // one frame and started by one go statement.
@@ -68,6 +75,10 @@ type LeakedRow struct {
 // LeakSuspect is a group the leak heuristic flags.
 type LeakSuspect struct {
 	GroupRow
+	// Kind is FindingLikelyLeak or FindingLeakSuspect (leaks.go says which
+	// evidence makes which), Confidence how sure it is.
+	Kind       FindingKind `json:"kind"`
+	Confidence Confidence  `json:"confidence"`
 	// Blocked counts the members parked on a channel or select that the
 	// runtime did not prove leaked.
 	Blocked int64 `json:"blocked"`
@@ -82,11 +93,13 @@ type LeakSuspect struct {
 	// the same process and in this one, oldest first, when
 	// Options.History holds earlier dumps; nil otherwise.
 	Growth []int64 `json:"growth,omitempty"`
-	// Score is the heuristic's score (2 or more); Reasons say what scored,
-	// the strongest evidence first.
-	Score   int      `json:"score"`
-	Reasons []string `json:"reasons"`
-	grew    bool
+	// Score adds the evidence: 2 per strong piece, 1 per weak one, -2 for
+	// a fall across dumps. Reasons say what was found, the strongest
+	// evidence first; Evidence says the same with its kinds.
+	Score    int        `json:"score"`
+	Reasons  []string   `json:"reasons"`
+	Evidence []Evidence `json:"-"`
+	grew     bool
 }
 
 // leakedIndex counts runtime-marked leaked routines by where they block.
@@ -134,10 +147,20 @@ func (x *leakedIndex) rows(n int) ([]LeakedRow, int64) {
 	return out, x.total
 }
 
-// likelyLeaks scores every group (see the comment at the top of this file)
-// and returns the flagged ones, most evidence first. earlier gives a
-// group's parked counts in the earlier dumps of the process (nil: none).
-func likelyLeaks(groups []*stack.Group, ids *idIndex, opts Options, earlier func(key string) []int64) []LeakSuspect {
+// leakContext is what judging a group needs beyond the group.
+type leakContext struct {
+	ids  *idIndex
+	objs *objectIndex
+	// earlier and total give a group's members parked on channels, and
+	// all its members, in the earlier dumps of the process (nil: none).
+	earlier, total func(key string) []int64
+	// noInfo is set for inputs without creators or wait times.
+	noInfo bool
+}
+
+// likelyLeaks judges every group (see the comment at the top of this
+// file) and returns the flagged ones, most evidence first.
+func likelyLeaks(groups []*stack.Group, lc leakContext, opts Options) []LeakSuspect {
 	out := []LeakSuspect{}
 	for _, g := range groups {
 		blocked := chanBlocked(g)
@@ -146,24 +169,29 @@ func likelyLeaks(groups []*stack.Group, ids *idIndex, opts Options, earlier func
 		if blocked < int64(opts.LeakMinCount) {
 			continue
 		}
-		s := LeakSuspect{GroupRow: groupRow(g), Blocked: blocked, Proven: proven, Parents: len(g.ParentIDs), ExitedParents: exitedParents(g, ids)}
-		if earlier != nil {
-			if e := earlier(g.Key); e != nil {
+		s := LeakSuspect{GroupRow: groupRow(g), Blocked: blocked, Proven: proven, Parents: len(g.ParentIDs), ExitedParents: exitedParents(g, lc.ids)}
+		var total []int64
+		if lc.earlier != nil {
+			if e := lc.earlier(g.Key); e != nil {
 				s.Growth = append(slices.Clone(e), chanBlocked(g))
 			}
+			if e := lc.total(g.Key); e != nil {
+				total = append(slices.Clone(e), g.Count)
+			}
 		}
-		s.score(g, opts)
+		if !s.judge(g, lc, opts, total) {
+			continue
+		}
 		if proven > 0 {
 			s.Reasons = append(s.Reasons, fmt.Sprintf("%d more of them were proven leaked (listed above)", proven))
 		}
-		if s.Score >= 2 {
-			out = append(out, s)
-		}
+		out = append(out, s)
 	}
 	slices.SortStableFunc(out, func(a, b LeakSuspect) int {
-		return cmp.Or(cmpBool(b.grew, a.grew), cmp.Compare(b.Blocked, a.Blocked), cmp.Compare(b.WaitMax, a.WaitMax), cmp.Compare(b.Score, a.Score))
+		return cmp.Or(cmpBool(b.grew, a.grew), cmp.Compare(findingOrder(a.Kind), findingOrder(b.Kind)),
+			cmp.Compare(b.Blocked, a.Blocked), cmp.Compare(b.WaitMax, a.WaitMax), cmp.Compare(b.Score, a.Score))
 	})
-	return out[:min(len(out), opts.Top)]
+	return out
 }
 
 func cmpBool(a, b bool) int {
@@ -176,38 +204,95 @@ func cmpBool(a, b bool) int {
 	return -1
 }
 
-func (s *LeakSuspect) score(g *stack.Group, opts Options) {
-	add := func(points int, format string, args ...any) {
+// judge weighs the evidence of a group and says whether it is flagged,
+// setting its kind, confidence, score and reasons.
+func (s *LeakSuspect) judge(g *stack.Group, lc leakContext, opts Options, total []int64) bool {
+	strong, weak, fell := 0, 0, false
+	add := func(points int, kind, format string, args ...any) {
 		s.Score += points
-		s.Reasons = append(s.Reasons, fmt.Sprintf(format, args...))
+		text := fmt.Sprintf(format, args...)
+		s.Reasons = append(s.Reasons, text)
+		s.Evidence = append(s.Evidence, Evidence{Kind: kind, Text: text})
+		switch {
+		case points >= 2:
+			strong++
+		case points > 0:
+			weak++
+		}
 	}
-	// The strongest evidence first: growth across dumps, then size.
-	if points, reason := growth(s.Growth); reason != "" {
-		s.grew = points > 0
-		add(points, "%s", reason)
+	// The strongest evidence first: growth across dumps, then the rest.
+	if len(s.Growth) >= 2 {
+		// Growth is of the group: members parked on channels in a group
+		// of constant size (a busy pool) come and go.
+		totalRose, _ := seriesTrend(total)
+		switch rose, fall := seriesTrend(s.Growth); {
+		case fall:
+			fell = true
+			add(-2, EvidenceChurn, "fell between dumps (%s): a leak only grows", seriesText(s.Growth))
+		case rose && totalRose && len(s.Growth) >= 3:
+			s.grew = true
+			add(2, EvidenceGrowth, "grew across %s (%s)", words.Count(len(s.Growth), "dump"), seriesText(s.Growth))
+			s.Evidence[len(s.Evidence)-1].Series = s.Growth
+		case rose && totalRose:
+			s.grew = true
+			add(1, EvidenceGrowth, "grew between two dumps (%s)", seriesText(s.Growth))
+			s.Evidence[len(s.Evidence)-1].Series = s.Growth
+		}
+	}
+	if s.Parents >= opts.LeakMinParents && s.ExitedParents > 0 && 2*s.ExitedParents > s.Parents {
+		add(2, EvidenceParents, "started by %s, %d of which have exited (a pool is started once; these were started per request by goroutines now gone)",
+			words.Count(s.Parents, "different goroutine"), s.ExitedParents)
+	}
+	if lc.objs != nil && g.Sample != nil {
+		place := dedupe.PlaceOf(g.Sample.Stack).Frame
+		if n := lc.objs.alone(place); n >= int64(opts.LeakMinCount) {
+			add(2, EvidenceNoSender, "%d of them each wait on a channel of their own that no other goroutine in the dump carries", n)
+		} else if dead := lc.objs.deadAt(place, opts.LeakLargeCount); dead != 0 {
+			add(2, EvidenceNoSender, "%d of them wait on one channel (%s) that no other goroutine in the dump carries", lc.objs.waits[dead].n, addrText(dead))
+		}
 	}
 	large := s.Blocked >= opts.LeakLargeCount
 	if large {
-		noCreators := s.Parents == 0 && (g.Sample == nil || g.Sample.CreatedBy == nil)
-		if noCreators && g.WaitMax == 0 {
-			add(2, "%s at one place, and the input has no creators or wait times to tell it from a pool", words.Count(s.Blocked, "goroutine"))
+		if lc.noInfo {
+			add(1, EvidenceSize, "%s at one place, and the input has no creators or wait times to tell it from a pool", words.Count(s.Blocked, "goroutine"))
 		} else {
-			add(1, "%s at one place", words.Count(s.Blocked, "goroutine"))
+			add(1, EvidenceSize, "%s at one place", words.Count(s.Blocked, "goroutine"))
 		}
 	}
-	if s.Parents >= opts.LeakMinParents {
-		add(2, "started by %s (a pool is started by one)", words.Count(s.Parents, "different goroutine"))
+	onChannel := !isSelectOnly(g)
+	if g.WaitMax >= opts.LeakMinWait && onChannel {
+		add(1, EvidenceWaitAge, "blocked for up to %s on a channel", words.Count(g.WaitMax, "minute"))
 	}
-	if s.ExitedParents > 0 && 2*s.ExitedParents > s.Parents {
-		if s.Parents == 1 {
-			add(1, "the goroutine that started them has exited")
-		} else {
-			add(1, "%d of those %s have exited", s.ExitedParents, words.Count(s.Parents, "goroutine"))
+	switch {
+	case fell:
+		return false
+	case strong > 0:
+		s.Kind, s.Confidence = FindingLikelyLeak, Likely
+	case s.grew, large && lc.noInfo, large && weak >= 2:
+		s.Kind, s.Confidence = FindingLeakSuspect, Possible
+	default:
+		return false
+	}
+	return true
+}
+
+// isSelectOnly reports whether every member of g parked on a channel is
+// in a select.
+func isSelectOnly(g *stack.Group) bool {
+	if len(g.States) == 0 {
+		return g.Sample != nil && goWaitClassOfFrames(g.Sample.Frames()) == waitIdle
+	}
+	sel := false
+	for st, n := range g.States {
+		if n == 0 || !isChanWait(st) {
+			continue
 		}
+		if !strings.HasPrefix(st, "select") {
+			return false
+		}
+		sel = true
 	}
-	if g.WaitMax >= opts.LeakMinWait {
-		add(1, "blocked for up to %s", words.Count(g.WaitMax, "minute"))
-	}
+	return sel
 }
 
 // exitedParents counts g's parents that are not in the dump; -1 when that

@@ -3,7 +3,6 @@ package analyze
 import (
 	"strings"
 
-	"github.com/stackdump/stackdump/internal/words"
 	"github.com/stackdump/stackdump/stack"
 )
 
@@ -11,21 +10,23 @@ import (
 // remembers.
 const maxLeakHistory = 16
 
-// LeakHistory remembers, per target, how many members of each group
-// were parked on channels in the dumps summarised before, so that a
-// suspect's growth across snapshots of one process counts as evidence
-// (Options.History). Dumps of one target are those with the same
-// Source.Target (files without one are one target). Share one history
-// across the dumps of a run, oldest first; it keeps the last 16 dumps of
-// each target, and only groups with members parked on a channel. It is
-// not safe for concurrent use.
+// LeakHistory remembers, per target, how many members each group had in
+// the dumps summarised before (all of them, and those parked on
+// channels), so that a group's growth across snapshots of one process
+// counts as evidence (Options.History): of a leak, and as a growth
+// finding. Dumps of one target are those with the same Source.Target
+// (files without one are one target). Share one history across the dumps
+// of a run, oldest first; it keeps the last 16 dumps of each target, and
+// only groups with parked members. It is not safe for concurrent use.
 type LeakHistory struct {
 	targets map[string]*targetHistory
 }
 
 type targetHistory struct {
-	dumps  int                // dumps recorded, at most maxLeakHistory
-	counts map[string][]int64 // group key → blocked members, one per dump, oldest first
+	dumps int // dumps recorded, at most maxLeakHistory
+	// blocked and total map a group key to its members parked on
+	// channels, and to all its members, one count per dump, oldest first.
+	blocked, total map[string][]int64
 }
 
 // NewLeakHistory returns an empty history.
@@ -37,6 +38,15 @@ func NewLeakHistory() *LeakHistory {
 // recorded so far, oldest first (0 where it was absent); nil when none
 // was recorded.
 func (h *LeakHistory) earlier(target, key string) []int64 {
+	return h.series(target, key, func(th *targetHistory) map[string][]int64 { return th.blocked })
+}
+
+// earlierTotal is earlier for all the members.
+func (h *LeakHistory) earlierTotal(target, key string) []int64 {
+	return h.series(target, key, func(th *targetHistory) map[string][]int64 { return th.total })
+}
+
+func (h *LeakHistory) series(target, key string, of func(*targetHistory) map[string][]int64) []int64 {
 	if h == nil {
 		return nil
 	}
@@ -44,7 +54,7 @@ func (h *LeakHistory) earlier(target, key string) []int64 {
 	if th == nil || th.dumps == 0 {
 		return nil
 	}
-	if c, ok := th.counts[key]; ok {
+	if c, ok := of(th)[key]; ok {
 		return c
 	}
 	return make([]int64, th.dumps)
@@ -57,31 +67,36 @@ func (h *LeakHistory) record(target string, groups []*stack.Group) {
 	}
 	th := h.targets[target]
 	if th == nil {
-		th = &targetHistory{counts: make(map[string][]int64)}
+		th = &targetHistory{blocked: make(map[string][]int64), total: make(map[string][]int64)}
 		h.targets[target] = th
 	}
-	now := make(map[string]int64)
+	blocked, total := make(map[string]int64), make(map[string]int64)
 	for _, g := range groups {
 		if n := chanBlocked(g); n > 0 {
-			now[g.Key] += n
+			blocked[g.Key] += n
 		}
+		total[g.Key] += g.Count
 	}
+	appendDump(th.blocked, blocked, th.dumps)
+	appendDump(th.total, total, th.dumps)
+	th.dumps = min(th.dumps+1, maxLeakHistory)
+}
+
+// appendDump adds one dump's counts to every series.
+func appendDump(series map[string][]int64, now map[string]int64, dumps int) {
 	for k := range now {
-		if _, ok := th.counts[k]; !ok {
-			th.counts[k] = make([]int64, th.dumps)
+		if _, ok := series[k]; !ok {
+			series[k] = make([]int64, dumps)
 		}
 	}
-	for k, c := range th.counts {
+	for k, c := range series {
 		c = append(c, now[k])
 		if len(c) > maxLeakHistory {
 			c = c[len(c)-maxLeakHistory:]
 		}
-		th.counts[k] = c
-	}
-	th.dumps = min(th.dumps+1, maxLeakHistory)
-	for k, c := range th.counts {
+		series[k] = c
 		if allZero(c) {
-			delete(th.counts, k) // gone from every remembered dump
+			delete(series, k) // gone from every remembered dump
 		}
 	}
 }
@@ -95,26 +110,17 @@ func allZero(c []int64) bool {
 	return true
 }
 
-// growth reads a suspect's blocked counts across the dumps, oldest first,
-// the last one this dump's: +2 when they never fell and rose overall (a
-// leak only grows), -2 when they fell between two dumps (churn: what
-// leaked would still be there), 0 when steady.
-func growth(series []int64) (points int, reason string) {
+// seriesTrend reads counts across dumps, oldest first: rose when they
+// never fell and the last is above the first, fell when they fell between
+// two dumps.
+func seriesTrend(series []int64) (rose, fell bool) {
 	if len(series) < 2 {
-		return 0, ""
+		return false, false
 	}
-	fell := false
 	for i := 1; i < len(series); i++ {
 		fell = fell || series[i] < series[i-1]
 	}
-	text := seriesText(series)
-	switch {
-	case fell:
-		return -2, "fell between dumps (" + text + "): a leak only grows"
-	case series[len(series)-1] > series[0]:
-		return 2, "grew across " + words.Count(len(series), "dump") + " (" + text + ")"
-	}
-	return 0, ""
+	return !fell && series[len(series)-1] > series[0], fell
 }
 
 // seriesText is "12 → 40 → 90", the first and last three counts when

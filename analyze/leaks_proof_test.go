@@ -59,9 +59,9 @@ func TestLeakProofRanksAboveSuspicion(t *testing.T) {
 		t.Fatal(err)
 	}
 	out := text.String()
-	proven, suspected := strings.Index(out, "Leaked: 260 goroutines"), strings.Index(out, "Likely leaks")
-	if proven < 0 || suspected < proven {
-		t.Errorf("proven leaks (at %d) do not come before the suspects (at %d):\n%s", proven, suspected, out)
+	proven, suspected := strings.Index(out, "PROVEN LEAK (certain) 200 goroutines leaked at main.handle"), strings.Index(out, "LIKELY LEAK")
+	if proven < 0 || suspected < proven || !strings.Contains(out, "PROVEN LEAK (certain) 60 goroutines leaked at main.fanOutWorker") {
+		t.Fatalf("proven leaks (at %d) do not come before the suspects (at %d):\n%s", proven, suspected, out)
 	}
 	suspects, _, _ := strings.Cut(out[suspected:], "\n\n")
 	if strings.Contains(suspects, "main.handle") || strings.Contains(suspects, "main.fanOutWorker") || !strings.Contains(suspects, "main.subscribe.func1") {

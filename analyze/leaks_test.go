@@ -49,13 +49,15 @@ func TestLikelyLeakPerRequest(t *testing.T) {
 		t.Fatalf("likely leaks %+v; want the fetch leak only", s.LikelyLeaks)
 	}
 	l := s.LikelyLeaks[0]
-	want := []string{"started by 120 different goroutines (a pool is started by one)", "120 of those 120 goroutines have exited"}
-	if l.Frame.Func != "app.fetch.func1" || l.Blocked != 120 || l.Parents != 120 || l.ExitedParents != 120 || l.Score != 3 || !slices.Equal(l.Reasons, want) {
+	want := []string{"started by 120 different goroutines, 120 of which have exited (a pool is started once; these were started per request by goroutines now gone)"}
+	if l.Frame.Func != "app.fetch.func1" || l.Blocked != 120 || l.Parents != 120 || l.ExitedParents != 120 || l.Score != 2 ||
+		l.Kind != FindingLikelyLeak || l.Confidence != Likely || !slices.Equal(l.Reasons, want) {
 		t.Errorf("suspect %+v", l)
 	}
 }
 
-// Each rule of the heuristic, on one suspect group and a live main.
+// Each rule of the heuristic, on one suspect group and a live main: what
+// a pool, idle streams and a leak show apart (leaks.go).
 func TestLikelyLeakRules(t *testing.T) {
 	main := g{id: 1, state: "select", frames: []string{gopark, selectgo, "main.main /m.go:1"}}
 	blocked := func(n int, state string, wait int, parents int, parent int64) g {
@@ -66,27 +68,30 @@ func TestLikelyLeakRules(t *testing.T) {
 		name    string
 		suspect g
 		opts    Options
-		score   int // 0: not flagged
+		kind    FindingKind // "": not flagged
+		score   int
 		exited  int
 	}{
-		{"idle pool of one live parent", blocked(500, "chan receive", 0, 0, 1), Options{}, 0, 0},
-		{"idle pool, long wait", blocked(500, "chan receive", 30, 0, 1), Options{}, 0, 0},
-		{"huge pool, long wait", blocked(1000, "chan receive", 30, 0, 1), Options{}, 2, 0},
-		{"huge pool, short wait", blocked(1000, "chan receive", 3, 0, 1), Options{}, 0, 0},
-		{"pool of an exited parent, long wait", blocked(60, "chan receive", 10, 0, 7), Options{}, 2, 1},
-		{"pool of an exited parent", blocked(60, "chan receive", 0, 0, 7), Options{}, 0, 1},
-		{"four live parents", blocked(60, "select", 0, 4, 1), Options{}, 0, 0},
-		{"five parents, one alive", blocked(60, "select", 0, 5, 1), Options{}, 3, 4},
-		{"too few", blocked(49, "chan send", 99, 49, 10_000), Options{}, 0, 49},
-		{"lower threshold", blocked(49, "chan send", 0, 49, 10_000), Options{LeakMinCount: 40}, 3, 49},
-		{"not a channel", blocked(500, "sleep", 99, 500, 10_000), Options{}, 0, 500},
-		{"nil channel", blocked(80, "chan receive (nil chan)", 0, 80, 10_000), Options{}, 3, 80},
-		{"raised parent bar", blocked(80, "chan send", 0, 80, 10_000), Options{LeakMinParents: 100}, 0, 80},
-		{"lowered wait bar", blocked(80, "chan send", 2, 0, 1), Options{LeakMinWait: 2, LeakLargeCount: 80}, 2, 0},
+		{"idle pool of one live parent", blocked(500, "chan receive", 0, 0, 1), Options{}, "", 0, 0},
+		{"idle pool, long wait", blocked(500, "chan receive", 30, 0, 1), Options{}, "", 0, 0},
+		{"huge pool, long wait", blocked(1000, "chan receive", 30, 0, 1), Options{}, FindingLeakSuspect, 2, 0},
+		{"huge pool, long wait in a select", blocked(1000, "select", 30, 0, 1), Options{}, "", 0, 0},
+		{"huge pool, short wait", blocked(1000, "chan receive", 3, 0, 1), Options{}, "", 0, 0},
+		{"pool of an exited parent, long wait", blocked(60, "chan receive", 10, 0, 7), Options{}, "", 0, 1},
+		{"pool of an exited parent", blocked(60, "chan receive", 0, 0, 7), Options{}, "", 0, 1},
+		{"four live parents", blocked(60, "select", 0, 4, 1), Options{}, "", 0, 0},
+		{"five parents, one alive", blocked(60, "select", 0, 5, 1), Options{}, FindingLikelyLeak, 2, 4},
+		{"many live parents", blocked(600, "select", 0, 600, 1), Options{}, "", 0, 0},
+		{"too few", blocked(49, "chan send", 99, 49, 10_000), Options{}, "", 0, 49},
+		{"lower threshold", blocked(49, "chan send", 0, 49, 10_000), Options{LeakMinCount: 40}, FindingLikelyLeak, 2, 49},
+		{"not a channel", blocked(500, "sleep", 99, 500, 10_000), Options{}, "", 0, 500},
+		{"nil channel", blocked(80, "chan receive (nil chan)", 0, 80, 10_000), Options{}, FindingLikelyLeak, 2, 80},
+		{"raised parent bar", blocked(80, "chan send", 0, 80, 10_000), Options{LeakMinParents: 100}, "", 0, 80},
+		{"lowered wait bar", blocked(80, "chan send", 2, 0, 1), Options{LeakMinWait: 2, LeakLargeCount: 80}, FindingLeakSuspect, 2, 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s := summarize(dumpOf(t, stack.KindGoTraceback, main, tc.suspect), tc.opts)
-			if tc.score == 0 {
+			if tc.kind == "" {
 				if len(s.LikelyLeaks) != 0 {
 					t.Errorf("flagged: %+v", s.LikelyLeaks[0])
 				}
@@ -96,8 +101,11 @@ func TestLikelyLeakRules(t *testing.T) {
 				t.Fatalf("not flagged")
 			}
 			l := s.LikelyLeaks[0]
-			if l.Score != tc.score || l.ExitedParents != tc.exited || len(l.Reasons) == 0 {
-				t.Errorf("score %d, exited %d, reasons %q; want score %d, exited %d", l.Score, l.ExitedParents, l.Reasons, tc.score, tc.exited)
+			if l.Kind != tc.kind || l.Score != tc.score || l.ExitedParents != tc.exited || len(l.Reasons) == 0 {
+				t.Errorf("%s, score %d, exited %d, reasons %q; want %s, score %d, exited %d", l.Kind, l.Score, l.ExitedParents, l.Reasons, tc.kind, tc.score, tc.exited)
+			}
+			if !slices.ContainsFunc(s.Findings, func(f Finding) bool { return f.Kind == tc.kind && f.Subject.Count == l.Blocked }) {
+				t.Errorf("findings %+v; want the %s", s.Findings, tc.kind)
 			}
 		})
 	}

@@ -37,12 +37,31 @@ type Lock struct {
 	Owner *stack.Routine
 	// OwnerFrom says how Owner was found.
 	OwnerFrom OwnerSource
-	// Blocked are the routines waiting to acquire the lock: blocked
-	// entering the monitor or parked on it.
+	// Blocked are the routines blocked acquiring the lock: BLOCKED
+	// entering the monitor, or parked acquiring a lock (a synchronizer
+	// with an owner, or of a lock class: ReentrantLock's and
+	// ReentrantReadWriteLock's Sync). This is what "blocked" means
+	// wherever stackdump counts threads blocked on a lock.
 	Blocked []*stack.Routine
+	// Parked are the routines parked on it waiting for a signal, not for
+	// the lock: a Condition, a latch, a queue, a future (no owner, not a
+	// lock class). They block no one and are not blocked on a lock.
+	Parked []*stack.Routine
 	// Waiting are the routines in Object.wait() on the monitor: they
-	// released it and wait for a notify.
+	// released it and wait for a notify (also a thread still WAITING whose
+	// stack says "waiting to re-lock in wait()", as JDK 11 prints it).
 	Waiting []*stack.Routine
+
+	parked []*stack.Routine // parked on it, before Blocked and Parked are told apart
+}
+
+// IsLockClass reports whether class is a lock's synchronizer, on which a
+// parked thread waits to acquire the lock: ReentrantLock's and
+// ReentrantReadWriteLock's Sync classes (their FairSync and NonfairSync),
+// and the JDK's other lock classes named *Lock$*Sync.
+func IsLockClass(class string) bool {
+	outer, inner, ok := strings.Cut(class, "$")
+	return ok && strings.HasSuffix(outer, "Lock") && strings.HasSuffix(inner, "Sync")
 }
 
 // String returns the lock as jstack prints it: "<0x…> (a java.lang.Object)".
@@ -85,6 +104,15 @@ func Locks(d *stack.Dump) *LockReport {
 		a.routine(r)
 	}
 	a.ownersFromReport(rep.Reported, d.Routines)
+	for _, lk := range a.order {
+		// Parked acquiring a lock, or waiting for a signal.
+		if lk.Owner != nil || IsLockClass(lk.Class) {
+			lk.Blocked = append(lk.Blocked, lk.parked...)
+		} else {
+			lk.Parked = lk.parked
+		}
+		lk.parked = nil
+	}
 	rep.Locks = a.order
 	rep.Deadlocks = a.cycles(d.Routines)
 	rep.Blockers = blockers(a.order)
@@ -142,14 +170,28 @@ func (a *lockAnalysis) routine(r *stack.Routine) {
 				if lk == nil {
 					continue
 				}
-				switch l.Kind {
+				kind := l.Kind
+				if kind == stack.LockWaitEnter && isJVMWaiting(r.State) {
+					// "waiting to re-lock in wait()" under Object.wait of
+					// a thread still WAITING (JDK 11 prints it where it
+					// printed "locked"): in wait(), not blocked.
+					kind = stack.LockWaitOn
+				}
+				switch kind {
 				case stack.LockHeld:
 					if !slices.Contains(released, lockKey(l)) {
 						a.own(lk, r, OwnerFromDump)
 					}
-				case stack.LockWaitEnter, stack.LockParked:
+				case stack.LockWaitEnter:
 					if !slices.Contains(lk.Blocked, r) {
 						lk.Blocked = append(lk.Blocked, r)
+					}
+					if a.waitsFor[r] == nil {
+						a.waitsFor[r] = lk
+					}
+				case stack.LockParked:
+					if !slices.Contains(lk.parked, r) {
+						lk.parked = append(lk.parked, r)
 					}
 					if a.waitsFor[r] == nil {
 						a.waitsFor[r] = lk
@@ -276,13 +318,13 @@ func (a *lockAnalysis) deadlock(cycle []*stack.Routine, index map[*stack.Routine
 	return dl
 }
 
-// blockers returns the locks routines are blocked on: monitors with
-// routines waiting to enter, and owned locks with parked routines; most
+// blockers returns the locks routines are blocked on (Lock.Blocked: a
+// monitor they wait to enter, a lock they are parked acquiring), most
 // blocked routines first, then in order of appearance.
 func blockers(locks []*Lock) []*Lock {
 	var out []*Lock
 	for _, lk := range locks {
-		if len(lk.Blocked) > 0 && (lk.Owner != nil || !allParked(lk)) {
+		if len(lk.Blocked) > 0 {
 			out = append(out, lk)
 		}
 	}
@@ -290,20 +332,8 @@ func blockers(locks []*Lock) []*Lock {
 	return out
 }
 
-// allParked reports whether every routine blocked on lk is parked (rather
-// than waiting to enter a monitor).
-func allParked(lk *Lock) bool {
-	for _, r := range lk.Blocked {
-		if r.Values == nil {
-			continue
-		}
-		for _, fv := range r.Values.Frames {
-			for _, l := range fv.Locks {
-				if l.Kind == stack.LockWaitEnter && l.Addr == lk.Addr && l.Class == lk.Class {
-					return false
-				}
-			}
-		}
-	}
-	return true
+// isJVMWaiting reports whether a JVM thread state is WAITING or
+// TIMED_WAITING (not BLOCKED, not RUNNABLE).
+func isJVMWaiting(state string) bool {
+	return strings.HasPrefix(state, "WAITING") || strings.HasPrefix(state, "TIMED_WAITING")
 }

@@ -1,6 +1,7 @@
 package analyze
 
 import (
+	"bytes"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -293,5 +294,64 @@ func TestLocksOwnersFromJVMReport(t *testing.T) {
 				t.Errorf("%s owner from %s, want %s", lk, lk.OwnerFrom, want)
 			}
 		}
+	}
+}
+
+// One definition of blocked: a thread waits to acquire a lock (BLOCKED on
+// a monitor, or parked on a lock's synchronizer); threads parked on a
+// condition (four idle pool workers, a queue taker) wait for a signal
+// and are Parked, not Blocked, and block no one.
+func TestBlockedIsAcquiring(t *testing.T) {
+	d := readDumps(t, "../testdata/corpus/jvm/local_jdk17.0.15-jstack-l-deadlocks.txt")[0]
+	rep := Locks(d)
+	var blocked, parked []string
+	for _, lk := range rep.Locks {
+		for _, r := range lk.Blocked {
+			blocked = append(blocked, r.Name)
+		}
+		for _, r := range lk.Parked {
+			parked = append(parked, r.Name)
+		}
+	}
+	slices.Sort(blocked)
+	slices.Sort(parked)
+	if !slices.Equal(blocked, []string{"dl-juc-1", "dl-juc-2", "dl-monitor-1", "dl-monitor-2"}) {
+		t.Errorf("blocked %q; want the four deadlocked threads", blocked)
+	}
+	if !slices.Equal(parked, []string{"pool-1-thread-1", "pool-1-thread-2", "pool-1-thread-3", "pool-1-thread-4", "queue-taker"}) {
+		t.Errorf("parked %q", parked)
+	}
+	for _, lk := range rep.Blockers {
+		if len(lk.Parked) > 0 {
+			t.Errorf("a blocker of parked threads: %s", lk)
+		}
+	}
+}
+
+// JDK 11 prints "waiting to re-lock in wait()" where it printed "locked"
+// under Object.wait, for threads that are WAITING in it: they are
+// waiters, not blocked, and no lock is a blocker with an unknown owner
+// (a real jstack -l of OpenJDK 11.0.4, testdata/judged/files).
+func TestJDK11ReLockInWaitIsNotBlocked(t *testing.T) {
+	dumps := readDumps(t, filepath.Join("..", "testdata", "judged", "files", "jdk11-object-wait.txt"))
+	rep := Locks(dumps[0])
+	var waiting []string
+	for _, lk := range rep.Locks {
+		if len(lk.Blocked) > 0 {
+			t.Errorf("%s: blocked %d", lk, len(lk.Blocked))
+		}
+		for _, r := range lk.Waiting {
+			waiting = append(waiting, r.Name)
+		}
+	}
+	slices.Sort(waiting)
+	if !slices.Equal(waiting, []string{"Common-Cleaner", "Finalizer"}) || len(rep.Blockers) != 0 {
+		t.Errorf("waiting %q, blockers %d", waiting, len(rep.Blockers))
+	}
+	s := Summarize(dumps[0], nil, Options{})
+	var b bytes.Buffer
+	WriteText(&b, s, TextOptions{})
+	if strings.Contains(b.String(), "Top blockers") || !strings.Contains(b.String(), "no threads blocked on a held lock") {
+		t.Errorf("text:\n%s", b.String())
 	}
 }

@@ -35,7 +35,7 @@ func TestReportedDeadlockWithoutItsThreads(t *testing.T) {
 			t.Fatal(err)
 		}
 		out := text.String()
-		if strings.Contains(out, "no deadlocks") || !strings.Contains(out, "Deadlocks: the JVM reported 1") {
+		if strings.Contains(out, "no deadlock") || !strings.Contains(out, "DEADLOCK (certain) 2 threads deadlocked") || !strings.Contains(out, "as the JVM reported") {
 			t.Errorf("seed %d: the JVM reported %d deadlocks, the text says:\n%s", seed, s.JVM.ReportedDeadlocks, out)
 		}
 		return

@@ -68,6 +68,15 @@ func RaceRows(races []*stack.Race, top int) ([]RaceRow, int) {
 	return rows, len(races)
 }
 
+// distinctRaces counts the distinct races of a dump's reports.
+func distinctRaces(races []*stack.Race) int {
+	seen := map[string]bool{}
+	for _, rc := range races {
+		seen[raceKey(rc)] = true
+	}
+	return len(seen)
+}
+
 // raceKey identifies a race by what does not change between its reports:
 // each access's operation and frames, and each creator's frames.
 func raceKey(rc *stack.Race) string {
@@ -129,9 +138,13 @@ func (r *textRenderer) races() {
 	if s.RacesTotal == 0 {
 		return
 	}
-	title := fmt.Sprintf("Data races: %s", words.Count(len(s.Races), "race"))
-	if s.RacesTotal != len(s.Races) {
+	distinct := max(s.RacesDistinct, len(s.Races))
+	title := fmt.Sprintf("Data races: %s", words.Count(distinct, "race"))
+	if s.RacesTotal != distinct {
 		title += fmt.Sprintf(" in %s", words.Count(s.RacesTotal, "report"))
+	}
+	if distinct > len(s.Races) {
+		title += fmt.Sprintf(", the %d most reported below", len(s.Races))
 	}
 	r.heading(title, red, "found by the race detector")
 	var rows [][]cell

@@ -127,3 +127,36 @@ func TestRacesNone(t *testing.T) {
 		t.Errorf("no empty races:\n%s", b.String())
 	}
 }
+
+// raceSummary summarises the one dump of a testdata/go fixture.
+func raceSummary(t *testing.T, name string, opts Options) *Summary {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join("..", "testdata", "go", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, _, err := SummarizeNext(formats.NewReaderBytes(data, formats.ReadOptions{}), StreamOptions{Options: opts, Name: name})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// The headline counts the distinct races, not the rows --top lets
+// through: race_go126.txt has two reports of two different races.
+func TestRaceCountFollowsTheRacesNotTop(t *testing.T) {
+	s := raceSummary(t, "race_go126.txt", Options{Top: 1})
+	if s.RacesTotal != 2 || s.RacesDistinct != 2 || len(s.Races) != 1 {
+		t.Fatalf("%d reports, %d distinct, %d rows", s.RacesTotal, s.RacesDistinct, len(s.Races))
+	}
+	var b strings.Builder
+	if err := WriteText(&b, s, TextOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), "Data races: 2 races, the 1 most reported below") || strings.Contains(b.String(), "1 race in 2 reports") {
+		t.Errorf("text:\n%s", b.String())
+	}
+	if s := raceSummary(t, "racepanic_go127.txt", Options{}); s.RacesTotal != 3 || s.RacesDistinct != 1 {
+		t.Errorf("racepanic: %d reports, %d distinct; want 3 reports of one race", s.RacesTotal, s.RacesDistinct)
+	}
+}

@@ -72,8 +72,8 @@ func TestWriteTextColor(t *testing.T) {
 	s := renderedService(t)
 	WriteText(&plain, s, TextOptions{})
 	WriteText(&color, s, TextOptions{Color: true})
-	if !strings.Contains(color.String(), string(bold+red)+"120") {
-		t.Error("the leak count is not bold red")
+	if !strings.Contains(color.String(), string(bold+red)+"LIKELY LEAK") {
+		t.Error("the leak finding is not bold red")
 	}
 	if got := ansi.ReplaceAllString(color.String(), ""); got != plain.String() {
 		t.Errorf("colored text without escapes differs from plain text:\n%s", got)
@@ -93,7 +93,7 @@ func TestWriteTextAllClear(t *testing.T) {
 	d := dumpOf(t, stack.KindGoTraceback, g{id: 1, state: "select", frames: []string{gopark, selectgo, "main.main /m.go:1"}})
 	var b bytes.Buffer
 	WriteText(&b, summarize(d, Options{}), TextOptions{})
-	if !strings.Contains(b.String(), "✓ no leaks, no lock contention") {
+	if !strings.Contains(b.String(), "✓ no deadlock, no leaks, nothing blocked, no lock contention") {
 		t.Errorf("no all-clear line:\n%s", b.String())
 	}
 	d = dumpOf(t, stack.KindGoDebug1, g{count: 3, frames: []string{"main.main /m.go:1"}})

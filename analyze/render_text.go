@@ -37,8 +37,8 @@ func WriteText(w io.Writer, s *Summary, opts TextOptions) error {
 	r.crash()
 	r.headline()
 	r.races()
-	r.leaked()
-	r.likelyLeaks()
+	r.findings()
+	r.goLocks()
 	r.jvm()
 	r.contention()
 	r.topGroups()
@@ -175,56 +175,39 @@ func (r *textRenderer) creator(f *FrameRef) cell {
 
 func count(n int64, s style) cell { return cell{text: itoa(n), style: s, right: true} }
 
-func (r *textRenderer) leaked() {
-	if r.s.LeakedTotal == 0 {
+// goLocks lists the locks goroutines wait for whose address the
+// arguments show, with their probable holders.
+func (r *textRenderer) goLocks() {
+	if len(r.s.GoLocks) == 0 {
 		return
 	}
-	r.heading("Leaked: "+words.Count(r.s.LeakedTotal, r.s.Noun)+" the runtime marked (leaked)", red, "blocked forever: nothing can wake them")
+	r.heading("Locks", yellow, "goroutines waiting for one lock, by its address, and who probably holds it")
 	var rows [][]cell
-	for _, l := range r.s.Leaked {
-		rows = append(rows, []cell{count(l.Count, bold+red), {text: l.State}, r.where(l.Frame), r.creator(l.CreatedBy)})
+	for _, l := range r.s.GoLocks {
+		wait := ""
+		if l.WaitMax > 0 {
+			wait = "up to " + minutes(l.WaitMax)
+		}
+		holder := cell{text: "holder not in the dump", style: dim}
+		switch {
+		case l.Holder != nil:
+			holder.text = "held by " + l.Holder.String()
+			holder.style = plain
+		case l.Carriers > 1:
+			holder.text = "held by one of " + words.Count(l.Carriers, "goroutine") + " carrying its address"
+		}
+		if l.Deadlocked {
+			holder.text += " (deadlocked)"
+			holder.style = red
+		}
+		rows = append(rows, []cell{count(l.Waiters, bold+yellow), {text: l.Kind}, {text: l.Addr, style: dim}, {text: wait}, r.where(l.Frame), holder})
 	}
 	r.table(rows)
 }
 
-func (r *textRenderer) likelyLeaks() {
-	if len(r.s.LikelyLeaks) == 0 {
-		return
-	}
-	r.heading("Likely leaks", red, "groups parked on channels that do not look like a pool, most evidence first")
-	var rows [][]cell
-	for _, l := range r.s.LikelyLeaks {
-		rows = append(rows, []cell{count(l.Blocked, bold+red), {text: l.State}, {text: waitRange(l.WaitMin, l.WaitMax)}, r.where(l.Frame), r.creator(l.CreatedBy)})
-		rows = append(rows, []cell{{}, {text: strings.Join(l.Reasons, "; "), style: dim}})
-	}
-	r.leakTable(rows)
-}
-
-// leakTable writes suspect rows, each followed by its reasons on a line
-// of their own that does not widen the columns.
-func (r *textRenderer) leakTable(rows [][]cell) {
-	var main [][]cell
-	for i := 0; i < len(rows); i += 2 {
-		main = append(main, rows[i])
-	}
-	sub := textWriter{color: r.color}
-	sub.table(main)
-	lines := strings.SplitAfter(string(sub.b), "\n")
-	for i, l := range lines {
-		if l == "" {
-			continue
-		}
-		r.b = append(r.b, l...)
-		reason := rows[2*i+1][1]
-		r.b = append(r.b, "        "...)
-		r.styled(reason.style, reason.text)
-		r.b = append(r.b, '\n')
-	}
-}
-
 func (r *textRenderer) contention() {
-	if r.s.ContentionTotal == 0 {
-		return
+	if r.s.ContentionTotal == 0 || len(r.s.GoLocks) > 0 {
+		return // the locks table says it by lock
 	}
 	r.heading("Lock contention: "+words.Count(r.s.ContentionTotal, r.s.Noun)+" waiting", yellow, "by the code that waits")
 	var rows [][]cell
@@ -312,29 +295,9 @@ func (r *textRenderer) parents() {
 }
 
 // allClear says which checks found nothing, so that silence is not
-// mistaken for "not looked".
+// mistaken for "not looked", and what one dump cannot say.
 func (r *textRenderer) allClear() {
-	s := r.s
-	if s.Crash != nil {
-		return // the process crashed: nothing is all clear
-	}
-	var ok []string
-	switch {
-	case s.JVM != nil:
-		if len(s.JVM.Deadlocks) == 0 && s.JVM.ReportedDeadlocks == 0 {
-			ok = append(ok, "no deadlocks")
-		}
-		if len(s.JVM.Blockers) == 0 {
-			ok = append(ok, "no threads blocked on a held lock")
-		}
-	default:
-		if s.LeakedTotal == 0 && len(s.LikelyLeaks) == 0 && s.Has("states") {
-			ok = append(ok, "no leaks")
-		}
-		if s.ContentionTotal == 0 {
-			ok = append(ok, "no lock contention")
-		}
-	}
+	ok := r.s.Clear()
 	if len(ok) == 0 {
 		return
 	}
@@ -384,48 +347,22 @@ func childList(children []FrameCount, width int) string {
 
 func (r *textRenderer) jvm() {
 	j := r.s.JVM
-	if j == nil {
+	if j == nil || len(j.Blockers) == 0 {
 		return
 	}
-	if len(j.Deadlocks) == 0 && j.ReportedDeadlocks > 0 {
-		// The JVM found them; the threads' lock lines in the input do
-		// not show the cycle (threads cut out of a paste).
-		r.heading(fmt.Sprintf("Deadlocks: the JVM reported %d", j.ReportedDeadlocks), red,
-			"the lock lines of the threads in the input do not show the cycle")
-	}
-	if len(j.Deadlocks) > 0 {
-		detail := ""
-		if j.ReportedDeadlocks > 0 {
-			detail = fmt.Sprintf("the JVM reported %d", j.ReportedDeadlocks)
-		}
-		r.heading(fmt.Sprintf("Deadlocks: %d", len(j.Deadlocks)), red, detail)
-		for i, d := range j.Deadlocks {
-			for k, t := range d.Threads {
-				next := d.Threads[(k+1)%len(d.Threads)]
-				lead := "   "
-				if k == 0 {
-					lead = fmt.Sprintf("%2d.", i+1)
-				}
-				r.line(cell{text: "  " + lead + " "}, cell{text: quoteName(t.Name), style: bold + red},
-					cell{text: " waits for " + t.WaitsFor + " held by "}, cell{text: quoteName(next.Name), style: bold})
+	r.heading("Top blockers", yellow, "locks with threads blocked acquiring them")
+	var rows [][]cell
+	for _, b := range j.Blockers {
+		owner := cell{text: "owner unknown", style: dim}
+		if b.Owner != nil {
+			owner.text = "held by " + quoteName(b.Owner.Name)
+			if b.Owner.Frame != nil {
+				owner.text += " in " + shorten(shortFunc(b.Owner.Frame.Func), r.width/2)
 			}
 		}
+		rows = append(rows, []cell{count(int64(b.Blocked), bold+yellow), {text: b.Lock}, owner})
 	}
-	if len(j.Blockers) > 0 {
-		r.heading("Top blockers", yellow, "locks with threads blocked on them")
-		var rows [][]cell
-		for _, b := range j.Blockers {
-			owner := cell{text: "owner unknown", style: dim}
-			if b.Owner != nil {
-				owner.text = "held by " + quoteName(b.Owner.Name)
-				if b.Owner.Frame != nil {
-					owner.text += " in " + shorten(shortFunc(b.Owner.Frame.Func), r.width/2)
-				}
-			}
-			rows = append(rows, []cell{count(int64(b.Blocked), bold+yellow), {text: b.Lock}, owner})
-		}
-		r.table(rows)
-	}
+	r.table(rows)
 }
 
 func quoteName(s string) string { return `"` + s + `"` }

@@ -16,6 +16,7 @@ const (
 	DefaultLeakMinParents = 5
 	DefaultLeakMinWait    = 10
 	DefaultLeakLargeCount = 1000
+	DefaultContentionMin  = 5
 	DefaultMaxParents     = 100_000
 	// maxRowIDs is how many goroutine ids a row of a summary lists.
 	maxRowIDs = 5
@@ -39,6 +40,10 @@ type Options struct {
 	// LeakLargeCount is the size at which a suspect group counts as
 	// evidence by its size alone; 0 means DefaultLeakLargeCount.
 	LeakLargeCount int64
+	// ContentionMin is how many routines must wait for one lock (or, when
+	// the dump does not show which lock, at one place) for a contention
+	// finding; 0 means DefaultContentionMin.
+	ContentionMin int
 	// MaxParents bounds how many distinct parent goroutine ids are counted
 	// exactly; children of parents seen after that are counted apart, in
 	// Summary.ParentsUncounted. 0 means DefaultMaxParents.
@@ -69,6 +74,9 @@ func (o Options) withDefaults() Options {
 	if o.MaxParents <= 0 {
 		o.MaxParents = DefaultMaxParents
 	}
+	if o.ContentionMin <= 0 {
+		o.ContentionMin = DefaultContentionMin
+	}
 	return o
 }
 
@@ -98,6 +106,11 @@ type Summary struct {
 	PreambleLines int      `json:"preamble_lines"`
 	// Truncated is set when the dump was cut; counts are then lower bounds.
 	Truncated bool `json:"truncated"`
+	// Findings are the verdicts on the dump, each with its evidence, most
+	// alarming first (finding.go): deadlocks, proven leaks, blocked
+	// routines, likely leaks, contention, growth across the dumps of
+	// Options.History, leak suspects. Empty when nothing was found.
+	Findings []Finding `json:"findings"`
 	// Warnings are the first parse warnings; WarningCount counts them all.
 	Warnings     []Warning `json:"warnings,omitempty"`
 	WarningCount int       `json:"warning_count"`
@@ -116,6 +129,10 @@ type Summary struct {
 	// ContentionTotal counts them all.
 	Contention      []ContentionSite `json:"contention"`
 	ContentionTotal int64            `json:"contention_total"`
+	// GoLocks are the locks goroutines wait for whose address the
+	// traceback's arguments show, with their probable holders, deadlocked
+	// and most waited for first (golocks.go).
+	GoLocks []GoLock `json:"go_locks,omitempty"`
 	// Creators are the go statements that started the most live routines.
 	Creators []Creator `json:"creators"`
 	// Parents are the goroutines that started the most live routines.
@@ -128,6 +145,9 @@ type Summary struct {
 	// RacesTotal counts the race reports read.
 	Races      []RaceRow `json:"races"`
 	RacesTotal int       `json:"races_total"`
+	// RacesDistinct counts the distinct races (identical reports folded),
+	// listed or not.
+	RacesDistinct int `json:"races_distinct"`
 }
 
 // Source says where the summarised dump came from.
@@ -173,10 +193,12 @@ type GroupRow struct {
 	// WaitMin and WaitMax are the members' wait range in minutes.
 	WaitMin int `json:"wait_min"`
 	WaitMax int `json:"wait_max"`
-	// Frame is where the members are: their first frame outside the
-	// runtime and the blocking primitives of sync, internal/poll and
-	// time.Sleep (whose waits State already names).
+	// Frame is where the members are, by the one naming rule of
+	// dedupe.PlaceOf: the first frame of the program's code or its
+	// libraries past the platform's waiting primitives; Wait is that
+	// primitive, when there is one ("sync.(*Mutex).Lock").
 	Frame *FrameRef `json:"frame,omitempty"`
+	Wait  *FrameRef `json:"wait,omitempty"`
 	// CreatedBy is the go statement that started the sample member.
 	CreatedBy *FrameRef `json:"created_by,omitempty"`
 	// IDs are the first member ids.
@@ -195,7 +217,8 @@ type Analyzer struct {
 	leaked   leakedIndex
 	creators creatorIndex
 	crash    gotext.CrashWatch
-	jvm      LockWatch // JVM threads with lock lines
+	jvm      LockWatch    // JVM threads with lock lines
+	objs     *objectIndex // what goroutines wait on, who carries which address
 }
 
 // NewAnalyzer returns an Analyzer of one dump.
@@ -205,6 +228,7 @@ func NewAnalyzer(opts Options) *Analyzer {
 		opts:     opts,
 		leaked:   newLeakedIndex(),
 		creators: newCreatorIndex(opts.MaxParents),
+		objs:     newObjectIndex(),
 	}
 }
 
@@ -219,6 +243,7 @@ func (a *Analyzer) Add(r *stack.Routine) {
 	a.creators.add(r)
 	a.crash.Add(r)
 	a.jvm.Add(r)
+	a.objs.add(r)
 }
 
 // Summary summarises dump d, whose routines were all given to Add, with
@@ -249,20 +274,34 @@ func (a *Analyzer) Summary(d *stack.Dump, groups []*stack.Group, name string) *S
 	s.LongestWaits = longestWaits(groups, a.opts.Top)
 	s.Leaked, s.LeakedTotal = a.leaked.rows(a.opts.Top)
 	ids := newIDIndex(groups)
-	ids.cut = d.Truncated
-	var earlier func(string) []int64
+	// A crash that printed one goroutine (GOTRACEBACK=single, the
+	// default) says nothing of the others: absent is unknown, not exited.
+	ids.cut = d.Truncated || s.Crash != nil && d.Total <= 1
+	lc := leakContext{ids: ids, objs: a.objs, noInfo: slices.Contains(s.Missing, "creators") && slices.Contains(s.Missing, "wait_minutes")}
+	in := findingsInput{d: d, groups: groups, objs: a.objs}
 	if h := a.opts.History; h != nil {
-		earlier = func(key string) []int64 { return h.earlier(d.Source.Target, key) }
+		target := d.Source.Target
+		lc.earlier = func(key string) []int64 { return h.earlier(target, key) }
+		lc.total = func(key string) []int64 { return h.earlierTotal(target, key) }
+		in.total = func(key string) []int64 { return h.earlierTotal(target, key) }
 	}
-	s.LikelyLeaks = likelyLeaks(groups, ids, a.opts, earlier)
-	a.opts.History.record(d.Source.Target, groups)
+	s.LikelyLeaks = likelyLeaks(groups, lc, a.opts)
 	s.Contention, s.ContentionTotal = contention(groups, a.opts.Top)
 	s.Creators = a.creators.topCreators(a.opts.Top)
 	s.Parents, s.ParentsUncounted = a.creators.topParents(a.opts.Top, ids)
 	if isJVM(d.Source.Kind) {
-		s.JVM = jvmLocks(a.jvm.Report(d), a.opts.Top)
+		in.jvm = a.jvm.Report(d)
+		s.JVM = jvmLocks(in.jvm, a.opts.Top)
+		in.objs = nil
+	} else {
+		s.GoLocks, in.cycles = a.objs.goLocks()
 	}
 	s.Races, s.RacesTotal = RaceRows(d.Races, a.opts.Top)
+	s.RacesDistinct = distinctRaces(d.Races)
+	s.Findings = a.findings(s, in)
+	a.opts.History.record(d.Source.Target, groups)
+	s.LikelyLeaks = s.LikelyLeaks[:min(len(s.LikelyLeaks), a.opts.Top)]
+	s.GoLocks = s.GoLocks[:min(len(s.GoLocks), a.opts.Top)]
 	return s
 }
 

@@ -48,7 +48,7 @@ func TestDemoDumpLeakNotPool(t *testing.T) {
 		t.Fatalf("likely leaks %+v", s.LikelyLeaks)
 	}
 	l := s.LikelyLeaks[0]
-	if l.Frame.Func != demoPkg+"(*Service).fetchQuote" || l.Blocked != 149 || l.Parents != 149 || l.ExitedParents != 149 || l.Score != 3 {
+	if l.Frame.Func != demoPkg+"(*Service).fetchQuote" || l.Blocked != 149 || l.Parents != 149 || l.ExitedParents != 149 || l.Score != 2 || l.Kind != FindingLikelyLeak {
 		t.Errorf("suspect %+v", l)
 	}
 	if l.Labels["handler"] != "" {

@@ -81,7 +81,8 @@ func groupRow(g *stack.Group) GroupRow {
 		row.States = maps.Clone(g.States)
 	}
 	if g.Sample != nil {
-		row.Frame = frameRef(whereFrame(g.Sample.Stack))
+		p := dedupe.PlaceOf(g.Sample.Stack)
+		row.Frame, row.Wait = frameRef(p.Frame), frameRef(p.Wait)
 		row.CreatedBy = frameRef(g.Sample.CreatedBy)
 	}
 	if len(g.Labels) > 0 {
@@ -131,45 +132,10 @@ func (f FrameRef) Location() string {
 }
 
 // WhereFrame is where a routine of stack s is, as analyze and report
-// name it: its first frame outside the runtime and the blocking
-// primitives whose waits its state already names; see whereFrame.
+// name it: dedupe.NameFrame, the one naming rule of every group.
 func WhereFrame(s *stack.Stack) *stack.Frame { return whereFrame(s) }
 
-// whereFrame is where a routine of stack s is: its first frame outside
-// the runtime and the blocking primitives whose waits the routine's state
-// already names (Go: package sync and internal/sync, internal/poll,
-// time.Sleep; JVM: java.util.concurrent.locks, ForkJoinPool's
-// managedBlock through which JDK 17+ parks them, Object.wait,
-// Thread.sleep);
-// the first frame outside the runtime when the stack has nothing else, nil
-// when it has no frames.
-func whereFrame(s *stack.Stack) *stack.Frame {
-	if s == nil {
-		return nil
-	}
-	for _, f := range s.Frames {
-		if !isPlumbing(f) {
-			return f
-		}
-	}
-	return dedupe.TopFrame(s)
-}
-
-func isPlumbing(f *stack.Frame) bool {
-	fn := f.Func
-	if f.IsRuntime() || fn == "panic" || fn == "time.Sleep" {
-		return true
-	}
-	if strings.HasPrefix(fn, "java.") {
-		return strings.HasPrefix(fn, "java.util.concurrent.locks.") ||
-			strings.HasPrefix(fn, "java.util.concurrent.ForkJoinPool.managedBlock") ||
-			strings.HasPrefix(fn, "java.util.concurrent.ForkJoinPool.unmanagedBlock") ||
-			strings.HasPrefix(fn, "java.lang.Object.wait") ||
-			strings.HasPrefix(fn, "java.lang.Thread.sleep")
-	}
-	switch f.Package() {
-	case "sync", "internal/sync", "internal/poll":
-		return true
-	}
-	return false
-}
+// whereFrame is dedupe.NameFrame: the first frame of the program's code
+// or its libraries, past the runtime's and the standard library's
+// waiting primitives (dedupe.PlaceOf).
+func whereFrame(s *stack.Stack) *stack.Frame { return dedupe.NameFrame(s) }

@@ -18,6 +18,11 @@ const TimelineSchema = "stackdump-timeline/v1"
 // Defaults of [TimelineOptions].
 const (
 	DefaultTimelineMaxStuck = 50
+	DefaultTimelineMinStuck = time.Second
+	// cpuNoise is the CPU time a JVM thread may use between two
+	// snapshots without that being progress: the JVM's own bookkeeping
+	// (safepoints, a spurious wakeup) costs fractions of a millisecond.
+	cpuNoise = time.Millisecond
 	// timelineIDs is how many ids a snapshot lists as new or gone, and how
 	// many ids and names a stuck row lists.
 	timelineIDs = 10
@@ -40,6 +45,13 @@ type TimelineOptions struct {
 	// stuck routine's run may start before the oldest kept snapshot. 0
 	// keeps them all.
 	KeepSnapshots int
+	// MinStuck is how long, between the captures of its run, a routine
+	// must have waited without progress to be stuck (when the snapshots
+	// have capture times); 0 means DefaultTimelineMinStuck.
+	MinStuck time.Duration
+	// Leak holds the thresholds of a channel no one can serve
+	// (LeakMinCount, LeakLargeCount); the zero value means the defaults.
+	Leak Options
 }
 
 func (o TimelineOptions) withDefaults() TimelineOptions {
@@ -49,6 +61,10 @@ func (o TimelineOptions) withDefaults() TimelineOptions {
 	if o.MaxStuck <= 0 {
 		o.MaxStuck = DefaultTimelineMaxStuck
 	}
+	if o.MinStuck <= 0 {
+		o.MinStuck = DefaultTimelineMinStuck
+	}
+	o.Leak = o.Leak.withDefaults()
 	return o
 }
 
@@ -68,11 +84,21 @@ type Timeline struct {
 	retired []BusyThread           // busiest threads that went away, at most Top
 	noIDs   bool                   // a snapshot had routines without ids
 
-	cur     *TimelineSnapshot
-	grouper *dedupe.Grouper
-	hashes  map[*stack.Stack]uint64 // stack hashes of the current snapshot
-	groups  map[string]*GroupSeries
-	buf     []byte
+	cur   *TimelineSnapshot
+	objs  *objectIndex // the current snapshot's objects (Go)
+	locks LockWatch    // the current snapshot's threads with lock lines (JVM)
+	// deadlocks are the cycles of the last snapshot ended, and reported
+	// the deadlocks the JVM reported in it.
+	deadlocks []Finding
+	// stacks counts the current snapshot's routines per stack hash;
+	// stackSeries holds, per stack of the last snapshot, its count in
+	// each snapshot up to it (the last maxLeakHistory).
+	stacks      map[uint64]int64
+	stackSeries map[uint64][]int64
+	grouper     *dedupe.Grouper
+	hashes      map[*stack.Stack]uint64 // stack hashes of the current snapshot
+	groups      map[string]*GroupSeries
+	buf         []byte
 }
 
 // threadKey identifies a routine across snapshots: the goroutine id, or
@@ -98,10 +124,17 @@ type tracked struct {
 	// thread is set for JVM threads, native for those without a Java
 	// stack (GC, compiler, VM threads).
 	thread, native bool
-	cpu, elapsed   time.Duration
-	hasCPU         bool
-	hasElapsed     bool
-	work           time.Duration // sum of CPU time used between snapshots
+	// class is what the routine waits for; object the address of a
+	// goroutine's lock or channel (0: not shown).
+	class  waitClass
+	object uint64
+	// deadlocked is set for a routine of a deadlock in the last snapshot,
+	// dead for a goroutine waiting on a channel no one can serve.
+	deadlocked, dead bool
+	cpu, elapsed     time.Duration
+	hasCPU           bool
+	hasElapsed       bool
+	work             time.Duration // sum of CPU time used between snapshots
 }
 
 // NewTimeline returns an empty timeline.
@@ -142,6 +175,9 @@ func (t *Timeline) BeginSnapshot(name string, d *stack.Dump) {
 		t.first = d.Source.CapturedAt
 	}
 	t.next = make(map[threadKey]*tracked, len(t.live))
+	t.stacks = make(map[uint64]int64)
+	t.objs = newObjectIndex()
+	t.locks = LockWatch{}
 	t.grouper = dedupe.NewGrouper(dedupe.Options{By: t.opts.By, MaxIDs: 1})
 	if t.hashes == nil {
 		t.hashes = make(map[*stack.Stack]uint64)
@@ -158,6 +194,8 @@ func (t *Timeline) AddRoutine(r *stack.Routine) {
 	}
 	t.cur.Total += r.Goroutines()
 	t.grouper.Add(r)
+	t.objs.add(r)
+	t.locks.Add(r)
 	k, ok := routineKey(r)
 	if !ok {
 		t.noIDs = true
@@ -168,6 +206,7 @@ func (t *Timeline) AddRoutine(r *stack.Routine) {
 	}
 	t.cur.Tracked++
 	h := t.stackHash(r.Stack)
+	t.stacks[h] += r.Goroutines()
 	prev := t.live[k]
 	st := r.Stack
 	if st == nil {
@@ -179,6 +218,12 @@ func (t *Timeline) AddRoutine(r *stack.Routine) {
 		tr.thread, tr.native = true, th.Native
 		tr.cpu, tr.hasCPU = th.CPU, th.CPU > 0
 		tr.elapsed, tr.hasElapsed = th.Elapsed, th.Elapsed > 0
+		tr.class = jvmWaitClass(r)
+	} else {
+		tr.class = goWaitClass(r.State, r.Frames())
+		if tr.class == waitEvent || tr.class == waitLock {
+			tr.object, _ = waitObject(r, r.Frames())
+		}
 	}
 	if prev != nil {
 		if prev.state == r.State && prev.hash == h && !t.progressed(prev, tr) {
@@ -220,16 +265,58 @@ func (t *Timeline) EndSnapshot(d *stack.Dump) TimelineSnapshot {
 	}
 	slices.Sort(s.NewIDs)
 	slices.Sort(s.GoneIDs)
+	t.judgeSnapshot(d)
+	t.addStackCounts()
 	t.live, t.next = t.next, nil
 	t.prevAt = s.CapturedAt
 	t.addGroups(t.grouper.Groups())
-	t.grouper, t.cur = nil, nil
+	t.grouper, t.cur, t.objs, t.locks = nil, nil, nil, LockWatch{}
 	t.snaps = append(t.snaps, *s)
 	t.seq++
 	if keep := t.opts.KeepSnapshots; keep > 0 && len(t.snaps) > keep {
 		t.dropOldest(len(t.snaps) - keep)
 	}
 	return *s
+}
+
+// addStackCounts appends the current snapshot's count of each stack to
+// its series, and forgets the stacks it does not have.
+func (t *Timeline) addStackCounts() {
+	if t.stackSeries == nil {
+		t.stackSeries = make(map[uint64][]int64)
+	}
+	for h := range t.stackSeries {
+		if t.stacks[h] == 0 {
+			delete(t.stackSeries, h)
+		}
+	}
+	for h, n := range t.stacks {
+		s, ok := t.stackSeries[h]
+		if !ok {
+			s = make([]int64, min(t.seq, maxLeakHistory-1))
+		}
+		s = append(s, n)
+		if len(s) > maxLeakHistory {
+			s = s[len(s)-maxLeakHistory:]
+		}
+		t.stackSeries[h] = s
+	}
+	t.stacks = nil
+}
+
+// grewAround reports whether tr's stack grew over tr's run of snapshots
+// (three at least), never falling, by at least max(10, a quarter): the
+// goroutines that did not move belong to a group that only grows.
+func (t *Timeline) grewAround(tr *tracked) ([]int64, bool) {
+	s := t.stackSeries[tr.hash]
+	run := t.seq - tr.since
+	if run < 3 || len(s) < run {
+		return nil, false
+	}
+	s = s[len(s)-run:]
+	rose, fell := seriesTrend(s)
+	first, last := s[0], s[len(s)-1]
+	return s, rose && !fell && last-first >= max(10, first/4)
 }
 
 // Snapshots returns how many snapshots were added.

@@ -87,17 +87,22 @@ func TestTimelineLiveGo(t *testing.T) {
 	if len(stuckIDs) != 7 {
 		t.Fatalf("the first dump has %d main.stuckWorker goroutines, want 7", len(stuckIDs))
 	}
+	// Seven goroutines on one channel, unchanged: the shape of an idle
+	// pool (nothing in a dump tells them apart), idle and not stuck.
 	var row *StuckRow
-	for i := range rep.Stuck {
-		if rep.Stuck[i].Frame != nil && rep.Stuck[i].Frame.Func == "main.stuckWorker" {
-			row = &rep.Stuck[i]
+	for i := range rep.Idle {
+		if rep.Idle[i].Frame != nil && rep.Idle[i].Frame.Func == "main.stuckWorker" {
+			row = &rep.Idle[i]
 		}
 	}
 	if row == nil {
-		t.Fatalf("main.stuckWorker not stuck: %+v", rep.Stuck)
+		t.Fatalf("main.stuckWorker not listed unchanged: %+v", rep.Idle)
 	}
-	if row.Count != 7 || !slices.Equal(row.IDs, stuckIDs) || row.State != "chan receive" || row.Since != 0 || row.Snapshots != 3 || row.Why != "" {
-		t.Errorf("stuck row %+v; want 7 goroutines %v in chan receive in all 3 snapshots", row, stuckIDs)
+	if row.Count != 7 || !slices.Equal(row.IDs, stuckIDs) || row.State != "chan receive" || row.Since != 0 || row.Snapshots != 3 || row.Why != IdleWait {
+		t.Errorf("idle row %+v; want 7 goroutines %v in chan receive in all 3 snapshots", row, stuckIDs)
+	}
+	if rep.StuckTotal != 0 || len(rep.Findings) != 0 {
+		t.Errorf("%d stuck, findings %+v: nothing of this program waits on a lock, a deadlock or a channel no one can serve", rep.StuckTotal, rep.Findings)
 	}
 	span := dumps[2].Source.CapturedAt.Sub(dumps[0].Source.CapturedAt)
 	if row.Observed != span || row.For < span || rep.Span != span {
@@ -113,16 +118,16 @@ func TestTimelineLiveGo(t *testing.T) {
 		t.Fatal("no main.shortLived goroutine in any dump")
 	}
 	total := 0
-	for _, s := range rep.Stuck {
+	for _, s := range append(slices.Clone(rep.Idle), rep.Housekeeping...) {
 		total += s.Count
 		for _, id := range s.IDs {
 			if churned[id] {
-				t.Errorf("short-lived goroutine %d reported stuck: %+v", id, s)
+				t.Errorf("short-lived goroutine %d reported unchanged: %+v", id, s)
 			}
 		}
 	}
-	if total != rep.StuckTotal || rep.StuckTotal < 7 {
-		t.Errorf("stuck_total %d, rows hold %d", rep.StuckTotal, total)
+	if total != rep.IdleTotal+rep.HousekeepingTotal || rep.IdleTotal < 7 {
+		t.Errorf("idle_total %d, housekeeping_total %d, rows hold %d", rep.IdleTotal, rep.HousekeepingTotal, total)
 	}
 
 	if len(rep.Snapshots) != 3 {
@@ -172,14 +177,14 @@ func TestTimelineLiveGo(t *testing.T) {
 		t.Errorf("the timeline keeps %d routines; the last snapshot has %d", len(tl.live), len(dumps[2].Routines))
 	}
 	// A bounded timeline describes the last two snapshots and still finds
-	// what was stuck since the first.
+	// what did not change since the first.
 	bounded := NewTimeline(TimelineOptions{KeepSnapshots: 2})
 	for _, d := range dumps {
 		bounded.Add(d)
 	}
 	brep := bounded.Report()
-	if len(brep.Snapshots) != 2 || brep.Dropped != 1 || brep.Snapshots[0].Index != 1 || brep.StuckTotal != rep.StuckTotal {
-		t.Errorf("bounded: %d snapshots (first #%d), %d dropped, %d stuck", len(brep.Snapshots), brep.Snapshots[0].Index, brep.Dropped, brep.StuckTotal)
+	if len(brep.Snapshots) != 2 || brep.Dropped != 1 || brep.Snapshots[0].Index != 1 || brep.IdleTotal != rep.IdleTotal {
+		t.Errorf("bounded: %d snapshots (first #%d), %d dropped, %d idle", len(brep.Snapshots), brep.Snapshots[0].Index, brep.Dropped, brep.IdleTotal)
 	}
 	for _, g := range brep.Groups {
 		if len(g.Counts) != 2 {
@@ -195,8 +200,9 @@ func TestTimelineLiveGo(t *testing.T) {
 
 // TestTimelineLiveJVM takes three `jcmd PID Thread.print` dumps of a live
 // JVM running testdata/gen/jvm/SpinAndPark.java a second apart and checks
-// that its three parked threads are stuck and its spinning thread did the
-// most work.
+// that its three parked threads are unchanged, idle (parked for a signal,
+// not for a lock: no thread is stuck) and its spinning thread did the most
+// work.
 func TestTimelineLiveJVM(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
@@ -218,13 +224,16 @@ func TestTimelineLiveJVM(t *testing.T) {
 	rep := tl.Report()
 
 	var parked *StuckRow
-	for i := range rep.Stuck {
-		if slices.Contains(rep.Stuck[i].Names, "parked-1") {
-			parked = &rep.Stuck[i]
+	for i := range rep.Idle {
+		if slices.Contains(rep.Idle[i].Names, "parked-1") {
+			parked = &rep.Idle[i]
 		}
 	}
-	if parked == nil {
-		t.Fatalf("the parked threads are not stuck: %+v", rep.Stuck)
+	if parked == nil || rep.StuckTotal != 0 {
+		t.Fatalf("the parked threads are not idle: %+v; stuck %+v", rep.Idle, rep.Stuck)
+	}
+	if parked.Why != IdleWait {
+		t.Errorf("parked threads idle for %q, want %q", parked.Why, IdleWait)
 	}
 	if !slices.Equal(parked.Names, []string{"parked-1", "parked-2", "parked-3"}) || parked.Count != 3 ||
 		!strings.HasPrefix(parked.State, "WAITING") || parked.Frame == nil || parked.Frame.Func != "SpinAndPark.parkForever" {
@@ -241,7 +250,7 @@ func TestTimelineLiveJVM(t *testing.T) {
 	}
 	// The spinner's cpu= rises: it is busy, not stuck, however alike its
 	// stacks.
-	for _, s := range append(slices.Clone(rep.Stuck), rep.Housekeeping...) {
+	for _, s := range append(append(slices.Clone(rep.Stuck), rep.Housekeeping...), rep.Idle...) {
 		if slices.Contains(s.Names, "spinner") {
 			t.Errorf("spinner listed as %+v", s)
 		}

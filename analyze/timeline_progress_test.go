@@ -58,8 +58,8 @@ func TestTimelineWaitMinutes(t *testing.T) {
 				ids = append(ids, tr.key.id)
 			}
 		}
-		if rep := tl.Report(); rep.StuckTotal+rep.HousekeepingTotal != len(ids) {
-			t.Fatalf("%d stuck and %d housekeeping reported, %d held", rep.StuckTotal, rep.HousekeepingTotal, len(ids))
+		if rep := tl.Report(); rep.StuckTotal+rep.HousekeepingTotal+rep.IdleTotal != len(ids) {
+			t.Fatalf("%d stuck, %d housekeeping and %d idle reported, %d held", rep.StuckTotal, rep.HousekeepingTotal, rep.IdleTotal, len(ids))
 		}
 		slices.Sort(ids)
 		return ids

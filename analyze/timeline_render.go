@@ -22,16 +22,19 @@ func WriteTimelineJSON(w io.Writer, rep *TimelineReport) error {
 }
 
 // WriteTimelineText renders rep for a terminal: the snapshots with their
-// new and gone ids, the stuck routines, the housekeeping ones (one line
-// unless opts.ListHousekeeping), the busiest threads and the groups over
-// time.
+// new and gone ids, the findings other than stuck rows (deadlocks of the
+// last snapshot, growth), the stuck routines, the idle and housekeeping
+// ones (one line each unless opts.ListHousekeeping), the busiest threads
+// and the groups over time.
 func WriteTimelineText(w io.Writer, rep *TimelineReport, opts TextOptions) error {
 	if opts.FuncWidth <= 0 {
 		opts.FuncWidth = 72
 	}
 	r := &timelineRenderer{textWriter: textWriter{color: opts.Color}, rep: rep, width: opts.FuncWidth, listHousekeeping: opts.ListHousekeeping}
 	r.snapshots()
+	r.findings()
 	r.stuck()
+	r.idle()
 	r.housekeeping()
 	r.busiest()
 	r.groups()
@@ -89,10 +92,10 @@ func (r *timelineRenderer) stuck() {
 		return
 	}
 	if rep.StuckTotal == 0 {
-		r.heading("Stuck", green, "nothing kept its stack without progress up to the last snapshot")
+		r.heading("Stuck", green, "nothing unchanged waits on a lock, a deadlock or a channel no one can serve")
 		return
 	}
-	r.heading("Stuck", red, fmt.Sprintf("%d with the same state and stack and no progress up to the last snapshot", rep.StuckTotal))
+	r.heading("Stuck", red, fmt.Sprintf("%d unchanged up to the last snapshot, on a wait that shows they cannot progress", rep.StuckTotal))
 	r.table(r.stuckTable(rep.Stuck))
 	if len(rep.Stuck) > 0 && rep.StuckTotal > sumStuck(rep.Stuck) {
 		r.line(cell{text: fmt.Sprintf("  … %d more", rep.StuckTotal-sumStuck(rep.Stuck)), style: dim})
@@ -125,9 +128,90 @@ func (r *timelineRenderer) stuckTable(list []StuckRow) [][]cell {
 		if s.For > 0 {
 			long = "≥ " + durationText(s.For)
 		}
-		rows = append(rows, []cell{count(int64(s.Count), plain), {text: stateText(s.State), style: stateStyle(s.State)}, {text: long}, {text: run, style: dim}, {text: where}, {text: who, style: dim}})
+		why := cell{text: stuckReason(s.Why), style: dim}
+		rows = append(rows, []cell{count(int64(s.Count), plain), {text: stateText(s.State), style: stateStyle(s.State)}, {text: long}, {text: run, style: dim}, why, {text: where}, {text: who, style: dim}})
 	}
 	return rows
+}
+
+// stuckReason is the reason column of a stuck row; housekeeping and idle
+// rows say theirs in their heading.
+func stuckReason(why string) string {
+	switch why {
+	case "deadlocked":
+		return "deadlocked"
+	case "lock":
+		return "lock not released"
+	case "no-sender":
+		return "no one can serve it"
+	case "grows":
+		return "its group only grows"
+	}
+	return ""
+}
+
+// findings shows the timeline's findings other than its stuck rows, which
+// the stuck table shows: the deadlocks of the last snapshot (those the JVM
+// reported among them) and the groups that grew.
+func (r *timelineRenderer) findings() {
+	var fs []Finding
+	for _, f := range r.rep.Findings {
+		if f.Kind != FindingStuck {
+			fs = append(fs, f)
+		}
+	}
+	if len(fs) == 0 {
+		return
+	}
+	st := yellow
+	for _, f := range fs {
+		if findingStyle(f) == red {
+			st = red
+		}
+	}
+	r.heading("Findings", st, "deadlocks of the last snapshot, growth across snapshots")
+	r.writeFindings(fs, r.width)
+}
+
+// idleKinds names the kinds of idle waits in the folded line.
+var idleKinds = []struct{ why, text string }{
+	{IdleNetwork, "the network"},
+	{IdleTimer, "a timer"},
+	{IdleWait, "an event"},
+	{IdleNative, "a system call or native I/O"},
+}
+
+// idle folds the idle rows into one line, or lists them with
+// ListHousekeeping.
+func (r *timelineRenderer) idle() {
+	rep := r.rep
+	if rep.IdleTotal == 0 {
+		return
+	}
+	by := map[string]int{}
+	for _, s := range rep.Idle {
+		by[s.Why] += s.Count
+	}
+	var parts []string
+	for _, k := range idleKinds {
+		if n := by[k.why]; n > 0 {
+			parts = append(parts, fmt.Sprintf("%d for %s", n, k.text))
+		}
+	}
+	noun := "goroutines"
+	if len(rep.Snapshots) > 0 {
+		noun = routineNoun(rep.Snapshots[len(rep.Snapshots)-1].Kind)
+	}
+	detail := fmt.Sprintf("%s unchanged, waiting: %s; idle, not stuck", words.Count(rep.IdleTotal, strings.TrimSuffix(noun, "s")), strings.Join(parts, ", "))
+	if !r.listHousekeeping {
+		r.heading("Idle", dim, detail+"; --housekeeping lists them")
+		return
+	}
+	r.heading("Idle", dim, detail)
+	r.table(r.stuckTable(rep.Idle))
+	if listed := sumStuck(rep.Idle); rep.IdleTotal > listed {
+		r.line(cell{text: fmt.Sprintf("  … %d more", rep.IdleTotal-listed), style: dim})
+	}
 }
 
 // housekeepingKinds names the kinds of housekeeping in the folded line.

@@ -3,11 +3,13 @@ package analyze
 import (
 	"cmp"
 	"encoding/json"
+	"fmt"
 	"slices"
 	"strings"
 	"time"
 
 	"github.com/stackdump/stackdump/dedupe"
+	"github.com/stackdump/stackdump/internal/words"
 	"github.com/stackdump/stackdump/stack"
 )
 
@@ -56,11 +58,21 @@ type TimelineReport struct {
 	// Housekeeping routines are not among them.
 	Stuck      []StuckRow `json:"stuck"`
 	StuckTotal int        `json:"stuck_total"`
-	// Housekeeping lists, as Stuck does, the stuck routines that are the
-	// platform's own idle work (StuckRow.Why says which kind), and
+	// Housekeeping lists, as Stuck does, the unchanged routines that are
+	// the platform's own idle work (StuckRow.Why says which kind), and
 	// HousekeepingTotal counts them.
 	Housekeeping      []StuckRow `json:"housekeeping"`
 	HousekeepingTotal int        `json:"housekeeping_total"`
+	// Idle lists, as Stuck does, the unchanged routines of the program
+	// whose wait is idle (StuckRow.Why: IdleNetwork, IdleTimer, IdleWait,
+	// IdleNative), and IdleTotal counts them: not stuck.
+	Idle      []StuckRow `json:"idle"`
+	IdleTotal int        `json:"idle_total"`
+	// Findings are the timeline's verdicts, each with its evidence: a
+	// stuck finding per stuck row, the deadlocks of the last snapshot
+	// (those the JVM reported, the lock cycles of goroutines), and the
+	// groups that grew across three snapshots or more without falling.
+	Findings []Finding `json:"findings"`
 	// Busiest lists the JVM threads that used the most CPU time between
 	// snapshots (cpu=…ms deltas), including threads that went away.
 	Busiest []BusyThread `json:"busiest"`
@@ -79,9 +91,13 @@ type StuckRow struct {
 	// to the last one.
 	Since     int `json:"since"`
 	Snapshots int `json:"snapshots"`
-	// Why is, for housekeeping rows, what kind of platform work they are
-	// (HousekeepingNoStack, HousekeepingPool, HousekeepingPlatform); ""
-	// for stuck rows.
+	// Why is, for stuck rows, why they are stuck ("deadlocked", "lock": a
+	// lock no one released, "no-sender": a channel no one can serve,
+	// "grows": parked on a channel while their group only grew); for
+	// housekeeping rows, what kind of platform work they are
+	// (HousekeepingNoStack, HousekeepingPool, HousekeepingPlatform); for
+	// idle rows, what they wait for (IdleNetwork, IdleTimer, IdleWait,
+	// IdleNative).
 	Why string `json:"why,omitempty"`
 	// For is how long they have been stuck, at least: the longer of
 	// Observed, the time between the captures of the run's first snapshot
@@ -175,6 +191,8 @@ func (t *Timeline) Report() *TimelineReport {
 		NoIDs:        t.noIDs,
 		Stuck:        []StuckRow{},
 		Housekeeping: []StuckRow{},
+		Idle:         []StuckRow{},
+		Findings:     []Finding{},
 		Busiest:      []BusyThread{},
 		Groups:       []GroupSeries{},
 	}
@@ -186,13 +204,106 @@ func (t *Timeline) Report() *TimelineReport {
 		rep.Span = last.Sub(t.first)
 	}
 	if t.seq >= 2 {
-		rep.Stuck, rep.StuckTotal, rep.Housekeeping, rep.HousekeepingTotal = t.stuckRows(last)
+		rep.Stuck, rep.StuckTotal, rep.Housekeeping, rep.HousekeepingTotal, rep.Idle, rep.IdleTotal = t.stuckRows(last)
+		rep.Findings = append(rep.Findings, stuckFindings(rep.Stuck, t.routineNoun())...)
 		rep.Stuck = rep.Stuck[:min(len(rep.Stuck), t.opts.MaxStuck)]
 		rep.Housekeeping = rep.Housekeeping[:min(len(rep.Housekeeping), t.opts.MaxStuck)]
+		rep.Idle = rep.Idle[:min(len(rep.Idle), t.opts.MaxStuck)]
 	}
+	rep.Findings = append(rep.Findings, t.deadlocks...)
+	rep.Findings = append(rep.Findings, t.growthFindings()...)
+	sortFindings(rep.Findings)
 	rep.Busiest = t.busiest()
 	rep.Groups = t.groupRows()
 	return rep
+}
+
+// routineNoun is "goroutine" or "thread", as the last snapshot says.
+func (t *Timeline) routineNoun() string {
+	if len(t.snaps) > 0 && routineNoun(t.snaps[len(t.snaps)-1].Kind) == "threads" {
+		return "thread"
+	}
+	return "goroutine"
+}
+
+// stuckFindings describes each stuck row as a finding.
+func stuckFindings(rows []StuckRow, noun string) []Finding {
+	var out []Finding
+	for _, r := range rows {
+		f := Finding{Kind: FindingStuck, Confidence: Likely,
+			Subject: Subject{Count: int64(r.Count), State: r.State, Frame: r.Frame, IDs: r.IDs, Names: r.Names}}
+		span := words.Count(r.Snapshots, "snapshot")
+		if r.Observed > 0 {
+			span += " over " + durationText(r.Observed)
+		}
+		noProgress := Evidence{Kind: EvidenceNoProgress, Text: "the same state and stack in " + span + ", with no CPU time used or wait restarted"}
+		switch r.Why {
+		case "deadlocked":
+			f.Confidence = Certain
+			f.Claim = fmt.Sprintf("%s stuck in a deadlock at %s", words.Count(r.Count, noun), placeText(r.Frame))
+			f.Evidence = []Evidence{{Kind: EvidenceLockCycle, Text: "in a deadlock of the last snapshot: it can never proceed"}, noProgress}
+		case "lock":
+			f.Claim = fmt.Sprintf("%s stuck waiting for a lock at %s", words.Count(r.Count, noun), placeText(r.Frame))
+			f.Evidence = []Evidence{noProgress, {Kind: EvidenceHolder, Text: "waiting to acquire a lock all along: no one released it"}}
+			f.WouldProve = "the holder's stack (stackdump analyze on the last snapshot names it when the arguments show it)"
+		case "grows":
+			f.Claim = fmt.Sprintf("%s stuck at %s while their group grows", words.Count(r.Count, noun), placeText(r.Frame))
+			f.Evidence = []Evidence{noProgress, {Kind: EvidenceGrowth, Text: "parked on a channel or a select while more goroutines of the same stack joined them and none of them left: what they wait for does not come"}}
+			f.WouldProve = proveByLeakProf
+		default:
+			f.Claim = fmt.Sprintf("%s stuck on a channel no one can serve at %s", words.Count(r.Count, noun), placeText(r.Frame))
+			f.Evidence = []Evidence{noProgress, {Kind: EvidenceNoSender, Text: "what they wait on is carried by no other goroutine of the dump"}}
+			f.WouldProve = proveByLeakProf
+		}
+		if r.WaitMinutes > 0 {
+			f.Evidence = append(f.Evidence, Evidence{Kind: EvidenceWaitAge, Text: "blocked for " + words.Count(r.WaitMinutes, "minute") + " or more, as the runtime says"})
+		}
+		out = append(out, f)
+	}
+	return out
+}
+
+// growthFindings are the groups whose count never fell across three kept
+// snapshots or more and rose by at least max(10, a quarter).
+func (t *Timeline) growthFindings() []Finding {
+	if len(t.snaps) < 3 {
+		return nil
+	}
+	var out []Finding
+	for _, g := range t.groups {
+		s := g.Counts
+		rose, fell := seriesTrend(s)
+		first, last := s[0], s[len(s)-1]
+		if !rose || fell || last-first < max(10, first/4) || isOnCPU(g.State) {
+			continue
+		}
+		noun := t.routineNoun() + "s"
+		ev := []Evidence{{Kind: EvidenceGrowth, Series: slices.Clone(s),
+			Text: fmt.Sprintf("grew across %s and never fell (%s)", words.Count(len(s), "snapshot"), seriesText(s))}}
+		var peers []string
+		for _, p := range t.groups {
+			ps := p.Counts
+			if p == g || len(ps) != len(s) || p.Frame == nil {
+				continue
+			}
+			lo, hi := slices.Min(ps), slices.Max(ps)
+			if hi == 0 || hi-lo > hi/10 || 2*ps[len(ps)-1] < last || ps[len(ps)-1] > 2*last {
+				continue
+			}
+			peers = append(peers, shortFunc(p.Frame.Func)+" "+seriesText(ps))
+		}
+		slices.Sort(peers)
+		if len(peers) > 0 {
+			ev = append(ev, Evidence{Kind: EvidencePeers, Text: fmt.Sprintf("while %s of its size stayed flat (%s)", words.Count(len(peers), "group"), strings.Join(peers[:min(len(peers), 3)], "; "))})
+		}
+		out = append(out, Finding{Kind: FindingGrowth, Confidence: Likely,
+			Claim:      fmt.Sprintf("%s at %s grew from %d to %d", noun, placeText(g.Frame), first, last),
+			Subject:    Subject{Count: last, State: g.State, Frame: g.Frame, Group: g.Key},
+			Evidence:   ev,
+			WouldProve: "a later snapshot: growth that goes on is a leak, one that levels off is load"})
+	}
+	slices.SortFunc(out, func(a, b Finding) int { return cmp.Compare(b.Subject.Count, a.Subject.Count) })
+	return out
 }
 
 func cmpFrames(a, b []FrameRef) int {

@@ -14,8 +14,8 @@ import (
 // in the previous snapshot (prev) and in this one (cur) shows that it
 // worked in between:
 //
-//   - a JVM thread whose CPU time (cpu=) advanced, or whose elapsed= went
-//     back (another thread under the same ids);
+//   - a JVM thread whose CPU time (cpu=) advanced by cpuNoise or more, or
+//     whose elapsed= went back (another thread under the same ids);
 //   - a goroutine that is running or runnable (it is on a CPU or ready
 //     for one; Go dumps carry no CPU time to tell a spin from work);
 //   - a goroutine whose wait minutes fell (it woke up and blocked again),
@@ -26,7 +26,7 @@ import (
 // Wait minutes that grow with the wall clock are no progress.
 func (t *Timeline) progressed(prev, cur *tracked) bool {
 	if cur.thread {
-		if cur.hasCPU && prev.hasCPU && cur.cpu > prev.cpu {
+		if cur.hasCPU && prev.hasCPU && cur.cpu-prev.cpu >= cpuNoise {
 			return true
 		}
 		return cur.hasElapsed && prev.hasElapsed && cur.elapsed < prev.elapsed
@@ -100,17 +100,77 @@ func isPoolWait(fn string) bool {
 		strings.HasSuffix(fn, "Pipeline.getTask")
 }
 
+// Why an unchanged routine is idle, not stuck (StuckRow.Why of
+// TimelineReport.Idle).
+const (
+	// IdleNetwork: a goroutine in IO wait (network poll, accept).
+	IdleNetwork = "network"
+	// IdleTimer: asleep, or a JVM thread in TIMED_WAITING.
+	IdleTimer = "timer"
+	// IdleWait: waiting for an event another routine may cause: a select,
+	// a channel no one is shown unable to serve, a condition, a
+	// WaitGroup; a JVM thread waiting or parked for a signal.
+	IdleWait = "event"
+	// IdleNative: a goroutine in a system call, a JVM thread RUNNABLE in
+	// native code (I/O, a poll) that used no CPU time.
+	IdleNative = "native"
+)
+
+// stuckWhy says whether an unchanged routine is stuck: "" when it is
+// idle, else the evidence.
+func (t *Timeline) stuckWhy(tr *tracked) string {
+	switch {
+	case tr.deadlocked:
+		return "deadlocked"
+	case tr.class == waitLock:
+		return "lock"
+	case tr.dead:
+		return "no-sender"
+	case !tr.thread && isChanWait(tr.state):
+		// Parked on a channel or in a select while its group only grew:
+		// what it waits for did not come while more joined it.
+		if _, grew := t.grewAround(tr); grew {
+			return "grows"
+		}
+	}
+	return ""
+}
+
+// idleWhy says what an idle unchanged routine waits for.
+func idleWhy(tr *tracked) string {
+	if tr.thread {
+		switch {
+		case strings.HasPrefix(tr.state, "TIMED_WAITING"):
+			return IdleTimer
+		case strings.HasPrefix(tr.state, "RUNNABLE"):
+			return IdleNative
+		}
+		return IdleWait
+	}
+	switch tr.state {
+	case "IO wait":
+		return IdleNetwork
+	case "sleep":
+		return IdleTimer
+	case "syscall":
+		return IdleNative
+	}
+	return IdleWait
+}
+
 // stuckRows groups the routines of the last snapshot whose run of
 // snapshots without change or progress is two long or more, by state,
-// stack, first snapshot of the run and housekeeping reason; it returns
-// the rows of stuck routines and of housekeeping ones, each with the
-// number of routines in all of them.
-func (t *Timeline) stuckRows(last time.Time) (stuck []StuckRow, stuckTotal int, house []StuckRow, houseTotal int) {
+// stack, first snapshot of the run and kind: rows of stuck routines
+// (stuckWhy), of housekeeping ones, and of idle ones, each with the
+// number of routines in all of them. A routine whose run lasted less than
+// MinStuck between captures is idle, whatever it waits for.
+func (t *Timeline) stuckRows(last time.Time) (stuck []StuckRow, stuckTotal int, house []StuckRow, houseTotal int, idle []StuckRow, idleTotal int) {
 	type rowKey struct {
 		state string
 		hash  uint64
 		since int
 		why   string
+		list  int // 0 stuck, 1 housekeeping, 2 idle
 	}
 	lastIndex := t.seq - 1
 	rows := map[rowKey]*StuckRow{}
@@ -119,16 +179,22 @@ func (t *Timeline) stuckRows(last time.Time) (stuck []StuckRow, stuckTotal int, 
 		if tr.since >= lastIndex {
 			continue // changed or progressed into the last snapshot
 		}
-		why := housekeeping(tr)
-		if why == "" {
+		short := !tr.sinceAt.IsZero() && !last.IsZero() && last.Sub(tr.sinceAt) < t.opts.MinStuck
+		k := rowKey{state: tr.state, hash: tr.hash, since: tr.since}
+		switch why := t.stuckWhy(tr); {
+		case why == "deadlocked", why != "" && !short:
+			k.why = why
 			stuckTotal++
-		} else {
+		case housekeeping(tr) != "":
+			k.why, k.list = housekeeping(tr), 1
 			houseTotal++
+		default:
+			k.why, k.list = idleWhy(tr), 2
+			idleTotal++
 		}
-		k := rowKey{tr.state, tr.hash, tr.since, why}
 		members[k] = append(members[k], tr)
 		if rows[k] == nil {
-			row := &StuckRow{State: tr.state, Frame: frameRef(whereFrame(tr.stack)), Since: tr.since, Snapshots: lastIndex - tr.since + 1, Why: why}
+			row := &StuckRow{State: tr.state, Frame: frameRef(whereFrame(tr.stack)), Since: tr.since, Snapshots: lastIndex - tr.since + 1, Why: k.why}
 			for _, f := range tr.stack.Frames {
 				row.Stack = append(row.Stack, *frameRef(f))
 			}
@@ -154,21 +220,28 @@ func (t *Timeline) stuckRows(last time.Time) (stuck []StuckRow, stuckTotal int, 
 			}
 		}
 		row.For = max(row.Observed, time.Duration(row.WaitMinutes)*time.Minute)
-		if k.why == "" {
+		switch k.list {
+		case 0:
 			stuck = append(stuck, *row)
-		} else {
+		case 1:
 			house = append(house, *row)
+		default:
+			idle = append(idle, *row)
 		}
 	}
 	sortStuck(stuck)
 	sortStuck(house)
+	sortStuck(idle)
 	if stuck == nil {
 		stuck = []StuckRow{}
 	}
 	if house == nil {
 		house = []StuckRow{}
 	}
-	return stuck, stuckTotal, house, houseTotal
+	if idle == nil {
+		idle = []StuckRow{}
+	}
+	return stuck, stuckTotal, house, houseTotal, idle, idleTotal
 }
 
 // sortStuck orders rows longest stuck first, then largest; rows without
@@ -184,4 +257,87 @@ func sortStuck(rows []StuckRow) {
 		return cmp.Or(cmp.Compare(noFrames(a), noFrames(b)), cmp.Compare(b.For, a.For), cmp.Compare(b.Snapshots, a.Snapshots),
 			cmp.Compare(b.Count, a.Count), strings.Compare(a.Why, b.Why), strings.Compare(a.State, b.State), cmpFrames(a.Stack, b.Stack))
 	})
+}
+
+// judgeSnapshot marks, once a snapshot's routines are all in, the
+// routines of its deadlocks and the goroutines waiting on a channel no
+// one can serve, and keeps its deadlocks as findings.
+func (t *Timeline) judgeSnapshot(d *stack.Dump) {
+	t.deadlocks = nil
+	if t.objs == nil {
+		return
+	}
+	lo := t.opts.Leak
+	for _, c := range t.objs.cycles() {
+		t.deadlocks = append(t.deadlocks, goDeadlockFinding(c))
+		for _, st := range c.steps {
+			if tr := t.next[threadKey{id: st.waiter.id}]; tr != nil {
+				tr.deadlocked = true
+			}
+		}
+	}
+	alone := map[*stack.Frame]int64{}
+	for _, tr := range t.next {
+		if tr.thread || tr.class != waitEvent || tr.object == 0 {
+			continue
+		}
+		w := t.objs.waits[tr.object]
+		if w == nil || !t.objs.dead(tr.object) {
+			continue
+		}
+		if w.n >= int64(lo.LeakMinCount) {
+			tr.dead = true
+			continue
+		}
+		place := dedupe.NameFrame(tr.stack)
+		n, ok := alone[place]
+		if !ok {
+			n = t.objs.alone(place)
+			alone[place] = n
+		}
+		tr.dead = w.n == 1 && n >= int64(lo.LeakMinCount)
+	}
+	if len(t.locks.threads) == 0 && len(d.Routines) == 0 && len(d.Preamble) == 0 {
+		return
+	}
+	rep := t.locks.Report(d)
+	mark := func(r *stack.Routine, deadlocked bool) {
+		k, ok := routineKey(r)
+		if !ok {
+			return
+		}
+		k.tid = strings.Clone(k.tid)
+		if tr := t.next[k]; tr != nil {
+			if deadlocked {
+				tr.deadlocked = true
+			}
+			tr.class = waitLock
+		}
+	}
+	for _, dl := range rep.Deadlocks {
+		for _, r := range dl.Routines {
+			mark(r, true)
+		}
+	}
+	reported := map[string]bool{}
+	for _, dl := range rep.Reported {
+		for _, th := range dl.Threads {
+			reported[th.Name] = true
+		}
+	}
+	for _, tr := range t.next {
+		if tr.thread && reported[tr.key.name] {
+			tr.deadlocked = true
+		}
+	}
+	for _, lk := range rep.Blockers {
+		for _, r := range lk.Blocked {
+			mark(r, false)
+		}
+	}
+	for _, f := range jvmFindings(rep, lo) {
+		if f.Kind == FindingDeadlock {
+			t.deadlocks = append(t.deadlocks, f)
+		}
+	}
 }

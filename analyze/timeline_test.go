@@ -14,7 +14,7 @@ func TestTimelineToleratesMisuse(t *testing.T) {
 	if rep := tl.Report(); len(rep.Snapshots) != 0 || rep.StuckTotal != 0 || rep.Stuck == nil || rep.Busiest == nil || rep.Groups == nil {
 		t.Errorf("empty timeline: %+v", rep)
 	}
-	r := &stack.Routine{ID: 7, State: "chan receive"} // no Stack, no BeginSnapshot
+	r := &stack.Routine{ID: 7, State: "sync.Mutex.Lock"} // no Stack, no BeginSnapshot
 	tl.AddRoutine(r)
 	tl.EndSnapshot(&stack.Dump{})
 	if rep := tl.Report(); len(rep.Snapshots) != 1 || rep.StuckTotal != 0 {

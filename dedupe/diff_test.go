@@ -173,10 +173,10 @@ func TestWriteDiffTextTable(t *testing.T) {
 	if header < 0 || len(lines)-header != 5 {
 		t.Fatalf("want a header and 4 rows:\n%s", buf.String())
 	}
-	col := strings.Index(lines[header], "TOP FRAME")
+	col := strings.Index(lines[header], "WHERE")
 	for _, l := range lines[header+1:] {
 		if !strings.HasPrefix(l[col:], "example.com/app/pool.(*Pool).wait") {
-			t.Errorf("row not aligned under TOP FRAME (column %d): %q", col, l)
+			t.Errorf("row not aligned under WHERE (column %d): %q", col, l)
 		}
 	}
 	if !strings.Contains(lines[header+1], "+10000.0%") || !strings.Contains(lines[header+1], "wait0 (pool.go:40)") {

@@ -63,7 +63,7 @@ func WriteDiffText(w io.Writer, rep DiffReport) error {
 		_, err := w.Write(b)
 		return err
 	}
-	rows := [][]string{{"CHANGE", "OLD", "NEW", "DELTA", "%", "STATE", "TOP FRAME"}}
+	rows := [][]string{{"CHANGE", "OLD", "NEW", "DELTA", "%", "STATE", "WHERE"}}
 	for _, e := range res.Entries {
 		rows = append(rows, []string{
 			string(e.Change),
@@ -72,7 +72,7 @@ func WriteDiffText(w io.Writer, rep DiffReport) error {
 			signed(e.Delta),
 			percentText(e.Delta, e.Old),
 			cmpOr(MainState(e.Group), "-"),
-			TopFrameText(e.Group),
+			GroupName(e.Group),
 		})
 	}
 	b = append(b, '\n')
@@ -267,6 +267,12 @@ func WriteDiffJSON(w io.Writer, rep DiffReport) error {
 			if f := TopFrame(s.Stack); f != nil {
 				cd.Top = frameDocOf(f)
 			}
+			if p := PlaceOf(s.Stack); p.Frame != nil {
+				cd.Where = frameDocOf(p.Frame)
+				if p.Wait != nil {
+					cd.Wait = frameDocOf(p.Wait)
+				}
+			}
 			for _, f := range s.Frames() {
 				cd.Stack = append(cd.Stack, *frameDocOf(f))
 			}
@@ -312,6 +318,8 @@ type changeDoc struct {
 	Percent   *float64         `json:"percent,omitempty"`
 	States    map[string]int64 `json:"states,omitempty"`
 	Top       *frameDoc        `json:"top,omitempty"`
+	Where     *frameDoc        `json:"where,omitempty"` // the group's name (PlaceOf)
+	Wait      *frameDoc        `json:"wait,omitempty"`  // the waiting call under it
 	Stack     []frameDoc       `json:"stack"`
 	CreatedBy *frameDoc        `json:"created_by,omitempty"`
 }

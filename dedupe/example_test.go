@@ -66,7 +66,7 @@ func ExampleDiff() {
 	// new  after.txt (go-debug1): 43 goroutines in 2 groups
 	// by stack: total +38 (+760.0%): 1 new, 1 gone, 1 grown, 0 shrunk, 0 unchanged
 	//
-	// CHANGE  OLD  NEW  DELTA         %  STATE  TOP FRAME
+	// CHANGE  OLD  NEW  DELTA         %  STATE  WHERE
 	// grown     3   40    +37  +1233.3%  -      main.worker (worker.go:42)
 	// new       0    3     +3         -  -      main.flush (flush.go:12)
 	// gone      2    0     -2   -100.0%  -      main.serve (serve.go:7)

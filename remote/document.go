@@ -38,8 +38,8 @@ import (
 //     debug=1's pprof labels are joined to it by stack
 //     (dumper.LabelJoiner).
 //  4. Only when the target serves no trace endpoint (404) is the document
-//     debug=1 itself: complete counts per stack with their labels, no ids
-//     or states, marked truncated since per-goroutine detail is missing.
+//     debug=1 itself (Document.NoTrace): complete counts per stack with
+//     their labels, no ids or states (Capture.Missing names them).
 //
 // A caller that captures the target repeatedly can skip step 1: with
 // Options.PreviousDebug2Bytes under skipCountsBelow, debug=2 is fetched
@@ -81,17 +81,27 @@ type Document struct {
 	// NoDetail is set when Options.Detail declined per-goroutine detail:
 	// the counts are the document.
 	NoDetail bool
+	// NoTrace is set when the trace snapshot was wanted in place of a
+	// traceback (Cut or OverBudget) and the target serves none (404): the
+	// counts are the document, complete per stack, without ids, states or
+	// wait times (Capture.Missing names them).
+	NoTrace bool
 	// Goroutines is the count the counts (debug=1) gave, when fetched.
 	Goroutines int64
+	// TracebackBytes is the size of their traceback predicted from the
+	// counted stacks (0: not counted).
+	TracebackBytes int64
 	// FullPredicted is the pause a traceback of Goroutines was predicted
-	// to cost (0: no prediction was made).
+	// to cost (0: no prediction was made), and FullError the model's error
+	// it was widened by before it was compared with Options.MaxPause
+	// (PauseModel.Error).
 	FullPredicted time.Duration
+	FullError     float64
 	// Fallback is the Stream's: why what was asked for first did not give
 	// the dump (a JVM without Thread.dump_to_file); empty when it did.
 	Fallback string
 
 	mode         Mode
-	cost         time.Duration // cost per goroutine the prediction used
 	observed     time.Duration // debug=2's answer wait
 	rd           *formats.Reader
 	stream       *Stream // still open when the reader streams from it
@@ -164,7 +174,7 @@ func openDocument(ctx context.Context, t Target, opts Options, ro formats.ReadOp
 	default:
 		t = counts.target
 	}
-	doc := &Document{mode: ModeFull, cost: opts.FullCostPerGoroutine}
+	doc := &Document{mode: ModeFull}
 	if counts == nil {
 		if opts.MaxPause > 0 {
 			// The traceback's pause cannot be predicted: the trace
@@ -190,15 +200,16 @@ func openDocument(ctx context.Context, t Target, opts Options, ro formats.ReadOp
 	}
 	doc.Methods = append(doc.Methods, string(ModeCounts))
 	doc.Goroutines = counts.dump.Total
-	doc.FullPredicted = predictFull(doc.Goroutines, opts.FullCostPerGoroutine)
+	doc.TracebackBytes = predictDebug2Size(counts.dump)
+	doc.FullPredicted, doc.FullError = opts.Pauses.Predict(doc.TracebackBytes), opts.Pauses.Error()
 	if opts.Detail != nil && !opts.Detail(counts.dump) {
 		doc.NoDetail = true
-		doc.openCounts(counts, ro, "")
+		doc.openCounts(counts, ro)
 		return doc, nil
 	}
 	endpoint := t.Kind == TargetEndpoint
 	doc.Cut = !endpoint && predictDebug2Size(counts.dump) >= cutPrediction
-	doc.OverBudget = opts.MaxPause > 0 && doc.FullPredicted > opts.MaxPause
+	doc.OverBudget = opts.MaxPause > 0 && !opts.Pauses.Fits(doc.FullPredicted, opts.MaxPause)
 	switch {
 	case endpoint && doc.OverBudget:
 		return doc, doc.openEndpoint(ctx, t, opts, ro, ModeTrace)
@@ -241,7 +252,7 @@ func (doc *Document) openEndpoint(ctx context.Context, t Target, opts Options, r
 // target's last debug=2 was small); only when its body is cut is debug=1
 // fetched, to join its labels to the trace snapshot that replaces it.
 func openDebug2First(ctx context.Context, t Target, opts Options, ro formats.ReadOptions) (*Document, error) {
-	doc := &Document{mode: ModeFull, cost: opts.FullCostPerGoroutine}
+	doc := &Document{mode: ModeFull}
 	d2 := opts
 	d2.wholeBody = true // small, and read whole before it is parsed
 	if err := doc.openDebug2(ctx, t, d2, ro); err != nil {
@@ -270,11 +281,8 @@ func (doc *Document) replaceCut(ctx context.Context, t Target, opts Options, ro 
 	case err == nil:
 		return doc, nil
 	case errors.As(err, &he) && he.Status == http.StatusNotFound && counts != nil:
-		why := fmt.Sprintf("debug=2 is cut at %d MiB for this many goroutines", gotext.TruncationSize>>20)
-		if !doc.Cut {
-			why = fmt.Sprintf("a traceback of %d goroutines is predicted to stop the target for %v, over the pause budget of %v", doc.Goroutines, doc.FullPredicted.Round(time.Microsecond), opts.MaxPause)
-		}
-		doc.openCounts(counts, ro, why)
+		doc.NoTrace = true
+		doc.openCounts(counts, ro)
 		return doc, nil
 	}
 	if !doc.Cut {
@@ -414,23 +422,16 @@ func (doc *Document) openTrace(ctx context.Context, t Target, opts Options, ro f
 	return nil
 }
 
-// openCounts makes debug=1 the document. why, when not empty, says why
-// per-goroutine detail is missing against the caller's wish (debug=2
-// would be cut, or over the pause budget, and the target serves no
-// trace): the dump is then marked truncated with a warning. An empty why
-// is detail declined (Options.Detail): complete counts, as --mode debug1.
-func (doc *Document) openCounts(counts *countsFetch, ro formats.ReadOptions, why string) {
+// openCounts makes debug=1 the document: complete counts per stack, as
+// --mode debug1, whether detail was declined (Options.Detail) or could
+// not be had (NoTrace). It is not marked truncated: no count is a lower
+// bound; Capture.Missing names the per-goroutine fields it lacks.
+func (doc *Document) openCounts(counts *countsFetch, ro formats.ReadOptions) {
 	doc.URL = counts.url
 	doc.rd = formats.NewReaderBytes(counts.body, ro)
 	doc.prepare = func(d *stack.Dump) {
 		doc.recordMethods(d)
 		d.Source.Capture.Missing = []string{"id", "state", "wait_minutes", "locked", "created_by", "parent_id", "args"}
-		if why == "" {
-			return
-		}
-		d.Truncated = true
-		d.Warnings = append(d.Warnings, &stack.ParseError{Msg: "per-goroutine detail is missing: " + why +
-			" and the target serves no /debug/pprof/trace; counts per stack are complete (debug=1)"})
 	}
 }
 
@@ -448,35 +449,33 @@ func (doc *Document) recordMethods(d *stack.Dump) {
 	// beside the dump's own total and differ from it.
 	c.PausePredicted = 0
 	for _, m := range doc.Methods {
-		c.PausePredicted = max(c.PausePredicted, methodPause(m, doc.Goroutines, doc.cost))
+		c.PausePredicted = max(c.PausePredicted, methodPause(m, doc.FullPredicted))
 	}
 	c.PauseObserved = doc.observed
 }
 
-// FullCostPerGoroutine is the pause per goroutine this capture's
-// traceback cost, as far as it could be seen: through stackdump's
-// endpoint, the pause it measured itself over its goroutines; from
-// net/http/pprof, debug=2's answer wait over the dump's goroutines (an
-// upper bound: it includes the round trip and the smaller tracebacks
-// net/http/pprof takes while it grows its buffer). 0 when the capture took
-// no traceback, or before the dump was read. Pass it to the next capture
-// of the target (Options.FullCostPerGoroutine).
-func (doc *Document) FullCostPerGoroutine() time.Duration {
+// FullPause is what this capture's traceback cost its target, as far as it
+// could be seen, for the target's [PauseModel] (PauseModel.Learn): through
+// stackdump's endpoint, the pause it measured itself; from net/http/pprof,
+// debug=2's answer wait (an upper bound: it includes the round trip and
+// the smaller tracebacks net/http/pprof takes while it grows its buffer).
+// ok is false when the capture took no traceback from counted goroutines,
+// or before the dump was read.
+func (doc *Document) FullPause() (p FullPause, ok bool) {
 	d := doc.dump
-	if d == nil || d.Total <= 0 || !slices.Contains(doc.Methods, "debug2") && !doc.fromEndpoint {
-		return 0
+	if d == nil || doc.TracebackBytes <= 0 || !slices.Contains(doc.Methods, "debug2") {
+		return FullPause{}, false
 	}
-	if doc.fromEndpoint {
-		c := d.Source.Capture
-		if c == nil || c.Pause <= 0 || c.Mode != string(ModeFull) {
-			return 0
-		}
-		return c.Pause / time.Duration(d.Total)
+	p = FullPause{Bytes: doc.TracebackBytes, Predicted: doc.FullPredicted}
+	switch c := d.Source.Capture; {
+	case doc.fromEndpoint && c != nil && c.Pause > 0 && c.Mode == string(ModeFull):
+		p.Pause, p.Measured = c.Pause, true
+	case doc.fromEndpoint, slices.Contains(doc.Methods, "trace"):
+		return FullPause{}, false // no measure, or the traceback was cut and its body dropped
+	default:
+		p.Pause = doc.observed
 	}
-	if slices.Contains(doc.Methods, "trace") {
-		return 0 // the traceback was cut and replaced: its body was dropped
-	}
-	return doc.observed / time.Duration(d.Total)
+	return p, p.Pause > 0
 }
 
 // methodName names a pprof fetch of mode as Capture.Methods does.

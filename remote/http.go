@@ -123,15 +123,14 @@ type Options struct {
 	// MaxPause bounds the stop-the-world pause a full capture (ModeFull)
 	// of a net/http/pprof target or stackdump's endpoint may cost it (0:
 	// no bound). Its goroutines are counted first (debug=1: pauses of
-	// microseconds); the traceback's pause is predicted from that count
-	// and FullCostPerGoroutine (budget.go), and when it is over MaxPause
-	// the execution-trace snapshot is taken instead (one pause of tens of
-	// µs), or, from a target that serves no trace, the counts alone.
+	// microseconds); the traceback's pause is predicted from the counted
+	// stacks by Pauses (budget.go), and when it is over MaxPause the
+	// execution-trace snapshot is taken instead (one pause of tens of µs),
+	// or, from a target that serves no trace, the counts alone.
 	MaxPause time.Duration
-	// FullCostPerGoroutine is the pause per goroutine of this target's
-	// full capture, as measured by an earlier one
-	// (Document.FullCostPerGoroutine); 0 means PriorFullCostPerGoroutine.
-	FullCostPerGoroutine time.Duration
+	// Pauses is the target's pause model, taught by its earlier
+	// tracebacks (Document.FullPause); nil predicts from the prior.
+	Pauses *PauseModel
 	// Detail, when set, is called in a full capture with the counts
 	// (debug=1) before any per-goroutine detail is fetched, and says
 	// whether detail is wanted: false makes the counts the document

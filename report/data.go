@@ -28,6 +28,13 @@ type pageDoc struct {
 	Frames    []frameRow   `json:"frames"`
 	Inputs    []inputDoc   `json:"inputs"`
 	Timeline  *timelineDoc `json:"timeline,omitempty"`
+	// SeriesFindings are the findings of the dumps as snapshots of one
+	// process (analyze.TimelineReport.Findings: stuck, deadlocked,
+	// grown); absent for one dump.
+	SeriesFindings []analyze.Finding `json:"seriesFindings,omitempty"`
+	// SeriesAnalyzed is set when the dumps were analysed as a series (an
+	// empty SeriesFindings is then "nothing found", not "not looked").
+	SeriesAnalyzed bool `json:"seriesAnalyzed,omitempty"`
 }
 
 // frameRow is [func, file, line, flags, package] or, with a module,
@@ -61,6 +68,15 @@ type inputDoc struct {
 	Preamble  []string    `json:"preamble,omitempty"`
 	// Crash is what crashed when the dump comes from a crash.
 	Crash *crashDoc `json:"crash,omitempty"`
+	// Findings are the dump's verdicts with their evidence, as stackdump
+	// analyze makes them (analyze.Summary.Findings), most alarming first;
+	// Clear the checks that found nothing; Analyzed is set when the dump
+	// was analysed at all. GoLocks are the locks goroutines wait for, by
+	// address, with their probable holders.
+	Findings []analyze.Finding `json:"findings,omitempty"`
+	Clear    []string          `json:"clear,omitempty"`
+	Analyzed bool              `json:"analyzed,omitempty"`
+	GoLocks  []analyze.GoLock  `json:"goLocks,omitempty"`
 	// Locks is the lock analysis of a JVM dump: deadlock cycles and the
 	// locks threads wait for; absent for Go dumps and JVM dumps without
 	// either.
@@ -92,15 +108,6 @@ type crashDoc struct {
 	Group     int              `json:"group"`
 }
 
-type captureDoc struct {
-	Mode       string   `json:"mode,omitempty"`
-	Goroutines int      `json:"goroutines,omitempty"`
-	Duration   string   `json:"duration,omitempty"`
-	Pause      string   `json:"pause,omitempty"`
-	Pauses     int      `json:"pauses,omitempty"`
-	Missing    []string `json:"missing,omitempty"`
-}
-
 type warningDoc struct {
 	Line   int    `json:"line,omitempty"`
 	Offset int64  `json:"offset"`
@@ -128,6 +135,11 @@ type groupDoc struct {
 	Elided *elidedDoc `json:"elided,omitempty"`
 	// Creator is the frame of the go statement that started the sample.
 	Creator *int `json:"creator,omitempty"`
+	// Place is the frame that names the group, by the rule of every
+	// table (dedupe.PlaceOf: the program's code past the platform's
+	// waiting primitives), and PlaceWait the primitive under it.
+	Place     *int `json:"place,omitempty"`
+	PlaceWait *int `json:"placeWait,omitempty"`
 	// ParentGroups are the groups holding the creating goroutines, found
 	// by id; CreatorGroups, when no parent was found, the groups running
 	// the creator function.
@@ -188,16 +200,27 @@ func buildDoc(inputs []Input, opts Options) *pageDoc {
 	}
 	tab := newDocTable()
 	all := make([][]*stack.Group, len(inputs))
+	history := analyze.NewLeakHistory()
 	for i, in := range inputs {
 		groups := in.Groups
 		if groups == nil {
 			groups = dedupe.Group(in.Dump, opts.Group)
 		}
 		all[i] = groups
+		if in.Summary == nil && len(in.Dump.Routines) > 0 {
+			in.Summary = analyze.Summarize(in.Dump, groups, analyze.Options{History: history})
+		}
 		doc.Inputs = append(doc.Inputs, buildInput(tab, i, in, groups, opts))
 	}
 	if len(inputs) > 1 {
 		doc.Timeline = buildTimeline(all, inputs, opts.Series)
+		rep := opts.Timeline
+		if rep == nil {
+			rep = seriesTimeline(inputs, opts)
+		}
+		if rep != nil {
+			doc.SeriesFindings, doc.SeriesAnalyzed = rep.Findings, true
+		}
 	}
 	doc.Strings, doc.Frames = tab.strs, tab.frames
 	return doc
@@ -244,13 +267,7 @@ func buildInput(tab *docTable, i int, in Input, groups []*stack.Group, opts Opti
 		out.At, out.AtFrom = in.ModTime.UTC().Format(timeMillis), "modified"
 	}
 	if c := d.Source.Capture; c != nil {
-		out.Capture = &captureDoc{Mode: c.Mode, Goroutines: c.Goroutines, Pauses: c.Pauses, Missing: c.Missing}
-		if c.Duration > 0 {
-			out.Capture.Duration = c.Duration.String()
-		}
-		if c.Pause > 0 {
-			out.Capture.Pause = c.Pause.String()
-		}
+		out.Capture = buildCapture(c)
 	}
 	out.Preamble = d.Preamble[:min(len(d.Preamble), maxPreambleLines)]
 	for _, w := range d.Warnings[:min(len(d.Warnings), maxWarnings)] {
@@ -287,6 +304,10 @@ func buildInput(tab *docTable, i int, in Input, groups []*stack.Group, opts Opti
 		out.Groups[gi].CreatorGroups = links[gi].creators
 	}
 	out.Crash = buildCrash(in, out.Groups)
+	if s := in.Summary; s != nil {
+		out.Analyzed = true
+		out.Findings, out.Clear, out.GoLocks = s.Findings, s.Clear(), s.GoLocks
+	}
 	if jvm {
 		rep := in.Locks
 		if rep == nil && len(d.Routines) > 0 {
@@ -373,6 +394,14 @@ func buildGroup(tab *docTable, g *stack.Group, jvm bool, maxIDs int) groupDoc {
 		if st.Elided {
 			out.Elided = &elidedDoc{At: st.ElidedAt, Count: st.ElidedCount}
 		}
+		if p := dedupe.PlaceOf(st); p.Frame != nil {
+			fi := tab.frame(p.Frame, jvm)
+			out.Place = &fi
+			if p.Wait != nil {
+				wi := tab.frame(p.Wait, jvm)
+				out.PlaceWait = &wi
+			}
+		}
 	}
 	if r.CreatedBy != nil {
 		fi := tab.frame(r.CreatedBy, jvm)
@@ -409,4 +438,19 @@ func clip(s string, n int) string {
 		n--
 	}
 	return s[:n] + "…"
+}
+
+// seriesTimeline analyses inputs held in memory (their Routines) as
+// snapshots of one process, in the order given; nil when one has none.
+func seriesTimeline(inputs []Input, opts Options) *analyze.TimelineReport {
+	for _, in := range inputs {
+		if len(in.Dump.Routines) == 0 {
+			return nil
+		}
+	}
+	tl := analyze.NewTimeline(analyze.TimelineOptions{By: opts.Group.By})
+	for _, in := range inputs {
+		tl.Add(in.Dump)
+	}
+	return tl.Report()
 }

@@ -52,11 +52,16 @@ type lockDoc struct {
 	// "jvm-report" when only the JVM's deadlock report names it.
 	Owner     *threadDoc `json:"owner,omitempty"`
 	OwnerFrom string     `json:"ownerFrom,omitempty"`
-	// Blocked wait to acquire it (entering the monitor, or parked on the
-	// synchronizer); Waiting are in Object.wait on it (they released it).
-	// Both list at most maxLockThreads; the counts are whole.
+	// Blocked wait to acquire it (entering the monitor, or parked
+	// acquiring a lock: analyze.Lock.Blocked, the one meaning of
+	// "blocked"); Parked are parked on it waiting for a signal (a
+	// condition, a latch, a queue: not blocked); Waiting are in
+	// Object.wait on it (they released it). Each lists at most
+	// maxLockThreads; the counts are whole.
 	Blocked      []threadDoc `json:"blocked"`
 	BlockedCount int         `json:"blockedCount"`
+	Parked       []threadDoc `json:"parked,omitempty"`
+	ParkedCount  int         `json:"parkedCount,omitempty"`
 	Waiting      []threadDoc `json:"waiting,omitempty"`
 	WaitingCount int         `json:"waitingCount,omitempty"`
 	// Deadlocked is set when the lock is on a deadlock cycle.
@@ -148,18 +153,21 @@ func buildLocks(tab *docTable, rep *analyze.LockReport, groups []groupDoc, opts 
 	}
 	var locks []*analyze.Lock
 	for _, lk := range rep.Locks {
-		if len(lk.Blocked)+len(lk.Waiting) > 0 {
+		if len(lk.Blocked)+len(lk.Parked)+len(lk.Waiting) > 0 {
 			locks = append(locks, lk)
 		}
 	}
 	slices.SortStableFunc(locks, func(a, b *analyze.Lock) int {
-		return cmp.Or(cmpTrue(onCycle[a], onCycle[b]), cmp.Compare(len(b.Blocked), len(a.Blocked)), cmp.Compare(len(b.Waiting), len(a.Waiting)))
+		return cmp.Or(cmpTrue(onCycle[a], onCycle[b]), cmp.Compare(len(b.Blocked), len(a.Blocked)), cmp.Compare(len(b.Parked)+len(b.Waiting), len(a.Parked)+len(a.Waiting)))
 	})
 	doc.More = max(0, len(locks)-maxLocks)
 	for _, lk := range locks[:min(len(locks), maxLocks)] {
 		l := lockDoc{Lock: lk.String(), Blocked: threads(lk.Blocked), BlockedCount: len(lk.Blocked), WaitingCount: len(lk.Waiting), Deadlocked: onCycle[lk]}
 		if len(lk.Waiting) > 0 {
 			l.Waiting = threads(lk.Waiting)
+		}
+		if len(lk.Parked) > 0 {
+			l.Parked, l.ParkedCount = threads(lk.Parked), len(lk.Parked)
 		}
 		if lk.Owner != nil {
 			o := thread(lk.Owner)

@@ -21,6 +21,15 @@ type ReadOptions struct {
 	// OnWarning, when not nil, sees each parse error as it is met; they
 	// are also kept as the dumps' Warnings.
 	OnWarning func(*stack.ParseError)
+	// Analysis configures the analysis of each dump (Input.Summary), as
+	// stackdump analyze makes it: give the calls of Read for one series
+	// of dumps one Analysis.History, so that growth across them is
+	// evidence.
+	Analysis analyze.Options
+	// Timeline, when not nil, is given each dump as its next snapshot as
+	// its routines stream by: what did not move across the dumps (stuck,
+	// deadlocked) and what grew, for Options.Timeline.
+	Timeline *analyze.Timeline
 }
 
 // Read reads every dump of r and groups each one as its routines stream
@@ -61,22 +70,63 @@ func ReadFrom(rd stack.DumpSource, name string, opts ReadOptions) ([]Input, erro
 // the crash and lock watches. On an error that cut
 // the dump short, what was read of it is returned with the error.
 func readInput(rd stack.DumpSource, opts ReadOptions) (Input, error) {
-	var watch gotext.CrashWatch
-	var locks analyze.LockWatch
-	g := dedupe.GroupThrough(stack.RoutineFunc(func(r *stack.Routine) {
-		watch.Add(r)
-		locks.Add(r)
-	}), opts.Group)
+	st := &analysisStage{a: analyze.NewAnalyzer(opts.Analysis), tl: opts.Timeline}
+	g := dedupe.GroupThrough(st, opts.Group)
 	p := stack.Pipeline{Source: rd, Encoder: g, OnWarning: opts.OnWarning}
 	d, err := p.Next(context.Background())
 	if d == nil {
 		return Input{}, err
 	}
-	in := Input{Dump: d, Groups: g.Groups(), Culprit: watch.Culprit(gotext.CrashOf(d.Preamble))}
+	st.end(d)
+	groups := g.Groups()
+	in := Input{Dump: d, Groups: groups, Culprit: st.crash.Culprit(gotext.CrashOf(d.Preamble))}
 	if isJVM(d.Source.Kind) {
-		in.Locks = locks.Report(d)
+		in.Locks = st.locks.Report(d)
 	}
+	in.Summary = st.a.Summary(d, groups, "")
 	return in, err
+}
+
+// analysisStage sees a dump's routines as they stream by: the crash and
+// lock watches, the analyzer of its findings, and the timeline of the
+// series when there is one.
+type analysisStage struct {
+	crash gotext.CrashWatch
+	locks analyze.LockWatch
+	a     *analyze.Analyzer
+	tl    *analyze.Timeline
+	open  bool // the timeline's snapshot is begun and not ended
+}
+
+func (s *analysisStage) BeginDump(d *stack.Dump) error {
+	if s.tl != nil {
+		s.tl.BeginSnapshot("", d)
+		s.open = true
+	}
+	return nil
+}
+
+func (s *analysisStage) WriteRoutine(r *stack.Routine) error {
+	s.crash.Add(r)
+	s.locks.Add(r)
+	s.a.Add(r)
+	if s.tl != nil {
+		s.tl.AddRoutine(r)
+	}
+	return nil
+}
+
+func (s *analysisStage) EndDump(d *stack.Dump) error {
+	s.end(d)
+	return nil
+}
+
+// end ends the timeline's snapshot of d, also of a dump an error cut short.
+func (s *analysisStage) end(d *stack.Dump) {
+	if s.open {
+		s.tl.EndSnapshot(d)
+		s.open = false
+	}
 }
 
 func nameInputs(inputs []Input, name string) []Input {

@@ -47,6 +47,11 @@ type Input struct {
 	// deadlocks and the locks threads wait for. [Read] sets it; when nil,
 	// a JVM dump's Dump.Routines are analysed.
 	Locks *analyze.LockReport
+	// Summary is the dump's analysis (analyze.Summary): its findings
+	// with their evidence and its Go lock table, shown as stackdump
+	// analyze shows them. [Read] sets it; when nil, Dump.Routines are
+	// analysed (in input order, so that growth across them is evidence).
+	Summary *analyze.Summary
 }
 
 // Options configure a report.
@@ -68,6 +73,12 @@ type Options struct {
 	// Generated is shown as the time the report was made; zero omits it,
 	// which keeps the output byte for byte the same for the same inputs.
 	Generated time.Time
+	// Timeline is the analysis of the inputs as snapshots of one process
+	// (analyze.Timeline, given each dump by ReadOptions.Timeline): its
+	// findings — routines stuck across the dumps, deadlocks, growth — are
+	// shown with the last dump. When nil and the inputs are several dumps
+	// with their Routines, they are analysed so here.
+	Timeline *analyze.TimelineReport
 }
 
 // Write writes the HTML page of inputs to w: one self-contained document,

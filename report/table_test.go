@@ -66,25 +66,64 @@ func TestTrimpathStdFrames(t *testing.T) {
 	}
 }
 
-// In the browser, a group whose top frame is the standard library's
-// names the application frame under it ("in main.main" for the goroutine
-// copying standard input), as it does for binaries that keep GOROOT.
+// In the browser, a group is named by the program's frame past the
+// standard library's primitives, by the rule of every table
+// (dedupe.PlaceOf), also in a -trimpath binary (whose standard library has
+// no GOROOT): the goroutine copying standard input is main.main's, with
+// the standard library's call it waits in as detail ("in …"), never a
+// standard-library frame with "in main.main" under it as before.
 func TestBrowserTrimpathHint(t *testing.T) {
 	b := findBrowser(t)
 	dom := b.load(t, writeReport(t, trimpathInputs(t), Options{}), "", "")
-	hints := regexp.MustCompile(`<span class="via"> in </span><span class="func app">([^<]*)</span>`).FindAllStringSubmatch(dom, -1)
-	found := false
-	for _, h := range hints {
-		found = found || h[1] == "main.main"
-		// The frames between the top and main.main are the standard
-		// library's: none of them is the hint.
-		for _, p := range []string{"io.", "os.", "poll.", "syscall."} {
-			if strings.HasPrefix(h[1], p) {
-				t.Errorf("hint %q is the standard library's", h[1])
+	rows := groupRows(t, dom)
+	mainWaits := 0
+	for _, r := range rows {
+		for _, p := range []string{"io.", "os.", "internal/poll.", "syscall.", "bufio."} {
+			if strings.HasPrefix(r[0], p) {
+				t.Errorf("group named by the standard library's %s", r[0])
 			}
 		}
+		if strings.HasPrefix(r[0], "main.") && r[1] != "" {
+			mainWaits++
+		}
 	}
-	if !found {
-		t.Errorf("no group row says \"in main.main\"; hints %q", hints)
+	if mainWaits == 0 {
+		t.Errorf("no group is named by main's code with the call it waits in as detail: %q", rows)
+	}
+}
+
+// groupRows are the page's group rows: the function naming each group
+// and the call it waits in ("" when none).
+func groupRows(t *testing.T, dom string) [][2]string {
+	t.Helper()
+	var out [][2]string
+	for _, m := range regexp.MustCompile(`<span class="what"><span class="func">([^<]*)</span> <span class="loc">[^<]*</span>(?:<span class="via"> in </span><span class="func wait">([^<]*)</span>)?</span>`).FindAllStringSubmatch(dom, -1) {
+		out = append(out, [2]string{m[1], m[2]})
+	}
+	if len(out) == 0 {
+		t.Fatal("no group rows")
+	}
+	return out
+}
+
+// The group list of a real JVM dump (testdata/corpus: a JDK 25 service
+// with parked pool workers, locks and a scheduler) names parked threads by
+// the code that parked them, with the JDK's primitive as detail, not by
+// Unsafe.park or LockSupport.park, as analyze and watch do.
+func TestBrowserGroupNamesJVM(t *testing.T) {
+	b := findBrowser(t)
+	inputs := readCorpus(t, "corpus/jvm/jthreaddump_complex_extended_jdk25.txt")
+	dom := b.load(t, writeReport(t, inputs, Options{}), "", "")
+	parkedDetail := 0
+	for _, r := range groupRows(t, dom) {
+		if strings.Contains(r[0], "Unsafe.park") || strings.Contains(r[0], "LockSupport.park") {
+			t.Errorf("group named by the JDK's primitive %s", r[0])
+		}
+		if strings.Contains(r[1], "park") || strings.Contains(r[1], "take") || strings.Contains(r[1], "await") {
+			parkedDetail++
+		}
+	}
+	if parkedDetail == 0 {
+		t.Errorf("no parked group shows its primitive as detail: %q", groupRows(t, dom))
 	}
 }

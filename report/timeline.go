@@ -153,7 +153,7 @@ func tellBy(members []int, labels []string, part func(m int) string) {
 	}
 }
 
-// tellTopApart adds the top frame's file and line to the labels of
+// tellTopApart adds the naming frame's file and line to the labels of
 // members, which are equal, when those differ between them (one function
 // blocked at two lines).
 func tellTopApart(samples []*stack.Routine, members []int, labels []string) {
@@ -162,7 +162,7 @@ func tellTopApart(samples []*stack.Routine, members []int, labels []string) {
 		if r == nil {
 			return ""
 		}
-		if top := dedupe.TopFrame(r.Stack); top != nil {
+		if top := dedupe.NameFrame(r.Stack); top != nil {
 			return " (" + baseFile(top.File) + ":" + strconv.Itoa(top.Line) + ")"
 		}
 		return ""
@@ -178,13 +178,13 @@ func sameFrame(a, b *stack.Frame) bool {
 	return a == b || a.Func == b.Func && a.File == b.File && a.Line == b.Line
 }
 
-// topIndex is the index of r's top frame outside the runtime; -1 when
-// it has none.
+// topIndex is the index of the frame that names r (dedupe.NameFrame);
+// -1 when it has none.
 func topIndex(r *stack.Routine) int {
 	if r == nil || r.Stack == nil {
 		return -1
 	}
-	top := dedupe.TopFrame(r.Stack)
+	top := dedupe.NameFrame(r.Stack)
 	if top == nil {
 		return -1
 	}
@@ -257,13 +257,13 @@ func sharesFunc(samples []*stack.Routine, members []int, self, d int, f *stack.F
 
 func baseFile(p string) string { return p[strings.LastIndexAny(p, `/\`)+1:] }
 
-// routineLabel is r's top frame outside the runtime and up to callers of
-// its callers.
+// routineLabel is the frame that names r (dedupe.NameFrame) and up to
+// callers of its callers.
 func routineLabel(r *stack.Routine, callers int) string {
 	if r == nil {
 		return "(no sample)"
 	}
-	top := dedupe.TopFrame(r.Stack)
+	top := dedupe.NameFrame(r.Stack)
 	if top == nil {
 		if r.Unavailable {
 			return "(stack unavailable)"

@@ -110,7 +110,10 @@ func TestTimelineLabelsTellGroupsApart(t *testing.T) {
 	for _, s := range doc.Timeline.Series {
 		labels = append(labels, s.Label)
 	}
-	want := []string{"sync.(*Cond).Wait ← pool.(*Pool).get", "sync.(*Cond).Wait ← queue.(*Queue).pop", "main.loop"}
+	// Named by the rule of every table (dedupe.PlaceOf): the program's code
+	// past sync.(*Cond).Wait, which no longer needs a caller to tell the
+	// two apart.
+	want := []string{"example.com/pool.(*Pool).get", "example.com/queue.(*Queue).pop", "main.loop"}
 	if !slices.Equal(labels, want) {
 		t.Errorf("labels %q, want %q", labels, want)
 	}

@@ -43,10 +43,10 @@ this input carries no states, wait minutes, creators, ids
 
 Largest groups
   2  test_label=test_value  main.shortSleepLoop main.go:165
-  1  -                      net.(*netFD).accept fd_unix.go:172
+  1  -                      main.main.func1 main.go:123
   1  test_label=test_value  main.chanReceiveForever main.go:177
   1  -                      pprof.runtime_goroutineProfileWithLabels mprof.go:716
-  1  test_label=test_value  net.(*netFD).Read fd_posix.go:55
+  1  test_label=test_value  http.(*persistConn).Read transport.go:1887
 
 ✓ no lock contention
 `
@@ -58,7 +58,7 @@ Largest groups
 	if err != nil {
 		t.Fatal(err)
 	}
-	if strings.Count(out, "net.(*netFD)") != 0 || !strings.Contains(out, "\x1b[1m10 goroutines in 9 groups\x1b[0m") {
+	if strings.Count(out, "main.main.func1") != 0 || !strings.Contains(out, "\x1b[1m10 goroutines in 9 groups\x1b[0m") {
 		t.Errorf("--top 1 --color always:\n%q", out)
 	}
 }
@@ -99,13 +99,16 @@ func TestAnalyzeCommandJVMText(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := `
-Deadlocks: 2  the JVM reported 2
-   1. "dl-monitor-1" waits for <0x000000069e01ac30> (a java.lang.Object) held by "dl-monitor-2"
-      "dl-monitor-2" waits for <0x000000069e01ac20> (a java.lang.Object) held by "dl-monitor-1"
-   2. "dl-juc-1" waits for <0x000000069e01adc8> (a java.util.concurrent.locks.ReentrantLock$NonfairSync) held by "dl-juc-2"
-      "dl-juc-2" waits for <0x000000069e01ad98> (a java.util.concurrent.locks.ReentrantLock$NonfairSync) held by "dl-juc-1"
+  DEADLOCK (certain) 2 threads deadlocked: "dl-monitor-1", "dl-monitor-2" each wait for a lock the next one holds
+    "dl-monitor-1" (BLOCKED (on object monitor), in Samp.lambda$main$0) waits for <0x000000069e01ac30> (a java.lang.Object); held by the next: its lock lines
+    "dl-monitor-2" (BLOCKED (on object monitor), in Samp.lambda$main$1) waits for <0x000000069e01ac20> (a java.lang.Object); held by the next: its lock lines
+    · the JVM reported this deadlock
+    · a cycle of the lock graph: each thread waits for a lock the next one holds
+  DEADLOCK (certain) 2 threads deadlocked: "dl-juc-1", "dl-juc-2" each wait for a lock the next one holds
+    "dl-juc-1" (WAITING (parking), in Samp.lambda$main$2) waits for <0x000000069e01adc8> (a java.util.concurrent.locks.ReentrantLock$NonfairSync); held by the next: its lock lines
+    "dl-juc-2" (WAITING (parking), in Samp.lambda$main$3) waits for <0x000000069e01ad98> (a java.util.concurrent.locks.ReentrantLock$NonfairSync); held by the next: its lock lines
 `
-	if !strings.Contains(out, want) || strings.Contains(out, "no deadlocks") || strings.Contains(out, "Found one Java-level deadlock") {
+	if !strings.Contains(out, want) || strings.Contains(out, "no deadlock") || strings.Contains(out, "Found one Java-level deadlock") {
 		t.Errorf("got\n%s\nwant it to contain\n%s", out, want)
 	}
 }

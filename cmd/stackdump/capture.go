@@ -18,6 +18,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/stackdump/stackdump/analyze"
 	"github.com/stackdump/stackdump/dedupe"
 	"github.com/stackdump/stackdump/dumper"
 	"github.com/stackdump/stackdump/formats"
@@ -100,7 +101,7 @@ const fullPauseWarning = time.Second
 
 // addMaxPauseFlag adds --max-pause with its command's default.
 func (o *captureOptions) addMaxPauseFlag(cmd *cobra.Command, def time.Duration, what string) {
-	cmd.Flags().DurationVar(&o.maxPause, "max-pause", def, "longest a capture may stop a Go service (judged from its goroutine count, counted first): a capture that would stop it longer takes the cheaper snapshot of --mode trace instead; "+what)
+	cmd.Flags().DurationVar(&o.maxPause, "max-pause", def, "longest a capture may stop a Go service: a full traceback only when its pause, learned from this target's earlier captures (counted first), fits; else the cheaper snapshot of --mode trace, or the counts from a target without it; "+what)
 }
 
 func (o captureOptions) remoteOptions() (remote.Options, error) {
@@ -180,15 +181,21 @@ type captureResult struct {
 	recovered *dumpResult
 	elapsed   time.Duration
 	err       error
-	// fullCost is the pause per goroutine the capture's traceback cost
-	// (remote.Document.FullCostPerGoroutine; 0: no traceback measured).
-	fullCost time.Duration
+	// fullPause is what the capture's traceback cost, for the target's
+	// pause model (remote.Document.FullPause); hasFullPause is false when
+	// no traceback of counted goroutines was taken.
+	fullPause    remote.FullPause
+	hasFullPause bool
 	// overBudget: the traceback was predicted over --max-pause and
-	// replaced; noDetail: the counts were the snapshot (watch's Detail).
-	overBudget, noDetail bool
+	// replaced; noDetail: the counts were the snapshot (watch's Detail);
+	// noTrace: the counts replaced the traceback, the target serving no
+	// trace snapshot.
+	overBudget, noDetail, noTrace bool
 	// fullPredicted is the traceback's predicted pause (0: none made),
-	// for goroutines counted first (0: not counted).
+	// for goroutines counted first (0: not counted), and fullError the
+	// model's error it was widened by (remote.PauseModel.Error).
 	fullPredicted time.Duration
+	fullError     float64
 	goroutines    int64
 }
 
@@ -200,6 +207,12 @@ func runCapture(cmd *cobra.Command, args []string, o captureOptions) error {
 	jobs, err := planCaptures(cmd, raw, o)
 	if err != nil {
 		return err
+	}
+	if !o.quiet {
+		// The summary says what analyze finds in each capture.
+		for _, job := range jobs {
+			job.pipe.analysis = &analyze.Options{}
+		}
 	}
 	ctx, stop := signalContext(cmd.Context())
 	defer stop()
@@ -369,9 +382,9 @@ func captureTarget(ctx context.Context, job *captureJob) (res captureResult) {
 			if predicted <= fullPauseWarning {
 				return
 			}
-			cost := "its cost per goroutine before any was measured, " + remote.PriorFullCostPerGoroutine.String()
-			if ropts.FullCostPerGoroutine > 0 {
-				cost = ropts.FullCostPerGoroutine.String() + " per goroutine"
+			cost := fmt.Sprintf("at %v per KiB of traceback, the cost before any was measured", remote.PriorFullCostPerKiB)
+			if n := ropts.Pauses.Measured(); n > 0 {
+				cost = fmt.Sprintf("at %v per KiB of traceback, as measured", ropts.Pauses.CostPerKiB())
 			}
 			fmt.Fprintf(job.stderr, "stackdump: %s: warning: a full capture of %s is predicted to stop the target for about %v (%s); taking it. --mode trace takes every goroutine's id, state and stack after one pause of tens of µs instead; --max-pause D takes the trace snapshot whenever the traceback is predicted over D\n",
 				job.target, words.Count(goroutines, "goroutine"), predicted.Round(10*time.Millisecond), cost)
@@ -383,7 +396,8 @@ func captureTarget(ctx context.Context, job *captureJob) (res captureResult) {
 			return err
 		}
 		defer doc.Close()
-		res.overBudget, res.noDetail, res.fullPredicted, res.goroutines = doc.OverBudget, doc.NoDetail, doc.FullPredicted, doc.Goroutines
+		res.overBudget, res.noDetail, res.noTrace = doc.OverBudget, doc.NoDetail, doc.NoTrace
+		res.fullPredicted, res.fullError, res.goroutines = doc.FullPredicted, doc.FullError, doc.Goroutines
 		if doc.Fallback != "" && job.announce {
 			fmt.Fprintf(job.stderr, "stackdump: %s: %s; wrote `%s` instead\n", job.target, doc.Fallback, doc.URL)
 		}
@@ -392,7 +406,7 @@ func captureTarget(ctx context.Context, job *captureJob) (res captureResult) {
 			if !slices.Contains(doc.Methods, string(remote.ModeTrace)) {
 				how = "complete counts per stack from " + doc.URL + " (the target serves no /debug/pprof/trace)"
 			}
-			fmt.Fprintf(job.stderr, "stackdump: %s: %s; writing %s instead\n", job.target, overBudgetWhy(doc.Goroutines, doc.FullPredicted, ropts.MaxPause, false), how)
+			fmt.Fprintf(job.stderr, "stackdump: %s: %s; writing %s instead\n", job.target, overBudgetWhy(doc.Goroutines, doc.FullPredicted, doc.FullError, "", ropts.MaxPause, false), how)
 		}
 		if doc.Cut {
 			how := "every goroutine from the execution-trace snapshot " + doc.URL
@@ -406,23 +420,35 @@ func captureTarget(ctx context.Context, job *captureJob) (res captureResult) {
 		if err != nil {
 			return fmt.Errorf("%s: %w", doc.URL, err)
 		}
-		res.fullCost = doc.FullCostPerGoroutine()
+		res.fullPause, res.hasFullPause = doc.FullPause()
 		return doc.Close()
 	})
 	return res
 }
 
 // overBudgetWhy says why a traceback was not taken under the pause budget
-// maxPause: its pause, predicted for n goroutines, or no count at all
-// (n == 0). short rounds the prediction as watch's table does.
-func overBudgetWhy(n int64, predicted, maxPause time.Duration, short bool) string {
+// maxPause: its pause, predicted for n goroutines at cost (what the
+// prediction was made from; "" says nothing of it) and widened by the
+// pause model's error (1: none), or no count at all (n == 0). short
+// rounds the prediction as watch's table does.
+func overBudgetWhy(n int64, predicted time.Duration, modelError float64, cost string, maxPause time.Duration, short bool) string {
 	if n == 0 {
 		return fmt.Sprintf("the goroutines could not be counted first (debug=1), so a traceback's pause cannot be predicted within --max-pause %v", maxPause)
 	}
+	var b strings.Builder
 	if short {
-		return fmt.Sprintf("a full capture of %s is predicted to pause ≈%v, over --max-pause %v", words.Count(n, "goroutine"), roundPause(predicted), maxPause)
+		fmt.Fprintf(&b, "a full capture of %s is predicted to pause ≈%v", words.Count(n, "goroutine"), roundPause(predicted))
+	} else {
+		fmt.Fprintf(&b, "a full capture of %s is predicted to stop the target for about %v", words.Count(n, "goroutine"), predicted.Round(time.Millisecond))
 	}
-	return fmt.Sprintf("a full capture of %s is predicted to stop the target for about %v, over --max-pause %v", words.Count(n, "goroutine"), predicted.Round(time.Millisecond), maxPause)
+	if cost != "" {
+		fmt.Fprintf(&b, " (at %s)", cost)
+	}
+	if modelError > 1 {
+		fmt.Fprintf(&b, ", ×%.1f for the model's error on this target's last tracebacks", modelError)
+	}
+	fmt.Fprintf(&b, ", over --max-pause %v", maxPause)
+	return b.String()
 }
 
 // uniqueName returns name, or name with "-2", "-3"… before its extension

@@ -218,7 +218,9 @@ func TestCaptureCompleteWhenCutAfterPrediction(t *testing.T) {
 
 // TestCaptureCountsWithoutTraceEndpoint captures a 60,000-goroutine child
 // that serves no /debug/pprof/trace: one grouped document with complete
-// counts, flagged truncated since ids and states are missing.
+// counts, not flagged truncated (no count is a lower bound: the issue-35
+// files said both), with ids and states named missing, and standard error
+// saying why.
 func TestCaptureCountsWithoutTraceEndpoint(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: skipping the 64 MiB truncation test")
@@ -239,11 +241,8 @@ func TestCaptureCountsWithoutTraceEndpoint(t *testing.T) {
 		t.Errorf("counts give %d deepPark goroutines, want %d", got, parked)
 	}
 	c := d.Source.Capture
-	if !d.Truncated || c == nil || !slices.Equal(c.Methods, []string{"debug1"}) || !slices.Contains(c.Missing, "id") {
-		t.Errorf("truncated %v, source.capture %+v: want truncated, methods [debug1], id missing", d.Truncated, c)
-	}
-	if len(d.Warnings) == 0 || !strings.Contains(d.Warnings[len(d.Warnings)-1].Msg, "no /debug/pprof/trace") {
-		t.Errorf("warnings %v do not say why ids are missing", d.Warnings)
+	if d.Truncated || len(d.Warnings) > 0 || c == nil || !slices.Equal(c.Methods, []string{"debug1"}) || !slices.Contains(c.Missing, "id") || !slices.Contains(c.Missing, "state") {
+		t.Errorf("truncated %v, warnings %v, source.capture %+v: want complete counts, methods [debug1], id and state missing", d.Truncated, d.Warnings, c)
 	}
 	if !strings.Contains(stderr, "complete counts per stack") || !strings.Contains(stderr, "serves no /debug/pprof/trace") {
 		t.Errorf("stderr does not say counts replace the cut dump:\n%s", stderr)

@@ -30,17 +30,19 @@ func TestDemoEndToEnd(t *testing.T) {
 	if d := dumps[0]; d.Total < 150 || d.Source.Kind == "" || d.Source.Target == "" {
 		t.Errorf("dump.json.gz: %d goroutines, source %+v", d.Total, d.Source)
 	}
-	leaks, rest, _ := strings.Cut(out, "Likely leaks")
-	if !strings.Contains(leaks, "goroutines in") || !strings.Contains(rest, "chan send") {
-		t.Fatalf("no likely leaks in\n%s", out)
+	heading, rest, _ := strings.Cut(out, "Findings")
+	if !strings.Contains(heading, "goroutines in") || !strings.Contains(rest, "LIKELY LEAK (likely)") {
+		t.Fatalf("no likely leak in\n%s", out)
 	}
-	suspects, _, _ := strings.Cut(rest, "\n\n")
-	if !strings.Contains(suspects, "demo.(*Service).fetchQuote") || strings.Contains(suspects, "workerPool") {
-		t.Errorf("the leak is fetchQuote, not the pool:\n%s", suspects)
+	findings, _, _ := strings.Cut(rest, "\n\n")
+	_, leak, _ := strings.Cut(findings, "LIKELY LEAK")
+	leak, _, _ = strings.Cut(leak, "\n  ")
+	if !strings.Contains(leak, "goroutines leak at demo.(*Service).fetchQuote") || strings.Contains(findings, "workerPool") {
+		t.Errorf("the leak is fetchQuote, not the pool:\n%s", findings)
 	}
-	_, contention, _ := strings.Cut(out, "Lock contention: 12 goroutines waiting")
-	if first, _, _ := strings.Cut(contention, "\n\n"); !strings.Contains(first, "sync.Mutex") || !strings.Contains(first, "demo.(*priceCache).Get") {
-		t.Errorf("no contention on the price cache in\n%s", out)
+	if !strings.Contains(findings, "CONTENTION (certain) 12 goroutines wait for one sync.Mutex at demo.(*priceCache).Get") ||
+		!strings.Contains(findings, "in demo.(*priceCache).refresh and does not wait for it: the probable holder") {
+		t.Errorf("no contention on the price cache, held by its refresher, in\n%s", out)
 	}
 	if !strings.Contains(stderr, "wrote "+filepath.Join(dir, "dump.json.gz")+" and "+filepath.Join(dir, "report.html")) {
 		t.Errorf("stderr:\n%s", stderr)

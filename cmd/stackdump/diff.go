@@ -221,7 +221,7 @@ func growthError(res dedupe.DiffResult, limit int64) error {
 	top := grown[0]
 	where := "?"
 	if top.Group.Sample != nil {
-		if f := dedupe.TopFrame(top.Group.Sample.Stack); f != nil {
+		if f := dedupe.NameFrame(top.Group.Sample.Stack); f != nil {
 			where = f.Func
 		}
 	}

@@ -99,8 +99,11 @@ summary; --json prints one line per snapshot instead.
 To keep each service responsive, watch counts its goroutines first (a
 pause of microseconds) and takes every stack only when a group grew or
 appeared (or every --detail-every snapshots), and only when that stops the
-service no longer than --max-pause; otherwise it takes a cheaper snapshot.
-The table says what each snapshot took and what it cost.
+service no longer than --max-pause, judged from what this target's own
+earlier captures cost; otherwise it takes a cheaper snapshot. The table says
+what each snapshot took and what it cost, and the findings of analyze
+with their evidence. A target that restarted begins a new history, and the
+table says so.
 
 Exit status: 0 when every target gave at least one snapshot; 1 when any
 target gave none; 130 or 143 after Ctrl-C or SIGTERM. More: docs/remote.md
@@ -131,9 +134,10 @@ var analyzeHelp = help{
   curl -s 'localhost:6060/debug/pprof/goroutine?debug=2' | stackdump analyze -
   stackdump analyze --json dump.json.gz | jq '.dumps[0].likely_leaks'`,
 	long: `analyze prints one screen per dump: what crashed, if it did; goroutines
-by state; the largest groups of identical stacks; the longest waits; likely
-leaks, with the evidence; lock contention; who started the goroutines; and
-for JVM dumps, deadlocks and the locks that block the most threads. How
+by state; the largest groups of identical stacks; the longest waits; its
+findings (leaks, deadlocks, lock pile-ups with their probable holder), each
+with its evidence, how sure it is and what would prove it; who started the
+goroutines; and for JVM dumps, the locks that block the most threads. How
 leaks are judged, and every --json field: docs/analyze.md.`,
 }
 
@@ -158,8 +162,10 @@ var timelineHelp = help{
   stackdump timeline kill3.log                      # several dumps in one file
   stackdump timeline --json g*.txt | jq '.stuck[] | {count, state, frame}'`,
 	long: `timeline reads dumps of one process taken one after another and reports
-the goroutines and threads stuck in the same place with no progress (and
-for how long at least), the ones that came and went, the JVM threads that
+deadlocks and groups that kept growing, the goroutines and threads stuck
+in the same place with no progress on a wait that shows they cannot
+progress (and for how long at least), apart from the idle ones waiting for
+the network, a timer or work; the ones that came and went, the JVM threads that
 used the most CPU between dumps, and the largest groups over time. The
 runtime's and the JVM's own housekeeping threads are folded into one line
 (--housekeeping lists them). Dumps are taken in the order of their capture

@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -16,6 +17,9 @@ import (
 type pauseTarget struct {
 	addr    string // its net/http/pprof port, host:port
 	control string // its control port, host:port
+	// stop ends it (its standard input closes) and waits for it; the
+	// test's end calls it too.
+	stop func()
 }
 
 // startPauseTarget builds and starts testdata/gen/pausetarget with
@@ -48,13 +52,14 @@ func startPauseTargetEnv(t *testing.T, env []string, args ...string) pauseTarget
 	if err := child.Start(); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { stdin.Close(); child.Wait() })
+	stop := sync.OnceFunc(func() { stdin.Close(); child.Wait() })
+	t.Cleanup(stop)
 	line, _ := bufio.NewReader(stdout).ReadString('\n')
 	f := strings.Fields(line)
 	if len(f) != 4 || f[0] != "listening" || f[2] != "control" {
 		t.Fatalf("pausetarget did not start: %q", line)
 	}
-	return pauseTarget{addr: f[1], control: f[3]}
+	return pauseTarget{addr: f[1], control: f[3], stop: stop}
 }
 
 // targetRequest is one pprof request the target served, with the pauses

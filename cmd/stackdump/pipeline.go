@@ -6,6 +6,7 @@ import (
 	"io"
 	"sync/atomic"
 
+	"github.com/stackdump/stackdump/analyze"
 	"github.com/stackdump/stackdump/dedupe"
 	"github.com/stackdump/stackdump/filter"
 	"github.com/stackdump/stackdump/formats"
@@ -34,6 +35,16 @@ type pipeline struct {
 	// filter, when not nil, keeps the routines it keeps (--focus,
 	// --ignore) in front of every other stage.
 	filter *filter.Filter
+	// routine, when not nil, sees each routine as it streams (watch's
+	// goroutine ids).
+	routine func(*stack.Routine)
+	// analysis, when not nil, analyses each dump as it streams, as
+	// stackdump analyze does (dumpResult.summary: its findings); it needs
+	// the groups (grouped or summarize). ended, when not nil, is called
+	// once a dump's routines are all read, before its analysis is made
+	// (watch tells a restarted target there, before its history is read).
+	analysis *analyze.Options
+	ended    func(*stack.Dump)
 }
 
 // check reports a format that cannot carry the requested output.
@@ -52,6 +63,8 @@ type dumpResult struct {
 	// leaked counts routines in `(leaked)` states (proven leaks, from the
 	// Go runtime's goroutine leak detection).
 	leaked int64
+	// summary is the dump's analysis (pipeline.analysis); nil without.
+	summary *analyze.Summary
 }
 
 // run streams every dump of rd into w through a stack.Pipeline. It
@@ -96,6 +109,7 @@ type resultEncoder struct {
 	groups  *dedupe.GroupingEncoder // nil when not grouping
 	leaked  int64
 	results []dumpResult
+	a       *analyze.Analyzer // the dump's analysis (pipeline.analysis)
 }
 
 func (e *resultEncoder) BeginDump(d *stack.Dump) error {
@@ -103,6 +117,10 @@ func (e *resultEncoder) BeginDump(d *stack.Dump) error {
 		e.p.source(&d.Source)
 	}
 	e.leaked = 0
+	e.a = nil
+	if e.p.analysis != nil && e.groups != nil {
+		e.a = analyze.NewAnalyzer(*e.p.analysis)
+	}
 	return outputErr(e.next.BeginDump(d))
 }
 
@@ -112,6 +130,12 @@ func (e *resultEncoder) WriteRoutine(r *stack.Routine) error {
 	}
 	if e.p.routines != nil {
 		e.p.routines.Add(r.Count)
+	}
+	if e.p.routine != nil {
+		e.p.routine(r)
+	}
+	if e.a != nil {
+		e.a.Add(r)
 	}
 	return outputErr(e.next.WriteRoutine(r))
 }
@@ -124,7 +148,14 @@ func (e *resultEncoder) EndDump(d *stack.Dump) error {
 	if e.groups != nil {
 		groups = e.groups.Groups()
 	}
-	e.results = append(e.results, dumpResult{dump: d, groups: groups, by: e.p.by, leaked: e.leaked})
+	res := dumpResult{dump: d, groups: groups, by: e.p.by, leaked: e.leaked}
+	if e.p.ended != nil {
+		e.p.ended(d)
+	}
+	if e.a != nil {
+		res.summary = e.a.Summary(d, groups, "")
+	}
+	e.results = append(e.results, res)
 	return nil
 }
 

@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/stackdump/stackdump/analyze"
 	"github.com/stackdump/stackdump/dedupe"
 	"github.com/stackdump/stackdump/filter"
 	"github.com/stackdump/stackdump/formats"
@@ -76,10 +77,14 @@ func runReport(cmd *cobra.Command, files []string, o reportOptions) error {
 		return err
 	}
 	table := stack.NewTable() // frames shared by every dump
+	// The dumps are analysed as analyze analyses them, in the order
+	// given (growth across them is evidence), and as a series by the
+	// timeline (what did not move, what grew).
+	series := reportSeries{history: analyze.NewLeakHistory(), timeline: analyze.NewTimeline(analyze.TimelineOptions{By: by})}
 	var inputs []report.Input
 	var readErr error
 	for _, name := range files {
-		in, err := readReportInput(cmd, name, by, table, flt, o.quiet)
+		in, err := readReportInput(cmd, name, by, table, flt, series, o.quiet)
 		inputs = append(inputs, in...)
 		if len(in) > 0 {
 			err = keepCut(cmd.ErrOrStderr(), err) // the rule for cut input (inputcut.go)
@@ -102,6 +107,9 @@ func runReport(cmd *cobra.Command, files []string, o reportOptions) error {
 		return err
 	}
 	opts := report.Options{Title: o.title, MaxGroups: o.maxGroups, Series: o.series, Generated: time.Now()}
+	if len(inputs) > 1 {
+		opts.Timeline = series.timeline.Report()
+	}
 	var written atomic.Int64
 	if err := writeToCounting(path, cmd.OutOrStdout(), comp, &written, func(w io.Writer) error {
 		return report.Write(w, inputs, opts)
@@ -122,8 +130,15 @@ func runReport(cmd *cobra.Command, files []string, o reportOptions) error {
 // poured into the terminal.
 const defaultReport = "report.html"
 
-// readReportInput reads and groups every dump of one file.
-func readReportInput(cmd *cobra.Command, name string, by dedupe.By, table *stack.Table, flt *filter.Filter, quiet bool) ([]report.Input, error) {
+// reportSeries is what the dumps of a report share: the history that
+// makes growth across them evidence, and their timeline.
+type reportSeries struct {
+	history  *analyze.LeakHistory
+	timeline *analyze.Timeline
+}
+
+// readReportInput reads, groups and analyses every dump of one file.
+func readReportInput(cmd *cobra.Command, name string, by dedupe.By, table *stack.Table, flt *filter.Filter, series reportSeries, quiet bool) ([]report.Input, error) {
 	src, count, closeIn, err := openTracked(cmd, name, quiet)
 	if err != nil {
 		return nil, err
@@ -132,7 +147,9 @@ func readReportInput(cmd *cobra.Command, name string, by dedupe.By, table *stack
 	rd, filtered := filterInput(flt, formats.NewReader(src, formats.ReadOptions{Table: table, Progress: count}))
 	defer filtered.note(cmd.ErrOrStderr(), displayName(name))
 	inputs, err := report.ReadFrom(rd, displayName(name), report.ReadOptions{
-		Group: dedupe.Options{By: by},
+		Group:    dedupe.Options{By: by},
+		Analysis: analyze.Options{History: series.history},
+		Timeline: series.timeline,
 		OnWarning: func(pe *stack.ParseError) {
 			fmt.Fprintf(cmd.ErrOrStderr(), "stackdump: warning: %s: %v\n", displayName(name), pe)
 		},

@@ -2,7 +2,9 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"runtime/pprof"
@@ -11,6 +13,9 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/stackdump/stackdump/analyze"
+	"github.com/stackdump/stackdump/internal/livechild"
 )
 
 // reportParked blocks until ch closes: the goroutines the report must find.
@@ -209,5 +214,59 @@ func TestReportCommandArguments(t *testing.T) {
 	}
 	if _, err := os.Stat(out); !os.IsNotExist(err) {
 		t.Errorf("a failed report left %s behind: %v", out, err)
+	}
+}
+
+// TestReportCommandFindings: stackdump report of three captures of a real
+// leak (testdata/gen/judged leak, "next" between them) carries analyze's
+// findings for each dump, with growth across the earlier ones as
+// evidence, and the findings of the dumps as a series (the timeline's).
+func TestReportCommandFindings(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	p := livechild.StartArgs(ctx, t, "judged", "leak")
+	dir := t.TempDir()
+	var files []string
+	for i := range 3 {
+		if i > 0 {
+			p.Send(t, "next")
+		}
+		f := filepath.Join(dir, fmt.Sprintf("t%d.json", i+1))
+		if _, stderr, err := runCLI(t, "capture", "-q", "--max-pause", "0", p.URL, "-o", f); err != nil {
+			t.Fatalf("%v\n%s", err, stderr)
+		}
+		files = append(files, f)
+	}
+	out := filepath.Join(dir, "report.html")
+	if _, stderr, err := runCLI(t, append([]string{"report", "-q", "-o", out}, files...)...); err != nil {
+		t.Fatalf("%v\n%s", err, stderr)
+	}
+	page, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, blob, _ := strings.Cut(string(page), `<script type="application/json" id="report-data">`)
+	blob, _, _ = strings.Cut(blob, "</script>")
+	var doc struct {
+		Inputs []struct {
+			Findings []analyze.Finding `json:"findings"`
+			Analyzed bool              `json:"analyzed"`
+		} `json:"inputs"`
+		SeriesFindings []analyze.Finding `json:"seriesFindings"`
+		SeriesAnalyzed bool              `json:"seriesAnalyzed"`
+	}
+	if err := json.Unmarshal([]byte(blob), &doc); err != nil {
+		t.Fatal(err)
+	}
+	if len(doc.Inputs) != 3 || !doc.Inputs[2].Analyzed || !doc.SeriesAnalyzed {
+		t.Fatalf("%d inputs, the last analysed %v, the series analysed %v", len(doc.Inputs), len(doc.Inputs) == 3 && doc.Inputs[2].Analyzed, doc.SeriesAnalyzed)
+	}
+	grew := func(fs []analyze.Finding) bool {
+		return slices.ContainsFunc(fs, func(f analyze.Finding) bool {
+			return slices.ContainsFunc(f.Evidence, func(e analyze.Evidence) bool { return e.Kind == analyze.EvidenceGrowth })
+		})
+	}
+	if !grew(doc.Inputs[2].Findings) || !grew(doc.SeriesFindings) {
+		t.Errorf("no growth as evidence: the last dump's findings %v; the series' %v", doc.Inputs[2].Findings, doc.SeriesFindings)
 	}
 }

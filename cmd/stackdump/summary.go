@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/stackdump/stackdump/analyze"
 	"github.com/stackdump/stackdump/dedupe"
 	"github.com/stackdump/stackdump/internal/words"
 	"github.com/stackdump/stackdump/remote"
@@ -58,11 +59,14 @@ func writeDumpSummary(w io.Writer, dr dumpResult) {
 		fmt.Fprintf(w, "  states: %s\n", stateHistogram(states, 6))
 	}
 	for _, g := range dr.groups[:min(len(dr.groups), summaryTopGroups)] {
-		line := fmt.Sprintf("  %8d  %-16s %s", g.Count, dedupe.MainState(g), dedupe.TopFrameText(g))
+		line := fmt.Sprintf("  %8d  %-16s %s", g.Count, cmp.Or(dedupe.MainState(g), "-"), groupWhere(g))
 		if g.Sample != nil && g.Sample.CreatedBy != nil {
 			line += "  ← " + g.Sample.CreatedBy.Func
 		}
 		fmt.Fprintln(w, line)
+	}
+	if s := dr.summary; s != nil {
+		writeFindings(w, s.Findings, s.Clear(), "  ")
 	}
 	if n := len(d.Warnings); n > 0 {
 		fmt.Fprintf(w, "  %s; first: %v\n", words.Count(n, "warning"), d.Warnings[0])
@@ -90,7 +94,32 @@ func writeLeakSummary(w io.Writer, dr dumpResult) {
 			continue
 		}
 		shown++
-		fmt.Fprintf(w, "  %8d  leaked in %s\n", g.Leaked, dedupe.TopFrameText(g))
+		fmt.Fprintf(w, "  %8d  leaked in %s\n", g.Leaked, groupWhere(g))
+	}
+}
+
+// summaryFindings is how many findings a summary lists.
+const summaryFindings = 5
+
+// writeFindings lists findings (analyze's verdicts, most alarming first)
+// one a line with their strongest evidence and what would settle those
+// one snapshot cannot, then the checks that found nothing (clear,
+// analyze.Summary.Clear); indent starts each line.
+func writeFindings(w io.Writer, fs []analyze.Finding, clear []string, indent string) {
+	for _, f := range fs[:min(len(fs), summaryFindings)] {
+		fmt.Fprintf(w, "%s%s\n", indent, f)
+		if len(f.Evidence) > 0 {
+			fmt.Fprintf(w, "%s    · %s\n", indent, f.Evidence[0].Text)
+		}
+		if f.Confidence == analyze.Possible && f.WouldProve != "" {
+			fmt.Fprintf(w, "%s    would prove: %s\n", indent, f.WouldProve)
+		}
+	}
+	if n := len(fs) - summaryFindings; n > 0 {
+		fmt.Fprintf(w, "%s… and %d more (stackdump analyze lists them all)\n", indent, n)
+	}
+	if len(clear) > 0 {
+		fmt.Fprintf(w, "%s✓ %s\n", indent, strings.Join(clear, ", "))
 	}
 }
 
@@ -112,4 +141,16 @@ func stateHistogram(states map[string]int64, n int) string {
 		parts = append(parts, fmt.Sprintf("%d %s", states[k], name))
 	}
 	return strings.Join(parts, ", ")
+}
+
+// groupWhere names a group for a table by the one rule of every table
+// (dedupe.PlaceOf): the program's code it is in, with the standard
+// library's waiting call under it as detail ("main.(*Cache).Get
+// (cache.go:42) in sync.(*Mutex).Lock").
+func groupWhere(g *stack.Group) string {
+	name := dedupe.GroupName(g)
+	if p := dedupe.GroupPlace(g); p.Wait != nil {
+		name += " in " + p.Wait.Func
+	}
+	return name
 }

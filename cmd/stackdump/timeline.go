@@ -45,7 +45,7 @@ func newTimelineCommand() *cobra.Command {
 	f.IntVar(&o.maxStuck, "max-stuck", analyze.DefaultTimelineMaxStuck, "rows of stuck routines to list (stuck_total counts them all)")
 	f.StringVar(&o.by, "by", "stack", "group routines by: exact, stack or func")
 	f.StringVar(&o.color, "color", "auto", "color the text: auto (on a terminal, unless NO_COLOR is set), always or never")
-	f.BoolVar(&o.housekeeping, "housekeeping", false, "list the housekeeping threads and goroutines row by row, not in one line")
+	f.BoolVar(&o.housekeeping, "housekeeping", false, "list the idle and housekeeping threads and goroutines row by row, not in one line each")
 	o.filters.add(cmd)
 	return cmd
 }

@@ -25,6 +25,8 @@ type progressDoc struct {
 	StuckTotal        int           `json:"stuck_total"`
 	Housekeeping      []progressRow `json:"housekeeping"`
 	HousekeepingTotal int           `json:"housekeeping_total"`
+	Idle              []progressRow `json:"idle"`
+	IdleTotal         int           `json:"idle_total"`
 	Busiest           []struct {
 		Name  string `json:"name"`
 		CPUMS int64  `json:"cpu_ms"`
@@ -99,11 +101,12 @@ func readSnapshot(t *testing.T, path string) *stack.Dump {
 // TestTimelineCommandProgressJVM captures testdata/gen/jvm/Progress.java
 // three times with `stackdump capture jvm:PID`, moving one thread into a
 // wait after the first capture, and checks `timeline --json`: the thread
-// that waits since the second capture is stuck from there (a run of two
-// of three snapshots), the threads parked from the start are stuck in
-// all three, the spinning thread and the ticker whose cpu= rises in the
-// same frame are not stuck, and the JVM's own threads and the idle pool
-// workers are housekeeping, not stuck.
+// that waits since the second capture is unchanged from there (a run of
+// two of three snapshots), the threads parked from the start in all
+// three — idle, not stuck: they wait for a signal, not for a lock —, the
+// spinning thread and the ticker whose cpu= rises in the same frame are
+// not listed, and the JVM's own threads and the idle pool workers are
+// housekeeping.
 func TestTimelineCommandProgressJVM(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
@@ -131,14 +134,17 @@ func TestTimelineCommandProgressJVM(t *testing.T) {
 		t.Fatalf("%d snapshots", len(doc.Snapshots))
 	}
 
+	if doc.StuckTotal != 0 {
+		t.Errorf("stuck %+v: no thread of Progress waits for a lock", doc.Stuck)
+	}
 	for _, name := range []string{"parked-1", "parked-2"} {
-		if rows := rowsNaming(doc.Stuck, name); len(rows) != 1 || rows[0].Since != 0 || rows[0].Snapshots != 3 || rows[0].Frame.Func != "Progress.parkForever" {
-			t.Errorf("%s: stuck rows %+v; want one, in all 3 snapshots", name, rows)
+		if rows := rowsNaming(doc.Idle, name); len(rows) != 1 || rows[0].Since != 0 || rows[0].Snapshots != 3 || rows[0].Frame.Func != "Progress.parkForever" || rows[0].Why != "event" {
+			t.Errorf("%s: idle rows %+v; want one, in all 3 snapshots", name, rows)
 		}
 	}
-	late := rowsNaming(doc.Stuck, "late-waiter")
+	late := rowsNaming(doc.Idle, "late-waiter")
 	if len(late) != 1 || late[0].Since != 1 || late[0].Snapshots != 2 || late[0].State != "WAITING (on object monitor)" || late[0].Frame.Func != "Progress.waitAfterFirst" {
-		t.Errorf("late-waiter: stuck rows %+v; want one since snapshot 1, of 2 snapshots", late)
+		t.Errorf("late-waiter: idle rows %+v; want one since snapshot 1, of 2 snapshots", late)
 	} else if want := doc.Snapshots[2].CapturedAt.Sub(doc.Snapshots[1].CapturedAt).Milliseconds(); late[0].ObservedMS != want {
 		t.Errorf("late-waiter observed %d ms, want the %d ms from its second capture", late[0].ObservedMS, want)
 	}
@@ -159,7 +165,7 @@ func TestTimelineCommandProgressJVM(t *testing.T) {
 		t.Errorf("ticker's cpu= did not rise: %v → %v", first.Thread.CPU, last.Thread.CPU)
 	}
 	for _, name := range []string{"spinner", "ticker"} {
-		if rows := append(rowsNaming(doc.Stuck, name), rowsNaming(doc.Housekeeping, name)...); len(rows) != 0 {
+		if rows := append(append(rowsNaming(doc.Stuck, name), rowsNaming(doc.Housekeeping, name)...), rowsNaming(doc.Idle, name)...); len(rows) != 0 {
 			t.Errorf("%s listed though its cpu= rose: %+v", name, rows)
 		}
 	}
@@ -191,14 +197,14 @@ func TestTimelineCommandProgressJVM(t *testing.T) {
 		t.Error("no JVM thread without a Java stack in housekeeping")
 	}
 	sum := 0
-	for _, r := range doc.Stuck {
+	for _, r := range doc.Idle {
 		sum += r.Count
-		if len(r.Stack) == 0 || r.Why != "" {
-			t.Errorf("stuck row of the JVM's own: %+v", r)
+		if len(r.Stack) == 0 || r.Why == "" {
+			t.Errorf("idle row of the JVM's own, or without its reason: %+v", r)
 		}
 	}
-	if sum != doc.StuckTotal {
-		t.Errorf("stuck rows hold %d, stuck_total %d", sum, doc.StuckTotal)
+	if sum != doc.IdleTotal {
+		t.Errorf("idle rows hold %d, idle_total %d", sum, doc.IdleTotal)
 	}
 
 	// The text folds housekeeping into one line, --housekeeping lists it.
@@ -236,10 +242,11 @@ func lineWith(text, s string) string {
 // with `stackdump capture`, moving one goroutine into a wait and using
 // the HTTP client's pool of idle connections after the first capture, and
 // checks `timeline --json`: the goroutine that waits since the second
-// capture is stuck from there, those blocked from the start in all three,
-// the goroutine spinning in one frame (runnable in every capture) is not
-// stuck, and net/http's idle connections, the standard library's own
-// goroutines, are housekeeping.
+// capture is unchanged from there, those blocked from the start in all
+// three — idle, not stuck: a few goroutines on a channel are an idle
+// pool's shape —, the goroutine spinning in one frame (runnable in every
+// capture) is not listed, and net/http's idle connections, the standard
+// library's own goroutines, are housekeeping.
 func TestTimelineCommandProgressGo(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
@@ -261,8 +268,11 @@ func TestTimelineCommandProgressGo(t *testing.T) {
 	}
 	doc := runTimelineJSON(t, files)
 
+	if doc.StuckTotal != 0 {
+		t.Errorf("stuck %+v: nothing of progress waits for a lock or a deadlock", doc.Stuck)
+	}
 	var blocked, late []progressRow
-	for _, r := range doc.Stuck {
+	for _, r := range doc.Idle {
 		switch r.Frame.Func {
 		case "main.blockedFromStart":
 			blocked = append(blocked, r)
@@ -295,7 +305,7 @@ func TestTimelineCommandProgressGo(t *testing.T) {
 	if len(spinIDs) != 3 || spinIDs[0] != spinIDs[2] {
 		t.Fatalf("spinner ids in the captures: %v", spinIDs)
 	}
-	for _, r := range append(slices.Clone(doc.Stuck), doc.Housekeeping...) {
+	for _, r := range append(append(slices.Clone(doc.Stuck), doc.Housekeeping...), doc.Idle...) {
 		if slices.Contains(r.IDs, spinIDs[0]) {
 			t.Errorf("the spinner is listed: %+v", r)
 		}

@@ -28,6 +28,8 @@ type timelineDoc struct {
 	} `json:"snapshots"`
 	Stuck      []stuckDoc        `json:"stuck"`
 	StuckTotal int               `json:"stuck_total"`
+	Idle       []stuckDoc        `json:"idle"`
+	IdleTotal  int               `json:"idle_total"`
 	Busiest    []json.RawMessage `json:"busiest"`
 	Groups     []struct {
 		Counts []int64 `json:"counts"`
@@ -49,7 +51,8 @@ type stuckDoc struct {
 // TestTimelineCommandLiveGo captures a live Go program three times with
 // `stackdump capture`, gives the files to `timeline --json` out of order,
 // and checks that they are put in capture order and that the program's
-// blocked goroutines are stuck.
+// blocked goroutines are unchanged: idle (seven goroutines on a channel
+// are an idle pool's shape), not stuck.
 func TestTimelineCommandLiveGo(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
@@ -88,20 +91,20 @@ func TestTimelineCommandLiveGo(t *testing.T) {
 	}
 	found := false
 	sum := 0
-	for _, s := range doc.Stuck {
+	for _, s := range doc.Idle {
 		sum += s.Count
 		if s.Frame.Func == "main.stuckWorker" {
 			found = true
 			if s.Count != 7 || len(s.IDs) != 7 || s.State != "chan receive" || s.ObservedMS != doc.SpanMS || s.ForMS < s.ObservedMS {
-				t.Errorf("stuck workers %+v", s)
+				t.Errorf("unchanged workers %+v", s)
 			}
 		}
 		if s.Frame.Func == "main.shortLived" {
-			t.Errorf("short-lived goroutines reported stuck: %+v", s)
+			t.Errorf("short-lived goroutines reported unchanged: %+v", s)
 		}
 	}
-	if !found || doc.StuckTotal != sum {
-		t.Errorf("stuck %+v, stuck_total %d", doc.Stuck, doc.StuckTotal)
+	if !found || doc.IdleTotal != sum || doc.StuckTotal != 0 {
+		t.Errorf("idle %+v, idle_total %d, stuck_total %d", doc.Idle, doc.IdleTotal, doc.StuckTotal)
 	}
 	if doc.Snapshots[1].New == 0 || doc.Snapshots[2].Gone == 0 {
 		t.Errorf("no ids came and went: %+v", doc.Snapshots)
@@ -129,10 +132,17 @@ func TestTimelineCommandLiveGo(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"3 snapshots", "Stuck", "main.stuckWorker (main.go:", "Groups over time", "7 → 7 → 7"} {
+	for _, want := range []string{"3 snapshots", "Stuck  nothing unchanged waits on a lock", "Idle ", "for an event", "Groups over time", "7 → 7 → 7"} {
 		if !strings.Contains(text, want) {
 			t.Errorf("text lacks %q:\n%s", want, text)
 		}
+	}
+	listed, _, err := runCLI(t, append([]string{"timeline", "--color", "never", "--housekeeping"}, files...)...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(listed, "main.stuckWorker (main.go:") {
+		t.Errorf("--housekeeping does not list the idle workers:\n%s", listed)
 	}
 }
 
@@ -152,11 +162,11 @@ func TestTimelineCommandArgumentOrder(t *testing.T) {
 	if len(doc.Snapshots) != 2 || doc.Snapshots[0].Name != b || doc.Snapshots[1].Name != a {
 		t.Fatalf("snapshots %+v; want b then a", doc.Snapshots)
 	}
-	i := slices.IndexFunc(doc.Stuck, func(s stuckDoc) bool {
+	i := slices.IndexFunc(doc.Idle, func(s stuckDoc) bool {
 		return strings.HasSuffix(s.Frame.Func, "stackdump.leakyWorker")
 	})
-	if i < 0 || doc.Stuck[i].Count < 4 || doc.Stuck[i].ObservedMS != 0 {
-		t.Errorf("leaky workers not stuck, or observed without capture times: %+v", doc.Stuck)
+	if i < 0 || doc.Idle[i].Count < 4 || doc.Idle[i].ObservedMS != 0 {
+		t.Errorf("leaky workers not unchanged, or observed without capture times: %+v", doc.Idle)
 	}
 }
 

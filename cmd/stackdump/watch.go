@@ -16,6 +16,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/stackdump/stackdump/analyze"
 	"github.com/stackdump/stackdump/internal/words"
 )
 
@@ -219,8 +220,18 @@ func writeWatchTable(w io.Writer, t *watchedTarget, o watchOptions) {
 	if t.failures > 0 {
 		failed = fmt.Sprintf(" (%d failed)", t.failures)
 	}
-	fmt.Fprintf(&b, "%s  snapshot %d%s at %s  total %d (%+d since last, %+d since first)\n",
-		t.raw, t.attempts(), failed, time.Now().Format("15:04:05"), total, total-h.prevTotal(), total-h.firstTotal)
+	switch {
+	case t.restarted != "":
+		fmt.Fprintf(&b, "%s  snapshot %d%s at %s  total %d (a new process: its history starts here)\n",
+			t.raw, t.attempts(), failed, time.Now().Format("15:04:05"), total)
+		fmt.Fprintf(&b, "  restarted: %s\n", t.restarted)
+	case t.historyFrom > 1:
+		fmt.Fprintf(&b, "%s  snapshot %d%s at %s  total %d (%+d since last, %+d since snapshot %d, the restart)\n",
+			t.raw, t.attempts(), failed, time.Now().Format("15:04:05"), total, total-h.prevTotal(), total-h.firstTotal, t.historyFrom)
+	default:
+		fmt.Fprintf(&b, "%s  snapshot %d%s at %s  total %d (%+d since last, %+d since first)\n",
+			t.raw, t.attempts(), failed, time.Now().Format("15:04:05"), total, total-h.prevTotal(), total-h.firstTotal)
+	}
 	if c := t.lastCapture; len(c.Methods) > 0 || c.PauseNs > 0 || c.Why != "" {
 		fmt.Fprintf(&b, "  capture: %s\n", t.lastCapture.text())
 	}
@@ -230,9 +241,9 @@ func writeWatchTable(w io.Writer, t *watchedTarget, o watchOptions) {
 	// ("TIMED_WAITING (on object monitor)") are not cut.
 	width := len("STATE")
 	for _, r := range rows {
-		width = max(width, utf8.RuneCountInString(r.State))
+		width = max(width, utf8.RuneCountInString(r.stateText()))
 	}
-	fmt.Fprintf(&b, "%8s %8s %8s  %-*s %s\n", "COUNT", "Δ LAST", "Δ FIRST", width, "STATE", "TOP FRAME")
+	fmt.Fprintf(&b, "%8s %8s %8s  %-*s %s\n", "COUNT", "Δ LAST", "Δ FIRST", width, "STATE", "WHERE")
 	for _, r := range rows {
 		flag := ""
 		switch {
@@ -243,15 +254,20 @@ func writeWatchTable(w io.Writer, t *watchedTarget, o watchOptions) {
 		case r.Suspect:
 			flag = "  ← leak suspect"
 		}
-		fmt.Fprintf(&b, "%8d %+8d %+8d  %s%s %s%s\n", r.Count, r.DeltaLast, r.DeltaFirst, r.State, strings.Repeat(" ", width-utf8.RuneCountInString(r.State)), r.Top, flag)
+		state := r.stateText()
+		fmt.Fprintf(&b, "%8d %+8d %+8d  %s%s %s%s\n", r.Count, r.DeltaLast, r.DeltaFirst, state, strings.Repeat(" ", width-utf8.RuneCountInString(state)), r.Top, flag)
 	}
+	writeWatchFindings(&b, t)
 	b.WriteString("\n")
 	io.WriteString(w, b.String())
 }
 
 func writeWatchJSON(w io.Writer, t *watchedTarget, o watchOptions) error {
 	rows := t.hist.rows(o.leakAfter)
-	suspects, proven := []string{}, []string{}
+	suspects, proven, findings := []string{}, []string{}, t.findings
+	if findings == nil {
+		findings = []analyze.Finding{}
+	}
 	for _, r := range rows {
 		if r.Suspect {
 			suspects = append(suspects, r.Key)
@@ -261,17 +277,31 @@ func writeWatchJSON(w io.Writer, t *watchedTarget, o watchOptions) error {
 		}
 	}
 	line, err := json.Marshal(struct {
-		Time     time.Time    `json:"time"`
-		Target   string       `json:"target"`
-		Snapshot int          `json:"snapshot"`
-		Failed   int          `json:"failed"`
-		Total    int64        `json:"total"`
-		Capture  watchCapture `json:"capture"`
-		Groups   []watchRow   `json:"groups"`
-		Suspects []string     `json:"suspects"`
-		Proven   []string     `json:"proven"`
-		Leaked   int64        `json:"leaked"`
-	}{time.Now().UTC(), t.raw, t.attempts(), t.failures, t.hist.total(), t.lastCapture, rows[:min(len(rows), o.top)], suspects, proven, t.leaked})
+		Time     time.Time `json:"time"`
+		Target   string    `json:"target"`
+		Snapshot int       `json:"snapshot"`
+		Failed   int       `json:"failed"`
+		Total    int64     `json:"total"`
+		// Restarted says why this snapshot is of a new process, whose
+		// history starts here; HistoryFrom is the number of the snapshot
+		// the history (deltas, suspects) starts at; Restarts counts them.
+		Restarted   string       `json:"restarted,omitempty"`
+		HistoryFrom int          `json:"history_from"`
+		Restarts    int          `json:"restarts"`
+		Capture     watchCapture `json:"capture"`
+		Groups      []watchRow   `json:"groups"`
+		Suspects    []string     `json:"suspects"`
+		Proven      []string     `json:"proven"`
+		Leaked      int64        `json:"leaked"`
+		// Findings are analyze's verdicts with their evidence on the
+		// snapshot numbered FindingsFrom, the last that had states;
+		// Clear the checks that found nothing.
+		Findings     []analyze.Finding `json:"findings"`
+		FindingsFrom int               `json:"findings_from,omitempty"`
+		Clear        []string          `json:"clear,omitempty"`
+	}{time.Now().UTC(), t.raw, t.attempts(), t.failures, t.hist.total(), t.restarted, t.historyFrom, t.restarts,
+		t.lastCapture, rows[:min(len(rows), o.top)], suspects, proven, t.leaked,
+		findings, t.findingsAt, t.clear})
 	if err != nil {
 		return err
 	}
@@ -296,7 +326,11 @@ func writeWatchReport(w io.Writer, t *watchedTarget, named bool, o watchOptions)
 		fmt.Fprintln(w)
 		return
 	}
-	fmt.Fprintf(w, "\n%s%s; total %d → %d (%+d), peak %d at snapshot %d", prefix, words.Count(h.snapshots, "snapshot"), h.firstTotal, h.total(), h.total()-h.firstTotal, h.peakTotal, h.peakAt)
+	fmt.Fprintln(w)
+	if t.restarts > 0 {
+		fmt.Fprintf(w, "%srestarted %s, last at snapshot %d: %s; since then:\n", prefix, words.Count(t.restarts, "time"), t.historyFrom, t.lastRestart)
+	}
+	fmt.Fprintf(w, "%s%s; total %d → %d (%+d), peak %d at snapshot %d", prefix, words.Count(h.snapshots, "snapshot"), h.firstTotal, h.total(), h.total()-h.firstTotal, h.peakTotal, h.peakAt)
 	if t.failures > 0 {
 		fmt.Fprintf(w, "; %d of %d failed", t.failures, t.attempts())
 	}
@@ -333,4 +367,32 @@ func countSeries(counts []int64) string {
 		parts[i] = strconv.FormatInt(c, 10)
 	}
 	return strings.Join(parts, " → ")
+}
+
+// stateText is a row's STATE cell: the runtime's state, or, for a group
+// only counts showed (no state), the call it waits in, "in
+// runtime.chanrecv1"; "-" when neither is known.
+func (r watchRow) stateText() string {
+	switch {
+	case r.State != "":
+		return r.State
+	case r.Wait != "":
+		return "in " + r.Wait
+	}
+	return "-"
+}
+
+// writeWatchFindings lists analyze's verdicts on the target's last
+// snapshot with states: the same findings, claims and evidence as
+// stackdump analyze gives, and the checks that found nothing.
+func writeWatchFindings(b *strings.Builder, t *watchedTarget) {
+	if t.findingsAt == 0 || len(t.findings) == 0 && len(t.clear) == 0 {
+		return
+	}
+	if t.findingsAt == t.attempts() {
+		b.WriteString("  findings:\n")
+	} else {
+		fmt.Fprintf(b, "  findings of snapshot %d, the last with states:\n", t.findingsAt)
+	}
+	writeFindings(b, t.findings, t.clear, "    ")
 }

@@ -151,14 +151,15 @@ func TestWatchKeepSaysWhenItDrops(t *testing.T) {
 
 // TestWatchJVMStatesNotCut watches a real JVM whose threads wait on a
 // monitor: the table shows "WAITING (on object monitor)" whole (states
-// used to be cut to 16 characters, "WAITING (on obj…").
+// used to be cut to 16 characters, "WAITING (on obj…"), and names the
+// waiters by the code that waits, in Object.wait.
 func TestWatchJVMStatesNotCut(t *testing.T) {
 	pid := startParkedJVM(t)
 	stdout, stderr, err := runCLI(t, "watch", "jvm:"+strconv.Itoa(pid), "--count", "1", "--top", "50")
 	if err != nil {
 		t.Fatalf("%v\n%s", err, stderr)
 	}
-	if !regexp.MustCompile(`\s3 +\+0 +\+0  WAITING \(on object monitor\) +java\.lang\.Object\.wait`).MatchString(stdout) || !strings.Contains(stdout, "TIMED_WAITING (sleeping) ") {
+	if !regexp.MustCompile(`\s3 +\+0 +\+0  WAITING \(on object monitor\) +Parked\.lambda\$main\$0 \(Parked\.java:\d+\) in java\.lang\.Object\.wait`).MatchString(stdout) || !strings.Contains(stdout, "TIMED_WAITING (sleeping) ") {
 		t.Errorf("the parked waiters' row does not show their whole state:\n%s", stdout)
 	}
 	if strings.Contains(stdout, "…") {

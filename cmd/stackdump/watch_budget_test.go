@@ -2,7 +2,9 @@ package main
 
 import (
 	"encoding/json"
+	"net/http"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"slices"
 	"strings"
@@ -110,8 +112,9 @@ func TestWatchPauseBudget(t *testing.T) {
 }
 
 // TestWatchPauseBudgetSmallTarget: a child with 50 goroutines fits the
-// budget (about 55 × 100 µs = 5.5 ms with its own): its first snapshot is the full traceback,
-// whose observed answer wait gives the target's own cost per goroutine; the
+// budget (about 125 KiB of traceback × 50 µs = 6.2 ms at the prior): its
+// first snapshot is the full traceback, whose observed answer wait over
+// its predicted size is the target's own cost per KiB; the
 // next snapshots are its counts, since nothing grows. The table says what
 // each took, and the kept dumps carry the pauses in source.capture.
 func TestWatchPauseBudgetSmallTarget(t *testing.T) {
@@ -127,9 +130,10 @@ func TestWatchPauseBudgetSmallTarget(t *testing.T) {
 		t.Fatalf("%d snapshots, want 3", len(lines))
 	}
 	first := lines[0].Capture
-	prior := int64(remote.PriorFullCostPerGoroutine)
-	if first.Mode != "full" || !slices.Equal(first.Methods, []string{"debug1", "debug2"}) || first.PauseBasis != "observed" || first.PauseObservedNs <= 0 || first.PausePredictedNs != lines[0].Total*prior && first.PausePredictedNs < 50*prior {
-		t.Errorf("first snapshot: %+v; want the full capture, its pause observed, predicted at 50 and more × %v", first, remote.PriorFullCostPerGoroutine)
+	if first.Mode != "full" || !slices.Equal(first.Methods, []string{"debug1", "debug2"}) || first.PauseBasis != "observed" || first.PauseObservedNs <= 0 ||
+		first.PausePredictedNs != first.FullPredictedNs || first.FullPredictedNs <= 0 || first.Model == nil || first.Model.Measured != 1 ||
+		first.Model.CostPerKiBNs != int64(float64(first.PauseObservedNs)/float64(first.FullPredictedNs)*float64(remote.PriorFullCostPerKiB)) {
+		t.Errorf("first snapshot: %+v, model %+v; want the full capture, predicted at the prior, its pause observed and learned from", first, first.Model)
 	}
 	for _, l := range lines[1:] {
 		if l.Capture.Mode != "counts" || l.Capture.PauseNs != int64(remote.CountsPause) || l.Capture.Why == "" {
@@ -142,7 +146,7 @@ func TestWatchPauseBudgetSmallTarget(t *testing.T) {
 		t.Fatalf("%d files kept, want 3", len(files))
 	}
 	d := readDumpFile(t, files[0])[0]
-	if c := d.Source.Capture; c == nil || c.PausePredicted < 50*remote.PriorFullCostPerGoroutine || c.PauseObserved <= 0 || c.Goroutines != 0 {
+	if c := d.Source.Capture; c == nil || c.PausePredicted != time.Duration(first.FullPredictedNs) || c.PauseObserved <= 0 || c.Goroutines != 0 {
 		t.Errorf("first kept dump's source.capture %+v: want the predicted and observed pause, and no second total", c)
 	}
 
@@ -151,7 +155,7 @@ func TestWatchPauseBudgetSmallTarget(t *testing.T) {
 	if err != nil {
 		t.Fatalf("%v\n%s", err, stderr)
 	}
-	for _, want := range []string{"capture: full (debug1 + debug2), pause ≤", "observed: first snapshot", "capture: counts (debug1), pause ≈500µs predicted: no group grew or appeared"} {
+	for _, want := range []string{"capture: full (debug1 + debug2), pause ≤", "observed (≈", "predicted; next at ", "/KiB, measured by 1 traceback): first snapshot", "capture: counts (debug1), pause ≈500µs predicted: no group grew or appeared"} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("the table lacks %q:\n%s", want, stdout)
 		}
@@ -162,21 +166,22 @@ func TestWatchPauseBudgetSmallTarget(t *testing.T) {
 }
 
 // TestCaptureWarnsBeforeLongFull: capture keeps full mode, but before a
-// traceback of 11,000 goroutines (predicted 11,000 × 100 µs ≈ 1.1 s) it
-// says what it will cost and names --mode trace; with --max-pause 10ms it
-// takes the trace snapshot instead, says so, and never asks for debug=2.
+// traceback of 6,000 goroutines 40 frames deep (about 26 MiB of text,
+// predicted at the prior 50 µs/KiB ≈ 1.3 s) it says what it will cost and
+// names --mode trace; with --max-pause 10ms it takes the trace snapshot
+// instead, says so, and never asks for debug=2.
 func TestCaptureWarnsBeforeLongFull(t *testing.T) {
 	if testing.Short() {
 		t.Skip("a traceback of 11,000 goroutines")
 	}
-	child := startPauseTarget(t, "-goroutines", "11000", "-depth", "0")
+	child := startPauseTarget(t, "-goroutines", "6000", "-depth", "40")
 	target := "http://" + child.addr + "/debug/pprof/goroutine"
 	out := filepath.Join(t.TempDir(), "full.json")
 	_, stderr, err := runCLI(t, "capture", "-q", target, "-o", out)
 	if err != nil {
 		t.Fatalf("%v\n%s", err, stderr)
 	}
-	if !strings.Contains(stderr, "warning: a full capture of 11") || !strings.Contains(stderr, "is predicted to stop the target for about 1.1s") || !strings.Contains(stderr, "--mode trace") {
+	if !strings.Contains(stderr, "warning: a full capture of 60") || !regexp.MustCompile(`is predicted to stop the target for about 1\.[0-9]+s \(at 50µs per KiB of traceback, the cost before any was measured\)`).MatchString(stderr) || !strings.Contains(stderr, "--mode trace") {
 		t.Errorf("no warning naming the predicted pause and --mode trace:\n%s", stderr)
 	}
 	d := readDumpFile(t, out)[0]
@@ -194,7 +199,7 @@ func TestCaptureWarnsBeforeLongFull(t *testing.T) {
 		t.Errorf("--max-pause: stderr does not say the trace replaced the traceback:\n%s", stderr)
 	}
 	d = readDumpFile(t, out)[0]
-	if c := d.Source.Capture; c == nil || !slices.Equal(c.Methods, []string{"debug1", "trace"}) || c.PausePredicted != remote.CountsPause || d.Total < 11000 {
+	if c := d.Source.Capture; c == nil || !slices.Equal(c.Methods, []string{"debug1", "trace"}) || c.PausePredicted != remote.CountsPause || d.Total < 6000 {
 		t.Errorf("--max-pause: capture %+v, %d goroutines; want debug1 + trace of every goroutine", d.Source.Capture, d.Total)
 	}
 	for _, r := range child.stats(t).Requests[before:] {
@@ -238,5 +243,58 @@ func TestWatchPauseBudgetEndpoint(t *testing.T) {
 		if l.Capture.Mode != "counts" {
 			t.Errorf("snapshot %d through the endpoint: %+v; want the counts", l.Snapshot, l.Capture)
 		}
+	}
+}
+
+// TestWatchLearnsPause: watch learns a real target's traceback cost and
+// uses it. A child with 1,000 goroutines fits a 25ms budget at the prior
+// cost (≈390 KiB of traceback × 50 µs ≈ 20 ms): its first snapshot is the
+// full traceback, measured. The child then grows to 1,400 goroutines,
+// which the prior predicts over the budget (≈27 ms) — before, watch would
+// have taken the trace snapshot for ever, never measuring — but the
+// measured cost predicts within it: the next snapshot (a group grew) is
+// full again, predicted at the target's own cost, and the pause the child
+// measured itself is logged beside the prediction.
+func TestWatchLearnsPause(t *testing.T) {
+	child := startPauseTarget(t, "-goroutines", "1000", "-depth", "0")
+	target := "http://" + child.addr + "/debug/pprof/goroutine"
+	const budget = 25 * time.Millisecond
+	o := watchOptions{detailEvery: 10, top: 5, leakAfter: 2}
+	w, _ := newTestWatcher(t, []string{target}, budget, o)
+
+	first, _ := watchRound(t, w, o)
+	c1 := first.Capture
+	if c1.Mode != "full" || c1.Model == nil || c1.Model.Measured != 1 || time.Duration(c1.FullPredictedNs) > budget {
+		t.Fatalf("first snapshot: %s; want the full capture at the prior, measured", c1.text())
+	}
+	resp, err := http.Get("http://" + child.control + "/grow?n=400&depth=0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+
+	second, _ := watchRound(t, w, o)
+	c2 := second.Capture
+	learned := time.Duration(c1.Model.CostPerKiBNs)
+	kib := float64(c2.FullPredictedNs) / float64(learned)
+	atPrior := time.Duration(kib * float64(remote.PriorFullCostPerKiB))
+	st := child.stats(t)
+	var real []time.Duration
+	for _, r := range st.Requests {
+		if strings.Contains(r.Query, "debug=2") {
+			real = append(real, time.Duration(r.PauseMaxNs))
+		}
+	}
+	t.Logf("snapshot 1: %d goroutines, predicted %v at the prior, observed ≤%v, learned %v/KiB", first.Total, time.Duration(c1.FullPredictedNs), time.Duration(c1.PauseObservedNs), learned)
+	t.Logf("snapshot 2: %d goroutines (%.0f KiB), %v at the prior, predicted %v at the learned cost: %s", second.Total, kib, atPrior, time.Duration(c2.FullPredictedNs), c2.text())
+	t.Logf("the child's own longest pause per traceback: %v", real)
+	if second.Total < 1400 || atPrior <= budget {
+		t.Fatalf("the grown child (%d goroutines) is not over the budget at the prior (%v)", second.Total, atPrior)
+	}
+	if fits := float64(c2.FullPredictedNs)*c1.Model.Error <= float64(budget); fits != (c2.Mode == "full") {
+		t.Errorf("snapshot 2: %s; want full exactly when the learned prediction × the model's error %.2f fits %v", c2.text(), c1.Model.Error, budget)
+	}
+	if c2.Mode != "full" {
+		t.Errorf("snapshot 2: %s; the learned cost %v/KiB did not admit a traceback the prior refused (is the machine very loaded?)", c2.text(), learned)
 	}
 }

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/stackdump/stackdump/internal/words"
+	"github.com/stackdump/stackdump/remote"
 	"github.com/stackdump/stackdump/stack"
 )
 
@@ -27,8 +29,43 @@ type watchCapture struct {
 	// PausePredictedNs and PauseObservedNs are source.capture's.
 	PausePredictedNs int64 `json:"pause_predicted_ns,omitempty"`
 	PauseObservedNs  int64 `json:"pause_observed_ns,omitempty"`
+	// FullPredictedNs is the pause a traceback of the counted goroutines
+	// was predicted to cost, whether it was taken or not (0: no count).
+	FullPredictedNs int64 `json:"full_predicted_ns,omitempty"`
+	// Model is the target's pause model after this snapshot: what the
+	// next prediction uses.
+	Model *pauseModelJSON `json:"model,omitempty"`
+	// NoTrace is set when the target serves no execution-trace snapshot
+	// (/debug/pprof/trace: Go before 1.23, or a proxy that passes only the
+	// goroutine profile), so that a snapshot that wanted detail over the
+	// budget is its counts per stack.
+	NoTrace bool `json:"no_trace,omitempty"`
 	// Why says why the snapshot took what it took, under the pause budget.
 	Why string `json:"why,omitempty"`
+}
+
+// pauseModelJSON is a target's remote.PauseModel as --json shows it.
+type pauseModelJSON struct {
+	// CostPerKiBNs is the traceback's pause per KiB of its text predicted
+	// from the counts; Measured is how many tracebacks of the target it
+	// comes from (0: the prior, remote.PriorFullCostPerKiB).
+	CostPerKiBNs int64 `json:"cost_per_kib_ns"`
+	Measured     int   `json:"measured"`
+	// Error is the factor predictions are widened by before they are
+	// compared with --max-pause (remote.PauseModel.Error).
+	Error float64 `json:"error"`
+}
+
+func modelJSON(m *remote.PauseModel) *pauseModelJSON {
+	return &pauseModelJSON{CostPerKiBNs: int64(m.CostPerKiB()), Measured: m.Measured(), Error: m.Error()}
+}
+
+// costText says what a prediction of the model was made from.
+func (m *pauseModelJSON) costText() string {
+	if m.Measured == 0 {
+		return fmt.Sprintf("%v/KiB, the prior", roundPause(time.Duration(m.CostPerKiBNs)))
+	}
+	return fmt.Sprintf("%v/KiB, measured by %s", roundPause(time.Duration(m.CostPerKiBNs)), words.Count(m.Measured, "traceback"))
 }
 
 // text is the table's line: "trace (debug1, trace), pause ≈200µs
@@ -48,6 +85,13 @@ func (c watchCapture) text() string {
 			fmt.Fprintf(&b, ", pause ≤%v observed", roundPause(p))
 		default:
 			fmt.Fprintf(&b, ", pause %v %s", roundPause(p), c.PauseBasis)
+		}
+		if c.Mode == "full" && c.PauseBasis != "predicted" && c.FullPredictedNs > 0 {
+			fmt.Fprintf(&b, " (≈%v predicted", roundPause(time.Duration(c.FullPredictedNs)))
+			if c.Model != nil {
+				fmt.Fprintf(&b, "; next at %s", c.Model.costText())
+			}
+			b.WriteString(")")
 		}
 	}
 	if c.Why != "" {
@@ -117,13 +161,25 @@ func (w *watcher) describeCapture(t *watchedTarget, res captureResult, last dump
 	}
 	p, basis := bestPause(c)
 	wc.PauseNs, wc.PauseBasis = int64(p), basis
+	wc.FullPredictedNs = int64(res.fullPredicted)
+	wc.NoTrace = t.noTrace
+	if res.job.ropts.Pauses != nil {
+		wc.Model = modelJSON(res.job.ropts.Pauses)
+	}
 	switch {
 	case res.noDetail:
 		wc.Why = "no group grew or appeared since the last snapshot"
 	case res.overBudget:
-		wc.Why = overBudgetWhy(res.goroutines, res.fullPredicted, w.maxPause, true)
+		cost := ""
+		if wc.Model != nil {
+			cost = wc.Model.costText()
+		}
+		wc.Why = overBudgetWhy(res.goroutines, res.fullPredicted, res.fullError, cost, w.maxPause, true)
 		if t.detailWhy != "" {
 			wc.Why = t.detailWhy + "; " + wc.Why
+		}
+		if res.noTrace {
+			wc.Why += ", and the target serves no trace snapshot: counts per stack only"
 		}
 	case t.detailWhy != "":
 		wc.Why = t.detailWhy

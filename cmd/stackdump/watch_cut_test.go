@@ -45,7 +45,7 @@ func TestWatchSnapshotCutAfterSmallOne(t *testing.T) {
 		t.Errorf("source.capture %+v, truncated %v: want methods [debug2 debug1 trace] (debug=2 first, cut, then the prediction's debug=1 and the trace), labels joined", c, d.Truncated)
 	}
 	// The next snapshot predicts again: the trace's size is no debug=2 size.
-	if out := w.record(tg, res); out.err != nil || tg.ropts.PreviousDebug2Bytes != 0 {
+	if out := w.record(tg, res, nil); out.err != nil || tg.ropts.PreviousDebug2Bytes != 0 {
 		t.Errorf("after a cut snapshot: err %v, PreviousDebug2Bytes %d; want 0 (predict the cut again)", out.err, tg.ropts.PreviousDebug2Bytes)
 	}
 }

@@ -32,8 +32,9 @@ type groupSeries struct {
 	counts []int64 // the last depth counts, oldest first
 	peak   int64   // the largest count since the group was followed
 	state  string  // the group's most common state (kept from the last snapshot that had states)
-	top    string  // its top frame as "func (file:line)"
-	fn     string  // its top frame's function
+	wait   string  // the call it waits in, shown while no state is known (counts)
+	top    string  // where it is, by the one naming rule (groupWhere)
+	fn     string  // the function that names it (dedupe.NameFrame)
 	// leaked is how many of its goroutines the runtime proved leaked in
 	// the last leak profile (or (leaked) states) that showed the group.
 	leaked int64
@@ -85,12 +86,13 @@ func (h *watchHistory) add(n int, total int64, groups []*stack.Group, leakProfil
 		if state := dedupe.MainState(g); state != "" || len(g.States) > 0 {
 			s.state = state // counts (debug=1) have no states: the last known stays
 		}
-		s.top = dedupe.TopFrameText(g)
-		s.fn = ""
+		s.top = groupWhere(g)
+		s.fn, s.wait = "", ""
 		if g.Sample != nil {
-			if f := dedupe.TopFrame(g.Sample.Stack); f != nil {
+			if f := dedupe.NameFrame(g.Sample.Stack); f != nil {
 				s.fn = f.Func
 			}
+			s.wait = waitCall(g.Sample.Stack)
 		}
 	}
 	for k := range h.series {
@@ -165,8 +167,14 @@ type watchRow struct {
 	DeltaLast  int64  `json:"delta_last"`
 	DeltaFirst int64  `json:"delta_first"`
 	State      string `json:"state"`
-	Top        string `json:"top"`
-	Suspect    bool   `json:"suspect"`
+	// Wait is, for a group no snapshot gave a state (counts alone), the
+	// call its goroutines wait in: the function just inside Top's.
+	Wait string `json:"wait,omitempty"`
+	// Top names the group by the one rule of every table
+	// (dedupe.PlaceOf): the program's code it is in, with the standard
+	// library's waiting call under it as detail.
+	Top     string `json:"top"`
+	Suspect bool   `json:"suspect"`
 	// Leaked is how many of the group's goroutines the runtime proved
 	// leaked (the last leak profile, see --leak-every, or (leaked) states).
 	Leaked int64 `json:"leaked"`
@@ -196,6 +204,9 @@ func (h *watchHistory) rows(leakAfter int) []watchRow {
 	for k, s := range h.series {
 		n := s.counts[len(s.counts)-1]
 		r := watchRow{Key: k, Count: n, DeltaFirst: n - s.first, State: s.state, Top: s.top, Suspect: h.suspect(k, leakAfter), Leaked: s.leaked, fn: s.fn}
+		if r.State == "" && s.wait != "" {
+			r.Wait = s.wait // counts: no state, but the call it waits in
+		}
 		r.Proven = r.Suspect && r.Leaked > 0
 		if len(s.counts) > 1 {
 			r.DeltaLast = n - s.counts[len(s.counts)-2]
@@ -206,4 +217,21 @@ func (h *watchHistory) rows(leakAfter int) []watchRow {
 		return cmp.Or(cmp.Compare(a.rank(), b.rank()), cmp.Compare(b.Count, a.Count), cmp.Compare(a.Key, b.Key))
 	})
 	return rows
+}
+
+// waitCall is the function a routine of stack s called from the frame
+// that names it (dedupe.NameFrame) and waits in: "sync.(*Mutex).Lock",
+// "runtime.chanrecv1", "time.Sleep"; "" when that frame is the innermost.
+// It is what counts (debug=1), which have no state, show of a wait.
+func waitCall(s *stack.Stack) string {
+	name := dedupe.NameFrame(s)
+	for i, f := range s.Frames {
+		if f == name && i > 0 {
+			if in := s.Frames[i-1]; in.Func != "runtime.gopark" && in.Func != "runtime.goparkunlock" {
+				return in.Func
+			}
+			return ""
+		}
+	}
+	return ""
 }

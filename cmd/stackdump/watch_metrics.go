@@ -18,6 +18,8 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/common/expfmt"
+
+	"github.com/stackdump/stackdump/analyze"
 )
 
 // Bounds on the series one target can make, whatever it sends: states
@@ -31,7 +33,7 @@ const (
 
 // watchMetrics are watch's Prometheus metrics, in their own registry (the
 // process's default registry is left alone). Per target they make at most
-// 10 + maxMetricStates + top series, and two more in all (the round time and the rounds behind).
+// 19 + maxMetricStates + 2×top series, and two more in all (the round time and the rounds behind).
 type watchMetrics struct {
 	reg        *prometheus.Registry
 	goroutines *prometheus.GaugeVec
@@ -46,7 +48,12 @@ type watchMetrics struct {
 	predicted  *prometheus.GaugeVec
 	captures   *prometheus.CounterVec
 	errors     *prometheus.CounterVec
-	round      prometheus.Gauge
+	restarts   *prometheus.CounterVec
+	// findings counts analyze's verdicts by kind; findingRoutines is the
+	// routines each of the first --top is about.
+	findings        *prometheus.GaugeVec
+	findingRoutines *prometheus.GaugeVec
+	round           prometheus.Gauge
 	// roundsBehind counts the rounds that took longer than --every.
 	roundsBehind prometheus.Counter
 
@@ -63,8 +70,9 @@ type watchMetrics struct {
 // metricSets are the variable label values one target's series have now,
 // so that those a new snapshot no longer has are deleted.
 type metricSets struct {
-	states map[string]bool
-	groups map[[2]string]bool
+	states   map[string]bool
+	groups   map[[2]string]bool
+	findings map[[3]string]bool // kind, confidence, where
 }
 
 func newWatchMetrics() *watchMetrics {
@@ -75,19 +83,22 @@ func newWatchMetrics() *watchMetrics {
 		return prometheus.NewCounterVec(prometheus.CounterOpts{Name: name, Help: help}, []string{"target"})
 	}
 	m := &watchMetrics{
-		reg:        prometheus.NewRegistry(),
-		goroutines: gauge("stackdump_goroutines", "Goroutines (or threads) in the target's last snapshot."),
-		byState:    gauge("stackdump_goroutines_by_state", "Goroutines in the last snapshot by state (the most common states; the rest summed as \"other\").", "state"),
-		groups:     gauge("stackdump_group_goroutines", "Goroutines in each of the target's largest groups of identical stacks (at most --top per target).", "group", "func"),
-		suspects:   gauge("stackdump_leak_suspects", "Groups that grew in each of the last --leak-after snapshots."),
-		leaked:     gauge("stackdump_leaked_goroutines", "Goroutines in (leaked) states in the last snapshot: proven leaks found by the Go runtime."),
-		up:         gauge("stackdump_target_up", "1 when the target's last capture succeeded, else 0."),
-		duration:   gauge("stackdump_capture_duration_seconds", "Wall time of the target's last capture, successful or not."),
-		bytes:      gauge("stackdump_capture_bytes", "Bytes received in the target's last capture."),
-		pause:      gauge("stackdump_capture_pause_seconds", "Longest stop-the-world pause the last capture cost the target, as well as it is known: measured by stackdump's endpoint, else debug=2's answer wait (an upper bound), else predicted."),
-		predicted:  gauge("stackdump_capture_pause_predicted_seconds", "Longest stop-the-world pause the last capture was predicted to cost the target before it was taken (Go targets over HTTP)."),
-		captures:   counter("stackdump_captures_total", "Captures attempted."),
-		errors:     counter("stackdump_capture_errors_total", "Captures that failed."),
+		reg:             prometheus.NewRegistry(),
+		goroutines:      gauge("stackdump_goroutines", "Goroutines (or threads) in the target's last snapshot."),
+		byState:         gauge("stackdump_goroutines_by_state", "Goroutines in the last snapshot by state (the most common states; the rest summed as \"other\").", "state"),
+		groups:          gauge("stackdump_group_goroutines", "Goroutines in each of the target's largest groups of identical stacks (at most --top per target).", "group", "func"),
+		suspects:        gauge("stackdump_leak_suspects", "Groups that grew in each of the last --leak-after snapshots."),
+		leaked:          gauge("stackdump_leaked_goroutines", "Goroutines in (leaked) states in the last snapshot: proven leaks found by the Go runtime."),
+		up:              gauge("stackdump_target_up", "1 when the target's last capture succeeded, else 0."),
+		duration:        gauge("stackdump_capture_duration_seconds", "Wall time of the target's last capture, successful or not."),
+		bytes:           gauge("stackdump_capture_bytes", "Bytes received in the target's last capture."),
+		pause:           gauge("stackdump_capture_pause_seconds", "Longest stop-the-world pause the last capture cost the target, as well as it is known: measured by stackdump's endpoint, else debug=2's answer wait (an upper bound), else predicted."),
+		predicted:       gauge("stackdump_capture_pause_predicted_seconds", "Longest stop-the-world pause the last capture was predicted to cost the target before it was taken (Go targets over HTTP)."),
+		captures:        counter("stackdump_captures_total", "Captures attempted."),
+		errors:          counter("stackdump_capture_errors_total", "Captures that failed."),
+		restarts:        counter("stackdump_target_restarts_total", "Restarts of the target watch saw (its goroutine ids started again): the target's history (leak suspects, changes since first) starts again at each."),
+		findings:        gauge("stackdump_findings", "Verdicts stackdump analyze makes on the target's last snapshot with states, by kind (deadlock, proven-leak, blocked, likely-leak, stuck, contention, growth, leak-suspect); every kind is present, 0 when none.", "kind"),
+		findingRoutines: gauge("stackdump_finding_routines", "Goroutines (JVM: threads) each of the target's first --top findings is about, by kind, confidence (certain, likely, possible) and where (the functions and thread names of its subject).", "kind", "confidence", "where"),
 		round: prometheus.NewGauge(prometheus.GaugeOpts{Name: "stackdump_watch_round_duration_seconds",
 			Help: "Wall time of watch's last round over every target."}),
 		roundsBehind: prometheus.NewCounter(prometheus.CounterOpts{Name: "stackdump_watch_rounds_behind_total",
@@ -95,7 +106,8 @@ func newWatchMetrics() *watchMetrics {
 		sets: map[string]*metricSets{},
 	}
 	m.reg.MustRegister(m.goroutines, m.byState, m.groups, m.suspects, m.leaked, m.up,
-		m.duration, m.bytes, m.pause, m.predicted, m.captures, m.errors, m.round, m.roundsBehind)
+		m.duration, m.bytes, m.pause, m.predicted, m.captures, m.errors, m.restarts,
+		m.findings, m.findingRoutines, m.round, m.roundsBehind)
 	return m
 }
 
@@ -109,6 +121,10 @@ type snapshotMetrics struct {
 	pause     time.Duration // 0: unknown
 	hasPause  bool
 	predicted time.Duration // 0: no prediction
+	// findings are analyze's verdicts on the last snapshot with states,
+	// analysed set once there is one.
+	findings []analyze.Finding
+	analysed bool
 }
 
 // captured records a target's capture: its cost, and snap when it succeeded
@@ -123,7 +139,8 @@ func (m *watchMetrics) captured(target string, elapsed time.Duration, received i
 		m.dropSnapshot(target)
 		return
 	}
-	m.errors.WithLabelValues(target).Add(0) // present from the start, for rate()
+	m.errors.WithLabelValues(target).Add(0)   // present from the start, for rate()
+	m.restarts.WithLabelValues(target).Add(0) // and for increase()
 	m.up.WithLabelValues(target).Set(1)
 	m.goroutines.WithLabelValues(target).Set(float64(snap.total))
 	m.suspects.WithLabelValues(target).Set(float64(snap.suspects))
@@ -145,7 +162,24 @@ func (m *watchMetrics) captured(target string, elapsed time.Duration, received i
 	if old == nil {
 		old = &metricSets{}
 	}
-	now := &metricSets{states: map[string]bool{}, groups: map[[2]string]bool{}}
+	now := &metricSets{states: map[string]bool{}, groups: map[[2]string]bool{}, findings: map[[3]string]bool{}}
+	if snap.analysed {
+		kinds := map[analyze.FindingKind]int{}
+		for _, f := range snap.findings {
+			kinds[f.Kind]++
+		}
+		for _, k := range analyze.FindingKinds() {
+			m.findings.WithLabelValues(target, string(k)).Set(float64(kinds[k]))
+		}
+		sums := map[[3]string]int64{}
+		for _, f := range snap.findings[:min(len(snap.findings), maxFindingSeries(len(snap.rows)))] {
+			sums[[3]string{string(f.Kind), string(f.Confidence), labelValue(f.Subject.Where())}] += f.Subject.Count
+		}
+		for k, n := range sums {
+			now.findings[k] = true
+			m.findingRoutines.WithLabelValues(target, k[0], k[1], k[2]).Set(float64(n))
+		}
+	}
 	for state, n := range boundStates(snap.states) {
 		now.states[state] = true
 		m.byState.WithLabelValues(target, state).Set(float64(n))
@@ -165,8 +199,17 @@ func (m *watchMetrics) captured(target string, elapsed time.Duration, received i
 			m.groups.DeleteLabelValues(target, k[0], k[1])
 		}
 	}
+	for k := range old.findings {
+		if !now.findings[k] {
+			m.findingRoutines.DeleteLabelValues(target, k[0], k[1], k[2])
+		}
+	}
 	m.sets[target] = now
 }
+
+// maxFindingSeries is how many findings of a target have a
+// stackdump_finding_routines series: as many as its group rows (--top).
+func maxFindingSeries(top int) int { return max(top, 1) }
 
 // dropSnapshot deletes the series that describe target's last snapshot
 // (goroutines, states, groups, suspects, leaked, pauses): its capture
@@ -176,6 +219,9 @@ func (m *watchMetrics) dropSnapshot(target string) {
 	for _, v := range []*prometheus.GaugeVec{m.goroutines, m.suspects, m.leaked, m.pause, m.predicted} {
 		v.DeleteLabelValues(target)
 	}
+	for _, k := range analyze.FindingKinds() {
+		m.findings.DeleteLabelValues(target, string(k))
+	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if old := m.sets[target]; old != nil {
@@ -184,6 +230,9 @@ func (m *watchMetrics) dropSnapshot(target string) {
 		}
 		for k := range old.groups {
 			m.groups.DeleteLabelValues(target, k[0], k[1])
+		}
+		for k := range old.findings {
+			m.findingRoutines.DeleteLabelValues(target, k[0], k[1], k[2])
 		}
 	}
 	delete(m.sets, target)

@@ -15,6 +15,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/stackdump/stackdump/analyze"
 	"github.com/stackdump/stackdump/dedupe"
 	"github.com/stackdump/stackdump/formats/output"
 	"github.com/stackdump/stackdump/remote"
@@ -72,17 +73,41 @@ type watchedTarget struct {
 	// last leak profile (or in (leaked) states of a later snapshot).
 	leaked int64
 
-	// The pause budget: cost is the pause per goroutine the target's last
-	// traceback cost (0: none measured yet); sinceDetail counts the
+	// The pause budget: pauses learns the target's traceback cost from
+	// each traceback taken (remote.PauseModel); sinceDetail counts the
 	// snapshots since the last one with per-goroutine detail (-1: none
 	// yet); detailKeys are the group keys of that snapshot; detailWhy says
 	// why the snapshot being taken wants detail.
-	cost        time.Duration
+	pauses      remote.PauseModel
 	sinceDetail int
 	detailKeys  map[string]bool
 	detailWhy   string
 	// lastCapture is what the last good snapshot took and cost.
 	lastCapture watchCapture
+	// noTrace is set once the target answered that it serves no trace
+	// snapshot (said once on standard error).
+	noTrace bool
+
+	// Restarts (watch_restart.go): ids is what the last snapshot with
+	// goroutine ids showed of the process; restarts counts the restarts
+	// seen; historyFrom is the number of the snapshot the history starts
+	// at (1, or the first of the process now watched); restarted says why
+	// the last good snapshot is of a new process ("" when it is not).
+	ids         *processIDs
+	restarts    int
+	historyFrom int
+	restarted   string
+	lastRestart string // the evidence of the last restart, for the final report
+
+	// Findings: history makes growth across the target's snapshots
+	// evidence for analyze (the pipeline's analysis); findings and clear
+	// are analyze's verdicts on the last snapshot that had states (counts
+	// have none: their findings would come and go with the capture's
+	// method), findingsAt its number (0: none yet).
+	history    *analyze.LeakHistory
+	findings   []analyze.Finding
+	clear      []string
+	findingsAt int
 }
 
 // attempts is the number of the target's last snapshot, good or failed:
@@ -129,6 +154,8 @@ func newWatcher(cmd *cobra.Command, raw []string, o watchOptions) (*watcher, err
 		t := &watchedTarget{raw: job.target.String(), target: job.target, ropts: job.ropts, pipe: job.pipe, comp: job.comp,
 			hist: newWatchHistory(w.top, o.leakAfter), sinceDetail: -1}
 		t.pipe.grouped = o.dir == "" || o.dedupe // nothing to keep: group straight away
+		t.history = analyze.NewLeakHistory()
+		t.pipe.analysis = &analyze.Options{History: t.history}
 		switch {
 		case o.dir == "":
 			t.pipe.format = output.JSON // written to io.Discard
@@ -161,13 +188,25 @@ func (w *watcher) round(ctx context.Context) []watchOutcome {
 		w.names = map[string]bool{}
 	}
 	jobs := make([]*captureJob, len(w.targets))
+	ids := make([]idCollector, len(w.targets))
 	for i, t := range w.targets {
 		job := &captureJob{target: t.target, ropts: t.ropts, pipe: t.pipe, comp: t.comp, stdout: io.Discard, stderr: w.stderr}
+		col := &ids[i]
+		job.pipe.routine = col.add
+		job.pipe.ended = func(*stack.Dump) {
+			// A new process starts a new history before this snapshot is
+			// analysed: its growth is not measured against its
+			// predecessor (the history is reset in place, as the
+			// snapshot's analyzer holds it).
+			if col.restarted = restartEvidence(t.ids, col.ids()); col.restarted != "" {
+				*t.history = *analyze.NewLeakHistory()
+			}
+		}
 		if w.takesLeakProfile(t) {
 			job.ropts.Mode = remote.ModeLeak
 		}
 		if job.ropts.Mode == remote.ModeFull && w.maxPause > 0 {
-			job.ropts.FullCostPerGoroutine = t.cost
+			job.ropts.Pauses = &t.pauses
 			if w.by != dedupe.ByExact { // exact groups have states: counts would not match them
 				job.ropts.Detail = func(counts *stack.Dump) bool { return w.wantDetail(t, counts) }
 			}
@@ -184,7 +223,7 @@ func (w *watcher) round(ctx context.Context) []watchOutcome {
 		if res.err != nil && ctx.Err() != nil {
 			continue // interrupted, not failed
 		}
-		out = append(out, w.record(w.targets[i], res))
+		out = append(out, w.record(w.targets[i], res, &ids[i]))
 	}
 	w.lastRound = time.Since(start)
 	if w.metrics != nil {
@@ -231,19 +270,23 @@ func (w *watcher) wantDetail(t *watchedTarget, counts *stack.Dump) bool {
 	case t.sinceDetail+1 >= w.detailEvery:
 		t.detailWhy = fmt.Sprintf("every %s (--detail-every)", ordinal(w.detailEvery))
 		return true
+	case t.hist.snapshots > 0 && counts.Total*2 < t.hist.total():
+		// Goroutine ids tell a restarted target (watch_restart.go).
+		t.detailWhy = fmt.Sprintf("the total fell %d → %d", t.hist.total(), counts.Total)
+		return true
 	}
 	groups := dedupe.Group(counts, dedupe.Options{By: w.by, MaxIDs: 1})
 	for _, g := range groups { // largest first
-		if servesCapture(g) || dedupe.TopFrame(g.Sample.Stack) == nil {
+		if servesCapture(g) || dedupe.NameFrame(g.Sample.Stack) == nil {
 			continue // the capture itself, or runtime-only stacks whose frames the methods show differently
 		}
 		prev, seen := t.hist.prev[g.Key]
 		switch {
 		case seen && g.Count > prev:
-			t.detailWhy = fmt.Sprintf("%s grew %d → %d", dedupe.TopFrameText(g), prev, g.Count)
+			t.detailWhy = fmt.Sprintf("%s grew %d → %d", dedupe.GroupName(g), prev, g.Count)
 			return true
 		case seen && !t.detailKeys[g.Key]:
-			t.detailWhy = fmt.Sprintf("new group %s (%d)", dedupe.TopFrameText(g), g.Count)
+			t.detailWhy = fmt.Sprintf("new group %s (%d)", dedupe.GroupName(g), g.Count)
 			return true
 		}
 	}
@@ -344,8 +387,9 @@ func (w *watcher) capture(ctx context.Context, t *watchedTarget, job *captureJob
 	return captureTarget(ctx, again)
 }
 
-// record updates t with one capture's result.
-func (w *watcher) record(t *watchedTarget, res captureResult) watchOutcome {
+// record updates t with one capture's result; col is what the snapshot
+// showed of the process's goroutine ids (nil: nothing collected).
+func (w *watcher) record(t *watchedTarget, res captureResult, col *idCollector) watchOutcome {
 	received := res.job.received.Load()
 	t.lastElapsed = res.elapsed
 	if res.err != nil {
@@ -356,19 +400,40 @@ func (w *watcher) record(t *watchedTarget, res captureResult) watchOutcome {
 		}
 		return watchOutcome{target: t, err: res.err, elapsed: res.elapsed}
 	}
-	if res.fullCost > 0 {
-		t.cost = res.fullCost
+	t.pauses.Tick()
+	if res.hasFullPause {
+		t.pauses.Learn(res.fullPause)
+	}
+	if res.noTrace && !t.noTrace {
+		t.noTrace = true
+		fmt.Fprintf(w.stderr, "stackdump: %s serves no execution-trace snapshot (/debug/pprof/trace: Go before 1.23, or a proxy that passes only the goroutine profile): a snapshot whose traceback is predicted over --max-pause %v is its counts per stack, without ids, states or wait times (said once; --json: capture.no_trace)\n", t.raw, w.maxPause)
 	}
 	last := res.dumps[len(res.dumps)-1]
 	if res.recovered != nil {
 		last = *res.recovered
+	}
+	t.restarted = ""
+	if col != nil {
+		t.restarted = col.restarted
+		if ids := col.ids(); ids != nil {
+			t.ids = ids
+		}
+	}
+	if t.restarted != "" {
+		w.newHistory(t)
 	}
 	leakProfile := res.job.ropts.Mode == remote.ModeLeak
 	if leakProfile || last.leaked > 0 || w.leakEvery == 0 {
 		t.leaked = last.leaked
 	}
 	t.snapshots++
+	if t.historyFrom == 0 {
+		t.historyFrom = t.attempts()
+	}
 	t.hist.add(t.attempts(), last.dump.Total, last.groups, leakProfile)
+	if s := last.summary; s != nil && (s.Has("states") || t.findingsAt == 0) {
+		t.findings, t.clear, t.findingsAt = s.Findings, s.Clear(), t.attempts()
+	}
 	t.lastCapture = w.describeCapture(t, res, last)
 	if res.noDetail {
 		t.sinceDetail++
@@ -404,6 +469,23 @@ func (w *watcher) record(t *watchedTarget, res captureResult) watchOutcome {
 	return watchOutcome{target: t, elapsed: res.elapsed}
 }
 
+// newHistory starts t's history again at the snapshot being recorded,
+// which is of another process than the ones before (t.restarted says
+// why): its totals, groups, leak suspects and last detailed groups are
+// forgotten. Its pause model is kept: the process runs on the same host.
+func (w *watcher) newHistory(t *watchedTarget) {
+	t.restarts++
+	t.lastRestart = t.restarted
+	t.hist = newWatchHistory(w.top, w.leakAfter)
+	t.historyFrom = 0                               // set to this snapshot's number
+	t.findings, t.clear, t.findingsAt = nil, nil, 0 // t.history was reset before the analysis
+	t.detailKeys = nil
+	t.leaked = 0
+	if w.metrics != nil {
+		w.metrics.restarts.WithLabelValues(t.raw).Inc()
+	}
+}
+
 // snapshotOf is what the metrics show of a target's last snapshot.
 func snapshotOf(t *watchedTarget, last dumpResult, leakAfter, top int) *snapshotMetrics {
 	h := t.hist
@@ -431,6 +513,7 @@ func snapshotOf(t *watchedTarget, last dumpResult, leakAfter, top int) *snapshot
 	if c := last.dump.Source.Capture; c != nil {
 		snap.predicted = c.PausePredicted
 	}
+	snap.findings, snap.analysed = t.findings, t.findingsAt > 0
 	return snap
 }
 

@@ -54,7 +54,13 @@ type Program struct {
 // test is skipped.
 func Start(ctx context.Context, t testing.TB, dir string) *Program {
 	t.Helper()
-	bin := filepath.Join(t.TempDir(), dir)
+	return StartArgs(ctx, t, dir)
+}
+
+// StartArgs is Start with command-line arguments for the program.
+func StartArgs(ctx context.Context, t testing.TB, dir string, args ...string) *Program {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), filepath.Base(dir))
 	build := exec.CommandContext(ctx, "go", "build", "-o", bin, "./testdata/gen/"+dir)
 	build.Dir = repoRoot(t)
 	if _, err := os.Stat(filepath.Join(build.Dir, "testdata", "gen", dir, "go.mod")); err == nil {
@@ -67,7 +73,7 @@ func Start(ctx context.Context, t testing.TB, dir string) *Program {
 		}
 		t.Fatalf("go build ./testdata/gen/%s: %v\n%s", dir, err, out)
 	}
-	return StartCommand(ctx, t, exec.CommandContext(ctx, bin), "testdata/gen/"+dir)
+	return StartCommand(ctx, t, exec.CommandContext(ctx, bin, args...), "testdata/gen/"+dir)
 }
 
 // StartCommand runs cmd, a Go program built by the test that serves HTTP

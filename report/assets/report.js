@@ -122,26 +122,6 @@
     return shortFunc(fn);
   }
 
-  // topFrame is the innermost frame outside the runtime; appFrame the
-  // innermost frame of the application (not runtime, standard library or JDK).
-  function topFrame(stack) {
-    for (var i = 0; i < stack.length; i++) if (!(fFlags(stack[i]) & FL_RUNTIME)) return stack[i];
-    return stack.length ? stack[0] : -1;
-  }
-
-  function appFrame(stack) {
-    for (var i = 0; i < stack.length; i++) if (!(fFlags(stack[i]) & (FL_RUNTIME | FL_STD))) return stack[i];
-    return -1;
-  }
-
-  // entryFrame is the outermost frame outside the runtime (and below
-  // java.lang.Thread.run): what the goroutine or thread was started to do.
-  function entryFrame(stack) {
-    for (var i = stack.length - 1; i >= 0; i--) {
-      if (!(fFlags(stack[i]) & FL_RUNTIME) && fFunc(stack[i]).indexOf('java.lang.Thread.run') !== 0) return stack[i];
-    }
-    return -1;
-  }
 
   function frameColor(fi) {
     var fl = fFlags(fi), h = hash32(fPkg(fi) || fFunc(fi));
@@ -160,9 +140,11 @@
       var g = gs[i], k;
       g.index = i;
       g.children = [];
-      g.top = topFrame(g.stack);
-      g.app = appFrame(g.stack);
-      if (g.app < 0) g.app = entryFrame(g.stack);
+      // The group's name, by the rule of every table (dedupe.PlaceOf,
+      // made by the writer): the program's code past the platform's
+      // waiting primitives, and the primitive under it as detail.
+      g.top = g.place != null ? g.place : -1;
+      g.prim = g.placeWait != null ? g.placeWait : -1;
       inp.byKey[g.key] = i;
       var funcs = [], pkgs = [], files = [], st = [], labels = [];
       for (k = 0; k < g.stack.length; k++) {
@@ -330,8 +312,10 @@
   // ---- summary ----
 
   function fact(dl, name, value) {
-    if (value == null || value === '') return;
-    add(dl, el('dt', null, name), typeof value === 'string' ? el('dd', null, value) : add(el('dd'), value));
+    if (value == null || value === '') return null;
+    var dd = typeof value === 'string' ? el('dd', null, value) : add(el('dd'), value);
+    add(dl, el('dt', null, name), dd);
+    return dd;
   }
 
   function card(big, small, title) {
@@ -346,6 +330,10 @@
     if (inp.crash) box.appendChild(crashBanner(inp.crash));
     if (inp.locks && (inp.locks.deadlocks.length || inp.locks.reported)) box.appendChild(deadlockBanner(inp.locks));
     if (inp.racesTotal) box.appendChild(racesBanner(inp));
+    if (inp.analyzed) box.appendChild(findingsBox('Findings', 'verdicts with their evidence, most alarming first, as stackdump analyze makes them', inp.findings || [], inp.clear, 'dump'));
+    if (D.seriesAnalyzed) {
+      box.appendChild(findingsBox('Across the ' + num(D.inputs.length) + ' dumps', 'as snapshots of one process, in the order given (stackdump timeline): what did not move, what grew', D.seriesFindings || [], null, 'series'));
+    }
     var groups = inp.groups;
     var cards = el('div', 'cards');
     add(cards, card(num(inp.total), inp.noun, 'goroutines or threads in the dump'));
@@ -366,12 +354,21 @@
     if (inp.target && inp.target !== inp.name) fact(dl, 'target', inp.target);
     fact(dl, 'captured', inp.capturedAt);
     if (inp.capture) {
+      // What the capture really was: the fetches that made it say so
+      // (a trace snapshot taken under a full capture's pause budget is
+      // not called full), then what it holds and what it cost.
       var c = inp.capture, bits = [];
-      if (c.mode) bits.push(c.mode);
+      bits.push(c.what || c.mode || 'capture');
+      if (c.methods && c.methods.length) bits.push('from ' + c.methods.join(' + '));
       if (c.goroutines) bits.push(num(c.goroutines) + ' goroutines');
       if (c.duration) bits.push('took ' + c.duration);
-      if (c.pause) bits.push('paused the process ' + c.pause + (c.pauses ? ' in ' + plural(c.pauses, 'pause', 'pauses') : ''));
-      fact(dl, 'capture', bits.join(', '));
+      if (c.pause) bits.push('paused the process ' + c.pause + (c.pauses ? ' in ' + plural(c.pauses, 'pause', 'pauses') : '') + ', as it measured');
+      else if (c.observed) bits.push('paused the process at most ' + c.observed + ' (the traceback\'s answer wait)' + (c.predicted ? ', ≈' + c.predicted + ' predicted' : ''));
+      else if (c.predicted) bits.push('pause ≈' + c.predicted + ' predicted');
+      var cap = fact(dl, 'capture', bits.join(', '));
+      if (cap) cap.setAttribute('data-capture', c.what || c.mode || '');
+      if (c.holds) fact(dl, 'it holds', c.holds);
+      if (c.instead) fact(dl, 'instead', c.instead);
       if (c.missing && c.missing.length) fact(dl, 'not recorded', c.missing.join(', '));
     }
     if (D.generated) fact(dl, 'report made', D.generated);
@@ -413,6 +410,114 @@
         add(box, el('h3', null, 'Preamble'), el('pre', 'preamble', inp.preamble.join('\n')));
       }
     }
+  }
+
+  // ---- findings ----
+
+  // findingLabel is a finding's kind as a heading: "LIKELY LEAK".
+  function findingLabel(k) { return k.replace(/-/g, ' ').toUpperCase(); }
+
+  // findingBad is true for the kinds shown in red (those that harm:
+  // deadlocks, leaks, blocked and stuck routines); contention, growth and
+  // suspects are warnings.
+  function findingBad(k) { return k !== 'contention' && k !== 'growth' && k !== 'leak-suspect'; }
+
+  // groupOfID is the index of the group of the dump shown that lists
+  // routine id; -1 when none does.
+  function groupOfID(id) {
+    var inp = cur();
+    if (!inp.byID) {
+      inp.byID = {};
+      inp.groups.forEach(function (g, gi) { (g.ids || []).forEach(function (i) { if (!(i in inp.byID)) inp.byID[i] = gi; }); });
+    }
+    return id && id in inp.byID ? inp.byID[id] : -1;
+  }
+
+  // findingGroups are the groups of the dump shown that a finding is
+  // about: its group by key, else the groups of its routines' ids.
+  function findingGroups(sub) {
+    var inp = cur(), out = [];
+    function push(gi) { if (gi >= 0 && out.indexOf(gi) < 0) out.push(gi); }
+    if (sub.group && inp.byKey[sub.group] != null) push(inp.byKey[sub.group]);
+    if (!out.length) (sub.ids || []).slice(0, 20).forEach(function (id) { push(groupOfID(id)); });
+    return out;
+  }
+
+  // routineText is a routine of a finding ("goroutine 7 (sync.Mutex.Lock,
+  // in main.transfer)"), linked to its group when the page lists it.
+  function routineText(r) {
+    var who = r.name ? '"' + r.name + '"' : 'goroutine ' + r.id, at = [];
+    if (r.state) at.push(r.state);
+    if (r.frame) at.push('in ' + r.frame.func);
+    if (at.length) who += ' (' + at.join(', ') + ')';
+    var gi = r.id ? groupOfID(r.id) : -1;
+    return gi >= 0 ? groupLink(gi, who) : el('span', 'who', who);
+  }
+
+  function frameText(f) {
+    if (!f) return '';
+    return f.func + (f.file ? ' ' + f.file.replace(/^.*[\\/]/, '') + (f.line ? ':' + f.line : '') : '');
+  }
+
+  // findingItem shows one finding as analyze's text does: its kind,
+  // confidence and claim; what it is about (a cycle's steps, where, the
+  // lock and its holder, the routines, linked to their groups); each
+  // piece of evidence; and what would settle it.
+  function findingItem(f) {
+    var div = el('div', 'finding ' + (findingBad(f.kind) ? 'bad' : 'warn'));
+    div.setAttribute('data-finding-kind', f.kind);
+    div.setAttribute('data-confidence', f.confidence);
+    add(div, add(el('p', 'claim'), el('strong', 'fkind', findingLabel(f.kind)), ' ', chip('conf', f.confidence, 'how sure: certain (proved), likely (evidence across snapshots or several pieces), possible (what one snapshot shows)'), ' ', el('span', 'text', f.claim)));
+    var sub = f.subject || {};
+    if (sub.cycle && sub.cycle.length) {
+      var ol = el('ol', 'cycle');
+      sub.cycle.forEach(function (c) {
+        var li = el('li', 'step');
+        add(li, routineText(c.routine), ' waits for ', el('code', 'lock', c.waits_for));
+        if (c.held_by) add(li, el('span', 'dim', '; the next holds it: ' + c.held_by));
+        ol.appendChild(li);
+      });
+      div.appendChild(ol);
+    } else {
+      var p = el('p', 'subject dim'), bits = [];
+      if (sub.state) bits.push(sub.state);
+      if (sub.wait_max) bits.push('up to ' + sub.wait_max + ' min');
+      if (sub.frame) bits.push(frameText(sub.frame) + (sub.wait ? ' in ' + sub.wait.func : ''));
+      if (sub.lock) bits.push('on ' + sub.lock);
+      if (sub.names && sub.names.length) bits.push(sub.names.slice(0, 5).map(function (n) { return '"' + n + '"'; }).join(' ') + (sub.names.length > 5 || sub.names.length < sub.count ? ' …' : ''));
+      add(p, bits.join(' · '));
+      var gs = findingGroups(sub);
+      if (gs.length) {
+        add(p, ' · ');
+        gs.slice(0, 5).forEach(function (gi, i) { if (i) add(p, ', '); p.appendChild(groupLink(gi)); });
+        if (gs.length > 5) add(p, ' and ' + num(gs.length - 5) + ' more groups');
+      }
+      div.appendChild(p);
+      if (sub.holder) add(div, add(el('p', 'holder'), 'held by ', routineText(sub.holder)));
+    }
+    var ul = el('ul', 'evidence');
+    (f.evidence || []).forEach(function (e) {
+      var li = el('li', null, e.text);
+      li.setAttribute('data-evidence-kind', e.kind);
+      ul.appendChild(li);
+    });
+    div.appendChild(ul);
+    if (f.would_prove) div.appendChild(el('p', 'would dim', 'would prove: ' + f.would_prove));
+    return div;
+  }
+
+  // findingsBox is a heading and its findings, with the checks that found
+  // nothing ("✓ no deadlock, no leaks") so that silence is not read as
+  // "not looked".
+  function findingsBox(title, note, fs, clear, what) {
+    var box = el('div', 'findings');
+    box.setAttribute('data-findings', what);
+    box.setAttribute('data-count', String(fs.length));
+    add(box, add(el('h3'), title + ' ', el('small', null, note)));
+    fs.forEach(function (f) { box.appendChild(findingItem(f)); });
+    if (!fs.length && what === 'series') box.appendChild(el('p', 'clear', '✓ nothing stuck, deadlocked or growing across the dumps'));
+    if (clear && clear.length) box.appendChild(el('p', 'clear', '✓ ' + clear.join(', ')));
+    return box;
   }
 
   // crashBanner says what crashed, first: the kind, the message as the
@@ -485,13 +590,19 @@
   function renderLocks() {
     var inp = cur(), sec = $('locks'), body = $('locks-body'), locks = inp.locks;
     body.textContent = '';
+    if (inp.goLocks && inp.goLocks.length) { sec.hidden = false; renderGoLocks(inp.goLocks, body); return; }
     if (!locks || !locks.locks.length) { sec.hidden = true; return; }
     sec.hidden = false;
+    // Blocked is analyze's one meaning: acquiring a lock (entering a
+    // monitor, parked acquiring a lock). Threads parked for a signal and
+    // in Object.wait are listed apart, not counted as blocked.
     var blocked = locks.locks.reduce(function (a, l) { return a + l.blockedCount; }, 0);
+    var parked = locks.locks.reduce(function (a, l) { return a + (l.parkedCount || 0); }, 0);
     $('locks-note').textContent = plural(locks.locks.length + (locks.more || 0), 'lock', 'locks') + ' with waiters, ' +
-      plural(blocked, 'thread', 'threads') + ' blocked; most blocked first, deadlocked ones marked';
+      plural(blocked, 'thread', 'threads') + ' blocked' + (parked ? ', ' + num(parked) + ' parked for a signal (not blocked)' : '') + '; most blocked first, deadlocked ones marked';
+    $('locks-note').setAttribute('data-blocked', String(blocked));
     var table = el('table', 'locks'), head = el('tr');
-    ['lock', 'held by', 'blocked', 'threads blocked on it, then in Object.wait on it'].forEach(function (h) { head.appendChild(el('th', null, h)); });
+    ['lock', 'held by', 'blocked', 'threads blocked on it, then parked or in Object.wait on it'].forEach(function (h) { head.appendChild(el('th', null, h)); });
     table.appendChild(head);
     locks.locks.forEach(function (l) {
       var tr = el('tr', l.deadlocked ? 'deadlocked' : null);
@@ -508,12 +619,43 @@
       tr.appendChild(add(el('td', 'n'), num(l.blockedCount)));
       var who = el('td');
       who.appendChild(threadList(l.blocked, l.blockedCount));
+      if (l.parkedCount) add(who, el('div', 'dim', num(l.parkedCount) + ' parked on it for a signal (not blocked):'), threadList(l.parked, l.parkedCount));
       if (l.waitingCount) add(who, el('div', 'dim', num(l.waitingCount) + ' in Object.wait (released it, wait for a notify):'), threadList(l.waiting, l.waitingCount));
       tr.appendChild(who);
       table.appendChild(tr);
     });
     body.appendChild(table);
     if (locks.more) body.appendChild(el('p', 'dim', plural(locks.more, 'more lock', 'more locks') + ' with fewer waiters are left out.'));
+  }
+
+  // renderGoLocks lists the locks goroutines wait for whose address the
+  // traceback's arguments show (analyze's Go lock table): the lock, its
+  // waiters (linked to their groups), where and how long they wait, and
+  // its probable holder with the evidence, or why none is named.
+  function renderGoLocks(ls, body) {
+    var waiters = ls.reduce(function (a, l) { return a + l.waiters; }, 0);
+    $('locks-note').textContent = plural(ls.length, 'lock', 'locks') + ' goroutines wait for, by address, ' + plural(waiters, 'goroutine', 'goroutines') + ' waiting; deadlocked and most waited for first';
+    $('locks-note').setAttribute('data-blocked', String(waiters));
+    var table = el('table', 'locks golocks'), head = el('tr');
+    ['lock', 'probably held by', 'waiting', 'where they wait'].forEach(function (h) { head.appendChild(el('th', null, h)); });
+    table.appendChild(head);
+    ls.forEach(function (l) {
+      var tr = el('tr', l.deadlocked ? 'deadlocked' : null);
+      tr.setAttribute('data-lock', l.addr);
+      tr.appendChild(add(el('td'), el('code', 'lock', l.kind + ' ' + l.addr), l.deadlocked ? add(el('div', 'dim'), 'on a deadlock cycle') : null));
+      var owner = el('td');
+      if (l.holder) owner.appendChild(routineText(l.holder));
+      add(owner, el('div', 'dim', l.holder_evidence));
+      tr.appendChild(owner);
+      tr.appendChild(add(el('td', 'n'), num(l.waiters)));
+      var where = el('td');
+      add(where, frameText(l.frame), l.wait_max ? el('span', 'dim', ' · up to ' + l.wait_max + ' min') : null);
+      var gs = findingGroups({ ids: l.ids });
+      if (gs.length) { add(where, ' · '); gs.slice(0, 3).forEach(function (gi, i) { if (i) add(where, ', '); where.appendChild(groupLink(gi)); }); }
+      tr.appendChild(where);
+      table.appendChild(tr);
+    });
+    body.appendChild(table);
   }
 
   // threadList names threads, linked to their groups, and how many more.
@@ -939,7 +1081,7 @@
     var what = el('span', 'what');
     if (g.top >= 0) {
       add(what, el('span', 'func', fFunc(g.top)), ' ', el('span', 'loc', fWhere(g.top, false)));
-      if (g.app >= 0 && g.app !== g.top) add(what, el('span', 'via', ' in '), el('span', 'func app', shortName(g.app)));
+      if (g.prim >= 0) add(what, el('span', 'via', ' in '), el('span', 'func wait', shortName(g.prim)));
     } else {
       what.appendChild(el('span', 'func dim', g.unavailable ? '(stack unavailable)' : '(no frames)'));
     }

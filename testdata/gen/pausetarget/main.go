@@ -6,6 +6,7 @@
 // its own costs:
 //
 //	GET /stats   {"connections": N, "requests": [{"path", "query", "pause_max_ns", "pause_total_ns", "pauses"}], "max_pause_ns": N}
+//	GET /grow?n=N&depth=D   parks N more goroutines D frames down, answers once they are parked
 //
 // "connections" counts the connections the pprof port accepted; each
 // request's pauses are the non-GC stop-the-world pauses the runtime
@@ -24,7 +25,10 @@
 // closes), -fail-rounds 2,3 (every request from the 2nd debug=1 request up
 // to the next is answered 503, and so from the 3rd: under watch's pause
 // budget each snapshot starts with one debug=1 request, so those snapshots
-// fail).
+// fail), -addr HOST:PORT (the pprof port's address: a restarted target
+// listens where its predecessor did), -churn N (N goroutines started and
+// ended before it listens, as a process that served requests for a while
+// has handed out that many goroutine ids).
 //
 // It prints "listening ADDR control ADDR" once every goroutine is parked
 // and exits when its standard input closes. The tests build it with
@@ -79,7 +83,15 @@ func main() {
 	hang := flag.Bool("hang", false, "accept connections on the pprof port and never answer")
 	banner := flag.Bool("banner", false, "the pprof port writes a non-HTTP banner and closes")
 	failRounds := flag.String("fail-rounds", "", "comma-separated numbers of debug=1 requests from which requests fail with 503, up to the next debug=1")
+	addr := flag.String("addr", "127.0.0.1:0", "address of the pprof port")
+	churn := flag.Int("churn", 0, "goroutines started and ended before listening")
 	flag.Parse()
+	var churned sync.WaitGroup
+	for range *churn {
+		churned.Add(1)
+		go churned.Done()
+	}
+	churned.Wait()
 	fail := map[int]bool{}
 	for _, f := range strings.Split(*failRounds, ",") {
 		if n, err := strconv.Atoi(strings.TrimSpace(f)); err == nil {
@@ -101,7 +113,7 @@ func main() {
 	ready.Wait()
 
 	st := &stats{}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	ln, err := net.Listen("tcp", *addr)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
@@ -168,6 +180,19 @@ func main() {
 		go srv.Serve(ln)
 	}
 	go http.Serve(ctl, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/grow" {
+			// Park n more goroutines, depth frames down, and answer once
+			// they are parked.
+			n, _ := strconv.Atoi(r.URL.Query().Get("n"))
+			d, _ := strconv.Atoi(r.URL.Query().Get("depth"))
+			var more sync.WaitGroup
+			more.Add(n)
+			for i := range n {
+				go deep(d, i%4, park, &more)
+			}
+			more.Wait()
+			return
+		}
 		st.mu.Lock()
 		defer st.mu.Unlock()
 		json.NewEncoder(w).Encode(struct {

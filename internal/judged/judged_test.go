@@ -1,0 +1,263 @@
+package judged
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stackdump/stackdump/formats"
+	"github.com/stackdump/stackdump/internal/livechild"
+	"github.com/stackdump/stackdump/stack"
+)
+
+// snapshotGap is the time between two snapshots of a case.
+const snapshotGap = time.Second
+
+// judgedCase is one process of the judged set: how it is started, and
+// how many snapshots it needs.
+type judgedCase struct {
+	name string
+	// start starts the process and returns its capture, and next (nil:
+	// nothing) what is done before each snapshot after the first.
+	start     func(ctx context.Context, t *testing.T) (capture func() *stack.Dump, next func())
+	snapshots int
+	// short runs the case under -short too: the sick programs, which
+	// score every verdict kind between them.
+	short bool
+}
+
+// goProgram starts a mode of testdata/gen/judged.
+func goProgram(mode string) func(ctx context.Context, t *testing.T) (func() *stack.Dump, func()) {
+	return func(ctx context.Context, t *testing.T) (func() *stack.Dump, func()) {
+		p := livechild.StartArgs(ctx, t, "judged", mode)
+		return func() *stack.Dump { return captureGo(ctx, t, p.URL) },
+			func() { p.Send(t, "next") }
+	}
+}
+
+// goProgramCounts starts a mode of testdata/gen/judged and captures its
+// goroutine profile (debug=0: counts per stack, runtime frames included).
+func goProgramCounts(mode string) func(ctx context.Context, t *testing.T) (func() *stack.Dump, func()) {
+	return func(ctx context.Context, t *testing.T) (func() *stack.Dump, func()) {
+		p := livechild.StartArgs(ctx, t, "judged", mode)
+		return func() *stack.Dump { return captureGoDebug(ctx, t, p.URL, 0) }, nil
+	}
+}
+
+// files reads a case's snapshots from the files its truth names.
+func files(name string) func(ctx context.Context, t *testing.T) (func() *stack.Dump, func()) {
+	return func(ctx context.Context, t *testing.T) (func() *stack.Dump, func()) {
+		tr := loadTruth(t, name)
+		i := 0
+		return func() *stack.Dump {
+			data, err := os.ReadFile(filepath.Join("..", "..", tr.Files[i]))
+			if err != nil {
+				t.Fatal(err)
+			}
+			i++
+			return readDump(t, data, time.Time{}, tr.Files[i-1])
+		}, nil
+	}
+}
+
+// goServer starts a real Go server and captures it through its
+// net/http/pprof handlers.
+func goServer(start func(ctx context.Context, t testing.TB) string) func(ctx context.Context, t *testing.T) (func() *stack.Dump, func()) {
+	return func(ctx context.Context, t *testing.T) (func() *stack.Dump, func()) {
+		base := start(ctx, t)
+		return func() *stack.Dump { return captureGo(ctx, t, base) }, nil
+	}
+}
+
+// jvmServer starts a real JVM server and captures it with jcmd.
+func jvmServer(start func(ctx context.Context, t testing.TB) int) func(ctx context.Context, t *testing.T) (func() *stack.Dump, func()) {
+	return func(ctx context.Context, t *testing.T) (func() *stack.Dump, func()) {
+		pid := start(ctx, t)
+		return func() *stack.Dump { return captureJVM(ctx, t, pid) }, nil
+	}
+}
+
+var cases = []judgedCase{
+	{name: "go-leak", start: goProgram("leak"), snapshots: 3, short: true},
+	{name: "go-chan50k", start: goProgram("chan50k"), snapshots: 2, short: true},
+	{name: "go-mutex40", start: goProgram("mutex40"), snapshots: 3, short: true},
+	{name: "go-abba", start: goProgram("abba"), snapshots: 3, short: true},
+	{name: "go-spin", start: goProgram("spin"), snapshots: 3, short: true},
+	{name: "go-pool600", start: goProgram("pool600"), snapshots: 3, short: true},
+	{name: "go-demo", start: goProgram("demo"), snapshots: 3, short: true},
+	{name: "go-rwmutex", start: goProgram("rwmutex"), snapshots: 3, short: true},
+	{name: "go-selectleak", start: goProgram("selectleak"), snapshots: 3, short: true},
+	{name: "go-wgpile", start: goProgram("wgpile"), snapshots: 3, short: true},
+	{name: "go-chan50k-pprof", start: goProgramCounts("chan50k"), snapshots: 1, short: true},
+	{name: "file-leakproof-go127", start: files("file-leakproof-go127"), snapshots: 1, short: true},
+	{name: "file-jdk11-object-wait", start: files("file-jdk11-object-wait"), snapshots: 1, short: true},
+	{name: "jvm-locks", start: func(ctx context.Context, t *testing.T) (func() *stack.Dump, func()) {
+		p := livechild.StartJava(ctx, t, "JudgedLocks")
+		pid, err := strconv.Atoi(p.PID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return func() *stack.Dump { return captureJVM(ctx, t, pid) }, nil
+	}, snapshots: 3, short: true},
+	{name: "etcd-watches", start: goServer(func(ctx context.Context, t testing.TB) string { return startEtcd(ctx, t, 3000) }), snapshots: 3},
+	{name: "nats", start: goServer(startNats), snapshots: 3},
+	{name: "prometheus", start: goServer(startPrometheus), snapshots: 3},
+	{name: "caddy", start: goServer(startCaddy), snapshots: 3},
+	{name: "zookeeper", start: jvmServer(startZooKeeper), snapshots: 3},
+	{name: "tomcat", start: jvmServer(startTomcat), snapshots: 3},
+}
+
+// TestJudged captures every case of the judged set, analyses the
+// snapshots as `stackdump analyze` and `stackdump timeline` would, scores
+// the verdicts against each case's truth, prints the table and fails
+// below the floors.
+func TestJudged(t *testing.T) {
+	var mu sync.Mutex
+	var judged []judgement
+	var skipped []string
+	t.Run("case", func(t *testing.T) {
+		for _, c := range cases {
+			if testing.Short() && !c.short {
+				continue
+			}
+			t.Run(c.name, func(t *testing.T) {
+				t.Parallel()
+				tr := loadTruth(t, c.name)
+				ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+				defer cancel()
+				defer func() {
+					if t.Skipped() {
+						mu.Lock()
+						skipped = append(skipped, c.name)
+						mu.Unlock()
+					}
+				}()
+				capture, next := c.start(ctx, t)
+				var snaps []*stack.Dump
+				for i := range c.snapshots {
+					if i > 0 && len(tr.Files) == 0 {
+						time.Sleep(snapshotGap)
+						if next != nil {
+							next()
+						}
+					}
+					snaps = append(snaps, capture())
+				}
+				given := verdictsOf(snaps)
+				j := judge(tr, given)
+				for _, v := range given {
+					t.Logf("%s: %s", v.Kind, v.Text)
+				}
+				for _, m := range j.misses {
+					t.Logf("MISSED %s", m)
+				}
+				for _, w := range j.wrong {
+					t.Logf("WRONG %s", w)
+				}
+				mu.Lock()
+				judged = append(judged, j)
+				mu.Unlock()
+			})
+		}
+	})
+	if len(judged) == 0 {
+		t.Skip("no case could run")
+	}
+	sum, table := scoreTable(judged)
+	t.Logf("judged set: %d cases scored, skipped: %v\n%s", len(judged), skipped, table)
+	fmt.Fprintf(os.Stderr, "judged set: %d cases scored (skipped: %s)\n%s", len(judged), strings.Join(skipped, ", "), table)
+	checkFloors(t, sum)
+}
+
+// floors are the least precision and recall of each kind; a kind with no
+// verdict expected or given has no ratio and is not held to them. Main's
+// analysis scored (before the findings): stuck precision 0.07 (107 false
+// alarms on the healthy servers), blocked 0.00, contention recall 0.33,
+// deadlock recall 0.67, growth recall 0.00. Raise them as the verdicts
+// improve; lower one only with the reason written here.
+var floors = map[string][2]float64{
+	"proven-leak":  {0.9, 0.9},
+	"likely-leak":  {0.9, 0.9},
+	"leak-suspect": {0.9, 0.9},
+	"growth":       {0.9, 0.9},
+	"blocked":      {0.9, 0.9},
+	"contention":   {0.9, 0.9},
+	"deadlock":     {0.9, 0.9},
+	"stuck":        {0.9, 0.9},
+}
+
+func checkFloors(t *testing.T, sum map[string]*tally) {
+	for _, k := range kinds {
+		f, ok := floors[k]
+		if !ok {
+			continue
+		}
+		if p, ok := sum[k].precision(); ok && p < f[0] {
+			t.Errorf("%s: precision %.2f, below its floor %.2f", k, p, f[0])
+		}
+		if r, ok := sum[k].recall(); ok && r < f[1] {
+			t.Errorf("%s: recall %.2f, below its floor %.2f", k, r, f[1])
+		}
+	}
+}
+
+// captureGo takes a debug=2 traceback of a Go process through its
+// net/http/pprof handlers, as `curl …/debug/pprof/goroutine?debug=2`.
+func captureGo(ctx context.Context, t *testing.T, base string) *stack.Dump {
+	t.Helper()
+	return captureGoDebug(ctx, t, base, 2)
+}
+
+// captureGoDebug fetches /debug/pprof/goroutine?debug=N.
+func captureGoDebug(ctx context.Context, t *testing.T, base string, debug int) *stack.Dump {
+	t.Helper()
+	url := base + "/debug/pprof/goroutine?debug=" + strconv.Itoa(debug)
+	at := time.Now().UTC()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, err := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if err != nil || resp.StatusCode != http.StatusOK {
+		t.Fatalf("GET %s: %s, %v", url, resp.Status, err)
+	}
+	return readDump(t, body, at, base)
+}
+
+// captureJVM takes a JVM's threads with jcmd.
+func captureJVM(ctx context.Context, t *testing.T, pid int) *stack.Dump {
+	t.Helper()
+	at := time.Now().UTC()
+	d := readDump(t, jcmdThreads(ctx, t, pid), at, "")
+	return d
+}
+
+func readDump(t *testing.T, text []byte, at time.Time, target string) *stack.Dump {
+	t.Helper()
+	dumps, err := formats.ReadAll(bytes.NewReader(text), formats.ReadOptions{})
+	if err != nil || len(dumps) != 1 {
+		t.Fatalf("reading the capture: %d dumps, %v", len(dumps), err)
+	}
+	d := dumps[0]
+	if d.Source.CapturedAt.IsZero() {
+		d.Source.CapturedAt = at
+	}
+	if target != "" {
+		d.Source.Target = target
+	}
+	return d
+}
