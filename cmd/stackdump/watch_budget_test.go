@@ -295,6 +295,13 @@ func TestWatchLearnsPause(t *testing.T) {
 		t.Errorf("snapshot 2: %s; want full exactly when the learned prediction × the model's error %.2f fits %v", c2.text(), c1.Model.Error, budget)
 	}
 	if c2.Mode != "full" {
-		t.Errorf("snapshot 2: %s; the learned cost %v/KiB did not admit a traceback the prior refused (is the machine very loaded?)", c2.text(), learned)
+		// The rule above held; whether learning admits the traceback
+		// depends on what the first one really cost. When the child's own
+		// pause for it was already over the prior's prediction (a loaded
+		// machine: 134 ms seen at load 15), refusing is right.
+		if len(real) > 0 && real[0] > time.Duration(c1.FullPredictedNs) {
+			t.Skipf("the child's own first traceback paused %v, over the prior's %v: too loaded a machine to show a learned cost admitting a traceback", real[0], time.Duration(c1.FullPredictedNs))
+		}
+		t.Errorf("snapshot 2: %s; the learned cost %v/KiB did not admit a traceback the prior refused", c2.text(), learned)
 	}
 }
