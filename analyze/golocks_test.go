@@ -182,3 +182,16 @@ func TestTimelineDeadObjectStuck(t *testing.T) {
 		t.Errorf("stuck within MinStuck: %+v", rep.Stuck)
 	}
 }
+
+// Arguments read as addresses only when they are: hex of at least
+// 0x10000, not marked uncertain, inside braces too.
+func TestArgWords(t *testing.T) {
+	got := argWords("0x2e39d42f0200, {0x906b4f, 0x4}, 0x0?, 0x28331382e780?, 0xa, ..., 0xfffffffffffffffff, 0x10000", nil)
+	want := []uint64{0x2e39d42f0200, 0x906b4f, 0x10000}
+	if !slices.Equal(got, want) {
+		t.Errorf("argWords = %#x, want %#x", got, want)
+	}
+	if firstWord("{0x120b58ee0e0, 0x1}") != 0x120b58ee0e0 || firstWord("0x0?, 0xc000") != 0 || firstWord("") != 0 {
+		t.Error("firstWord")
+	}
+}
