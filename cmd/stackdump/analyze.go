@@ -30,23 +30,28 @@ func newAnalyzeCommand() *cobra.Command {
 	var o analyzeOptions
 	cmd := &cobra.Command{
 		Use:   "analyze FILE...",
-		Short: "Summarise dumps: states, largest groups, leaks, lock contention, creators",
+		Short: "Summarise dumps: findings with their evidence (deadlocks, leaks, blocked, contention, growth), groups, creators",
 		Long: `analyze reads each FILE (any format stackdump reads, compressed or not; "-"
 for standard input), groups every dump in it by stack and prints one screen
-per dump: totals by state, the largest groups, the longest waits,
-goroutines the runtime marked (leaked), likely leaks (large groups parked on
-channels that do not look like a worker pool; with several dumps of one
-process, in the order given, a group that grew across them is the
-strongest evidence, one that fell is churn), lock contention by the code
-that waits, who started the live goroutines, and for JVM dumps deadlocks
-and the locks that block the most threads. Truncation and parse warnings
+per dump: totals by state, then its findings — each a verdict with its
+evidence, how sure it is and what would settle it: deadlocks (the
+runtime's, Go lock cycles read from the arguments, the JVM's), goroutines
+the runtime proved leaked, routines blocked on something nothing can give
+them, likely leaks and leak suspects (groups parked on channels with
+evidence they are not a pool: started per request by goroutines now gone,
+each on a channel no one else holds, growth across the dumps of one
+process given in order), lock contention with the lock's probable holder,
+growth — then the locks by address, the largest groups, the longest
+waits and who started the live goroutines. Idle connections, pool workers
+and timers are not alarms, by any number. Truncation and parse warnings
 are in the headline.
 
-The leak heuristic and every field of --json are described in
+Each verdict's rule and every field of --json are described in
 docs/analyze.md.`,
 		Example: `  stackdump analyze goroutines.txt
   curl -s 'localhost:6060/debug/pprof/goroutine?debug=2' | stackdump analyze -
-  stackdump analyze --json --top 20 dump.json.gz | jq '.dumps[0].likely_leaks'`,
+  stackdump analyze --json dump.json.gz | jq '.dumps[0].findings[] | {kind, confidence, claim}'
+  stackdump analyze before.txt after.txt   # the second weighs growth since the first`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runAnalyze(cmd, args, o)
