@@ -2,14 +2,12 @@ package analyze
 
 import (
 	"bytes"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/stackdump/stackdump/formats"
 	"github.com/stackdump/stackdump/stack"
 )
 
@@ -17,13 +15,9 @@ import (
 // (analyze/testdata/judged/README.md says how each was made).
 func judgedDump(t *testing.T, name string) *stack.Dump {
 	t.Helper()
-	data, err := os.ReadFile(filepath.Join("testdata", "judged", name))
-	if err != nil {
-		t.Fatal(err)
-	}
-	dumps, err := formats.ReadAll(bytes.NewReader(data), formats.ReadOptions{})
-	if err != nil || len(dumps) != 1 {
-		t.Fatalf("%s: %d dumps, %v", name, len(dumps), err)
+	dumps := readDumps(t, filepath.Join("testdata", "judged", name))
+	if len(dumps) != 1 {
+		t.Fatalf("%s: %d dumps", name, len(dumps))
 	}
 	return dumps[0]
 }
