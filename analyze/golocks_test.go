@@ -32,25 +32,13 @@ func findingsOf(s *Summary, k FindingKind) []Finding {
 	return out
 }
 
-// idsAt returns the ids of d's goroutines with a frame of fn.
-func idsAt(d *stack.Dump, fn string) []int64 {
-	var ids []int64
-	for _, r := range d.Routines {
-		if slices.ContainsFunc(r.Frames(), func(f *stack.Frame) bool { return f.Func == fn }) {
-			ids = append(ids, r.ID)
-		}
-	}
-	slices.Sort(ids)
-	return ids
-}
-
 // Two goroutines lock two accounts in opposite orders while twenty others
 // run: the runtime sees no deadlock, the arguments show the cycle. Each
 // transfer waits in lockSlow for the mutex whose address the other
 // carries in main.transfer's arguments.
 func TestGoDeadlockABBA(t *testing.T) {
 	d := judgedDump(t, "abba_go126.txt")
-	transfers := idsAt(d, "main.transfer")
+	transfers := idsWhere(d, "main.transfer")
 	if len(transfers) != 2 {
 		t.Fatalf("%d main.transfer goroutines in the dump", len(transfers))
 	}
@@ -89,9 +77,9 @@ func TestGoDeadlockABBA(t *testing.T) {
 // dump, the holder is said not to be in it.
 func TestGoLockHolder(t *testing.T) {
 	d := judgedDump(t, "mutex40_go126.txt")
-	holder := idsAt(d, "main.(*store).compact")
-	if len(holder) != 1 || len(idsAt(d, "main.(*store).get")) != 40 {
-		t.Fatalf("holder %v, %d waiters", holder, len(idsAt(d, "main.(*store).get")))
+	holder := idsWhere(d, "main.(*store).compact")
+	if len(holder) != 1 || len(idsWhere(d, "main.(*store).get")) != 40 {
+		t.Fatalf("holder %v, %d waiters", holder, len(idsWhere(d, "main.(*store).get")))
 	}
 	s := Summarize(d, nil, Options{})
 	if len(s.GoLocks) != 1 {
@@ -130,7 +118,7 @@ func TestGoLockRWMutex(t *testing.T) {
 		t.Fatalf("locks %+v; want one RWMutex", s.GoLocks)
 	}
 	l := s.GoLocks[0]
-	rebuild := idsAt(d, "main.(*table).rebuild")
+	rebuild := idsWhere(d, "main.(*table).rebuild")
 	if l.Waiters != 35 || l.Kind != LockRWMutex || l.Holder == nil || len(rebuild) != 1 || l.Holder.ID != rebuild[0] {
 		t.Errorf("lock %+v; want 35 waiters held by goroutine %v", l, rebuild)
 	}
@@ -147,7 +135,7 @@ func TestTimelineDeadObjectStuck(t *testing.T) {
 	if s := Summarize(d, nil, Options{}); len(findingsOf(s, FindingBlocked)) != 0 {
 		t.Errorf("one dump, 200 waiters: %+v", s.Findings)
 	}
-	waiters := idsAt(d, "main.(*batch).await")
+	waiters := idsWhere(d, "main.(*batch).await")
 	tl := NewTimeline(TimelineOptions{})
 	t0 := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
 	for i := range 2 {
