@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/stackdump/stackdump/dedupe"
 	"github.com/stackdump/stackdump/stack"
 )
 
@@ -19,9 +20,9 @@ import (
 // of WaitGroup.Wait before Go 1.24) wait for an event, not a lock, and do
 // not count.
 //
-// Contended goroutines are grouped by the frame that waits: the first
-// frame outside the runtime and the sync packages, that is the code that
-// called Lock, and by the kind of lock.
+// Contended goroutines are grouped by the code that waits, named by the
+// one rule of every group (dedupe.PlaceOf: the program's frame that
+// called Lock, past the platform's), and by the kind of lock.
 
 // Lock kinds of a ContentionSite.
 const (
@@ -35,8 +36,8 @@ const (
 
 // ContentionSite is a place where goroutines wait for a lock.
 type ContentionSite struct {
-	// Frame is the code that waits: the first frame outside the runtime
-	// and the sync packages.
+	// Frame is the code that waits, named as every group is
+	// (dedupe.PlaceOf).
 	Frame FrameRef `json:"frame"`
 	// Lock is the kind of lock: "sync.Mutex", "sync.RWMutex",
 	// "sync.RWMutex (read)", "sync.Once", "fd lock" or "semaphore".
@@ -71,9 +72,12 @@ func contention(groups []*stack.Group, n int) ([]ContentionSite, int64) {
 			kind = lockOfState(dominantLockState(g))
 		}
 		k := siteKey{lock: kind}
-		if waiter != nil {
-			k.frame = *frameRef(waiter)
-		} else {
+		switch place := dedupe.NameFrame(g.Sample.Stack); {
+		case place != nil && waiter != nil:
+			// Named by the one rule of every group: the program's code
+			// that waits, past the platform's.
+			k.frame = *frameRef(place)
+		default:
 			k.frame = FrameRef{Func: "(no frame outside the runtime)"}
 		}
 		site := sites[k]

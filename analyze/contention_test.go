@@ -65,7 +65,7 @@ func TestContentionKinds(t *testing.T) {
 		"6 sync.RWMutex (read) app.(*Config).Get 0m 1",
 		"5 sync.Once app.client 0m 1",
 		"4 sync.Mutex app.(*Stats).Add 0m 1",
-		"2 fd lock net.(*netFD).Write 0m 1",
+		"2 fd lock app.send 0m 1",
 		"1 sync.RWMutex app.(*Config).Set 0m 1",
 	}
 	if s.ContentionTotal != 28 || !slices.Equal(got, want) {

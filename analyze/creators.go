@@ -63,6 +63,7 @@ type creatorIndex struct {
 	parents   map[int64]*parentStats
 	maxParent int
 	uncounted int64
+	places    placeCache // the place of each stack met
 }
 
 type creatorStats struct {
@@ -96,6 +97,7 @@ func newCreatorIndex(maxParents int) creatorIndex {
 		byFrame:   make(map[*stack.Frame]*creatorStats),
 		parents:   make(map[int64]*parentStats),
 		maxParent: maxParents,
+		places:    placeCache{},
 	}
 }
 
@@ -111,7 +113,7 @@ func (x *creatorIndex) add(r *stack.Routine) {
 	}
 	c.count += n
 	fn := "(no frames)"
-	if f := whereFrame(r.Stack); f != nil {
+	if f := x.places.of(r.Stack).Frame; f != nil {
 		fn = f.Func
 	}
 	c.children[fn] += n

@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"fmt"
 	"slices"
-	"strings"
 
 	"github.com/stackdump/stackdump/internal/words"
 	"github.com/stackdump/stackdump/stack"
@@ -52,61 +51,37 @@ type goStep struct {
 }
 
 // goLocks builds the lock table of a Go dump: every lock with waiters of
-// known address, most waiters first, with its probable holder, and the
-// deadlock cycles among them.
-func (x *objectIndex) goLocks() ([]GoLock, []goDeadlock) {
-	byAddr := map[uint64]*GoLock{}
+// known address, most waiters first, with its probable holder (who names
+// a goroutine by its id: its state and place), and the deadlock cycles
+// among them.
+func (x *objectIndex) goLocks(who func(id int64) *RoutineRef) ([]GoLock, []goDeadlock) {
 	var order []*GoLock
-	for _, w := range x.lockWaiters {
-		l := byAddr[w.addr]
-		if l == nil {
-			ow := x.waits[w.addr]
-			l = &GoLock{Addr: addrText(w.addr), Kind: w.kind, addr: w.addr, Frame: frameRef(w.place), places: map[string]bool{}}
-			if ow != nil {
-				l.Waiters, l.IDs, l.WaitMax = ow.n, ow.ids, ow.waitMax
-			}
-			byAddr[w.addr] = l
-			order = append(order, l)
+	byAddr := map[uint64]*GoLock{}
+	for addr, w := range x.waits {
+		if w.class != waitLock {
+			continue
 		}
-		if w.kind != l.Kind && (w.kind == LockRWMutex || w.kind == LockRWMutexR) {
-			l.Kind = LockRWMutex // readers and writers of one RWMutex
+		l := &GoLock{Addr: addrText(addr), Kind: w.kind, addr: addr, Frame: frameRef(w.place),
+			Waiters: w.n, IDs: w.ids, WaitMax: w.waitMax, places: map[string]bool{}}
+		for _, f := range w.at {
+			l.places[funcOf(f)] = true
 		}
-		l.places[funcOf(w.place)] = true
-	}
-	for _, l := range order {
-		refs, n := x.holdersOf(l.addr)
-		// A carrier waiting for a lock it does not show is most likely
-		// another waiter of this one: not a holder.
-		var holders []carrierRef
-		for _, h := range refs {
-			if !h.locking || h.waitsOn != 0 {
-				holders = append(holders, h)
-			}
-		}
-		n -= int64(len(refs) - len(holders))
-		refs = holders
-		l.Carriers = n
+		c := x.carriers[addr]
+		l.Carriers = int64(c.n)
 		switch {
 		case x.full:
 			l.HolderEvidence = "not looked for: the dump has too many addresses to index"
-		case n == 0:
+		case c.n == 0:
 			l.HolderEvidence = "holder not in the dump: no goroutine outside its waiters carries its address (it may have exited holding it, or hold it without passing it as an argument)"
-		case n == 1:
-			h := refs[0]
-			l.Holder = carrierRoutine(h)
-			l.HolderEvidence = fmt.Sprintf("goroutine %d carries its address in %s and does not wait for it: the probable holder", h.id, shortFunc(funcOf(h.frame)))
+		case c.n == 1:
+			l.Holder = who(c.first.id)
+			l.HolderEvidence = fmt.Sprintf("goroutine %d carries its address in %s and does not wait for it: the probable holder", c.first.id, shortFunc(funcOf(c.first.frame)))
 		default:
-			ids := make([]string, 0, len(refs))
-			for _, h := range refs {
-				ids = append(ids, itoa(h.id))
-			}
-			more := ""
-			if n > int64(len(refs)) {
-				more = fmt.Sprintf(" and %d more", n-int64(len(refs)))
-			}
-			l.HolderEvidence = fmt.Sprintf("%s carry its address outside a wait for it (goroutines %s%s): one of them probably holds it",
-				words.Count(n, "goroutine"), strings.Join(ids, ", "), more)
+			l.HolderEvidence = fmt.Sprintf("%s carry its address outside a wait for it (goroutine %d in %s and %d more): one of them probably holds it",
+				words.Count(int64(c.n), "goroutine"), c.first.id, shortFunc(funcOf(c.first.frame)), c.n-1)
 		}
+		byAddr[addr] = l
+		order = append(order, l)
 	}
 	cycles := x.cycles()
 	for _, c := range cycles {
@@ -116,8 +91,8 @@ func (x *objectIndex) goLocks() ([]GoLock, []goDeadlock) {
 			}
 		}
 	}
-	slices.SortStableFunc(order, func(a, b *GoLock) int {
-		return cmp.Or(cmpBool(b.Deadlocked, a.Deadlocked), cmp.Compare(b.Waiters, a.Waiters), strings.Compare(a.Addr, b.Addr))
+	slices.SortFunc(order, func(a, b *GoLock) int {
+		return cmp.Or(cmpBool(b.Deadlocked, a.Deadlocked), cmp.Compare(b.Waiters, a.Waiters), cmp.Compare(a.addr, b.addr))
 	})
 	out := make([]GoLock, len(order))
 	for i, l := range order {
@@ -133,10 +108,6 @@ func funcOf(f *stack.Frame) string {
 	return f.Func
 }
 
-func carrierRoutine(h carrierRef) *RoutineRef {
-	return &RoutineRef{ID: h.id, State: h.state, Frame: frameRef(h.place)}
-}
-
 // maxCycleWaiters bounds the lock waiters searched for cycles.
 const maxCycleWaiters = 10_000
 
@@ -146,7 +117,7 @@ const maxCycleWaiters = 10_000
 // once, starting with its goroutine of the lowest id.
 func (x *objectIndex) cycles() []goDeadlock {
 	if len(x.lockWaiters) > maxCycleWaiters || x.full {
-		return nil
+		return nil // too many to search, or holders not indexed
 	}
 	waiter := make(map[int64]lockWaiter, len(x.lockWaiters))
 	for _, w := range x.lockWaiters {
@@ -159,16 +130,11 @@ func (x *objectIndex) cycles() []goDeadlock {
 		via *stack.Frame
 	}
 	next := func(w lockWaiter) []edge {
-		refs, _ := x.holdersOf(w.addr)
-		var out []edge
-		for _, r := range refs {
-			if r.id != w.id && r.waitsOn != 0 {
-				if _, ok := waiter[r.id]; ok {
-					out = append(out, edge{r.id, r.frame})
-				}
-			}
+		h := x.lockCarriers[w.addr]
+		if _, ok := waiter[h.id]; h.id == 0 || h.id == w.id || !ok {
+			return nil
 		}
-		return out
+		return []edge{{h.id, h.frame}}
 	}
 	seen := map[string]bool{}
 	var out []goDeadlock

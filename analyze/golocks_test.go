@@ -2,14 +2,12 @@ package analyze
 
 import (
 	"bytes"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/stackdump/stackdump/formats"
 	"github.com/stackdump/stackdump/stack"
 )
 
@@ -17,13 +15,9 @@ import (
 // (analyze/testdata/judged/README.md says how each was made).
 func judgedDump(t *testing.T, name string) *stack.Dump {
 	t.Helper()
-	data, err := os.ReadFile(filepath.Join("testdata", "judged", name))
-	if err != nil {
-		t.Fatal(err)
-	}
-	dumps, err := formats.ReadAll(bytes.NewReader(data), formats.ReadOptions{})
-	if err != nil || len(dumps) != 1 {
-		t.Fatalf("%s: %d dumps, %v", name, len(dumps), err)
+	dumps := readDumps(t, filepath.Join("testdata", "judged", name))
+	if len(dumps) != 1 {
+		t.Fatalf("%s: %d dumps", name, len(dumps))
 	}
 	return dumps[0]
 }
@@ -38,25 +32,13 @@ func findingsOf(s *Summary, k FindingKind) []Finding {
 	return out
 }
 
-// idsAt returns the ids of d's goroutines with a frame of fn.
-func idsAt(d *stack.Dump, fn string) []int64 {
-	var ids []int64
-	for _, r := range d.Routines {
-		if slices.ContainsFunc(r.Frames(), func(f *stack.Frame) bool { return f.Func == fn }) {
-			ids = append(ids, r.ID)
-		}
-	}
-	slices.Sort(ids)
-	return ids
-}
-
 // Two goroutines lock two accounts in opposite orders while twenty others
 // run: the runtime sees no deadlock, the arguments show the cycle. Each
 // transfer waits in lockSlow for the mutex whose address the other
 // carries in main.transfer's arguments.
 func TestGoDeadlockABBA(t *testing.T) {
 	d := judgedDump(t, "abba_go126.txt")
-	transfers := idsAt(d, "main.transfer")
+	transfers := idsWhere(d, "main.transfer")
 	if len(transfers) != 2 {
 		t.Fatalf("%d main.transfer goroutines in the dump", len(transfers))
 	}
@@ -95,9 +77,9 @@ func TestGoDeadlockABBA(t *testing.T) {
 // dump, the holder is said not to be in it.
 func TestGoLockHolder(t *testing.T) {
 	d := judgedDump(t, "mutex40_go126.txt")
-	holder := idsAt(d, "main.(*store).compact")
-	if len(holder) != 1 || len(idsAt(d, "main.(*store).get")) != 40 {
-		t.Fatalf("holder %v, %d waiters", holder, len(idsAt(d, "main.(*store).get")))
+	holder := idsWhere(d, "main.(*store).compact")
+	if len(holder) != 1 || len(idsWhere(d, "main.(*store).get")) != 40 {
+		t.Fatalf("holder %v, %d waiters", holder, len(idsWhere(d, "main.(*store).get")))
 	}
 	s := Summarize(d, nil, Options{})
 	if len(s.GoLocks) != 1 {
@@ -136,7 +118,7 @@ func TestGoLockRWMutex(t *testing.T) {
 		t.Fatalf("locks %+v; want one RWMutex", s.GoLocks)
 	}
 	l := s.GoLocks[0]
-	rebuild := idsAt(d, "main.(*table).rebuild")
+	rebuild := idsWhere(d, "main.(*table).rebuild")
 	if l.Waiters != 35 || l.Kind != LockRWMutex || l.Holder == nil || len(rebuild) != 1 || l.Holder.ID != rebuild[0] {
 		t.Errorf("lock %+v; want 35 waiters held by goroutine %v", l, rebuild)
 	}
@@ -153,7 +135,7 @@ func TestTimelineDeadObjectStuck(t *testing.T) {
 	if s := Summarize(d, nil, Options{}); len(findingsOf(s, FindingBlocked)) != 0 {
 		t.Errorf("one dump, 200 waiters: %+v", s.Findings)
 	}
-	waiters := idsAt(d, "main.(*batch).await")
+	waiters := idsWhere(d, "main.(*batch).await")
 	tl := NewTimeline(TimelineOptions{})
 	t0 := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
 	for i := range 2 {
@@ -180,5 +162,18 @@ func TestTimelineDeadObjectStuck(t *testing.T) {
 	}
 	if rep := tl.Report(); rep.StuckTotal != 0 {
 		t.Errorf("stuck within MinStuck: %+v", rep.Stuck)
+	}
+}
+
+// Arguments read as addresses only when they are: hex of at least
+// 0x10000, not marked uncertain, inside braces too.
+func TestArgWords(t *testing.T) {
+	got := argWords("0x2e39d42f0200, {0x906b4f, 0x4}, 0x0?, 0x28331382e780?, 0xa, ..., 0xfffffffffffffffff, 0x10000", nil)
+	want := []uint64{0x2e39d42f0200, 0x906b4f, 0x10000}
+	if !slices.Equal(got, want) {
+		t.Errorf("argWords = %#x, want %#x", got, want)
+	}
+	if firstWord("{0x120b58ee0e0, 0x1}") != 0x120b58ee0e0 || firstWord("0x0?, 0xc000") != 0 || firstWord("") != 0 {
+		t.Error("firstWord")
 	}
 }

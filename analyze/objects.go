@@ -38,9 +38,12 @@ import (
 // carries each address. It keeps aggregates per address and per place,
 // and one record per lock waiter, never the routines.
 type objectIndex struct {
-	// carriers counts, per address, the goroutines that carry it outside
-	// their own wait on it, with the first few of them.
-	carriers map[uint64]*carriers
+	// carriers counts, per address, the goroutines that carry it as a
+	// frame's first argument outside their own wait on it, with the first
+	// of them; lockCarriers holds, per address, the first such goroutine
+	// that waits for a lock itself (a deadlock's next step).
+	carriers     map[uint64]carriers
+	lockCarriers map[uint64]carrierRef
 	// waits are the objects goroutines wait on, by address.
 	waits map[uint64]*objectWaits
 	// lockWaiters are the goroutines waiting for a lock whose address is
@@ -48,38 +51,29 @@ type objectIndex struct {
 	lockWaiters []lockWaiter
 	// places counts, per place, the goroutines waiting on a channel or an
 	// object whose address is known.
-	places map[*stack.Frame]*placeWaits
-	words  []uint64
-	pairs  []wordAt
-	placed map[*stack.Stack]dedupe.Place
+	places     map[*stack.Frame]*placeWaits
+	pairs      []wordAt
+	placeCache placeCache
 	// full is set once the index stopped taking addresses (maxIndexed).
 	full bool
-	size int
 }
 
-// maxIndexed bounds the addresses an objectIndex keeps (about 100 bytes
-// each): past it, holders and senders are no longer looked for.
-const maxIndexed = 2_000_000
-
-// maxCarrierRefs is how many carriers of an address are kept by name.
-const maxCarrierRefs = 4
+// maxIndexed bounds the addresses an objectIndex keeps (about 40 bytes
+// each, 40 MiB at most): past it, holders and senders are no longer
+// looked for, and the findings say so.
+const maxIndexed = 1 << 20
 
 type carriers struct {
-	n    int64
-	refs []carrierRef
+	n int32
+	// first is the first goroutine that carries the address.
+	first carrierRef
 }
 
-// carrierRef is a goroutine that carries an address.
+// carrierRef is a goroutine that carries an address, and the frame whose
+// first argument it is.
 type carrierRef struct {
 	id    int64
-	state string
-	// frame is the frame whose arguments hold the address; place where
-	// the goroutine is.
-	frame, place *stack.Frame
-	// waitsOn is the lock the goroutine itself waits for (0: none, or
-	// not shown); locking is set when it waits for a lock at all.
-	waitsOn uint64
-	locking bool
+	frame *stack.Frame
 }
 
 // objectWaits are the goroutines waiting on one address.
@@ -97,8 +91,10 @@ type objectWaits struct {
 	sends, receives int64
 	// places is set when its waiters wait at more than one place: for an
 	// object known by a frame's first argument (a struct, most often),
-	// goroutines at another place may serve the ones at this one.
+	// goroutines at another place may serve the ones at this one. at are
+	// those places (the first few).
 	places bool
+	at     []*stack.Frame
 }
 
 // dead reports whether nothing in the dump is shown able to serve the
@@ -128,16 +124,18 @@ type lockWaiter struct {
 }
 
 func newObjectIndex() *objectIndex {
-	return &objectIndex{carriers: map[uint64]*carriers{}, waits: map[uint64]*objectWaits{},
-		places: map[*stack.Frame]*placeWaits{}, placed: map[*stack.Stack]dedupe.Place{}}
+	return &objectIndex{carriers: map[uint64]carriers{}, lockCarriers: map[uint64]carrierRef{}, waits: map[uint64]*objectWaits{},
+		places: map[*stack.Frame]*placeWaits{}, placeCache: placeCache{}}
 }
 
-// placeOf is dedupe.PlaceOf, once per interned stack.
-func (x *objectIndex) placeOf(s *stack.Stack) dedupe.Place {
-	p, ok := x.placed[s]
+// placeCache is dedupe.PlaceOf, once per interned stack.
+type placeCache map[*stack.Stack]dedupe.Place
+
+func (c placeCache) of(s *stack.Stack) dedupe.Place {
+	p, ok := c[s]
 	if !ok {
 		p = dedupe.PlaceOf(s)
-		x.placed[s] = p
+		c[s] = p
 	}
 	return p
 }
@@ -151,7 +149,7 @@ func (x *objectIndex) add(r *stack.Routine) {
 	frames := r.Frames()
 	class := goWaitClass(r.State, frames)
 	addr, kind := uint64(0), ""
-	place := x.placeOf(r.Stack)
+	place := x.placeCache.of(r.Stack)
 	if class == waitLock || class == waitEvent {
 		addr, kind = waitObject(r, frames)
 		if addr == 0 && class == waitLock {
@@ -164,14 +162,20 @@ func (x *objectIndex) add(r *stack.Routine) {
 	if addr != 0 {
 		w := x.waits[addr]
 		if w == nil {
+			if len(x.waits)+len(x.carriers) >= maxIndexed {
+				x.full = true
+				return
+			}
 			w = &objectWaits{kind: kind, class: class, place: place.Frame, wait: place.Wait, state: r.State}
 			x.waits[addr] = w
-			x.size++
 		}
 		n := weight(r)
 		w.n += n
 		w.waitMax = max(w.waitMax, r.WaitMinutes)
 		w.places = w.places || w.place != place.Frame
+		if len(w.at) < 8 && !slices.Contains(w.at, place.Frame) {
+			w.at = append(w.at, place.Frame)
+		}
 		switch r.State {
 		case "chan send":
 			w.sends += n
@@ -181,7 +185,10 @@ func (x *objectIndex) add(r *stack.Routine) {
 		if r.ID != 0 {
 			w.ids = keepSmallest(w.ids, r.ID, maxRowIDs)
 		}
-		if class == waitLock {
+		if kind != w.kind && (kind == LockRWMutex || kind == LockRWMutexR) {
+			w.kind = LockRWMutex // readers and writers of one RWMutex
+		}
+		if class == waitLock && len(x.lockWaiters) <= maxCycleWaiters {
 			x.lockWaiters = append(x.lockWaiters, lockWaiter{id: r.ID, addr: addr, kind: kind, state: r.State, place: place.Frame, waitMin: r.WaitMinutes})
 		} else if place.Frame != nil {
 			p := x.places[place.Frame]
@@ -195,14 +202,15 @@ func (x *objectIndex) add(r *stack.Routine) {
 			}
 		}
 	}
-	// Every other address it carries, once per goroutine.
+	if class == waitLock && addr == 0 {
+		return // a lock waiter whose lock is not shown: not a holder
+	}
+	// Every other address it carries as a frame's first argument (the
+	// receiver, most often), once per goroutine.
 	pairs := x.pairs[:0]
 	for i := range r.Values.Frames {
-		x.words = argWords(r.Values.Frames[i].Args, x.words[:0])
-		for _, w := range x.words {
-			if w != addr {
-				pairs = append(pairs, wordAt{w, i})
-			}
+		if w := firstWord(r.Values.Frames[i].Args); w != 0 && w != addr {
+			pairs = append(pairs, wordAt{w, i})
 		}
 	}
 	x.pairs = pairs
@@ -211,27 +219,25 @@ func (x *objectIndex) add(r *stack.Routine) {
 		if i > 0 && pairs[i-1].word == p.word {
 			continue
 		}
-		c := x.carriers[p.word]
-		if c == nil {
-			if x.size >= maxIndexed {
-				x.full = true
-				return
+		c, ok := x.carriers[p.word]
+		if !ok && len(x.waits)+len(x.carriers) >= maxIndexed {
+			x.full = true
+			return
+		}
+		ref := carrierRef{id: r.ID}
+		if p.frame < len(frames) {
+			ref.frame = frames[p.frame]
+		}
+		if c.n == 0 {
+			c.first = ref
+		}
+		if class == waitLock {
+			if _, ok := x.lockCarriers[p.word]; !ok {
+				x.lockCarriers[p.word] = ref
 			}
-			c = &carriers{}
-			x.carriers[p.word] = c
-			x.size++
 		}
 		c.n++
-		if len(c.refs) < maxCarrierRefs {
-			ref := carrierRef{id: r.ID, state: r.State, place: place.Frame}
-			if p.frame < len(frames) {
-				ref.frame = frames[p.frame]
-			}
-			if class == waitLock {
-				ref.waitsOn, ref.locking = addr, true
-			}
-			c.refs = append(c.refs, ref)
-		}
+		x.carriers[p.word] = c
 	}
 }
 
@@ -262,10 +268,7 @@ func lockKindOf(r *stack.Routine, frames []*stack.Frame) string {
 
 // outsiders is how many goroutines carry addr outside a wait on it.
 func (x *objectIndex) outsiders(addr uint64) int64 {
-	if c := x.carriers[addr]; c != nil {
-		return c.n
-	}
-	return 0
+	return int64(x.carriers[addr].n)
 }
 
 // waitObject returns the address of what r waits on and its kind; 0
@@ -344,7 +347,6 @@ func argWords(args string, dst []uint64) []uint64 {
 	for args != "" {
 		var tok string
 		tok, args, _ = strings.Cut(args, ",")
-		tok = strings.Trim(tok, " {}")
 		if w := wordOf(tok); w != 0 {
 			dst = append(dst, w)
 		}
@@ -356,16 +358,41 @@ func argWords(args string, dst []uint64) []uint64 {
 // address, else 0.
 func firstWord(args string) uint64 {
 	tok, _, _ := strings.Cut(args, ",")
-	return wordOf(strings.Trim(tok, " {}"))
+	return wordOf(tok)
 }
 
+// wordOf reads one argument, " {0xc000010000" or "0x1?", as an address:
+// 0 when it is none.
 func wordOf(tok string) uint64 {
-	hex, ok := strings.CutPrefix(tok, "0x")
-	if !ok || hex == "" || strings.HasSuffix(hex, "?") {
+	i, j := 0, len(tok)
+	for i < j && (tok[i] == ' ' || tok[i] == '{') {
+		i++
+	}
+	for j > i && (tok[j-1] == ' ' || tok[j-1] == '}') {
+		j--
+	}
+	if j-i < 3 || tok[i] != '0' || tok[i+1] != 'x' || tok[j-1] == '?' {
 		return 0
 	}
-	v, err := strconv.ParseUint(hex, 16, 64)
-	if err != nil || v < minAddress {
+	var v uint64
+	for _, c := range []byte(tok[i+2 : j]) {
+		var d byte
+		switch {
+		case c >= '0' && c <= '9':
+			d = c - '0'
+		case c >= 'a' && c <= 'f':
+			d = c - 'a' + 10
+		case c >= 'A' && c <= 'F':
+			d = c - 'A' + 10
+		default:
+			return 0
+		}
+		if v>>60 != 0 {
+			return 0 // more than 64 bits
+		}
+		v = v<<4 | uint64(d)
+	}
+	if v < minAddress {
 		return 0
 	}
 	return v
@@ -373,16 +400,6 @@ func wordOf(tok string) uint64 {
 
 // addrText writes an address as the traceback does.
 func addrText(a uint64) string { return "0x" + strconv.FormatUint(a, 16) }
-
-// holdersOf returns the goroutines that carry addr outside a wait on it,
-// and how many there are in all.
-func (x *objectIndex) holdersOf(addr uint64) ([]carrierRef, int64) {
-	c := x.carriers[addr]
-	if c == nil {
-		return nil, 0
-	}
-	return c.refs, c.n
-}
 
 // deadObjects returns the addresses with at least minWaiters waiting
 // goroutines (channels and objects, not locks) that no other goroutine

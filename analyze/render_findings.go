@@ -17,6 +17,16 @@ func findingStyle(f Finding) style {
 	return red
 }
 
+// findingsStyle is red when a finding is, else yellow.
+func findingsStyle(fs []Finding) style {
+	for _, f := range fs {
+		if findingStyle(f) == red {
+			return red
+		}
+	}
+	return yellow
+}
+
 // writeFindings renders findings: each as its kind, confidence and claim,
 // then what it is about (a cycle's steps, a lock's holder, where), each
 // piece of evidence, and what would settle it.
@@ -85,12 +95,6 @@ func (r *textRenderer) findings() {
 	if len(fs) == 0 {
 		return
 	}
-	s := yellow
-	for _, f := range fs {
-		if findingStyle(f) == red {
-			s = red
-		}
-	}
-	r.heading("Findings", s, "verdicts with their evidence, most alarming first")
+	r.heading("Findings", findingsStyle(fs), "verdicts with their evidence, most alarming first")
 	r.writeFindings(fs, r.width)
 }

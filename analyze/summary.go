@@ -294,7 +294,7 @@ func (a *Analyzer) Summary(d *stack.Dump, groups []*stack.Group, name string) *S
 		s.JVM = jvmLocks(in.jvm, a.opts.Top)
 		in.objs = nil
 	} else {
-		s.GoLocks, in.cycles = a.objs.goLocks()
+		s.GoLocks, in.cycles = a.objs.goLocks(func(id int64) *RoutineRef { return routineOf(id, ids) })
 	}
 	s.Races, s.RacesTotal = RaceRows(d.Races, a.opts.Top)
 	s.RacesDistinct = distinctRaces(d.Races)
@@ -361,3 +361,14 @@ func missingOf(d *stack.Dump) []string {
 // Has reports whether the input carried what name stands for ("states",
 // "wait_minutes", "creators", "ids").
 func (s *Summary) Has(name string) bool { return !slices.Contains(s.Missing, name) }
+
+// routineOf names goroutine id by its group: its state and place; its id
+// alone when the groups did not keep it.
+func routineOf(id int64, ids *idIndex) *RoutineRef {
+	ref := &RoutineRef{ID: id}
+	if g, where := ids.find(id); where == present && g != nil {
+		ref.State = dedupe.MainState(g)
+		ref.Frame = frameRef(dedupe.GroupPlace(g).Frame)
+	}
+	return ref
+}

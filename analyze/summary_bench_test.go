@@ -3,6 +3,8 @@ package analyze
 import (
 	"fmt"
 	"runtime"
+	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/stackdump/stackdump/dedupe"
@@ -86,4 +88,68 @@ func BenchmarkAnalyzerHeap(b *testing.B) {
 		runtime.KeepAlive(a)
 		b.ReportMetric(float64(after.HeapAlloc-before.HeapAlloc)/(1<<20), "heap-MiB")
 	}
+}
+
+// realArgsRoutines copies the demo service's real dump (315 goroutines,
+// their arguments as printed) until it holds n routines, each copy with
+// fresh ids and every address of its arguments moved, so that the
+// analyzer indexes as many distinct addresses as a service of n
+// goroutines would.
+func realArgsRoutines(b *testing.B, n int) []*stack.Routine {
+	dumps := readDumps(b, "../testdata/go/demo_go126.txt")
+	tmpl := dumps[0].Routines
+	out := make([]*stack.Routine, 0, n)
+	for copyN := int64(0); len(out) < n; copyN++ {
+		for _, r := range tmpl {
+			if len(out) == n {
+				break
+			}
+			c := r.Clone()
+			c.ID = int64(len(out) + 1)
+			if c.Values != nil {
+				for i := range c.Values.Frames {
+					c.Values.Frames[i].Args = shiftAddresses(c.Values.Frames[i].Args, copyN<<20)
+				}
+			}
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// shiftAddresses adds delta to every address-looking argument.
+func shiftAddresses(args string, delta int64) string {
+	parts := strings.Split(args, ", ")
+	for i, p := range parts {
+		if w := wordOf(p); w != 0 && !strings.HasPrefix(strings.TrimLeft(p, "{ "), "0x0") {
+			parts[i] = strings.Replace(p, strconv.FormatUint(w, 16), strconv.FormatUint(w+uint64(delta), 16), 1)
+		}
+	}
+	return strings.Join(parts, ", ")
+}
+
+// BenchmarkAnalyzeRealArgs analyses 100,000 routines of a real dump with
+// their arguments, as the analyze command does (grouping and analysis),
+// and reports the live heap the analyzer holds at the end.
+func BenchmarkAnalyzeRealArgs(b *testing.B) {
+	routines := realArgsRoutines(b, 100_000)
+	for b.Loop() {
+		var before, after runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&before)
+		grouper := dedupe.NewGrouper(dedupe.Options{})
+		a := NewAnalyzer(Options{})
+		d := &stack.Dump{Source: stack.Source{Kind: stack.KindGoTraceback}}
+		for _, r := range routines {
+			grouper.Add(r)
+			a.Add(r)
+			d.Total++
+		}
+		runtime.GC()
+		runtime.ReadMemStats(&after)
+		a.Summary(d, grouper.Groups(), "")
+		b.ReportMetric(float64(after.HeapAlloc-before.HeapAlloc)/(1<<20), "heap-MiB")
+		runtime.KeepAlive(a)
+	}
+	b.ReportMetric(float64(len(routines))*float64(b.N)/b.Elapsed().Seconds(), "routines/s")
 }

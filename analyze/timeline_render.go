@@ -163,13 +163,7 @@ func (r *timelineRenderer) findings() {
 	if len(fs) == 0 {
 		return
 	}
-	st := yellow
-	for _, f := range fs {
-		if findingStyle(f) == red {
-			st = red
-		}
-	}
-	r.heading("Findings", st, "deadlocks of the last snapshot, growth across snapshots")
+	r.heading("Findings", findingsStyle(fs), "deadlocks of the last snapshot, growth across snapshots")
 	r.writeFindings(fs, r.width)
 }
 
@@ -185,33 +179,14 @@ var idleKinds = []struct{ why, text string }{
 // ListHousekeeping.
 func (r *timelineRenderer) idle() {
 	rep := r.rep
-	if rep.IdleTotal == 0 {
-		return
-	}
-	by := map[string]int{}
-	for _, s := range rep.Idle {
-		by[s.Why] += s.Count
-	}
+	by := whyCounts(rep.Idle)
 	var parts []string
 	for _, k := range idleKinds {
 		if n := by[k.why]; n > 0 {
 			parts = append(parts, fmt.Sprintf("%d for %s", n, k.text))
 		}
 	}
-	noun := "goroutines"
-	if len(rep.Snapshots) > 0 {
-		noun = routineNoun(rep.Snapshots[len(rep.Snapshots)-1].Kind)
-	}
-	detail := fmt.Sprintf("%s unchanged, waiting: %s; idle, not stuck", words.Count(rep.IdleTotal, strings.TrimSuffix(noun, "s")), strings.Join(parts, ", "))
-	if !r.listHousekeeping {
-		r.heading("Idle", dim, detail+"; --housekeeping lists them")
-		return
-	}
-	r.heading("Idle", dim, detail)
-	r.table(r.stuckTable(rep.Idle))
-	if listed := sumStuck(rep.Idle); rep.IdleTotal > listed {
-		r.line(cell{text: fmt.Sprintf("  … %d more", rep.IdleTotal-listed), style: dim})
-	}
+	r.folded("Idle", rep.Idle, rep.IdleTotal, "unchanged, waiting: "+strings.Join(parts, ", ")+"; idle, not stuck")
 }
 
 // housekeepingKinds names the kinds of housekeeping in the folded line.
@@ -223,37 +198,53 @@ var housekeepingKinds = []struct{ why, jvm, goroutines string }{
 
 func (r *timelineRenderer) housekeeping() {
 	rep := r.rep
-	if rep.HousekeepingTotal == 0 {
-		return
-	}
-	noun := "goroutines"
-	if len(rep.Snapshots) > 0 {
-		noun = routineNoun(rep.Snapshots[len(rep.Snapshots)-1].Kind)
-	}
-	by := map[string]int{}
-	for _, s := range rep.Housekeeping {
-		by[s.Why] += s.Count
-	}
+	by := whyCounts(rep.Housekeeping)
 	var parts []string
 	for _, k := range housekeepingKinds {
 		if n := by[k.why]; n > 0 {
 			what := k.goroutines
-			if noun == "threads" {
+			if r.noun() == "threads" {
 				what = k.jvm
 			}
 			parts = append(parts, fmt.Sprintf("%d %s", n, what))
 		}
 	}
-	detail := fmt.Sprintf("%s of the platform's own idle work, not stuck: %s", words.Count(rep.HousekeepingTotal, strings.TrimSuffix(noun, "s")), strings.Join(parts, ", "))
-	if !r.listHousekeeping {
-		r.heading("Housekeeping", dim, detail+"; --housekeeping lists them")
+	r.folded("Housekeeping", rep.Housekeeping, rep.HousekeepingTotal, "of the platform's own idle work, not stuck: "+strings.Join(parts, ", "))
+}
+
+// folded writes a list of unchanged rows that are not stuck: one line
+// that counts them by kind, or, with ListHousekeeping, the rows.
+func (r *timelineRenderer) folded(title string, rows []StuckRow, total int, detail string) {
+	if total == 0 {
 		return
 	}
-	r.heading("Housekeeping", dim, detail)
-	r.table(r.stuckTable(rep.Housekeeping))
-	if listed := sumStuck(rep.Housekeeping); rep.HousekeepingTotal > listed {
-		r.line(cell{text: fmt.Sprintf("  … %d more", rep.HousekeepingTotal-listed), style: dim})
+	detail = words.Count(total, strings.TrimSuffix(r.noun(), "s")) + " " + detail
+	if !r.listHousekeeping {
+		r.heading(title, dim, detail+"; --housekeeping lists them")
+		return
 	}
+	r.heading(title, dim, detail)
+	r.table(r.stuckTable(rows))
+	if listed := sumStuck(rows); total > listed {
+		r.line(cell{text: fmt.Sprintf("  … %d more", total-listed), style: dim})
+	}
+}
+
+// noun is "goroutines" or "threads", as the last snapshot says.
+func (r *timelineRenderer) noun() string {
+	if n := len(r.rep.Snapshots); n > 0 {
+		return routineNoun(r.rep.Snapshots[n-1].Kind)
+	}
+	return "goroutines"
+}
+
+// whyCounts counts the routines of rows by their Why.
+func whyCounts(rows []StuckRow) map[string]int {
+	by := map[string]int{}
+	for _, s := range rows {
+		by[s.Why] += s.Count
+	}
+	return by
 }
 
 // textNames is how many thread names a stuck row shows in text.

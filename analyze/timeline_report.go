@@ -333,7 +333,7 @@ func (t *Timeline) busiest() []BusyThread {
 func busyThread(tr *tracked, gone bool) BusyThread {
 	return BusyThread{
 		ID: tr.key.id, OSID: tr.key.osid, Name: tr.key.name, CPU: tr.work,
-		State: tr.state, Frame: frameRef(dedupe.TopFrame(tr.stack)), Gone: gone,
+		State: tr.state, Frame: frameRef(whereFrame(tr.stack)), Gone: gone,
 	}
 }
 

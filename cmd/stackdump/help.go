@@ -132,7 +132,7 @@ var analyzeHelp = help{
   stackdump analyze crash.log                       # a panic, a fatal error, a go test timeout
   stackdump analyze before.txt after.txt            # one process twice: growth is evidence
   curl -s 'localhost:6060/debug/pprof/goroutine?debug=2' | stackdump analyze -
-  stackdump analyze --json dump.json.gz | jq '.dumps[0].likely_leaks'`,
+  stackdump analyze --json dump.json.gz | jq '.dumps[0].findings[] | {kind, confidence, claim}'`,
 	long: `analyze prints one screen per dump: what crashed, if it did; goroutines
 by state; the largest groups of identical stacks; the longest waits; its
 findings (leaks, deadlocks, lock pile-ups with their probable holder), each

@@ -173,8 +173,17 @@ func TestJudged(t *testing.T) {
 		t.Skip("no case could run")
 	}
 	sum, table := scoreTable(judged)
-	t.Logf("judged set: %d cases scored, skipped: %v\n%s", len(judged), skipped, table)
-	fmt.Fprintf(os.Stderr, "judged set: %d cases scored (skipped: %s)\n%s", len(judged), strings.Join(skipped, ", "), table)
+	var wrong strings.Builder
+	for _, j := range judged {
+		for _, m := range j.misses {
+			fmt.Fprintf(&wrong, "  %s: missed %s\n", j.name, m)
+		}
+		for _, w := range j.wrong {
+			fmt.Fprintf(&wrong, "  %s: wrong %s\n", j.name, w)
+		}
+	}
+	t.Logf("judged set: %d cases scored, skipped: %v\n%s%s", len(judged), skipped, table, wrong.String())
+	fmt.Fprintf(os.Stderr, "judged set: %d cases scored (skipped: %s)\n%s%s", len(judged), strings.Join(skipped, ", "), table, wrong.String())
 	checkFloors(t, sum)
 }
 

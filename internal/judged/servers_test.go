@@ -247,19 +247,27 @@ func startCaddy(ctx context.Context, t testing.TB) string {
 	tr := &http.Transport{MaxIdleConnsPerHost: 50}
 	t.Cleanup(tr.CloseIdleConnections)
 	hc := &http.Client{Transport: tr}
+	var served sync.WaitGroup // each client's first answer: 50 connections open
+	served.Add(50)
 	for range 50 {
 		go func() {
+			first := true
 			for ctx.Err() == nil {
 				req, _ := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+site+"/", nil)
 				if resp, err := hc.Do(req); err == nil {
 					io.Copy(io.Discard, resp.Body)
 					resp.Body.Close()
 				}
+				if first {
+					first = false
+					served.Done()
+				}
 				time.Sleep(100 * time.Millisecond)
 			}
 		}()
 	}
-	time.Sleep(500 * time.Millisecond)
+	served.Wait()
+	time.Sleep(500 * time.Millisecond) // steady: the snapshots see a healthy server, not its warm-up
 	return "http://" + admin
 }
 
