@@ -11,6 +11,18 @@
 //	}
 //	return analyze.WriteText(os.Stdout, s, analyze.TextOptions{})
 //
+// # Findings (finding*.go)
+//
+// A [Finding] is a verdict with its evidence: what is claimed (a kind and
+// one sentence), about what (its [Subject]: how many routines, where,
+// which lock), why (each piece of [Evidence]), how sure ([Confidence]),
+// and, when one dump cannot settle it, what would ([Finding.WouldProve]:
+// a second snapshot, the leak profile). Summaries ([Summary.Findings])
+// and timelines ([TimelineReport.Findings]) make them; the text, the
+// JSON, the HTML report and watch's metrics all show these, so that a
+// verdict reads the same wherever it is shown. docs/analyze.md states
+// each kind's rule.
+//
 // # Summaries (summary*.go, leaks*.go, contention*.go, creators*.go, render*.go)
 //
 // [Summarize] turns one dump and its groups (package dedupe) into a
@@ -20,13 +32,15 @@
 //     fatal error, a deadlock, a go test timeout or a signal, with the
 //     message as printed and the goroutine that crashed);
 //   - totals by state, the largest groups and the longest waits;
-//   - goroutines the runtime proved leaked, marked `(leaked)` by its
-//     goroutine leak profile (Go 1.27+);
-//   - likely leaks: large groups parked on channels or select whose
-//     creators and wait times do not look like a worker pool (leaks.go
-//     explains the heuristic and its thresholds, [Options]); with
-//     [Options.History], growth across dumps of one process is evidence
-//     too;
+//   - its findings ([Summary.Findings], above): deadlocks, goroutines the
+//     runtime proved leaked (Go 1.27+), routines blocked on what nothing
+//     in the dump can give them, likely leaks and leak suspects (groups
+//     parked on channels with evidence they are not a pool; with
+//     [Options.History], growth across dumps of one process), contention
+//     and growth;
+//   - Go locks by address ([GoLock], golocks.go): the goroutines waiting
+//     on one sync.Mutex, sync.RWMutex or WaitGroup, read from the
+//     traceback's arguments, with the probable holder and lock cycles;
 //   - lock contention: goroutines waiting on a sync.Mutex, a sync.RWMutex,
 //     a sync.Once, a file descriptor's lock or a runtime semaphore, by the
 //     frame that waits;

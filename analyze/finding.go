@@ -6,18 +6,6 @@ import (
 	"strings"
 )
 
-// # Findings (finding*.go)
-//
-// A [Finding] is a verdict with its evidence: what is claimed (a kind and
-// one sentence), about what (its [Subject]: how many routines, where,
-// which lock), why (each piece of [Evidence]), how sure ([Confidence]),
-// and, when one dump cannot settle it, what would ([Finding.WouldProve]:
-// a second snapshot, the leak profile). Summaries ([Summary.Findings])
-// and timelines ([TimelineReport.Findings]) make them; the text, the
-// JSON, the HTML report and watch's metrics all show these, so that a
-// verdict reads the same wherever it is shown. docs/analyze.md states
-// each kind's rule.
-
 // FindingKind names what a finding claims.
 type FindingKind string
 
