@@ -15,7 +15,7 @@ import "bytes"
 // cutLine reports whether raw, the input's last line, which has no
 // newline, is the start of a line of the open goroutine (or race report
 // or system stack) that the cut lost; it records the cut for finish. The
-// last line of a paste region (codec.LineReader.Last: a closing fence or
+// last line of a paste region (codec.Line.Last: a closing fence or
 // chat text follows) is judged the same way, but it may have had its
 // newline: a word alone is taken for a cut function name only when it
 // looks like one.
@@ -46,7 +46,7 @@ func (g *goTextDecoder) partialLine(line []byte) bool {
 	}
 	switch g.st {
 	case stFile, stCreatedFile:
-		if !g.lr.NoEOL && g.st == stFile && g.waiting.form != callGo && g.waiting.form != callInlined {
+		if !g.lr.Line().NoEOL && g.st == stFile && g.waiting.form != callGo && g.waiting.form != callInlined {
 			return false // a word alone waits: junk, not a frame cut short
 		}
 		var fl fileLine
@@ -60,7 +60,7 @@ func (g *goTextDecoder) partialLine(line []byte) bool {
 		for len(line) > 0 && (line[0] == ' ' || line[0] == '\t') {
 			line = line[1:] // race report frames are indented
 		}
-		return g.partialFuncLine(line, g.lr.NoEOL)
+		return g.partialFuncLine(line, g.lr.Line().NoEOL)
 	}
 	return false
 }

@@ -43,10 +43,10 @@ import (
 //	               header or a preamble line, which are handled as in stIdle.
 type goTextDecoder struct {
 	in *codec.Stream
-	lr *codec.LineReader
-	// lines makes lr: framed for a paste, plain for the runtime's own text
-	// (codec.Options.Lines); kept across Reset.
-	lines func(in *codec.Stream, max int) *codec.LineReader
+	lr *codec.Lines
+	// lines makes lr: with the paste layer for a paste, plain for the
+	// runtime's own text (codec.Options.Lines); kept across Reset.
+	lines func(in *codec.Stream, max int) *codec.Lines
 	t     *stack.Table
 	eof   bool
 	err   error // a read error, returned once the queue is drained
@@ -129,10 +129,17 @@ type goTextDecoder struct {
 	gapped       int // the last line of this dump where lines were left out
 	// held keeps the last junk lines: the first lines of a dump of another
 	// form, handed on with it (other) when it starts.
-	junkHeld  codec.Held
-	otherForm *codec.OtherFormError
-	skipping  stack.Kind // the other form warned about last
-	reversed  bool       // the lines come newest first (see header)
+	junkHeld codec.Held
+	// otherForm handles a junk line that may start a dump of another
+	// form (otherFormLine, for a Reader made by NewReader; nil for the
+	// runtime's own text); others are the stream's other text forms,
+	// known once othersSet.
+	otherForm  func(g *goTextDecoder, raw []byte) bool
+	others     codec.Forms
+	othersSet  bool
+	otherStart *codec.OtherFormError // the dump of another form read on
+	skipping   stack.Kind            // the other form warned about last
+	reversed   bool                  // the lines come newest first (see header)
 	// prevJunkNum and prevJunkOff name the junk line before.
 	prevJunkNum int
 	prevJunkOff int64
@@ -209,7 +216,7 @@ func newGoTextDecoder(in *codec.Stream, opts codec.Options) *goTextDecoder {
 	}
 	g.lines = opts.Lines
 	if g.lines == nil {
-		g.lines = codec.NewStreamLineReader
+		g.lines = codec.NewLines
 	}
 	g.start(in, t, opts.MaxLineBytes)
 	return g
@@ -219,28 +226,29 @@ func newGoTextDecoder(in *codec.Stream, opts codec.Options) *goTextDecoder {
 // does not depend on the input is kept: the trie of stacks met, the value
 // cache and the routine pool.
 func (g *goTextDecoder) start(in *codec.Stream, t *stack.Table, maxLine int) {
-	trie, values, pool, lines := g.trie, g.values, g.pool, g.lines
+	trie, values, pool, lines, otherForm := g.trie, g.values, g.pool, g.lines, g.otherForm
 	*g = goTextDecoder{
-		in:     in,
-		lr:     lines(in, maxLine),
-		lines:  lines,
-		t:      t,
-		anc:    -1,
-		sec:    newSection(t, trie),
-		trie:   trie,
-		values: values,
-		pool:   pool,
+		in:        in,
+		lr:        lines(in, maxLine),
+		lines:     lines,
+		otherForm: otherForm,
+		t:         t,
+		anc:       -1,
+		sec:       newSection(t, trie),
+		trie:      trie,
+		values:    values,
+		pool:      pool,
 	}
-	g.lr.OnMove = nil
+	g.lr.SetOnMove(nil)
 	if pool != nil {
 		// A routine's Args may then be views of the input held in
 		// memory, or of the line reader's window over a stream: they
 		// are valid only until the next routine is read, and the
 		// window's are copied before it moves (unhold).
 		g.sec.held = g.lr.Held()
-		if g.sec.held == nil && g.lr.Frame() == nil {
+		if g.sec.held == nil && !g.lr.Layered() {
 			g.window = true
-			g.lr.OnMove = g.unhold
+			g.lr.SetOnMove(g.unhold)
 		}
 	}
 }
@@ -264,7 +272,7 @@ func (g *goTextDecoder) unhold() {
 
 // reset readies g to read in from its first line, keeping its Table, its
 // trie of stacks met and its caches.
-func (g *goTextDecoder) reset(in *codec.Stream) { g.start(in, g.t, g.lr.Max) }
+func (g *goTextDecoder) reset(in *codec.Stream) { g.start(in, g.t, g.lr.Max()) }
 
 func (g *goTextDecoder) NextDump() (*stack.Dump, error) {
 	if g.pool != nil {
@@ -281,8 +289,8 @@ func (g *goTextDecoder) NextDump() (*stack.Dump, error) {
 		if g.err != nil {
 			return nil, g.err
 		}
-		if g.otherForm != nil {
-			return nil, g.otherForm
+		if g.otherStart != nil {
+			return nil, g.otherStart
 		}
 		if g.eof {
 			if pe := g.hiddenOnly(); pe != nil {
@@ -364,17 +372,18 @@ func (g *goTextDecoder) step() {
 			return
 		}
 	}
-	prevNum, prevOff := g.num, g.off
-	line, err := g.lr.ReadLine()
-	g.num, g.off = g.lr.Num, g.lr.Off
+	prevNum, prevOff := g.num, g.offset()
+	ln, err := g.lr.Read()
+	g.num, g.off = ln.Num, ln.Off
 	switch {
 	case err == nil:
-		if (g.lr.NoEOL || g.lr.Last) && g.cutLine(line) {
+		if (ln.NoEOL || ln.Last) && g.cutLine(ln.Text) {
 			return // the input's (or paste region's) last line, cut short: dropped
 		}
-		g.feed(line)
+		g.feed(ln.Text)
 	case err == codec.ErrLineTooLong:
-		g.problem(g.lr.TooLongMsg(), g.lr.LongHead)
+		_, head := g.lr.TooLong()
+		g.problem(g.lr.TooLongMsg(), head)
 	case err == codec.ErrRegionEnd:
 		g.num, g.off = prevNum, prevOff // what is judged is the region's last line
 		g.regionEnd()
@@ -396,7 +405,7 @@ func (g *goTextDecoder) step() {
 // section.expectedLine): comparing it in place is cheaper than finding
 // the end of the line and then comparing. It reports whether it did.
 func (g *goTextDecoder) skipKnownLine() bool {
-	if g.prefix.Active() || g.lr.Framed() {
+	if g.prefix.Active() {
 		return false
 	}
 	var flags uint8
@@ -404,10 +413,9 @@ func (g *goTextDecoder) skipKnownLine() bool {
 		flags = g.waiting.callFlags()
 	}
 	loc := g.sec.expectedLine(flags)
-	if loc == "" || !g.lr.SkipLine(loc) {
+	if loc == "" || !g.skipLine(loc) {
 		return false
 	}
-	g.num, g.off = g.lr.Num, g.lr.Off
 	g.sec.known(&g.fl)
 	if g.st == stFile {
 		g.commitFrame()
@@ -437,31 +445,34 @@ var slowFrames atomic.Bool
 // line by line path, which takes over at the first such line. It reports
 // whether it took a line.
 func (g *goTextDecoder) wholeFrame() bool {
-	if g.r == nil || g.inRace() || g.anc >= 0 || g.provisional || g.prefix.Active() || g.lr.Framed() {
+	if g.r == nil || g.inRace() || g.anc >= 0 || g.provisional || g.prefix.Active() {
 		return false
 	}
-	lr, s := g.lr, g.sec
+	win, start := g.lr.Window()
+	if win == nil {
+		return false // a layer reads the lines, or a line was pushed back
+	}
+	s, limit := g.sec, g.lr.Max()
 	if g.window {
-		s.held = lr.Win // what the views taken here are of, until unhold
+		s.held = win // what the views taken here are of, until unhold
 	}
 	held := s.held != nil && g.slot != nil // the values will be views (closeSection)
 	// The reader's place, kept here while the run lasts: win[pos:] is
-	// what is left, last the start of the line taken last, lines how
-	// many were taken and frame the count at the last frame's file line.
-	win, start, limit := lr.Win, lr.Pos, lr.Max
-	pos, last, lines, frame := start, start, 0, 0
+	// what is left, lines how many lines were taken and frame the count
+	// at the last frame's file line.
+	pos, lines, frame := start, 0, 0
 	blank := false
 	for pos < len(win) {
 		w := win[pos:]
 		if w[0] == '\n' { // the blank line that ends the routine
-			last, lines, blank = pos, lines+1, true
+			lines, blank = lines+1, true
 			pos++
 			break
 		}
 		if w[0] == 'c' {
 			if loc := g.wholeCreator(w, limit); loc > 0 {
-				last, lines = pos+loc, lines+2
-				pos = last + len(s.cur.creatorLoc) + 1
+				lines += 2
+				pos += loc + len(s.cur.creatorLoc) + 1
 				continue
 			}
 		}
@@ -473,7 +484,7 @@ func (g *goTextDecoder) wholeFrame() bool {
 		// as call and commitFrame make it (the pending call they go
 		// through is read by nothing once the frame is made).
 		vals := s.takeAt(n, win, pos+k+1, pos+e-1, pos+e+1+len(n.loc), held)
-		last, lines = pos+e+1, lines+2
+		lines += 2
 		frame = lines
 		pos += end + 1
 		if vals {
@@ -521,7 +532,7 @@ func (g *goTextDecoder) wholeFrame() bool {
 			} else {
 				s.takeAt(c, win, a, e-1, e+1+len(c.loc), held)
 			}
-			last, lines = e+1, lines+2
+			lines += 2
 			frame = lines
 			pos = end + 1
 			if !joined {
@@ -533,14 +544,10 @@ func (g *goTextDecoder) wholeFrame() bool {
 	if lines == 0 {
 		return false
 	}
-	lr.Off = lr.NextOff + int64(last-start)
-	lr.NextOff += int64(pos - start)
-	lr.Pos = pos
-	lr.Num += lines
-	lr.NoEOL = false
-	g.num, g.off = lr.Num, lr.Off
+	g.lr.Advance(pos-start, lines)
+	g.num, g.off = g.lr.Num(), -1 // found when asked (offset)
 	if frame != 0 {
-		g.frameLine = lr.Num - lines + frame
+		g.frameLine = g.num - lines + frame
 	}
 	if blank {
 		g.blank()
@@ -551,17 +558,46 @@ func (g *goTextDecoder) wholeFrame() bool {
 
 // wholeHeader takes the header of the next routine after the blank line
 // that ended one in wholeFrame, when the line is whole in the window and
-// plain (codec.LineReader.PeekLine): what step, feed, dispatch and
-// special do with a header line then, without their way through the
-// state machine, once a goroutine. Any other line is left to them.
+// plain (windowLine): what step, feed, dispatch and special do with a
+// header line then, without their way through the state machine, once a
+// goroutine. Any other line is left to them.
 func (g *goTextDecoder) wholeHeader() {
-	line := g.lr.PeekLine()
+	line := g.windowLine()
 	if len(line) == 0 || line[0] != 'g' || g.st != stIdle || !parseHeader(line, &g.hdr) {
 		return
 	}
-	g.lr.TakeLine(line)
-	g.num, g.off = g.lr.Num, g.lr.Off
+	g.lr.Advance(len(line)+1, 1)
+	g.num, g.off = g.lr.Num(), -1
 	g.header()
+}
+
+// windowLine returns the next line, without its "\n", when it is whole
+// in the line reader's window and Read would return it from there as it
+// is: ended by "\n" (not "\r\n"), no longer than the line limit, with
+// nothing pushed back or set aside before it; nil otherwise.
+func (g *goTextDecoder) windowLine() []byte {
+	win, pos := g.lr.Window()
+	w := win[pos:]
+	k := bytes.IndexByte(w, '\n')
+	if k <= 0 || k > g.lr.Max() || w[k-1] == '\r' {
+		return nil
+	}
+	return w[:k]
+}
+
+// skipLine takes the next line when it is text, whole in the line
+// reader's window and ended by "\n", exactly as Read would have returned
+// it, and reports whether it did. text holds no line terminator.
+func (g *goTextDecoder) skipLine(text string) bool {
+	win, pos := g.lr.Window()
+	end := pos + len(text)
+	if end >= len(win) || win[end] != '\n' || len(text) > g.lr.Max() ||
+		len(text) > 0 && text[len(text)-1] == '\r' || string(win[pos:end]) != text {
+		return false
+	}
+	g.lr.Advance(len(text)+1, 1)
+	g.num, g.off = g.lr.Num(), -1
+	return true
 }
 
 // wholeCall returns the frame whose function line, with its known file
@@ -733,9 +769,19 @@ func (g *goTextDecoder) wholeCreator(win []byte, limit int) int {
 	return e + 1
 }
 
+// offset returns the byte offset of the line being handled. An
+// accelerator that took lines out of the line source's window leaves it
+// to be found there (off < 0), when asked, before the source reads on.
+func (g *goTextDecoder) offset() int64 {
+	if g.off < 0 {
+		g.off = g.lr.Line().Off
+	}
+	return g.off
+}
+
 // problem reports a ParseError at the current line.
 func (g *goTextDecoder) problem(msg string, text []byte) *stack.ParseError {
-	return g.problemAt(g.num, g.off, msg, text)
+	return g.problemAt(g.num, g.offset(), msg, text)
 }
 
 func (g *goTextDecoder) problemAt(num int, off int64, msg string, text []byte) *stack.ParseError {
@@ -807,7 +853,7 @@ func (g *goTextDecoder) dispatch(line, raw []byte) {
 // block.
 func (g *goTextDecoder) blank() {
 	if g.r == nil && g.nRoutines == 0 && !g.replaying {
-		g.ring.add(nil, g.num, g.off) // replayed too: it ends a preamble block
+		g.ring.add(nil, g.num, g.offset()) // replayed too: it ends a preamble block
 	}
 	g.preambleOpen = false
 	switch g.st {
@@ -1059,19 +1105,8 @@ func (g *goTextDecoder) afterPC(line []byte) bool {
 // report start inside it means the dump is wrapped in a per-line prefix,
 // which is learnt here.
 func (g *goTextDecoder) junk(line, raw []byte) {
-	if !g.replaying {
-		if k := codec.StartForm(raw); k != "" && k != stack.KindGoTraceback {
-			if g.in != nil && g.in.HandOver {
-				g.handOver(k, raw)
-				return
-			}
-			if k != g.skipping {
-				g.skipping = k
-				g.problem("a "+string(k)+" dump starts here; the Go traceback reader skips it as other text", raw)
-			}
-			return
-		}
-		g.junkHeld.Add(raw, g.num, g.off)
+	if !g.replaying && g.otherForm != nil && g.otherForm(g, raw) {
+		return
 	}
 	orphan := g.r == nil && g.orphanLine(line)
 	if rest, ok := crashInLine(line, g.d == nil && g.nRoutines == 0); ok && !orphan && !g.replaying {
@@ -1088,7 +1123,7 @@ func (g *goTextDecoder) junk(line, raw []byte) {
 	}
 	if !orphan && !g.replaying && hiddenHeader(raw) {
 		if g.hidden == 0 {
-			g.hiddenNum, g.hiddenOff = g.num, g.off
+			g.hiddenNum, g.hiddenOff = g.num, g.offset()
 			g.hiddenText = append(g.hiddenText[:0], raw...)
 		}
 		g.hidden++
@@ -1097,7 +1132,7 @@ func (g *goTextDecoder) junk(line, raw []byte) {
 		g.junkGap = true
 	}
 	if g.r == nil && g.nRoutines == 0 && !g.replaying {
-		g.ring.add(raw, g.num, g.off)
+		g.ring.add(raw, g.num, g.offset())
 	}
 }
 
@@ -1111,7 +1146,7 @@ func (g *goTextDecoder) orphanLine(line []byte) bool {
 	switch {
 	case len(line) > 0 && (line[0] == '\t' || line[0] == ' ') && parseFileLine(line, &fl) && isFrameFile(&fl):
 		if g.orphans == 0 {
-			g.orphanNum, g.orphanOff = g.num, g.off
+			g.orphanNum, g.orphanOff = g.num, g.offset()
 			if g.orphanCall {
 				g.orphanNum, g.orphanOff = g.prevJunkNum, g.prevJunkOff
 			}
@@ -1125,7 +1160,7 @@ func (g *goTextDecoder) orphanLine(line []byte) bool {
 	case hasPrefixStr(line, "created by "):
 		if _, _, ok := parseCreatedBy(line); ok {
 			if g.orphans == 0 {
-				g.orphanNum, g.orphanOff = g.num, g.off
+				g.orphanNum, g.orphanOff = g.num, g.offset()
 			}
 			g.orphans++
 			g.orphanCall = false
@@ -1134,7 +1169,7 @@ func (g *goTextDecoder) orphanLine(line []byte) bool {
 	}
 	_, _, form := parseCall(line)
 	g.orphanCall = form == callGo || form == callInlined
-	g.prevJunkNum, g.prevJunkOff = g.num, g.off
+	g.prevJunkNum, g.prevJunkOff = g.num, g.offset()
 	return false
 }
 
@@ -1227,20 +1262,10 @@ func (g *goTextDecoder) gap(what string, text []byte) {
 	g.orphanGap, g.gapped = g.num, g.num
 }
 
-// handOver ends the input for this reader at line, the first line of a
-// dump of another text form (kind): what is open is closed as at the end
-// of a paste region, and the line, with the junk lines before it, is
-// handed on to the reader of that form (codec.OtherFormError).
-func (g *goTextDecoder) handOver(kind stack.Kind, line []byte) {
-	g.closeAll(false)
-	g.otherForm = g.junkHeld.HandOver(g.lr, kind, line)
-	g.eof = true
-}
-
 // replay feeds the junk lines held since the last dump again, now that a
 // prefix is known: they may be the prefixed preamble of the dump.
 func (g *goTextDecoder) replay() {
-	num, off := g.num, g.off
+	num, off := g.num, g.offset()
 	// The lines counted as orphans are read again.
 	g.orphans, g.orphanCall, g.orphanGap = 0, false, 0
 	g.replaying = true
@@ -1423,7 +1448,7 @@ func (g *goTextDecoder) pend(tag byte, name, args []byte, form callForm, parent 
 	g.sec.begin(tag == 'C', name, args)
 	c := &g.waiting
 	c.form, c.parent, c.creator = form, parent, tag == 'C'
-	c.num, c.off = g.num, g.off
+	c.num, c.off = g.num, g.offset()
 	c.text = c.text[:0]
 	if form != callGo && form != callInlined || c.creator {
 		c.text = append(c.text, line...) // rare forms keep their line for errors
@@ -1634,7 +1659,7 @@ func (g *goTextDecoder) closeAll(atEOF bool) {
 			why = "input ends after a goroutine header"
 		case g.gapped > 0 && !g.sec.hasCreator && !endsAtRoot(g.sec.lastFunc()):
 			why = fmt.Sprintf("input ends inside a goroutine, after lines were left out at line %d: its stack may go on", g.gapped)
-		case atEOF && g.lr.NoEOL && g.frameLine == g.lr.Num && !g.sec.hasCreator && !endsAtRoot(g.sec.lastFunc()):
+		case atEOF && g.lr.Line().NoEOL && g.frameLine == g.lr.Line().Num && !g.sec.hasCreator && !endsAtRoot(g.sec.lastFunc()):
 			why = "input ends mid-line inside a goroutine"
 		}
 	}

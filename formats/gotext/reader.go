@@ -5,6 +5,7 @@ import (
 	"iter"
 
 	"github.com/stackdump/stackdump/internal/codec"
+	"github.com/stackdump/stackdump/internal/unpaste"
 	"github.com/stackdump/stackdump/stack"
 )
 
@@ -65,8 +66,10 @@ type Reader struct {
 // prefixes, a reversed order…; docs/paste-forms.md) is set aside.
 func NewReader(r io.Reader, opts ReadOptions) *Reader {
 	c := opts.codec()
-	c.Lines = codec.NewFramedLineReader
-	return newReader(codec.StreamOf(r, stack.KindGoTraceback), c)
+	c.Lines = pastedLines
+	rd := newReader(codec.StreamOf(r, stack.KindGoTraceback), c)
+	rd.dec.otherForm = otherFormLine
+	return rd
 }
 
 // NewReaderBytes returns a Reader of b, a traceback held in memory: lines
@@ -90,6 +93,12 @@ func NewRuntimeReader(r io.Reader, opts ReadOptions) *Reader {
 // NewReaderBytes reads it.
 func NewRuntimeReaderBytes(b []byte, opts ReadOptions) *Reader {
 	return NewRuntimeReader(memStream(b), opts)
+}
+
+// pastedLines are the lines of in with a paste's frame set aside, learnt
+// with the stream's forms, or with this package's alone (Form).
+func pastedLines(in *codec.Stream, max int) *codec.Lines {
+	return unpaste.NewLines(in, max, codec.Forms{Form()})
 }
 
 func newReader(in *codec.Stream, c codec.Options) *Reader {

@@ -30,13 +30,13 @@ import (
 // paste or a logger put before it, and the header; k is -1 when there is
 // none.
 func headerIn(line []byte) (k int, h jvmHeader) {
-	for from, tries := 1, 0; from < len(line) && tries < 16; tries++ {
+	for from, tries := 1, 0; from < len(line) && tries < maxFindTries; tries++ {
 		i := bytes.IndexAny(line[from:], `"#`)
 		if i < 0 {
 			break
 		}
 		i += from
-		if codec.IsJVMThreadHeader(line[i:]) {
+		if isThreadHeader(line[i:]) {
 			if h, ok := parseJVMHeader(line[i:]); ok {
 				return i, h
 			}
@@ -155,10 +155,10 @@ func (d *jvmTextDecoder) cut(line []byte, atEOF bool) *stack.ParseError {
 // (their thread is unknown) but counted in a warning naming the first.
 func (d *jvmTextDecoder) orphan() {
 	if d.orphans == 0 {
-		d.orphanLine, d.orphanOff = d.lr.Num, d.lr.Off
+		d.orphanLine, d.orphanOff = d.lr.Line().Num, d.lr.Line().Off
 	}
 	d.orphans++
-	d.orphanLast = d.lr.Num
+	d.orphanLast = d.lr.Line().Num
 }
 
 // orphanWarning returns the warning for the orphan lines counted, or nil.
@@ -218,7 +218,7 @@ func (d *jvmTextDecoder) endOfInput(atEOF bool) *stack.ParseError {
 		why = where + " after a thread header"
 	case d.gapped > 0 && !b.blank && len(b.frames) > 0 && !jvmRootFrame(b.frames[len(b.frames)-1]):
 		why = fmt.Sprintf("%s inside a thread, after lines were left out at line %d: its stack may go on", where, d.gapped)
-	case atEOF && d.lr.NoEOL && d.frameNum == d.lastNum && len(b.frames) > 0 && !jvmRootFrame(b.frames[len(b.frames)-1]):
+	case atEOF && d.lr.Line().NoEOL && d.frameNum == d.lastNum && len(b.frames) > 0 && !jvmRootFrame(b.frames[len(b.frames)-1]):
 		why = where + " mid-line inside a thread"
 	default:
 		return nil
@@ -249,8 +249,8 @@ func (d *jvmTextDecoder) gap(what string, text []byte) *stack.ParseError {
 	if open {
 		msg += "; the thread before it is incomplete"
 	}
-	d.gapped = d.lr.Num
-	return &stack.ParseError{Line: d.lr.Num, Offset: d.lr.Off, Msg: msg, Text: string(text[:min(len(text), 200)])}
+	d.gapped = d.lr.Line().Num
+	return &stack.ParseError{Line: d.lr.Line().Num, Offset: d.lr.Line().Off, Msg: msg, Text: string(text[:min(len(text), 200)])}
 }
 
 // isEllipsis reports whether t is only an ellipsis: "...", ".....",

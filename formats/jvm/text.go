@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/stackdump/stackdump/internal/codec"
+	"github.com/stackdump/stackdump/internal/unpaste"
 	"github.com/stackdump/stackdump/stack"
 )
 
@@ -32,7 +33,7 @@ import (
 // after the thread list (phase after), or at a Thread.dump_to_file header
 // preceded by a new pid/time/version prelude.
 type jvmTextDecoder struct {
-	lr   *codec.LineReader
+	lr   *codec.Lines
 	t    *stack.Table
 	d    *stack.Dump
 	ph   jvmPhase
@@ -91,8 +92,9 @@ type jvmTextDecoder struct {
 	// form, handed on with it (otherForm) when it starts.
 	held      codec.Held
 	otherForm *codec.OtherFormError
-	handOver  bool       // the stream's Stream.HandOver
-	skipping  stack.Kind // the other form warned about last
+	handOver  bool        // the stream's Stream.HandOver
+	others    codec.Forms // the stream's other text forms (codec.Stream.Forms)
+	skipping  stack.Kind  // the other form warned about last
 }
 
 // jvmMaxNameLines bounds how many lines a thread name may span.
@@ -110,8 +112,9 @@ const (
 func newJVMTextDecoder(in *codec.Stream, opts codec.Options) codec.Decoder {
 	opts = opts.WithDefaults()
 	return &jvmTextDecoder{
-		lr:       codec.NewFramedLineReader(in, opts.MaxLineBytes),
+		lr:       unpaste.NewLines(in, opts.MaxLineBytes, codec.Forms{Form()}),
 		handOver: in.HandOver,
+		others:   in.Forms.Others(stack.KindJVMText),
 		t:        opts.Table,
 		frames:   make(map[string]*stack.Frame),
 		locks:    make(map[string]stack.Lock),
@@ -135,7 +138,8 @@ func (d *jvmTextDecoder) NextDump() (*stack.Dump, error) {
 	d.nameHead = d.nameHead[:0]
 	d.threads, d.reportOnly, d.gapped = 0, false, 0
 	for !d.eof {
-		line, err := d.lr.ReadLine()
+		ln, err := d.lr.Read()
+		line := ln.Text
 		if err == io.EOF {
 			d.eof = true
 			break
@@ -153,11 +157,11 @@ func (d *jvmTextDecoder) NextDump() (*stack.Dump, error) {
 			d.d = dump
 			return dump, nil
 		}
-		if k := codec.StartForm(line); k != "" && k != stack.KindJVMText && d.handOver {
+		if k := d.others.StartForm(line); k != "" && d.handOver {
 			d.otherForm = d.held.HandOver(d.lr, k, line)
 			return nil, d.otherForm
 		}
-		d.held.Add(line, d.lr.Num, d.lr.Off)
+		d.held.Add(line, d.lr.Line().Num, d.lr.Line().Off)
 		if isOrphanLine(line) {
 			d.orphan()
 		}
@@ -220,7 +224,8 @@ func (d *jvmTextDecoder) NextRoutine() (*stack.Routine, error) {
 			d.ended = true
 			return nil, codec.ErrEndOfDump
 		}
-		line, err := d.lr.ReadLine()
+		ln, err := d.lr.Read()
+		line := ln.Text
 		if err == io.EOF {
 			d.eof = true
 			pe := d.endOfInput(true)
@@ -255,14 +260,14 @@ func (d *jvmTextDecoder) NextRoutine() (*stack.Routine, error) {
 			// Keep what was read: the dump ends here, truncated.
 			d.readErr, d.eof, d.d.Truncated = err, true, true
 			d.endDump()
-			return nil, &stack.ParseError{Line: d.lr.Num, Offset: d.lr.Off, Msg: "dump truncated: reading stopped: " + err.Error(), Err: err}
+			return nil, &stack.ParseError{Line: d.lr.Line().Num, Offset: d.lr.Line().Off, Msg: "dump truncated: reading stopped: " + err.Error(), Err: err}
 		}
-		if d.lr.NoEOL || d.lr.Last {
+		if d.lr.Line().NoEOL || d.lr.Line().Last {
 			if pe := d.lastLine(line); pe != nil {
 				return nil, pe
 			}
 		}
-		d.lastNum, d.lastOff = d.lr.Num, d.lr.Off
+		d.lastNum, d.lastOff = d.lr.Line().Num, d.lr.Line().Off
 		if perr := d.line(line); perr != nil {
 			return nil, perr
 		}
@@ -275,7 +280,7 @@ func (d *jvmTextDecoder) NextRoutine() (*stack.Routine, error) {
 // returns the warning that says so.
 func (d *jvmTextDecoder) lastLine(line []byte) *stack.ParseError {
 	if d.partialLine(line) {
-		return d.cut(line, d.lr.NoEOL)
+		return d.cut(line, d.lr.Line().NoEOL)
 	}
 	if !cutHeader(line) {
 		return nil
@@ -284,7 +289,7 @@ func (d *jvmTextDecoder) lastLine(line []byte) *stack.ParseError {
 	if perr := d.line(line); perr != nil {
 		d.errs = append(d.errs, perr)
 	}
-	d.lastNum, d.lastOff = d.lr.Num, d.lr.Off
+	d.lastNum, d.lastOff = d.lr.Line().Num, d.lr.Line().Off
 	d.d.Truncated = true
 	if d.cur != nil {
 		d.cur.cut = true
@@ -357,7 +362,7 @@ func (d *jvmTextDecoder) line(line []byte) *stack.ParseError {
 			}
 			d.prelude.reset()
 			d.finish()
-			reversed := d.orphans > 0 && d.orphanLast == d.lr.Num-1 && !d.reversed
+			reversed := d.orphans > 0 && d.orphanLast == d.lr.Line().Num-1 && !d.reversed
 			d.start(h)
 			if reversed {
 				// Its frames came before its header: newest line first.
@@ -368,7 +373,7 @@ func (d *jvmTextDecoder) line(line []byte) *stack.ParseError {
 		}
 		if line[0] == '"' && d.ph == jvmPhaseThreads {
 			d.nameHead = append(d.nameHead[:0], line...)
-			d.nameLines, d.nameLine = 1, d.lr.Num
+			d.nameLines, d.nameLine = 1, d.lr.Line().Num
 		}
 	case 'J':
 		if bytes.HasPrefix(line, []byte("JNI global ref")) {
@@ -382,7 +387,7 @@ func (d *jvmTextDecoder) line(line []byte) *stack.ParseError {
 			return d.deadlockLine(line)
 		}
 	}
-	if k := codec.StartForm(line); k != "" && k != stack.KindJVMText {
+	if k := d.others.StartForm(line); k != "" {
 		if d.handOver {
 			// A dump of another form: this one ends here.
 			d.otherForm = d.held.HandOver(d.lr, k, line)
@@ -396,7 +401,7 @@ func (d *jvmTextDecoder) line(line []byte) *stack.ParseError {
 			return d.lr.ParseError("a " + string(k) + " dump starts here; the JVM text reader skips it as other text")
 		}
 	}
-	d.held.Add(line, d.lr.Num, d.lr.Off)
+	d.held.Add(line, d.lr.Line().Num, d.lr.Line().Off)
 	if k, h := headerIn(line); k > 0 && d.ph == jvmPhaseThreads && !h.toFile {
 		// A thread header after text a paste or a logger put before it.
 		d.prelude.reset()
@@ -527,10 +532,10 @@ func (d *jvmTextDecoder) start(h jvmHeader) {
 	d.threads++
 	b := &d.bufs[0]
 	b.reset()
-	b.headerEnd = d.lr.Num
+	b.headerEnd = d.lr.Line().Num
 	alloc := new(jvmRoutineAlloc)
 	r := &alloc.r
-	r.Count, r.Line, r.ID = 1, d.lr.Num, h.id
+	r.Count, r.Line, r.ID = 1, d.lr.Line().Num, h.id
 	r.Name = string(h.name)
 	alloc.th = h.th
 	alloc.th.Detail = string(h.detail)
@@ -628,7 +633,7 @@ func (d *jvmTextDecoder) mount(idText []byte) {
 		v := &d.bufs[1]
 		v.reset()
 		alloc := new(jvmRoutineAlloc)
-		alloc.r.Count, alloc.r.Line, alloc.r.ID = 1, d.lr.Num, id
+		alloc.r.Count, alloc.r.Line, alloc.r.ID = 1, d.lr.Line().Num, id
 		alloc.th.Virtual, alloc.th.Carrier = true, d.cur.r.ID
 		alloc.r.Thread = &alloc.th
 		v.r, v.hasID = &alloc.r, true
@@ -654,7 +659,7 @@ func (d *jvmTextDecoder) frame(line, text []byte) *stack.ParseError {
 	if b.inSync {
 		return d.lr.ParseError("frame after the ownable synchronizers")
 	}
-	d.frameNum = d.lr.Num
+	d.frameNum = d.lr.Line().Num
 	b.frames = append(b.frames, f)
 	b.blank = false
 	d.cur.blank = false
