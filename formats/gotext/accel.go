@@ -35,11 +35,7 @@ func (g *goTextDecoder) skipKnownLine() bool {
 		return false
 	}
 	rt.frames.known(&g.fl)
-	if rt.want == wantFile {
-		g.commitFrame()
-	} else {
-		g.commitCreatedBy()
-	}
+	g.commitAwaited(rt.want == wantCreatorFile)
 	return true
 }
 
