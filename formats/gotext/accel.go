@@ -66,7 +66,7 @@ func (g *goTextDecoder) wholeFrame() bool {
 	}
 	s, limit := rt.frames, g.lines.Max()
 	if rt.viewsOfWindow {
-		s.held = win // what the views taken here are of, until unhold
+		s.held = win // what the views taken here are of, until detachArgs
 	}
 	held := s.held != nil && rt.slot != nil // the values will be views (closeSection)
 	// The reader's place, kept here while the run lasts: win[pos:] is
