@@ -12,6 +12,7 @@ import (
 
 	"github.com/stackdump/stackdump/formats/output"
 	"github.com/stackdump/stackdump/internal/codec"
+	"github.com/stackdump/stackdump/internal/unpaste"
 	"github.com/stackdump/stackdump/stack"
 )
 
@@ -66,6 +67,7 @@ func openInput(r io.Reader, opts ReadOptions) (*codec.Stream, output.Compression
 	}
 	in := codec.NewStream(src, opts.Kind, comp != output.None, 256<<10)
 	in.HandOver = true // Reader.Next reads on with the next form's reader
+	in.Forms = textForms
 	if in.Kind == "" {
 		head, err := in.R.Peek(64 << 10)
 		if err != nil && err != io.EOF && !errors.Is(err, bufio.ErrBufferFull) && len(head) == 0 {
@@ -76,10 +78,10 @@ func openInput(r io.Reader, opts ReadOptions) (*codec.Stream, output.Compression
 		if err := refuseSniffed(head); err != nil {
 			return nil, "", err
 		}
-		var f *codec.Frame
+		var f *unpaste.Frame
 		in.Kind, f = sniffKind(head)
 		in.Sniffed = true
-		in.SetPasteFrame(f)
+		in.SetFrame(f)
 	}
 	return in, comp, nil
 }
@@ -92,7 +94,7 @@ func openMemInput(b []byte, opts ReadOptions) (*codec.Stream, output.Compression
 		return openInput(bytes.NewReader(b), opts)
 	}
 	kind, sniffed := opts.Kind, false
-	var frame *codec.Frame
+	var frame *unpaste.Frame
 	if kind == "" {
 		head := b[:min(len(b), 64<<10)]
 		if err := refuseSniffed(head); err != nil {
@@ -109,9 +111,10 @@ func openMemInput(b []byte, opts ReadOptions) (*codec.Stream, output.Compression
 	}
 	in := codec.NewMemStream(b, kind, size)
 	in.HandOver = true
+	in.Forms = textForms
 	in.Sniffed = sniffed
 	if sniffed {
-		in.SetPasteFrame(frame)
+		in.SetFrame(frame)
 	}
 	return in, output.None, nil
 }
@@ -121,15 +124,17 @@ func openMemInput(b []byte, opts ReadOptions) (*codec.Stream, output.Compression
 // another profile's text (sniffOtherProfile).
 func refuseSniffed(head []byte) error {
 	if isGroupedText(head) {
-		return errGroupedText
+		return ErrGroupedText
 	}
 	return sniffOtherProfile(head)
 }
 
-// errGroupedText refuses stackdump's grouped text as input: it has no
-// goroutine headers, so read as a traceback it would give a wrong dump
-// (its preamble and nothing else).
-var errGroupedText = fmt.Errorf("%w: this is stackdump's grouped text (convert --dedupe), written for people and not read back; write groups with --format json to read them again", stack.ErrNotDump)
+// ErrGroupedText, which wraps stack.ErrNotDump, refuses stackdump's
+// grouped text ([WriteGroups] in output.Text) as input: written for
+// people, it has no goroutine headers, and read as a traceback it would
+// give a wrong dump (its preamble and nothing else). Groups written as
+// JSON read back.
+var ErrGroupedText = fmt.Errorf("%w: this is stackdump's grouped text, written for people and not read back; groups written as JSON read back", stack.ErrNotDump)
 
 // isGroupedText reports whether head starts with the first line of
 // grouped text (writeGroupsText): "N goroutines in M groups", or threads,
@@ -179,15 +184,16 @@ func cutCount(b []byte) ([]byte, bool) {
 // format, so log noise before a dump does not mislead it; text with no
 // marker is taken as a Go traceback, whose reader skips junk. A pasted
 // dump is judged through its paste frame (quotes, log prefixes, fences:
-// codec.SniffFrame), which is returned for the reader to set aside. It
-// scans lines with plain byte comparisons: sniffing costs microseconds,
-// not a regexp pass over 64 KiB.
-func sniffKind(head []byte) (stack.Kind, *codec.Frame) {
+// unpaste.Sniff), which is returned for the reader to set aside. Lines
+// are judged by the text codecs' forms (textForms). It scans lines with
+// plain byte comparisons: sniffing costs microseconds, not a regexp pass
+// over 64 KiB.
+func sniffKind(head []byte) (stack.Kind, *unpaste.Frame) {
 	trim := bytes.TrimLeft(head, " \t\r\n\ufeff")
 	switch {
 	case bytes.HasPrefix(trim, []byte("go 1.")) && bytes.Contains(trim[:min(len(trim), 16)], []byte(" trace\x00")):
 		return stack.KindGoTrace, nil
-	case bytes.HasPrefix(trim, []byte("{")) && !codec.IsTestJSON(trim) && !isJSONLogDump(trim):
+	case bytes.HasPrefix(trim, []byte("{")) && !unpaste.IsTestJSON(trim) && !isJSONLogDump(trim):
 		if bytes.Contains(trim, []byte(`"threadDump"`)) {
 			return stack.KindJVMJSON, nil
 		}
@@ -195,7 +201,7 @@ func sniffKind(head []byte) (stack.Kind, *codec.Frame) {
 	case isBinary(head):
 		return stack.KindGoPprof, nil
 	}
-	f := codec.SniffFrame(head)
+	f := unpaste.Sniff(head, textForms)
 	for len(head) > 0 {
 		line := head
 		if i := bytes.IndexByte(head, '\n'); i >= 0 {
@@ -206,11 +212,11 @@ func sniffKind(head []byte) (stack.Kind, *codec.Frame) {
 		if f != nil {
 			line = f.Strip(line)
 		}
-		if k := codec.LineForm(line); k != "" {
+		if k := textForms.LineForm(line); k != "" {
 			return k, f
 		}
 		if f != nil {
-			if _, k := codec.FindForm(line); k != "" {
+			if _, k := textForms.FindForm(line); k != "" {
 				return k, f
 			}
 		}
@@ -219,9 +225,9 @@ func sniffKind(head []byte) (stack.Kind, *codec.Frame) {
 }
 
 // isJSONLogDump reports whether head is a JSON log line holding a dump
-// in a string field (codec.JSONLogDump): text for the text readers.
+// in a string field (unpaste.JSONLogDump): text for the text readers.
 func isJSONLogDump(head []byte) bool {
-	key, _ := codec.JSONLogDump(head)
+	key, _ := unpaste.JSONLogDump(head, textForms)
 	return key != ""
 }
 
@@ -302,7 +308,7 @@ func sniffOtherProfile(head []byte) error {
 	for num, off := 1, int64(0); len(head) > 0; num++ {
 		line, rest, _ := bytes.Cut(head, []byte("\n"))
 		trimmed := bytes.TrimRight(bytes.TrimLeft(line, " \t\ufeff"), "\r")
-		if codec.LineForm(trimmed) != "" {
+		if textForms.LineForm(trimmed) != "" {
 			return nil
 		}
 		if name := codec.OtherProfileHeader(trimmed); name != "" {

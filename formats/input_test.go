@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/stackdump/stackdump/internal/codec"
+	"github.com/stackdump/stackdump/internal/unpaste"
 	"github.com/stackdump/stackdump/stack"
 )
 
@@ -103,7 +103,7 @@ func BenchmarkSniffFrame(b *testing.B) {
 	head := dump[:min(len(dump), 64<<10)]
 	b.SetBytes(int64(len(head)))
 	for b.Loop() {
-		if f := codec.SniffFrame(head); f != nil {
+		if f := unpaste.Sniff(head, textForms); f != nil {
 			b.Fatalf("a frame sniffed in a clean dump: %+v", f)
 		}
 	}

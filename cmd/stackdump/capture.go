@@ -230,7 +230,7 @@ func runCapture(cmd *cobra.Command, args []string, o captureOptions) error {
 		if r.err != nil {
 			failed++
 			if !interrupted { // the interrupt ended them: said once below
-				fmt.Fprintf(cmd.ErrOrStderr(), "stackdump: %s: %v\n", r.job.target, r.err)
+				fmt.Fprintf(cmd.ErrOrStderr(), "stackdump: %s: %s\n", r.job.target, cliMessage(r.err))
 			}
 			continue
 		}

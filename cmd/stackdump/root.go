@@ -25,5 +25,6 @@ func newRootCommand() *cobra.Command {
 		newReportCommand(),
 		newVersionCommand(),
 	)
+	speakCLIWords(root)
 	return root
 }

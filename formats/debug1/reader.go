@@ -7,12 +7,13 @@ import (
 	"strconv"
 
 	"github.com/stackdump/stackdump/internal/codec"
+	"github.com/stackdump/stackdump/internal/unpaste"
 	"github.com/stackdump/stackdump/stack"
 )
 
 // debug1Decoder reads the grouped text of /debug/pprof/goroutine?debug=1
 // (runtime/pprof's printCountProfile): each `N @ …` record becomes one
-// [Routine] with Count N and ID 0; the `# labels:` line becomes its Labels
+// [stack.Routine] with Count N and ID 0; the `# labels:` line becomes its Labels
 // and the `#` frame lines its Stack, with each printed PC in the frame's
 // FrameValue.PC. The record's `@` line is checked but not kept: it also
 // lists the PCs of the runtime frames the runtime hides, which the model
@@ -31,7 +32,7 @@ import (
 // debug=1 carries no goroutine ids, states, wait times or creators, and
 // does not say which frames were inlined.
 type debug1Decoder struct {
-	lines *codec.LineReader
+	lines *codec.Lines
 	t     *stack.Table
 
 	dump   *stack.Dump
@@ -57,7 +58,8 @@ type debug1Decoder struct {
 	// of another form, handed on with it (otherForm) when it starts.
 	held      codec.Held
 	otherForm *codec.OtherFormError
-	handOver  bool // the stream's Stream.HandOver
+	handOver  bool        // the stream's Stream.HandOver
+	others    codec.Forms // the stream's other text forms (codec.Stream.Forms)
 
 	// noHeader is set for a profile read without its header (see
 	// headerless); pending is a warning to return next; orphans counts
@@ -78,7 +80,8 @@ type debug1Decoder struct {
 
 func newDebug1Decoder(in *codec.Stream, opts codec.Options) codec.Decoder {
 	opts = opts.WithDefaults()
-	return &debug1Decoder{lines: codec.NewFramedLineReader(in, opts.MaxLineBytes), t: opts.Table, handOver: in.HandOver}
+	return &debug1Decoder{lines: unpaste.NewLines(in, opts.MaxLineBytes, codec.Forms{Form()}), t: opts.Table,
+		handOver: in.HandOver, others: in.Forms.Others(stack.KindGoDebug1)}
 }
 
 // nextDump skips to the next profile header.
@@ -90,7 +93,8 @@ func (d *debug1Decoder) NextDump() (*stack.Dump, error) {
 		return nil, d.otherForm
 	}
 	for {
-		line, err := d.lines.ReadLine()
+		ln, err := d.lines.Read()
+		line := ln.Text
 		if err == codec.ErrLineTooLong || err == codec.ErrRegionEnd || err == codec.ErrGap {
 			continue
 		}
@@ -99,7 +103,7 @@ func (d *debug1Decoder) NextDump() (*stack.Dump, error) {
 		}
 		h, ok := parseDebug1Header(line)
 		if !ok {
-			if k := codec.StartForm(line); k != "" && k != stack.KindGoDebug1 && d.handOver {
+			if k := d.others.StartForm(line); k != "" && d.handOver {
 				d.otherForm = d.held.HandOver(d.lines, k, line)
 				return nil, d.otherForm
 			}
@@ -109,13 +113,13 @@ func (d *debug1Decoder) NextDump() (*stack.Dump, error) {
 			if t := bytes.TrimLeft(line, " \t"); len(t) > 0 && t[0] == '#' {
 				d.orphan()
 			}
-			d.held.Add(line, d.lines.Num, d.lines.Off)
+			d.held.Add(line, d.lines.Num(), d.lines.Line().Off)
 			continue
 		}
 		if h.name != "goroutine" && h.name != "goroutineleak" {
-			return nil, codec.NotGoroutineProfile(h.name, d.lines.Num, d.lines.Off, line)
+			return nil, codec.NotGoroutineProfile(h.name, d.lines.Num(), d.lines.Line().Off, line)
 		}
-		d.header, d.line, d.offset, d.text = h, d.lines.Num, d.lines.Off, string(line)
+		d.header, d.line, d.offset, d.text = h, d.lines.Num(), d.lines.Line().Off, string(line)
 		d.sum, d.ended, d.eof, d.noHeader, d.openAtEnd = 0, false, false, false, false
 		d.dump = &stack.Dump{Source: stack.Source{Kind: stack.KindGoDebug1}}
 		d.orphanWarning()
@@ -145,18 +149,19 @@ func (d *debug1Decoder) NextRoutine() (*stack.Routine, error) {
 	}
 	l := d.lines
 	for {
-		line, err := l.ReadLine()
+		ln, err := l.Read()
+		line := ln.Text
 		if err == codec.ErrLineTooLong {
 			// The overlong-line rule; this reader's warning keeps its words.
 			e := l.TooLongError()
-			e.Msg = "line longer than " + strconv.Itoa(l.Max) + " bytes skipped"
+			e.Msg = "line longer than " + strconv.Itoa(l.Max()) + " bytes skipped"
 			return nil, e
 		}
 		if err == io.EOF || err == codec.ErrRegionEnd {
 			break // the end of the input, or of the paste region
 		}
 		if err == codec.ErrGap {
-			pe := &stack.ParseError{Line: l.Num, Offset: l.Off, Msg: "lines left out here (grep's -- group separator)", Text: "--"}
+			pe := &stack.ParseError{Line: l.Num(), Offset: l.Line().Off, Msg: "lines left out here (grep's -- group separator)", Text: "--"}
 			if d.rec != nil {
 				pe.Msg += "; the record before it is incomplete"
 				d.pending = pe
@@ -169,7 +174,7 @@ func (d *debug1Decoder) NextRoutine() (*stack.Routine, error) {
 			d.readErr = err
 			break
 		}
-		d.lastNum, d.lastOff = l.Num, l.Off
+		d.lastNum, d.lastOff = l.Num(), l.Line().Off
 		trimmed := bytes.TrimLeft(line, " \t")
 		switch {
 		case len(trimmed) == 0:
@@ -185,7 +190,7 @@ func (d *debug1Decoder) NextRoutine() (*stack.Routine, error) {
 				return nil, l.ParseError("frame line outside a record")
 			}
 			if err := d.addCommentLine(trimmed[1:]); err != nil {
-				d.warnedAt = l.Num
+				d.warnedAt = l.Num()
 				return nil, err
 			}
 		default:
@@ -223,7 +228,7 @@ func (d *debug1Decoder) NextRoutine() (*stack.Routine, error) {
 }
 
 func (d *debug1Decoder) startRecord(count int64) {
-	d.rec = &stack.Routine{Count: count, Line: d.lines.Num, Leaked: d.header.name == "goroutineleak"}
+	d.rec = &stack.Routine{Count: count, Line: d.lines.Num(), Leaked: d.header.name == "goroutineleak"}
 	d.frames, d.values, d.labels, d.hasPC = d.frames[:0], d.values[:0], d.labels[:0], false
 }
 
@@ -293,7 +298,7 @@ func (d *debug1Decoder) endDump() (*stack.Routine, error) {
 	d.ended = true
 	if d.readErr != nil {
 		d.dump.Truncated = true
-		return nil, &stack.ParseError{Line: d.lines.Num, Offset: d.lines.Off, Msg: "dump truncated: reading stopped: " + d.readErr.Error(), Err: d.readErr}
+		return nil, &stack.ParseError{Line: d.lines.Num(), Offset: d.lines.Line().Off, Msg: "dump truncated: reading stopped: " + d.readErr.Error(), Err: d.readErr}
 	}
 	if d.noHeader {
 		return nil, codec.ErrEndOfDump // no total to check

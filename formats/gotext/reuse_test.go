@@ -98,13 +98,13 @@ func TestGoTextReuseRoutines(t *testing.T) {
 	})
 }
 
-// checkWholeFrames reads data with the decoder's whole-frame step on and
-// off: the dumps, warnings included, must be the same.
+// checkWholeFrames reads data with the accelerator on and off
+// (ReadOptions.lineByLine): the dumps, warnings included, must be the
+// same.
 func checkWholeFrames(t testing.TB, data []byte, opts ReadOptions) {
 	t.Helper()
 	read := func(slow bool) string {
-		slowFrames.Store(slow)
-		defer slowFrames.Store(false)
+		opts.lineByLine = slow
 		d, err := readAll(bytes.NewReader(data), opts)
 		if err != nil {
 			t.Fatalf("ReadAll (frames whole: %v): %v", !slow, err)
@@ -236,6 +236,25 @@ func TestGoTextReuseWindowMoves(t *testing.T) {
 		checkReuseMatchesReadAll(t, data, ReadOptions{})
 		if t.Failed() {
 			t.Fatalf("with %d blank lines first", pad)
+		}
+	}
+}
+
+// TestLineByLineOption: ReadOptions.lineByLine turns the accelerator off
+// for the reader's life, Reset included, and it is on otherwise; the
+// differential tests above compare the two only if the option works.
+func TestLineByLineOption(t *testing.T) {
+	data := dumptest.TracebackBytes(10)
+	for _, lineByLine := range []bool{false, true} {
+		for _, rd := range []*Reader{NewReader(bytes.NewReader(data), ReadOptions{lineByLine: lineByLine}),
+			NewRuntimeReaderBytes(data, ReadOptions{lineByLine: lineByLine})} {
+			if rd.dec.accel == lineByLine {
+				t.Errorf("lineByLine %v: accelerator on = %v", lineByLine, rd.dec.accel)
+			}
+			rd.ResetBytes(data)
+			if rd.dec.accel == lineByLine {
+				t.Errorf("lineByLine %v, after Reset: accelerator on = %v", lineByLine, rd.dec.accel)
+			}
 		}
 	}
 }

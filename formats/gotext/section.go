@@ -50,7 +50,7 @@ type section struct {
 	fvals  []stack.FrameValue
 	// held is what the routine's values may be views of (see takeAt and
 	// addHeld): the whole input when it is held in memory, or the
-	// line reader's window over a stream, which unhold copies out of
+	// line reader's window over a stream, which detachArgs copies out of
 	// before it moves; nil when the values are copies.
 	held []byte
 	// hasVals is set when some frame has arguments or fp/sp/pc.
@@ -228,10 +228,10 @@ func (s *section) takeWithValues(n *stackNode, win []byte, argStart, argEnd, loc
 	s.hasVals = s.hasVals || argEnd > argStart || fp != 0 || sp != 0 || pc != 0
 }
 
-// unhold copies the arguments that are views of held into the argument
+// detachArgs copies the arguments that are views of held into the argument
 // buffer, for held to be written over. Only a direct section has such
 // views (addSpan).
-func (s *section) unhold() {
+func (s *section) detachArgs() {
 	for i := range s.fvals {
 		if f := &s.fvals[i]; s.holds(f.Args) {
 			start := len(s.argBuf)
@@ -255,28 +255,28 @@ func (s *section) holds(a string) bool {
 // rollback forgets the pending call.
 func (s *section) rollback() {
 	if len(s.argBuf) == s.pendArgSpan[1] {
-		// The pending arguments are the buffer's tail; when unhold has
+		// The pending arguments are the buffer's tail; when detachArgs has
 		// copied the routine's arguments after them, they stay.
 		s.argBuf = s.argBuf[:s.pendArgs]
 	}
 	s.match, s.node, s.hit, s.line = nil, nil, false, nil
 }
 
-// fileLine reports whether line is the pending call's file line and
-// parses it into fl. A line that is byte for byte the known line of the
-// expected frame or creator is not parsed: fl is zeroed (the known line
-// has no fp, sp or pc) and the commit that follows takes that frame.
-func (s *section) fileLine(line []byte, fl *fileLine, flags uint8) bool {
+// expectedFile reports whether line is the known file line of the frame
+// (or creator) the pending call is expected to be (expectedLine), byte
+// for byte: it needs no parsing then. fl is zeroed (the known line has
+// no fp, sp or pc) and the commit that follows takes that frame.
+func (s *section) expectedFile(line []byte, flags uint8, fl *fileLine) bool {
 	if loc := s.expectedLine(flags); loc != "" && loc == bstr(line) {
 		s.known(fl)
 		return true
 	}
-	if parseFileLine(line, fl) {
-		s.line = line
-		return true
-	}
 	return false
 }
+
+// parsedFile records line, the pending call's file line, parsed: it is
+// to become a node's known line.
+func (s *section) parsedFile(line []byte) { s.line = line }
 
 // expectedLine returns the known file line of the frame (or creator) the
 // pending call is expected to be, "" when there is none.
@@ -415,7 +415,7 @@ func (s *section) addValue(argStart, argEnd int, fp, sp, pc uint64) {
 
 // addSpan is addValue for arguments of held (held set) or of the
 // argument buffer. A direct section makes the frame's FrameValue at once,
-// its Args a view: of held, until unhold copies it, or of the argument
+// its Args a view: of held, until detachArgs copies it, or of the argument
 // buffer, whose bytes stay as they are once appended (a buffer that grows
 // leaves the views of the old one valid). Held arguments reach only a
 // direct section (wholeFrame takes views for a reusing reader's own

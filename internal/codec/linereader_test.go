@@ -43,11 +43,11 @@ func refLines(data []byte, max int) []refLine {
 
 // TestLineReader reads random text, with lines around the buffer size and
 // the line limit, through small buffers, one-byte reads and in memory
-// (newMemLineReader), and compares
-// every line, number, offset and error with refLines; every other line is
-// first offered to skipLine, which may take it only when it is exactly the
-// text given and a "\n", and the others to PeekLine and TakeLine, which
-// may take it only as ReadLine would return it.
+// (newMemLineReader), and compares every line, number, offset and error
+// with refLines. Lines are also taken the way an accelerator takes them:
+// out of the Window, one line or a run of them, with Advance, which must
+// leave the cursor where ReadLine would have left it; a text that is not
+// the window's next line is never found there.
 func TestLineReader(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
 	skipped, peeked := 0, 0
@@ -78,56 +78,89 @@ func TestLineReader(t *testing.T) {
 		if round%3 == 1 {
 			src = iotest.OneByteReader(src)
 		}
-		lr := NewLineReader(bufio.NewReaderSize(src, 16+rng.IntN(64)), max)
+		lr := newLineReader(bufio.NewReaderSize(src, 16+rng.IntN(64)), max)
 		if round%3 == 2 {
 			lr = newMemLineReader(data, max) // the input in memory
 		}
 		want := refLines(data, max)
-		for i, w := range want {
+		for i := 0; i < len(want); i++ {
+			w := want[i]
+			win, pos := lr.Window()
+			if string(win[pos:]) != string(data[w.off:w.off+int64(len(win)-pos)]) {
+				t.Fatalf("round %d line %d: the window holds %q, not the input at %d", round, i, win[pos:], w.off)
+			}
 			if !w.long && rng.IntN(2) == 0 {
-				// skipLine takes the line only as text+"\n" in the window.
-				if lr.SkipLine(w.text + "x") {
-					t.Fatalf("round %d line %d: skipLine took a wrong text", round, i)
+				// The line as its text and a "\n" in the window: taken
+				// alone; a wrong text is not there.
+				if windowHolds(win, pos, w.text+"x", max) {
+					t.Fatalf("round %d line %d: the window holds a wrong text", round, i)
 				}
-				raw := data[w.off:min(len(data), int(w.off)+len(w.text)+1)]
-				took := lr.SkipLine(w.text)
-				if took && (string(raw) != w.text+"\n" || lr.Num != w.num || lr.Off != w.off || lr.NoEOL) {
-					t.Fatalf("round %d line %d: skipLine took %q: num=%d off=%d; want %+v", round, i, raw, lr.Num, lr.Off, w)
+				if !windowHolds(win, pos, w.text, max) {
+					goto read
 				}
-				if took {
-					skipped++
-					continue
+				lr.Advance(len(w.text)+1, 1)
+				if l := lr.Line(); string(l.Text) != w.text || l.Num != w.num || l.Off != w.off || l.NoEOL || lr.Offset() != w.off+int64(len(w.text)+1) {
+					t.Fatalf("round %d line %d: Advance left %+v next=%d; want %+v", round, i, l, lr.Offset(), w)
 				}
-			} else if peek := lr.PeekLine(); peek != nil {
-				// PeekLine offers the line only as ReadLine returns it,
-				// from the window, ended by "\n" alone.
-				raw := data[w.off:min(len(data), int(w.off)+len(peek)+1)]
-				if w.long || string(peek) != w.text || string(raw) != w.text+"\n" {
-					t.Fatalf("round %d line %d: PeekLine gave %q; want %+v (%q in the input)", round, i, peek, w, raw)
+				skipped++
+				continue
+			} else if n, k := wholeLines(win, pos, max, 1+rng.IntN(3)); k > 0 {
+				// A run of whole lines ended by "\n" alone, as
+				// ReadLine would return them.
+				lr.Advance(n, k)
+				last := want[i+k-1]
+				for _, x := range want[i : i+k] {
+					if x.long || x.noEOL {
+						t.Fatalf("round %d line %d: the window offered %+v", round, i, x)
+					}
 				}
-				lr.TakeLine(peek)
-				if lr.Num != w.num || lr.Off != w.off || lr.NoEOL || lr.NextOff != w.off+int64(len(raw)) {
-					t.Fatalf("round %d line %d: TakeLine left num=%d off=%d next=%d noEOL=%v; want %+v", round, i, lr.Num, lr.Off, lr.NextOff, lr.NoEOL, w)
+				if l := lr.Line(); string(l.Text) != last.text || l.Num != last.num || l.Off != last.off || l.NoEOL || lr.Offset() != w.off+int64(n) {
+					t.Fatalf("round %d line %d: Advance(%d, %d) left %+v next=%d; want %+v", round, i, n, k, l, lr.Offset(), last)
 				}
+				i += k - 1
 				peeked++
 				continue
 			}
-			line, err := lr.ReadLine()
+		read:
+			l, err := lr.ReadLine()
 			switch {
 			case w.long && err != ErrLineTooLong,
-				!w.long && (err != nil || string(line) != w.text),
-				lr.Num != w.num || lr.Off != w.off || lr.NoEOL != w.noEOL:
-				t.Fatalf("round %d line %d: got %q %v num=%d off=%d noEOL=%v; want %+v", round, i, line, err, lr.Num, lr.Off, lr.NoEOL, w)
+				!w.long && (err != nil || string(l.Text) != w.text),
+				l.Num != w.num || l.Off != w.off || l.NoEOL != w.noEOL:
+				t.Fatalf("round %d line %d: got %+v %v; want %+v", round, i, l, err, w)
 			}
-			if w.long && lr.longLen < int64(max) {
-				t.Fatalf("round %d line %d: skipped line of %d bytes reported as %d", round, i, len(w.text), lr.longLen)
+			if n, _ := lr.TooLong(); w.long && n < int64(max) {
+				t.Fatalf("round %d line %d: skipped line of %d bytes reported as %d", round, i, len(w.text), n)
 			}
 		}
-		if line, err := lr.ReadLine(); err != io.EOF {
-			t.Fatalf("round %d: after the last line got %q, %v; want EOF", round, line, err)
+		if l, err := lr.ReadLine(); err != io.EOF {
+			t.Fatalf("round %d: after the last line got %+v, %v; want EOF", round, l, err)
 		}
 	}
 	if skipped < 100 || peeked < 100 {
-		t.Errorf("skipLine took only %d lines, PeekLine offered %d", skipped, peeked)
+		t.Errorf("took only %d single lines and %d runs out of the window", skipped, peeked)
 	}
+}
+
+// windowHolds reports whether win[pos:] starts with text and a "\n", as a
+// line ReadLine would return: no longer than max, not ending in "\r".
+func windowHolds(win []byte, pos int, text string, max int) bool {
+	end := pos + len(text)
+	return end < len(win) && win[end] == '\n' && len(text) <= max &&
+		(len(text) == 0 || text[len(text)-1] != '\r') && string(win[pos:end]) == text
+}
+
+// wholeLines returns the bytes and the number of up to count whole lines
+// at win[pos:], each ended by "\n" alone, not empty and no longer than
+// max.
+func wholeLines(win []byte, pos, max, count int) (n, k int) {
+	for k < count {
+		e := bytes.IndexByte(win[pos+n:], '\n')
+		if e <= 0 || e > max || win[pos+n+e-1] == '\r' {
+			break
+		}
+		n += e + 1
+		k++
+	}
+	return n, k
 }

@@ -13,9 +13,9 @@ import (
 func TestLineReaderUnread(t *testing.T) {
 	data := "a\r\n" + strings.Repeat("b", 100) + "\nc"
 	for _, mem := range []bool{false, true} {
-		lr := NewLineReader(bufio.NewReaderSize(strings.NewReader(data), 16), 1000)
+		lr := newLines(bufio.NewReaderSize(strings.NewReader(data), 16), nil, 1000)
 		if mem {
-			lr = newMemLineReader([]byte(data), 1000)
+			lr = newLines(nil, []byte(data), 1000)
 		}
 		for _, want := range []struct {
 			text string
@@ -23,15 +23,15 @@ func TestLineReaderUnread(t *testing.T) {
 			off  int64
 		}{{"a", 1, 0}, {strings.Repeat("b", 100), 2, 3}, {"c", 3, 104}} {
 			for range 2 {
-				line, err := lr.ReadLine()
-				if err != nil || string(line) != want.text || lr.Num != want.num || lr.Off != want.off {
-					t.Fatalf("mem=%v: got %q %v at %d/%d; want %+v", mem, line, err, lr.Num, lr.Off, want)
+				l, err := lr.Read()
+				if err != nil || string(l.Text) != want.text || l.Num != want.num || l.Off != want.off {
+					t.Fatalf("mem=%v: got %q %v at %d/%d; want %+v", mem, l.Text, err, l.Num, l.Off, want)
 				}
 				lr.Unread()
 			}
-			lr.ReadLine() // the pushed-back line, taken for good
+			lr.Read() // the pushed-back line, taken for good
 		}
-		if _, err := lr.ReadLine(); err != io.EOF {
+		if _, err := lr.Read(); err != io.EOF {
 			t.Fatalf("mem=%v: %v at the end, want EOF", mem, err)
 		}
 	}
@@ -43,13 +43,13 @@ func TestLineReaderUnread(t *testing.T) {
 func TestLineReaderStickyError(t *testing.T) {
 	boom := errors.New("boom")
 	src := io.MultiReader(strings.NewReader("one\ntw"), &errOnce{err: boom}, strings.NewReader("o\n"))
-	lr := NewLineReader(bufio.NewReaderSize(src, 16), 100)
-	if line, err := lr.ReadLine(); err != nil || string(line) != "one" {
-		t.Fatalf("got %q %v", line, err)
+	lr := newLineReader(bufio.NewReaderSize(src, 16), 100)
+	if l, err := lr.ReadLine(); err != nil || string(l.Text) != "one" {
+		t.Fatalf("got %q %v", l.Text, err)
 	}
 	for range 3 {
-		if line, err := lr.ReadLine(); err != boom {
-			t.Fatalf("got %q %v; want the read error", line, err)
+		if l, err := lr.ReadLine(); err != boom {
+			t.Fatalf("got %q %v; want the read error", l.Text, err)
 		}
 	}
 }

@@ -24,11 +24,11 @@ type Options struct {
 	MaxBytes int64
 	// ReuseRoutines lets a decoder reuse the routines it yields.
 	ReuseRoutines bool
-	// Lines makes the line reader of a decoder that can read its lines
-	// either way (the Go traceback reader): NewFramedLineReader for input
-	// a person may have pasted, nil (NewStreamLineReader) for text as the
-	// runtime wrote it.
-	Lines func(in *Stream, max int) *LineReader
+	// Lines makes the lines of a decoder that can read them either way
+	// (the Go traceback reader): internal/unpaste.NewLines for input a
+	// person may have pasted, nil (NewLines) for text as the runtime
+	// wrote it.
+	Lines func(in *Stream, max int) *Lines
 }
 
 // WithDefaults returns o with a nil Table and zero limits replaced by

@@ -9,7 +9,7 @@ import (
 // OtherFormError is returned by a text reader's NextDump when the input
 // goes on with a dump of another text form (a debug=1 profile after a
 // debug=2 dump, a Go dump after a JVM dump): the reader stops there and
-// has pushed the lines of that dump back into the stream's line reader,
+// has pushed the lines of that dump back into the stream's lines,
 // so that the reader of Kind, made over the same Stream, reads them (the
 // door does so: formats.Reader reads every dump of a file whatever its
 // form). Line names where the other dump starts.
@@ -32,17 +32,10 @@ const (
 // Held keeps copies of the last lines a reader skipped as junk, with their
 // numbers and offsets: when a dump of another form starts after them, they
 // may be its first lines (a JVM dump's time stamp, a Go crash's preamble)
-// and are handed on with it (LineReader.PushBack).
+// and are handed on with it (Lines.PushBack).
 type Held struct {
-	lines []HeldLine
+	lines []Line
 	size  int
-}
-
-// HeldLine is a line held for PushBack.
-type HeldLine struct {
-	Text []byte
-	Num  int
-	Off  int64
 }
 
 // Add holds line; lines more than a few apart from the one held last
@@ -61,7 +54,7 @@ func (h *Held) Add(line []byte, num int, off int64) {
 	if len(line) > heldBytes {
 		return
 	}
-	h.lines = append(h.lines, HeldLine{Text: append([]byte(nil), line...), Num: num, Off: off})
+	h.lines = append(h.lines, Line{Text: append([]byte(nil), line...), Num: num, Off: off})
 	h.size += len(line)
 }
 
@@ -69,15 +62,17 @@ func (h *Held) Add(line []byte, num int, off int64) {
 func (h *Held) Reset() { h.lines, h.size = h.lines[:0], 0 }
 
 // Lines returns the lines held, oldest first.
-func (h *Held) Lines() []HeldLine { return h.lines }
+func (h *Held) Lines() []Line { return h.lines }
 
 // HandOver pushes the held lines and then line (the first line of the
-// other form's dump, just read) back into lr and returns the error that
-// tells the reader's caller to read on with the reader of kind.
-func (h *Held) HandOver(lr *LineReader, kind stack.Kind, line []byte) *OtherFormError {
-	num, off := lr.Num, lr.Off
-	back := append(h.lines, HeldLine{Text: append([]byte(nil), line...), Num: num, Off: off})
-	lr.PushBack(back)
+// other form's dump, the line l returned last) back into l and returns
+// the error that tells the reader's caller to read on with the reader of
+// kind.
+func (h *Held) HandOver(l *Lines, kind stack.Kind, line []byte) *OtherFormError {
+	cur := l.Line()
+	num, off := cur.Num, cur.Off
+	back := append(h.lines, Line{Text: append([]byte(nil), line...), Num: num, Off: off})
+	l.PushBack(back)
 	h.lines, h.size = nil, 0
 	return &OtherFormError{Kind: kind, Line: num, Offset: off}
 }

@@ -150,5 +150,3 @@ func matchShape(p, line []byte, exactEnd bool) int {
 	}
 	return i
 }
-
-func isDigit(c byte) bool { return c >= '0' && c <= '9' }

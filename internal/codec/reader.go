@@ -19,8 +19,8 @@ type Reader struct {
 	cur  *stack.Dump
 	err  error
 	done bool // the current dump's routines were all read
-	// noted is set once the first dump was returned, with the frame's
-	// note (a reversed paste) if any.
+	// noted is set once the first dump was returned, with the note of
+	// the lines' layer (a reversed paste) if any.
 	noted bool
 }
 
@@ -56,10 +56,12 @@ func (r *Reader) Next() (*stack.Dump, error) {
 	}
 	if !r.noted {
 		r.noted = true
-		// The line reader's frame, not the stream's: an input too large
-		// to hold is read in its order after all (fillReversed).
-		if lr := r.in.lines; lr != nil && lr.Frame() != nil && lr.Frame().Reversed {
-			d.Warnings = append(d.Warnings, &stack.ParseError{Line: 1, Msg: reversedMsg})
+		// Asked of the layer now, not when it was made: an input too
+		// large to hold is read in its order after all.
+		if l := r.in.lines; l != nil {
+			if note := l.Note(); note != "" {
+				d.Warnings = append(d.Warnings, &stack.ParseError{Line: 1, Msg: note})
+			}
 		}
 	}
 	r.cur, r.done = d, false

@@ -31,41 +31,50 @@ type Stream struct {
 	// (OtherFormError), as the door does. Without it a text reader warns
 	// at such a dump's first line and skips the dump as other text.
 	HandOver bool
+	// Forms are the text forms the stream's readers tell apart (see
+	// Form): the door sets every text codec's, so that a reader stops
+	// where a dump of another form starts and the paste layer knows every
+	// form's lines. Nil means a reader's own form alone.
+	Forms Forms
 
-	frame *Frame
-	// lines is the line reader of the stream, made by the first text
-	// reader (NewStreamLineReader) and shared by the readers it hands the
-	// stream on to (OtherFormError).
-	lines      *LineReader
+	// lines are the stream's lines, made by the first text reader
+	// (NewLines) and shared by the readers it hands the stream on to
+	// (OtherFormError).
+	lines *Lines
+	// frame is what the paste layer learnt of the input's first bytes
+	// (an *unpaste.Frame, or nil for none), once known: opaque here.
+	frame      any
 	frameKnown bool
 	count      *countingReader
 }
 
-// sniffBytes is how much of an input PasteFrame looks at.
-const sniffBytes = 64 << 10
+// Lines returns the stream's lines, nil before a reader made them
+// (NewLines).
+func (in *Stream) Lines() *Lines { return in.lines }
 
-// PasteFrame returns the paste frame of the input (SniffFrame of its
-// first bytes), nil when it shows none; it is learnt once. It waits for
-// no more than the first read of the source brings: a dump streamed to
-// the reader is read as it comes.
-func (in *Stream) PasteFrame() *Frame {
-	if !in.frameKnown {
-		in.frameKnown = true
-		var head []byte
-		if in.Mem != nil {
-			head = in.Mem[:min(len(in.Mem), sniffBytes)]
-		} else if in.R != nil {
-			in.R.Peek(1)
-			head, _ = in.R.Peek(min(sniffBytes, in.R.Buffered()))
-		}
-		in.frame = SniffFrame(head)
+// Frame returns what a paste layer learnt of the input's first bytes
+// (SetFrame), and whether it was learnt yet.
+func (in *Stream) Frame() (frame any, known bool) { return in.frame, in.frameKnown }
+
+// SetFrame keeps what a paste layer learnt of the input's first bytes
+// (internal/unpaste's *Frame, or nil for none), for the reader that makes
+// the stream's lines: the door learns it while it sniffs the format.
+func (in *Stream) SetFrame(f any) { in.frame, in.frameKnown = f, true }
+
+// Head returns the input's first bytes as far as the first read of the
+// source brings them, at most max: what sniffing looks at without waiting
+// for a dump streamed to the reader.
+func (in *Stream) Head(max int) []byte {
+	if in.Mem != nil {
+		return in.Mem[:min(len(in.Mem), max)]
 	}
-	return in.frame
+	if in.R == nil {
+		return nil
+	}
+	in.R.Peek(1)
+	head, _ := in.R.Peek(min(max, in.R.Buffered()))
+	return head
 }
-
-// SetPasteFrame sets the paste frame of the input, as a reader that
-// sniffed it already learnt it.
-func (in *Stream) SetPasteFrame(f *Frame) { in.frame, in.frameKnown = f, true }
 
 // NewStream returns a Stream of r read as kind, through a buffer of size
 // bytes.

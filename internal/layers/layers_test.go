@@ -29,15 +29,15 @@ func deps(t *testing.T, pkg string) []string {
 }
 
 // TestLeavesLinkOnlyWhatTheyNeed: the model links the standard library
-// alone; the Go traceback codec the model and the codecs' shared
-// internals; leakcheck those and grouping. A third-party module or
+// alone; the Go traceback codec the model, the codecs' shared internals
+// and the paste layer; leakcheck those and grouping. A third-party module or
 // another codec among their dependencies is a defect: service owners and
 // library authors audit what they link.
 func TestLeavesLinkOnlyWhatTheyNeed(t *testing.T) {
 	for pkg, allowed := range map[string][]string{
 		"stack":          {},
-		"formats/gotext": {"stack", "internal/codec", "internal/words"},
-		"leakcheck":      {"stack", "formats/gotext", "internal/codec", "internal/words", "dedupe"},
+		"formats/gotext": {"stack", "internal/codec", "internal/unpaste", "internal/words"},
+		"leakcheck":      {"stack", "formats/gotext", "internal/codec", "internal/unpaste", "internal/words", "dedupe"},
 		"dedupe":         {"stack", "internal/words"},
 		"filter":         {"stack"},
 	} {

@@ -10,6 +10,7 @@ import (
 	"github.com/stackdump/stackdump/formats/internal/dumptest"
 	"github.com/stackdump/stackdump/formats/jvm"
 	"github.com/stackdump/stackdump/internal/codec"
+	"github.com/stackdump/stackdump/internal/unpaste"
 	"github.com/stackdump/stackdump/stack"
 )
 
@@ -31,7 +32,7 @@ func TestCleanCorpusFrameless(t *testing.T) {
 		}
 		kind := framed[0].Source.Kind
 		in := codec.NewMemStream(s.data, kind, 64<<10)
-		in.SetPasteFrame(nil)
+		in.SetFrame(nil)
 		var src stack.DumpSource
 		switch kind {
 		case stack.KindGoTraceback:
@@ -49,7 +50,7 @@ func TestCleanCorpusFrameless(t *testing.T) {
 			t.Errorf("%s without a frame: %v", s.name, err)
 			continue
 		}
-		if f := codec.SniffFrame(s.data[:min(len(s.data), 64<<10)]); f != nil {
+		if f := unpaste.Sniff(s.data[:min(len(s.data), 64<<10)], codec.Forms{gotext.Form(), debug1.Form(), jvm.Form()}); f != nil {
 			t.Logf("%s: a frame is sniffed: %+v", s.name, f)
 		}
 		dumptest.EqualDumps(t, s.name, bare, framed, dumptest.DescribeOptions{Lines: true, Warnings: true})

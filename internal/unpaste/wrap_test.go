@@ -1,7 +1,6 @@
-package codec
+package unpaste
 
 import (
-	"bufio"
 	"bytes"
 	"os"
 	"path/filepath"
@@ -37,7 +36,7 @@ func TestUnwrap(t *testing.T) {
 				t.Fatalf("no transformation %q", c.transform)
 			}
 			pasted := tr.Apply(data, 1)
-			f := SniffFrame(pasted[:min(len(pasted), 64<<10)])
+			f := sniffAll(pasted[:min(len(pasted), 64<<10)])
 			if f == nil || !c.learnt(f) {
 				t.Errorf("%s, %s: frame %+v does not have the wrap", name, c.transform, f)
 				continue
@@ -97,10 +96,10 @@ func TestCleanDumpsNotWrappedNorReversed(t *testing.T) {
 		if sniffWrap(head, &f) != nil {
 			t.Errorf("%s: a wrap learnt from a clean dump: %+v", p, f)
 		}
-		if sniffReversed(head, SniffFrame(head)) {
+		if sniffReversed(head, sniffAll(head), AllForms) {
 			t.Errorf("%s: a clean dump taken for reversed", p)
 		}
-		if w, cols := sniffSoftWrap(head, &Frame{}); w > 0 {
+		if w, cols := sniffSoftWrap(head, &Frame{forms: AllForms}); w > 0 {
 			t.Errorf("%s: a clean dump taken for soft-wrapped at %d (columns %v)", p, w, cols)
 		}
 		rev, _ := paste.Lookup("reversed")
@@ -108,7 +107,7 @@ func TestCleanDumpsNotWrappedNorReversed(t *testing.T) {
 			continue
 		}
 		r := rev.Apply(data, 1)
-		if f := SniffFrame(r[:min(len(r), 64<<10)]); f == nil || !f.Reversed {
+		if f := sniffAll(r[:min(len(r), 64<<10)]); f == nil || !f.Reversed {
 			if bytes.Count(data, []byte("\n")) > 4 && lineFormIn(r[:min(len(r), 64<<10)]) { // a block starts in the head
 				t.Errorf("%s, reversed: frame %+v", p, f)
 			}
@@ -119,7 +118,7 @@ func TestCleanDumpsNotWrappedNorReversed(t *testing.T) {
 // lineFormIn reports whether a line of data starts a block of a dump.
 func lineFormIn(data []byte) bool {
 	for _, l := range bytes.Split(data, []byte("\n")) {
-		if blockStart(bytes.TrimSpace(l)) != nil {
+		if AllForms.BlockStart(bytes.TrimSpace(l)) != nil {
 			return true
 		}
 	}
@@ -142,7 +141,7 @@ func TestSoftWrapJoined(t *testing.T) {
 			t.Fatal(err)
 		}
 		pasted := tr.Apply(data, 1)
-		f := SniffFrame(pasted[:min(len(pasted), 64<<10)])
+		f := sniffAll(pasted[:min(len(pasted), 64<<10)])
 		if f == nil || f.Wrap == 0 {
 			t.Logf("%s: no width learnt", name)
 			continue
@@ -151,10 +150,11 @@ func TestSoftWrapJoined(t *testing.T) {
 		want, _ := rawLines(data)
 		// In memory, and streamed through bufio's smallest buffer, where
 		// a line's bytes are gone once the next is read.
-		for _, lr := range []*LineReader{newMemLineReader(pasted, 1<<16), NewLineReader(bufio.NewReaderSize(bytes.NewReader(pasted), 16), 1<<16)} {
-			lr.SetFrame(f)
+		for _, buf := range []int{0, 16} {
+			lr, _ := framedLines(pasted, f, buf)
 			for i := 0; ; i++ {
-				line, err := lr.ReadLine()
+				ln, err := lr.Read()
+				line := ln.Text
 				if err != nil {
 					if i != len(want) {
 						t.Errorf("%s: %d lines read, the dump has %d (%v)", name, i, len(want), err)
@@ -183,31 +183,31 @@ func TestReversedTooLarge(t *testing.T) {
 	}
 	rev, _ := paste.Lookup("reversed")
 	pasted := rev.Apply(data, 1)
-	f := SniffFrame(pasted[:min(len(pasted), 64<<10)])
+	f := sniffAll(pasted[:min(len(pasted), 64<<10)])
 	if f == nil || !f.Reversed {
 		t.Fatalf("frame %+v: not reversed", f)
 	}
 	for _, limit := range []int64{1 << 30, 200} {
-		lr := newMemLineReader(pasted, 1<<16)
-		lr.SetFrame(f)
-		lr.frame.(*framer).maxReversed = limit
+		lr, ly := framedLines(pasted, f, 0)
+		ly.maxReversed = limit
 		want, _ := rawLines(pasted)
 		var nums []int
 		for {
-			if _, err := lr.ReadLine(); err != nil {
+			ln, err := lr.Read()
+			if err != nil {
 				break
 			}
-			nums = append(nums, lr.Num)
+			nums = append(nums, ln.Num)
 		}
 		if len(nums) != len(want) {
 			t.Fatalf("limit %d: %d lines read of %d", limit, len(nums), len(want))
 		}
 		inOrder := nums[0] == 1 && nums[len(nums)-1] == len(want)
-		if limit > int64(len(pasted)) && (inOrder || !lr.Frame().Reversed) {
-			t.Errorf("limit %d: lines %d..%d, reversed %v; want the last line first", limit, nums[0], nums[len(nums)-1], lr.Frame().Reversed)
+		if limit > int64(len(pasted)) && (inOrder || !ly.f.Reversed) {
+			t.Errorf("limit %d: lines %d..%d, reversed %v; want the last line first", limit, nums[0], nums[len(nums)-1], ly.f.Reversed)
 		}
-		if limit < int64(len(pasted)) && (!inOrder || lr.Frame().Reversed) {
-			t.Errorf("limit %d: lines %d..%d, reversed %v; want them in order, not reversed", limit, nums[0], nums[len(nums)-1], lr.Frame().Reversed)
+		if limit < int64(len(pasted)) && (!inOrder || ly.f.Reversed) {
+			t.Errorf("limit %d: lines %d..%d, reversed %v; want them in order, not reversed", limit, nums[0], nums[len(nums)-1], ly.f.Reversed)
 		}
 	}
 }

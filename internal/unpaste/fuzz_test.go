@@ -1,4 +1,4 @@
-package codec
+package unpaste
 
 import (
 	"bytes"
@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/stackdump/stackdump/internal/codec"
 	"github.com/stackdump/stackdump/internal/paste"
 )
 
@@ -56,48 +57,48 @@ func FuzzPasteFrame(f *testing.F) {
 	frameSeeds(f)
 	f.Fuzz(func(t *testing.T, data []byte) {
 		lines, starts := rawLines(data)
-		fr := SniffFrame(data[:min(len(data), sniffBytes)])
-		lr := newMemLineReader(data, 1<<16)
-		lr.SetFrame(fr)
+		fr := sniffAll(data[:min(len(data), sniffBytes)])
+		lr, ly := framedLines(data, fr, 0)
 		returned := make([]bool, len(lines))
 		last := 0
 		for n := 0; ; n++ {
 			if n > 2*len(data)+4 {
 				t.Fatal("the framed reader does not end")
 			}
-			line, err := lr.ReadLine()
+			ln, err := lr.Read()
 			if err == io.EOF {
 				break
 			}
-			if lr.Num < last && (fr == nil || !fr.Reversed) || lr.Num > len(lines) || lr.Num < 1 {
-				t.Fatalf("line number %d after %d, of %d lines", lr.Num, last, len(lines))
+			line := ln.Text
+			if ln.Num < last && (fr == nil || !fr.Reversed) || ln.Num > len(lines) || ln.Num < 1 {
+				t.Fatalf("line number %d after %d, of %d lines", ln.Num, last, len(lines))
 			}
-			last = lr.Num
-			returned[lr.Num-1] = true
-			if err == ErrRegionEnd || err == ErrGap || err == ErrLineTooLong {
+			last = ln.Num
+			returned[ln.Num-1] = true
+			if err == codec.ErrRegionEnd || err == codec.ErrGap || err == codec.ErrLineTooLong {
 				continue
 			}
 			if err != nil {
-				t.Fatalf("line %d: %v", lr.Num, err)
+				t.Fatalf("line %d: %v", ln.Num, err)
 			}
-			if lr.Off != starts[lr.Num-1] {
-				t.Fatalf("line %d at offset %d, it starts at %d", lr.Num, lr.Off, starts[lr.Num-1])
+			if ln.Off != starts[ln.Num-1] {
+				t.Fatalf("line %d at offset %d, it starts at %d", ln.Num, ln.Off, starts[ln.Num-1])
 			}
-			raw := lines[lr.Num-1]
+			raw := lines[ln.Num-1]
 			if fr != nil && fr.Wrap > 0 {
 				// A soft-wrapped line joined again: it is the input's lines
 				// from its own to the one before NextOff, without their
 				// newlines.
-				for k := lr.Num; k < len(lines) && starts[k] < lr.NextOff; k++ {
+				for k := ln.Num; k < len(lines) && starts[k] < ly.next; k++ {
 					raw = append(bytes.Clone(raw), lines[k]...)
 					returned[k] = true
 				}
 			}
 			if fr != nil && fr.TestJSON {
-				raw, _ = TestJSONOutput(raw)
+				raw, _ = testJSONOutput(raw)
 			}
 			if fr != nil && fr.JSONField != "" {
-				if ls, ok := JSONFieldLines(raw, fr.JSONField); ok {
+				if ls, ok := jsonFieldLines(raw, fr.JSONField); ok {
 					raw = bytes.Join(ls, []byte("\n")) // the line is one of its field's
 				}
 			}
@@ -105,13 +106,13 @@ func FuzzPasteFrame(f *testing.F) {
 				raw = fr.unwrap(raw) // quotes, a list's numbers and escapes, fields after it
 			}
 			if fr != nil && fr.HTML {
-				raw = UnescapeHTML(raw)
+				raw = unescapeHTML(raw)
 			}
 			if got := bytes.TrimSpace(line); !bytes.Contains(raw, got) {
-				t.Fatalf("line %d reads %q, which the input's line %q does not hold", lr.Num, line, lines[lr.Num-1])
+				t.Fatalf("line %d reads %q, which the input's line %q does not hold", ln.Num, line, lines[ln.Num-1])
 			}
-			if fr == nil && !bytes.Equal(line, lines[lr.Num-1]) && lr.Num <= len(lines) {
-				t.Fatalf("no frame, yet line %d reads %q for %q", lr.Num, line, lines[lr.Num-1])
+			if fr == nil && !bytes.Equal(line, lines[ln.Num-1]) && ln.Num <= len(lines) {
+				t.Fatalf("no frame, yet line %d reads %q for %q", ln.Num, line, lines[ln.Num-1])
 			}
 		}
 		for i, ok := range returned {
@@ -120,7 +121,7 @@ func FuzzPasteFrame(f *testing.F) {
 			}
 			l := lines[i]
 			if fr != nil && fr.TestJSON {
-				if _, ok := TestJSONOutput(l); !ok {
+				if _, ok := testJSONOutput(l); !ok {
 					continue // an event without output
 				}
 			}
@@ -128,7 +129,7 @@ func FuzzPasteFrame(f *testing.F) {
 				l = fr.unwrap(l)
 				_, l = cutQuotes(l, fr.Quote)
 				if fr.HTML {
-					l = UnescapeHTML(l)
+					l = unescapeHTML(l)
 				}
 			}
 			tl := bytes.TrimSpace(l)

@@ -1,23 +1,10 @@
-package codec
+package unpaste
 
 import (
 	"bytes"
-	"errors"
+
+	"github.com/stackdump/stackdump/internal/codec"
 )
-
-// ErrRegionEnd is returned by a framed LineReader's ReadLine at a line
-// that closes a paste region: a closing fence, a closing HTML tag, prose
-// after the dump. A reader ends the dump there as it would at the end of
-// the input, judging whether it was cut (the line before has Last set),
-// and goes on reading: another dump may follow. Num and Off name the
-// closing line.
-var ErrRegionEnd = errors.New("end of a paste region")
-
-// ErrGap is returned by a framed LineReader's ReadLine at a grep group
-// separator ("--"): lines of the dump were left out there. A reader ends
-// the routine it was reading and says so in a warning naming the line
-// (Num and Off), and goes on.
-var ErrGap = errors.New("lines left out of the paste here")
 
 // lookahead bounds how many lines a framed reader reads ahead to tell
 // whether a line is the last of its paste region.
@@ -49,8 +36,10 @@ const (
 	itemErr                    // a read error or io.EOF
 )
 
-// framer is the state of a LineReader reading a framed input.
-type framer struct {
+// layer reads the lines of a pasted input with its frame set aside: a
+// codec.Layer over the input's LineReader.
+type layer struct {
+	raw     *codec.LineReader
 	f       Frame
 	queue   []*frameItem
 	free    []*frameItem
@@ -62,12 +51,7 @@ type framer struct {
 	// sawContent is set once a line of the dump was kept; blank is set
 	// when a blank line followed it (prose after it ends the region).
 	sawContent, blank bool
-	// rawNum and rawNext are the number and the end offset of the last
-	// line read from the input (rawSet once one was).
-	rawNum  int
-	rawNext int64
-	rawSet  bool
-	jsonKey string // Frame.JSONField, kept while its lines are classified
+	jsonKey           string // Frame.JSONField, kept while its lines are classified
 	// reversedRead is set once a reversed input was read whole
 	// (fillReversed), up to maxReversed bytes.
 	reversedRead bool
@@ -76,85 +60,102 @@ type framer struct {
 	// peek the line read after it, queued by the next fill.
 	wrapBuf []byte
 	peek    rawPeek
+	// The line last returned: its text, the offset after it, and the
+	// length and first bytes of an overlong one.
+	lineBuf  []byte
+	next     int64
+	longLen  int64
+	longHead []byte
 }
 
-// framedLines is how a LineReader reads its lines when a paste frame is
-// set aside: the framer below. An interface, so that the framer is linked
-// only into programs that set a frame (SetFrame), not into those that read
-// only what the runtime wrote.
-type framedLines interface {
-	read(lr *LineReader) ([]byte, error)
-	frame() *Frame
-}
-
-func (fr *framer) read(lr *LineReader) ([]byte, error) { return lr.readFramed() }
-func (fr *framer) frame() *Frame                       { return &fr.f }
-
-// SetFrame makes lr set the paste frame f aside (see Frame); nil reads
-// lines as they are.
-func (lr *LineReader) SetFrame(f *Frame) {
-	if f == nil {
-		lr.frame = nil
-		lr.special = lr.back || len(lr.pushed) > 0
-		return
+// NewLines returns the lines of in, as codec.NewLines does, with the
+// paste frame of the input set aside: the frame the door learnt while it
+// sniffed the input (Stream.SetFrame), or else the one the input's first
+// bytes show (Sniff, with the stream's forms, or forms when it has none).
+// An input that shows none is read as it is, at no cost.
+func NewLines(in *codec.Stream, max int, forms codec.Forms) *codec.Lines {
+	if l := in.Lines(); l != nil {
+		return l // a reader handed the stream on
 	}
-	lr.frame = &framer{f: *f, first: true, start: true, inline: f.Inline, jsonKey: f.JSONField, maxReversed: maxReversedBytes}
-	lr.special = true
-}
-
-// Framed reports whether lr sets a paste frame aside: its lines are then
-// not the input's bytes (Win must not be read directly).
-func (lr *LineReader) Framed() bool { return lr.special }
-
-// Frame returns the paste frame lr sets aside, or nil.
-func (lr *LineReader) Frame() *Frame {
-	if lr.frame == nil {
-		return nil
+	l := codec.NewLines(in, max)
+	f, known := in.Frame()
+	if !known {
+		if in.Forms != nil {
+			forms = in.Forms
+		}
+		fr := Sniff(in.Head(sniffBytes), forms)
+		in.SetFrame(fr)
+		f = fr
 	}
-	return lr.frame.frame()
+	if fr, _ := f.(*Frame); fr != nil {
+		wrap(l, fr)
+	}
+	return l
 }
 
-// readFramed returns the next line of a framed input (see ReadLine).
-func (lr *LineReader) readFramed() ([]byte, error) {
-	fr := lr.frame.(*framer)
+// sniffBytes is how much of an input NewLines looks at.
+const sniffBytes = 64 << 10
+
+// wrap makes l read its lines through a layer that sets the paste frame
+// f aside.
+func wrap(l *codec.Lines, f *Frame) {
+	l.Wrap(func(raw *codec.LineReader) codec.Layer { return newLayer(raw, f) })
+}
+
+// newLayer returns the layer that sets f aside from the lines of raw.
+func newLayer(raw *codec.LineReader, f *Frame) *layer {
+	return &layer{raw: raw, f: *f, first: true, start: true, inline: f.Inline, jsonKey: f.JSONField, maxReversed: maxReversedBytes}
+}
+
+// Note is codec.Layer's: a paste read from its last line up says so.
+func (fr *layer) Note() string {
+	if fr.f.Reversed {
+		return reversedMsg
+	}
+	return ""
+}
+
+// TooLong is codec.Layer's.
+func (fr *layer) TooLong() (int64, []byte) { return fr.longLen, fr.longHead }
+
+// ReadLine returns the next line of a framed input (see codec.Layer).
+func (fr *layer) ReadLine() (codec.Line, error) {
 	for {
 		if len(fr.queue) == 0 {
-			lr.fill()
+			fr.fill()
 		}
 		it := fr.queue[0]
+		ln := codec.Line{Num: it.num, Off: it.off, NoEOL: it.noEOL}
 		switch it.kind {
 		case itemSkip:
 			fr.pop()
 			fr.recycle(it)
 			continue
 		case itemLine:
-			lr.Last = it.noEOL || lr.lastOfRegion()
-		default:
-			lr.Last = false
+			ln.Last = it.noEOL || fr.lastOfRegion()
 		}
-		lr.Num, lr.Off, lr.NextOff, lr.NoEOL = it.num, it.off, it.next, it.noEOL
-		lr.line = nil
+		fr.next = it.next
 		if it.kind == itemErr {
 			// The error stays queued: every later call returns it again.
-			return nil, it.err
+			return ln, it.err
 		}
 		fr.pop()
 		var err error
 		switch it.kind {
 		case itemLine, itemBlank:
-			lr.lineBuf = append(lr.lineBuf[:0], it.text...)
-			lr.line = lr.lineBuf
+			fr.lineBuf = append(fr.lineBuf[:0], it.text...)
+			ln.Text = fr.lineBuf
 		case itemRegion:
-			err = ErrRegionEnd
+			err = codec.ErrRegionEnd
 		case itemGap:
-			err = ErrGap
+			err = codec.ErrGap
 		case itemLong:
-			lr.longLen = it.longLen
-			lr.LongHead = append(lr.LongHead[:0], it.longHead...)
-			err = ErrLineTooLong
+			fr.longLen = it.longLen
+			fr.longHead = append(fr.longHead[:0], it.longHead...)
+			err = codec.ErrLineTooLong
 		}
 		fr.recycle(it)
-		return lr.line, err
+		return ln, err
 	}
 }
 
@@ -163,14 +164,13 @@ func (lr *LineReader) readFramed() ([]byte, error) {
 // between it and a frame line that closes the region. The blank lines in
 // between are then set aside, as the frame's: the dump ended with the
 // line. The end of the input is judged as without a frame (NoEOL).
-func (lr *LineReader) lastOfRegion() bool {
-	fr := lr.frame.(*framer)
+func (fr *layer) lastOfRegion() bool {
 	for i := 1; ; i++ {
 		for len(fr.queue) <= i {
 			if len(fr.queue) > lookahead {
 				return false
 			}
-			lr.fill()
+			fr.fill()
 		}
 		switch it := fr.queue[i]; it.kind {
 		case itemSkip, itemBlank:
@@ -190,13 +190,13 @@ func (lr *LineReader) lastOfRegion() bool {
 	}
 }
 
-func (fr *framer) pop() {
+func (fr *layer) pop() {
 	copy(fr.queue, fr.queue[1:])
 	fr.queue[len(fr.queue)-1] = nil
 	fr.queue = fr.queue[:len(fr.queue)-1]
 }
 
-func (fr *framer) item() *frameItem {
+func (fr *layer) item() *frameItem {
 	if n := len(fr.free); n > 0 {
 		it := fr.free[n-1]
 		fr.free = fr.free[:n-1]
@@ -206,7 +206,7 @@ func (fr *framer) item() *frameItem {
 	return new(frameItem)
 }
 
-func (fr *framer) recycle(it *frameItem) {
+func (fr *layer) recycle(it *frameItem) {
 	if it.kind != itemErr {
 		fr.free = append(fr.free, it)
 	}
@@ -214,57 +214,51 @@ func (fr *framer) recycle(it *frameItem) {
 
 // fill reads one raw line and queues what it is (nothing once the input's
 // end or error is queued).
-func (lr *LineReader) fill() {
-	fr := lr.frame.(*framer)
+func (fr *layer) fill() {
 	if n := len(fr.queue); n > 0 && fr.queue[n-1].kind == itemErr {
 		return
 	}
 	if fr.f.Reversed && !fr.reversedRead {
-		lr.fillReversed()
+		fr.fillReversed()
 		return
 	}
 	if p := &fr.peek; p.set {
 		p.set = false
-		lr.Num, lr.Off, lr.NextOff, lr.NoEOL = p.num, p.off, p.next, p.noEOL
-		lr.queueRead(fr, p.text, nil)
+		fr.queueRead(p.line, p.next, nil)
 		return
 	}
-	// The raw reader's position: lines returned since moved lr's.
-	if fr.rawSet {
-		lr.Num, lr.NextOff = fr.rawNum, fr.rawNext
-	}
-	raw, err := lr.readRaw()
-	fr.rawNum, fr.rawNext, fr.rawSet = lr.Num, lr.NextOff, true
-	lr.queueRead(fr, raw, err)
+	ln, err := fr.raw.ReadLine()
+	fr.queueRead(ln, fr.raw.Offset(), err)
 }
 
 // queueRead queues what the raw line just read is (or the error that
 // ended the reading): an overlong line, the end, or the items classify
 // makes of it, joined first with the lines that continue it when the
-// window broke it (fillWrapped).
-func (lr *LineReader) queueRead(fr *framer, raw []byte, err error) {
+// window broke it (fillWrapped). next is the offset after the line.
+func (fr *layer) queueRead(ln codec.Line, next int64, err error) {
 	it := fr.item()
-	it.num, it.off, it.next, it.noEOL = lr.Num, lr.Off, lr.NextOff, lr.NoEOL
+	it.num, it.off, it.next, it.noEOL = ln.Num, ln.Off, next, ln.NoEOL
 	switch {
-	case err == ErrLineTooLong:
-		it.kind, it.longLen = itemLong, lr.longLen
-		it.longHead = append(it.longHead, lr.LongHead...)
+	case err == codec.ErrLineTooLong:
+		it.kind = itemLong
+		n, head := fr.raw.TooLong()
+		it.longLen, it.longHead = n, append(it.longHead, head...)
 		fr.queue = append(fr.queue, it)
 	case err != nil:
 		it.kind, it.err = itemErr, err
 		fr.queue = append(fr.queue, it)
-	case fr.f.Wrap > 0 && lr.fillWrapped(fr, raw):
+	case fr.f.Wrap > 0 && fr.fillWrapped(ln):
 		fr.recycle(it)
 	default:
-		fr.classify(it, raw)
+		fr.classify(it, ln.Text)
 	}
 }
 
 // classify queues the items of one raw line.
-func (fr *framer) classify(it *frameItem, raw []byte) {
+func (fr *layer) classify(it *frameItem, raw []byte) {
 	f := &fr.f
 	if f.JSONField != "" {
-		if lines, ok := JSONFieldLines(raw, f.JSONField); ok {
+		if lines, ok := jsonFieldLines(raw, f.JSONField); ok {
 			// The dump's lines, all of this one line of the input.
 			f.JSONField = ""
 			for _, l := range lines {
@@ -279,7 +273,7 @@ func (fr *framer) classify(it *frameItem, raw []byte) {
 		}
 	}
 	if f.TestJSON {
-		text, ok := TestJSONOutput(raw)
+		text, ok := testJSONOutput(raw)
 		if !ok {
 			it.kind = itemSkip // an event without output: run, pass, fail
 			fr.push(it)
@@ -290,7 +284,7 @@ func (fr *framer) classify(it *frameItem, raw []byte) {
 	raw = f.unwrap(raw)
 	_, line := cutQuotes(raw, f.Quote)
 	if f.HTML {
-		line = UnescapeHTML(line)
+		line = unescapeHTML(line)
 	}
 	if f.Padded {
 		line = bytes.TrimRight(line, " \r")
@@ -357,7 +351,7 @@ func (fr *framer) classify(it *frameItem, raw []byte) {
 		return
 	}
 	fr.content = true
-	if f.Chat && fr.sawContent && fr.blank && IsProse(t, false) {
+	if f.Chat && fr.sawContent && fr.blank && isProse(t, false) {
 		// Chat text after the dump: the region ends before it.
 		end := fr.item()
 		end.kind, end.num, end.off, end.next = itemRegion, it.num, it.off, it.off
@@ -368,7 +362,7 @@ func (fr *framer) classify(it *frameItem, raw []byte) {
 		fr.push(it)
 		return
 	}
-	if f.Flat && line[0] != ' ' && line[0] != '\t' && IsGoFileLine(line) {
+	if f.Flat && line[0] != ' ' && line[0] != '\t' && isGoFileLine(line) {
 		// A file line that lost its tab: give it back.
 		it.text = append(append(it.text, '\t'), line...)
 		fr.first, fr.start = false, false
@@ -400,7 +394,7 @@ func (fr *framer) classify(it *frameItem, raw []byte) {
 	}
 }
 
-func (fr *framer) push(it *frameItem) { fr.queue = append(fr.queue, it) }
+func (fr *layer) push(it *frameItem) { fr.queue = append(fr.queue, it) }
 
 // key returns the JSON field the frame reads a dump from.
-func key(fr *framer) string { return fr.jsonKey }
+func key(fr *layer) string { return fr.jsonKey }

@@ -1,21 +1,23 @@
-package codec
+package unpaste
 
 import (
 	"bytes"
 	"strconv"
 	"unicode/utf8"
+
+	"github.com/stackdump/stackdump/internal/codec"
 )
 
 // Frame is what a paste put around and into the lines of a dump: the
 // frame of a dump copied into a GitHub issue, a chat, a ticket or a log
 // system and copied back out (docs/paste-forms.md lists the forms). It is
-// learnt from the first lines of the input (SniffFrame), and a
-// LineReader given one (SetFrame) sets it aside line by line:
+// learnt from the first lines of the input (Sniff), and the layer NewLines
+// and Wrap put over an input's lines sets it aside line by line:
 //
 //   - Markdown fences (```, ```go, ````, ~~~, a fence glued to the first or
 //     last line of the dump, a single backtick glued to both) and HTML
 //     blocks (<details>, <summary>, <pre>) are not lines of the dump; a
-//     closing one ends a paste region (ErrRegionEnd), which a reader
+//     closing one ends a paste region (codec.ErrRegionEnd), which a reader
 //     judges as it judges the end of the input: a dump cut inside its
 //     fence still reads as cut;
 //   - "> " quoting (e-mail, Markdown, nested) is stripped from every line;
@@ -23,16 +25,16 @@ import (
 //     GitHub Actions, kubectl logs --prefix, a viewer's line numbers, the
 //     Java Service Wrapper) is stripped where a line carries it, and the
 //     tail of it that a selection left on the first line ("3.6367390Z ");
-//   - grep's "--" group separators are gaps (ErrGap): lines were left out
+//   - grep's "--" group separators are gaps (codec.ErrGap): lines were left out
 //     there, which a reader says in a warning;
 //   - a blank line after every line (some log viewers copy so) is undone;
 //   - when prose stood before the dump, prose after a blank line after it
 //     ends the paste region (chat text around a paste);
 //   - what a logger or converter wrapped every line in (fields after it,
 //     quotes around it, a numbered Markdown list) is undone first
-//     (frame_wrap.go);
+//     (wrap.go);
 //   - a paste whose lines come newest first is read from its last line up
-//     (frame_reversed.go).
+//     (reversed.go).
 //
 // A Frame never makes a line of the dump disappear: every line it does not
 // set aside is returned as read, stripped of its prefix and quotes only.
@@ -40,7 +42,7 @@ type Frame struct {
 	// Quote is the depth of "> " quoting of the dump's lines.
 	Quote int
 	// Prefix is the per-line prefix of the dump's lines, if any.
-	Prefix LinePrefix
+	Prefix codec.LinePrefix
 	// Doubled is set when a blank line follows every line of the dump.
 	Doubled bool
 	// Chat is set when prose stands before the dump: prose after it ends
@@ -69,7 +71,7 @@ type Frame struct {
 	JSONField string
 	// Quoted is set when every line is quoted at the end of a log line,
 	// escaped (a log shipper's "pattern not match: \"...\""): the quoted
-	// text is the line (frame_wrap.go).
+	// text is the line (wrap.go).
 	Quoted bool
 	// List is set when the dump was made a numbered Markdown list: the
 	// numbers and the converter's escapes go.
@@ -78,53 +80,57 @@ type Frame struct {
 	// line (" function=… source=…"): they go.
 	Suffix string
 	// Reversed is set when the lines come newest first, as a log viewer
-	// shows them: they are read from the last up (frame_reversed.go).
+	// shows them: they are read from the last up (reversed.go).
 	Reversed bool
 	// Wrap is the width at which a window broke the long lines, the rest
-	// at column 0: they are joined again (frame_softwrap.go). WrapColumns
+	// at column 0: they are joined again (softwrap.go). WrapColumns
 	// says whether it counts columns (a terminal) or bytes.
 	Wrap        int
 	WrapColumns bool
+
+	// forms are the text forms the frame was learnt with: the soft wrap
+	// asks them which lines start a dump.
+	forms codec.Forms
 }
 
-// sniffLines bounds how many lines SniffFrame looks at before the first
+// sniffLines bounds how many lines Sniff looks at before the first
 // dump line, and after it.
 const (
 	sniffLinesBefore = 512
 	sniffLinesAfter  = 32
 )
 
-// SniffFrame learns the paste frame of an input from head, its first bytes
-// (up to 64 KiB are enough), and returns nil when head shows none: a dump
-// as the runtime wrote it, possibly with other text around it, is read as
-// it is, at no cost. head is looked at up to the first line only a dump
-// has (a goroutine header, a thread header, a profile header, `Full thread
-// dump`) and a few lines after it.
-func SniffFrame(head []byte) *Frame {
-	return sniffFrame(head, true)
+// Sniff learns the paste frame of an input from head, its first bytes (up
+// to 64 KiB are enough), and returns nil when head shows none: a dump as
+// the runtime wrote it, possibly with other text around it, is read as it
+// is, at no cost. head is looked at up to the first line only a dump of
+// one of forms has (codec.Form.Line: a goroutine header, a thread header,
+// a profile header, `Full thread dump`) and a few lines after it.
+func Sniff(head []byte, forms codec.Forms) *Frame {
+	return sniffFrame(head, forms, true)
 }
 
-// sniffFrame is SniffFrame; wraps says whether a wrap of every line
+// sniffFrame is Sniff; wraps says whether a wrap of every line
 // (sniffWrap) may be learnt, which is done once, before the rest.
-func sniffFrame(head []byte, wraps bool) *Frame {
-	var f Frame
+func sniffFrame(head []byte, forms codec.Forms, wraps bool) *Frame {
+	f := Frame{forms: forms}
 	if wraps {
 		if text := sniffWrap(head, &f); text != nil {
-			inner := sniffFrame(text, false)
+			inner := sniffFrame(text, forms, false)
 			if inner == nil {
-				if !hasDumpLine(text) {
+				if !hasDumpLine(text, forms) {
 					return nil
 				}
-				inner = &Frame{}
+				inner = &Frame{forms: forms}
 			}
 			inner.Quoted, inner.List, inner.Suffix = f.Quoted, f.List, f.Suffix
 			return inner
 		}
 	}
-	if key, text := JSONLogDump(head); key != "" {
-		inner := SniffFrame(text)
+	if key, text := JSONLogDump(head, forms); key != "" {
+		inner := Sniff(text, forms)
 		if inner == nil {
-			inner = &Frame{}
+			inner = &Frame{forms: forms}
 		}
 		inner.JSONField = key
 		return inner
@@ -139,19 +145,19 @@ func sniffFrame(head []byte, wraps bool) *Frame {
 			} else {
 				head = nil
 			}
-			if text, ok := TestJSONOutput(line); ok {
+			if text, ok := testJSONOutput(line); ok {
 				out = append(append(out, text...), '\n')
 			}
 		}
-		inner := SniffFrame(out)
+		inner := Sniff(out, forms)
 		if inner == nil {
-			inner = &Frame{}
+			inner = &Frame{forms: forms}
 		}
 		inner.TestJSON = true
 		return inner
 	}
 	if htmlEscaped(head) {
-		head, f.HTML = UnescapeHTML(head), true
+		head, f.HTML = unescapeHTML(head), true
 	}
 	all := head
 	framed := false
@@ -196,13 +202,13 @@ func sniffFrame(head []byte, wraps bool) *Frame {
 			after = append(after, rest)
 		}
 		k := -1
-		if markers > 0 && LineForm(rest) != "" || StartForm(rest) != "" {
+		if markers > 0 && forms.LineForm(rest) != "" || forms.StartForm(rest) != "" {
 			k = 0
-		} else if j, _ := FindForm(rest); j > 0 {
+		} else if j, _ := forms.FindForm(rest); j > 0 {
 			k = j
 		}
 		if k < 0 {
-			if marker < 0 && IsProse(t, true) {
+			if marker < 0 && isProse(t, true) {
 				prose = true
 			}
 			continue
@@ -235,7 +241,7 @@ func sniffFrame(head []byte, wraps bool) *Frame {
 	if f.Prefix.Active() {
 		widenPrefix(&f.Prefix, after)
 	}
-	if doubled(after, &f.Prefix) {
+	if doubled(after, &f.Prefix, forms) {
 		f.Doubled, framed = true, true
 	}
 	if flattened(after, &f.Prefix) {
@@ -253,7 +259,7 @@ func sniffFrame(head []byte, wraps bool) *Frame {
 	if prose {
 		f.Chat, framed = true, true
 	}
-	if sniffReversed(all, &f) {
+	if sniffReversed(all, &f, forms) {
 		f.Reversed, framed = true, true
 	}
 	if w, cols := sniffSoftWrap(all, &f); w > 0 {
@@ -269,7 +275,7 @@ func sniffFrame(head []byte, wraps bool) *Frame {
 // when p, learnt from that line, is only the tail of it: the selection
 // started inside the first line's time stamp ("45Z goroutine 1
 // [running]:" above "2024-11-18T12:47:35.6980450Z runtime/pprof…").
-func widenPrefix(p *LinePrefix, after [][]byte) {
+func widenPrefix(p *codec.LinePrefix, after [][]byte) {
 	var next []byte
 	for _, l := range after {
 		if len(bytes.TrimSpace(l)) > 0 {
@@ -282,11 +288,11 @@ func widenPrefix(p *LinePrefix, after [][]byte) {
 	}
 	first := p.Text()
 	for s := 1; s < min(len(next), 160); s++ {
-		n := matchShape(first, next[s:], true)
+		n := p.Match(next[s:]) // a prefix learnt here holds more than blanks: a shape
 		if n == 0 {
 			continue
 		}
-		var wide LinePrefix
+		var wide codec.LinePrefix
 		wide.Set(next[:s+n])
 		if wide.MatchTail(first) == len(first) {
 			*p = wide
@@ -340,9 +346,9 @@ func htmlEscaped(head []byte) bool {
 	return bytes.IndexAny(head, "\"<>") < 0
 }
 
-// UnescapeHTML undoes the escapes of &, <, >, " and ' in b (a copy when it
+// unescapeHTML undoes the escapes of &, <, >, " and ' in b (a copy when it
 // holds one).
-func UnescapeHTML(b []byte) []byte {
+func unescapeHTML(b []byte) []byte {
 	if bytes.IndexByte(b, '&') < 0 {
 		return b
 	}
@@ -371,7 +377,7 @@ var htmlEntities = [][2]string{{"&quot;", `"`}, {"&lt;", "<"}, {"&gt;", ">"}, {"
 
 // flattened reports whether the lines after a dump's first line lost their
 // indentation: none is indented, and some are a Go frame's file line.
-func flattened(lines [][]byte, p *LinePrefix) bool {
+func flattened(lines [][]byte, p *codec.LinePrefix) bool {
 	files := 0
 	for _, l := range lines {
 		l = p.Strip(l)
@@ -381,17 +387,17 @@ func flattened(lines [][]byte, p *LinePrefix) bool {
 		if l[0] == ' ' || l[0] == '\t' {
 			return false
 		}
-		if IsGoFileLine(l) {
+		if isGoFileLine(l) {
 			files++
 		}
 	}
 	return files > 0
 }
 
-// IsGoFileLine reports whether t, without its indentation, is the file
+// isGoFileLine reports whether t, without its indentation, is the file
 // line of a Go frame: `path/file.go:123`, with a `+0x…` offset and
 // `fp= sp= pc=` values after it or not.
-func IsGoFileLine(t []byte) bool {
+func isGoFileLine(t []byte) bool {
 	if len(t) == 0 || t[0] == '#' || bytes.IndexByte(t, '\t') >= 0 {
 		return false // a debug=1 frame, or fields
 	}
@@ -408,7 +414,7 @@ func IsGoFileLine(t []byte) bool {
 		t = t[:sp]
 	}
 	colon := bytes.LastIndexByte(t, ':')
-	if colon <= 0 || colon == len(t)-1 || digits(t[colon+1:]) != len(t)-colon-1 {
+	if colon <= 0 || colon == len(t)-1 || codec.Digits(t[colon+1:]) != len(t)-colon-1 {
 		return false
 	}
 	// A source file's name: an extension of a few letters (.go, .s,
@@ -428,7 +434,7 @@ func IsGoFileLine(t []byte) bool {
 
 // doubled reports whether the lines after a dump's first line (with their
 // prefix) alternate with blank lines: a blank line after every line.
-func doubled(lines [][]byte, p *LinePrefix) bool {
+func doubled(lines [][]byte, p *codec.LinePrefix, forms codec.Forms) bool {
 	blanks, pairs, inner := 0, 0, 0
 	prev := false // the line before was not blank
 	for _, l := range lines {
@@ -436,7 +442,7 @@ func doubled(lines [][]byte, p *LinePrefix) bool {
 		nonBlank := len(t) > 0
 		if !nonBlank {
 			blanks++
-		} else if LineForm(t) == "" {
+		} else if forms.LineForm(t) == "" {
 			inner++ // a frame or a state line, not a header
 		}
 		if nonBlank && prev {
@@ -506,6 +512,8 @@ func isLanguageTag(info []byte) bool {
 
 func isLetter(c byte) bool { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' }
 
+func isDigit(c byte) bool { return c >= '0' && c <= '9' }
+
 // htmlFrameTags open or close the HTML blocks a paste is put in.
 var htmlFrameTags = []string{"<details", "</details", "<summary", "</summary", "<pre", "</pre", "<br", "<code", "</code", "<p>", "</p>"}
 
@@ -529,7 +537,7 @@ func htmlCloses(t []byte) bool {
 	return bytes.HasPrefix(t, []byte("</")) || bytes.HasSuffix(t, []byte("</details>")) || bytes.HasSuffix(t, []byte("</pre>"))
 }
 
-// IsProse reports whether t, a line without its surrounding blanks, is a
+// isProse reports whether t, a line without its surrounding blanks, is a
 // sentence or a Markdown heading a person wrote, which no dump holds: it
 // starts with a capital letter (or '#'), has three words or more (two for
 // a heading) and a lower-case letter, and holds no digit and none of the
@@ -538,7 +546,7 @@ func htmlCloses(t []byte) bool {
 // (a sentence introducing the dump): after a dump, "Found one Java-level
 // deadlock:" and "Java stack information for the threads listed above:"
 // are dump lines that look so.
-func IsProse(t []byte, before bool) bool {
+func isProse(t []byte, before bool) bool {
 	if len(t) < 8 || !(t[0] >= 'A' && t[0] <= 'Z' || t[0] == '#') {
 		return false
 	}
@@ -569,69 +577,19 @@ func IsProse(t []byte, before bool) bool {
 	return true
 }
 
-// logLevels are the level words a log prefix may hold.
-var logLevels = []string{"TRACE", "DEBUG", "INFO", "NOTICE", "WARN", "WARNING", "ERROR", "ERR", "SEVERE", "FATAL", "CRITICAL", "CRIT", "PANIC"}
-
-// IsLogPrefix reports whether p, the text before a dump line on the same
-// line, is what a logger writes before a message: time stamps, dates,
-// numbers and level words ("2024-05-01 10:22:01 INFO ", "2024/05/01
-// 10:22:01 ", "[2024-05-01T10:22:01Z] [WARN] "), with at least one time
-// or date in it. Such a prefix on one line is a dump logged as one
-// message; it is set aside without a warning.
-func IsLogPrefix(p []byte) bool {
-	stamp := false
-	for _, tok := range bytes.Fields(p) {
-		tok = bytes.Trim(tok, "[]()")
-		if len(tok) == 0 {
-			continue
-		}
-		if isStampToken(tok) {
-			stamp = stamp || digits(tok) >= 2 && bytes.ContainsAny(tok, ":-/.")
-			continue
-		}
-		level := false
-		for _, l := range logLevels {
-			if bytes.EqualFold(bytes.TrimSuffix(tok, []byte(":")), []byte(l)) {
-				level = true
-				break
-			}
-		}
-		if !level {
-			return false
-		}
-	}
-	return stamp
-}
-
-// isStampToken reports whether tok is made of the characters of times and
-// dates: digits, ':' '-' '/' '.' ',' '+' 'T' 'Z', with a digit.
-func isStampToken(tok []byte) bool {
-	digit := false
-	for _, c := range tok {
-		switch {
-		case isDigit(c):
-			digit = true
-		case c == ':' || c == '-' || c == '/' || c == '.' || c == ',' || c == '+' || c == 'T' || c == 'Z':
-		default:
-			return false
-		}
-	}
-	return digit
-}
-
 // Strip returns line without the quotes and the prefix of the frame, as
 // far as a line on its own tells them (for sniffing a pasted input's
 // format).
 func (f *Frame) Strip(line []byte) []byte {
 	if f.TestJSON {
-		text, _ := TestJSONOutput(line)
+		text, _ := testJSONOutput(line)
 		line = text
 	}
 	line = f.unwrap(line)
 	line = bytes.TrimRight(line, "\r")
 	_, line = cutQuotes(line, f.Quote)
 	if f.HTML {
-		line = UnescapeHTML(line)
+		line = unescapeHTML(line)
 	}
 	if glued, ok := fenceLine(bytes.TrimSpace(line)); !ok && glued != nil {
 		line = glued
@@ -650,10 +608,10 @@ func IsTestJSON(head []byte) bool {
 	return bytes.HasPrefix(t, []byte(`{"Time":"`)) && bytes.Contains(t, []byte(`"Action":"`))
 }
 
-// TestJSONOutput returns the text of the "Output" string of a go test
+// testJSONOutput returns the text of the "Output" string of a go test
 // -json event, without its final newline; ok is false for an event
 // without one (run, pass, fail) or a line that is no event.
-func TestJSONOutput(line []byte) (text []byte, ok bool) {
+func testJSONOutput(line []byte) (text []byte, ok bool) {
 	i := bytes.Index(line, []byte(`"Output":"`))
 	if i < 0 || len(line) == 0 || line[0] != '{' {
 		return nil, false
@@ -666,10 +624,10 @@ func TestJSONOutput(line []byte) (text []byte, ok bool) {
 }
 
 // JSONLogDump looks at the first line of head for a JSON log line with a
-// dump in one of its string fields (a structured logger's "stacktrace":
-// "goroutine 1 [running]:\n…") and returns the field's name and its text,
-// or "" and nil.
-func JSONLogDump(head []byte) (key string, text []byte) {
+// dump of one of forms in one of its string fields (a structured logger's
+// "stacktrace": "goroutine 1 [running]:\n…") and returns the field's name
+// and its text, or "" and nil.
+func JSONLogDump(head []byte, forms codec.Forms) (key string, text []byte) {
 	t := bytes.TrimLeft(head, " \t\r\n\ufeff")
 	if i := bytes.IndexByte(t, '\n'); i >= 0 {
 		t = t[:i]
@@ -687,7 +645,7 @@ func JSONLogDump(head []byte) (key string, text []byte) {
 		value, _ := jsonString(t[i+3:])
 		if k >= 0 && bytes.IndexByte(value, '\n') >= 0 {
 			for _, l := range bytes.Split(value, []byte("\n")) {
-				if StartForm(l) != "" {
+				if forms.StartForm(l) != "" {
 					return string(t[k+1 : i]), value
 				}
 			}
@@ -696,10 +654,10 @@ func JSONLogDump(head []byte) (key string, text []byte) {
 	}
 }
 
-// JSONFieldLines returns the text of the string field key of the JSON
+// jsonFieldLines returns the text of the string field key of the JSON
 // object line, split into lines; ok is false when line holds no such
 // field.
-func JSONFieldLines(line []byte, key string) (lines [][]byte, ok bool) {
+func jsonFieldLines(line []byte, key string) (lines [][]byte, ok bool) {
 	i := bytes.Index(line, []byte(`"`+key+`":"`))
 	if i < 0 || len(line) == 0 || line[0] != '{' {
 		return nil, false

@@ -1,9 +1,12 @@
-package codec
+package unpaste
 
 import (
 	"bytes"
 	"encoding/binary"
 	"unicode/utf8"
+
+	"github.com/stackdump/stackdump/internal/codec"
+	"github.com/stackdump/stackdump/stack"
 )
 
 // A dump copied out of a terminal or a narrow window can come with its
@@ -122,7 +125,7 @@ func (f *Frame) mayContinue(l []byte) bool {
 	if f.Quote > 0 && l[0] == '>' || f.Prefix.Active() && (f.Prefix.Match(l) > 0 || f.Prefix.MatchBare(l)) {
 		return false
 	}
-	if StartForm(l) != "" || IsGoHeader(l) || IsDebug1Record(l) {
+	if f.forms.StartForm(l) != "" {
 		return false
 	}
 	for _, p := range []string{"created by ", "goroutine ", "#", "\"", "panic: ", "fatal error: ", "SIG", "PC=",
@@ -143,7 +146,7 @@ func (f *Frame) mayContinue(l []byte) bool {
 // call: a flattened dump has them at column 0 everywhere.
 func (f *Frame) continuesLine(full, l []byte) bool {
 	if t := bytes.TrimLeft(l, " "); bytes.HasPrefix(t, []byte("[0x")) && bytes.HasSuffix(t, []byte("]")) &&
-		IsJVMThreadHeader(full) && !bytes.HasSuffix(full, []byte("]")) {
+		f.forms.StartForm(full) == stack.KindJVMText && !bytes.HasSuffix(full, []byte("]")) {
 		// A thread header broken before the spaces and address that end
 		// it.
 		return true
@@ -156,7 +159,7 @@ func (f *Frame) continuesLine(full, l []byte) bool {
 	if !f.continues(l) {
 		return false
 	}
-	return !IsGoFileLine(l) || len(full) > 0 && full[0] == '\t' && !IsGoFileLine(full)
+	return !isGoFileLine(l) || len(full) > 0 && full[0] == '\t' && !isGoFileLine(full)
 }
 
 // unfinished reports whether full, a line at column 0, stops where no
@@ -173,50 +176,58 @@ func unfinished(full []byte) bool {
 	return bytes.IndexByte(full, '(') > 0 || full[0] == '"'
 }
 
-// fillWrapped reads the next raw line and the lines that continue it, and
-// queues them joined. It returns false when the line is not the window's
-// width: fill queues it as it is.
-func (lr *LineReader) fillWrapped(fr *framer, raw []byte) bool {
+// fillWrapped queues ln, a raw line just read, joined with the lines that
+// continue it. It returns false when the line is not the window's width:
+// queueRead queues it as it is.
+func (fr *layer) fillWrapped(ln codec.Line) bool {
 	f := &fr.f
-	if wrapWidth(raw, f.WrapColumns) != f.Wrap {
+	if wrapWidth(ln.Text, f.WrapColumns) != f.Wrap {
 		return false
 	}
 	it := fr.item()
-	it.num, it.off = lr.Num, lr.Off
-	joined := append(fr.wrapBuf[:0], raw...)
-	lastAt := 0 // where the last piece starts in joined: raw's bytes may be gone once the next line is read
+	it.num, it.off = ln.Num, ln.Off
+	joined := append(fr.wrapBuf[:0], ln.Text...)
+	lastAt := 0 // where the last piece starts in joined: its bytes may be gone once the next line is read
+	next, noEOL := fr.raw.Offset(), ln.NoEOL
 	for wrapWidth(joined[lastAt:], f.WrapColumns) == f.Wrap {
-		next, noEOL := lr.NextOff, lr.NoEOL
-		l, err := lr.readRaw()
-		fr.rawNum, fr.rawNext = lr.Num, lr.NextOff
-		if err != nil || !f.continuesLine(joined[lastAt:], l) {
+		l, err := fr.raw.ReadLine()
+		if err != nil || !f.continuesLine(joined[lastAt:], l.Text) {
 			// The line ends here. What was read after it is queued
 			// now if it is the end, else held for the next fill.
 			it.next, it.noEOL = next, noEOL
 			fr.wrapBuf = joined
 			fr.classify(it, joined)
 			if err != nil {
-				lr.queueRead(fr, nil, err)
+				fr.queueRead(l, fr.raw.Offset(), err)
 			} else {
-				fr.peek = rawPeek{text: append(fr.peek.text[:0], l...), num: lr.Num, off: lr.Off, next: lr.NextOff, noEOL: lr.NoEOL, set: true}
+				p := &fr.peek
+				p.text = append(p.text[:0], l.Text...)
+				p.line, p.line.Text = l, p.text
+				p.next, p.set = fr.raw.Offset(), true
 			}
 			return true
 		}
 		lastAt = len(joined)
-		joined = append(joined, l...)
+		joined = append(joined, l.Text...)
+		next, noEOL = fr.raw.Offset(), l.NoEOL
 	}
-	it.next, it.noEOL = lr.NextOff, lr.NoEOL
+	it.next, it.noEOL = next, noEOL
 	fr.wrapBuf = joined
 	fr.classify(it, joined)
 	return true
 }
 
+// isCallLine reports whether l (trimmed) is shaped as a Go function
+// call line: "main.worker(0xc000012345, ...)", "main.main()".
+func isCallLine(l []byte) bool {
+	return len(l) > 2 && l[len(l)-1] == ')' && bytes.IndexByte(l, '(') > 0
+}
+
 // rawPeek is a raw line fillWrapped read to see whether it continued the
-// line before, and did not: fill queues it next.
+// line before, and did not: fill queues it next. text keeps its bytes.
 type rawPeek struct {
-	text      []byte
-	num       int
-	off, next int64
-	noEOL     bool
-	set       bool
+	line codec.Line
+	text []byte
+	next int64
+	set  bool
 }

@@ -1,9 +1,11 @@
-package codec
+package unpaste
 
 import (
 	"bytes"
 	"strconv"
 	"unicode/utf8"
+
+	"github.com/stackdump/stackdump/internal/codec"
 )
 
 // A paste can wrap every line of a dump in something a logger or a
@@ -284,15 +286,16 @@ func markdownUnescape(b []byte) []byte {
 	return out
 }
 
-// hasDumpLine reports whether a line of text is one only a dump has.
-func hasDumpLine(text []byte) bool {
+// hasDumpLine reports whether a line of text is one only a dump of one of
+// forms has.
+func hasDumpLine(text []byte, forms codec.Forms) bool {
 	for len(text) > 0 {
 		var line []byte
 		line, text, _ = bytes.Cut(text, []byte("\n"))
-		if StartForm(line) != "" {
+		if forms.StartForm(line) != "" {
 			return true
 		}
-		if k, _ := FindForm(line); k > 0 {
+		if k, _ := forms.FindForm(line); k > 0 {
 			return true
 		}
 	}

@@ -1,4 +1,4 @@
-package codec
+package unpaste
 
 import (
 	"math/rand/v2"

@@ -1,0 +1,13 @@
+package jvm
+
+import (
+	"testing"
+
+	"github.com/stackdump/stackdump/formats/internal/dumptest"
+)
+
+// The first-byte filter of Form's Block lets through every thread header
+// of the real dumps in testdata.
+func TestFormBlockFirstBytes(t *testing.T) {
+	dumptest.CheckFormBlocks(t, Form().Block, dumptest.BlockLine{Name: "JVM thread header", Is: isThreadHeader})
+}
