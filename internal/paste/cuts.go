@@ -9,6 +9,7 @@ import (
 var (
 	deadlockStart = regexp.MustCompile(`(?m)^Found one Java-level deadlock:`)
 	deadlockEnd   = regexp.MustCompile(`(?m)^Found \d+ deadlocks?\.\r?$`)
+	fullDump      = regexp.MustCompile(`(?m)^Full thread dump `)
 	ellipses      = []string{"...", ".....", "\t.....................", "[...]"}
 )
 
@@ -34,6 +35,28 @@ func cutTransforms() []Transform {
 				return in
 			}
 			return in[:len(in)-1-r.IntN(len(in)/3)]
+		},
+	}, {
+		Name:    "tail",
+		Form:    "The last lines of a long output, cut at a line's start in the dump's first two thirds: what tail -n, kubectl logs --tail or a terminal's scroll-back keep.",
+		Example: "issue 38 (stackdump) item 2: a GOTRACEBACK=crash paste that starts inside an earlier thread block",
+		Loss:    Destroyed,
+		Needs:   func(in []byte) bool { return len(split(in).lines) >= 4 },
+		Fn: func(in []byte, r *rand.Rand) []byte {
+			t := split(in)
+			n := len(t.lines)
+			return text{lines: t.lines[1+r.IntN(max(1, (n-2)*2/3)):], finalNL: t.finalNL}.join()
+		},
+	}, {
+		Name:    "threads-only",
+		Form:    "A JVM dump pasted from its first thread: the time stamp and the \"Full thread dump\" line (and jcmd's pid line) left out.",
+		Example: "issue 38 (stackdump) item 3: a dump without its Full thread dump line",
+		Loss:    Destroyed,
+		Kinds:   JVM,
+		Needs:   func(in []byte) bool { return fullDump.Match(in) && firstThread(in) > 0 },
+		Fn: func(in []byte, _ *rand.Rand) []byte {
+			t := split(in)
+			return text{lines: t.lines[firstThread(in):], finalNL: t.finalNL}.join()
 		},
 	}, {
 		Name:    "from-header",
@@ -127,7 +150,7 @@ func cutTransforms() []Transform {
 func headerLines(in []byte) []int {
 	var h []int
 	for i, l := range split(in).lines {
-		if goHeader.Match(l) || debug1Head.Match(l) || jvmHeader.Match(l) {
+		if goHeader.Match(l) || debug1Head.Match(l) || jvmHeader.Match(l) || jstackF.Match(l) {
 			h = append(h, i)
 		}
 	}
@@ -190,4 +213,17 @@ func GlueWith(name string, other []byte) Transform {
 			return concat(withNL(in), []byte("\n"), other)
 		},
 	}
+}
+
+// firstThread returns the index of the first line of in that starts a JVM
+// thread after its first "Full thread dump" line, or -1.
+func firstThread(in []byte) int {
+	banner := false
+	for i, l := range split(in).lines {
+		banner = banner || bytes.HasPrefix(l, []byte("Full thread dump "))
+		if banner && jvmHeader.Match(l) {
+			return i
+		}
+	}
+	return -1
 }
