@@ -73,6 +73,7 @@ func flatThreadLine(line []byte) bool {
 		bytes.HasPrefix(line, []byte("Mounted virtual thread #")),
 		bytes.HasPrefix(line, []byte("No compile task")),
 		bytes.HasPrefix(line, []byte("Compiling:")),
+		bytes.HasPrefix(line, []byte("JavaThread state: ")),
 		string(line) == "...":
 		return true
 	}
@@ -177,7 +178,8 @@ func (d *jvmTextDecoder) orphanWarning() *stack.ParseError {
 func isOrphanLine(line []byte) bool {
 	t := bytes.TrimLeft(line, " \t")
 	return bytes.HasPrefix(t, []byte("at ")) && bytes.HasSuffix(t, []byte(")")) ||
-		len(t) > 2 && t[0] == '-' && t[1] == ' ' && (bytes.Contains(t, []byte("<0x")) || bytes.HasPrefix(t, []byte("- locked ")))
+		len(t) > 2 && t[0] == '-' && t[1] == ' ' && (bytes.Contains(t, []byte("<0x")) || bytes.HasPrefix(t, []byte("- locked "))) ||
+		isSAFrame(t)
 }
 
 // reportedState is the state of a thread of a deadlock report, inferred

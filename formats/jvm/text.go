@@ -95,6 +95,16 @@ type jvmTextDecoder struct {
 	handOver  bool        // the stream's Stream.HandOver
 	others    codec.Forms // the stream's other text forms (codec.Stream.Forms)
 	skipping  stack.Kind  // the other form warned about last
+	// foreign is the run of a form the reader does not read (foreign.go)
+	// being set aside; firstForeign the warning of the first such run,
+	// pending the warnings of runs met between dumps, for the next dump.
+	foreign      *foreignRun
+	firstForeign *stack.ParseError
+	pending      []*stack.ParseError
+	dumps        int // dumps returned
+	// sa is set in a dump of the serviceability agent (sa.go), which
+	// prints "Locked ownable synchronizers:" at column 0.
+	sa bool
 }
 
 // jvmMaxNameLines bounds how many lines a thread name may span.
@@ -136,7 +146,7 @@ func (d *jvmTextDecoder) NextDump() (*stack.Dump, error) {
 	}
 	d.d, d.ended, d.ph, d.queue = nil, false, jvmPhaseThreads, d.queue[:0]
 	d.nameHead = d.nameHead[:0]
-	d.threads, d.reportOnly, d.gapped = 0, false, 0
+	d.threads, d.reportOnly, d.gapped, d.sa = 0, false, 0, false
 	for !d.eof {
 		ln, err := d.lr.Read()
 		line := ln.Text
@@ -150,11 +160,21 @@ func (d *jvmTextDecoder) NextDump() (*stack.Dump, error) {
 		if err != nil {
 			return nil, err
 		}
+		if d.inForeign(line) {
+			continue
+		}
+		if k := foreignStart(line); k != foreignNone {
+			d.pending = append(d.pending, d.startForeign(k, line))
+			continue
+		}
 		if dump := d.dumpStart(line); dump != nil {
+			dump.Warnings = append(dump.Warnings, d.pending...)
+			d.pending = d.pending[:0]
 			if pe := d.orphanWarning(); pe != nil {
 				dump.Warnings = append(dump.Warnings, pe)
 			}
 			d.d = dump
+			d.dumps++
 			return dump, nil
 		}
 		if k := d.others.StartForm(line); k != "" && d.handOver {
@@ -166,6 +186,9 @@ func (d *jvmTextDecoder) NextDump() (*stack.Dump, error) {
 			d.orphan()
 		}
 		d.prelude.add(line)
+	}
+	if err := d.foreignOnly(); err != nil {
+		return nil, err
 	}
 	return nil, io.EOF
 }
@@ -187,10 +210,25 @@ func (d *jvmTextDecoder) dumpStart(line []byte) *stack.Dump {
 		d.lr.Unread()
 		return dump
 	}
+	if pid, ok := parseSAAttach(line); ok {
+		// The serviceability agent's forced dump (jstack -F, jhsdb jstack).
+		dump.Source.Target = pid
+		d.sa = true
+		d.prelude.reset()
+		return dump
+	}
 	if len(line) == 0 {
 		return nil
 	}
+	if c := line[0]; c == '*' || c == '_' {
+		if h := cutEmphasis(line); h != nil {
+			line = h
+		}
+	}
 	h, ok := parseJVMHeader(line)
+	if !ok {
+		h, ok = parseSAThreadHeader(line)
+	}
 	if !ok {
 		var k int
 		if k, h = headerIn(line); k < 0 || h.toFile {
@@ -314,8 +352,20 @@ func (d *jvmTextDecoder) line(line []byte) *stack.ParseError {
 		d.nameHead = d.nameHead[:0]
 		return nil
 	}
+	if d.inForeign(line) {
+		return nil
+	}
+	if k := foreignStart(line); k != foreignNone {
+		d.finish()
+		return d.startForeign(k, line)
+	}
 	if d.nameContinues(line) {
 		return nil
+	}
+	if c := line[0]; c == '*' || c == '_' {
+		if h := cutEmphasis(line); h != nil {
+			line = h // a header whose name a paste made bold or italic
+		}
 	}
 	indented := len(trim) < len(line)
 	if !indented && bytes.HasPrefix(line, []byte("Full thread dump")) {
@@ -338,8 +388,10 @@ func (d *jvmTextDecoder) line(line []byte) *stack.ParseError {
 		}
 	}
 	if !indented && d.cur != nil && d.ph == jvmPhaseThreads && flatThreadLine(line) {
-		// Flattened text: a thread line that lost its indentation.
-		indented, d.flat = true, true
+		// Flattened text: a thread line that lost its indentation (the
+		// agent prints its synchronizers' heading so).
+		indented = true
+		d.flat = d.flat || !(d.sa && bytes.HasPrefix(line, []byte("Locked ownable synchronizers:")))
 	}
 	if indented {
 		if d.cur == nil || d.ph != jvmPhaseThreads {
@@ -360,25 +412,31 @@ func (d *jvmTextDecoder) line(line []byte) *stack.ParseError {
 				d.endDump()
 				return nil
 			}
-			d.prelude.reset()
-			d.finish()
-			reversed := d.orphans > 0 && d.orphanLast == d.lr.Line().Num-1 && !d.reversed
-			d.start(h)
-			if reversed {
-				// Its frames came before its header: newest line first.
-				d.reversed = true
-				d.errs = append(d.errs, d.lr.ParseError("the lines look reversed (newest first, as a log viewer shows them): threads are read without their frames; reverse the input (tac) to read it"))
-			}
-			return d.orphanWarning()
+			return d.startHeader(h)
 		}
 		if line[0] == '"' && d.ph == jvmPhaseThreads {
 			d.nameHead = append(d.nameHead[:0], line...)
 			d.nameLines, d.nameLine = 1, d.lr.Line().Num
 		}
+	case 'T':
+		if h, ok := parseSAThreadHeader(line); ok && d.ph == jvmPhaseThreads {
+			d.sa = true
+			return d.startHeader(h)
+		}
+	case 'A':
+		if _, ok := parseSAAttach(line); ok && (d.threads > 0 || len(d.queue) > 0 || d.d.Total > 0) {
+			d.lr.Unread()
+			d.endDump()
+			return nil
+		}
 	case 'J':
 		if bytes.HasPrefix(line, []byte("JNI global ref")) {
 			d.finish()
 			d.ph = jvmPhaseAfter
+			return nil
+		}
+		if v, ok := bytes.CutPrefix(line, []byte("JVM version is ")); ok && d.threads == 0 && d.d.Source.Runtime == "" {
+			d.d.Source.Runtime = string(bytes.TrimSpace(v)) // the agent's dump
 			return nil
 		}
 	case 'F':
@@ -433,6 +491,21 @@ func (d *jvmTextDecoder) line(line []byte) *stack.ParseError {
 	return nil
 }
 
+// startHeader starts the thread of a header line, after the thread before
+// it; frames right before it (orphans) say the lines come newest first.
+func (d *jvmTextDecoder) startHeader(h jvmHeader) *stack.ParseError {
+	d.prelude.reset()
+	d.finish()
+	reversed := d.orphans > 0 && d.orphanLast == d.lr.Line().Num-1 && !d.reversed
+	d.start(h)
+	if reversed {
+		// Its frames came before its header: newest line first.
+		d.reversed = true
+		d.errs = append(d.errs, d.lr.ParseError("the lines look reversed (newest first, as a log viewer shows them): threads are read without their frames; reverse the input (tac) to read it"))
+	}
+	return d.orphanWarning()
+}
+
 // nameContinues joins line to a thread name begun on earlier lines
 // (nameHead) and, when the joined lines make a thread header, starts that
 // thread and reports true. Otherwise the line is read as usual.
@@ -480,6 +553,11 @@ func (d *jvmTextDecoder) deadlockLine(line []byte) *stack.ParseError {
 		d.ph = jvmPhaseDeadlock
 		if !bytes.HasPrefix(line, []byte("Found one")) {
 			d.ph = jvmPhaseAfter
+			if d.threads == 0 && len(d.queue) == 0 && d.d.Total == 0 && d.d.Source.Runtime != "" && !d.reportOnly {
+				// The agent's dump (jstack -F) prints its report before
+				// the threads.
+				d.ph = jvmPhaseThreads
+			}
 		}
 	case bytes.HasPrefix(line, []byte("Java stack information")):
 		d.ph = jvmPhaseDeadlockStacks
@@ -592,6 +670,10 @@ func (d *jvmTextDecoder) threadLineOf(line, trim []byte) *stack.ParseError {
 	switch {
 	case bytes.HasPrefix(trim, []byte("at ")):
 		return d.frame(line, trim[3:])
+	case isSAFrame(trim):
+		return d.saFrame(trim[2:])
+	case bytes.HasPrefix(trim, []byte("JavaThread state: ")):
+		// The agent's VM state of the thread: not modelled.
 	case trim[0] == '-' && len(trim) > 1 && (trim[1] == ' ' || trim[1] == '\t'):
 		return d.lock(trim[2:])
 	case bytes.HasPrefix(trim, []byte("java.lang.Thread.State:")):
@@ -662,6 +744,28 @@ func (d *jvmTextDecoder) frame(line, text []byte) *stack.ParseError {
 	d.frameNum = d.lr.Line().Num
 	b.frames = append(b.frames, f)
 	b.blank = false
+	d.cur.blank = false
+	return nil
+}
+
+// saFrame adds one of the serviceability agent's frames (sa.go).
+func (d *jvmTextDecoder) saFrame(text []byte) *stack.ParseError {
+	f, ok := d.frames[string(text)]
+	if !ok {
+		pf, ok := parseSAFrame(text)
+		if !ok {
+			return d.lr.ParseError("malformed frame")
+		}
+		f = d.t.Frame(pf)
+		d.frames[string(text)] = f
+	}
+	d.sa = true
+	if d.dst.inSync {
+		return d.lr.ParseError("frame after the ownable synchronizers")
+	}
+	d.frameNum = d.lr.Line().Num
+	d.dst.frames = append(d.dst.frames, f)
+	d.dst.blank = false
 	d.cur.blank = false
 	return nil
 }

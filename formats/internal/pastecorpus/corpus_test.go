@@ -162,27 +162,27 @@ var knownGaps = map[string]string{
 	"wrapper+soft-wrap": "as soft-wrap",
 	"log-lead-json":     "issue 38 item 1: a JSON log line first sends the input to the stackdump JSON reader",
 	"fence-half":        "issue 38 item 5: lines after a fence closed mid-dump that lost their indentation end the dump",
-	"bold-names":        "issue 38 item 3: a header with Markdown emphasis is not read as a header",
 }
 
 // knownSourceGaps are the dumps of testdata/ whose pasted forms the
 // readers do not read as their original yet, and why.
 var knownSourceGaps = map[string]string{
-	"wild/zombie_go126.txt":                        "issue 38 item 2: 1,011 lines of the runtime's span dump before the crash; the paste frame is learned from the first lines only",
-	"wild/local_jdk17.0.15-jhsdb-jstack.txt":       "issue 38 item 3: the serviceability agent's frames are not read",
-	"wild/local_jdk17.0.15-jhsdb-jstack-locks.txt": "issue 38 item 3: the serviceability agent's frames are not read",
-	"wild/intellij_jstack-F_jdk8.txt":              "issue 38 item 3: jstack -F is not read",
-	"wild/sentry_android13_anr_thread_dump.txt":    "issue 38 item 4: an Android ANR trace is half read",
+	"wild/zombie_go126.txt": "issue 38 item 2: 1,011 lines of the runtime's span dump before the crash; the paste frame is learned from the first lines only",
 }
 
 // knownResidue are single forms that read wrong for a reason no reader
 // can remove, by transformation and source.
 var knownResidue = map[string]string{
-	"cut-end go/overflow_go126.txt":          "the cut fell inside the hex value at the end of a file line (pc=0x48af81 became pc=0x48af): the line still reads whole",
-	"cut-start go/sigquit_crash_go126.txt":   "issue 38 item 2: a paste that starts inside an earlier thread block loses the later blocks' SIGQUIT",
-	"tail go/sigquit_crash_go126.txt":        "issue 38 item 2: as cut-start",
-	"from-header go/sigquit_crash_go126.txt": "issue 38 item 2: as cut-start",
-	"tail corpus/go/gotfmt_sigabrt.txt":      "issue 38 item 2: frames and registers without a header read as no dump",
+	"cut-end go/overflow_go126.txt":                                    "the cut fell inside the hex value at the end of a file line (pc=0x48af81 became pc=0x48af): the line still reads whole",
+	"cut-start go/sigquit_crash_go126.txt":                             "issue 38 item 2: a paste that starts inside an earlier thread block loses the later blocks' SIGQUIT",
+	"tail go/sigquit_crash_go126.txt":                                  "issue 38 item 2: as cut-start",
+	"from-header go/sigquit_crash_go126.txt":                           "issue 38 item 2: as cut-start",
+	"tail corpus/go/gotfmt_sigabrt.txt":                                "issue 38 item 2: frames and registers without a header read as no dump",
+	"reversed wild/intellij_jstack-F_jdk8.txt":                         "its last thread has no frames: reversed, the dump starts with a header and its frames, and nothing tells it from one in order",
+	"chat wild/intellij_jstack-F_jdk8.txt":                             "issue 38 item 3: the agent's \"No deadlocks found.\" after a blank line reads as chat text after the dump (internal/unpaste)",
+	"fence+chat wild/intellij_jstack-F_jdk8.txt":                       "as chat",
+	"cut-end+chat wild/intellij_jstack-F_jdk8.txt":                     "as chat",
+	"cut-end+cut-timestamp+fence+chat wild/intellij_jstack-F_jdk8.txt": "as chat",
 }
 
 // form is one pasted form and what it must read as.
