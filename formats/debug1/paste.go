@@ -19,7 +19,7 @@ import (
 func (d *debug1Decoder) headerless() *stack.Dump {
 	l := d.lines
 	d.header = debug1Header{name: "goroutine", total: math.MaxInt64}
-	d.line, d.offset, d.text = l.Line().Num, l.Line().Off, ""
+	d.line, d.offset, d.text = l.Num(), l.Line().Off, ""
 	d.sum, d.ended, d.eof, d.noHeader = 0, false, false, true
 	d.dump = &stack.Dump{Source: stack.Source{Kind: stack.KindGoDebug1}}
 	if pe := d.orphanWarning(); pe != nil {
@@ -34,7 +34,7 @@ func (d *debug1Decoder) headerless() *stack.Dump {
 // record whose `N @ …` line the paste cut off.
 func (d *debug1Decoder) orphan() {
 	if d.orphans == 0 {
-		d.orphanNum, d.orphanOff = d.lines.Line().Num, d.lines.Line().Off
+		d.orphanNum, d.orphanOff = d.lines.Num(), d.lines.Line().Off
 	}
 	d.orphans++
 }

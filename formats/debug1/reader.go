@@ -113,13 +113,13 @@ func (d *debug1Decoder) NextDump() (*stack.Dump, error) {
 			if t := bytes.TrimLeft(line, " \t"); len(t) > 0 && t[0] == '#' {
 				d.orphan()
 			}
-			d.held.Add(line, d.lines.Line().Num, d.lines.Line().Off)
+			d.held.Add(line, d.lines.Num(), d.lines.Line().Off)
 			continue
 		}
 		if h.name != "goroutine" && h.name != "goroutineleak" {
-			return nil, codec.NotGoroutineProfile(h.name, d.lines.Line().Num, d.lines.Line().Off, line)
+			return nil, codec.NotGoroutineProfile(h.name, d.lines.Num(), d.lines.Line().Off, line)
 		}
-		d.header, d.line, d.offset, d.text = h, d.lines.Line().Num, d.lines.Line().Off, string(line)
+		d.header, d.line, d.offset, d.text = h, d.lines.Num(), d.lines.Line().Off, string(line)
 		d.sum, d.ended, d.eof, d.noHeader, d.openAtEnd = 0, false, false, false, false
 		d.dump = &stack.Dump{Source: stack.Source{Kind: stack.KindGoDebug1}}
 		d.orphanWarning()
@@ -161,7 +161,7 @@ func (d *debug1Decoder) NextRoutine() (*stack.Routine, error) {
 			break // the end of the input, or of the paste region
 		}
 		if err == codec.ErrGap {
-			pe := &stack.ParseError{Line: l.Line().Num, Offset: l.Line().Off, Msg: "lines left out here (grep's -- group separator)", Text: "--"}
+			pe := &stack.ParseError{Line: l.Num(), Offset: l.Line().Off, Msg: "lines left out here (grep's -- group separator)", Text: "--"}
 			if d.rec != nil {
 				pe.Msg += "; the record before it is incomplete"
 				d.pending = pe
@@ -174,7 +174,7 @@ func (d *debug1Decoder) NextRoutine() (*stack.Routine, error) {
 			d.readErr = err
 			break
 		}
-		d.lastNum, d.lastOff = l.Line().Num, l.Line().Off
+		d.lastNum, d.lastOff = l.Num(), l.Line().Off
 		trimmed := bytes.TrimLeft(line, " \t")
 		switch {
 		case len(trimmed) == 0:
@@ -190,7 +190,7 @@ func (d *debug1Decoder) NextRoutine() (*stack.Routine, error) {
 				return nil, l.ParseError("frame line outside a record")
 			}
 			if err := d.addCommentLine(trimmed[1:]); err != nil {
-				d.warnedAt = l.Line().Num
+				d.warnedAt = l.Num()
 				return nil, err
 			}
 		default:
@@ -228,7 +228,7 @@ func (d *debug1Decoder) NextRoutine() (*stack.Routine, error) {
 }
 
 func (d *debug1Decoder) startRecord(count int64) {
-	d.rec = &stack.Routine{Count: count, Line: d.lines.Line().Num, Leaked: d.header.name == "goroutineleak"}
+	d.rec = &stack.Routine{Count: count, Line: d.lines.Num(), Leaked: d.header.name == "goroutineleak"}
 	d.frames, d.values, d.labels, d.hasPC = d.frames[:0], d.values[:0], d.labels[:0], false
 }
 
@@ -298,7 +298,7 @@ func (d *debug1Decoder) endDump() (*stack.Routine, error) {
 	d.ended = true
 	if d.readErr != nil {
 		d.dump.Truncated = true
-		return nil, &stack.ParseError{Line: d.lines.Line().Num, Offset: d.lines.Line().Off, Msg: "dump truncated: reading stopped: " + d.readErr.Error(), Err: d.readErr}
+		return nil, &stack.ParseError{Line: d.lines.Num(), Offset: d.lines.Line().Off, Msg: "dump truncated: reading stopped: " + d.readErr.Error(), Err: d.readErr}
 	}
 	if d.noHeader {
 		return nil, codec.ErrEndOfDump // no total to check

@@ -20,15 +20,15 @@ import "bytes"
 // newline: a word alone is taken for a cut function name only when it
 // looks like one.
 func (g *goTextDecoder) cutLine(raw []byte) bool {
-	if g.d == nil || g.r == nil && g.nRoutines == 0 && len(g.d.Preamble) == 0 && len(g.d.Races) == 0 {
+	if d := g.dump.d; d == nil || g.rt.r == nil && g.dump.nRoutines == 0 && len(d.Preamble) == 0 && len(d.Races) == 0 {
 		return false // not in a dump: junk
 	}
-	line := g.prefix.Strip(raw)
+	line := g.prefix.p.Strip(raw)
 	if len(line) == 0 || !g.partialLine(line) {
 		return false
 	}
-	g.cut = true
-	g.cutText = append(g.cutText[:0], line[:min(len(line), 200)]...)
+	g.cut.set = true
+	g.cut.text = append(g.cut.text[:0], line[:min(len(line), 200)]...)
 	return true
 }
 
@@ -38,15 +38,16 @@ func (g *goTextDecoder) partialLine(line []byte) bool {
 	if hasPrefixStr(line, "goroutine ") || hasPrefixStr([]byte("goroutine "), string(line)) {
 		return !isUnavailable(line) && !parseHeader(line, &g.hdr)
 	}
-	if g.inReport && g.partialRaceLine(line) {
+	if g.race.open && g.partialRaceLine(line) {
 		return true
 	}
-	if g.r == nil || isBlankLine(line) && g.st != stFile && g.st != stCreatedFile {
+	rt := &g.rt
+	if rt.r == nil || isBlankLine(line) && rt.want != wantFile && rt.want != wantCreatorFile {
 		return false // between goroutines, or a blank line: nothing was lost
 	}
-	switch g.st {
-	case stFile, stCreatedFile:
-		if !g.lr.Line().NoEOL && g.st == stFile && g.waiting.form != callGo && g.waiting.form != callInlined {
+	switch rt.want {
+	case wantFile, wantCreatorFile:
+		if !g.lines.Line().NoEOL && rt.want == wantFile && rt.awaiting.form != callGo && rt.awaiting.form != callInlined {
 			return false // a word alone waits: junk, not a frame cut short
 		}
 		var fl fileLine
@@ -55,12 +56,12 @@ func (g *goTextDecoder) partialLine(line []byte) bool {
 		}
 		// Every file line of a Go frame ends in `+0x…` but an inlined
 		// call's: one without it lost its end.
-		return !fl.HasOffset && (g.st == stCreatedFile || g.waiting.form != callInlined)
-	case stFunc:
+		return !fl.HasOffset && (rt.want == wantCreatorFile || rt.awaiting.form != callInlined)
+	case wantFrame:
 		for len(line) > 0 && (line[0] == ' ' || line[0] == '\t') {
 			line = line[1:] // race report frames are indented
 		}
-		return g.partialFuncLine(line, g.lr.Line().NoEOL)
+		return g.partialFuncLine(line, g.lines.Line().NoEOL)
 	}
 	return false
 }

@@ -1,6 +1,7 @@
 package gotext
 
 import (
+	"github.com/stackdump/stackdump/internal/codec"
 	"github.com/stackdump/stackdump/stack"
 )
 
@@ -14,22 +15,37 @@ import (
 // has no otherForm: the runtime writes no other form, and a program that
 // reads only its own goroutines links none of this.
 func otherFormLine(g *goTextDecoder, raw []byte) bool {
-	if !g.othersSet {
-		g.others, g.othersSet = g.in.Forms.Others(stack.KindGoTraceback), true
+	o := &g.other
+	if !o.known {
+		o.forms, o.known = g.in.Forms.Others(stack.KindGoTraceback), true
 	}
-	if k := g.others.StartForm(raw); k != "" {
+	if k := o.forms.StartForm(raw); k != "" {
 		if g.in.HandOver {
 			g.handOver(k, raw)
 			return true
 		}
-		if k != g.skipping {
-			g.skipping = k
+		if k != o.skipping {
+			o.skipping = k
 			g.problem("a "+string(k)+" dump starts here; the Go traceback reader skips it as other text", raw)
 		}
 		return true
 	}
-	g.junkHeld.Add(raw, g.num, g.offset())
+	o.held.Add(raw, g.at.num, g.offset())
 	return false
+}
+
+// otherForms is what a Reader made by NewReader knows of the text forms
+// other than Go's: line is otherFormLine (nil for the runtime's own
+// text), forms are the stream's other forms (known once looked up),
+// held the last foreign lines, start the dump of another form the
+// stream goes on with, and skipping the form warned of last.
+type otherForms struct {
+	line     func(g *goTextDecoder, raw []byte) bool
+	forms    codec.Forms
+	known    bool
+	held     codec.Held
+	start    *codec.OtherFormError
+	skipping stack.Kind
 }
 
 // handOver ends the input for this reader at line, the first line of a
@@ -38,6 +54,6 @@ func otherFormLine(g *goTextDecoder, raw []byte) bool {
 // handed on to the reader of that form (codec.OtherFormError).
 func (g *goTextDecoder) handOver(kind stack.Kind, line []byte) {
 	g.closeAll(false)
-	g.otherStart = g.junkHeld.HandOver(g.lr, kind, line)
-	g.eof = true
+	g.other.start = g.other.held.HandOver(g.lines, kind, line)
+	g.end.eof = true
 }

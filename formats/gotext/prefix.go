@@ -9,9 +9,36 @@ import (
 // A dump wrapped in a per-line prefix (journald, syslog, CRI, docker logs
 // -t: see codec.LinePrefix) is read by learning the prefix from the text
 // before a goroutine header (or `WARNING: DATA RACE`) found inside a line,
-// then stripping it from every line that carries it. A paste frame learnt
-// from the first lines (codec.Frame) is set aside by the line reader
-// before the decoder sees a line; this is for prefixes met further down.
+// then stripping it from every line that carries it. A paste's frame
+// learnt from the first lines (internal/unpaste) is set aside before the
+// decoder sees a line; this is for prefixes met further down, and for the
+// runtime's own text logged line by line.
+
+// learntPrefix is the prefix learnt, and the foreign lines met before it
+// (ring) that are read again once it is known (replay): they may be the
+// prefixed preamble of the dump. replaying is set while they are.
+type learntPrefix struct {
+	p         codec.LinePrefix
+	ring      lineRing
+	replaying bool
+}
+
+// replay feeds the foreign lines held since the last dump again, now that
+// a prefix is known.
+func (g *goTextDecoder) replay() {
+	at := linePos{g.at.num, g.offset()}
+	// The lines counted as orphans are read again.
+	f := &g.foreign
+	f.orphans, f.orphanCall, f.orphanGap = 0, false, 0
+	g.prefix.replaying = true
+	g.prefix.ring.each(func(l []byte, n int, o int64) {
+		g.at = linePos{n, o}
+		g.feed(l)
+	})
+	g.prefix.ring.reset()
+	g.prefix.replaying = false
+	g.at = at
+}
 
 // findMarker looks for a goroutine header or a race report start inside a
 // line that does not begin with one, and returns where it starts (-1 when

@@ -117,9 +117,20 @@ const (
 	partSystem                  // `runtime stack:` after a throw
 )
 
+// raceReport is the race report being read: open between `WARNING: DATA
+// RACE` and the closing `=====`; report is kept in the dump's Races, and
+// access and creator are what the part being read (partAccess,
+// partCreator) will add to it.
+type raceReport struct {
+	open    bool
+	report  *stack.Race
+	access  stack.RaceAccess
+	creator stack.RaceCreator
+}
+
 // inRace reports whether the open routine is a section of a race report.
 func (g *goTextDecoder) inRace() bool {
-	return g.r != nil && (g.part == partAccess || g.part == partCreator)
+	return g.rt.r != nil && (g.rt.part == partAccess || g.rt.part == partCreator)
 }
 
 // raceStart handles `WARNING: DATA RACE`. Reports belong to the dump they
@@ -128,16 +139,16 @@ func (g *goTextDecoder) inRace() bool {
 // first goroutine starts (or at its end), so that its races are complete
 // when a streaming consumer sees it begin.
 func (g *goTextDecoder) raceStart() {
-	if g.nRoutines > 0 {
+	if g.dump.nRoutines > 0 {
 		g.endDump()
 	}
 	g.endRoutine()
 	g.ensureDump()
-	g.race = &stack.Race{Line: g.num}
-	g.d.Races = append(g.d.Races, g.race)
-	g.inReport = true
-	g.st = stIdle
-	g.preambleOpen = false
+	g.race.report = &stack.Race{Line: g.at.num}
+	g.dump.d.Races = append(g.dump.d.Races, g.race.report)
+	g.race.open = true
+	g.rt.want = betweenRoutines
+	g.pre.open = false
 }
 
 // raceAccess opens a section for an access or creation line of the open
@@ -145,16 +156,16 @@ func (g *goTextDecoder) raceStart() {
 func (g *goTextDecoder) raceAccess(a raceAccess) {
 	if string(a.role) == "created" {
 		g.startPart(partCreator)
-		g.creator = stack.RaceCreator{Goroutine: a.id, State: g.t.Bytes(a.state), Line: g.num}
+		g.race.creator = stack.RaceCreator{Goroutine: a.id, State: g.t.Bytes(a.state), Line: g.at.num}
 		return
 	}
 	g.startPart(partAccess)
-	acc := stack.RaceAccess{Addr: a.addr, Goroutine: a.id, Main: a.main, Size: a.size, Line: g.num}
+	acc := stack.RaceAccess{Addr: a.addr, Goroutine: a.id, Main: a.main, Size: a.size, Line: g.at.num}
 	acc.Op, acc.Atomic, acc.Previous = codec.RaceOp(a.role)
 	if acc.Main {
 		acc.Goroutine = 1
 	}
-	g.access = acc
+	g.race.access = acc
 }
 
 // startPart closes the open routine and opens a section of kind p, read
@@ -163,43 +174,45 @@ func (g *goTextDecoder) raceAccess(a raceAccess) {
 func (g *goTextDecoder) startPart(p partKind) {
 	g.endRoutine()
 	g.ensureDump()
-	g.r = &g.partR
-	*g.r = stack.Routine{Count: 1, Line: g.num}
-	g.part = p
+	rt := &g.rt
+	rt.r = &rt.partR
+	*rt.r = stack.Routine{Count: 1, Line: g.at.num}
+	rt.part = p
 	if p == partSystem {
-		g.nRoutines++
-		if g.d.SystemStack != nil {
+		g.dump.nRoutines++
+		if g.dump.d.SystemStack != nil {
 			g.problem("second runtime stack: section in one dump; the first is kept", nil)
 		}
 	}
-	g.st = stFunc
-	g.preambleOpen = false
+	rt.want = wantFrame
+	g.pre.open = false
 }
 
 // endPart keeps the open section on the dump.
 func (g *goTextDecoder) endPart() {
 	g.closeSection()
-	r := g.r
-	switch g.part {
+	rt := &g.rt
+	r, report := rt.r, g.race.report
+	switch rt.part {
 	case partAccess:
-		a := g.access
+		a := g.race.access
 		a.Stack = r.Stack
-		if g.race != nil {
-			g.race.Accesses = append(g.race.Accesses, a)
+		if report != nil {
+			report.Accesses = append(report.Accesses, a)
 		}
 	case partCreator:
-		c := g.creator
+		c := g.race.creator
 		c.Stack = r.Stack
-		if g.race != nil {
-			g.race.Creators = append(g.race.Creators, c)
+		if report != nil {
+			report.Creators = append(report.Creators, c)
 		}
 	case partSystem:
-		if g.d.SystemStack == nil {
-			g.d.SystemStack = &stack.SystemStack{Stack: r.Stack, Values: r.Values, Line: r.Line}
+		if g.dump.d.SystemStack == nil {
+			g.dump.d.SystemStack = &stack.SystemStack{Stack: r.Stack, Values: r.Values, Line: r.Line}
 		}
 	}
-	g.r, g.part, g.anc = nil, partNone, -1
-	if g.st != stSkip {
-		g.st = stIdle
+	rt.r, rt.part, rt.ancestor = nil, partNone, -1
+	if rt.want != skipToNext {
+		rt.want = betweenRoutines
 	}
 }

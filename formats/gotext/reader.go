@@ -27,6 +27,11 @@ type ReadOptions struct {
 	// CreatedByValues, Ancestors) are valid only until the next routine
 	// is read or Next is called; use [stack.Routine.Clone] to keep one.
 	ReuseRoutines bool
+
+	// lineByLine turns the accelerator off (accel.go): every line goes
+	// through the lexer and the assembler. The tests read each input
+	// both ways and compare.
+	lineByLine bool
 }
 
 func (o ReadOptions) codec() codec.Options {
@@ -67,8 +72,8 @@ type Reader struct {
 func NewReader(r io.Reader, opts ReadOptions) *Reader {
 	c := opts.codec()
 	c.Lines = pastedLines
-	rd := newReader(codec.StreamOf(r, stack.KindGoTraceback), c)
-	rd.dec.otherForm = otherFormLine
+	rd := newReader(codec.StreamOf(r, stack.KindGoTraceback), c, opts.lineByLine)
+	rd.dec.other.line = otherFormLine
 	return rd
 }
 
@@ -86,7 +91,7 @@ func NewReaderBytes(b []byte, opts ReadOptions) *Reader {
 // with it (the dumper, leakcheck) links none of that code. Reset keeps
 // the choice.
 func NewRuntimeReader(r io.Reader, opts ReadOptions) *Reader {
-	return newReader(codec.StreamOf(r, stack.KindGoTraceback), opts.codec())
+	return newReader(codec.StreamOf(r, stack.KindGoTraceback), opts.codec(), opts.lineByLine)
 }
 
 // NewRuntimeReaderBytes is NewRuntimeReader for text held in memory, as
@@ -101,8 +106,8 @@ func pastedLines(in *codec.Stream, max int) *codec.Lines {
 	return unpaste.NewLines(in, max, codec.Forms{Form()})
 }
 
-func newReader(in *codec.Stream, c codec.Options) *Reader {
-	dec := newGoTextDecoder(in, c)
+func newReader(in *codec.Stream, c codec.Options, lineByLine bool) *Reader {
+	dec := newGoTextDecoder(in, c, lineByLine)
 	return &Reader{r: *codec.NewReader(dec, in), dec: dec}
 }
 

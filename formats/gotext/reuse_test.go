@@ -98,13 +98,13 @@ func TestGoTextReuseRoutines(t *testing.T) {
 	})
 }
 
-// checkWholeFrames reads data with the decoder's whole-frame step on and
-// off: the dumps, warnings included, must be the same.
+// checkWholeFrames reads data with the accelerator on and off
+// (ReadOptions.lineByLine): the dumps, warnings included, must be the
+// same.
 func checkWholeFrames(t testing.TB, data []byte, opts ReadOptions) {
 	t.Helper()
 	read := func(slow bool) string {
-		slowFrames.Store(slow)
-		defer slowFrames.Store(false)
+		opts.lineByLine = slow
 		d, err := readAll(bytes.NewReader(data), opts)
 		if err != nil {
 			t.Fatalf("ReadAll (frames whole: %v): %v", !slow, err)

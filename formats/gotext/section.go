@@ -262,21 +262,21 @@ func (s *section) rollback() {
 	s.match, s.node, s.hit, s.line = nil, nil, false, nil
 }
 
-// fileLine reports whether line is the pending call's file line and
-// parses it into fl. A line that is byte for byte the known line of the
-// expected frame or creator is not parsed: fl is zeroed (the known line
-// has no fp, sp or pc) and the commit that follows takes that frame.
-func (s *section) fileLine(line []byte, fl *fileLine, flags uint8) bool {
+// expectedFile reports whether line is the known file line of the frame
+// (or creator) the pending call is expected to be (expectedLine), byte
+// for byte: it needs no parsing then. fl is zeroed (the known line has
+// no fp, sp or pc) and the commit that follows takes that frame.
+func (s *section) expectedFile(line []byte, flags uint8, fl *fileLine) bool {
 	if loc := s.expectedLine(flags); loc != "" && loc == bstr(line) {
 		s.known(fl)
 		return true
 	}
-	if parseFileLine(line, fl) {
-		s.line = line
-		return true
-	}
 	return false
 }
+
+// parsedFile records line, the pending call's file line, parsed: it is
+// to become a node's known line.
+func (s *section) parsedFile(line []byte) { s.line = line }
 
 // expectedLine returns the known file line of the frame (or creator) the
 // pending call is expected to be, "" when there is none.

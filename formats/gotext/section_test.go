@@ -90,7 +90,7 @@ func TestSectionTrie(t *testing.T) {
 	dec := rd.dec
 	// root, a:1, a:2, b, a:1 inlined, a:1 without offset, then main.main
 	// under each, and main.main:10 under a:1.
-	if n := countNodes(dec.sec.root); n != 12 {
+	if n := countNodes(dec.rt.frames.root); n != 12 {
 		t.Errorf("trie holds %d nodes, want 12", n)
 	}
 }

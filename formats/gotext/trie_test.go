@@ -34,7 +34,7 @@ func TestStackTrieFollowsReader(t *testing.T) {
 		}
 	}
 	mem := func() *codec.Stream { return memStream(data) }
-	g := newGoTextDecoder(mem(), codec.Options{Table: stack.NewTable()})
+	g := newGoTextDecoder(mem(), codec.Options{Table: stack.NewTable()}, false)
 	first := read(g)
 	trie := g.trie
 	nodes := trie.nodes()
@@ -54,7 +54,7 @@ func TestStackTrieFollowsReader(t *testing.T) {
 			t.Errorf("routine %d: a new Stack for the same stack from one reader", i)
 		}
 	}
-	other := newGoTextDecoder(mem(), codec.Options{Table: stack.NewTable()})
+	other := newGoTextDecoder(mem(), codec.Options{Table: stack.NewTable()}, false)
 	read(other)
 	if other.trie == trie || other.trie.nodes() != nodes {
 		t.Errorf("another reader and Table: trie %p (first %p), %d nodes, want %d", other.trie, trie, other.trie.nodes(), nodes)

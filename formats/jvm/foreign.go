@@ -80,6 +80,17 @@ func isJavacoreLine(line []byte) bool {
 	return n >= 4 && line[1] >= 'A' && line[1] <= 'Z' && n < len(line) && (line[n] == ' ' || line[n] == '\t')
 }
 
+// foreignState is what the reader keeps of the forms it refuses: run is
+// the run of lines being set aside, first the warning of the first run
+// (the error of an input with nothing else), pending the warnings of runs
+// met between dumps, for the next dump; dumps counts the dumps returned.
+type foreignState struct {
+	run     *foreignRun
+	first   *stack.ParseError
+	pending []*stack.ParseError
+	dumps   int
+}
+
 // foreignRun is a run of lines of a form the reader does not read.
 type foreignRun struct {
 	kind    foreignKind
@@ -113,25 +124,25 @@ func isARTEnd(line []byte) bool {
 // aside, and counts it; a line that ends the run is not part of it (an
 // ART dump's "----- end N -----" line is, and ends it).
 func (d *jvmTextDecoder) inForeign(line []byte) bool {
-	f := d.foreign
+	f := d.foreign.run
 	if f == nil {
 		return false
 	}
-	if d.others.StartForm(line) != "" {
-		d.foreign = nil // a dump of another form (a Go dump) after it
+	if d.other.forms.StartForm(line) != "" {
+		d.foreign.run = nil // a dump of another form (a Go dump) after it
 		return false
 	}
 	switch f.kind {
 	case foreignHsErr:
 		if bytes.HasPrefix(line, []byte("Full thread dump")) {
-			d.foreign = nil
+			d.foreign.run = nil
 			return false
 		}
 	case foreignART:
 		if f.reversed && isARTStart(line) || !f.reversed && isARTEnd(line) {
-			d.foreign = nil
+			d.foreign.run = nil
 		} else if bytes.HasPrefix(line, []byte("Full thread dump")) {
-			d.foreign = nil
+			d.foreign.run = nil
 			return false
 		}
 	case foreignJavacore:
@@ -141,7 +152,7 @@ func (d *jvmTextDecoder) inForeign(line []byte) bool {
 			f.threads++
 		case isJavacoreLine(line), bytes.HasPrefix(line, []byte("NULL")), len(t) == 0, string(t) == "...":
 		default:
-			d.foreign = nil
+			d.foreign.run = nil
 			return false
 		}
 	}
@@ -151,20 +162,20 @@ func (d *jvmTextDecoder) inForeign(line []byte) bool {
 // startForeign starts setting aside a run of a foreign form at line and
 // returns the warning that names it.
 func (d *jvmTextDecoder) startForeign(k foreignKind, line []byte) *stack.ParseError {
-	d.foreign = &foreignRun{kind: k, line: d.lr.Line().Num, off: d.lr.Line().Off, text: bytes.Clone(line), reversed: isARTEnd(line)}
+	d.foreign.run = &foreignRun{kind: k, line: d.lr.Num(), off: d.lr.Line().Off, text: bytes.Clone(line), reversed: isARTEnd(line)}
 	if k == foreignJavacore && bytes.HasPrefix(line, []byte("3XMTHREADINFO ")) {
-		d.foreign.threads++
+		d.foreign.run.threads++
 	}
 	pe := d.foreignWarning()
-	if d.firstForeign == nil {
-		d.firstForeign = pe
+	if d.foreign.first == nil {
+		d.foreign.first = pe
 	}
 	return pe
 }
 
 // foreignWarning is the warning of the current foreign run.
 func (d *jvmTextDecoder) foreignWarning() *stack.ParseError {
-	f := d.foreign
+	f := d.foreign.run
 	pe := &stack.ParseError{Line: f.line, Offset: f.off, Text: string(f.text), Msg: foreignWhat[f.kind] + "; its lines are set aside"}
 	if f.kind == foreignJavacore {
 		pe.Msg = foreignWhat[f.kind] + "; its lines (threads from here on) are set aside"
@@ -175,10 +186,10 @@ func (d *jvmTextDecoder) foreignWarning() *stack.ParseError {
 // foreignOnly returns, at the end of an input that held no dump, the error
 // naming the foreign form it held instead, or nil.
 func (d *jvmTextDecoder) foreignOnly() error {
-	if d.dumps > 0 || d.firstForeign == nil {
+	if d.foreign.dumps > 0 || d.foreign.first == nil {
 		return nil
 	}
-	pe := *d.firstForeign
+	pe := *d.foreign.first
 	pe.Err = stack.ErrNotDump
 	pe.Msg = fmt.Sprintf("%s; no thread dump in the input", pe.Msg)
 	return &pe

@@ -155,21 +155,21 @@ func (d *jvmTextDecoder) cut(line []byte, atEOF bool) *stack.ParseError {
 // started inside a thread, or left its header out. Such lines are not read
 // (their thread is unknown) but counted in a warning naming the first.
 func (d *jvmTextDecoder) orphan() {
-	if d.orphans == 0 {
-		d.orphanLine, d.orphanOff = d.lr.Line().Num, d.lr.Line().Off
+	if d.orphans.n == 0 {
+		d.orphans.at = linePos{d.lr.Num(), d.lr.Line().Off}
 	}
-	d.orphans++
-	d.orphanLast = d.lr.Line().Num
+	d.orphans.n++
+	d.orphans.last = d.lr.Num()
 }
 
 // orphanWarning returns the warning for the orphan lines counted, or nil.
 func (d *jvmTextDecoder) orphanWarning() *stack.ParseError {
-	if d.orphans == 0 {
+	if d.orphans.n == 0 {
 		return nil
 	}
-	pe := &stack.ParseError{Line: d.orphanLine, Offset: d.orphanOff,
-		Msg: fmt.Sprintf("%d lines of a thread whose header is not in the input skipped", d.orphans)}
-	d.orphans = 0
+	pe := &stack.ParseError{Line: d.orphans.at.num, Offset: d.orphans.at.off,
+		Msg: fmt.Sprintf("%d lines of a thread whose header is not in the input skipped", d.orphans.n)}
+	d.orphans.n = 0
 	return pe
 }
 
@@ -216,17 +216,17 @@ func (d *jvmTextDecoder) endOfInput(atEOF bool) *stack.ParseError {
 	}
 	var why string
 	switch {
-	case b.hasID && !b.hasState && len(b.frames) == 0 && !b.toFile && !b.threadInfo && b.headerEnd == d.lastNum:
+	case b.hasID && !b.hasState && len(b.frames) == 0 && !b.toFile && !b.threadInfo && b.headerEnd == d.last.num:
 		why = where + " after a thread header"
 	case d.gapped > 0 && !b.blank && len(b.frames) > 0 && !jvmRootFrame(b.frames[len(b.frames)-1]):
 		why = fmt.Sprintf("%s inside a thread, after lines were left out at line %d: its stack may go on", where, d.gapped)
-	case atEOF && d.lr.Line().NoEOL && d.frameNum == d.lastNum && len(b.frames) > 0 && !jvmRootFrame(b.frames[len(b.frames)-1]):
+	case atEOF && d.lr.Line().NoEOL && d.frameNum == d.last.num && len(b.frames) > 0 && !jvmRootFrame(b.frames[len(b.frames)-1]):
 		why = where + " mid-line inside a thread"
 	default:
 		return nil
 	}
 	d.d.Truncated, b.cut = true, true
-	return &stack.ParseError{Line: d.lastNum, Offset: d.lastOff, Msg: "dump truncated: " + why}
+	return &stack.ParseError{Line: d.last.num, Offset: d.last.off, Msg: "dump truncated: " + why}
 }
 
 // jvmRootFrame reports whether f is where a thread's stack starts: its
@@ -251,8 +251,8 @@ func (d *jvmTextDecoder) gap(what string, text []byte) *stack.ParseError {
 	if open {
 		msg += "; the thread before it is incomplete"
 	}
-	d.gapped = d.lr.Line().Num
-	return &stack.ParseError{Line: d.lr.Line().Num, Offset: d.lr.Line().Off, Msg: msg, Text: string(text[:min(len(text), 200)])}
+	d.gapped = d.lr.Num()
+	return &stack.ParseError{Line: d.lr.Num(), Offset: d.lr.Line().Off, Msg: msg, Text: string(text[:min(len(text), 200)])}
 }
 
 // isEllipsis reports whether t is only an ellipsis: "...", ".....",

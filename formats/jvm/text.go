@@ -50,61 +50,80 @@ type jvmTextDecoder struct {
 	// the next nextDump returns it.
 	readErr error
 	prelude jvmPrelude
-	// frames and locks cache parsed lines by their text, so a repeated
-	// frame costs one map lookup.
-	frames map[string]*stack.Frame
-	locks  map[string]stack.Lock
-	// fvals caches interned frame values by the lock lines that made them
-	// (jvmThreadBuilder.vkey), sparing Table.Values its key building.
-	fvals   map[string]*stack.FrameValues
-	scratch []stack.FrameValue
-	// nameHead holds the lines so far of a thread name with line breaks
-	// in it (Java allows them; HotSpot prints the name raw): a line that
-	// opens a quote but is no header, and the lines after it, joined with
-	// "\n", until they make a header. nameLine is its first line number.
-	nameHead  []byte
-	nameLines int
-	nameLine  int
-	// orphans counts the thread lines met with no thread open, from line
-	// orphanLine (see orphan).
-	orphans    int
-	orphanLine int
-	orphanOff  int64
+	cache   jvmCache
+	name    splitName
+	orphans orphanLines
 	// threads counts the threads the current dump read; reportOnly is set
 	// when its deadlock report's stack part is read as its threads (a
 	// paste of the deadlock report alone).
 	threads    int
 	reportOnly bool
-	// lastNum is the number of the line read last inside the dump;
-	// frameNum the line of the last frame read.
-	lastNum, frameNum int
-	lastOff           int64
+	// last is the line read last inside the dump; frameNum the line of
+	// the last frame read.
+	last     linePos
+	frameNum int
 	// gapped is the last line of the dump where lines were left out;
 	// flat is set once a thread line without its indentation was read.
 	gapped   int
 	flat     bool
 	reversed bool // the lines come newest first (warned once)
-	// orphanLast is the line of the last orphan counted.
-	orphanLast int
 	// errs holds warnings to return before reading on.
-	errs []*stack.ParseError
-	// held keeps the last junk lines: the first lines of a dump of another
-	// form, handed on with it (otherForm) when it starts.
-	held      codec.Held
-	otherForm *codec.OtherFormError
-	handOver  bool        // the stream's Stream.HandOver
-	others    codec.Forms // the stream's other text forms (codec.Stream.Forms)
-	skipping  stack.Kind  // the other form warned about last
-	// foreign is the run of a form the reader does not read (foreign.go)
-	// being set aside; firstForeign the warning of the first such run,
-	// pending the warnings of runs met between dumps, for the next dump.
-	foreign      *foreignRun
-	firstForeign *stack.ParseError
-	pending      []*stack.ParseError
-	dumps        int // dumps returned
-	// sa is set in a dump of the serviceability agent (sa.go), which
-	// prints "Locked ownable synchronizers:" at column 0.
-	sa bool
+	errs  []*stack.ParseError
+	other otherForms
+	// foreign is what the reader sets aside of the forms it refuses by
+	// name (foreign.go); sa is set in a dump of the serviceability agent
+	// (sa.go), which prints "Locked ownable synchronizers:" at column 0.
+	foreign foreignState
+	sa      bool
+}
+
+// jvmCache caches parsed lines by their text, so a repeated frame costs
+// one map lookup: frames and locks, and the interned frame values of the
+// lock lines that made them (jvmThreadBuilder.vkey), which spares
+// Table.Values its key building; scratch is values' buffer.
+type jvmCache struct {
+	frames  map[string]*stack.Frame
+	locks   map[string]stack.Lock
+	fvals   map[string]*stack.FrameValues
+	scratch []stack.FrameValue
+}
+
+// splitName holds the lines so far of a thread name with line breaks in
+// it (Java allows them; HotSpot prints the name raw): a line that opens a
+// quote but is no header, and the lines after it, joined with "\n", until
+// they make a header. lines counts them; first is the first's number.
+type splitName struct {
+	head  []byte
+	lines int
+	first int
+}
+
+// orphanLines counts the thread lines met with no thread open, from line
+// at (see orphan); last is the line of the last one counted.
+type orphanLines struct {
+	n    int
+	at   linePos
+	last int
+}
+
+// linePos is the number and byte offset of a line.
+type linePos struct {
+	num int
+	off int64
+}
+
+// otherForms is what the reader knows of the other text forms: forms
+// are the stream's (codec.Stream.Forms), handOver says whether the
+// stream's caller reads on with their readers (codec.Stream.HandOver),
+// held are the last junk lines, the first lines such a dump may have,
+// start is the dump of another form the stream goes on with, and
+// skipping the form warned of last.
+type otherForms struct {
+	forms    codec.Forms
+	handOver bool
+	held     codec.Held
+	start    *codec.OtherFormError
+	skipping stack.Kind
 }
 
 // jvmMaxNameLines bounds how many lines a thread name may span.
@@ -122,13 +141,14 @@ const (
 func newJVMTextDecoder(in *codec.Stream, opts codec.Options) codec.Decoder {
 	opts = opts.WithDefaults()
 	return &jvmTextDecoder{
-		lr:       unpaste.NewLines(in, opts.MaxLineBytes, codec.Forms{Form()}),
-		handOver: in.HandOver,
-		others:   in.Forms.Others(stack.KindJVMText),
-		t:        opts.Table,
-		frames:   make(map[string]*stack.Frame),
-		locks:    make(map[string]stack.Lock),
-		fvals:    make(map[string]*stack.FrameValues),
+		lr:    unpaste.NewLines(in, opts.MaxLineBytes, codec.Forms{Form()}),
+		other: otherForms{forms: in.Forms.Others(stack.KindJVMText), handOver: in.HandOver},
+		t:     opts.Table,
+		cache: jvmCache{
+			frames: make(map[string]*stack.Frame),
+			locks:  make(map[string]stack.Lock),
+			fvals:  make(map[string]*stack.FrameValues),
+		},
 	}
 }
 
@@ -141,11 +161,11 @@ func (d *jvmTextDecoder) NextDump() (*stack.Dump, error) {
 	if d.readErr != nil {
 		return nil, d.readErr
 	}
-	if d.otherForm != nil {
-		return nil, d.otherForm
+	if d.other.start != nil {
+		return nil, d.other.start
 	}
 	d.d, d.ended, d.ph, d.queue = nil, false, jvmPhaseThreads, d.queue[:0]
-	d.nameHead = d.nameHead[:0]
+	d.name.head = d.name.head[:0]
 	d.threads, d.reportOnly, d.gapped, d.sa = 0, false, 0, false
 	for !d.eof {
 		ln, err := d.lr.Read()
@@ -164,24 +184,24 @@ func (d *jvmTextDecoder) NextDump() (*stack.Dump, error) {
 			continue
 		}
 		if k := foreignStart(line); k != foreignNone {
-			d.pending = append(d.pending, d.startForeign(k, line))
+			d.foreign.pending = append(d.foreign.pending, d.startForeign(k, line))
 			continue
 		}
 		if dump := d.dumpStart(line); dump != nil {
-			dump.Warnings = append(dump.Warnings, d.pending...)
-			d.pending = d.pending[:0]
+			dump.Warnings = append(dump.Warnings, d.foreign.pending...)
+			d.foreign.pending = d.foreign.pending[:0]
 			if pe := d.orphanWarning(); pe != nil {
 				dump.Warnings = append(dump.Warnings, pe)
 			}
 			d.d = dump
-			d.dumps++
+			d.foreign.dumps++
 			return dump, nil
 		}
-		if k := d.others.StartForm(line); k != "" && d.handOver {
-			d.otherForm = d.held.HandOver(d.lr, k, line)
-			return nil, d.otherForm
+		if k := d.other.forms.StartForm(line); k != "" && d.other.handOver {
+			d.other.start = d.other.held.HandOver(d.lr, k, line)
+			return nil, d.other.start
 		}
-		d.held.Add(line, d.lr.Line().Num, d.lr.Line().Off)
+		d.other.held.Add(line, ln.Num, ln.Off)
 		if isOrphanLine(line) {
 			d.orphan()
 		}
@@ -298,14 +318,14 @@ func (d *jvmTextDecoder) NextRoutine() (*stack.Routine, error) {
 			// Keep what was read: the dump ends here, truncated.
 			d.readErr, d.eof, d.d.Truncated = err, true, true
 			d.endDump()
-			return nil, &stack.ParseError{Line: d.lr.Line().Num, Offset: d.lr.Line().Off, Msg: "dump truncated: reading stopped: " + err.Error(), Err: err}
+			return nil, &stack.ParseError{Line: ln.Num, Offset: ln.Off, Msg: "dump truncated: reading stopped: " + err.Error(), Err: err}
 		}
-		if d.lr.Line().NoEOL || d.lr.Line().Last {
+		if ln.NoEOL || ln.Last {
 			if pe := d.lastLine(line); pe != nil {
 				return nil, pe
 			}
 		}
-		d.lastNum, d.lastOff = d.lr.Line().Num, d.lr.Line().Off
+		d.last = linePos{ln.Num, ln.Off}
 		if perr := d.line(line); perr != nil {
 			return nil, perr
 		}
@@ -327,7 +347,7 @@ func (d *jvmTextDecoder) lastLine(line []byte) *stack.ParseError {
 	if perr := d.line(line); perr != nil {
 		d.errs = append(d.errs, perr)
 	}
-	d.lastNum, d.lastOff = d.lr.Line().Num, d.lr.Line().Off
+	d.last = linePos{d.lr.Num(), d.lr.Line().Off}
 	d.d.Truncated = true
 	if d.cur != nil {
 		d.cur.cut = true
@@ -349,7 +369,7 @@ func (d *jvmTextDecoder) line(line []byte) *stack.ParseError {
 		if d.cur != nil {
 			d.cur.blank = true
 		}
-		d.nameHead = d.nameHead[:0]
+		d.name.head = d.name.head[:0]
 		return nil
 	}
 	if d.inForeign(line) {
@@ -415,8 +435,8 @@ func (d *jvmTextDecoder) line(line []byte) *stack.ParseError {
 			return d.startHeader(h)
 		}
 		if line[0] == '"' && d.ph == jvmPhaseThreads {
-			d.nameHead = append(d.nameHead[:0], line...)
-			d.nameLines, d.nameLine = 1, d.lr.Line().Num
+			d.name.head = append(d.name.head[:0], line...)
+			d.name.lines, d.name.first = 1, d.lr.Num()
 		}
 	case 'T':
 		if h, ok := parseSAThreadHeader(line); ok && d.ph == jvmPhaseThreads {
@@ -445,21 +465,21 @@ func (d *jvmTextDecoder) line(line []byte) *stack.ParseError {
 			return d.deadlockLine(line)
 		}
 	}
-	if k := d.others.StartForm(line); k != "" {
-		if d.handOver {
+	if k := d.other.forms.StartForm(line); k != "" {
+		if d.other.handOver {
 			// A dump of another form: this one ends here.
-			d.otherForm = d.held.HandOver(d.lr, k, line)
+			d.other.start = d.other.held.HandOver(d.lr, k, line)
 			d.endDump()
 			d.eof = true
 			return nil
 		}
-		if k != d.skipping {
-			d.skipping = k
+		if k != d.other.skipping {
+			d.other.skipping = k
 			d.finish()
 			return d.lr.ParseError("a " + string(k) + " dump starts here; the JVM text reader skips it as other text")
 		}
 	}
-	d.held.Add(line, d.lr.Line().Num, d.lr.Line().Off)
+	d.other.held.Add(line, d.lr.Num(), d.lr.Line().Off)
 	if k, h := headerIn(line); k > 0 && d.ph == jvmPhaseThreads && !h.toFile {
 		// A thread header after text a paste or a logger put before it.
 		d.prelude.reset()
@@ -496,7 +516,7 @@ func (d *jvmTextDecoder) line(line []byte) *stack.ParseError {
 func (d *jvmTextDecoder) startHeader(h jvmHeader) *stack.ParseError {
 	d.prelude.reset()
 	d.finish()
-	reversed := d.orphans > 0 && d.orphanLast == d.lr.Line().Num-1 && !d.reversed
+	reversed := d.orphans.n > 0 && d.orphans.last == d.lr.Num()-1 && !d.reversed
 	d.start(h)
 	if reversed {
 		// Its frames came before its header: newest line first.
@@ -510,30 +530,30 @@ func (d *jvmTextDecoder) startHeader(h jvmHeader) *stack.ParseError {
 // (nameHead) and, when the joined lines make a thread header, starts that
 // thread and reports true. Otherwise the line is read as usual.
 func (d *jvmTextDecoder) nameContinues(line []byte) bool {
-	if len(d.nameHead) == 0 {
+	if len(d.name.head) == 0 {
 		return false
 	}
 	if d.ph != jvmPhaseThreads {
-		d.nameHead = d.nameHead[:0]
+		d.name.head = d.name.head[:0]
 		return false
 	}
-	d.nameHead = append(append(d.nameHead, '\n'), line...)
-	d.nameLines++
-	h, ok := parseJVMHeader(d.nameHead)
+	d.name.head = append(append(d.name.head, '\n'), line...)
+	d.name.lines++
+	h, ok := parseJVMHeader(d.name.head)
 	if !ok || h.toFile {
-		if _, alone := parseJVMHeader(line); alone || d.nameLines >= jvmMaxNameLines {
+		if _, alone := parseJVMHeader(line); alone || d.name.lines >= jvmMaxNameLines {
 			// A header on its own line starts its own thread (read as
 			// usual): the lines before it were no name, and no line is
 			// read as part of two threads.
-			d.nameHead = d.nameHead[:0]
+			d.name.head = d.name.head[:0]
 		}
 		return false
 	}
-	d.nameHead = d.nameHead[:0]
+	d.name.head = d.name.head[:0]
 	d.prelude.reset()
 	d.finish()
 	d.start(h)
-	d.cur.r.Line = d.nameLine
+	d.cur.r.Line = d.name.first
 	return true
 }
 
@@ -610,10 +630,10 @@ func (d *jvmTextDecoder) start(h jvmHeader) {
 	d.threads++
 	b := &d.bufs[0]
 	b.reset()
-	b.headerEnd = d.lr.Line().Num
+	b.headerEnd = d.lr.Num()
 	alloc := new(jvmRoutineAlloc)
 	r := &alloc.r
-	r.Count, r.Line, r.ID = 1, d.lr.Line().Num, h.id
+	r.Count, r.Line, r.ID = 1, d.lr.Num(), h.id
 	r.Name = string(h.name)
 	alloc.th = h.th
 	alloc.th.Detail = string(h.detail)
@@ -715,7 +735,7 @@ func (d *jvmTextDecoder) mount(idText []byte) {
 		v := &d.bufs[1]
 		v.reset()
 		alloc := new(jvmRoutineAlloc)
-		alloc.r.Count, alloc.r.Line, alloc.r.ID = 1, d.lr.Line().Num, id
+		alloc.r.Count, alloc.r.Line, alloc.r.ID = 1, d.lr.Num(), id
 		alloc.th.Virtual, alloc.th.Carrier = true, d.cur.r.ID
 		alloc.r.Thread = &alloc.th
 		v.r, v.hasID = &alloc.r, true
@@ -728,20 +748,20 @@ func (d *jvmTextDecoder) mount(idText []byte) {
 
 // frame adds a frame line ("at …" or a bare StackTraceElement).
 func (d *jvmTextDecoder) frame(line, text []byte) *stack.ParseError {
-	f, ok := d.frames[string(text)]
+	f, ok := d.cache.frames[string(text)]
 	if !ok {
 		pf, ok := parseJVMFrame(text)
 		if !ok {
 			return d.lr.ParseError("malformed frame")
 		}
 		f = d.t.Frame(pf)
-		d.frames[string(text)] = f
+		d.cache.frames[string(text)] = f
 	}
 	b := d.dst
 	if b.inSync {
 		return d.lr.ParseError("frame after the ownable synchronizers")
 	}
-	d.frameNum = d.lr.Line().Num
+	d.frameNum = d.lr.Num()
 	b.frames = append(b.frames, f)
 	b.blank = false
 	d.cur.blank = false
@@ -750,14 +770,14 @@ func (d *jvmTextDecoder) frame(line, text []byte) *stack.ParseError {
 
 // saFrame adds one of the serviceability agent's frames (sa.go).
 func (d *jvmTextDecoder) saFrame(text []byte) *stack.ParseError {
-	f, ok := d.frames[string(text)]
+	f, ok := d.cache.frames[string(text)]
 	if !ok {
 		pf, ok := parseSAFrame(text)
 		if !ok {
 			return d.lr.ParseError("malformed frame")
 		}
 		f = d.t.Frame(pf)
-		d.frames[string(text)] = f
+		d.cache.frames[string(text)] = f
 	}
 	d.sa = true
 	if d.dst.inSync {
@@ -773,7 +793,7 @@ func (d *jvmTextDecoder) saFrame(text []byte) *stack.ParseError {
 // lock adds a lock line to the last frame, or to the ownable
 // synchronizers after "Locked ownable synchronizers:".
 func (d *jvmTextDecoder) lock(text []byte) *stack.ParseError {
-	l, ok := d.locks[string(text)]
+	l, ok := d.cache.locks[string(text)]
 	if !ok {
 		var parsed bool
 		l, parsed = parseJVMLock(text)
@@ -789,7 +809,7 @@ func (d *jvmTextDecoder) lock(text []byte) *stack.ParseError {
 			l.Addr, l.Class = jvmSplitIdentity(text)
 		}
 		l.Addr, l.Class = d.t.String(l.Addr), d.t.String(l.Class)
-		d.locks[string(text)] = l
+		d.cache.locks[string(text)] = l
 	}
 	if d.cur.inSync {
 		l.Kind = stack.LockOwnable
@@ -853,11 +873,11 @@ func (d *jvmTextDecoder) build(b *jvmThreadBuilder) *stack.Routine {
 	// lock or ThreadInfo reads "waiting on" as parking.
 	if len(b.locks) > 0 && !b.hasHeadLock && !b.threadInfo {
 		b.vkey = binary.AppendUvarint(b.vkey, uint64(len(b.frames)))
-		if fv, ok := d.fvals[string(b.vkey)]; ok {
+		if fv, ok := d.cache.fvals[string(b.vkey)]; ok {
 			r.Values = fv
 		} else {
 			r.Values = d.values(b)
-			d.fvals[string(b.vkey)] = r.Values
+			d.cache.fvals[string(b.vkey)] = r.Values
 		}
 	} else if len(b.locks) > 0 {
 		r.Values = d.values(b)
@@ -878,7 +898,7 @@ func (d *jvmTextDecoder) build(b *jvmThreadBuilder) *stack.Routine {
 
 // values interns a thread's lock lines as frame values.
 func (d *jvmTextDecoder) values(b *jvmThreadBuilder) *stack.FrameValues {
-	vs := d.scratch[:0]
+	vs := d.cache.scratch[:0]
 	for range b.frames {
 		vs = append(vs, stack.FrameValue{})
 	}
@@ -892,7 +912,7 @@ func (d *jvmTextDecoder) values(b *jvmThreadBuilder) *stack.FrameValues {
 	}
 	fv := d.t.Values(vs)
 	clear(vs)
-	d.scratch = vs[:0]
+	d.cache.scratch = vs[:0]
 	return fv
 }
 
