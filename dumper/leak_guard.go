@@ -38,12 +38,13 @@ type LeakBoundError struct {
 	Goroutines int64
 	Bound      int64
 	// Override says how the caller may raise the bound; empty means the
-	// command-line flag and the options field.
+	// options field (CaptureOptions.LeakMaxGoroutines). A command-line
+	// tool puts its flag's words here.
 	Override string
 }
 
 // leakOverrideHint is LeakBoundError's default Override.
-const leakOverrideHint = "to take it anyway, raise the bound: --leak-max-goroutines N on the command line (0: no bound), LeakMaxGoroutines in code (negative: no bound)"
+const leakOverrideHint = "to take it anyway, raise the bound: LeakMaxGoroutines (negative: no bound)"
 
 // Error says how many goroutines the process has, the bound, the stall
 // the GC cycle would cost, and how to raise the bound (Override).

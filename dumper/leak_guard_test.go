@@ -49,7 +49,7 @@ func TestLeakModeBoundRefuses(t *testing.T) {
 		t.Errorf("LeakBoundError %+v, want bound %d and the goroutines counted (%d)", lbe, bound, runtime.NumGoroutine())
 	}
 	msg := err.Error()
-	for _, want := range []string{"leak mode refused", strconv.FormatInt(lbe.Goroutines, 10) + " goroutines", "bound of 5", "stall", "--leak-max-goroutines", "LeakMaxGoroutines"} {
+	for _, want := range []string{"leak mode refused", strconv.FormatInt(lbe.Goroutines, 10) + " goroutines", "bound of 5", "stall", "raise the bound", "LeakMaxGoroutines"} {
 		if !strings.Contains(msg, want) {
 			t.Errorf("refusal %q does not say %q", msg, want)
 		}

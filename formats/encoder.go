@@ -32,7 +32,7 @@ func NewEncoder(w io.Writer, f output.Format) (stack.Encoder, error) {
 }
 
 // Copy streams every dump of src through enc and returns how many dumps
-// it wrote: a [Pipeline] run without a context. Parse errors become
+// it wrote: a [stack.Pipeline] run without a context. Parse errors become
 // warnings of their dump; onWarning, when not nil, sees each as it is
 // found. Errors of enc are returned as enc returned them.
 //

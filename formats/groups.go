@@ -23,7 +23,7 @@ import (
 //     group.
 //
 // Other formats cannot hold groups and return an error. w should be
-// buffered (an [Output]); WriteGroups writes in large chunks and does not
+// buffered (an [output.Writer]); WriteGroups writes in large chunks and does not
 // flush it.
 func WriteGroups(w io.Writer, f output.Format, d *stack.Dump, groups []*stack.Group) error {
 	switch f {

@@ -124,15 +124,17 @@ func openMemInput(b []byte, opts ReadOptions) (*codec.Stream, output.Compression
 // another profile's text (sniffOtherProfile).
 func refuseSniffed(head []byte) error {
 	if isGroupedText(head) {
-		return errGroupedText
+		return ErrGroupedText
 	}
 	return sniffOtherProfile(head)
 }
 
-// errGroupedText refuses stackdump's grouped text as input: it has no
-// goroutine headers, so read as a traceback it would give a wrong dump
-// (its preamble and nothing else).
-var errGroupedText = fmt.Errorf("%w: this is stackdump's grouped text (convert --dedupe), written for people and not read back; write groups with --format json to read them again", stack.ErrNotDump)
+// ErrGroupedText, which wraps stack.ErrNotDump, refuses stackdump's
+// grouped text ([WriteGroups] in output.Text) as input: written for
+// people, it has no goroutine headers, and read as a traceback it would
+// give a wrong dump (its preamble and nothing else). Groups written as
+// JSON read back.
+var ErrGroupedText = fmt.Errorf("%w: this is stackdump's grouped text, written for people and not read back; groups written as JSON read back", stack.ErrNotDump)
 
 // isGroupedText reports whether head starts with the first line of
 // grouped text (writeGroupsText): "N goroutines in M groups", or threads,

@@ -40,7 +40,7 @@ type ReadOptions struct {
 	// routine. Like bufio.Scanner.Bytes, a routine and everything in it
 	// that is not interned in the Table (Values and their Args strings,
 	// CreatedByValues, Ancestors) are valid only until the next
-	// routine is read or Next is called; use [Routine.Clone] to keep one.
+	// routine is read or Next is called; use [stack.Routine.Clone] to keep one.
 	// Stacks, frames, label sets and State stay valid, as always. Formats
 	// whose readers do not reuse routines ignore it. ReadAll never reuses.
 	ReuseRoutines bool

@@ -3,6 +3,8 @@ package remote
 import (
 	"errors"
 	"fmt"
+
+	"github.com/stackdump/stackdump/dumper"
 )
 
 // ErrNotJVM is wrapped by the error a JVM capture returns, before any tool
@@ -20,9 +22,11 @@ func (e notAttachableError) Error() string {
 
 func (e notAttachableError) Is(target error) bool { return target == ErrNotJVM }
 
-// ErrNoLeakProfile is wrapped by the error of a ModeLeak capture whose
-// target has no goroutine leak profile (404: Go older than 1.27).
-var ErrNoLeakProfile = errors.New("the target has no goroutine leak profile: --mode leak needs a target built with Go 1.27 or newer (Go 1.26 only with GOEXPERIMENT=goroutineleakprofile)")
+// ErrNoLeakProfile is dumper.ErrNoLeakProfile, the module's one error for
+// a leak capture of a runtime without the goroutine leak profile: here a
+// ModeLeak capture whose target has none (404: Go older than 1.27; a gops
+// agent or a JVM, which serve none). errors.Is matches it by either name.
+var ErrNoLeakProfile = dumper.ErrNoLeakProfile
 
 // ErrRedirectLoop is returned when a target redirects more than 10 times;
 // like a 4xx answer it is not retried.

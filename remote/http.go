@@ -43,13 +43,14 @@ const (
 	ModeCounts Mode = "debug1"
 )
 
-// ParseMode parses a --mode value.
+// ParseMode parses a mode name as dumper.ParseMode does, in any case,
+// and ModeCounts's; "" means ModeFull.
 func ParseMode(s string) (Mode, error) {
-	switch m := Mode(s); m {
-	case ModeFull, ModeGrouped, ModeTrace, ModeCounts, ModeLeak:
+	if strings.EqualFold(s, string(ModeCounts)) {
+		return ModeCounts, nil
+	}
+	if m, err := dumper.ParseMode(s); err == nil {
 		return m, nil
-	case "":
-		return ModeFull, nil
 	}
 	return "", fmt.Errorf("unknown mode %q (want full, grouped, trace, leak or debug1)", s)
 }

@@ -27,8 +27,9 @@ import (
 // (dumper.HandlerOptions.Capture.LeakMaxGoroutines).
 
 // ErrLeakUncounted is wrapped by the error of a ModeLeak capture refused
-// because the target's goroutines could not be counted first.
-var ErrLeakUncounted = errors.New("leak mode refused: the target's goroutines could not be counted first (its debug=1 goroutine profile), so the cost of the leak-detection GC cycle is unknown; --leak-max-goroutines 0 (LeakMaxGoroutines < 0 in code) takes it without the count")
+// because the target's goroutines could not be counted first; a negative
+// Options.LeakMaxGoroutines takes it without the count.
+var ErrLeakUncounted = errors.New("leak mode refused: the target's goroutines could not be counted first (its debug=1 goroutine profile), so the cost of the leak-detection GC cycle is unknown")
 
 // checkLeakTarget counts the goroutines of pprof target t through debug=1
 // and returns an error when a leak capture must not run: above the bound,
@@ -56,7 +57,7 @@ func checkLeakTarget(ctx context.Context, t Target, opts Options) error {
 	case err != nil:
 		return fmt.Errorf("%w (whether the target has the leak profile at all, which needs Go 1.27 or newer, could not be checked: %v)", bound, err)
 	case !has:
-		return fmt.Errorf("%w: its net/http/pprof index (%s) lists no goroutineleak profile; raising --leak-max-goroutines would not help (it has %d goroutines)", ErrNoLeakProfile, pprofIndexPath(t), counts.dump.Total)
+		return fmt.Errorf("%w: its net/http/pprof index (%s) lists no goroutineleak profile; raising the bound would not help (it has %d goroutines)", ErrNoLeakProfile, pprofIndexPath(t), counts.dump.Total)
 	}
 	return bound
 }

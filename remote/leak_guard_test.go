@@ -99,7 +99,7 @@ func TestLeakModeBoundPprof(t *testing.T) {
 			if rpprof.Lookup("goroutineleak") == nil {
 				// This runtime has no leak profile, and its index says so:
 				// the refusal names the Go version, not the bound.
-				if !errors.Is(err, ErrNoLeakProfile) || errors.As(err, &lbe) || !strings.Contains(err.Error(), "raising --leak-max-goroutines would not help") {
+				if !errors.Is(err, ErrNoLeakProfile) || errors.As(err, &lbe) || !strings.Contains(err.Error(), "raising the bound would not help") {
 					t.Errorf("%s %s with a bound of 10 on %s: err = %v, want ErrNoLeakProfile and no advice to raise the bound", open.name, raw, runtime.Version(), err)
 				}
 			} else if !errors.As(err, &lbe) || lbe.Bound != 10 || lbe.Goroutines < 30 || !strings.Contains(err.Error(), "--leak-max-goroutines") {

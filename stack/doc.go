@@ -12,7 +12,7 @@
 // reports ([Race]) and a throw's system stack ([SystemStack]) are kept
 // beside a dump's routines, never as routines; JVM threads carry a
 // [Thread] and their [Lock] lines. Package dedupe groups routines into
-// [Group]s.
+// [Group] values.
 //
 // Readers report a problem at a known place as a [*ParseError] and carry
 // on; the sentinel errors ([ErrNotDump], [ErrTooLarge], ...) are matched

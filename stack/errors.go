@@ -5,30 +5,36 @@ import (
 	"fmt"
 )
 
-// The sentinel errors of the package, matched with errors.Is; a reader's
-// problems at a known place are ParseErrors (below).
+// The sentinel errors every format's reader and writer share, matched
+// with errors.Is (the readers and writers wrap them with what they add);
+// a reader's problems at a known place are ParseErrors (below).
 
 // ErrOneDumpPerProfile is returned when a second dump is written to a
 // pprof or folded output: a profile, and a flame graph's folded stacks,
 // stand for one moment of one process, and summing two dumps would count
-// every goroutine that lived through both twice.
-var ErrOneDumpPerProfile = errors.New("formats: a pprof profile or folded stacks hold one dump; write each dump to its own file, or convert to text or json")
+// every goroutine that lived through both twice. Each dump goes to an
+// encoder of its own, or to one of a format that holds several (text,
+// JSON).
+var ErrOneDumpPerProfile = errors.New("stack: a pprof profile or folded stacks hold one dump")
 
 // ErrNotDump is returned for an input whose format could not be told from
 // its bytes and that is not a dump in the format guessed: random bytes,
 // binary files that are not a pprof profile.
-var ErrNotDump = errors.New("not a goroutine or thread dump")
+var ErrNotDump = errors.New("stack: not a goroutine or thread dump")
 
-// ErrTooLarge is returned when a compressed input inflates past
-// ReadOptions.MaxDecompressedBytes.
-var ErrTooLarge = errors.New("formats: decompressed input exceeds the size limit")
+// ErrTooLarge is returned when an input exceeds a reader's size limit:
+// a compressed input that inflates past it, or a document read whole
+// (pprof, JSON) that is larger.
+var ErrTooLarge = errors.New("stack: input exceeds the size limit")
 
-// ErrNotGoroutineProfile is returned for a pprof profile of something
-// other than goroutines (CPU, heap, …).
-var ErrNotGoroutineProfile = errors.New("formats: not a goroutine profile")
+// ErrNotGoroutineProfile is returned for a profile of something other
+// than goroutines: a pprof profile of CPU or heap samples, or the text of
+// another runtime/pprof profile (threadcreate, heap, block, mutex).
+var ErrNotGoroutineProfile = errors.New("stack: not a goroutine profile")
 
-// ErrUnknownFormat is returned when the input matches no supported dump format.
-var ErrUnknownFormat = errors.New("formats: unrecognised dump format")
+// ErrUnknownFormat is returned when a reader is asked for a format
+// (stack.Kind) no reader reads.
+var ErrUnknownFormat = errors.New("stack: unknown dump format")
 
 // ParseError is a problem at a known place in the input. Readers report it
 // and carry on with the next routine; the partial result is kept. Match it

@@ -64,8 +64,9 @@ type Capture struct {
 
 // Dump is one goroutine or thread dump: its metadata and its routines.
 //
-// A streaming [Reader] fills Routines only when asked to ([ReadAll]); while
-// streaming, routines are yielded one at a time and Dump holds the metadata.
+// A streaming reader ([DumpSource]) fills Routines only when asked to
+// ([ReadAll]); while streaming, routines are yielded one at a time and
+// Dump holds the metadata.
 // Truncated, Warnings, Races, SystemStack and ThreadBlocks are final once
 // the dump's routines were all read.
 type Dump struct {

@@ -6,7 +6,8 @@ import (
 	"iter"
 )
 
-// DumpSource yields dumps and their routines as a [Reader] does: Next
+// DumpSource yields dumps and their routines, as every format's reader
+// does (formats.Reader, gotext.Reader, …): Next
 // returns the next dump's metadata (io.EOF after the last), Routines its
 // routines, a *ParseError standing for a routine that could not be read
 // (with a nil routine, or the partial routine it concerns).
@@ -143,10 +144,10 @@ func (f RoutineFunc) EndDump(*Dump) error { return nil }
 // Encoder writes dumps one routine at a time. Call BeginDump, WriteRoutine
 // for each routine, then EndDump, for each dump in turn. The Dump passed to
 // EndDump is final (Truncated, Warnings, Total). Encoders write to a
-// buffered io.Writer (an [Output]) and never flush it themselves.
+// buffered io.Writer (output.Writer) and never flush it themselves.
 //
 // WriteRoutine may keep what the Table interned (stacks, frames, label
-// sets, strings) but nothing else of r past its return: [Copy] reads with
+// sets, strings) but nothing else of r past its return: formats.Copy reads with
 // ReadOptions.ReuseRoutines, so r and its values are overwritten by the
 // next routine. An encoder that must keep them copies them ([Routine.Clone]).
 type Encoder interface {

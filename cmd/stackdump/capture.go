@@ -256,7 +256,7 @@ func runCapture(cmd *cobra.Command, args []string, o captureOptions) error {
 	for _, r := range results {
 		if r.err != nil {
 			failed++
-			fmt.Fprintf(cmd.ErrOrStderr(), "stackdump: %s: %v\n", r.job.target, r.err)
+			fmt.Fprintf(cmd.ErrOrStderr(), "stackdump: %s: %s\n", r.job.target, cliMessage(r.err))
 			continue
 		}
 		if !o.quiet {

@@ -220,7 +220,7 @@ func writeWatchRound(out io.Writer, w *watcher, outcomes []watchOutcome, o watch
 	}
 	for _, oc := range outcomes {
 		if oc.err != nil {
-			fmt.Fprintf(w.stderr, "stackdump: snapshot %d of %s failed: %v\n", oc.target.attempts(), oc.target.raw, oc.err)
+			fmt.Fprintf(w.stderr, "stackdump: snapshot %d of %s failed: %s\n", oc.target.attempts(), oc.target.raw, cliMessage(oc.err))
 			continue
 		}
 		if o.json {

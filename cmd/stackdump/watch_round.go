@@ -339,7 +339,7 @@ func (w *watcher) capture(ctx context.Context, t *watchedTarget, job *captureJob
 		return res
 	}
 	t.noLeak = true
-	fmt.Fprintf(w.stderr, "stackdump: warning: %s: %v; --leak-every takes no more leak profiles from this target\n", t.raw, res.err)
+	fmt.Fprintf(w.stderr, "stackdump: warning: %s: %s; --leak-every takes no more leak profiles from this target\n", t.raw, cliMessage(res.err))
 	again := &captureJob{target: job.target, ropts: t.ropts, pipe: job.pipe, comp: job.comp, path: job.path, stdout: job.stdout, stderr: job.stderr}
 	return captureTarget(ctx, again)
 }

@@ -13,7 +13,7 @@ import (
 
 // debug1Decoder reads the grouped text of /debug/pprof/goroutine?debug=1
 // (runtime/pprof's printCountProfile): each `N @ …` record becomes one
-// [Routine] with Count N and ID 0; the `# labels:` line becomes its Labels
+// [stack.Routine] with Count N and ID 0; the `# labels:` line becomes its Labels
 // and the `#` frame lines its Stack, with each printed PC in the frame's
 // FrameValue.PC. The record's `@` line is checked but not kept: it also
 // lists the PCs of the runtime frames the runtime hides, which the model

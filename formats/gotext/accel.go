@@ -35,11 +35,7 @@ func (g *goTextDecoder) skipKnownLine() bool {
 		return false
 	}
 	rt.frames.known(&g.fl)
-	if rt.want == wantFile {
-		g.commitFrame()
-	} else {
-		g.commitCreatedBy()
-	}
+	g.commitAwaited(rt.want == wantCreatorFile)
 	return true
 }
 
@@ -70,7 +66,7 @@ func (g *goTextDecoder) wholeFrame() bool {
 	}
 	s, limit := rt.frames, g.lines.Max()
 	if rt.viewsOfWindow {
-		s.held = win // what the views taken here are of, until unhold
+		s.held = win // what the views taken here are of, until detachArgs
 	}
 	held := s.held != nil && rt.slot != nil // the values will be views (closeSection)
 	// The reader's place, kept here while the run lasts: win[pos:] is

@@ -44,21 +44,37 @@ const (
 // still on it.
 func (g *goTextDecoder) feed(raw []byte) {
 	line := g.prefix.p.Strip(raw)
+	if want := g.rt.want; want == wantFile || want == wantCreatorFile {
+		g.fileAwaited(line, raw)
+		return
+	}
+	g.dispatch(line, raw)
+}
+
+// fileAwaited handles the line after a function or `created by` line:
+// its file line, or what stands in its place.
+func (g *goTextDecoder) fileAwaited(line, raw []byte) {
 	rt := &g.rt
-	switch rt.want {
-	case wantFile:
-		if rt.frames.expectedFile(line, g.rt.awaiting.callFlags(), &g.fl) {
-			g.commitFrame()
-			return
-		}
-		var tok token
-		classify(line, &tok)
-		if tok.kind == lineFile {
-			rt.frames.parsedFile(line)
-			g.fl = tok.fl
-			g.commitFrame()
-			return
-		}
+	creator := rt.want == wantCreatorFile
+	var flags uint8
+	if !creator {
+		flags = rt.awaiting.callFlags()
+	}
+	if rt.frames.expectedFile(line, flags, &g.fl) {
+		g.commitAwaited(creator)
+		return
+	}
+	var tok token
+	classify(line, &tok)
+	if tok.kind == lineFile {
+		rt.frames.parsedFile(line)
+		g.fl = tok.fl
+		g.commitAwaited(creator)
+		return
+	}
+	if creator {
+		g.createdByFileMissing()
+	} else {
 		if !g.dump.reversed && rt.awaiting.form == callGo && tok.kind == lineHeader {
 			// A function line right before a header, waiting for its
 			// file line: the lines come newest first, as a log viewer
@@ -67,26 +83,18 @@ func (g *goTextDecoder) feed(raw []byte) {
 			g.problemAt(rt.awaiting.num, rt.awaiting.off, "the lines look reversed (newest first, as a log viewer shows them): goroutines are read without their frames; reverse the input (tac) to read it", nil)
 		}
 		g.fileMissing()
-		g.take(&tok, raw)
-		return
-	case wantCreatorFile:
-		if rt.frames.expectedFile(line, 0, &g.fl) {
-			g.commitCreatedBy()
-			return
-		}
-		var tok token
-		classify(line, &tok)
-		if tok.kind == lineFile {
-			rt.frames.parsedFile(line)
-			g.fl = tok.fl
-			g.commitCreatedBy()
-			return
-		}
-		g.createdByFileMissing()
-		g.take(&tok, raw)
-		return
 	}
-	g.dispatch(line, raw)
+	g.take(&tok, raw)
+}
+
+// commitAwaited completes the pending function line (creator false) or
+// `created by` line with the file line in g.fl.
+func (g *goTextDecoder) commitAwaited(creator bool) {
+	if creator {
+		g.commitCreatedBy()
+	} else {
+		g.commitFrame()
+	}
 }
 
 // dispatch handles a line that is not the awaited file line.

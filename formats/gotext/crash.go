@@ -42,7 +42,7 @@ type Crash struct {
 	Tests []string
 }
 
-// CrashOf reads a dump's preamble ([Dump.Preamble]) and returns the crash
+// CrashOf reads a dump's preamble ([stack.Dump.Preamble]) and returns the crash
 // it reports, or nil when the dump does not come from one (runtime.Stack,
 // debug=2, a JVM dump).
 func CrashOf(preamble []string) *Crash {

@@ -162,7 +162,7 @@ func (g *goTextDecoder) detachFromWindow() {
 	if rt.r == nil || rt.slot == nil {
 		return
 	}
-	rt.frames.unhold()
+	rt.frames.detachArgs()
 	if rt.ancestor >= 0 && rt.r.Values != nil {
 		for i := range rt.r.Values.Frames {
 			f := &rt.r.Values.Frames[i]

@@ -239,3 +239,22 @@ func TestGoTextReuseWindowMoves(t *testing.T) {
 		}
 	}
 }
+
+// TestLineByLineOption: ReadOptions.lineByLine turns the accelerator off
+// for the reader's life, Reset included, and it is on otherwise; the
+// differential tests above compare the two only if the option works.
+func TestLineByLineOption(t *testing.T) {
+	data := dumptest.TracebackBytes(10)
+	for _, lineByLine := range []bool{false, true} {
+		for _, rd := range []*Reader{NewReader(bytes.NewReader(data), ReadOptions{lineByLine: lineByLine}),
+			NewRuntimeReaderBytes(data, ReadOptions{lineByLine: lineByLine})} {
+			if rd.dec.accel == lineByLine {
+				t.Errorf("lineByLine %v: accelerator on = %v", lineByLine, rd.dec.accel)
+			}
+			rd.ResetBytes(data)
+			if rd.dec.accel == lineByLine {
+				t.Errorf("lineByLine %v, after Reset: accelerator on = %v", lineByLine, rd.dec.accel)
+			}
+		}
+	}
+}

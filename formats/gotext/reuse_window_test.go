@@ -9,7 +9,7 @@ import (
 
 // A reusing reader over a stream keeps the arguments of the routine it
 // reads as views of the line reader's window, and copies them out before
-// the window moves (unhold); a junk word between frames is a pending call
+// the window moves (detachFromWindow); a junk word between frames is a pending call
 // taken back (section.rollback). Each case puts a junk word before
 // another function line near the end of the first window (the stream
 // buffer is 256 KiB) of a generated dump, so that the window moves inside

@@ -50,7 +50,7 @@ type section struct {
 	fvals  []stack.FrameValue
 	// held is what the routine's values may be views of (see takeAt and
 	// addHeld): the whole input when it is held in memory, or the
-	// line reader's window over a stream, which unhold copies out of
+	// line reader's window over a stream, which detachArgs copies out of
 	// before it moves; nil when the values are copies.
 	held []byte
 	// hasVals is set when some frame has arguments or fp/sp/pc.
@@ -228,10 +228,10 @@ func (s *section) takeWithValues(n *stackNode, win []byte, argStart, argEnd, loc
 	s.hasVals = s.hasVals || argEnd > argStart || fp != 0 || sp != 0 || pc != 0
 }
 
-// unhold copies the arguments that are views of held into the argument
+// detachArgs copies the arguments that are views of held into the argument
 // buffer, for held to be written over. Only a direct section has such
 // views (addSpan).
-func (s *section) unhold() {
+func (s *section) detachArgs() {
 	for i := range s.fvals {
 		if f := &s.fvals[i]; s.holds(f.Args) {
 			start := len(s.argBuf)
@@ -255,7 +255,7 @@ func (s *section) holds(a string) bool {
 // rollback forgets the pending call.
 func (s *section) rollback() {
 	if len(s.argBuf) == s.pendArgSpan[1] {
-		// The pending arguments are the buffer's tail; when unhold has
+		// The pending arguments are the buffer's tail; when detachArgs has
 		// copied the routine's arguments after them, they stay.
 		s.argBuf = s.argBuf[:s.pendArgs]
 	}
@@ -415,7 +415,7 @@ func (s *section) addValue(argStart, argEnd int, fp, sp, pc uint64) {
 
 // addSpan is addValue for arguments of held (held set) or of the
 // argument buffer. A direct section makes the frame's FrameValue at once,
-// its Args a view: of held, until unhold copies it, or of the argument
+// its Args a view: of held, until detachArgs copies it, or of the argument
 // buffer, whose bytes stay as they are once appended (a buffer that grows
 // leaves the views of the old one valid). Held arguments reach only a
 // direct section (wholeFrame takes views for a reusing reader's own

@@ -74,9 +74,9 @@ type LineReader struct {
 	onMove func()
 }
 
-// NewLineReader returns a LineReader over r with lines bounded by max
+// newLineReader returns a LineReader over r with lines bounded by max
 // bytes (DefaultMaxLine when max <= 0).
-func NewLineReader(r *bufio.Reader, max int) *LineReader {
+func newLineReader(r *bufio.Reader, max int) *LineReader {
 	lr := new(LineReader)
 	lr.init(r, nil, max)
 	return lr

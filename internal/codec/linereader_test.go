@@ -78,7 +78,7 @@ func TestLineReader(t *testing.T) {
 		if round%3 == 1 {
 			src = iotest.OneByteReader(src)
 		}
-		lr := NewLineReader(bufio.NewReaderSize(src, 16+rng.IntN(64)), max)
+		lr := newLineReader(bufio.NewReaderSize(src, 16+rng.IntN(64)), max)
 		if round%3 == 2 {
 			lr = newMemLineReader(data, max) // the input in memory
 		}

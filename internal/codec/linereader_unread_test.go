@@ -43,7 +43,7 @@ func TestLineReaderUnread(t *testing.T) {
 func TestLineReaderStickyError(t *testing.T) {
 	boom := errors.New("boom")
 	src := io.MultiReader(strings.NewReader("one\ntw"), &errOnce{err: boom}, strings.NewReader("o\n"))
-	lr := NewLineReader(bufio.NewReaderSize(src, 16), 100)
+	lr := newLineReader(bufio.NewReaderSize(src, 16), 100)
 	if l, err := lr.ReadLine(); err != nil || string(l.Text) != "one" {
 		t.Fatalf("got %q %v", l.Text, err)
 	}

@@ -3,7 +3,7 @@
 // and quotes, HTML blocks, log, journald and docker prefixes, logger
 // fields and quoting, numbered lists, grep separators, lines reversed or
 // broken at a window's width, doubled or flattened) and sets it aside as
-// a layer over the input's lines ([NewLines], [Wrap]), so that a text
+// a layer over the input's lines ([NewLines]), so that a text
 // codec reads the dump's own lines, numbered and placed as in the input,
 // and never sees the frame. Paste regions that end and lines left out
 // reach the codec as codec.ErrRegionEnd and codec.ErrGap.

@@ -145,7 +145,7 @@ func sniffFrame(head []byte, forms codec.Forms, wraps bool) *Frame {
 			} else {
 				head = nil
 			}
-			if text, ok := TestJSONOutput(line); ok {
+			if text, ok := testJSONOutput(line); ok {
 				out = append(append(out, text...), '\n')
 			}
 		}
@@ -157,7 +157,7 @@ func sniffFrame(head []byte, forms codec.Forms, wraps bool) *Frame {
 		return inner
 	}
 	if htmlEscaped(head) {
-		head, f.HTML = UnescapeHTML(head), true
+		head, f.HTML = unescapeHTML(head), true
 	}
 	all := head
 	framed := false
@@ -208,7 +208,7 @@ func sniffFrame(head []byte, forms codec.Forms, wraps bool) *Frame {
 			k = j
 		}
 		if k < 0 {
-			if marker < 0 && IsProse(t, true) {
+			if marker < 0 && isProse(t, true) {
 				prose = true
 			}
 			continue
@@ -346,9 +346,9 @@ func htmlEscaped(head []byte) bool {
 	return bytes.IndexAny(head, "\"<>") < 0
 }
 
-// UnescapeHTML undoes the escapes of &, <, >, " and ' in b (a copy when it
+// unescapeHTML undoes the escapes of &, <, >, " and ' in b (a copy when it
 // holds one).
-func UnescapeHTML(b []byte) []byte {
+func unescapeHTML(b []byte) []byte {
 	if bytes.IndexByte(b, '&') < 0 {
 		return b
 	}
@@ -387,17 +387,17 @@ func flattened(lines [][]byte, p *codec.LinePrefix) bool {
 		if l[0] == ' ' || l[0] == '\t' {
 			return false
 		}
-		if IsGoFileLine(l) {
+		if isGoFileLine(l) {
 			files++
 		}
 	}
 	return files > 0
 }
 
-// IsGoFileLine reports whether t, without its indentation, is the file
+// isGoFileLine reports whether t, without its indentation, is the file
 // line of a Go frame: `path/file.go:123`, with a `+0x…` offset and
 // `fp= sp= pc=` values after it or not.
-func IsGoFileLine(t []byte) bool {
+func isGoFileLine(t []byte) bool {
 	if len(t) == 0 || t[0] == '#' || bytes.IndexByte(t, '\t') >= 0 {
 		return false // a debug=1 frame, or fields
 	}
@@ -537,7 +537,7 @@ func htmlCloses(t []byte) bool {
 	return bytes.HasPrefix(t, []byte("</")) || bytes.HasSuffix(t, []byte("</details>")) || bytes.HasSuffix(t, []byte("</pre>"))
 }
 
-// IsProse reports whether t, a line without its surrounding blanks, is a
+// isProse reports whether t, a line without its surrounding blanks, is a
 // sentence or a Markdown heading a person wrote, which no dump holds: it
 // starts with a capital letter (or '#'), has three words or more (two for
 // a heading) and a lower-case letter, and holds no digit and none of the
@@ -546,7 +546,7 @@ func htmlCloses(t []byte) bool {
 // (a sentence introducing the dump): after a dump, "Found one Java-level
 // deadlock:" and "Java stack information for the threads listed above:"
 // are dump lines that look so.
-func IsProse(t []byte, before bool) bool {
+func isProse(t []byte, before bool) bool {
 	if len(t) < 8 || !(t[0] >= 'A' && t[0] <= 'Z' || t[0] == '#') {
 		return false
 	}
@@ -582,14 +582,14 @@ func IsProse(t []byte, before bool) bool {
 // format).
 func (f *Frame) Strip(line []byte) []byte {
 	if f.TestJSON {
-		text, _ := TestJSONOutput(line)
+		text, _ := testJSONOutput(line)
 		line = text
 	}
 	line = f.unwrap(line)
 	line = bytes.TrimRight(line, "\r")
 	_, line = cutQuotes(line, f.Quote)
 	if f.HTML {
-		line = UnescapeHTML(line)
+		line = unescapeHTML(line)
 	}
 	if glued, ok := fenceLine(bytes.TrimSpace(line)); !ok && glued != nil {
 		line = glued
@@ -608,10 +608,10 @@ func IsTestJSON(head []byte) bool {
 	return bytes.HasPrefix(t, []byte(`{"Time":"`)) && bytes.Contains(t, []byte(`"Action":"`))
 }
 
-// TestJSONOutput returns the text of the "Output" string of a go test
+// testJSONOutput returns the text of the "Output" string of a go test
 // -json event, without its final newline; ok is false for an event
 // without one (run, pass, fail) or a line that is no event.
-func TestJSONOutput(line []byte) (text []byte, ok bool) {
+func testJSONOutput(line []byte) (text []byte, ok bool) {
 	i := bytes.Index(line, []byte(`"Output":"`))
 	if i < 0 || len(line) == 0 || line[0] != '{' {
 		return nil, false
@@ -654,10 +654,10 @@ func JSONLogDump(head []byte, forms codec.Forms) (key string, text []byte) {
 	}
 }
 
-// JSONFieldLines returns the text of the string field key of the JSON
+// jsonFieldLines returns the text of the string field key of the JSON
 // object line, split into lines; ok is false when line holds no such
 // field.
-func JSONFieldLines(line []byte, key string) (lines [][]byte, ok bool) {
+func jsonFieldLines(line []byte, key string) (lines [][]byte, ok bool) {
 	i := bytes.Index(line, []byte(`"`+key+`":"`))
 	if i < 0 || len(line) == 0 || line[0] != '{' {
 		return nil, false

@@ -95,10 +95,10 @@ func FuzzPasteFrame(f *testing.F) {
 				}
 			}
 			if fr != nil && fr.TestJSON {
-				raw, _ = TestJSONOutput(raw)
+				raw, _ = testJSONOutput(raw)
 			}
 			if fr != nil && fr.JSONField != "" {
-				if ls, ok := JSONFieldLines(raw, fr.JSONField); ok {
+				if ls, ok := jsonFieldLines(raw, fr.JSONField); ok {
 					raw = bytes.Join(ls, []byte("\n")) // the line is one of its field's
 				}
 			}
@@ -106,7 +106,7 @@ func FuzzPasteFrame(f *testing.F) {
 				raw = fr.unwrap(raw) // quotes, a list's numbers and escapes, fields after it
 			}
 			if fr != nil && fr.HTML {
-				raw = UnescapeHTML(raw)
+				raw = unescapeHTML(raw)
 			}
 			if got := bytes.TrimSpace(line); !bytes.Contains(raw, got) {
 				t.Fatalf("line %d reads %q, which the input's line %q does not hold", ln.Num, line, lines[ln.Num-1])
@@ -121,7 +121,7 @@ func FuzzPasteFrame(f *testing.F) {
 			}
 			l := lines[i]
 			if fr != nil && fr.TestJSON {
-				if _, ok := TestJSONOutput(l); !ok {
+				if _, ok := testJSONOutput(l); !ok {
 					continue // an event without output
 				}
 			}
@@ -129,7 +129,7 @@ func FuzzPasteFrame(f *testing.F) {
 				l = fr.unwrap(l)
 				_, l = cutQuotes(l, fr.Quote)
 				if fr.HTML {
-					l = UnescapeHTML(l)
+					l = unescapeHTML(l)
 				}
 			}
 			tl := bytes.TrimSpace(l)

@@ -88,7 +88,7 @@ func NewLines(in *codec.Stream, max int, forms codec.Forms) *codec.Lines {
 		f = fr
 	}
 	if fr, _ := f.(*Frame); fr != nil {
-		Wrap(l, fr)
+		wrap(l, fr)
 	}
 	return l
 }
@@ -96,9 +96,9 @@ func NewLines(in *codec.Stream, max int, forms codec.Forms) *codec.Lines {
 // sniffBytes is how much of an input NewLines looks at.
 const sniffBytes = 64 << 10
 
-// Wrap makes l read its lines through a layer that sets the paste frame
+// wrap makes l read its lines through a layer that sets the paste frame
 // f aside.
-func Wrap(l *codec.Lines, f *Frame) {
+func wrap(l *codec.Lines, f *Frame) {
 	l.Wrap(func(raw *codec.LineReader) codec.Layer { return newLayer(raw, f) })
 }
 
@@ -258,7 +258,7 @@ func (fr *layer) queueRead(ln codec.Line, next int64, err error) {
 func (fr *layer) classify(it *frameItem, raw []byte) {
 	f := &fr.f
 	if f.JSONField != "" {
-		if lines, ok := JSONFieldLines(raw, f.JSONField); ok {
+		if lines, ok := jsonFieldLines(raw, f.JSONField); ok {
 			// The dump's lines, all of this one line of the input.
 			f.JSONField = ""
 			for _, l := range lines {
@@ -273,7 +273,7 @@ func (fr *layer) classify(it *frameItem, raw []byte) {
 		}
 	}
 	if f.TestJSON {
-		text, ok := TestJSONOutput(raw)
+		text, ok := testJSONOutput(raw)
 		if !ok {
 			it.kind = itemSkip // an event without output: run, pass, fail
 			fr.push(it)
@@ -284,7 +284,7 @@ func (fr *layer) classify(it *frameItem, raw []byte) {
 	raw = f.unwrap(raw)
 	_, line := cutQuotes(raw, f.Quote)
 	if f.HTML {
-		line = UnescapeHTML(line)
+		line = unescapeHTML(line)
 	}
 	if f.Padded {
 		line = bytes.TrimRight(line, " \r")
@@ -351,7 +351,7 @@ func (fr *layer) classify(it *frameItem, raw []byte) {
 		return
 	}
 	fr.content = true
-	if f.Chat && fr.sawContent && fr.blank && IsProse(t, false) {
+	if f.Chat && fr.sawContent && fr.blank && isProse(t, false) {
 		// Chat text after the dump: the region ends before it.
 		end := fr.item()
 		end.kind, end.num, end.off, end.next = itemRegion, it.num, it.off, it.off
@@ -362,7 +362,7 @@ func (fr *layer) classify(it *frameItem, raw []byte) {
 		fr.push(it)
 		return
 	}
-	if f.Flat && line[0] != ' ' && line[0] != '\t' && IsGoFileLine(line) {
+	if f.Flat && line[0] != ' ' && line[0] != '\t' && isGoFileLine(line) {
 		// A file line that lost its tab: give it back.
 		it.text = append(append(it.text, '\t'), line...)
 		fr.first, fr.start = false, false

@@ -159,7 +159,7 @@ func (f *Frame) continuesLine(full, l []byte) bool {
 	if !f.continues(l) {
 		return false
 	}
-	return !IsGoFileLine(l) || len(full) > 0 && full[0] == '\t' && !IsGoFileLine(full)
+	return !isGoFileLine(l) || len(full) > 0 && full[0] == '\t' && !isGoFileLine(full)
 }
 
 // unfinished reports whether full, a line at column 0, stops where no
