@@ -160,7 +160,6 @@ func diffSummaries(want, got []summary) string {
 var knownGaps = map[string]string{
 	"soft-wrap":         "long lines broken at a window's width are joined again only where the head (64 KiB) shows the width: two full-width lines followed by their rest; small dumps and dumps whose long lines come later read with warnings",
 	"wrapper+soft-wrap": "as soft-wrap",
-	"log-lead-json":     "issue 38 item 1: a JSON log line first sends the input to the stackdump JSON reader",
 	"fence-half":        "issue 38 item 5: lines after a fence closed mid-dump that lost their indentation end the dump",
 }
 
