@@ -96,7 +96,7 @@ type Frame struct {
 // sniffLines bounds how many lines Sniff looks at before the first
 // dump line, and after it.
 const (
-	sniffLinesBefore = 512
+	sniffLinesBefore = 4096
 	sniffLinesAfter  = 32
 )
 

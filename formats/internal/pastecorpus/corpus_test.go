@@ -165,18 +165,18 @@ var knownGaps = map[string]string{
 
 // knownSourceGaps are the dumps of testdata/ whose pasted forms the
 // readers do not read as their original yet, and why.
-var knownSourceGaps = map[string]string{
-	"wild/zombie_go126.txt": "issue 38 item 2: 1,011 lines of the runtime's span dump before the crash; the paste frame is learned from the first lines only",
-}
+var knownSourceGaps = map[string]string{}
 
 // knownResidue are single forms that read wrong for a reason no reader
 // can remove, by transformation and source.
 var knownResidue = map[string]string{
 	"cut-end go/overflow_go126.txt":                                    "the cut fell inside the hex value at the end of a file line (pc=0x48af81 became pc=0x48af): the line still reads whole",
-	"cut-start go/sigquit_crash_go126.txt":                             "issue 38 item 2: a paste that starts inside an earlier thread block loses the later blocks' SIGQUIT",
-	"tail go/sigquit_crash_go126.txt":                                  "issue 38 item 2: as cut-start",
-	"from-header go/sigquit_crash_go126.txt":                           "issue 38 item 2: as cut-start",
 	"tail corpus/go/gotfmt_sigabrt.txt":                                "issue 38 item 2: frames and registers without a header read as no dump",
+	"syslog wild/zombie_go126.txt":                                     "the frame of a paste whose first goroutine header stands 1,014 lines down (after the runtime's span dump) is learnt from the lines around that header; for this form they do not show it, and frames are lost (with warnings)",
+	"log-fields wild/zombie_go126.txt":                                 "as syslog",
+	"fluentd-quoted wild/zombie_go126.txt":                             "as syslog; the input is refused naming the hidden headers",
+	"trailing-spaces wild/zombie_go126.txt":                            "as syslog",
+	"cut-end+quote wild/zombie_go126.txt":                              "the cut fell inside the span dump, before any goroutine header: quoted, no line tells the quote is a frame, and its 1,000 lines read as no dump",
 	"reversed wild/intellij_jstack-F_jdk8.txt":                         "its last thread has no frames: reversed, the dump starts with a header and its frames, and nothing tells it from one in order",
 	"chat wild/intellij_jstack-F_jdk8.txt":                             "issue 38 item 3: the agent's \"No deadlocks found.\" after a blank line reads as chat text after the dump (internal/unpaste)",
 	"fence+chat wild/intellij_jstack-F_jdk8.txt":                       "as chat",

@@ -1,0 +1,88 @@
+package gotext
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/stackdump/stackdump/internal/paste"
+)
+
+// Issue 38 item 2: a crash line far from the top is found wherever it
+// stands, and every line the preamble cap drops is counted in a warning.
+// testdata/wild/zombie_go126.txt is real: the runtime printed the 1,024
+// objects of a span (1,011 lines) before "fatal error: found pointer to
+// free object" (testdata/gen/crash zombie).
+func TestWildCrashLinePastPreambleCap(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join("..", "..", "testdata", "wild", "zombie_go126.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ds := readGoText(t, data)
+	if got := crashOf(t, ds); got != "fatal: found pointer to free object" {
+		t.Errorf("crash %q, want the fatal error at line 1012", got)
+	}
+	lines := bytes.Split(data, []byte("\n"))
+	crashAt := 0
+	for i, l := range lines {
+		if bytes.HasPrefix(l, []byte("fatal error: ")) {
+			crashAt = i + 1
+			break
+		}
+	}
+	dropped := crashAt - 1 - maxPreambleLines
+	var capped []string
+	for _, w := range ds[0].Warnings {
+		if strings.Contains(w.Msg, "preamble longer than") {
+			capped = append(capped, w.Error())
+			if w.Line != maxPreambleLines+1 || !strings.Contains(w.Msg, " "+strconv.Itoa(dropped)+" lines dropped") {
+				t.Errorf("cap warning %v; want it at line %d counting the %d lines dropped before the crash line", w, maxPreambleLines+1, dropped)
+			}
+		}
+	}
+	if len(capped) != 1 {
+		t.Errorf("%d cap warnings (%q), want 1", len(capped), capped)
+	}
+	if r := ds[0].Routines; len(r) == 0 || r[0].ID != 1 || r[0].State != "running" {
+		t.Errorf("first goroutine %+v, want goroutine 1 running (the one that threw)", r)
+	}
+}
+
+// Issue 38 item 2: a GOTRACEBACK=crash paste that starts inside an earlier
+// thread block keeps the crash: a later block's "SIGQUIT: quit" and "PC="
+// lines become the dump's crash, never swallowed as a block separator.
+// The pastes are internal/paste's tail and cut-start of a real dump, with
+// every seed that leaves one of those lines.
+func TestWildThreadBlockCutKeepsCrash(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join("..", "..", "testdata", "go", "sigquit_crash_go126.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tried := 0
+	for _, name := range []string{"tail", "cut-start"} {
+		tr, _ := paste.Lookup(name)
+		for seed := uint64(1); seed <= 40; seed++ {
+			form := tr.Apply(data, seed)
+			i := bytes.Index(form, []byte("\nSIGQUIT: quit\n"))
+			if i < 0 {
+				continue
+			}
+			tried++
+			ds := readGoText(t, form)
+			if got := crashOf(t, ds); got != "signal: SIGQUIT: quit" {
+				t.Errorf("%s seed %d: crash %q, want the SIGQUIT of a later thread block", name, seed, got)
+				continue
+			}
+			pc := bytes.SplitN(form[i+len("\nSIGQUIT: quit\n"):], []byte("\n"), 2)[0]
+			if p := ds[0].Preamble; len(p) < 2 || p[len(p)-1] != string(pc) {
+				t.Errorf("%s seed %d: preamble %q, want the block's %q kept with it", name, seed, p, pc)
+			}
+		}
+	}
+	if tried < 20 {
+		t.Fatalf("only %d pastes hold a later block's SIGQUIT", tried)
+	}
+}
