@@ -2,6 +2,7 @@ package gotext
 
 import (
 	"bytes"
+	"errors"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -9,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/stackdump/stackdump/internal/paste"
+	"github.com/stackdump/stackdump/stack"
 )
 
 // Issue 38 item 2: a crash line far from the top is found wherever it
@@ -84,5 +86,21 @@ func TestWildThreadBlockCutKeepsCrash(t *testing.T) {
 	}
 	if tried < 20 {
 		t.Fatalf("only %d pastes hold a later block's SIGQUIT", tried)
+	}
+}
+
+// A paste whose lines hold no goroutine header but lines of one (the last
+// lines of a dump: a goroutine's end and the registers after it) is
+// refused naming those lines, not "no dump found" (internal/paste's tail
+// of a real dump, testdata/corpus/go/gotfmt_sigabrt.txt).
+func TestWildOrphanLinesOnlyNamed(t *testing.T) {
+	_, form := pasted(t, "corpus/go/gotfmt_sigabrt.txt", "tail", 1)
+	if bytes.Contains(form, []byte("goroutine ")) {
+		t.Skip("the tail holds a header: the test needs one without")
+	}
+	ds, err := readAll(bytes.NewReader(form), ReadOptions{})
+	pe, ok := stack.AsParseError(err)
+	if len(ds) != 0 || !ok || !errors.Is(err, stack.ErrNotDump) || pe.Line != 1 || !strings.Contains(pe.Msg, "whose header is not in the input") {
+		t.Errorf("%d dumps, error %v; want the lines without a header named", len(ds), err)
 	}
 }
