@@ -104,3 +104,34 @@ func TestWildOrphanLinesOnlyNamed(t *testing.T) {
 		t.Errorf("%d dumps, error %v; want the lines without a header named", len(ds), err)
 	}
 }
+
+// Issue 38 item 5: a journald paste cut inside a goroutine, the journal
+// going on after it with other lines (internal/paste's cut-log, then
+// journald, of real dumps): the dump is truncated, with a warning, however
+// many lines follow.
+func TestWildJournaldCutMidGoroutineTruncated(t *testing.T) {
+	tr, ok := paste.Lookup("cut-log+journald")
+	if !ok {
+		t.Fatal("no cut-log+journald combination")
+	}
+	for _, file := range []string{"go/sigquit_go126.txt", "go/timeout_go126.txt", "go/deadlock_go126.txt", "corpus/go/panicparse_panicweb_debug2.txt"} {
+		for seed := uint64(1); seed <= 5; seed++ {
+			orig, form := pasted(t, file, tr.Name, seed)
+			if !tr.Applies(orig) || bytes.Equal(orig, form) {
+				t.Fatalf("%s: cut-log does not apply", file)
+			}
+			ds := readGoText(t, form)
+			if len(ds) == 0 || !ds[len(ds)-1].Truncated {
+				t.Errorf("%s seed %d: a dump cut inside a goroutine reads whole", file, seed)
+				continue
+			}
+			warned := false
+			for _, w := range ds[len(ds)-1].Warnings {
+				warned = warned || strings.Contains(w.Msg, "dump truncated")
+			}
+			if !warned {
+				t.Errorf("%s seed %d: truncated without a warning that says so", file, seed)
+			}
+		}
+	}
+}

@@ -207,3 +207,27 @@ func TestWildBoldNames(t *testing.T) {
 		}
 	}
 }
+
+// Issue 38 item 5: a JVM dump whose lines stop inside a thread's stack,
+// the log going on after it (internal/paste's cut-log, then journald, of
+// real dumps), is truncated with a warning.
+func TestWildLogCutMidThreadTruncated(t *testing.T) {
+	tr, _ := paste.Lookup("cut-log+journald")
+	for _, file := range []string{"corpus/jvm/local_jdk17.0.15-jstack-plain.txt", "corpus/jvm/jthreaddump_deadlock_jdk25.txt", "corpus/jvm/tda_jdk8.log"} {
+		for seed := uint64(1); seed <= 4; seed++ {
+			orig, form := pasteForm(t, file, tr.Name, seed)
+			if !tr.Applies(orig) {
+				t.Fatalf("%s: cut-log does not apply", file)
+			}
+			ds := readDoor(t, form)
+			last := ds[len(ds)-1]
+			warned := false
+			for _, w := range last.Warnings {
+				warned = warned || strings.Contains(w.Msg, "dump truncated")
+			}
+			if !last.Truncated || !warned {
+				t.Errorf("%s seed %d: truncated %v, warned %v; want a dump cut inside a thread read as cut", file, seed, last.Truncated, warned)
+			}
+		}
+	}
+}

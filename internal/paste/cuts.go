@@ -48,6 +48,23 @@ func cutTransforms() []Transform {
 			return text{lines: t.lines[1+r.IntN(max(1, (n-2)*2/3)):], finalNL: t.finalNL}.join()
 		},
 	}, {
+		Name:    "cut-log",
+		Form:    "The dump stops at a line's end inside a goroutine or thread, and the program's log goes on after it: a log whose rate limit dropped the rest of the dump (journald's \"Suppressed N messages\"), a dump written while other code logged.",
+		Example: "issue 38 (stackdump) item 5: a journald paste cut mid-goroutine, the journal going on after it",
+		Loss:    Destroyed,
+		Needs:   func(in []byte) bool { return len(midStackLines(in)) > 0 },
+		Fn: func(in []byte, r *rand.Rand) []byte {
+			t := split(in)
+			mids := midStackLines(in)
+			at := mids[len(mids)/3+r.IntN(max(1, len(mids)/3))]
+			c := newClock(r)
+			var after [][]byte
+			for range 2 {
+				after = append(after, []byte("I"+c.next().Format("0102 15:04:05.000000")+"    1874 kubelet.go:2400] \"SyncLoop (PLEG): event for pod\""))
+			}
+			return text{lines: append(append([][]byte{}, t.lines[:at+1]...), after...), finalNL: true}.join()
+		},
+	}, {
 		Name:    "threads-only",
 		Form:    "A JVM dump pasted from its first thread: the time stamp and the \"Full thread dump\" line (and jcmd's pid line) left out.",
 		Example: "issue 38 (stackdump) item 3: a dump without its Full thread dump line",
@@ -226,4 +243,22 @@ func firstThread(in []byte) int {
 		}
 	}
 	return -1
+}
+
+// midStackLines returns the indexes of the lines after which a cut leaves
+// a goroutine or thread unfinished: a Go function line (its file line
+// follows, tab-indented), a JVM frame followed by another.
+func midStackLines(in []byte) []int {
+	t := split(in).lines
+	var m []int
+	for i := 0; i+1 < len(t); i++ {
+		l, next := t[i], t[i+1]
+		switch {
+		case len(l) > 2 && l[0] != '\t' && l[0] != ' ' && l[len(l)-1] == ')' && bytes.IndexByte(l, '(') > 0 && len(next) > 0 && next[0] == '\t' && !jvmHeader.Match(l):
+			m = append(m, i)
+		case bytes.HasPrefix(bytes.TrimLeft(l, " \t"), []byte("at ")) && bytes.HasPrefix(bytes.TrimLeft(next, " \t"), []byte("at ")):
+			m = append(m, i)
+		}
+	}
+	return m
 }

@@ -124,7 +124,35 @@ func emboldened(t *testing.T, in, out []byte) {
 	}
 }
 
+// logCut: the dump's first lines up to one inside a stack, then log
+// lines that are no dump's.
+func logCut(t *testing.T, in, out []byte) {
+	got, want := lines(out), lines(in)
+	if len(got) < 3 || len(got)-2 >= len(want) {
+		t.Fatalf("%d lines of a %d-line dump", len(got), len(want))
+	}
+	kept := got[:len(got)-2]
+	equalLines(t, "before the log lines", kept, want[:len(kept)])
+	if !contains(intsToStrings(midStackLines(in)), strconv.Itoa(len(kept)-1)) {
+		t.Fatalf("cut after line %d %q, not inside a stack", len(kept), kept[len(kept)-1])
+	}
+	for _, l := range got[len(kept):] {
+		if DetectKind(l) != 0 {
+			t.Fatalf("log line %q looks like a dump", l)
+		}
+	}
+}
+
+func intsToStrings(n []int) []string {
+	s := make([]string, len(n))
+	for i, v := range n {
+		s[i] = strconv.Itoa(v)
+	}
+	return s
+}
+
 func init() {
+	checks["cut-log"] = logCut
 	checks["log-lead-json"] = jsonLogLead
 	checks["tail"] = tailed
 	checks["threads-only"] = threadsOnly

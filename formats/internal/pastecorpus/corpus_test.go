@@ -177,6 +177,7 @@ var knownResidue = map[string]string{
 	"fluentd-quoted wild/zombie_go126.txt":                             "as syslog; the input is refused naming the hidden headers",
 	"trailing-spaces wild/zombie_go126.txt":                            "as syslog",
 	"cut-end+quote wild/zombie_go126.txt":                              "the cut fell inside the span dump, before any goroutine header: quoted, no line tells the quote is a frame, and its 1,000 lines read as no dump",
+	"cut-log+journald corpus/go/gotfmt_sigabrt.txt":                    "the cut fell in the first goroutine, which has no header: with journald's prefix on every line, no goroutine header tells the prefix is a frame",
 	"reversed wild/intellij_jstack-F_jdk8.txt":                         "its last thread has no frames: reversed, the dump starts with a header and its frames, and nothing tells it from one in order",
 	"chat wild/intellij_jstack-F_jdk8.txt":                             "issue 38 item 3: the agent's \"No deadlocks found.\" after a blank line reads as chat text after the dump (internal/unpaste)",
 	"fence+chat wild/intellij_jstack-F_jdk8.txt":                       "as chat",
