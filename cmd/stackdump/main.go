@@ -21,11 +21,11 @@ func main() {
 	var ex exitError
 	if errors.As(err, &ex) {
 		if ex.err != nil {
-			fmt.Fprintln(os.Stderr, "stackdump:", cliMessage(ex.err))
+			fmt.Fprintln(os.Stderr, "stackdump:", ex.err)
 		}
 		os.Exit(ex.code)
 	}
-	fmt.Fprintln(os.Stderr, "stackdump:", cliMessage(err))
+	fmt.Fprintln(os.Stderr, "stackdump:", err)
 	os.Exit(1)
 }
 

@@ -26,5 +26,6 @@ writes them as text or JSON, grouped or not, compressed or not.`,
 		newReportCommand(),
 		newVersionCommand(),
 	)
+	speakCLIWords(root)
 	return root
 }

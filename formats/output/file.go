@@ -2,6 +2,7 @@ package output
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -129,9 +130,9 @@ func splitPath(path string) (f Format, c Compression, unknown, badComp string) {
 	return "", c, ext, ""
 }
 
-// OutputOptions are the explicit choices for an output, beyond its file
-// name. The CLI passes its --format and --compress flags as they were
-// given; OutputFor checks them.
+// Options are the explicit choices for an output, beyond its file name
+// (a command line's format and compression flags, as they were given);
+// [For] checks them against the name.
 type Options struct {
 	// Format is the format asked for, matched case-insensitively among
 	// Allowed; empty: the name's, else Allowed's first.
@@ -145,7 +146,7 @@ type Options struct {
 	Allowed []Format
 }
 
-// OutputFor settles the format and compression of an output from the
+// For settles the format and compression of an output from the
 // explicit choices in opts and the file name. The name's extensions must
 // mean what they say: a format extension (.txt or .log, .json, .pb, .pprof
 // or .prof, .folded, .html) picks the format when opts.Format is empty and
@@ -174,7 +175,7 @@ func For(path string, opts Options) (Format, Compression, error) {
 	case badComp != "":
 		return "", "", fmt.Errorf("%s: %s compression is not supported (want .gz or .zst)", base, unsupportedCompressions[badComp])
 	case unknown != "" && format == "":
-		return "", "", fmt.Errorf("%s: unknown extension %q (want %s, or say --format)", base, unknown, words.Or(extensionsOf(allowed)))
+		return "", "", nameError(fmt.Sprintf("%s: unknown extension %q (want %s, or give the format)", base, unknown, words.Or(extensionsOf(allowed))))
 	case f != "" && !slices.Contains(allowed, f):
 		return "", "", fmt.Errorf("%s: %s name, but this writes %s", base, words.A(string(f)), words.Or(allowed))
 	}
@@ -184,7 +185,7 @@ func For(path string, opts Options) (Format, Compression, error) {
 			return "", "", err
 		}
 		if f != "" && f != ff && (f != Text || ff != Debug1) { // debug=1 is text too
-			return "", "", fmt.Errorf("%s: %s name, but --format is %s", base, words.A(string(f)), ff)
+			return "", "", nameError(fmt.Sprintf("%s: %s name, but the format asked for is %s", base, words.A(string(f)), ff))
 		}
 		f = ff
 	}
@@ -209,20 +210,20 @@ var compressionSuffix = map[Compression]string{Gzip: ".gz", Zstd: ".zst"}
 
 // compressionClash returns the error for a name, base, whose extensions
 // (format named, compression c) contradict the compression asked for,
-// want; nil when they agree (see [OutputFor]).
+// want; nil when they agree (see [For]).
 func compressionClash(base string, named Format, c, want Compression) error {
 	switch {
 	case c != None && want != c:
-		return fmt.Errorf("%s: a %s name, but --compress is %s (name it %s%s)", base, compressionSuffix[c], want,
-			strings.TrimSuffix(base, filepath.Ext(base)), compressionSuffix[want])
+		return nameError(fmt.Sprintf("%s: a %s name, but the compression asked for is %s (name it %s%s)", base, compressionSuffix[c], want,
+			strings.TrimSuffix(base, filepath.Ext(base)), compressionSuffix[want]))
 	case c == None && named != "" && want != None && (named != Pprof || want != Gzip):
-		return fmt.Errorf("%s: the name has no %s, but --compress is %s (name it %s%s)", base, compressionSuffix[want], want,
-			base, compressionSuffix[want])
+		return nameError(fmt.Sprintf("%s: the name has no %s, but the compression asked for is %s (name it %s%s)", base, compressionSuffix[want], want,
+			base, compressionSuffix[want]))
 	}
 	return nil
 }
 
-// parseFormatIn parses a --format value among allowed.
+// parseFormatIn parses a format's name among allowed.
 func parseFormatIn(s string, allowed []Format) (Format, error) {
 	for _, f := range allowed {
 		if string(f) == strings.ToLower(s) {
@@ -249,7 +250,7 @@ func extensionsOf(fs []Format) []string {
 }
 
 // Extension returns the file name extension of format f with compression
-// c, the inverse of reading a name in [OutputFor]: ".txt", ".json.gz",
+// c, the inverse of reading a name in [For]: ".txt", ".json.gz",
 // ".pb.zst".
 func Extension(f Format, c Compression) string {
 	var ext string
@@ -273,3 +274,15 @@ func Extension(f Format, c Compression) string {
 	}
 	return ext
 }
+
+// ErrName is what For's errors about a name are (errors.Is): a name
+// whose extension contradicts the format or compression asked for, or
+// that it does not know. Their text says which, in the library's words; a
+// command line says its flags instead.
+var ErrName = errors.New("output: the name contradicts the output asked for")
+
+// nameError is one of For's errors about a name.
+type nameError string
+
+func (e nameError) Error() string        { return string(e) }
+func (e nameError) Is(target error) bool { return target == ErrName }
