@@ -19,13 +19,14 @@ func Form() codec.Form {
 	return codec.Form{Kind: stack.KindJVMText, Line: isDumpLine, Start: startsDump, Find: findDumpLine, Block: blockFollower}
 }
 
-// isDumpLine reports whether line is one only a thread dump has, or one
-// of the forms the reader recognizes to refuse by name (foreign.go): the
-// HotSpot's fatal error
-// banner, an ART dump's "----- pid N at", a javacore's thread line.
+// isDumpLine reports whether line is one only a thread dump has (the
+// serviceability agent's "Deadlock Detection:" and "No deadlocks found."
+// among them, which read like prose), or one of the forms the reader
+// recognizes to refuse by name (foreign.go): HotSpot's fatal error banner,
+// an ART dump's "----- pid N at", a javacore's thread line.
 func isDumpLine(line []byte) bool {
 	return startsDump(line) || bytes.HasPrefix(line, []byte("java.lang.Thread.State: ")) ||
-		foreignStart(line) != foreignNone
+		foreignStart(line) != foreignNone || isSALine(line)
 }
 
 // startsDump reports whether a thread dump starts at line.

@@ -45,6 +45,16 @@ func parseSAAttach(line []byte) (string, bool) {
 	return string(rest[:n]), n > 0
 }
 
+// isSALine reports whether line is one of the agent's own lines between
+// its banner and the threads.
+func isSALine(line []byte) bool {
+	switch string(bytes.TrimRight(line, "\r")) {
+	case "Deadlock Detection:", "No deadlocks found.":
+		return true
+	}
+	return false
+}
+
 // isSAAttach reports whether line is the agent's first line.
 func isSAAttach(line []byte) bool {
 	_, ok := parseSAAttach(line)

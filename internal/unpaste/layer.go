@@ -425,7 +425,7 @@ func (fr *layer) classify(it *frameItem, raw []byte) {
 		return
 	}
 	fr.content = true
-	if f.Chat && fr.sawContent && fr.blank && isProse(t, false) {
+	if f.Chat && fr.sawContent && fr.blank && isProse(t, false) && f.forms.LineForm(t) == "" {
 		// Chat text after the dump: the region ends before it.
 		end := fr.item()
 		end.kind, end.num, end.off, end.next = itemRegion, it.num, it.off, it.off
