@@ -45,7 +45,7 @@ func (g *goTextDecoder) preambleLine(line []byte, start bool) {
 		// The next thread's block of the same crash: one dump.
 		g.threads.ended, g.threads.joined = false, true
 		g.dump.d.ThreadBlocks = max(g.dump.d.ThreadBlocks, 1) + 1
-		if CrashOf(g.dump.d.Preamble) == nil {
+		if !hasCrashLine(g.dump.d.Preamble) {
 			// The paste started inside an earlier block, after its
 			// signal line: this block's says what the crash was.
 			g.dump.d.Preamble = append(g.dump.d.Preamble, string(line))
@@ -103,12 +103,30 @@ func (g *goTextDecoder) preambleLine(line []byte, start bool) {
 // the lines that continue it.
 func (g *goTextDecoder) keepPastCap(line []byte, start bool) bool {
 	switch {
-	case start && CrashOf([]string{string(line)}) != nil:
+	case start && isCrashLine(line):
 		g.pre.crashTail = true
 		return true
 	case g.pre.crashTail && !start && len(g.dump.d.Preamble) < maxPreambleLines+maxCrashTail:
 		return true
 	}
 	g.pre.crashTail = false
+	return false
+}
+
+// isCrashLine reports whether line is one CrashOf reads a crash from: a
+// preamble's first line other than a runtime diagnostic (panic, fatal
+// error, signal). Byte comparisons only: the runtime's own reader
+// (NewRuntimeReader) links no crash triage.
+func isCrashLine(line []byte) bool {
+	return isPreambleStart(line) && !hasPrefixStr(line, "runtime: ")
+}
+
+// hasCrashLine reports whether a line of preamble is a crash line.
+func hasCrashLine(preamble []string) bool {
+	for _, l := range preamble {
+		if isCrashLine([]byte(l)) {
+			return true
+		}
+	}
 	return false
 }
