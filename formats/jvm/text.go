@@ -748,9 +748,20 @@ func (d *jvmTextDecoder) mount(idText []byte) {
 
 // frame adds a frame line ("at …" or a bare StackTraceElement).
 func (d *jvmTextDecoder) frame(line, text []byte) *stack.ParseError {
+	return d.addFrame(text, parseJVMFrame)
+}
+
+// saFrame adds one of the serviceability agent's frames (sa.go).
+func (d *jvmTextDecoder) saFrame(text []byte) *stack.ParseError {
+	d.sa = true
+	return d.addFrame(text, parseSAFrame)
+}
+
+// addFrame adds the frame parse reads from text, cached by its text.
+func (d *jvmTextDecoder) addFrame(text []byte, parse func([]byte) (stack.Frame, bool)) *stack.ParseError {
 	f, ok := d.cache.frames[string(text)]
 	if !ok {
-		pf, ok := parseJVMFrame(text)
+		pf, ok := parse(text)
 		if !ok {
 			return d.lr.ParseError("malformed frame")
 		}
@@ -764,28 +775,6 @@ func (d *jvmTextDecoder) frame(line, text []byte) *stack.ParseError {
 	d.frameNum = d.lr.Num()
 	b.frames = append(b.frames, f)
 	b.blank = false
-	d.cur.blank = false
-	return nil
-}
-
-// saFrame adds one of the serviceability agent's frames (sa.go).
-func (d *jvmTextDecoder) saFrame(text []byte) *stack.ParseError {
-	f, ok := d.cache.frames[string(text)]
-	if !ok {
-		pf, ok := parseSAFrame(text)
-		if !ok {
-			return d.lr.ParseError("malformed frame")
-		}
-		f = d.t.Frame(pf)
-		d.cache.frames[string(text)] = f
-	}
-	d.sa = true
-	if d.dst.inSync {
-		return d.lr.ParseError("frame after the ownable synchronizers")
-	}
-	d.frameNum = d.lr.Line().Num
-	d.dst.frames = append(d.dst.frames, f)
-	d.dst.blank = false
 	d.cur.blank = false
 	return nil
 }

@@ -20,11 +20,7 @@ import (
 
 func wildFile(t *testing.T, name string) []byte {
 	t.Helper()
-	data, err := os.ReadFile(filepath.Join("..", "..", "testdata", "wild", name))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return data
+	return readTestdata(t, filepath.Join("wild", name))
 }
 
 // reSAThread counts the agent's thread headers independently of the
