@@ -123,10 +123,7 @@ func (g *goTextDecoder) closeAll(atEOF bool) {
 			g.fileMissing()
 		}
 	case wantCreatorFile:
-		rt.frames.commitCreator(nil)
-		if rt.ancestor < 0 {
-			rt.r.ParentID = rt.awaiting.parent
-		}
+		g.keepCreatorWithoutFile()
 		why = "input ends after a created by line, before its file line"
 	}
 	rt.want = wantFrame

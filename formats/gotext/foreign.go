@@ -181,10 +181,7 @@ func (g *goTextDecoder) gap(what string, text []byte) {
 			rt.frames.rollback()
 		}
 	case wantCreatorFile:
-		rt.frames.commitCreator(nil)
-		if rt.ancestor < 0 {
-			rt.r.ParentID = rt.awaiting.parent
-		}
+		g.keepCreatorWithoutFile()
 	}
 	g.flushOrphans()
 	open := rt.r != nil && rt.part == partNone

@@ -242,11 +242,18 @@ func (g *goTextDecoder) createdByFileMissing() {
 	c := &rt.awaiting
 	rt.want = wantFrame
 	g.problemAt(c.num, c.off, "created by line without a file line", c.text)
+	g.keepCreatorWithoutFile()
+	g.abort()
+}
+
+// keepCreatorWithoutFile keeps the pending `created by` line without
+// its file line.
+func (g *goTextDecoder) keepCreatorWithoutFile() {
+	rt := &g.rt
 	rt.frames.commitCreator(nil)
 	if rt.ancestor < 0 {
-		rt.r.ParentID = c.parent
+		rt.r.ParentID = rt.awaiting.parent
 	}
-	g.abort()
 }
 
 // abort ends the open routine after a problem, keeping what was read, and
