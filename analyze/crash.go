@@ -15,7 +15,9 @@ type Crash struct {
 	// continuation lines included (see gotext.Crash.Message).
 	Message string `json:"message"`
 	// Goroutine is the goroutine that crashed (for a timeout, one running
-	// a test that did not finish); 0 when none is known.
+	// a test that did not finish); 0 when none is known, or for a fault on
+	// an OS thread's own stack (goroutine 0), which State and Stack then
+	// describe.
 	Goroutine int64 `json:"goroutine"`
 	// State is that goroutine's state; Stack its frames outside the
 	// runtime, innermost first.
@@ -27,7 +29,8 @@ type Crash struct {
 	// dump, read as one dump; 0 when the dump has none.
 	ThreadBlocks int `json:"thread_blocks,omitempty"`
 
-	frames int // the goroutine's frames, runtime ones included
+	frames int  // the goroutine's frames, runtime ones included
+	found  bool // the goroutine that crashed is known (it may be goroutine 0)
 }
 
 // crashOf returns the crash d comes from, with the goroutine that crashed
@@ -39,7 +42,7 @@ func crashOf(d *stack.Dump, w *gotext.CrashWatch) *Crash {
 	}
 	out := &Crash{Kind: c.Kind, Message: c.Message, Tests: c.Tests, ThreadBlocks: d.ThreadBlocks}
 	if r := w.Culprit(c); r != nil {
-		out.Goroutine, out.State = r.ID, r.State
+		out.Goroutine, out.State, out.found = r.ID, r.State, true
 		out.frames = len(r.Frames())
 		for _, f := range r.Frames() {
 			if f.IsRuntime() || f.Func == "panic" {

@@ -41,8 +41,9 @@ func TestCrashOfRealCrashes(t *testing.T) {
 		{"../go/sigquit_go126.txt", "signal", "SIGQUIT: quit", 1, 0, ""},
 		{"../go/sigabrt_go126.txt", "signal", "SIGABRT: abort", 1, 0, ""},
 		{"go/gotfmt_deadlock.txt", "deadlock", "all goroutines are asleep - deadlock!", 1, 0, ""},
-		// A fault that did not become a panic: SIGSEGV with PC= (Go 1.4's GC).
-		{"go/gotfmt_go7725.txt", "signal", "SIGSEGV: segmentation violation", 1, 0, ""},
+		// A fault that did not become a panic: SIGSEGV with PC= (Go 1.4's
+		// GC), on an OS thread's own stack: goroutine 0, printed first.
+		{"go/gotfmt_go7725.txt", "signal", "SIGSEGV: segmentation violation", 1, 0, "scanblock"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.file, func(t *testing.T) {
@@ -85,6 +86,43 @@ func TestCrashNilDereferenceIsAPanic(t *testing.T) {
 	}
 	if !strings.HasPrefix(b.String(), "PANIC  runtime error: invalid memory address or nil pointer dereference\n       [signal SIGSEGV") {
 		t.Errorf("text:\n%s", b.String())
+	}
+}
+
+// A fault on an OS thread's own stack names it in the headline: the
+// runtime printed goroutine 0 first, and its frames are where the fault
+// happened (issue 38 item 6; testdata/corpus/go/gotfmt_go7725.txt).
+func TestCrashFaultOnThreadStackNamed(t *testing.T) {
+	s := summarizeFile(t, "go/gotfmt_go7725.txt", Options{})
+	var b bytes.Buffer
+	if err := WriteText(&b, s, TextOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if want := "SIGNAL  SIGSEGV: segmentation violation\nin goroutine 0 [idle], the runtime's stack of an OS thread:\n  scanblock mgc0.c:969\n"; !strings.HasPrefix(b.String(), want) {
+		t.Errorf("text does not name the faulting goroutine:\n%s", b.String())
+	}
+	// A signal sent from outside names none.
+	s = summarizeFile(t, "../go/sigquit_go126.txt", Options{})
+	b.Reset()
+	if err := WriteText(&b, s, TextOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(b.String(), "in goroutine") {
+		t.Errorf("SIGQUIT names a goroutine that crashed:\n%s", b.String())
+	}
+}
+
+// Go 1.25+ indents the running tests of a timeout with tabs: the text
+// shows them indented under the message with spaces, no raw tab.
+func TestCrashTimeoutTestsIndented(t *testing.T) {
+	s := summarizeFile(t, "../go/timeout_go126.txt", Options{})
+	var b bytes.Buffer
+	if err := WriteText(&b, s, TextOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	head, _, _ := strings.Cut(b.String(), "in goroutine")
+	if want := "TIMEOUT  test timed out after 2s\n         running tests:\n           TestHang (2s)\n"; head != want {
+		t.Errorf("crash block %q, want %q", head, want)
 	}
 }
 

@@ -29,7 +29,9 @@ func (r *textRenderer) crash() {
 			r.line(cell{text: l, style: bold})
 			continue
 		}
-		r.line(cell{text: pad + l})
+		// A list in the message (Go 1.25+'s running tests) is indented
+		// with tabs: spaces keep it under the message.
+		r.line(cell{text: pad + expandLeadingTabs(l)})
 	}
 	if len(lines) > crashMessageLines {
 		r.line(cell{text: pad + "… " + words.Count(len(lines)-crashMessageLines, "more line"), style: dim})
@@ -37,7 +39,7 @@ func (r *textRenderer) crash() {
 	if c.ThreadBlocks > 0 {
 		r.line(cell{text: pad + "one dump of the process, printed in " + words.Count(c.ThreadBlocks, "thread block"), style: dim})
 	}
-	if c.Goroutine != 0 {
+	if c.found {
 		r.culprit(c)
 	}
 	r.b = append(r.b, '\n')
@@ -48,6 +50,11 @@ func (r *textRenderer) culprit(c *Crash) {
 	head := "in goroutine " + itoa(c.Goroutine)
 	if c.State != "" {
 		head += " [" + c.State + "]"
+	}
+	if c.Goroutine == 0 {
+		// A fault on an OS thread's own stack (g0): the runtime's code,
+		// not one of the program's goroutines.
+		head += ", the runtime's stack of an OS thread"
 	}
 	if len(c.Tests) > 0 {
 		head += ", running " + strings.Join(c.Tests, ", ")
@@ -68,4 +75,13 @@ func (r *textRenderer) culprit(c *Crash) {
 	default:
 		r.line(cell{text: "  (only runtime frames)", style: dim})
 	}
+}
+
+// expandLeadingTabs turns each tab that starts l into two spaces.
+func expandLeadingTabs(l string) string {
+	n := len(l) - len(strings.TrimLeft(l, "\t"))
+	if n == 0 {
+		return l
+	}
+	return strings.Repeat("  ", n) + l[n:]
 }

@@ -3,6 +3,7 @@ package formats
 import (
 	"bufio"
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -193,7 +194,7 @@ func sniffKind(head []byte) (stack.Kind, *unpaste.Frame) {
 	switch {
 	case bytes.HasPrefix(trim, []byte("go 1.")) && bytes.Contains(trim[:min(len(trim), 16)], []byte(" trace\x00")):
 		return stack.KindGoTrace, nil
-	case bytes.HasPrefix(trim, []byte("{")) && !unpaste.IsTestJSON(trim) && !isJSONLogDump(trim):
+	case bytes.HasPrefix(trim, []byte("{")) && !unpaste.IsTestJSON(trim) && !isJSONLogDump(trim) && !isJSONLogLead(trim):
 		if bytes.Contains(trim, []byte(`"threadDump"`)) {
 			return stack.KindJVMJSON, nil
 		}
@@ -222,6 +223,36 @@ func sniffKind(head []byte) (stack.Kind, *unpaste.Frame) {
 		}
 	}
 	return stack.KindGoTraceback, f
+}
+
+// isJSONLogLead reports whether head starts with JSON log lines that a
+// text dump follows: its first line is a whole JSON object, neither a
+// stackdump JSON document (one a line, as convert writes them) nor a JVM
+// JSON dump, and a later line of head is a dump's own. The input is judged
+// by what it holds, not by its first line: the log lines are frame.
+func isJSONLogLead(head []byte) bool {
+	first, rest, ok := bytes.Cut(head, []byte("\n"))
+	first = bytes.TrimRight(first, " \t\r")
+	if !ok || len(first) < 2 || first[len(first)-1] != '}' ||
+		bytes.Contains(first, []byte(`"format"`)) || bytes.Contains(first, []byte(`"threadDump"`)) || !json.Valid(first) {
+		return false
+	}
+	for len(rest) > 0 {
+		line := rest
+		if i := bytes.IndexByte(rest, '\n'); i >= 0 {
+			line, rest = rest[:i], rest[i+1:]
+		} else {
+			rest = nil
+		}
+		line = bytes.TrimRight(line, "\r")
+		if textForms.LineForm(line) != "" {
+			return true
+		}
+		if _, k := textForms.FindForm(line); k != "" {
+			return true
+		}
+	}
+	return false
 }
 
 // isJSONLogDump reports whether head is a JSON log line holding a dump

@@ -124,6 +124,11 @@ func (g *goTextDecoder) take(tok *token, raw []byte) {
 		return
 	}
 	if g.rt.want == skipToNext && !g.endsSkip(tok) {
+		if tok.kind == lineCall || tok.kind == lineFile {
+			// The stack went on after a broken line: the dump was not
+			// cut there.
+			g.dump.interrupted = 0
+		}
 		return
 	}
 	if g.structure(tok) {

@@ -182,7 +182,8 @@ func (w *CrashWatch) Add(r *stack.Routine) {
 }
 
 // Culprit returns the routine that crashed in c: for a crash in a
-// goroutine, the dump's first goroutine; for a go test timeout, a
+// goroutine, the dump's first goroutine (goroutine 0 for a fault on an OS
+// thread's own stack); for a go test timeout, a
 // goroutine running one of the tests named; nil when none is known.
 func (w *CrashWatch) Culprit(c *Crash) *stack.Routine {
 	switch {
@@ -197,7 +198,9 @@ func (w *CrashWatch) Culprit(c *Crash) *stack.Routine {
 				return r
 			}
 		}
-	case c.InRoutine && w.first != nil && w.first.ID > 0:
+	case c.InRoutine && w.first != nil && (w.first.ID > 0 || c.Kind == CrashSignal):
+		// A fault signal may hit an OS thread's own stack: the runtime
+		// prints it first, as goroutine 0.
 		return w.first
 	}
 	return nil

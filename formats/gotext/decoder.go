@@ -202,15 +202,26 @@ func (g *goTextDecoder) NextDump() (*stack.Dump, error) {
 }
 
 // hiddenOnly returns, at the end of an input that held no dump, the
-// warning about goroutine headers hidden in other text, if one was held:
+// warning about goroutine headers hidden in other text, or about lines of
+// goroutines whose headers are not in the input, if one was held:
 // the input is not read as a dump, and the error says where the headers
 // are instead of "no dump found".
 func (g *goTextDecoder) hiddenOnly() *stack.ParseError {
-	if g.dump.anyPublished || g.foreign.hiddenErr == nil {
+	if g.dump.anyPublished {
 		return nil
 	}
-	g.foreign.hiddenErr.Err = stack.ErrNotDump
-	return g.foreign.hiddenErr
+	if pe := g.foreign.hiddenErr; pe != nil {
+		pe.Err = stack.ErrNotDump
+		return pe
+	}
+	if pe := g.foreign.orphanErr; pe != nil {
+		// Lines of a goroutine and nothing else (a paste of a dump's
+		// last lines): named, not "no dump found".
+		pe.Err = stack.ErrNotDump
+		pe.Msg += "; no goroutine header in the input"
+		return pe
+	}
+	return nil
 }
 
 func (g *goTextDecoder) NextRoutine() (*stack.Routine, error) {

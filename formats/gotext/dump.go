@@ -24,6 +24,11 @@ type dumpState struct {
 	// reversed is set once the lines were found to come newest first
 	// (assemble.go, feed).
 	reversed bool
+	// interrupted is the line of a function line whose file line did not
+	// follow, in the dump's last goroutine so far (0 when none): when no
+	// goroutine follows it, the dump was cut there (a log that stopped
+	// inside the dump and went on with other lines).
+	interrupted int
 }
 
 // threadBlocks is what a GOTRACEBACK=crash signal dump adds: each OS
@@ -76,7 +81,7 @@ func (g *goTextDecoder) endDump() {
 		ds.d = nil
 	}
 	ds.published = false
-	ds.nRoutines = 0
+	ds.nRoutines, ds.interrupted = 0, 0
 	ds.seen.clear()
 	g.race = raceReport{}
 	g.pre = preamble{}
@@ -122,6 +127,9 @@ func (g *goTextDecoder) closeAll(atEOF bool) {
 		why = "input ends after a created by line, before its file line"
 	}
 	rt.want = wantFrame
+	if why == "" && rt.r == nil && g.dump.interrupted > 0 {
+		why = fmt.Sprintf("input ends inside a goroutine: the file line of its function line at line %d, and what came after, are not in the input", g.dump.interrupted)
+	}
 	if r, sec := rt.r, rt.frames; r != nil && why == "" && rt.part == partNone && rt.ancestor < 0 {
 		switch {
 		case sec.depth == 0 && !r.Unavailable:

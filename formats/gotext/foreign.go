@@ -28,6 +28,7 @@ type foreignLines struct {
 	hiddenAt   linePos
 	hiddenText []byte
 	hiddenErr  *stack.ParseError
+	orphanErr  *stack.ParseError // the first orphans warning (an input with nothing else is refused with it)
 }
 
 // foreignLine skips a line that is no part of a dump. What it may still
@@ -154,7 +155,9 @@ func (g *goTextDecoder) flushOrphans() {
 		msg += fmt.Sprintf(" (lines were left out at line %d)", f.orphanGap)
 	}
 	f.orphans, f.orphanGap = 0, 0
-	g.problemAt(f.orphanAt.num, f.orphanAt.off, msg, nil)
+	if pe := g.problemAt(f.orphanAt.num, f.orphanAt.off, msg, nil); f.orphanErr == nil {
+		f.orphanErr = pe
+	}
 }
 
 // gap handles a place where lines of the dump were left out: grep's group

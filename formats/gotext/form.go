@@ -18,10 +18,14 @@ func Form() codec.Form {
 	return codec.Form{Kind: stack.KindGoTraceback, Line: startsDump, Start: startsDump, Find: findDumpLine, Block: blockFollower}
 }
 
-// startsDump reports whether line is a goroutine header or a race
-// report's first line.
+// startsDump reports whether line is a goroutine header, a race report's
+// first line, or a line the runtime starts a crash with: a `runtime: `
+// diagnostic (a thousand lines of it may stand before the goroutines) or
+// `fatal error: `.
 func startsDump(line []byte) bool {
-	return isHeaderStart(line) || bytes.HasPrefix(line, []byte("WARNING: DATA RACE"))
+	return isHeaderStart(line) || bytes.HasPrefix(line, []byte("WARNING: DATA RACE")) ||
+		len(line) > len("runtime: ") && bytes.HasPrefix(line, []byte("runtime: ")) ||
+		bytes.HasPrefix(line, []byte("fatal error: "))
 }
 
 // isHeaderStart matches the start of a goroutine header, `goroutine N [`

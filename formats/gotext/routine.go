@@ -99,6 +99,7 @@ func (g *goTextDecoder) startRoutine(id int64, state string) {
 	r := rt.r
 	r.ID, r.Count, r.State, r.Line = id, 1, state, g.at.num
 	g.dump.nRoutines++
+	g.dump.interrupted = 0
 	rt.want = wantFrame
 	g.pre.open = false
 }
@@ -209,6 +210,9 @@ func (g *goTextDecoder) fileMissing() {
 	default:
 		g.problemAt(c.num, c.off, "function line without a file line", c.text)
 		rt.frames.commitFrame(nil, c.callFlags())
+		if rt.part == partNone && rt.ancestor < 0 {
+			g.dump.interrupted = c.num
+		}
 		g.abort()
 	}
 }

@@ -261,6 +261,12 @@ func appendJVMFrames(b []byte, r *stack.Routine) []byte {
 			b = append(b, "Native Method"...)
 		case f.File == "":
 			b = append(b, "Unknown Source"...)
+			if f.Line > 0 {
+				// A frame of the serviceability agent's dump has a line
+				// and no file (jstack -F): keep the line.
+				b = append(b, ':')
+				b = strconv.AppendInt(b, int64(f.Line), 10)
+			}
 		default:
 			b = append(b, f.File...)
 			if f.Line > 0 {

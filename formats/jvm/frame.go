@@ -64,6 +64,11 @@ func parseJVMFrame(text []byte) (f stack.Frame, ok bool) {
 	if i := bytes.LastIndexByte(inside, ':'); i > 0 {
 		if n, ok := jvmAtoi(inside[i+1:]); ok {
 			f.File, f.Line = string(inside[:i]), int(n)
+			if f.File == "Unknown Source" {
+				// How the writer keeps the line of a frame read without
+				// its file (the serviceability agent's).
+				f.File = ""
+			}
 			return f, true
 		}
 	}

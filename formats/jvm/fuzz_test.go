@@ -2,6 +2,8 @@ package jvm_test
 
 import (
 	"bytes"
+	"errors"
+	"path/filepath"
 	"testing"
 
 	"github.com/stackdump/stackdump/formats/internal/dumptest"
@@ -46,8 +48,13 @@ func checkJVMDumps(t *testing.T, data []byte, dumps []*stack.Dump) {
 // in jstack form and a second read unchanged.
 func FuzzJVMText(f *testing.F) {
 	addJVMSeeds(f, jvmCorpusText(f))
+	// The forms of issue 38: the agent's dumps, and those refused by name.
+	addJVMSeeds(f, dumptest.SeedFiles(f, filepath.Join("..", "..", "testdata", "wild", "*_jdk*"), filepath.Join("..", "..", "testdata", "wild", "*anr*"), filepath.Join("..", "..", "testdata", "wild", "*javacore*")))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		dumps, err := readText(bytes.NewReader(data), jvm.ReadOptions{MaxLineBytes: 4096})
+		if errors.Is(err, stack.ErrNotDump) && len(dumps) == 0 {
+			return // a form refused by name (an hs_err log, an ANR trace): nothing read
+		}
 		if err != nil {
 			t.Fatalf("text reader stopped: %v", err)
 		}

@@ -21,6 +21,8 @@ type jvmHeader struct {
 	// threadInfo is set for ThreadInfo.toString headers, whose "waiting
 	// on" lines also stand for parking.
 	threadInfo bool
+	// sa is set for JDK 8's jstack -F header "Thread 8393: (state = BLOCKED)".
+	sa bool
 }
 
 // parseJVMHeader parses a thread header line. It accepts

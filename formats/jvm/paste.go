@@ -73,6 +73,7 @@ func flatThreadLine(line []byte) bool {
 		bytes.HasPrefix(line, []byte("Mounted virtual thread #")),
 		bytes.HasPrefix(line, []byte("No compile task")),
 		bytes.HasPrefix(line, []byte("Compiling:")),
+		bytes.HasPrefix(line, []byte("JavaThread state: ")),
 		string(line) == "...":
 		return true
 	}
@@ -177,7 +178,8 @@ func (d *jvmTextDecoder) orphanWarning() *stack.ParseError {
 func isOrphanLine(line []byte) bool {
 	t := bytes.TrimLeft(line, " \t")
 	return bytes.HasPrefix(t, []byte("at ")) && bytes.HasSuffix(t, []byte(")")) ||
-		len(t) > 2 && t[0] == '-' && t[1] == ' ' && (bytes.Contains(t, []byte("<0x")) || bytes.HasPrefix(t, []byte("- locked ")))
+		len(t) > 2 && t[0] == '-' && t[1] == ' ' && (bytes.Contains(t, []byte("<0x")) || bytes.HasPrefix(t, []byte("- locked "))) ||
+		isSAFrame(t)
 }
 
 // reportedState is the state of a thread of a deadlock report, inferred
@@ -220,6 +222,13 @@ func (d *jvmTextDecoder) endOfInput(atEOF bool) *stack.ParseError {
 		why = fmt.Sprintf("%s inside a thread, after lines were left out at line %d: its stack may go on", where, d.gapped)
 	case atEOF && d.lr.Line().NoEOL && d.frameNum == d.last.num && len(b.frames) > 0 && !jvmRootFrame(b.frames[len(b.frames)-1]):
 		why = where + " mid-line inside a thread"
+	case len(b.junk) > 0 && !b.blank && len(b.frames) > 0 && !jvmRootFrame(b.frames[len(b.frames)-1]):
+		// Other text right after a frame, and nothing of the dump after
+		// it: the thread's lines stop there (a log that dropped the rest).
+		j := b.junk[0]
+		b.junk = nil
+		d.d.Truncated, b.cut = true, true
+		return &stack.ParseError{Line: j.Line, Offset: j.Offset, Text: j.Text, Msg: "dump truncated: the thread's lines stop here, inside its stack, and other text follows to the end"}
 	default:
 		return nil
 	}
@@ -231,7 +240,7 @@ func (d *jvmTextDecoder) endOfInput(atEOF bool) *stack.ParseError {
 // run method, a main method, a pool worker's loop.
 func jvmRootFrame(f *stack.Frame) bool {
 	switch fn := f.Func; fn {
-	case "java.lang.Thread.run", "java.lang.Thread.runWith", "java.lang.VirtualThread.run",
+	case "java.lang.Thread.run", "java.lang.VirtualThread.run",
 		"jdk.internal.misc.InnocuousThread.run", "java.util.concurrent.ForkJoinWorkerThread.run",
 		"java.lang.ref.Reference$ReferenceHandler.run", "java.lang.ref.Finalizer$FinalizerThread.run":
 		return true

@@ -70,6 +70,11 @@ type jvmTextDecoder struct {
 	// errs holds warnings to return before reading on.
 	errs  []*stack.ParseError
 	other otherForms
+	// foreign is what the reader sets aside of the forms it refuses by
+	// name (foreign.go); sa is set in a dump of the serviceability agent
+	// (sa.go), which prints "Locked ownable synchronizers:" at column 0.
+	foreign foreignState
+	sa      bool
 }
 
 // jvmCache caches parsed lines by their text, so a repeated frame costs
@@ -161,7 +166,7 @@ func (d *jvmTextDecoder) NextDump() (*stack.Dump, error) {
 	}
 	d.d, d.ended, d.ph, d.queue = nil, false, jvmPhaseThreads, d.queue[:0]
 	d.name.head = d.name.head[:0]
-	d.threads, d.reportOnly, d.gapped = 0, false, 0
+	d.threads, d.reportOnly, d.gapped, d.sa = 0, false, 0, false
 	for !d.eof {
 		ln, err := d.lr.Read()
 		line := ln.Text
@@ -175,11 +180,21 @@ func (d *jvmTextDecoder) NextDump() (*stack.Dump, error) {
 		if err != nil {
 			return nil, err
 		}
+		if d.inForeign(line) {
+			continue
+		}
+		if k := foreignStart(line); k != foreignNone {
+			d.foreign.pending = append(d.foreign.pending, d.startForeign(k, line))
+			continue
+		}
 		if dump := d.dumpStart(line); dump != nil {
+			dump.Warnings = append(dump.Warnings, d.foreign.pending...)
+			d.foreign.pending = d.foreign.pending[:0]
 			if pe := d.orphanWarning(); pe != nil {
 				dump.Warnings = append(dump.Warnings, pe)
 			}
 			d.d = dump
+			d.foreign.dumps++
 			return dump, nil
 		}
 		if k := d.other.forms.StartForm(line); k != "" && d.other.handOver {
@@ -191,6 +206,9 @@ func (d *jvmTextDecoder) NextDump() (*stack.Dump, error) {
 			d.orphan()
 		}
 		d.prelude.add(line)
+	}
+	if err := d.foreignOnly(); err != nil {
+		return nil, err
 	}
 	return nil, io.EOF
 }
@@ -212,10 +230,25 @@ func (d *jvmTextDecoder) dumpStart(line []byte) *stack.Dump {
 		d.lr.Unread()
 		return dump
 	}
+	if pid, ok := parseSAAttach(line); ok {
+		// The serviceability agent's forced dump (jstack -F, jhsdb jstack).
+		dump.Source.Target = pid
+		d.sa = true
+		d.prelude.reset()
+		return dump
+	}
 	if len(line) == 0 {
 		return nil
 	}
+	if c := line[0]; c == '*' || c == '_' {
+		if h := cutEmphasis(line); h != nil {
+			line = h
+		}
+	}
 	h, ok := parseJVMHeader(line)
+	if !ok {
+		h, ok = parseSAThreadHeader(line)
+	}
 	if !ok {
 		var k int
 		if k, h = headerIn(line); k < 0 || h.toFile {
@@ -339,8 +372,20 @@ func (d *jvmTextDecoder) line(line []byte) *stack.ParseError {
 		d.name.head = d.name.head[:0]
 		return nil
 	}
+	if d.inForeign(line) {
+		return nil
+	}
+	if k := foreignStart(line); k != foreignNone {
+		d.finish()
+		return d.startForeign(k, line)
+	}
 	if d.nameContinues(line) {
 		return nil
+	}
+	if c := line[0]; c == '*' || c == '_' {
+		if h := cutEmphasis(line); h != nil {
+			line = h // a header whose name a paste made bold or italic
+		}
 	}
 	indented := len(trim) < len(line)
 	if !indented && bytes.HasPrefix(line, []byte("Full thread dump")) {
@@ -363,8 +408,10 @@ func (d *jvmTextDecoder) line(line []byte) *stack.ParseError {
 		}
 	}
 	if !indented && d.cur != nil && d.ph == jvmPhaseThreads && flatThreadLine(line) {
-		// Flattened text: a thread line that lost its indentation.
-		indented, d.flat = true, true
+		// Flattened text: a thread line that lost its indentation (the
+		// agent prints its synchronizers' heading so).
+		indented = true
+		d.flat = d.flat || !(d.sa && bytes.HasPrefix(line, []byte("Locked ownable synchronizers:")))
 	}
 	if indented {
 		if d.cur == nil || d.ph != jvmPhaseThreads {
@@ -385,25 +432,31 @@ func (d *jvmTextDecoder) line(line []byte) *stack.ParseError {
 				d.endDump()
 				return nil
 			}
-			d.prelude.reset()
-			d.finish()
-			reversed := d.orphans.n > 0 && d.orphans.last == d.lr.Num()-1 && !d.reversed
-			d.start(h)
-			if reversed {
-				// Its frames came before its header: newest line first.
-				d.reversed = true
-				d.errs = append(d.errs, d.lr.ParseError("the lines look reversed (newest first, as a log viewer shows them): threads are read without their frames; reverse the input (tac) to read it"))
-			}
-			return d.orphanWarning()
+			return d.startHeader(h)
 		}
 		if line[0] == '"' && d.ph == jvmPhaseThreads {
 			d.name.head = append(d.name.head[:0], line...)
 			d.name.lines, d.name.first = 1, d.lr.Num()
 		}
+	case 'T':
+		if h, ok := parseSAThreadHeader(line); ok && d.ph == jvmPhaseThreads {
+			d.sa = true
+			return d.startHeader(h)
+		}
+	case 'A':
+		if _, ok := parseSAAttach(line); ok && (d.threads > 0 || len(d.queue) > 0 || d.d.Total > 0) {
+			d.lr.Unread()
+			d.endDump()
+			return nil
+		}
 	case 'J':
 		if bytes.HasPrefix(line, []byte("JNI global ref")) {
 			d.finish()
 			d.ph = jvmPhaseAfter
+			return nil
+		}
+		if v, ok := bytes.CutPrefix(line, []byte("JVM version is ")); ok && d.threads == 0 && d.d.Source.Runtime == "" {
+			d.d.Source.Runtime = string(bytes.TrimSpace(v)) // the agent's dump
 			return nil
 		}
 	case 'F':
@@ -458,6 +511,21 @@ func (d *jvmTextDecoder) line(line []byte) *stack.ParseError {
 	return nil
 }
 
+// startHeader starts the thread of a header line, after the thread before
+// it; frames right before it (orphans) say the lines come newest first.
+func (d *jvmTextDecoder) startHeader(h jvmHeader) *stack.ParseError {
+	d.prelude.reset()
+	d.finish()
+	reversed := d.orphans.n > 0 && d.orphans.last == d.lr.Num()-1 && !d.reversed
+	d.start(h)
+	if reversed {
+		// Its frames came before its header: newest line first.
+		d.reversed = true
+		d.errs = append(d.errs, d.lr.ParseError("the lines look reversed (newest first, as a log viewer shows them): threads are read without their frames; reverse the input (tac) to read it"))
+	}
+	return d.orphanWarning()
+}
+
 // nameContinues joins line to a thread name begun on earlier lines
 // (nameHead) and, when the joined lines make a thread header, starts that
 // thread and reports true. Otherwise the line is read as usual.
@@ -505,6 +573,11 @@ func (d *jvmTextDecoder) deadlockLine(line []byte) *stack.ParseError {
 		d.ph = jvmPhaseDeadlock
 		if !bytes.HasPrefix(line, []byte("Found one")) {
 			d.ph = jvmPhaseAfter
+			if d.threads == 0 && len(d.queue) == 0 && d.d.Total == 0 && d.d.Source.Runtime != "" && !d.reportOnly {
+				// The agent's dump (jstack -F) prints its report before
+				// the threads.
+				d.ph = jvmPhaseThreads
+			}
 		}
 	case bytes.HasPrefix(line, []byte("Java stack information")):
 		d.ph = jvmPhaseDeadlockStacks
@@ -617,6 +690,10 @@ func (d *jvmTextDecoder) threadLineOf(line, trim []byte) *stack.ParseError {
 	switch {
 	case bytes.HasPrefix(trim, []byte("at ")):
 		return d.frame(line, trim[3:])
+	case isSAFrame(trim):
+		return d.saFrame(trim[2:])
+	case bytes.HasPrefix(trim, []byte("JavaThread state: ")):
+		// The agent's VM state of the thread: not modelled.
 	case trim[0] == '-' && len(trim) > 1 && (trim[1] == ' ' || trim[1] == '\t'):
 		return d.lock(trim[2:])
 	case bytes.HasPrefix(trim, []byte("java.lang.Thread.State:")):
@@ -671,9 +748,20 @@ func (d *jvmTextDecoder) mount(idText []byte) {
 
 // frame adds a frame line ("at …" or a bare StackTraceElement).
 func (d *jvmTextDecoder) frame(line, text []byte) *stack.ParseError {
+	return d.addFrame(text, parseJVMFrame)
+}
+
+// saFrame adds one of the serviceability agent's frames (sa.go).
+func (d *jvmTextDecoder) saFrame(text []byte) *stack.ParseError {
+	d.sa = true
+	return d.addFrame(text, parseSAFrame)
+}
+
+// addFrame adds the frame parse reads from text, cached by its text.
+func (d *jvmTextDecoder) addFrame(text []byte, parse func([]byte) (stack.Frame, bool)) *stack.ParseError {
 	f, ok := d.cache.frames[string(text)]
 	if !ok {
-		pf, ok := parseJVMFrame(text)
+		pf, ok := parse(text)
 		if !ok {
 			return d.lr.ParseError("malformed frame")
 		}

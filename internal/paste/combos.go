@@ -35,6 +35,9 @@ func Combos() []Transform {
 		combo("https://github.com/docker/compose/issues/8599", "blank-dropped", "fence"),
 		combo("https://github.com/restic/restic/issues/2079", "cut-start", "tabs-to-spaces", "fence"),
 		combo("issue 22 (stackdump): fences with chat around", "fence", "chat"),
+		combo("issue 38 (stackdump) item 5: a journald paste cut mid-goroutine (journald as in https://github.com/kubernetes/kubernetes/issues/128638)", "cut-end", "journald"),
+		combo("issue 38 (stackdump) item 5: a journald paste cut mid-goroutine, the journal going on after it (journald as in https://github.com/kubernetes/kubernetes/issues/128638)", "cut-log", "journald"),
+		combo("issue 38 (stackdump) item 5: a \"> \"-quoted copy of a cut dump (quotes as in https://github.com/docker/cli/issues/5217)", "cut-end", "quote"),
 		combo("Markdown article in a public repository (see html-escape): flattened and HTML-escaped jstack text", "flatten", "html-escape"),
 	}
 }

@@ -9,6 +9,7 @@ import (
 var (
 	deadlockStart = regexp.MustCompile(`(?m)^Found one Java-level deadlock:`)
 	deadlockEnd   = regexp.MustCompile(`(?m)^Found \d+ deadlocks?\.\r?$`)
+	fullDump      = regexp.MustCompile(`(?m)^Full thread dump `)
 	ellipses      = []string{"...", ".....", "\t.....................", "[...]"}
 )
 
@@ -34,6 +35,45 @@ func cutTransforms() []Transform {
 				return in
 			}
 			return in[:len(in)-1-r.IntN(len(in)/3)]
+		},
+	}, {
+		Name:    "tail",
+		Form:    "The last lines of a long output, cut at a line's start in the dump's first two thirds: what tail -n, kubectl logs --tail or a terminal's scroll-back keep.",
+		Example: "issue 38 (stackdump) item 2: a GOTRACEBACK=crash paste that starts inside an earlier thread block",
+		Loss:    Destroyed,
+		Needs:   func(in []byte) bool { return len(split(in).lines) >= 4 },
+		Fn: func(in []byte, r *rand.Rand) []byte {
+			t := split(in)
+			n := len(t.lines)
+			return text{lines: t.lines[1+r.IntN(max(1, (n-2)*2/3)):], finalNL: t.finalNL}.join()
+		},
+	}, {
+		Name:    "cut-log",
+		Form:    "The dump stops at a line's end inside a goroutine or thread, and the program's log goes on after it: a log whose rate limit dropped the rest of the dump (journald's \"Suppressed N messages\"), a dump written while other code logged.",
+		Example: "issue 38 (stackdump) item 5: a journald paste cut mid-goroutine, the journal going on after it",
+		Loss:    Destroyed,
+		Needs:   func(in []byte) bool { return len(midStackLines(in)) > 0 },
+		Fn: func(in []byte, r *rand.Rand) []byte {
+			t := split(in)
+			mids := midStackLines(in)
+			at := mids[len(mids)/3+r.IntN(max(1, len(mids)/3))]
+			c := newClock(r)
+			var after [][]byte
+			for range 2 {
+				after = append(after, []byte("I"+c.next().Format("0102 15:04:05.000000")+"    1874 kubelet.go:2400] \"SyncLoop (PLEG): event for pod\""))
+			}
+			return text{lines: append(append([][]byte{}, t.lines[:at+1]...), after...), finalNL: true}.join()
+		},
+	}, {
+		Name:    "threads-only",
+		Form:    "A JVM dump pasted from its first thread: the time stamp and the \"Full thread dump\" line (and jcmd's pid line) left out.",
+		Example: "issue 38 (stackdump) item 3: a dump without its Full thread dump line",
+		Loss:    Destroyed,
+		Kinds:   JVM,
+		Needs:   func(in []byte) bool { return fullDump.Match(in) && firstThread(in) > 0 },
+		Fn: func(in []byte, _ *rand.Rand) []byte {
+			t := split(in)
+			return text{lines: t.lines[firstThread(in):], finalNL: t.finalNL}.join()
 		},
 	}, {
 		Name:    "from-header",
@@ -127,7 +167,7 @@ func cutTransforms() []Transform {
 func headerLines(in []byte) []int {
 	var h []int
 	for i, l := range split(in).lines {
-		if goHeader.Match(l) || debug1Head.Match(l) || jvmHeader.Match(l) {
+		if goHeader.Match(l) || debug1Head.Match(l) || jvmHeader.Match(l) || jstackF.Match(l) {
 			h = append(h, i)
 		}
 	}
@@ -190,4 +230,35 @@ func GlueWith(name string, other []byte) Transform {
 			return concat(withNL(in), []byte("\n"), other)
 		},
 	}
+}
+
+// firstThread returns the index of the first line of in that starts a JVM
+// thread after its first "Full thread dump" line, or -1.
+func firstThread(in []byte) int {
+	banner := false
+	for i, l := range split(in).lines {
+		banner = banner || bytes.HasPrefix(l, []byte("Full thread dump "))
+		if banner && jvmHeader.Match(l) {
+			return i
+		}
+	}
+	return -1
+}
+
+// midStackLines returns the indexes of the lines after which a cut leaves
+// a goroutine or thread unfinished: a Go function line (its file line
+// follows, tab-indented), a JVM frame followed by another.
+func midStackLines(in []byte) []int {
+	t := split(in).lines
+	var m []int
+	for i := 0; i+1 < len(t); i++ {
+		l, next := t[i], t[i+1]
+		switch {
+		case len(l) > 2 && l[0] != '\t' && l[0] != ' ' && l[len(l)-1] == ')' && bytes.IndexByte(l, '(') > 0 && len(next) > 0 && next[0] == '\t' && !jvmHeader.Match(l):
+			m = append(m, i)
+		case bytes.HasPrefix(bytes.TrimLeft(l, " \t"), []byte("at ")) && bytes.HasPrefix(bytes.TrimLeft(next, " \t"), []byte("at ")):
+			m = append(m, i)
+		}
+	}
+	return m
 }

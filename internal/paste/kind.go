@@ -21,13 +21,16 @@ var (
 	debug1Head = regexp.MustCompile(`^\d+ @( 0x[0-9a-f]+)+\s*$`)
 	jvmHeader  = regexp.MustCompile(`^"[^"]*".*( prio=| tid=| - Thread t@)`)
 	jvmReport  = regexp.MustCompile(`^Found (one|\d+) Java-level deadlock`)
+	// jstackF is a thread header of JDK 8's jstack -F (the serviceability
+	// agent): "Thread 8393: (state = BLOCKED)", "Thread t@59139: ..." on JDK 5.
+	jstackF = regexp.MustCompile(`^Thread (t@)?\d+: \(state = `)
 )
 
 // DetectKind returns the kinds of dump in holds (both for a file with a Go
 // and a JVM dump), or 0 for none: binary data, JSON, text without a dump. It
 // looks for a line only a dump has: a goroutine header, a debug=1 record or
 // total, a race report, a JVM thread header or state, a JVM deadlock report
-// or "Full thread dump".
+// or "Full thread dump", a jstack -F thread header.
 func DetectKind(in []byte) Kind {
 	if bytes.IndexByte(in, 0) >= 0 {
 		return 0
@@ -68,6 +71,10 @@ func lineKind(l []byte) Kind {
 		}
 	case c == '"':
 		if jvmHeader.Match(l) {
+			return JVM
+		}
+	case c == 'T':
+		if jstackF.Match(l) {
 			return JVM
 		}
 	case c == 'F':

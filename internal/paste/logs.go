@@ -73,6 +73,8 @@ var (
 				[]string{ts() + "  INFO 1 --- [           main] c.e.diag.ThreadDumper                    : Thread dump done"}
 		},
 	}
+	// jsonLeads are the leads of logLeads whose lines are JSON objects.
+	jsonLeads         = []func(c *clock) (before []string, after []string){logLeads[3], logLeads[4]}
 	firstLinePrefixes = []func(c *clock) string{
 		func(c *clock) string { return c.next().Format("2006/01/02 15:04:05 ") },           // Go's log.Printf("%s", dump)
 		func(c *clock) string { return c.next().Format("2006-01-02 15:04:05 ") + "INFO " }, // a Java logger's message
@@ -180,6 +182,15 @@ func logTransforms() []Transform {
 		Example: "https://github.com/moby/moby/pull/44791 https://github.com/SAP-archive/stewardci-core/pull/256 https://github.com/moby/moby/issues/27130",
 		Fn: func(in []byte, r *rand.Rand) []byte {
 			before, after := logLeads[r.IntN(len(logLeads))](newClock(r))
+			return concat([]byte(strings.Join(before, "\n")+"\n"), withNL(in), []byte(strings.Join(after, "\n")+"\n"))
+		},
+	}, {
+		Name:    "log-lead-json",
+		Form:    "JSON log lines of the program around the dump (slog's JSON handler, zap's JSON encoder), the first line of the paste one of them.",
+		Example: "https://github.com/kubernetes-sigs/prow/issues/288 (JSON log lines followed by a raw dump); issue 38 (stackdump) item 1",
+		Fn: func(in []byte, r *rand.Rand) []byte {
+			lead := jsonLeads[r.IntN(len(jsonLeads))]
+			before, after := lead(newClock(r))
 			return concat([]byte(strings.Join(before, "\n")+"\n"), withNL(in), []byte(strings.Join(after, "\n")+"\n"))
 		},
 	}, {

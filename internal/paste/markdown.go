@@ -2,8 +2,41 @@ package paste
 
 import (
 	"bytes"
+	"fmt"
 	"math/rand/v2"
+	"regexp"
 )
+
+var (
+	// boldable is a JVM thread header whose quoted name holds no quote.
+	boldable = regexp.MustCompile(`^("[^"]*")( #\d| daemon| prio=| - Thread t@| Id=| tid=)`)
+	// jvmBanner is the line that starts a JVM dump, and stamp the time
+	// line jstack prints before it.
+	jvmBanner = regexp.MustCompile(`^Full thread dump `)
+	stamp     = regexp.MustCompile(`^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\r?$`)
+)
+
+// dumpStarts returns the indexes of the lines that start the JVM dumps of
+// a file after its first: each later dump's time stamp, or its "Full
+// thread dump" line when it has none.
+func dumpStarts(lines [][]byte) []int {
+	var starts []int
+	first := true
+	for i, l := range lines {
+		if !jvmBanner.Match(l) {
+			continue
+		}
+		if first {
+			first = false
+			continue
+		}
+		if i > 0 && stamp.Match(lines[i-1]) {
+			i--
+		}
+		starts = append(starts, i)
+	}
+	return starts
+}
 
 // Fence lines and surrounding text as they are written in issues and chats.
 var (
@@ -63,6 +96,59 @@ func markdownTransforms() []Transform {
 		Fn: func(in []byte, _ *rand.Rand) []byte {
 			body := bytes.TrimRight(in, "\n")
 			return concat([]byte("```\n"), body, []byte("```\n"))
+		},
+	}, {
+		Name:    "fence-half",
+		Form:    "A fence closed in the middle of the dump: the rest of it after the closing fence, rendered as Markdown text and copied back, lost its leading whitespace.",
+		Example: "issue 38 (stackdump) item 5: a complete race report whose second half lost its indentation",
+		Loss:    Reinferred,
+		Needs:   func(in []byte) bool { return hasIndented(in) && len(split(in).lines) >= 6 },
+		Fn: func(in []byte, r *rand.Rand) []byte {
+			t := split(in)
+			n := len(t.lines)
+			cut := n/3 + r.IntN(max(1, n/3))
+			lines := append([][]byte{[]byte("```")}, t.lines[:cut]...)
+			lines = append(lines, []byte("```"))
+			for _, l := range t.lines[cut:] {
+				lines = append(lines, trimLeftSpace(l))
+			}
+			return text{lines: lines, finalNL: t.finalNL}.join()
+		},
+	}, {
+		Name:    "headings",
+		Form:    "A Markdown heading over the dump, and over each further dump of the paste (\"### Thread dump 2\"), a blank line after it.",
+		Example: "issue 38 (stackdump) item 3: dumps under Markdown headings",
+		Fn: func(in []byte, _ *rand.Rand) []byte {
+			t := split(in)
+			later := map[int]bool{}
+			for _, i := range dumpStarts(t.lines) {
+				later[i] = true
+			}
+			var lines [][]byte
+			n := 0
+			for i, l := range t.lines {
+				if i == 0 || later[i] {
+					n++
+					lines = append(lines, fmt.Appendf(nil, "### Thread dump %d", n), nil)
+				}
+				lines = append(lines, l)
+			}
+			return text{lines: lines, finalNL: t.finalNL}.join()
+		},
+	}, {
+		Name:    "bold-names",
+		Form:    "Thread names made bold in Markdown inside their headers: **\"main\"** #1 prio=5 ...",
+		Example: "issue 38 (stackdump) item 3: a thread header with Markdown emphasis inside it",
+		Loss:    Reinferred,
+		Kinds:   JVM,
+		Needs:   func(in []byte) bool { return anyLine(in, func(l []byte) bool { return boldable.Match(l) }) },
+		Fn: func(in []byte, _ *rand.Rand) []byte {
+			return mapLines(in, func(_ int, l []byte) ([]byte, bool) {
+				if m := boldable.FindSubmatchIndex(l); m != nil {
+					return concat([]byte("**"), l[:m[3]], []byte("**"), l[m[3]:]), true
+				}
+				return l, true
+			})
 		},
 	}, {
 		Name:    "inline-code",

@@ -96,7 +96,7 @@ type Frame struct {
 // sniffLines bounds how many lines Sniff looks at before the first
 // dump line, and after it.
 const (
-	sniffLinesBefore = 512
+	sniffLinesBefore = 4096
 	sniffLinesAfter  = 32
 )
 
@@ -162,6 +162,7 @@ func sniffFrame(head []byte, forms codec.Forms, wraps bool) *Frame {
 	all := head
 	framed := false
 	marker := -1   // index of the first dump line
+	block := -1    // index of the first line that starts a block (a goroutine or thread header)
 	markers := 0   // dump lines seen
 	prose := false // prose before the first dump line
 	first := true  // no line that is not blank yet
@@ -173,7 +174,8 @@ func sniffFrame(head []byte, forms codec.Forms, wraps bool) *Frame {
 		} else {
 			head = nil
 		}
-		if marker < 0 && i >= sniffLinesBefore || marker >= 0 && i > marker+sniffLinesAfter {
+		if marker < 0 && i >= sniffLinesBefore || block >= 0 && i > block+sniffLinesAfter ||
+			marker >= 0 && block < 0 && i > marker+sniffLinesBefore {
 			break
 		}
 		line = bytes.TrimRight(line, "\r")
@@ -217,6 +219,12 @@ func sniffFrame(head []byte, forms codec.Forms, wraps bool) *Frame {
 		if marker < 0 {
 			marker = i
 			f.Quote = q
+		}
+		if block < 0 && forms.BlockStart(bytes.TrimSpace(rest[k:])) != nil {
+			// The lines after the first block's header show the frame: a
+			// crash's preamble before it (a runtime diagnostic of a
+			// thousand lines) does not.
+			block = i
 		}
 		if q > 0 {
 			framed = true

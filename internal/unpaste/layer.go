@@ -146,6 +146,12 @@ func (fr *layer) ReadLine() (codec.Line, error) {
 			fr.lineBuf = append(fr.lineBuf[:0], it.text...)
 			ln.Text = fr.lineBuf
 		case itemRegion:
+			if fr.fenceClosedEarly() {
+				// The dump goes on after the fence, its indentation lost
+				// as Markdown renders text: not the end of the region.
+				fr.recycle(it)
+				continue
+			}
 			err = codec.ErrRegionEnd
 		case itemGap:
 			err = codec.ErrGap
@@ -157,6 +163,74 @@ func (fr *layer) ReadLine() (codec.Line, error) {
 		fr.recycle(it)
 		return ln, err
 	}
+}
+
+// fenceClosedEarly reports, for the closing fence just popped, whether
+// the dump goes on after it: the first line after it (past blank lines)
+// is a dump's own or one of its stack lines at column 0, as a fence
+// closed in the middle of a dump leaves the rest (rendered as Markdown
+// text, copied back without its indentation). Those lines then read as
+// flattened text: a Go file line at column 0 gets its tab back, here and
+// after.
+func (fr *layer) fenceClosedEarly() bool {
+	seen := 0 // lines looked at after the fence
+	for i := 0; ; i++ {
+		for len(fr.queue) <= i {
+			if len(fr.queue) > lookahead || fr.fence {
+				return false // far, or a new fence opened: a paste of its own
+			}
+			fr.fill()
+		}
+		if fr.fence {
+			return false
+		}
+		switch it := fr.queue[i]; it.kind {
+		case itemSkip, itemBlank:
+			continue
+		case itemLine:
+			if !continuesDump(it.text, fr.f.forms) {
+				if seen++; seen < fenceLookLines {
+					continue // a line of the dump no shape tells (a preamble's, a state)
+				}
+				return false
+			}
+			fr.f.Flat = true
+			for _, q := range fr.queue[i:] {
+				if q.kind == itemLine && len(q.text) > 0 && q.text[0] != ' ' && q.text[0] != '\t' && isGoFileLine(q.text) {
+					q.text = append([]byte{'\t'}, q.text...)
+				}
+			}
+			return true
+		default:
+			return false
+		}
+	}
+}
+
+// fenceLookLines bounds the lines looked at after a closing fence for one
+// that goes on with the dump.
+const fenceLookLines = 4
+
+// continuesDump reports whether t, a line met right after a closing
+// fence, is one of a dump: a line the forms know, or a stack's line that
+// lost its indentation (a Go call or file line, `created by`, a JVM frame
+// or lock line, a race report's block line).
+func continuesDump(t []byte, forms codec.Forms) bool {
+	t = bytes.TrimRight(t, "\r")
+	switch {
+	case len(t) == 0:
+		return false
+	case forms.LineForm(t) != "", isGoFileLine(t), bytes.HasPrefix(t, []byte("created by ")),
+		bytes.HasPrefix(t, []byte("at ")) && bytes.HasSuffix(t, []byte(")")),
+		len(t) > 2 && t[0] == '-' && t[1] == ' ' && (bytes.Contains(t, []byte("<0x")) || bytes.Contains(t, []byte(") @bci="))),
+		bytes.HasPrefix(t, []byte("java.lang.Thread.State: ")), bytes.HasPrefix(t, []byte("Locked ownable synchronizers:")),
+		bytes.HasPrefix(t, []byte("...additional frames elided...")), bytes.HasPrefix(t, []byte("[originating from goroutine ")),
+		forms.BlockStart(t) != nil:
+		return true
+	}
+	// A Go call line: "main.worker(0xc000012345, ...)".
+	open := bytes.IndexByte(t, '(')
+	return open > 0 && t[len(t)-1] == ')' && bytes.IndexByte(t[:open], ' ') < 0 && bytes.IndexByte(t[:open], '.') > 0
 }
 
 // lastOfRegion reports whether the line at the head of the queue is the
@@ -351,7 +425,7 @@ func (fr *layer) classify(it *frameItem, raw []byte) {
 		return
 	}
 	fr.content = true
-	if f.Chat && fr.sawContent && fr.blank && isProse(t, false) {
+	if f.Chat && fr.sawContent && fr.blank && isProse(t, false) && f.forms.LineForm(t) == "" {
 		// Chat text after the dump: the region ends before it.
 		end := fr.item()
 		end.kind, end.num, end.off, end.next = itemRegion, it.num, it.off, it.off

@@ -336,7 +336,7 @@
     }
     var groups = inp.groups;
     var cards = el('div', 'cards');
-    add(cards, card(num(inp.total), inp.noun, 'goroutines or threads in the dump'));
+    add(cards, card(num(inp.total), inp.total === 1 ? inp.noun.replace(/s$/, '') : inp.noun, 'goroutines or threads in the dump'));
     add(cards, card(num(groups.length + (inp.groupsOmitted || 0)), 'groups', 'distinct stacks after grouping'));
     if (inp.states.length) {
       add(cards, card(percent(inp.states[0][1], inp.total), inp.states[0][0], num(inp.states[0][1]) + ' ' + inp.noun + ' in the most common state'));

@@ -14,6 +14,7 @@ import (
 	"sync"
 	"syscall"
 	"time"
+	"unsafe"
 )
 
 func main() {
@@ -39,6 +40,7 @@ func main() {
 		"sigabrt":   modeSigabrt,
 		"nilderef":  modeNilDeref,
 		"fatal":     modeFatal,
+		"zombie":    modeZombie,
 	}
 	f, ok := modes[os.Args[1]]
 	if !ok {
@@ -346,4 +348,34 @@ func modeFatal() {
 	startAll()
 	var mu sync.Mutex
 	mu.Unlock()
+}
+
+// zombie and zombieKeep hold what modeZombie hands the collector.
+var (
+	zombie     **int
+	zombieKeep []**int
+)
+
+// modeZombie makes the runtime report a free object the collector marked:
+// every other one of 8192 8-byte objects is kept, the address of a freed
+// one is turned back into a pointer after it was swept, and the next sweep
+// prints every object of its span (1,024 lines, "runtime: marked free
+// object in span ...") before "fatal error: found pointer to free object"
+// and the goroutines: a crash line more than 1,000 lines from the top.
+func modeZombie() {
+	objs := make([]**int, 8192)
+	for i := range objs {
+		objs[i] = new(*int)
+	}
+	addr := uintptr(unsafe.Pointer(objs[4097]))
+	for i := 0; i < len(objs); i += 2 {
+		zombieKeep = append(zombieKeep, objs[i])
+	}
+	objs = nil
+	runtime.GC()
+	runtime.GC()
+	zombie = (**int)(unsafe.Pointer(addr)) // the bad use of unsafe.Pointer this mode is about
+	runtime.GC()
+	runtime.GC()
+	time.Sleep(time.Second)
 }
