@@ -1,0 +1,3 @@
+package ptrace
+
+const sysProcessVMReadv = 270
