@@ -43,7 +43,13 @@ func StartTick(ctx context.Context, t testing.TB, args ...string) *Tick {
 // RunTick runs a ticktarget binary built by BuildTick.
 func RunTick(ctx context.Context, t testing.TB, bin string, args ...string) *Tick {
 	t.Helper()
-	cmd := exec.CommandContext(ctx, bin, args...)
+	return RunCommand(ctx, t, exec.CommandContext(ctx, bin, args...))
+}
+
+// RunCommand runs a ticktarget command made by the caller (another
+// user's credentials, another environment).
+func RunCommand(ctx context.Context, t testing.TB, cmd *exec.Cmd) *Tick {
+	t.Helper()
 	p := run(ctx, t, cmd)
 	f := strings.Fields(p.readLine(t, "ticktarget"))
 	if len(f) < 2 || f[0] != "ready" {

@@ -131,9 +131,9 @@ func Check(procRoot string, pid int) (Process, error) {
 			return p, refuse("process %d (%s) runs as uid %d and stackdump as uid %d without CAP_SYS_PTRACE: the kernel lets a process trace only its own user's processes; run stackdump as that user (sudo -u '#%d' stackdump …) or as root", pid, p.Name, p.Uids[1], uids[0], p.Uids[1])
 		}
 		// A process that made itself undumpable (a set-user-id program,
-		// prctl(PR_SET_DUMPABLE, 0)) has its /proc directory owned by
-		// root, and needs CAP_SYS_PTRACE too.
-		if fi, err := os.Stat(filepath.Join(procRoot, strconv.Itoa(pid))); err == nil && uids[0] != 0 {
+		// prctl(PR_SET_DUMPABLE, 0)) has the files of its /proc directory
+		// owned by root, and needs CAP_SYS_PTRACE too.
+		if fi, err := os.Stat(filepath.Join(procRoot, strconv.Itoa(pid), "status")); err == nil && p.Uids[1] != 0 {
 			if owner, ok := fileOwner(fi); ok && owner == 0 {
 				return p, refuse("process %d (%s) is not dumpable (a set-user-id program, or one that called prctl(PR_SET_DUMPABLE, 0)): only a process with CAP_SYS_PTRACE may trace it; run stackdump as root", pid, p.Name)
 			}

@@ -48,6 +48,15 @@ func helperMain(v string) {
 		os.Exit(2)
 	}
 	ctx := context.Background()
+	if mode == "check" {
+		_, err := ptrace.Check("", pid)
+		if errors.Is(err, ptrace.ErrRefused) {
+			fmt.Println("refused:", err)
+		} else {
+			fmt.Println("allowed:", err)
+		}
+		return
+	}
 	if mode == "signal" {
 		var stop context.CancelFunc
 		ctx, stop = signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)

@@ -51,7 +51,16 @@ func main() {
 	tick := flag.Duration("tick", 200*time.Microsecond, "the ticker's sleep")
 	serve := flag.Bool("pprof", false, "serve net/http/pprof on a loopback port")
 	churn := flag.Bool("churn", false, "start and end OS threads without pause")
+	undumpable := flag.Bool("undumpable", false, "make the process undumpable (prctl(PR_SET_DUMPABLE, 0)), as a set-user-id program is")
 	flag.Parse()
+
+	if *undumpable {
+		const prSetDumpable = 4
+		if _, _, e := syscall.RawSyscall(syscall.SYS_PRCTL, prSetDumpable, 0, 0); e != 0 {
+			fmt.Fprintln(os.Stderr, "prctl:", e)
+			os.Exit(1)
+		}
+	}
 
 	var usr1 atomic.Int64
 	sigs := make(chan os.Signal, 1)
