@@ -88,15 +88,16 @@ type Document struct {
 	FullPredicted time.Duration
 
 	mode         Mode
-	cost         time.Duration // cost per goroutine the prediction used
-	observed     time.Duration // debug=2's answer wait
-	rd           *formats.Reader
-	stream       *Stream // still open when the reader streams from it
+	cost         time.Duration    // cost per goroutine the prediction used
+	observed     time.Duration    // debug=2's answer wait
+	rd           stack.DumpSource // a formats.Reader, or a pid: target's dump
+	stream       *Stream          // still open when the reader streams from it
 	joiner       *dumper.LabelJoiner
 	prepare      func(*stack.Dump)
 	dump         *stack.Dump
 	release      func() // closes the idle connection of the capture's own client
 	fromEndpoint bool
+	pidCost      time.Duration // a pid: target's stall per goroutine (pid.go)
 }
 
 // OpenDocument starts a capture of t and returns it as one document to
@@ -135,6 +136,9 @@ func (o Options) budgeted() bool {
 }
 
 func openDocument(ctx context.Context, t Target, opts Options, ro formats.ReadOptions) (*Document, error) {
+	if t.Kind == TargetPID {
+		return openPID(ctx, t, opts, ro)
+	}
 	budgeted := opts.budgeted()
 	if opts.Mode != ModeFull || t.Kind != TargetPprof && !(budgeted && t.Kind == TargetEndpoint) {
 		return streamDocument(ctx, t, opts, ro)
@@ -459,6 +463,9 @@ func (doc *Document) recordMethods(d *stack.Dump) {
 // no traceback, or before the dump was read. Pass it to the next capture
 // of the target (Options.FullCostPerGoroutine).
 func (doc *Document) FullCostPerGoroutine() time.Duration {
+	if doc.pidCost > 0 {
+		return doc.pidCost // the consistent snapshot's stall beyond stopping
+	}
 	d := doc.dump
 	if d == nil || d.Total <= 0 || !slices.Contains(doc.Methods, "debug2") && !doc.fromEndpoint {
 		return 0

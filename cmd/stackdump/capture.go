@@ -142,6 +142,9 @@ per target in a directory, or standard output. Targets:
   host:port                 like http://host:port
   gops://host:port          a gops agent
   jvm:PID                   a JVM on this machine, through jcmd or jstack
+  pid:PID                   a Go process on this machine, read from its memory:
+                            no endpoint, no signal; stopped at most --max-pause
+                            (stackdump ps lists them; docs/pid.md)
 
 Several targets are captured concurrently; a failing target is reported and
 the others complete; the exit status is 1 when any failed. Bodies stream
@@ -173,6 +176,8 @@ says so and names --mode trace (every goroutine after one pause of tens of
   stackdump capture http://10.0.0.5:6060 http://10.0.0.6:6060 -o dumps/
   stackdump capture --targets hosts.txt --concurrency 16 --dedupe -o dumps/
   stackdump capture jvm:4242 -o threads.txt
+  stackdump capture pid:8219 -o goroutines.txt   # any local Go process, no endpoint needed
+  stackdump capture --max-pause 10ms pid:8219 -o goroutines.json
   stackdump capture --mode trace localhost:6060 -o snapshot.json
   stackdump capture --mode leak localhost:6060 -o leaks.txt   # Go 1.27+; refused above 20000 goroutines
   stackdump capture --mode leak --leak-max-goroutines 50000 localhost:6060 -o leaks.txt   # accept a stall of seconds
@@ -398,6 +403,11 @@ func captureTarget(ctx context.Context, job *captureJob) (res captureResult) {
 			if ropts.FullCostPerGoroutine > 0 {
 				cost = ropts.FullCostPerGoroutine.String() + " per goroutine"
 			}
+			if job.target.Kind == remote.TargetPID {
+				fmt.Fprintf(job.stderr, "stackdump: %s: warning: a consistent snapshot of %s is predicted to stop the process for about %v; taking it. --max-pause D reads it without stopping it whenever the snapshot is predicted over D\n",
+					job.target, words.Count(goroutines, "goroutine"), predicted.Round(10*time.Millisecond))
+				return
+			}
 			fmt.Fprintf(job.stderr, "stackdump: %s: warning: a full capture of %s is predicted to stop the target for about %v (%s); taking it. --mode trace takes every goroutine's id, state and stack after one pause of tens of µs instead; --max-pause D takes the trace snapshot whenever the traceback is predicted over D\n",
 				job.target, words.Count(goroutines, "goroutine"), predicted.Round(10*time.Millisecond), cost)
 		}
@@ -411,7 +421,10 @@ func captureTarget(ctx context.Context, job *captureJob) (res captureResult) {
 		res.overBudget, res.noDetail, res.fullPredicted, res.goroutines = doc.OverBudget, doc.NoDetail, doc.FullPredicted, doc.Goroutines
 		if doc.OverBudget && job.announce {
 			how := "every goroutine from the execution-trace snapshot " + doc.URL
-			if !slices.Contains(doc.Methods, string(remote.ModeTrace)) {
+			switch {
+			case job.target.Kind == remote.TargetPID:
+				how = "every goroutine read from its memory without stopping it (each consistent in itself, not all at one instant)"
+			case !slices.Contains(doc.Methods, string(remote.ModeTrace)):
 				how = "complete counts per stack from " + doc.URL + " (the target serves no /debug/pprof/trace)"
 			}
 			fmt.Fprintf(job.stderr, "stackdump: %s: %s; writing %s instead\n", job.target, overBudgetWhy(doc.Goroutines, doc.FullPredicted, ropts.MaxPause, false), how)

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/stackdump/stackdump/dedupe"
+	"github.com/stackdump/stackdump/goproc"
 	"github.com/stackdump/stackdump/internal/words"
 	"github.com/stackdump/stackdump/stack"
 )
@@ -49,6 +50,9 @@ func writeDumpSummary(w io.Writer, dr dumpResult) {
 		fmt.Fprint(w, " (TRUNCATED)")
 	}
 	fmt.Fprintln(w)
+	if how := memoryReadSummary(d.Source.Capture); how != "" {
+		fmt.Fprintf(w, "  %s\n", how)
+	}
 	if len(states) > 0 {
 		fmt.Fprintf(w, "  states: %s\n", stateHistogram(states, 6))
 	}
@@ -82,4 +86,21 @@ func stateHistogram(states map[string]int64, n int) string {
 		parts = append(parts, fmt.Sprintf("%d %s", states[k], name))
 	}
 	return strings.Join(parts, ", ")
+}
+
+// memoryReadSummary says how a dump read from a process's memory (pid:,
+// goproc) was read: at one instant, and what the stop cost, or without
+// stopping the process. "" for any other capture.
+func memoryReadSummary(c *stack.Capture) string {
+	switch {
+	case c == nil:
+		return ""
+	case c.Mode == goproc.ModeStopped:
+		return fmt.Sprintf("read from its memory at one instant: the process was stopped %v (predicted %v)", roundPause(c.Pause), roundPause(c.PausePredicted))
+	case c.Mode == goproc.ModeLive:
+		return "read from its memory without stopping the process: each goroutine is consistent in itself, not all at one instant"
+	case c.Mode == goproc.ModeCore:
+		return "read from a core file"
+	}
+	return ""
 }
