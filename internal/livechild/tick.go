@@ -2,6 +2,7 @@ package livechild
 
 import (
 	"context"
+	"io"
 	"os/exec"
 	"path/filepath"
 	"strconv"
@@ -77,4 +78,16 @@ func (tk *Tick) Number(t testing.TB, command string) int64 {
 		t.Fatalf("ticktarget answered %q to %q", line, command)
 	}
 	return n
+}
+
+// Stack returns the program's own runtime.Stack of every goroutine (the
+// text debug=2 prints), taken when asked.
+func (tk *Tick) Stack(t testing.TB) []byte {
+	t.Helper()
+	n := tk.Number(t, "stack")
+	buf := make([]byte, n)
+	if _, err := io.ReadFull(tk.out, buf); err != nil {
+		t.Fatalf("ticktarget's stack: %v", err)
+	}
+	return buf
 }
