@@ -36,10 +36,13 @@ type Binary struct {
 
 	layout  *rtlayout.Layout
 	minor   int
-	img     *image
+	img     *image // the executable, read while it is opened
 	tab     *pclntab
 	quantum uint64 // sys.PCQuantum: 1 on amd64, 4 on arm64
 	gofunc  uint64 // moduledata.gofunc: the base of funcdata offsets
+	// fdata is the function data (go:func.*) from gofunc on: inline
+	// trees, argument layouts and liveness.
+	fdata []byte
 	// allglen and allgptr are the link addresses of runtime.allglen and
 	// runtime.allgptr, the goroutine list as the runtime reads it
 	// without its lock (forEachGRace).
@@ -53,9 +56,9 @@ type Binary struct {
 func (b *Binary) GoVersion() string { return b.BuildInfo.GoVersion }
 
 // OpenBinary reads a Go executable for Linux on amd64 or arm64, built by Go
-// 1.20 to 1.27, stripped or not. It reads the symbol and line table at
-// once and the rest of exe as goroutines need it: exe must stay readable
-// while the Binary is used. It refuses any other executable with an
+// 1.20 to 1.27, stripped or not. It reads what it needs of exe before it
+// returns (the symbol and line table, the function data, a few words of
+// code and data): exe may be closed then. It refuses any other executable with an
 // error that says why: not ELF, not Go (ErrNotGo), another architecture,
 // or a Go release outside the runtime layouts it knows, named.
 func OpenBinary(exe io.ReaderAt) (*Binary, error) {
@@ -100,6 +103,9 @@ func OpenBinary(exe io.ReaderAt) (*Binary, error) {
 		return nil, fmt.Errorf("goproc: %w", err)
 	}
 	if err := b.readModuledata(f, sym("runtime.firstmoduledata")); err != nil {
+		return nil, fmt.Errorf("goproc: %w", err)
+	}
+	if err := b.readFuncdata(f); err != nil {
 		return nil, fmt.Errorf("goproc: %w", err)
 	}
 	if b.allglen, b.allgptr = sym("runtime.allglen"), sym("runtime.allgptr"); b.allglen != 0 && b.allgptr != 0 {
@@ -210,6 +216,46 @@ func (b *Binary) readModuledata(f *elf.File, addr uint64) error {
 		return fmt.Errorf("moduledata at %#x has text [%#x, %#x) and gofunc %#x", addr, b.tab.text, b.tab.etext, b.gofunc)
 	}
 	return nil
+}
+
+// readFuncdata keeps the function data, from moduledata.gofunc to the end
+// of the section that holds it (.rodata up to Go 1.25, .gopclntab from
+// 1.26, whose bytes are read already) or, without section headers, of
+// its segment.
+func (b *Binary) readFuncdata(f *elf.File) error {
+	if pc := b.tab; b.gofunc >= pc.addr && b.gofunc < pc.addr+uint64(pc.size) {
+		b.fdata = pc.raw[b.gofunc-pc.addr:]
+		return nil
+	}
+	var end uint64
+	for _, s := range f.Sections {
+		if s.Flags&elf.SHF_ALLOC != 0 && s.Type != elf.SHT_NOBITS && b.gofunc >= s.Addr && b.gofunc < s.Addr+s.Size {
+			end = s.Addr + s.Size
+		}
+	}
+	if end == 0 {
+		seg := b.img.segmentOf(b.gofunc)
+		if seg == nil {
+			return fmt.Errorf("moduledata.gofunc %#x is outside the executable", b.gofunc)
+		}
+		end = seg.addr + seg.filesz
+	}
+	var err error
+	b.fdata, err = b.img.read(b.gofunc, end-b.gofunc)
+	if err != nil {
+		return fmt.Errorf("reading the function data: %w", err)
+	}
+	return nil
+}
+
+// funcdata returns n bytes of function data at gofunc+off, or fewer at
+// its end (none past it).
+func (b *Binary) funcdata(off uint64, n int) []byte {
+	if off >= uint64(len(b.fdata)) {
+		return nil
+	}
+	end := min(off+uint64(n), uint64(len(b.fdata)))
+	return b.fdata[off:end:end]
 }
 
 // FuncName returns the function holding pc (a link address), as the

@@ -129,14 +129,13 @@ type reader struct {
 
 	head, full int // bytes of a g's head and record
 
-	gs       []*gState // in the runtime's order
-	warnings []*stack.ParseError
-	imgErr   error
+	gs          []*gState // in the runtime's order
+	warnings    []*stack.ParseError
+	funcdataBad bool
 
 	pcv      map[pcvKey]int32
 	names    map[int32]string
 	files    map[uint64]string
-	argInfos map[uint64][]byte
 	argBuf   []byte
 	labelSet map[uint64]stack.Labels
 }
@@ -153,7 +152,7 @@ func newReader(bin *Binary, mem Memory, opts Options) *reader {
 	r := &reader{
 		bin: bin, l: bin.layout, mem: newCounted(mem), opts: opts, bias: opts.LoadBias,
 		pcv: map[pcvKey]int32{}, names: map[int32]string{}, files: map[uint64]string{},
-		argInfos: map[uint64][]byte{}, labelSet: map[uint64]stack.Labels{},
+		labelSet: map[uint64]stack.Labels{},
 	}
 	r.head, r.full = recordSizes(&bin.layout.G)
 	r.stats.Stopped = opts.Stopper != nil

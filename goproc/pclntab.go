@@ -15,7 +15,9 @@ const pclnMagic = 0xfffffff1
 // points, pc-value tables (stack deltas, files, lines, inline indexes),
 // files.
 type pclntab struct {
-	addr        uint64    // link address of the pcHeader
+	addr        uint64 // link address of the pcHeader
+	raw         []byte // the whole table, from the pcHeader
+	size        int
 	offs        [5]uint64 // the tables' offsets from the pcHeader: funcname, cu, file, pc, pcln
 	nfunc       int
 	funcnametab []byte
@@ -56,7 +58,7 @@ func parsePclntab(b []byte, addr uint64) (*pclntab, error) {
 		}
 		offs[i] = o
 	}
-	t := &pclntab{addr: addr, offs: offs, nfunc: nfunc}
+	t := &pclntab{addr: addr, raw: b, size: len(b), offs: offs, nfunc: nfunc}
 	// The tables follow the header in an order the header does not say:
 	// each ends where the next one starts.
 	table := func(i int) []byte {

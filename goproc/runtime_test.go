@@ -39,8 +39,8 @@ func startTarget(t *testing.T, b livechild.Build, args ...string) *target {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { f.Close() })
 	bin, err := OpenBinary(f)
+	f.Close() // OpenBinary read what it needs
 	if err != nil {
 		t.Fatalf("OpenBinary(%s): %v", b, err)
 	}

@@ -79,9 +79,9 @@ func (r *reader) inlineChain(f *funcInfo, pc uint64, buf []inlineFrame) ([]inlin
 
 // inlEntry reads entry ix of the inline tree at gofunc+treeOff.
 func (r *reader) inlEntry(treeOff uint32, ix int32) (inlTreeEntry, bool) {
-	b, err := r.bin.img.read(r.bin.gofunc+uint64(treeOff)+16*uint64(ix), 16)
-	if err != nil {
-		r.imageError(err)
+	b := r.bin.funcdata(uint64(treeOff)+16*uint64(ix), 16)
+	if len(b) < 16 {
+		r.badFuncdata("an inline tree")
 		return inlTreeEntry{}, false
 	}
 	return inlTreeEntry{
@@ -376,31 +376,29 @@ func (r *reader) printArgs(f *funcInfo, argp, pc uint64, stk *stackMem) string {
 	if !ok {
 		return ""
 	}
-	p := r.argInfo(r.bin.gofunc + uint64(infoOff))
+	p := r.bin.funcdata(uint64(infoOff), argsMaxLen)
 	if len(p) == 0 {
 		return ""
 	}
-	var liveInfo uint64
+	var liveInfo []byte
 	startOffset := uint8(0xff)
 	liveIdx := int32(-1)
 	if off, ok := tab.funcdataOff(f, funcdataArgLive); ok {
-		liveInfo = r.bin.gofunc + uint64(off)
-		if b, err := r.bin.img.read(liveInfo, 1); err == nil {
-			startOffset = b[0]
-		} else {
-			liveInfo = 0
+		if liveInfo = r.bin.funcdata(uint64(off), 1<<16); len(liveInfo) > 0 {
+			startOffset = liveInfo[0]
 		}
 		liveIdx = r.pcvalue(f, tab.pcdataOff(f, pcdataArgLiveIndex), pc-r.bias)
 	}
 	isLive := func(off, slot uint8) bool {
-		if liveInfo == 0 || liveIdx <= 0 || off < startOffset {
+		if len(liveInfo) == 0 || liveIdx <= 0 || off < startOffset {
 			return true
 		}
-		b, err := r.bin.img.read(liveInfo+uint64(liveIdx)+uint64(slot/8), 1)
-		if err != nil {
+		i := int(liveIdx) + int(slot/8)
+		if i >= len(liveInfo) {
+			r.badFuncdata("argument liveness")
 			return true
 		}
-		return b[0]&(1<<(slot%8)) != 0
+		return liveInfo[i]&(1<<(slot%8)) != 0
 	}
 	out := r.argBuf[:0]
 	start := true
@@ -457,32 +455,11 @@ func (r *reader) printArgs(f *funcInfo, argp, pc uint64, stk *stackMem) string {
 	return string(out)
 }
 
-// argInfo returns the FUNCDATA_ArgInfo bytes at addr, up to their end
-// marker.
-func (r *reader) argInfo(addr uint64) []byte {
-	if b, ok := r.argInfos[addr]; ok {
-		return b
-	}
-	var b []byte
-	for n := uint64(argsMaxLen); n > 0; n /= 2 {
-		bb, err := r.bin.img.read(addr, n)
-		if err == nil {
-			b = bb
-			break
-		}
-		if n == 1 {
-			r.imageError(err)
-		}
-	}
-	r.argInfos[addr] = b
-	return b
-}
-
-// imageError records the first failure to read the executable: frames
+// badFuncdata records, once, function data that ends too soon: frames
 // then lack their inlined callers or arguments, and the dump says why.
-func (r *reader) imageError(err error) {
-	if r.imgErr == nil {
-		r.imgErr = err
-		r.warn(0, "the executable could not be read (inlined frames and arguments may be missing): "+err.Error())
+func (r *reader) badFuncdata(what string) {
+	if !r.funcdataBad {
+		r.funcdataBad = true
+		r.warn(0, "the executable's function data ends inside "+what+": inlined frames or arguments may be missing")
 	}
 }
