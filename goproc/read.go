@@ -1,0 +1,355 @@
+package goproc
+
+import (
+	"context"
+	"encoding/binary"
+	"fmt"
+	"time"
+)
+
+func leUint64(b []byte) uint64 { return binary.LittleEndian.Uint64(b) }
+
+// gState is one goroutine as the reader gets to know it.
+type gState struct {
+	rec gRecord
+	stk stackMem
+	// Where its walk starts: pc, sp (lr on arm64); trap for a pc read
+	// from a stopped thread; isSyscall for syscallpc/syscallsp.
+	pc, sp, lr      uint64
+	trap, isSyscall bool
+	walk            bool // the stack was read: walk it
+	running         bool // running on a thread
+	unavailable     bool // written without a stack
+	moved           bool // read again after it moved (Stale)
+	gone            bool // exited while read: left out
+	m               mInfo
+}
+
+// mInfo is what the reader takes from a running goroutine's runtime.m.
+type mInfo struct {
+	addr           uint64
+	id             int64
+	procid         uint64
+	vdsoSP, vdsoPC uint64
+}
+
+// startOf says where a parked goroutine's walk starts, as
+// runtime.unwinder.initAt: its syscall registers while in a system call,
+// else its saved ones. ok is false when they lie outside its stack.
+func startOf(rec *gRecord) (pc, sp, lr uint64, isSyscall, ok bool) {
+	if rec.syscallSP != 0 {
+		pc, sp, isSyscall = rec.syscallPC, rec.syscallSP, true
+	} else {
+		pc, sp, lr = rec.schedPC, rec.schedSP, rec.schedLR
+	}
+	return pc, sp, lr, isSyscall, sp != 0 && sp >= rec.stackLo && sp < rec.stackHi && rec.stackHi-rec.stackLo <= maxStack
+}
+
+// maxStack bounds the stack read for one goroutine (the runtime's own
+// limit is 1 GB on 64-bit).
+const maxStack = 1 << 30
+
+// The batches of a scattered read: at most this many goroutines, and
+// this many bytes.
+const (
+	batchGoroutines = 512
+	batchBytes      = 8 << 20
+)
+
+// status returns g's status without the scan bit.
+func (r *reader) status(rec *gRecord) int { return int(rec.status) &^ r.l.Status.Scan }
+
+// isDead reports whether the runtime leaves g out of a traceback.
+func (r *reader) isDead(rec *gRecord) bool {
+	s := r.status(rec)
+	return s == r.l.Status.Dead || s == r.l.Status.Idle || s == r.l.Status.DeadExtra && r.l.Status.DeadExtra >= 0
+}
+
+// readHeads reads the head of each goroutine of list, scattered, and keeps
+// those that are not dead.
+func (r *reader) readHeads(list []uint64) {
+	r.gs = make([]*gState, 0, len(list))
+	buf := make([]byte, r.head*min(len(list), batchGoroutines))
+	spans := make([]Span, 0, batchGoroutines)
+	for start := 0; start < len(list); start += batchGoroutines {
+		part := list[start:min(len(list), start+batchGoroutines)]
+		spans = spans[:0]
+		for i, g := range part {
+			spans = append(spans, Span{Addr: g, Buf: buf[i*r.head : (i+1)*r.head]})
+		}
+		r.mem.readSpans(spans)
+		for i := range spans {
+			s := &spans[i]
+			if s.Err != nil || s.N != len(s.Buf) {
+				r.warn(0, fmt.Sprintf("goroutine record at %#x could not be read: %v", s.Addr, s.Err))
+				continue
+			}
+			g := &gState{}
+			g.rec.addr = s.Addr
+			g.rec.decodeHead(&r.l.G, s.Buf)
+			if !r.isDead(&g.rec) {
+				r.gs = append(r.gs, g)
+			}
+		}
+	}
+}
+
+// readStopped is the consistent read: the target stopped for the list,
+// the heads and the running goroutines, then the parked goroutines read
+// while it runs, each checked against its head.
+func (r *reader) readStopped(ctx context.Context) error {
+	if err := checkContext(ctx); err != nil {
+		return err
+	}
+	r.mode = ModeStopped
+	t0 := time.Now()
+	threads, err := r.opts.Stopper.Stop()
+	if err != nil {
+		r.stats.Stall = time.Since(t0)
+		return fmt.Errorf("goproc: stopping the target: %w", err)
+	}
+	resumed := false
+	resume := func() error {
+		if resumed {
+			return nil
+		}
+		resumed = true
+		err := r.opts.Stopper.Resume()
+		r.stats.Stall = time.Since(t0)
+		return err
+	}
+	defer resume() // on every return, a panic too
+	r.setNow()
+	list, err := r.readList()
+	if err != nil {
+		return err
+	}
+	r.readHeads(list)
+	r.readRunning(threads)
+	if err := resume(); err != nil {
+		return fmt.Errorf("goproc: resuming the target: %w", err)
+	}
+	return r.readParked(ctx)
+}
+
+// readUnstopped reads without stopping anything: a live target whose
+// goroutines each are read consistent in themselves, or a core (core set)
+// whose threads' registers are in Options.Threads.
+func (r *reader) readUnstopped(ctx context.Context, core bool) error {
+	if err := checkContext(ctx); err != nil {
+		return err
+	}
+	r.mode = ModeLive
+	if core {
+		r.mode = ModeCore
+	}
+	r.setNow()
+	list, err := r.readList()
+	if err != nil {
+		return err
+	}
+	r.readHeads(list)
+	if core {
+		r.readRunning(r.opts.Threads)
+	}
+	return r.readParked(ctx)
+}
+
+func (r *reader) setNow() {
+	switch {
+	case r.opts.Now > 0:
+		r.now = r.opts.Now
+	case r.opts.Now == 0 && r.mode != ModeCore:
+		r.now = monotonicNow()
+	}
+}
+
+// readRunning reads what only a stopped target shows of its running
+// goroutines: their records, their M's thread id, and their stacks from
+// their threads' registers.
+func (r *reader) readRunning(threads []Thread) {
+	byTID := map[uint64]*Thread{}
+	for i := range threads {
+		byTID[uint64(threads[i].TID)] = &threads[i]
+	}
+	for _, g := range r.gs {
+		if r.status(&g.rec) != r.l.Status.Running {
+			continue
+		}
+		g.running = true
+		r.stats.Running++
+		full := make([]byte, r.full)
+		if err := r.mem.read(g.rec.addr, full); err != nil {
+			g.unavailable = true
+			continue
+		}
+		g.rec.decodeRest(&r.l.G, full)
+		if g.rec.m != 0 {
+			g.m = r.readM(g.rec.m)
+		}
+		th := byTID[g.m.procid]
+		rec := &g.rec
+		switch {
+		case g.m.vdsoSP != 0:
+			// In a VDSO call: the runtime saved where it came from.
+			g.pc, g.sp = g.m.vdsoPC, g.m.vdsoSP
+		case th != nil && th.SP >= rec.stackLo && th.SP < rec.stackHi:
+			g.pc, g.sp, g.lr, g.trap = th.PC, th.SP, th.LR, true
+		case rec.schedSP != 0 && rec.schedSP >= rec.stackLo && rec.schedSP < rec.stackHi:
+			// On the system stack (systemstack saved its place).
+			g.pc, g.sp, g.lr = rec.schedPC, rec.schedSP, rec.schedLR
+		default:
+			g.unavailable = true
+			continue
+		}
+		if rec.stackHi-g.sp > maxStack {
+			g.unavailable = true
+			continue
+		}
+		g.stk = stackMem{base: g.sp, b: make([]byte, rec.stackHi-g.sp), r: r}
+		if err := r.mem.read(g.sp, g.stk.b); err != nil {
+			g.unavailable = true
+			continue
+		}
+		g.walk = true
+	}
+}
+
+// readM reads the fields of a runtime.m the reader needs.
+func (r *reader) readM(addr uint64) mInfo {
+	m := mInfo{addr: addr}
+	l := &r.l.M
+	lo := min(l.ProcID, l.ID, l.VdsoSP, l.VdsoPC)
+	hi := max(l.ProcID, l.ID, l.VdsoSP, l.VdsoPC) + 8
+	b := make([]byte, hi-lo)
+	if err := r.mem.read(addr+uint64(lo), b); err != nil {
+		m.id = -1
+		return m
+	}
+	m.procid = leUint64(b[l.ProcID-lo:])
+	m.id = int64(leUint64(b[l.ID-lo:]))
+	m.vdsoSP = leUint64(b[l.VdsoSP-lo:])
+	m.vdsoPC = leUint64(b[l.VdsoPC-lo:])
+	return m
+}
+
+// readParked reads the goroutines that are not running: each one's record
+// and stack in one scattered read, then its head again; a goroutine whose
+// three reads agree with each other and with the head it was expected at
+// is done. One that moved is read again from where it is now, up to
+// Options.Retries more times.
+func (r *reader) readParked(ctx context.Context) error {
+	var pending []*gState
+	for _, g := range r.gs {
+		if !g.running {
+			pending = append(pending, g)
+		}
+	}
+	for try := 0; len(pending) > 0; try++ {
+		if err := checkContext(ctx); err != nil {
+			return err
+		}
+		if try > r.opts.Retries {
+			for _, g := range pending {
+				g.unavailable = true
+				r.stats.Skipped++
+				r.warn(g.rec.goid, fmt.Sprintf("goroutine %d kept moving while it was read (%d times): written without its stack", g.rec.goid, try))
+			}
+			break
+		}
+		var again []*gState
+		for start := 0; start < len(pending); {
+			end, bytes := start, 0
+			for end < len(pending) && end-start < batchGoroutines && (bytes < batchBytes || end == start) {
+				bytes += r.full + r.stackSpan(pending[end])
+				end++
+			}
+			again = append(again, r.readBatch(pending[start:end])...)
+			start = end
+		}
+		if try == 0 {
+			r.stats.Retried += len(again)
+		}
+		pending = again
+	}
+	return nil
+}
+
+// stackSpan returns how many bytes of g's stack a read takes: from where
+// its walk starts to the top.
+func (r *reader) stackSpan(g *gState) int {
+	if _, sp, _, _, ok := startOf(&g.rec); ok && !r.runningNow(&g.rec) {
+		return int(g.rec.stackHi - sp)
+	}
+	return 0
+}
+
+// runningNow reports whether a head says its goroutine is on a thread,
+// where its stack cannot be read without stopping it.
+func (r *reader) runningNow(rec *gRecord) bool { return r.status(rec) == r.l.Status.Running }
+
+// readBatch reads a batch of goroutines and returns those that moved.
+func (r *reader) readBatch(batch []*gState) (moved []*gState) {
+	spans := make([]Span, 0, 2*len(batch))
+	for _, g := range batch {
+		spans = append(spans, Span{Addr: g.rec.addr, Buf: make([]byte, r.full)})
+		if n := r.stackSpan(g); n > 0 {
+			_, sp, _, _, _ := startOf(&g.rec)
+			spans = append(spans, Span{Addr: sp, Buf: make([]byte, n)})
+		} else {
+			spans = append(spans, Span{})
+		}
+	}
+	r.mem.readSpans(spans)
+	heads := make([]Span, len(batch))
+	for i, g := range batch {
+		heads[i] = Span{Addr: g.rec.addr, Buf: make([]byte, r.head)}
+	}
+	r.mem.readSpans(heads)
+	for i, g := range batch {
+		rs, ss, hs := &spans[2*i], &spans[2*i+1], &heads[i]
+		if rs.Err != nil || hs.Err != nil || rs.N != len(rs.Buf) || hs.N != len(hs.Buf) {
+			g.unavailable = true
+			r.stats.Skipped++
+			r.warn(g.rec.goid, fmt.Sprintf("goroutine %d: its record could not be read", g.rec.goid))
+			continue
+		}
+		var a, b gRecord
+		a.decodeHead(&r.l.G, rs.Buf)
+		b.decodeHead(&r.l.G, hs.Buf)
+		a.addr, b.addr = g.rec.addr, g.rec.addr
+		if !sameHead(&g.rec, &a) || !sameHead(&a, &b) {
+			// It moved: read it again from where it is now.
+			g.moved = true
+			g.rec = b
+			if r.isDead(&b) || b.goid != a.goid {
+				g.gone = true
+				continue
+			}
+			moved = append(moved, g)
+			continue
+		}
+		waitSince := g.rec.waitSince
+		g.rec = a
+		g.rec.waitSince = max(waitSince, a.waitSince)
+		g.rec.decodeRest(&r.l.G, rs.Buf)
+		if r.runningNow(&a) {
+			// Running where it cannot be read (the runtime prints
+			// "goroutine running on other thread; stack unavailable").
+			g.running, g.unavailable = true, true
+			r.stats.Running++
+			continue
+		}
+		pc, sp, lr, isSyscall, ok := startOf(&a)
+		if !ok || ss.Err != nil || ss.N != len(ss.Buf) {
+			g.unavailable = true
+			r.stats.Skipped++
+			r.warn(a.goid, fmt.Sprintf("goroutine %d: its stack could not be read", a.goid))
+			continue
+		}
+		g.pc, g.sp, g.lr, g.isSyscall = pc, sp, lr, isSyscall
+		g.stk = stackMem{base: sp, b: ss.Buf, r: r}
+		g.walk = true
+	}
+	return moved
+}

@@ -1,0 +1,230 @@
+package livechild
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// Build says how testdata/gen/pidtarget is built: with which toolchain
+// ("go1.22.12"; "" for the go command's own), for which architecture
+// ("" for this machine's; another is built to be read, not run),
+// stripped (-ldflags='-s -w') or not, as a position-independent
+// executable or not.
+type Build struct {
+	Toolchain string
+	Arch      string
+	Stripped  bool
+	PIE       bool
+}
+
+func (b Build) String() string {
+	s := b.Toolchain
+	if s == "" {
+		s = "local"
+	}
+	if b.Arch != "" {
+		s += "-" + b.Arch
+	}
+	if b.Stripped {
+		s += "-stripped"
+	}
+	if b.PIE {
+		s += "-pie"
+	}
+	return s
+}
+
+var builds struct {
+	sync.Mutex
+	dir   string
+	bins  map[Build]string
+	fails map[Build]string
+}
+
+// BuildPidTarget builds testdata/gen/pidtarget as b says, once per test
+// binary (CleanupBuilds removes them), and returns its path. It skips the
+// test when the toolchain cannot be had (GOTOOLCHAIN fetches it, 76 MB;
+// .ci/run fetches those the tests use).
+func BuildPidTarget(t testing.TB, b Build) string {
+	t.Helper()
+	builds.Lock()
+	defer builds.Unlock()
+	if bin, ok := builds.bins[b]; ok {
+		return bin
+	}
+	if msg, ok := builds.fails[b]; ok {
+		t.Skip(msg)
+	}
+	if builds.dir == "" {
+		dir, err := os.MkdirTemp("", "pidtarget")
+		if err != nil {
+			t.Fatal(err)
+		}
+		builds.dir, builds.bins, builds.fails = dir, map[Build]string{}, map[Build]string{}
+	}
+	bin := filepath.Join(builds.dir, "pidtarget-"+b.String())
+	args := []string{"build", "-o", bin}
+	if b.Stripped {
+		args = append(args, "-ldflags=-s -w")
+	}
+	if b.PIE {
+		args = append(args, "-buildmode=pie")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "go", append(args, ".")...)
+	cmd.Dir = filepath.Join(repoRoot(t), "testdata", "gen", "pidtarget")
+	tc := b.Toolchain
+	if tc == "" {
+		tc = "local"
+	}
+	cmd.Env = append(os.Environ(), "GOTOOLCHAIN="+tc, "CGO_ENABLED=0", "GOFLAGS=-buildvcs=false")
+	if b.Arch != "" {
+		cmd.Env = append(cmd.Env, "GOARCH="+b.Arch)
+	}
+	if out, err := cmd.CombinedOutput(); err != nil {
+		msg := fmt.Sprintf("cannot build testdata/gen/pidtarget with %s (GOTOOLCHAIN=%s fetches it; .ci/run does): %v\n%s", b, tc, err, out)
+		if b.Toolchain == "" {
+			t.Fatal(msg)
+		}
+		builds.fails[b] = msg
+		t.Skip(msg)
+	}
+	builds.bins[b] = bin
+	return bin
+}
+
+// CleanupBuilds removes what BuildPidTarget built; call it from TestMain.
+func CleanupBuilds() {
+	builds.Lock()
+	defer builds.Unlock()
+	if builds.dir != "" {
+		os.RemoveAll(builds.dir)
+		builds.dir, builds.bins = "", nil
+	}
+}
+
+// PidTarget is a running testdata/gen/pidtarget.
+type PidTarget struct {
+	PID   int
+	Exe   string
+	stdin io.WriteCloser
+	out   *bufio.Reader
+	dir   string
+}
+
+// StartPidTarget runs bin (a BuildPidTarget) with args and env added to
+// the environment until the test ends, and returns it once every
+// goroutine it starts is parked.
+func StartPidTarget(t testing.TB, bin string, env []string, args ...string) *PidTarget {
+	t.Helper()
+	cmd := exec.Command(bin, args...)
+	cmd.Env = append(os.Environ(), env...)
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stderr = os.Stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	p := &PidTarget{PID: cmd.Process.Pid, Exe: bin, stdin: stdin, out: bufio.NewReader(stdout), dir: t.TempDir()}
+	t.Cleanup(func() {
+		stdin.Close()
+		done := make(chan struct{})
+		go func() { cmd.Wait(); close(done) }()
+		select {
+		case <-done:
+		case <-time.After(10 * time.Second):
+			cmd.Process.Kill()
+			<-done
+		}
+	})
+	line := p.readLine(t)
+	if line != "ready "+strconv.Itoa(p.PID) {
+		t.Fatalf("pidtarget said %q, not ready", line)
+	}
+	return p
+}
+
+func (p *PidTarget) readLine(t testing.TB) string {
+	t.Helper()
+	type result struct {
+		line string
+		err  error
+	}
+	ch := make(chan result, 1)
+	go func() {
+		line, err := p.out.ReadString('\n')
+		ch <- result{strings.TrimSuffix(line, "\n"), err}
+	}()
+	select {
+	case r := <-ch:
+		if r.err != nil {
+			t.Fatalf("pidtarget: %v", r.err)
+		}
+		return r.line
+	case <-time.After(60 * time.Second):
+		t.Fatal("pidtarget did not answer in 60s")
+	}
+	return ""
+}
+
+// Send sends a command line and returns the answer.
+func (p *PidTarget) Send(t testing.TB, cmd string) string {
+	t.Helper()
+	if _, err := io.WriteString(p.stdin, cmd+"\n"); err != nil {
+		t.Fatal(err)
+	}
+	return p.readLine(t)
+}
+
+// Traceback returns the program's own runtime.Stack(all) at this moment.
+func (p *PidTarget) Traceback(t testing.TB) []byte {
+	t.Helper()
+	path := filepath.Join(p.dir, "traceback.txt")
+	if got := p.Send(t, "dump "+path); got != "done" {
+		t.Fatalf("pidtarget dump: %s", got)
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// Labels returns the labels the program set, by goroutine id, as
+// "k=v,k=v".
+func (p *PidTarget) Labels(t testing.TB) map[int64]string {
+	t.Helper()
+	line := p.Send(t, "labels")
+	out := map[int64]string{}
+	// "ID QUOTED" pairs; a quoted value may hold spaces.
+	rest := strings.TrimSpace(strings.TrimPrefix(line, "labels"))
+	for rest != "" {
+		id, after, _ := strings.Cut(rest, " ")
+		q, err := strconv.QuotedPrefix(after)
+		if err != nil {
+			t.Fatalf("pidtarget labels %q: %v", line, err)
+		}
+		v, _ := strconv.Unquote(q)
+		n, _ := strconv.ParseInt(id, 10, 64)
+		out[n] = v
+		rest = strings.TrimSpace(after[len(q):])
+	}
+	return out
+}
