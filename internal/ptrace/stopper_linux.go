@@ -76,25 +76,17 @@ func (s *Stopper) Stop() ([]Thread, error) {
 		err     error
 	}
 	ready := make(chan result, 1)
-	go func() {
-		runtime.LockOSThread()
+	onOwnThread(func() (clean bool) {
 		a := &attachment{pid: s.pid, opts: s.opts, seized: map[int]*tracee{}}
-		clean := true
 		defer func() {
 			st.stats = a.stats
 			close(st.done)
-			if clean {
-				runtime.UnlockOSThread()
-			}
-			// Otherwise the goroutine ends locked, which ends its OS
-			// thread: the kernel then releases the threads that could not
-			// be detached (seized, not yet stopped).
 		}()
 		threads, err := a.stopAll()
 		if err != nil {
 			clean = a.releaseAll()
 			ready <- result{err: err}
-			return
+			return clean
 		}
 		ready <- result{threads: threads}
 		timer := time.NewTimer(s.opts.MaxStop - time.Since(a.stats.Stopped))
@@ -108,7 +100,8 @@ func (s *Stopper) Stop() ([]Thread, error) {
 		}
 		clean = a.releaseAll()
 		a.stats.Expired = st.err != nil
-	}()
+		return clean
+	})
 	r := <-ready
 	if r.err != nil {
 		<-st.done
@@ -161,6 +154,36 @@ func (s *Stopper) Close() error {
 	return nil
 }
 
+// onOwnThread runs f on a goroutine locked to an OS thread other than the
+// process's main thread, the thread the attachment belongs to. When f
+// reports the threads it seized not all released, the goroutine ends
+// locked, which ends its OS thread: the kernel then releases them (a
+// thread seized but not stopped cannot be detached, only abandoned). The
+// main thread cannot end that way, so f never runs on it: while it is
+// held, the goroutine that runs f must take another.
+func onOwnThread(f func() (clean bool)) {
+	run := func() {
+		if f() {
+			runtime.UnlockOSThread()
+		}
+	}
+	go func() {
+		runtime.LockOSThread()
+		if syscall.Gettid() != syscall.Getpid() {
+			run()
+			return
+		}
+		locked := make(chan struct{})
+		go func() {
+			runtime.LockOSThread()
+			close(locked)
+			run()
+		}()
+		<-locked
+		runtime.UnlockOSThread()
+	}()
+}
+
 // attachment is the state of one stop, used only on the locked thread.
 type attachment struct {
 	pid    int
@@ -199,8 +222,8 @@ func (a *attachment) stopAll() ([]Thread, error) {
 				continue
 			}
 			if err := ptrace(ptraceSeize, tid, 0, 0); err != nil {
-				if err == syscall.ESRCH {
-					continue // the thread exited since the listing
+				if err == syscall.ESRCH || err == syscall.EPERM && a.exiting(tid) {
+					continue // the thread exited since the listing, or is exiting
 				}
 				return nil, a.seizeError(tid, err)
 			}
@@ -304,6 +327,7 @@ func (a *attachment) wait(tids []int, deadline time.Time) error {
 // tracee), and only the end of the tracing thread releases it.
 func (a *attachment) releaseAll() (clean bool) {
 	clean = true
+	var dead []int
 	for tid, t := range a.seized {
 		if !t.stopped {
 			clean = false
@@ -311,15 +335,52 @@ func (a *attachment) releaseAll() (clean bool) {
 		}
 		if err := ptrace(syscall.PTRACE_DETACH, tid, 0, uintptr(t.sig)); err != nil {
 			// ESRCH: the thread died during the stop (SIGKILL, or
-			// another thread's exit). As its tracer this thread would
-			// have to collect it, or its parent waits forever: ending
-			// the tracing thread hands it back to its parent.
+			// another thread's exit). Its tracer must collect it before
+			// its parent can: a dead process would otherwise stay a
+			// zombie its parent waits for in vain.
+			dead = append(dead, tid)
 			clean = false
 		}
 	}
+	if slices.Contains(dead, a.pid) && parentOf(a.opts.ProcRoot, a.pid) == os.Getpid() {
+		// Our own child: collected as its tracer it would be collected
+		// as our child too, its exit status lost to whoever waits for
+		// it here. Released, it is ours to wait for as usual.
+		dead = slices.DeleteFunc(dead, func(tid int) bool { return tid == a.pid })
+	}
+	reap(dead)
 	clear(a.seized)
 	a.stats.Resumed = time.Now()
 	return clean
+}
+
+// reap collects the dead tracees tids as their tracer, waiting up to
+// 100ms for them to finish dying; once collected, a dead process is its
+// parent's to collect. Any left are released when the tracing thread ends.
+func reap(tids []int) {
+	deadline := time.Now().Add(100 * time.Millisecond)
+	for len(tids) > 0 && time.Now().Before(deadline) {
+		kept := tids[:0]
+		for _, tid := range tids {
+			var ws syscall.WaitStatus
+			wpid, err := syscall.Wait4(tid, &ws, syscall.WALL|syscall.WNOHANG, nil)
+			if err == nil && wpid == 0 || err == syscall.EINTR {
+				kept = append(kept, tid)
+			}
+		}
+		tids = kept
+		if len(tids) > 0 {
+			ts := syscall.Timespec{Nsec: 200_000}
+			syscall.Nanosleep(&ts, nil)
+		}
+	}
+}
+
+// exiting reports whether thread tid is ending (a zombie, dead, gone),
+// which the kernel refuses to seize with EPERM.
+func (a *attachment) exiting(tid int) bool {
+	st := threadState(a.opts.ProcRoot, a.pid, tid)
+	return st == "gone" || strings.HasPrefix(st, "Z") || strings.HasPrefix(st, "X")
 }
 
 // seizeError says why thread tid could not be seized.
@@ -378,6 +439,16 @@ func threadState(procRoot string, pid, tid int) string {
 		return "gone"
 	}
 	return st["State"]
+}
+
+// parentOf is the PPid of process pid, 0 when unknown.
+func parentOf(procRoot string, pid int) int {
+	st, err := readStatus(filepath.Join(procRoot, strconv.Itoa(pid), "status"))
+	if err != nil {
+		return 0
+	}
+	n, _ := strconv.Atoi(st["PPid"])
+	return n
 }
 
 // tracerOf is the TracerPid of process pid, 0 when none or unknown.

@@ -1,3 +1,0 @@
-package ptrace
-
-const sysProcessVMReadv = 310
