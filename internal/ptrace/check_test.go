@@ -1,3 +1,5 @@
+//go:build linux && (amd64 || arm64)
+
 package ptrace_test
 
 import (
@@ -151,7 +153,7 @@ func TestCheckReal(t *testing.T) {
 		t.Skip("procfs is Linux's")
 	}
 	ctx := context.Background()
-	tk := livechild.StartTick(ctx, t, "-goroutines", "10")
+	tk := startTick(t, "-goroutines", "10")
 	if p, err := ptrace.Check("", tk.PID); err != nil || p.Name != "ticktarget" {
 		t.Fatalf("Check(ticktarget): %+v, %v", p, err)
 	}

@@ -14,6 +14,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -31,7 +32,32 @@ func TestMain(m *testing.M) {
 		helperMain(v)
 		return
 	}
-	os.Exit(m.Run())
+	dir, err := os.MkdirTemp("", "ptrace-test-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	tickDir = dir
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// tickDir holds the ticktarget the tests run, built once (startTick).
+var (
+	tickDir  string
+	tickOnce sync.Once
+	tickBin  string
+)
+
+// startTick runs testdata/gen/ticktarget with args until the test ends.
+func startTick(t *testing.T, args ...string) *livechild.Tick {
+	t.Helper()
+	tickOnce.Do(func() { tickBin = livechild.BuildTick(context.Background(), t, tickDir) })
+	if tickBin == "" {
+		t.Fatal("ticktarget was not built")
+	}
+	return livechild.RunTick(context.Background(), t, tickBin, args...)
 }
 
 // helperMain runs one of the helper's modes on a target pid:
@@ -194,7 +220,7 @@ func requireHeld(t *testing.T, pid, tracer int) {
 
 func TestStopResume(t *testing.T) {
 	ctx := context.Background()
-	tk := livechild.StartTick(ctx, t, "-goroutines", "100")
+	tk := startTick(t, "-goroutines", "100")
 	s, err := ptrace.New(ctx, tk.PID, ptrace.Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -287,7 +313,7 @@ func executableRanges(t *testing.T, pid int) ranges {
 // those born while the first ones were stopped included.
 func TestThreadsBornDuringStop(t *testing.T) {
 	ctx := context.Background()
-	tk := livechild.StartTick(ctx, t, "-goroutines", "10", "-churn")
+	tk := startTick(t, "-goroutines", "10", "-churn")
 	s, _ := ptrace.New(ctx, tk.PID, ptrace.Options{})
 	rounds := 0
 	for range 50 {
@@ -324,7 +350,7 @@ func TestThreadsBornDuringStop(t *testing.T) {
 // target counts every one.
 func TestSignalsDuringStops(t *testing.T) {
 	ctx := context.Background()
-	tk := livechild.StartTick(ctx, t, "-goroutines", "10")
+	tk := startTick(t, "-goroutines", "10")
 	s, _ := ptrace.New(ctx, tk.PID, ptrace.Options{})
 	const n = 100
 	for i := 1; i <= n; i++ {
@@ -351,8 +377,7 @@ func TestSignalsDuringStops(t *testing.T) {
 // it holds the target stopped: the kernel releases the target, which runs
 // on untraced.
 func TestKilledTracerReleasesTarget(t *testing.T) {
-	ctx := context.Background()
-	tk := livechild.StartTick(ctx, t, "-goroutines", "1000")
+	tk := startTick(t, "-goroutines", "1000")
 	helper, line, _ := startHelper(t, "hold", tk.PID)
 	if !strings.HasPrefix(line, "stopped ") {
 		t.Fatalf("helper: %q", line)
@@ -367,8 +392,7 @@ func TestKilledTracerReleasesTarget(t *testing.T) {
 // target without pause, at random moments: whatever it was doing (seizing,
 // interrupting, waiting, reading registers, detaching), the target runs on.
 func TestKilledTracerAtAnyMoment(t *testing.T) {
-	ctx := context.Background()
-	tk := livechild.StartTick(ctx, t, "-goroutines", "1000", "-churn")
+	tk := startTick(t, "-goroutines", "1000", "-churn")
 	for i := range 10 {
 		helper, line, _ := startHelper(t, "loop", tk.PID)
 		if line != "looping" {
@@ -386,8 +410,7 @@ func TestKilledTracerAtAnyMoment(t *testing.T) {
 // whose context those signals end while it holds the target stopped: it
 // resumes the target before it exits.
 func TestSignalledTracerResumesFirst(t *testing.T) {
-	ctx := context.Background()
-	tk := livechild.StartTick(ctx, t, "-goroutines", "100")
+	tk := startTick(t, "-goroutines", "100")
 	for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGINT} {
 		helper, line, out := startHelper(t, "signal", tk.PID)
 		if !strings.HasPrefix(line, "stopped ") {
@@ -412,7 +435,7 @@ func TestSignalledTracerResumesFirst(t *testing.T) {
 // context, ends by itself, and Resume says so.
 func TestMaxStopAndContext(t *testing.T) {
 	ctx := context.Background()
-	tk := livechild.StartTick(ctx, t, "-goroutines", "10")
+	tk := startTick(t, "-goroutines", "10")
 	s, _ := ptrace.New(ctx, tk.PID, ptrace.Options{MaxStop: 20 * time.Millisecond})
 	if _, err := s.Stop(); err != nil {
 		t.Fatal(err)
