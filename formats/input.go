@@ -123,7 +123,31 @@ func refuseSniffed(head []byte) error {
 	if isGroupedText(head) {
 		return errGroupedText
 	}
+	if isELFCore(head) {
+		return ErrCoreFile
+	}
 	return sniffOtherProfile(head)
+}
+
+// ErrCoreFile is returned for an ELF core file (gcore's, or the kernel's
+// after GOTRACEBACK=crash): a process's memory, not a dump. Its goroutines
+// are read by package goproc (OpenCore, then Read), which the door does not
+// link; stackdump analyze, convert and report read cores through it.
+var ErrCoreFile = fmt.Errorf("%w: this is an ELF core file, a process's memory: read its goroutines with stackdump analyze, convert or report (package goproc: OpenCore, then Read), giving --exe when its executable is not where the process ran it", stack.ErrNotDump)
+
+// isELFCore reports whether head starts an ELF file of type ET_CORE, of
+// either byte order.
+func isELFCore(head []byte) bool {
+	if len(head) < 18 || string(head[:4]) != "\x7fELF" {
+		return false
+	}
+	switch head[5] { // EI_DATA
+	case 1:
+		return head[16] == 4 && head[17] == 0
+	case 2:
+		return head[16] == 0 && head[17] == 4
+	}
+	return false
 }
 
 // errGroupedText refuses stackdump's grouped text as input: it has no

@@ -52,6 +52,7 @@ docs/analyze.md.`,
 			return runAnalyze(cmd, args, o)
 		},
 	}
+	addExeFlag(cmd)
 	f := cmd.Flags()
 	f.BoolVar(&o.json, "json", false, "write the analysis as JSON (schema stackdump-analysis/v1)")
 	f.StringVarP(&o.output, "output", "o", "", "write to `FILE` (atomically) instead of standard output: .txt, or .json for JSON; .gz or .zst compress")

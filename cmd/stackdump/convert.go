@@ -57,6 +57,7 @@ only, so two builds with shifted lines still match). --by implies --dedupe.`,
 			return runConvert(cmd, in, o)
 		},
 	}
+	addExeFlag(cmd)
 	f := cmd.Flags()
 	f.StringVarP(&o.output, "output", "o", "", "write to `FILE` (atomically) instead of standard output")
 	f.BoolVarP(&o.quiet, "quiet", "q", false, "no progress line on standard error")

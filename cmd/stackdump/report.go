@@ -48,6 +48,7 @@ the order given, and a picker to switch between the dumps.`,
 			return runReport(cmd, args, o)
 		},
 	}
+	addExeFlag(cmd)
 	f := cmd.Flags()
 	f.StringVarP(&o.output, "output", "o", "", "write to `FILE` (atomically) instead of standard output")
 	f.BoolVarP(&o.quiet, "quiet", "q", false, "no progress line on standard error")
