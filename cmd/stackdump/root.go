@@ -24,6 +24,7 @@ writes them as text or JSON, grouped or not, compressed or not.`,
 		newDiffCommand(),
 		newTimelineCommand(),
 		newReportCommand(),
+		newPsCommand(),
 		newVersionCommand(),
 	)
 	return root

@@ -8,8 +8,9 @@
 // ticker's return from its system call waits for the world to restart).
 //
 // It prints "ready PID" (followed by " pprof ADDR" with -pprof: a
-// net/http/pprof server on a loopback port) once every goroutine is
-// parked, and answers each line of its standard input with one line:
+// net/http/pprof server on a loopback port; " gops PORT" with -gops: a gops
+// agent on a loopback port, its port file in $GOPS_CONFIG_DIR) once every
+// goroutine is parked, and answers each line of its standard input with one line:
 //
 //	ticks        "ticks N": the ticker's wakes so far
 //	gap          "gap NS": the longest stall since the last gap, in ns (then reset)
@@ -34,11 +35,16 @@ import (
 	_ "net/http/pprof"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"runtime"
+	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"syscall"
 	"time"
+
+	"github.com/google/gops/agent"
 )
 
 var (
@@ -50,6 +56,7 @@ func main() {
 	n := flag.Int("goroutines", 100, "goroutines parked")
 	tick := flag.Duration("tick", 200*time.Microsecond, "the ticker's sleep")
 	serve := flag.Bool("pprof", false, "serve net/http/pprof on a loopback port")
+	gops := flag.Bool("gops", false, "start a gops agent on a loopback port")
 	churn := flag.Bool("churn", false, "start and end OS threads without pause")
 	undumpable := flag.Bool("undumpable", false, "make the process undumpable (prctl(PR_SET_DUMPABLE, 0)), as a set-user-id program is")
 	flag.Parse()
@@ -101,6 +108,18 @@ func main() {
 		}
 		go http.Serve(ln, nil)
 		line += " pprof " + ln.Addr().String()
+	}
+	if *gops {
+		if err := agent.Listen(agent.Options{Addr: "127.0.0.1:0"}); err != nil {
+			fmt.Fprintln(os.Stderr, "gops agent:", err)
+			os.Exit(1)
+		}
+		port, err := os.ReadFile(filepath.Join(os.Getenv("GOPS_CONFIG_DIR"), strconv.Itoa(os.Getpid())))
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "gops agent's port file:", err)
+			os.Exit(1)
+		}
+		line += " gops " + strings.TrimSpace(string(port))
 	}
 	// Let the goroutines reach where they park.
 	for ticks.Load() < 10 {
