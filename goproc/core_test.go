@@ -18,6 +18,7 @@ import (
 	"github.com/stackdump/stackdump/goproc"
 	"github.com/stackdump/stackdump/internal/livechild"
 	"github.com/stackdump/stackdump/internal/ptrace"
+	"github.com/stackdump/stackdump/stack"
 )
 
 // gcoreOf writes a core of process pid with gcore (gdb) into dir, and
@@ -149,26 +150,38 @@ func TestCoreMatchesProcess(t *testing.T) {
 	if _, err := c.ReadAt(make([]byte, 8), 8); err == nil {
 		t.Error("reading address 8 of the core succeeded")
 	}
-}
 
-// TestCoreRefusesOtherFiles: an executable that is not the core's, and
-// files that are not cores.
-func TestCoreRefusesOtherFiles(t *testing.T) {
-	if runtime.GOOS != "linux" {
-		t.Skip("Linux cores")
-	}
-	ctx := context.Background()
-	dir := t.TempDir()
-	tk := livechild.StartTick(ctx, t, "-goroutines", "10")
-	path := gcoreOf(t, tk.PID, dir)
-	f, _ := os.Open(path)
-	defer f.Close()
-	c, err := goproc.OpenCore(f)
+	// The goroutines read from the core are those read from the process
+	// itself, still stopped.
+	bin, err := goproc.OpenBinary(exe)
 	if err != nil {
 		t.Fatal(err)
 	}
-	other := livechild.BuildTick(ctx, t, dir, "-ldflags=-s -w")
-	o, _ := os.Open(other)
+	fromCore, _, err := goproc.Read(ctx, bin, c, c.Options(bin))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pr, err := goproc.ReadProcess(ctx, tk.PID, goproc.ProcessOptions{NoStop: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fromCore.Source.Capture.Mode != goproc.ModeCore || len(fromCore.Routines) < 200 || len(fromCore.Routines) != len(pr.Dump.Routines) {
+		t.Fatalf("the core holds %d goroutines (mode %s), the process %d", len(fromCore.Routines), fromCore.Source.Capture.Mode, len(pr.Dump.Routines))
+	}
+	for i, r := range fromCore.Routines {
+		l := pr.Dump.Routines[i]
+		if r.ID != l.ID || r.State != l.State || frames(r) != frames(l) {
+			t.Fatalf("goroutine %d: from the core %s [%s]\n%s\nfrom the process %s [%s]\n%s", i, strconv.FormatInt(r.ID, 10), r.State, frames(r), strconv.FormatInt(l.ID, 10), l.State, frames(l))
+		}
+	}
+
+	// Another build of the program is not the core's executable; files
+	// that are not cores are not opened as cores.
+	other := livechild.BuildTick(ctx, t, t.TempDir(), "-ldflags=-s -w")
+	o, err := os.Open(other)
+	if err != nil {
+		t.Fatal(err)
+	}
 	defer o.Close()
 	if err := c.UseExecutable(o); err == nil {
 		t.Error("UseExecutable took another build of the program")
@@ -188,6 +201,15 @@ func TestCoreRefusesOtherFiles(t *testing.T) {
 	if ef, err := elf.NewFile(f); err != nil || ef.Type != elf.ET_CORE {
 		t.Errorf("gcore wrote no ELF core: %v", err)
 	}
+}
+
+// frames is a routine's frames, one "func file:line" a line.
+func frames(r *stack.Routine) string {
+	var b bytes.Buffer
+	for _, f := range r.Frames() {
+		fmt.Fprintf(&b, "%s %s:%d\n", f.Func, f.File, f.Line)
+	}
+	return b.String()
 }
 
 // waitState waits until process pid's state starts with state.
