@@ -379,3 +379,23 @@ func checkSpinners(t *testing.T, d *stack.Dump, st Stats) (running int) {
 	}
 	return running
 }
+
+// TestReadArm64MatchesRuntime reads arm64 builds run under qemu user
+// emulation (which maps them at their own addresses), without stopping
+// them: link-register unwinding, 4-byte pc quanta and arm64 layouts,
+// against the runtime's own traceback.
+func TestReadArm64MatchesRuntime(t *testing.T) {
+	for _, tc := range []string{"go1.20.14", "go1.23.12", "", "go1.27.3"} {
+		b := livechild.Build{Toolchain: tc, Arch: "arm64", Stripped: true}
+		t.Run(b.String(), func(t *testing.T) {
+			tg := startTarget(t, b)
+			before := tg.Traceback(t)
+			d, _ := tg.read(t, Options{})
+			after := tg.Traceback(t)
+			minor, _ := rtlayout.Minor(tg.bin.GoVersion())
+			if n := compareParked(t, d, before, after, minor >= 26); n < 25 {
+				t.Errorf("compared %d goroutines, want at least 25", n)
+			}
+		})
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -145,10 +146,21 @@ func (p *PidTarget) wait(d time.Duration) bool {
 
 // StartPidTarget runs bin (a BuildPidTarget) with args and env added to
 // the environment until the test ends, and returns it once every
-// goroutine it starts is parked.
+// goroutine it starts is parked. A build for another architecture runs
+// under qemu user emulation (qemu-aarch64 for arm64), which maps the
+// program at its own addresses in the emulator's memory: its PID is the
+// emulator's. The test is skipped when the emulator is not installed.
 func StartPidTarget(t testing.TB, bin string, env []string, args ...string) *PidTarget {
 	t.Helper()
-	cmd := exec.Command(bin, args...)
+	argv := append([]string{bin}, args...)
+	if arch := archOf(bin); arch != "" && arch != runtime.GOARCH {
+		emu, err := exec.LookPath("qemu-" + qemuArch(arch))
+		if err != nil {
+			t.Skipf("qemu-%s is not installed (Debian's qemu-user; .ci/run installs it): the %s build cannot run here", qemuArch(arch), arch)
+		}
+		argv = append([]string{emu}, argv...)
+	}
+	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Env = append(os.Environ(), env...)
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
@@ -187,6 +199,24 @@ func StartPidTarget(t testing.TB, bin string, env []string, args ...string) *Pid
 		t.Fatalf("pidtarget said %q, not ready", line)
 	}
 	return p
+}
+
+// archOf returns the architecture in a BuildPidTarget's file name, ""
+// for this machine's.
+func archOf(bin string) string {
+	for _, a := range []string{"arm64", "amd64"} {
+		if strings.Contains(filepath.Base(bin), "-"+a) {
+			return a
+		}
+	}
+	return ""
+}
+
+func qemuArch(goarch string) string {
+	if goarch == "arm64" {
+		return "aarch64"
+	}
+	return "x86_64"
 }
 
 func (p *PidTarget) readLine(t testing.TB) string {
