@@ -145,6 +145,13 @@ func compareParked(t *testing.T, got *stack.Dump, before, after []byte, printsLa
 		}
 		n++
 	}
+	// Nothing the runtime leaves out (its own goroutines, dead ones).
+	bb := byID(b)
+	for _, r := range got.Routines {
+		if bb[r.ID] == nil && a[r.ID] == nil {
+			t.Errorf("goroutine %d is not in the runtime's tracebacks:\n%s", r.ID, render(t, r))
+		}
+	}
 	return n
 }
 
@@ -395,6 +402,45 @@ func TestReadArm64MatchesRuntime(t *testing.T) {
 			minor, _ := rtlayout.Minor(tg.bin.GoVersion())
 			if n := compareParked(t, d, before, after, minor >= 26); n < 25 {
 				t.Errorf("compared %d goroutines, want at least 25", n)
+			}
+		})
+	}
+}
+
+// TestReadFinalizersAndCleanups reads the finalizer goroutine and (Go
+// 1.25+, which runs cleanups on goroutines of their own) a cleanup
+// goroutine while they run user code, which the runtime prints among the
+// user's goroutines (and hides otherwise).
+func TestReadFinalizersAndCleanups(t *testing.T) {
+	for _, tc := range toolchains {
+		b := livechild.Build{Toolchain: tc, Stripped: true}
+		t.Run(b.String(), func(t *testing.T) {
+			bin, _ := openBuild(t, b)
+			minor, _ := rtlayout.Minor(bin.GoVersion())
+			args := []string{"-finalizer"}
+			if minor >= 25 {
+				args = append(args, "-cleanup")
+			}
+			tg := startTarget(t, b, args...)
+			before := tg.Traceback(t)
+			d, _ := tg.read(t, Options{})
+			after := tg.Traceback(t)
+			if n := compareParked(t, d, before, after, minor >= 26); n < 26 {
+				t.Errorf("compared %d goroutines, want at least 26", n)
+			}
+			for _, want := range []string{"main.blockInFinalizer", "main.blockInCleanup"} {
+				if want == "main.blockInCleanup" && minor < 25 {
+					continue
+				}
+				found := false
+				for _, r := range d.Routines {
+					if fs := r.Frames(); len(fs) > 0 && strings.HasPrefix(fs[0].Func, want) {
+						found = true
+					}
+				}
+				if !found {
+					t.Errorf("no goroutine runs %s", want)
+				}
 			}
 		})
 	}
