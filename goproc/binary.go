@@ -124,16 +124,20 @@ func describe(bi *debug.BuildInfo) string {
 	return "the program"
 }
 
-// readPclntab reads the symbol and line table: the .gopclntab section, or,
-// without section headers, the pcHeader found by its magic in the
-// read-only segments.
+// readPclntab reads the symbol and line table: the .gopclntab section
+// (.data.rel.ro.gopclntab in a PIE of Go 1.20), or, without section
+// headers, the pcHeader found by its magic in the data segments.
 func (b *Binary) readPclntab(f *elf.File) error {
 	var addr, size uint64
-	if s := f.Section(".gopclntab"); s != nil {
+	s := f.Section(".gopclntab")
+	if s == nil {
+		s = f.Section(".data.rel.ro.gopclntab")
+	}
+	if s != nil {
 		addr, size = s.Addr, s.Size
 	} else {
 		for _, seg := range b.img.segs {
-			if seg.flags&(elf.PF_W|elf.PF_X) != 0 {
+			if seg.flags&elf.PF_X != 0 {
 				continue
 			}
 			for off := uint64(0); off+8 <= seg.filesz; off += 8 {

@@ -10,11 +10,42 @@ import (
 	"github.com/stackdump/stackdump/stack"
 )
 
+// finish makes g's routine as soon as g is read, and lets go of its
+// stack: it walks the stack, leaves out what runtime.tracebackothers
+// leaves out (unless Options.System, the runtime's own goroutines) and
+// interns the frames, so that memory follows the distinct stacks, not
+// the goroutines.
+func (r *reader) finish(g *gState) {
+	var tr traced
+	if g.walk {
+		tr = r.traceback(&g.stk, g.pc, g.sp, g.lr, g.trap, g.isSyscall)
+		g.stk = stackMem{}
+	}
+	g.finished = true
+	if !r.opts.System && r.isSystem(g, &tr) {
+		return
+	}
+	t := r.t
+	rt := r.routine(t, g)
+	frames, values := r.frames[:0], r.values[:0]
+	hasValues := false
+	for _, lf := range tr.frames {
+		frames = append(frames, t.Frame(stack.Frame{Func: lf.name, File: lf.file, Line: lf.line, Offset: lf.offset, HasOffset: lf.hasOffset, Inlined: lf.inlined}))
+		values = append(values, stack.FrameValue{Args: lf.args, FP: lf.fp, SP: lf.sp, PC: lf.pc})
+		hasValues = hasValues || lf.args != "" || lf.pc != 0
+	}
+	rt.Stack = t.Stack(frames, stack.Elision{Elided: tr.elided, Count: tr.elidedCount, At: tr.elidedAt})
+	if hasValues {
+		rt.Values = t.Values(values)
+	}
+	r.frames, r.values = frames, values
+	g.rt = rt
+}
+
 // dump makes the stack.Dump of what was read, in the runtime's order,
 // leaving out what runtime.tracebackothers leaves out: dead goroutines
 // and, unless Options.System, the runtime's own.
 func (r *reader) dump() *stack.Dump {
-	t := stack.NewTable()
 	d := &stack.Dump{Source: stack.Source{
 		Kind:       stack.KindGoTraceback,
 		Runtime:    r.bin.GoVersion(),
@@ -29,33 +60,18 @@ func (r *reader) dump() *stack.Dump {
 		d.Source.Capture.Missing = append(d.Source.Capture.Missing, "wait_minutes")
 	}
 	var gone []int64
-	var frames []*stack.Frame
-	var values []stack.FrameValue
 	for _, g := range r.gs {
 		if g.gone {
 			gone = append(gone, int64(g.rec.goid))
 			continue
 		}
-		var tr traced
-		if g.walk {
-			tr = r.traceback(&g.stk, g.pc, g.sp, g.lr, g.trap, g.isSyscall)
+		if !g.finished {
+			r.finish(g)
 		}
-		if !r.opts.System && r.isSystem(g, &tr) {
+		if g.rt == nil {
 			continue
 		}
-		rt := r.routine(t, g)
-		frames, values = frames[:0], values[:0]
-		hasValues := false
-		for _, lf := range tr.frames {
-			frames = append(frames, t.Frame(stack.Frame{Func: lf.name, File: lf.file, Line: lf.line, Offset: lf.offset, HasOffset: lf.hasOffset, Inlined: lf.inlined}))
-			values = append(values, stack.FrameValue{Args: lf.args, FP: lf.fp, SP: lf.sp, PC: lf.pc})
-			hasValues = hasValues || lf.args != "" || lf.pc != 0
-		}
-		rt.Stack = t.Stack(frames, stack.Elision{Elided: tr.elided, Count: tr.elidedCount, At: tr.elidedAt})
-		if hasValues {
-			rt.Values = t.Values(values)
-		}
-		d.Routines = append(d.Routines, rt)
+		d.Routines = append(d.Routines, g.rt)
 		d.Total++
 	}
 	r.stats.Goroutines = len(d.Routines)

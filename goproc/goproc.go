@@ -138,6 +138,12 @@ type reader struct {
 	files    map[uint64]string
 	argBuf   []byte
 	labelSet map[uint64]stack.Labels
+
+	buf, buf2 []byte // the scattered reads' buffers, reused
+
+	t      *stack.Table // the routines' frames and stacks
+	frames []*stack.Frame
+	values []stack.FrameValue
 }
 
 type pcvKey struct {
@@ -152,7 +158,7 @@ func newReader(bin *Binary, mem Memory, opts Options) *reader {
 	r := &reader{
 		bin: bin, l: bin.layout, mem: newCounted(mem), opts: opts, bias: opts.LoadBias,
 		pcv: map[pcvKey]int32{}, names: map[int32]string{}, files: map[uint64]string{},
-		labelSet: map[uint64]stack.Labels{},
+		labelSet: map[uint64]stack.Labels{}, t: stack.NewTable(),
 	}
 	r.head, r.full = recordSizes(&bin.layout.G)
 	r.stats.Stopped = opts.Stopper != nil

@@ -1,10 +1,14 @@
 package goproc
 
 import (
+	"cmp"
 	"context"
 	"encoding/binary"
 	"fmt"
+	"slices"
 	"time"
+
+	"github.com/stackdump/stackdump/stack"
 )
 
 func leUint64(b []byte) uint64 { return binary.LittleEndian.Uint64(b) }
@@ -23,6 +27,8 @@ type gState struct {
 	moved           bool // read again after it moved (Stale)
 	gone            bool // exited while read: left out
 	m               mInfo
+	finished        bool           // read and made into rt
+	rt              *stack.Routine // nil for a goroutine left out
 }
 
 // mInfo is what the reader takes from a running goroutine's runtime.m.
@@ -49,10 +55,11 @@ func startOf(rec *gRecord) (pc, sp, lr uint64, isSyscall, ok bool) {
 // limit is 1 GB on 64-bit).
 const maxStack = 1 << 30
 
-// The batches of a scattered read: at most this many goroutines, and
-// this many bytes.
+// The batches of the reads: heads read together, and goroutines whose
+// records and stacks are read together (at most batchBytes of stacks).
 const (
-	batchGoroutines = 512
+	batchHeads      = 4096
+	batchGoroutines = 1024
 	batchBytes      = 8 << 20
 )
 
@@ -65,31 +72,39 @@ func (r *reader) isDead(rec *gRecord) bool {
 	return s == r.l.Status.Dead || s == r.l.Status.Idle || s == r.l.Status.DeadExtra && r.l.Status.DeadExtra >= 0
 }
 
-// readHeads reads the head of each goroutine of list, scattered, and keeps
-// those that are not dead.
+// readHeads reads the head of each goroutine of list, in address order
+// and merged (gather), and keeps those that are not dead, in the
+// runtime's order.
 func (r *reader) readHeads(list []uint64) {
-	r.gs = make([]*gState, 0, len(list))
-	buf := make([]byte, r.head*min(len(list), batchGoroutines))
-	spans := make([]Span, 0, batchGoroutines)
-	for start := 0; start < len(list); start += batchGoroutines {
-		part := list[start:min(len(list), start+batchGoroutines)]
-		spans = spans[:0]
-		for i, g := range part {
-			spans = append(spans, Span{Addr: g, Buf: buf[i*r.head : (i+1)*r.head]})
+	gs := make([]*gState, len(list))
+	states := make([]gState, len(list))
+	order := byAddr(list)
+	for start := 0; start < len(order); start += batchHeads {
+		part := order[start:min(len(order), start+batchHeads)]
+		var g gather
+		for _, i := range part {
+			g.add(list[i], r.head, true)
 		}
-		r.mem.readSpans(spans)
-		for i := range spans {
-			s := &spans[i]
-			if s.Err != nil || s.N != len(s.Buf) {
-				r.warn(0, fmt.Sprintf("goroutine record at %#x could not be read: %v", s.Addr, s.Err))
-				continue
+		r.buf = g.read(r.mem, r.buf)
+		for k, i := range part {
+			b := g.bytes(k)
+			if b == nil {
+				b = make([]byte, r.head)
+				if err := r.mem.read(list[i], b); err != nil {
+					r.warn(0, fmt.Sprintf("goroutine record at %#x could not be read: %v", list[i], err))
+					continue
+				}
 			}
-			g := &gState{}
-			g.rec.addr = s.Addr
-			g.rec.decodeHead(&r.l.G, s.Buf)
-			if !r.isDead(&g.rec) {
-				r.gs = append(r.gs, g)
-			}
+			st := &states[i]
+			st.rec.addr = list[i]
+			st.rec.decodeHead(&r.l.G, b)
+			gs[i] = st
+		}
+	}
+	r.gs = make([]*gState, 0, len(list))
+	for _, g := range gs {
+		if g != nil && !r.isDead(&g.rec) {
+			r.gs = append(r.gs, g)
 		}
 	}
 }
@@ -129,6 +144,7 @@ func (r *reader) readStopped(ctx context.Context) error {
 	if err := resume(); err != nil {
 		return fmt.Errorf("goproc: resuming the target: %w", err)
 	}
+	r.finishRunning()
 	return r.readParked(ctx)
 }
 
@@ -151,6 +167,7 @@ func (r *reader) readUnstopped(ctx context.Context, core bool) error {
 	r.readHeads(list)
 	if core {
 		r.readRunning(r.opts.Threads)
+		r.finishRunning()
 	}
 	return r.readParked(ctx)
 }
@@ -212,6 +229,16 @@ func (r *reader) readRunning(threads []Thread) {
 			continue
 		}
 		g.walk = true
+	}
+}
+
+// finishRunning makes the routines of the goroutines read from their
+// threads, once the target runs again.
+func (r *reader) finishRunning() {
+	for _, g := range r.gs {
+		if g.running {
+			r.finish(g)
+		}
 	}
 }
 
@@ -288,35 +315,43 @@ func (r *reader) stackSpan(g *gState) int {
 // where its stack cannot be read without stopping it.
 func (r *reader) runningNow(rec *gRecord) bool { return r.status(rec) == r.l.Status.Running }
 
-// readBatch reads a batch of goroutines and returns those that moved.
+// readBatch reads a batch of goroutines and returns those that moved:
+// their records (merged) and stacks in one scattered read, then their
+// heads again (merged).
 func (r *reader) readBatch(batch []*gState) (moved []*gState) {
-	spans := make([]Span, 0, 2*len(batch))
+	slices.SortFunc(batch, func(a, b *gState) int { return cmp.Compare(a.rec.addr, b.rec.addr) })
+	var first, again gather
 	for _, g := range batch {
-		spans = append(spans, Span{Addr: g.rec.addr, Buf: make([]byte, r.full)})
+		first.add(g.rec.addr, r.full, true)
+	}
+	stacks := make([]int, len(batch))
+	for i, g := range batch {
+		stacks[i] = -1
 		if n := r.stackSpan(g); n > 0 {
 			_, sp, _, _, _ := startOf(&g.rec)
-			spans = append(spans, Span{Addr: sp, Buf: make([]byte, n)})
-		} else {
-			spans = append(spans, Span{})
+			stacks[i] = first.add(sp, n, false)
 		}
 	}
-	r.mem.readSpans(spans)
-	heads := make([]Span, len(batch))
-	for i, g := range batch {
-		heads[i] = Span{Addr: g.rec.addr, Buf: make([]byte, r.head)}
+	r.buf = first.read(r.mem, r.buf)
+	for _, g := range batch {
+		again.add(g.rec.addr, r.head, true)
 	}
-	r.mem.readSpans(heads)
+	r.buf2 = again.read(r.mem, r.buf2)
 	for i, g := range batch {
-		rs, ss, hs := &spans[2*i], &spans[2*i+1], &heads[i]
-		if rs.Err != nil || hs.Err != nil || rs.N != len(rs.Buf) || hs.N != len(hs.Buf) {
+		rb, hb := first.bytes(i), again.bytes(i)
+		var sb []byte
+		if stacks[i] >= 0 {
+			sb = first.bytes(stacks[i])
+		}
+		if rb == nil || hb == nil {
 			g.unavailable = true
 			r.stats.Skipped++
 			r.warn(g.rec.goid, fmt.Sprintf("goroutine %d: its record could not be read", g.rec.goid))
 			continue
 		}
 		var a, b gRecord
-		a.decodeHead(&r.l.G, rs.Buf)
-		b.decodeHead(&r.l.G, hs.Buf)
+		a.decodeHead(&r.l.G, rb)
+		b.decodeHead(&r.l.G, hb)
 		a.addr, b.addr = g.rec.addr, g.rec.addr
 		if !sameHead(&g.rec, &a) || !sameHead(&a, &b) {
 			// It moved: read it again from where it is now.
@@ -332,7 +367,7 @@ func (r *reader) readBatch(batch []*gState) (moved []*gState) {
 		waitSince := g.rec.waitSince
 		g.rec = a
 		g.rec.waitSince = max(waitSince, a.waitSince)
-		g.rec.decodeRest(&r.l.G, rs.Buf)
+		g.rec.decodeRest(&r.l.G, rb)
 		if r.runningNow(&a) {
 			// Running where it cannot be read (the runtime prints
 			// "goroutine running on other thread; stack unavailable").
@@ -341,15 +376,16 @@ func (r *reader) readBatch(batch []*gState) (moved []*gState) {
 			continue
 		}
 		pc, sp, lr, isSyscall, ok := startOf(&a)
-		if !ok || ss.Err != nil || ss.N != len(ss.Buf) {
+		if !ok || sb == nil {
 			g.unavailable = true
 			r.stats.Skipped++
 			r.warn(a.goid, fmt.Sprintf("goroutine %d: its stack could not be read", a.goid))
 			continue
 		}
 		g.pc, g.sp, g.lr, g.isSyscall = pc, sp, lr, isSyscall
-		g.stk = stackMem{base: sp, b: ss.Buf, r: r}
+		g.stk = stackMem{base: sp, b: sb, r: r}
 		g.walk = true
+		r.finish(g)
 	}
 	return moved
 }

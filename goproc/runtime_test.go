@@ -3,8 +3,8 @@ package goproc
 import (
 	"bytes"
 	"context"
-	"fmt"
 	"os"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -34,6 +34,11 @@ type target struct {
 
 func startTarget(t *testing.T, b livechild.Build, args ...string) *target {
 	t.Helper()
+	return startTargetEnv(t, b, nil, args...)
+}
+
+func startTargetEnv(t *testing.T, b livechild.Build, extra []string, args ...string) *target {
+	t.Helper()
 	path := livechild.BuildPidTarget(t, b)
 	f, err := os.Open(path)
 	if err != nil {
@@ -44,13 +49,14 @@ func startTarget(t *testing.T, b livechild.Build, args ...string) *target {
 	if err != nil {
 		t.Fatalf("OpenBinary(%s): %v", b, err)
 	}
-	var env []string
+	// Four Ps: the spinners of -spin keep running on their threads.
+	env := []string{"GOMAXPROCS=4"}
 	if minor, _ := rtlayout.Minor(bin.GoVersion()); minor >= 26 {
 		// The runtime prints labels in its tracebacks when asked (Go
 		// 1.26+): then they are compared too.
 		env = append(env, "GODEBUG=tracebacklabels=1")
 	}
-	p := livechild.StartPidTarget(t, path, env, args...)
+	p := livechild.StartPidTarget(t, path, append(env, extra...), args...)
 	return &target{PidTarget: p, bin: bin, build: b}
 }
 
@@ -139,6 +145,13 @@ func compareParked(t *testing.T, got *stack.Dump, before, after []byte, printsLa
 		}
 		n++
 	}
+	// Nothing the runtime leaves out (its own goroutines, dead ones).
+	bb := byID(b)
+	for _, r := range got.Routines {
+		if bb[r.ID] == nil && a[r.ID] == nil {
+			t.Errorf("goroutine %d is not in the runtime's tracebacks:\n%s", r.ID, render(t, r))
+		}
+	}
 	return n
 }
 
@@ -165,4 +178,270 @@ func TestReadLiveMatchesRuntime(t *testing.T) {
 	}
 }
 
-var _ = fmt.Sprint
+func TestReadStoppedMatchesRuntime(t *testing.T) {
+	for _, tc := range toolchains {
+		for _, stripped := range []bool{false, true} {
+			b := livechild.Build{Toolchain: tc, Stripped: stripped}
+			t.Run(b.String(), func(t *testing.T) {
+				tg := startTarget(t, b, "-spin", "2")
+				before := tg.Traceback(t)
+				stopper := newTestStopper(t, tg.PID)
+				d, st := tg.read(t, Options{Stopper: stopper})
+				after := tg.Traceback(t)
+				minor, _ := rtlayout.Minor(tg.bin.GoVersion())
+				n := compareParked(t, d, before, after, minor >= 26)
+				if n < 25 {
+					t.Errorf("compared %d goroutines, want at least 25", n)
+				}
+				if d.Source.Capture.Mode != ModeStopped || !st.Stopped || stopper.stops != 1 {
+					t.Errorf("mode %q, stopped %v, %d stops: want one stop", d.Source.Capture.Mode, st.Stopped, stopper.stops)
+				}
+				// The spinners: running on a thread (read from its registers),
+				// or, when the scheduler took them off for a moment, runnable
+				// (and maybe running again once the target resumed). At least
+				// one is seen running within a few stops.
+				running := checkSpinners(t, d, st)
+				for try := 0; running == 0 && try < 5; try++ {
+					d, st := tg.read(t, Options{Stopper: newTestStopper(t, tg.PID)})
+					running = checkSpinners(t, d, st)
+				}
+				if running == 0 {
+					t.Error("no spinning goroutine was seen running in 6 stops")
+				}
+				t.Logf("%s: %d goroutines compared; %+v", tg.bin.GoVersion(), n, st)
+			})
+		}
+	}
+}
+
+// TestReadSystemMatchesRuntime reads as GOTRACEBACK=system prints (the
+// runtime's goroutines and frames, gp=, m=, fp=, sp=, pc=) and compares
+// with what the child then prints on SIGQUIT with GOTRACEBACK=system
+// (runtime.Stack prints at GOTRACEBACK=all whatever the setting).
+func TestReadSystemMatchesRuntime(t *testing.T) {
+	for _, tc := range []string{"go1.20.14", "go1.22.12", "", "go1.27.3"} {
+		b := livechild.Build{Toolchain: tc, Stripped: true}
+		t.Run(b.String(), func(t *testing.T) {
+			tg := startTargetEnv(t, b, []string{"GOTRACEBACK=system"})
+			before := tg.Traceback(t)
+			d, _ := tg.read(t, Options{Stopper: newTestStopper(t, tg.PID), System: true})
+			quit := tg.Quit(t)
+			minor, _ := rtlayout.Minor(tg.bin.GoVersion())
+			if minor >= 22 && !bytes.Contains(quit, []byte(" gp=0x")) {
+				t.Fatalf("the runtime printed no gp= on SIGQUIT:\n%s", quit)
+			}
+			// The goroutines parked all along, in the runtime's SIGQUIT
+			// traceback: those runtime.Stack printed the same before.
+			sys := runtimeDump(t, quit)
+			plain := byID(runtimeDump(t, before))
+			n := 0
+			got := byID(d)
+			for _, want := range sys.Routines {
+				if want.ID <= 1 || plain[want.ID] == nil || strings.Contains(render(t, want), "main.spin(") {
+					continue
+				}
+				r, ok := got[want.ID]
+				if !ok {
+					t.Errorf("goroutine %d [%s] is missing", want.ID, want.State)
+					continue
+				}
+				if minor < 26 {
+					c := *r
+					c.Labels = nil
+					r = &c
+				}
+				if w, h := render(t, want), render(t, r); w != h {
+					t.Errorf("goroutine %d:\nthe runtime:\n%s\nread:\n%s", want.ID, w, h)
+				}
+				n++
+			}
+			if n < 25 {
+				t.Errorf("compared %d goroutines, want at least 25", n)
+			}
+			system := 0
+			for _, r := range d.Routines {
+				if len(r.Frames()) > 0 && strings.HasPrefix(r.Frames()[len(r.Frames())-1].Func, "runtime.") && r.ID != 1 {
+					system++
+				}
+			}
+			if system < 3 {
+				t.Errorf("%d of the runtime's own goroutines read, want at least 3", system)
+			}
+		})
+	}
+}
+
+// TestWaitMinutes reads the wait minutes the runtime would print three
+// minutes from now: every goroutine parked since before the two garbage
+// collections that stamp the wait time says 3.
+func TestWaitMinutes(t *testing.T) {
+	tg := startTarget(t, livechild.Build{})
+	d, _ := tg.read(t, Options{Now: monotonicNow() + 3*60e9})
+	for _, r := range d.Routines {
+		if r.WaitMinutes != 0 {
+			t.Errorf("goroutine %d [%s] waits %d minutes before any GC stamped it", r.ID, r.State, r.WaitMinutes)
+		}
+	}
+	if got := tg.Send(t, "gc"); got != "done" {
+		t.Fatal(got)
+	}
+	d, _ = tg.read(t, Options{Now: monotonicNow() + 3*60e9})
+	three := 0
+	for _, r := range d.Routines {
+		switch r.WaitMinutes {
+		case 3:
+			three++
+		case 0:
+		default:
+			t.Errorf("goroutine %d [%s] waits %d minutes, want 3 or none", r.ID, r.State, r.WaitMinutes)
+		}
+	}
+	if three < 25 {
+		t.Errorf("%d goroutines wait 3 minutes, want at least 25", three)
+	}
+	if d, _ := tg.read(t, Options{Now: -1}); len(d.Source.Capture.Missing) != 1 || d.Source.Capture.Missing[0] != "wait_minutes" || d.Routines[1].WaitMinutes != 0 {
+		t.Errorf("Now < 0: missing %v, want wait_minutes", d.Source.Capture.Missing)
+	}
+}
+
+// TestLabelsEveryRelease compares the labels read with those the child
+// set, in every release: a map up to Go 1.23, a list from 1.24.
+func TestLabelsEveryRelease(t *testing.T) {
+	for _, tc := range toolchains {
+		b := livechild.Build{Toolchain: tc, Stripped: true}
+		t.Run(b.String(), func(t *testing.T) {
+			tg := startTarget(t, b)
+			want := tg.Labels(t)
+			d, _ := tg.read(t, Options{})
+			got := map[int64]string{}
+			for _, r := range d.Routines {
+				if len(r.Labels) == 0 {
+					continue
+				}
+				var kv []string
+				for _, l := range r.Labels {
+					kv = append(kv, l.Key+"="+l.Value)
+				}
+				got[r.ID] = strings.Join(kv, ",")
+			}
+			if len(want) != 3 || !reflect.DeepEqual(got, want) {
+				t.Errorf("labels read %v, set %v", got, want)
+			}
+		})
+	}
+}
+
+// TestReadPIE reads position-independent executables, loaded at a bias.
+func TestReadPIE(t *testing.T) {
+	for _, tc := range []string{"go1.20.14", ""} {
+		b := livechild.Build{Toolchain: tc, PIE: true, Stripped: true}
+		t.Run(b.String(), func(t *testing.T) {
+			tg := startTarget(t, b)
+			if !tg.bin.PIE {
+				t.Fatal("not a PIE")
+			}
+			before := tg.Traceback(t)
+			d, _ := tg.read(t, Options{Stopper: newTestStopper(t, tg.PID)})
+			after := tg.Traceback(t)
+			minor, _ := rtlayout.Minor(tg.bin.GoVersion())
+			if n := compareParked(t, d, before, after, minor >= 26); n < 25 {
+				t.Errorf("compared %d goroutines, want at least 25", n)
+			}
+		})
+	}
+}
+
+// checkSpinners checks the goroutines of -spin in a stopped read and
+// returns how many were running, read from their threads' registers.
+func checkSpinners(t *testing.T, d *stack.Dump, st Stats) (running int) {
+	t.Helper()
+	spinning := 0
+	for _, r := range d.Routines {
+		if r.CreatedBy == nil || r.CreatedBy.Func != "main.main" || r.ID == 1 {
+			continue
+		}
+		spinning++
+		if r.Unavailable && r.Stale {
+			// Runnable when the target stopped, running by the time its
+			// stack was read: written without it, marked as moved.
+			continue
+		}
+		if r.State == "running" {
+			running++
+		} else if r.State != "runnable" {
+			t.Errorf("spinning goroutine %d [%s]: want running or runnable", r.ID, r.State)
+		}
+		fs := r.Frames()
+		if r.Unavailable || len(fs) == 0 || fs[len(fs)-1].Func != "main.spin" {
+			t.Errorf("spinning goroutine %d does not end in main.spin:\n%s", r.ID, render(t, r))
+		}
+		for _, f := range fs {
+			if f.Func != "main.spin" && f.Func != "main.work" {
+				t.Errorf("spinning goroutine %d has frame %s:\n%s", r.ID, f.Func, render(t, r))
+			}
+		}
+	}
+	if spinning != 2 || st.Running < running {
+		t.Errorf("%d spinning goroutines read, %d of them running (%d in all): want 2", spinning, running, st.Running)
+	}
+	return running
+}
+
+// TestReadArm64MatchesRuntime reads arm64 builds run under qemu user
+// emulation (which maps them at their own addresses), without stopping
+// them: link-register unwinding, 4-byte pc quanta and arm64 layouts,
+// against the runtime's own traceback.
+func TestReadArm64MatchesRuntime(t *testing.T) {
+	for _, tc := range []string{"go1.20.14", "go1.23.12", "", "go1.27.3"} {
+		b := livechild.Build{Toolchain: tc, Arch: "arm64", Stripped: true}
+		t.Run(b.String(), func(t *testing.T) {
+			tg := startTarget(t, b)
+			before := tg.Traceback(t)
+			d, _ := tg.read(t, Options{})
+			after := tg.Traceback(t)
+			minor, _ := rtlayout.Minor(tg.bin.GoVersion())
+			if n := compareParked(t, d, before, after, minor >= 26); n < 25 {
+				t.Errorf("compared %d goroutines, want at least 25", n)
+			}
+		})
+	}
+}
+
+// TestReadFinalizersAndCleanups reads the finalizer goroutine and (Go
+// 1.25+, which runs cleanups on goroutines of their own) a cleanup
+// goroutine while they run user code, which the runtime prints among the
+// user's goroutines (and hides otherwise).
+func TestReadFinalizersAndCleanups(t *testing.T) {
+	for _, tc := range toolchains {
+		b := livechild.Build{Toolchain: tc, Stripped: true}
+		t.Run(b.String(), func(t *testing.T) {
+			bin, _ := openBuild(t, b)
+			minor, _ := rtlayout.Minor(bin.GoVersion())
+			args := []string{"-finalizer"}
+			if minor >= 25 {
+				args = append(args, "-cleanup")
+			}
+			tg := startTarget(t, b, args...)
+			before := tg.Traceback(t)
+			d, _ := tg.read(t, Options{})
+			after := tg.Traceback(t)
+			if n := compareParked(t, d, before, after, minor >= 26); n < 26 {
+				t.Errorf("compared %d goroutines, want at least 26", n)
+			}
+			for _, want := range []string{"main.blockInFinalizer", "main.blockInCleanup"} {
+				if want == "main.blockInCleanup" && minor < 25 {
+					continue
+				}
+				found := false
+				for _, r := range d.Routines {
+					if fs := r.Frames(); len(fs) > 0 && strings.HasPrefix(fs[0].Func, want) {
+						found = true
+					}
+				}
+				if !found {
+					t.Errorf("no goroutine runs %s", want)
+				}
+			}
+		})
+	}
+}

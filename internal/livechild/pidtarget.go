@@ -8,9 +8,11 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -116,19 +118,49 @@ func CleanupBuilds() {
 
 // PidTarget is a running testdata/gen/pidtarget.
 type PidTarget struct {
-	PID   int
-	Exe   string
-	stdin io.WriteCloser
-	out   *bufio.Reader
-	dir   string
+	PID    int
+	Exe    string
+	cmd    *exec.Cmd
+	stdin  io.WriteCloser
+	out    *bufio.Reader
+	dir    string
+	stderr *os.File
+	// exited is closed once the program was waited for. Nothing waits
+	// for it until Quit or the end of the test: a wait while a test
+	// ptraces it would reap the ptrace stops meant for the tracer.
+	exited   chan struct{}
+	waitOnce sync.Once
+}
+
+// wait waits for the program to exit, at most d; it reports whether it
+// did.
+func (p *PidTarget) wait(d time.Duration) bool {
+	p.waitOnce.Do(func() { go func() { p.cmd.Wait(); close(p.exited) }() })
+	select {
+	case <-p.exited:
+		return true
+	case <-time.After(d):
+		return false
+	}
 }
 
 // StartPidTarget runs bin (a BuildPidTarget) with args and env added to
 // the environment until the test ends, and returns it once every
-// goroutine it starts is parked.
+// goroutine it starts is parked. A build for another architecture runs
+// under qemu user emulation (qemu-aarch64 for arm64), which maps the
+// program at its own addresses in the emulator's memory: its PID is the
+// emulator's. The test is skipped when the emulator is not installed.
 func StartPidTarget(t testing.TB, bin string, env []string, args ...string) *PidTarget {
 	t.Helper()
-	cmd := exec.Command(bin, args...)
+	argv := append([]string{bin}, args...)
+	if arch := archOf(bin); arch != "" && arch != runtime.GOARCH {
+		emu, err := exec.LookPath("qemu-" + qemuArch(arch))
+		if err != nil {
+			t.Skipf("qemu-%s is not installed (Debian's qemu-user; .ci/run installs it): the %s build cannot run here", qemuArch(arch), arch)
+		}
+		argv = append([]string{emu}, argv...)
+	}
+	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Env = append(os.Environ(), env...)
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
@@ -138,20 +170,28 @@ func StartPidTarget(t testing.TB, bin string, env []string, args ...string) *Pid
 	if err != nil {
 		t.Fatal(err)
 	}
-	cmd.Stderr = os.Stderr
+	dir := t.TempDir()
+	stderr, err := os.Create(filepath.Join(dir, "stderr"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stderr = stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	p := &PidTarget{PID: cmd.Process.Pid, Exe: bin, stdin: stdin, out: bufio.NewReader(stdout), dir: t.TempDir()}
+	p := &PidTarget{PID: cmd.Process.Pid, Exe: bin, cmd: cmd, stdin: stdin, out: bufio.NewReader(stdout), dir: dir, stderr: stderr, exited: make(chan struct{})}
 	t.Cleanup(func() {
 		stdin.Close()
-		done := make(chan struct{})
-		go func() { cmd.Wait(); close(done) }()
-		select {
-		case <-done:
-		case <-time.After(10 * time.Second):
+		if !p.wait(10 * time.Second) {
 			cmd.Process.Kill()
-			<-done
+			<-p.exited
+		}
+		stderr.Close()
+		if t.Failed() {
+			t.Logf("pidtarget: %v", cmd.ProcessState)
+			if b, _ := os.ReadFile(stderr.Name()); len(b) > 0 && len(b) < 1<<16 {
+				t.Logf("pidtarget's standard error:\n%s", b)
+			}
 		}
 	})
 	line := p.readLine(t)
@@ -159,6 +199,24 @@ func StartPidTarget(t testing.TB, bin string, env []string, args ...string) *Pid
 		t.Fatalf("pidtarget said %q, not ready", line)
 	}
 	return p
+}
+
+// archOf returns the architecture in a BuildPidTarget's file name, ""
+// for this machine's.
+func archOf(bin string) string {
+	for _, a := range []string{"arm64", "amd64"} {
+		if strings.Contains(filepath.Base(bin), "-"+a) {
+			return a
+		}
+	}
+	return ""
+}
+
+func qemuArch(goarch string) string {
+	if goarch == "arm64" {
+		return "aarch64"
+	}
+	return "x86_64"
 }
 
 func (p *PidTarget) readLine(t testing.TB) string {
@@ -201,6 +259,24 @@ func (p *PidTarget) Traceback(t testing.TB) []byte {
 		t.Fatalf("pidtarget dump: %s", got)
 	}
 	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// Quit sends the program SIGQUIT, which makes the Go runtime print every
+// goroutine (GOTRACEBACK permitting) and exit, and returns what it wrote
+// to its standard error.
+func (p *PidTarget) Quit(t testing.TB) []byte {
+	t.Helper()
+	if err := p.cmd.Process.Signal(syscall.SIGQUIT); err != nil {
+		t.Fatal(err)
+	}
+	if !p.wait(30 * time.Second) {
+		t.Fatal("pidtarget did not exit on SIGQUIT in 30s")
+	}
+	b, err := os.ReadFile(p.stderr.Name())
 	if err != nil {
 		t.Fatal(err)
 	}

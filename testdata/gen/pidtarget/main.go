@@ -17,8 +17,11 @@
 //	labels      the labelled goroutines: "labels ID k=v,k=v ID k=v ...", ids ascending
 //
 // Flags: -n N more goroutines parked in main.parked (default 0), -spin N
-// goroutines spinning in main.spin (default 0). It exits when its standard
-// input closes.
+// goroutines spinning in main.spin (default 0), -finalizer (the
+// finalizer goroutine blocks in a finalizer, so tracebacks show it),
+// -cleanup (Go 1.24+: a cleanup blocks the goroutine that runs it, in
+// 1.24 the finalizer goroutine, so not with -finalizer). It exits
+// when its standard input closes.
 package main
 
 import (
@@ -53,6 +56,8 @@ var (
 func main() {
 	n := flag.Int("n", 0, "more goroutines parked in main.parked")
 	spinners := flag.Int("spin", 0, "goroutines spinning in main.spin")
+	finalizer := flag.Bool("finalizer", false, "block the finalizer goroutine in a finalizer")
+	cleanup := flag.Bool("cleanup", false, "block a cleanup goroutine in a cleanup (Go 1.24+)")
 	flag.Parse()
 	held.Lock()
 	rw.Lock()
@@ -102,6 +107,13 @@ func main() {
 	}
 	for i := 0; i < *spinners; i++ {
 		go spin()
+	}
+	if *finalizer {
+		blockInFinalizer()
+	}
+	if *cleanup && !blockInCleanup() {
+		fmt.Fprintln(os.Stderr, "-cleanup needs Go 1.24 or later")
+		os.Exit(2)
 	}
 	started.Wait()
 	// Wait until every goroutine has parked: the runtime says so.
@@ -326,3 +338,32 @@ func spin() {
 
 //go:noinline
 func work(x int) int { return x*7 + 1 }
+
+type finalized struct{ _ [64]byte }
+
+// blockInFinalizer drops an object whose finalizer blocks forever and
+// runs the garbage collector until the finalizer goroutine runs it.
+func blockInFinalizer() {
+	ran := make(chan struct{})
+	func() {
+		x := new(finalized)
+		runtime.SetFinalizer(x, func(*finalized) {
+			close(ran)
+			<-never
+		})
+	}()
+	collectUntil(ran)
+}
+
+// collectUntil runs the garbage collector until ran is closed (a
+// finalizer or cleanup runs only after a collection found its object).
+func collectUntil(ran chan struct{}) {
+	for {
+		runtime.GC()
+		select {
+		case <-ran:
+			return
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
+}
