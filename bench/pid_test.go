@@ -133,4 +133,3 @@ func BenchmarkPid(b *testing.B) {
 		})
 	}
 }
-

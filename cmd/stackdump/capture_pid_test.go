@@ -215,41 +215,13 @@ func TestCapturePIDKilledMidStop(t *testing.T) {
 				t.Errorf("round %d: stackdump after %v: %v, want exit status %d", i, sig, err, 128+int(sig))
 			}
 		}
-		requireTargetRuns(t, tk)
+		tk.RequireRunning(t)
 	}
 	if hits < 3 {
 		t.Errorf("only %d of the signals reached stackdump while it held the target stopped", hits)
 	}
 }
 
-// requireTargetRuns fails unless no thread of the target is in a tracing
-// stop or traced, and its ticker advances.
-func requireTargetRuns(t *testing.T, tk *livechild.Tick) {
-	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for {
-		bad := ""
-		ents, _ := os.ReadDir(fmt.Sprintf("/proc/%d/task", tk.PID))
-		for _, e := range ents {
-			b, _ := os.ReadFile(fmt.Sprintf("/proc/%d/task/%s/status", tk.PID, e.Name()))
-			if bytes.Contains(b, []byte("(tracing stop)")) || len(b) > 0 && !bytes.Contains(b, []byte("TracerPid:\t0\n")) {
-				bad = e.Name()
-			}
-		}
-		if bad == "" {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("thread %s of the target is still stopped or traced", bad)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
-	before := tk.Number(t, "ticks")
-	time.Sleep(20 * time.Millisecond)
-	if after := tk.Number(t, "ticks"); after <= before {
-		t.Fatalf("the target's ticker stands still: %d, then %d", before, after)
-	}
-}
 
 // TestWatchPID watches a Go program by its pid under the default pause
 // budget (10ms): each snapshot is read from its memory, at one instant
@@ -280,5 +252,5 @@ func TestWatchPID(t *testing.T) {
 			}
 		}
 	}
-	requireTargetRuns(t, tk)
+	tk.RequireRunning(t)
 }

@@ -275,4 +275,3 @@ func gopsPortOf(dir string, pid int) uint16 {
 	}
 	return uint16(port)
 }
-

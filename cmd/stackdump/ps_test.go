@@ -78,4 +78,3 @@ func gopsPort(t *testing.T, dir string, pid int) string {
 	}
 	return strings.TrimSpace(string(b))
 }
-

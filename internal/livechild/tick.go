@@ -1,13 +1,17 @@
 package livechild
 
 import (
+	"bytes"
 	"context"
+	"fmt"
 	"io"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 )
 
 // Tick is a running testdata/gen/ticktarget: parked goroutines and a
@@ -90,4 +94,37 @@ func (tk *Tick) Stack(t testing.TB) []byte {
 		t.Fatalf("ticktarget's stack: %v", err)
 	}
 	return buf
+}
+
+// RequireRunning fails the test unless, within 5 seconds, no thread of
+// the program is in a tracing stop or traced, and then its ticker
+// advances: what a tracer must leave behind, however it ended.
+func (tk *Tick) RequireRunning(t testing.TB) {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		held := ""
+		ents, _ := os.ReadDir(fmt.Sprintf("/proc/%d/task", tk.PID))
+		for _, e := range ents {
+			b, err := os.ReadFile(fmt.Sprintf("/proc/%d/task/%s/status", tk.PID, e.Name()))
+			if err != nil {
+				continue // exited since
+			}
+			if bytes.Contains(b, []byte("(tracing stop)")) || !bytes.Contains(b, []byte("TracerPid:\t0\n")) {
+				held = e.Name()
+			}
+		}
+		if held == "" {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("thread %s of the target is still stopped or traced", held)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	before := tk.Number(t, "ticks")
+	time.Sleep(20 * time.Millisecond)
+	if after := tk.Number(t, "ticks"); after <= before {
+		t.Fatalf("the target's ticker stands still: %d, then %d", before, after)
+	}
 }

@@ -179,32 +179,6 @@ func threadStates(t *testing.T, pid int) map[int][2]string {
 	return m
 }
 
-// requireRunning fails unless the target is neither in a tracing stop
-// nor traced, and its ticker advances.
-func requireRunning(t *testing.T, tk *livechild.Tick) {
-	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for {
-		bad := ""
-		for tid, st := range threadStates(t, tk.PID) {
-			if strings.HasPrefix(st[0], "t") || st[1] != "0" {
-				bad = fmt.Sprintf("thread %d: State %q, TracerPid %s", tid, st[0], st[1])
-			}
-		}
-		if bad == "" {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the target is still held: %s", bad)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-	before := tk.Number(t, "ticks")
-	time.Sleep(20 * time.Millisecond)
-	if after := tk.Number(t, "ticks"); after <= before {
-		t.Fatalf("the target's ticker did not advance: %d, then %d", before, after)
-	}
-}
 
 // requireHeld fails unless every thread of the target is in a tracing
 // stop, traced by a thread of process tracer (TracerPid is the tracing
@@ -258,7 +232,7 @@ func TestStopResume(t *testing.T) {
 	if st.Threads != len(threads) || st.Duration() < held || st.Rounds < 2 || st.Expired {
 		t.Errorf("stats %+v after a stop of %v", st, held)
 	}
-	requireRunning(t, tk)
+	tk.RequireRunning(t)
 	if after := tk.Number(t, "ticks"); after <= before {
 		t.Errorf("ticks %d, then %d", before, after)
 	}
@@ -273,7 +247,7 @@ func TestStopResume(t *testing.T) {
 	if err := s.Resume(); err != nil {
 		t.Fatal(err)
 	}
-	requireRunning(t, tk)
+	tk.RequireRunning(t)
 }
 
 // ranges are address ranges of a process's mappings.
@@ -342,7 +316,7 @@ func TestThreadsBornDuringStop(t *testing.T) {
 		rounds = max(rounds, s.Stats().Rounds)
 	}
 	t.Logf("up to %d listings of /proc/%d/task a stop", rounds, tk.PID)
-	requireRunning(t, tk)
+	tk.RequireRunning(t)
 }
 
 // TestSignalsDuringStops sends the target SIGUSR1 right before each stop:
@@ -385,7 +359,7 @@ func TestKilledTracerReleasesTarget(t *testing.T) {
 	requireHeld(t, tk.PID, helper.Process.Pid)
 	helper.Process.Signal(syscall.SIGKILL)
 	helper.Wait()
-	requireRunning(t, tk)
+	tk.RequireRunning(t)
 }
 
 // TestKilledTracerAtAnyMoment kills a tracer that stops and resumes the
@@ -401,7 +375,7 @@ func TestKilledTracerAtAnyMoment(t *testing.T) {
 		time.Sleep(time.Duration(rand.IntN(30_000)) * time.Microsecond)
 		helper.Process.Signal(syscall.SIGKILL)
 		helper.Wait()
-		requireRunning(t, tk)
+		tk.RequireRunning(t)
 		_ = i
 	}
 }
@@ -426,7 +400,7 @@ func TestSignalledTracerResumesFirst(t *testing.T) {
 		if helper.ProcessState != nil {
 			t.Fatal("the helper exited before it said it resumed")
 		}
-		requireRunning(t, tk)
+		tk.RequireRunning(t)
 		helper.Wait()
 	}
 }
@@ -441,7 +415,7 @@ func TestMaxStopAndContext(t *testing.T) {
 		t.Fatal(err)
 	}
 	time.Sleep(200 * time.Millisecond)
-	requireRunning(t, tk)
+	tk.RequireRunning(t)
 	if err := s.Resume(); !errors.Is(err, ptrace.ErrStopExpired) || !s.Stats().Expired {
 		t.Fatalf("Resume after MaxStop: %v (stats %+v)", err, s.Stats())
 	}
@@ -452,7 +426,7 @@ func TestMaxStopAndContext(t *testing.T) {
 		t.Fatal(err)
 	}
 	cancel()
-	requireRunning(t, tk)
+	tk.RequireRunning(t)
 	if err := s.Resume(); !errors.Is(err, ptrace.ErrStopExpired) || !errors.Is(err, context.Canceled) {
 		t.Fatalf("Resume after the context ended: %v", err)
 	}
