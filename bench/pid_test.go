@@ -33,8 +33,10 @@ import (
 //	BenchmarkPid/10k/gcore        gcore PID
 //	BenchmarkPid/10k/idle         nothing, for as long as the consistent read took
 //
-// Metrics: stall-ms (the longest gap of the op, the worst op), wall-ms
-// (per op), goroutines (read), core-MB (gcore).
+// Metrics: stall-ms (the longest gap of the op, the worst op),
+// stall-oncpu-ms (the same less the time the ticker waited for a CPU, by
+// its schedstat: what a stop cost it, without a busy machine's scheduling
+// delay), wall-ms (per op), goroutines (read), core-MB (gcore).
 func BenchmarkPid(b *testing.B) {
 	for _, n := range []int{1000, 10_000, 100_000} {
 		if !wantSize(n) {
@@ -46,22 +48,25 @@ func BenchmarkPid(b *testing.B) {
 			var lastWall time.Duration
 			run := func(name string, op func(b *testing.B) (goroutines int, extra map[string]float64)) {
 				b.Run(name, func(b *testing.B) {
-					var stall, wall time.Duration
+					var stall, stallCPU, wall time.Duration
 					var goroutines int
 					extra := map[string]float64{}
 					for range b.N {
 						time.Sleep(20 * time.Millisecond) // let the last op's work settle
 						tk.Number(b, "gap")
+						tk.Number(b, "gapcpu")
 						start := time.Now()
 						g, ex := op(b)
 						wall += time.Since(start)
 						stall = max(stall, time.Duration(tk.Number(b, "gap")))
+						stallCPU = max(stallCPU, time.Duration(tk.Number(b, "gapcpu")))
 						goroutines = g
 						for k, v := range ex {
 							extra[k] = v
 						}
 					}
 					b.ReportMetric(float64(stall)/1e6, "stall-ms")
+					b.ReportMetric(float64(stallCPU)/1e6, "stall-oncpu-ms")
 					b.ReportMetric(float64(wall)/1e6/float64(b.N), "wall-ms")
 					if goroutines > 0 {
 						b.ReportMetric(float64(goroutines), "goroutines")

@@ -24,18 +24,18 @@ func TestPidTableAndTarget(t *testing.T) {
 	var b strings.Builder
 	pidTable(&b, idx)
 	for _, want := range []string{
-		"| 100k | capture pid: (one instant, no pause budget) | 105.5 | 1273 | 100005 | stopped 105.9 ms by its own clock |",
-		"| 100k | capture pid: --max-pause 10ms | 51.4 | 2077 | 100005 | never stopped (over 10 ms) |",
-		"| 100k | debug=2 in the program (net/http/pprof) | 5081.0 | 11967 | 100007 | – |",
-		"| 100k | gcore PID | 23312.0 | 23667 | – | 2303 MB core |",
-		"| 100k | nothing (the ticker's noise over the same window) | 7.7 | 1274 | – | – |",
+		"| 100k | capture pid: (one instant, no pause budget) | 105.5 | – | 1273 | 100005 | stopped 105.9 ms by its own clock |",
+		"| 100k | capture pid: --max-pause 10ms | 51.4 | – | 2077 | 100005 | never stopped (over 10 ms) |",
+		"| 100k | debug=2 in the program (net/http/pprof) | 5081.0 | – | 11967 | 100007 | – |",
+		"| 100k | gcore PID | 23312.0 | – | 23667 | – | 2303 MB core |",
+		"| 100k | nothing (the ticker's noise over the same window) | 7.7 | – | 1274 | – | – |",
 	} {
 		if !strings.Contains(b.String(), want) {
 			t.Errorf("table lacks %q:\n%s", want, b.String())
 		}
 	}
 	m, wall, cpu, ran := pidTarget.check(idx)
-	if !ran || wall != missed || cpu != unknown || !strings.Contains(m, "stall 51.4 ms (noise floor 7.7 ms), 100005 goroutines read") {
+	if !ran || wall != missed || cpu != unknown || !strings.Contains(m, "stall 51.4 ms less CPU wait (51.4 ms raw; idle 7.7 ms raw), 100005 goroutines read") {
 		t.Errorf("target: %q wall %v cpu %v ran %v", m, wall, cpu, ran)
 	}
 	if _, _, _, ran := pidTarget.check(index(nil)); ran {

@@ -14,6 +14,7 @@
 //
 //	ticks        "ticks N": the ticker's wakes so far
 //	gap          "gap NS": the longest stall since the last gap, in ns (then reset)
+//	gapcpu       "gapcpu NS": the same less the ticker's wait for a CPU (run_delay), since the last gapcpu
 //	stack        "stack N": runtime.Stack of every goroutine (debug=2's text), N bytes, then the text
 //	gc           "gc": runtime.GC() ran
 //	usr1         "usr1 N": the SIGUSR1 signals received so far
@@ -50,6 +51,8 @@ import (
 var (
 	ticks   atomic.Int64
 	longest atomic.Int64 // ns
+	// longestOffCPU is longest less the ticker's wait for a CPU.
+	longestOffCPU atomic.Int64
 )
 
 func main() {
@@ -134,6 +137,8 @@ func main() {
 			fmt.Println("ticks", ticks.Load())
 		case "gap":
 			fmt.Println("gap", longest.Swap(0))
+		case "gapcpu":
+			fmt.Println("gapcpu", longestOffCPU.Swap(0))
 		case "usr1":
 			fmt.Println("usr1", usr1.Load())
 		case "gc":
@@ -168,18 +173,39 @@ func sleeper(depth int, ready *sync.WaitGroup) {
 }
 
 // ticker sleeps d at a time on a thread of its own and records the
-// longest time it was kept from waking, beyond d.
+// longest time it was kept from waking, beyond d; and the same less the
+// time the kernel kept it waiting for a CPU meanwhile (run_delay of
+// /proc/thread-self/schedstat): a stop (ptrace, stop-the-world) is kept,
+// a busy machine's scheduling delay is not.
 func ticker(d time.Duration) {
 	runtime.LockOSThread()
 	ts := syscall.NsecToTimespec(d.Nanoseconds())
-	last := time.Now()
+	sched, _ := os.Open("/proc/thread-self/schedstat")
+	buf := make([]byte, 128)
+	runDelay := func() int64 {
+		if sched == nil {
+			return 0
+		}
+		n, _ := sched.ReadAt(buf, 0)
+		f := strings.Fields(string(buf[:n]))
+		if len(f) < 2 {
+			return 0
+		}
+		v, _ := strconv.ParseInt(f[1], 10, 64)
+		return v
+	}
+	last, lastDelay := time.Now(), runDelay()
 	for {
 		syscall.Nanosleep(&ts, nil)
-		now := time.Now()
-		if gap := now.Sub(last) - d; gap > time.Duration(longest.Load()) {
+		now, delay := time.Now(), runDelay()
+		gap := now.Sub(last) - d
+		if gap > time.Duration(longest.Load()) {
 			longest.Store(int64(gap))
 		}
-		last = now
+		if g := gap - time.Duration(delay-lastDelay); g > time.Duration(longestOffCPU.Load()) {
+			longestOffCPU.Store(int64(g))
+		}
+		last, lastDelay = now, delay
 		ticks.Add(1)
 	}
 }
