@@ -15,6 +15,12 @@ BenchmarkPid/100k/debug2-2             	       1	11988680398 ns/op	    100007 go
 BenchmarkPid/100k/gcore-2              	       1	23689821640 ns/op	      2303 core-MB	     23312 stall-ms	     23667 wall-ms
 `
 
+// pidOnCPU is a real run with the ticker's gap less its CPU wait
+// (2026-12-07 21:40, load average 13–16).
+const pidOnCPU = `BenchmarkPid/100k/idle-2             	       3	1571340707 ns/op	       124.1 stall-ms	         1.207 stall-oncpu-ms	      1551 wall-ms
+BenchmarkPid/100k/maxpause10ms-2     	       3	 858300144 ns/op	    100005 goroutines	        51.81 stall-ms	         0.5505 stall-oncpu-ms	         0 stopped	       836.8 wall-ms
+`
+
 func TestPidTableAndTarget(t *testing.T) {
 	rs, err := ParseResults(strings.NewReader(pidSample))
 	if err != nil || len(rs) != 5 {
@@ -37,6 +43,14 @@ func TestPidTableAndTarget(t *testing.T) {
 	m, wall, cpu, ran := pidTarget.check(idx)
 	if !ran || wall != missed || cpu != unknown || !strings.Contains(m, "stall 51.4 ms less CPU wait (51.4 ms raw; idle 7.7 ms raw), 100005 goroutines read") {
 		t.Errorf("target: %q wall %v cpu %v ran %v", m, wall, cpu, ran)
+	}
+	rs, err = ParseResults(strings.NewReader(pidOnCPU))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, wall, _, ran = pidTarget.check(index(rs))
+	if !ran || wall != met || !strings.Contains(m, "stall 0.6 ms less CPU wait (51.8 ms raw; idle 124.1 ms raw), 100005 goroutines read") {
+		t.Errorf("target: %q wall %v ran %v; want met on the gap less CPU wait", m, wall, ran)
 	}
 	if _, _, _, ran := pidTarget.check(index(nil)); ran {
 		t.Error("target judged without the benchmark")
