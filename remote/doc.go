@@ -1,6 +1,8 @@
 // Package remote captures dumps from other processes: Go services through
 // net/http/pprof's /debug/pprof/goroutine or stackdump's own endpoint, gops
-// agents, and JVMs through jcmd or jstack.
+// agents, JVMs through jcmd or jstack, and Go processes on this machine
+// read from their memory (pid:PID, package goproc: no endpoint, no signal,
+// stopped at most Options.MaxPause; pid.go).
 //
 // A capture is a stream: [Open] returns the response body as an io.Reader
 // that the formats reader consumes while it arrives, with a read-ahead pump
