@@ -242,7 +242,6 @@ func TestCapturePIDKilledMidStop(t *testing.T) {
 	}
 }
 
-
 // TestWatchPID watches a Go program by its pid under the default pause
 // budget (10ms): each snapshot is read from its memory, at one instant
 // when that fits the budget (300 goroutines: it does), and says so; with a

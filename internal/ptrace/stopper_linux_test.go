@@ -179,7 +179,6 @@ func threadStates(t *testing.T, pid int) map[int][2]string {
 	return m
 }
 
-
 // requireHeld fails unless every thread of the target is in a tracing
 // stop, traced by a thread of process tracer (TracerPid is the tracing
 // thread's id).
