@@ -76,11 +76,21 @@ func (r *reader) dump() *stack.Dump {
 	}
 	r.stats.Goroutines = len(d.Routines)
 	d.Source.Capture.Goroutines = len(d.Routines)
+	if len(r.kept) > 0 {
+		r.warn(0, fmt.Sprintf("%s kept moving each of the %d times %s read: written without %s: %s", words.Count(len(r.kept), "goroutine"), r.opts.Retries+1, were(len(r.kept)), pronoun(len(r.kept)), ids(r.kept)))
+	}
 	if len(gone) > 0 && r.mode == ModeStopped {
 		r.warn(0, fmt.Sprintf("%s exited before %s could be read: %s", words.Count(len(gone), "goroutine"), pronoun(len(gone)), ids(gone)))
 	}
 	d.Warnings = r.warnings
 	return d
+}
+
+func were(n int) string {
+	if n == 1 {
+		return "it was"
+	}
+	return "they were"
 }
 
 func pronoun(n int) string {

@@ -47,8 +47,8 @@ type Options struct {
 	// runtime's own goroutines too, with gp=, m=, fp=, sp= and pc=.
 	System bool
 	// Retries is how many more times a goroutine that moved while its
-	// stack was read is read again before it is marked unavailable
-	// (default 3).
+	// stack was read is read again before it is written without it
+	// (default 8).
 	Retries int
 	// Target names the target in the dump ("pid:1234", "core.1234").
 	Target string
@@ -131,6 +131,7 @@ type reader struct {
 
 	gs          []*gState // in the runtime's order
 	warnings    []*stack.ParseError
+	kept        []int64 // goroutines that kept moving while read
 	funcdataBad bool
 
 	pcv      map[pcvKey]int32
@@ -153,7 +154,7 @@ type pcvKey struct {
 
 func newReader(bin *Binary, mem Memory, opts Options) *reader {
 	if opts.Retries == 0 {
-		opts.Retries = 3
+		opts.Retries = 8
 	}
 	r := &reader{
 		bin: bin, l: bin.layout, mem: newCounted(mem), opts: opts, bias: opts.LoadBias,

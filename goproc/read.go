@@ -1,11 +1,10 @@
 package goproc
 
 import (
-	"cmp"
 	"context"
 	"encoding/binary"
 	"fmt"
-	"slices"
+	"strings"
 	"time"
 
 	"github.com/stackdump/stackdump/stack"
@@ -207,11 +206,18 @@ func (r *reader) readRunning(threads []Thread) {
 		th := byTID[g.m.procid]
 		rec := &g.rec
 		switch {
-		case g.m.vdsoSP != 0:
-			// In a VDSO call: the runtime saved where it came from.
+		case g.m.vdsoSP != 0 && g.m.vdsoSP >= rec.stackLo && g.m.vdsoSP < rec.stackHi:
+			// In a VDSO call from the goroutine's stack: the runtime
+			// saved where it came from. (One from the scheduler on the
+			// system stack, about to run the goroutine, is not its.)
 			g.pc, g.sp = g.m.vdsoPC, g.m.vdsoSP
 		case th != nil && th.SP >= rec.stackLo && th.SP < rec.stackHi:
 			g.pc, g.sp, g.lr, g.trap = th.PC, th.SP, th.LR, true
+			if f := r.bin.tab.findFunc(th.PC - r.bias); f.valid() && strings.TrimPrefix(r.funcName(f.nameOff), "runtime.") == "gogo" {
+				// Switching to the goroutine: SP is its saved one already,
+				// and it goes on at its saved pc (which gogo keeps).
+				g.pc, g.lr, g.trap = rec.schedPC, rec.schedLR, false
+			}
 		case rec.schedSP != 0 && rec.schedSP >= rec.stackLo && rec.schedSP < rec.stackHi:
 			// On the system stack (systemstack saved its place).
 			g.pc, g.sp, g.lr = rec.schedPC, rec.schedSP, rec.schedLR
@@ -279,8 +285,12 @@ func (r *reader) readParked(ctx context.Context) error {
 		if try > r.opts.Retries {
 			for _, g := range pending {
 				g.unavailable = true
+				// Running when last seen: written as the runtime writes a
+				// goroutine on another thread.
+				g.running = r.runningNow(&g.rec)
 				r.stats.Skipped++
-				r.warn(g.rec.goid, fmt.Sprintf("goroutine %d kept moving while it was read (%d times): written without its stack", g.rec.goid, try))
+				r.kept = append(r.kept, int64(g.rec.goid))
+				r.finish(g)
 			}
 			break
 		}
@@ -315,33 +325,27 @@ func (r *reader) stackSpan(g *gState) int {
 // where its stack cannot be read without stopping it.
 func (r *reader) runningNow(rec *gRecord) bool { return r.status(rec) == r.l.Status.Running }
 
-// readBatch reads a batch of goroutines and returns those that moved:
-// their records (merged) and stacks in one scattered read, then their
-// heads again (merged).
+// readBatch reads a batch of goroutines and returns those that moved. Each
+// goroutine is read as three ranges one after the other in one scattered
+// read: its record, its stack, its head again, so that it had no time to
+// run and park again at the same place unnoticed.
 func (r *reader) readBatch(batch []*gState) (moved []*gState) {
-	slices.SortFunc(batch, func(a, b *gState) int { return cmp.Compare(a.rec.addr, b.rec.addr) })
-	var first, again gather
-	for _, g := range batch {
-		first.add(g.rec.addr, r.full, true)
-	}
-	stacks := make([]int, len(batch))
+	var rd gather
+	idx := make([][3]int, len(batch))
 	for i, g := range batch {
-		stacks[i] = -1
+		idx[i] = [3]int{rd.add(g.rec.addr, r.full, false), -1, -1}
 		if n := r.stackSpan(g); n > 0 {
 			_, sp, _, _, _ := startOf(&g.rec)
-			stacks[i] = first.add(sp, n, false)
+			idx[i][1] = rd.add(sp, n, false)
 		}
+		idx[i][2] = rd.add(g.rec.addr, r.head, false)
 	}
-	r.buf = first.read(r.mem, r.buf)
-	for _, g := range batch {
-		again.add(g.rec.addr, r.head, true)
-	}
-	r.buf2 = again.read(r.mem, r.buf2)
+	r.buf = rd.read(r.mem, r.buf)
 	for i, g := range batch {
-		rb, hb := first.bytes(i), again.bytes(i)
+		rb, hb := rd.bytes(idx[i][0]), rd.bytes(idx[i][2])
 		var sb []byte
-		if stacks[i] >= 0 {
-			sb = first.bytes(stacks[i])
+		if idx[i][1] >= 0 {
+			sb = rd.bytes(idx[i][1])
 		}
 		if rb == nil || hb == nil {
 			g.unavailable = true
@@ -354,9 +358,11 @@ func (r *reader) readBatch(batch []*gState) (moved []*gState) {
 		b.decodeHead(&r.l.G, hb)
 		a.addr, b.addr = g.rec.addr, g.rec.addr
 		if !sameHead(&g.rec, &a) || !sameHead(&a, &b) {
-			// It moved: read it again from where it is now.
+			// It moved: read it again from where it is now. What does not
+			// change while it lives (creator, labels) is kept.
 			g.moved = true
 			g.rec = b
+			g.rec.decodeRest(&r.l.G, rb)
 			if r.isDead(&b) || b.goid != a.goid {
 				g.gone = true
 				continue

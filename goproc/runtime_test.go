@@ -123,7 +123,7 @@ func compareParked(t *testing.T, got *stack.Dump, before, after []byte, printsLa
 	b, a, g := runtimeDump(t, before), byID(runtimeDump(t, after)), byID(got)
 	n := 0
 	for _, want := range b.Routines {
-		if want.ID == 1 || strings.Contains(render(t, want), "main.spin(") {
+		if text := render(t, want); want.ID == 1 || strings.Contains(text, "main.spin(") || strings.Contains(text, "main.churn(") {
 			continue
 		}
 		if wa, ok := a[want.ID]; !ok || render(t, wa) != render(t, want) {
@@ -444,4 +444,83 @@ func TestReadFinalizersAndCleanups(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestReadWhileMoving reads a target whose churning goroutines never stop
+// moving, stopped and not: each goroutine read is consistent in itself
+// (its frames are those of where its state says it is), the ones that
+// moved while read are read again, and the parked ones still match the
+// runtime's own traceback.
+func TestReadWhileMoving(t *testing.T) {
+	for _, tc := range []string{"go1.20.14", ""} {
+		b := livechild.Build{Toolchain: tc}
+		t.Run(b.String(), func(t *testing.T) {
+			tg := startTarget(t, b, "-churn", "41")
+			retried := 0
+			for i := 0; i < 6; i++ {
+				before := tg.Traceback(t)
+				opts := Options{}
+				if i%2 == 1 {
+					opts.Stopper = newTestStopper(t, tg.PID)
+				}
+				d, st := tg.read(t, opts)
+				after := tg.Traceback(t)
+				retried += st.Retried
+				minor, _ := rtlayout.Minor(tg.bin.GoVersion())
+				if n := compareParked(t, d, before, after, minor >= 26); n < 25 {
+					t.Errorf("compared %d parked goroutines, want at least 25", n)
+				}
+				churning := 0
+				for _, r := range d.Routines {
+					fs := r.Frames()
+					if r.CreatedBy == nil || r.CreatedBy.Func != "main.main" || r.ID == 1 {
+						continue
+					}
+					churning++
+					if r.Unavailable && r.State != "running" {
+						t.Errorf("goroutine %d [%s] unavailable: only a running one is", r.ID, r.State)
+					}
+					if len(fs) == 0 {
+						// Running on another thread, or moving every time it
+						// was read: written without its stack, with a warning.
+						if !r.Unavailable && !warned(d, "kept moving") {
+							t.Errorf("goroutine %d [%s] has no stack and no warning", r.ID, r.State)
+						}
+						continue
+					}
+					if len(fs) == 0 || fs[len(fs)-1].Func != "main.churn" {
+						t.Errorf("churning goroutine %d does not end in main.churn:\n%s", r.ID, render(t, r))
+						continue
+					}
+					switch {
+					case r.State == "chan send", r.State == "chan receive", r.State == "sleep", r.State == "running", r.State == "runnable":
+					case r.State == "preempted", strings.HasPrefix(r.State, "GC "): // stopped by the collector
+					default:
+						t.Errorf("churning goroutine %d [%s]:\n%s", r.ID, r.State, render(t, r))
+					}
+				}
+				if churning != 41 {
+					var ids []int64
+					for _, r := range d.Routines {
+						ids = append(ids, r.ID)
+					}
+					t.Errorf("%d churning goroutines read, want 41; read %v; %+v", churning, ids, st)
+				}
+			}
+			t.Logf("%d goroutines read again after they moved, in 6 reads", retried)
+			if retried == 0 {
+				t.Error("no goroutine was seen moving in 6 reads of 41 that never stop")
+			}
+		})
+	}
+}
+
+// warned reports whether d has a warning that says what.
+func warned(d *stack.Dump, what string) bool {
+	for _, w := range d.Warnings {
+		if strings.Contains(w.Msg, what) {
+			return true
+		}
+	}
+	return false
 }

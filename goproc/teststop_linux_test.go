@@ -48,8 +48,9 @@ func (s *testStopper) Stop() ([]Thread, error) {
 	ready := make(chan result, 1)
 	s.resume, s.done = make(chan struct{}), make(chan error, 1)
 	go func() {
+		// Locked for good: the thread ends with the goroutine, which
+		// releases any thread still traced.
 		runtime.LockOSThread()
-		defer runtime.UnlockOSThread()
 		seized := map[int]bool{}
 		var threads []Thread
 		for {

@@ -128,9 +128,13 @@ func (u *unwinder) resolve(innermost, isSyscall bool) {
 	switch {
 	case flag&l.FuncFlag.TopFrame != 0:
 		fr.lr = 0
-	case flag&l.FuncFlag.SPWrite != 0:
+	case flag&l.FuncFlag.SPWrite != 0 && !(innermost && u.trapInit):
 		// The function writes SP in a way the tables do not say: a
-		// printing traceback stops here.
+		// printing traceback stops here. The innermost frame of a thread
+		// stopped on the goroutine's own stack is walked on, as the
+		// runtime's precise unwinder does: the function has not switched
+		// stacks yet (once it has, the thread's SP is elsewhere and the
+		// walk starts from the goroutine's saved registers).
 		fr.lr = 0
 	default:
 		if usesLR {

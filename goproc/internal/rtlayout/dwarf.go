@@ -46,6 +46,7 @@ func FromELF(f *elf.File, toolchain string) (*Layout, error) {
 		Goid:            x.off("runtime.g", "goid"),
 		WaitSince:       x.off("runtime.g", "waitsince"),
 		WaitReason:      x.off("runtime.g", "waitreason"),
+		TrackingSeq:     x.off("runtime.g", "trackingSeq"),
 		M:               x.off("runtime.g", "m"),
 		LockedM:         x.off("runtime.g", "lockedm"),
 		ParentGoid:      x.opt("runtime.g", "parentGoid"),

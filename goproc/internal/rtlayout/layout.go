@@ -66,6 +66,7 @@ type G struct {
 	Goid                            int
 	WaitSince                       int // int64, nanotime()
 	WaitReason                      int // uint8
+	TrackingSeq                     int // uint8: counts the goroutine's every leaving _Grunning
 	M                               int
 	LockedM                         int
 	ParentGoid                      int // Go 1.21+
