@@ -141,6 +141,7 @@ type reader struct {
 	labelSet map[uint64]stack.Labels
 
 	buf, buf2 []byte // the scattered reads' buffers, reused
+	space     space
 
 	t      *stack.Table // the routines' frames and stacks
 	frames []*stack.Frame
@@ -200,15 +201,41 @@ func (r *reader) readList() ([]uint64, error) {
 	if n == 0 || ptr == 0 || n > 1<<28 {
 		return nil, fmt.Errorf("%w: %d goroutines at %#x (is the process a Go program that has started, and is LoadBias right?)", errNoList, n, ptr)
 	}
-	buf := make([]byte, 8*n)
+	if cap(r.space.listBuf) < int(8*n) {
+		r.space.listBuf = make([]byte, 8*n)
+		r.space.list = make([]uint64, n)
+	}
+	buf := r.space.listBuf[:8*n]
 	if err := r.mem.read(ptr, buf); err != nil {
 		return nil, fmt.Errorf("%w: %v", errNoList, err)
 	}
-	list := make([]uint64, n)
+	list := r.space.list[:n]
 	for i := range list {
 		list[i] = leUint64(buf[8*i:])
 	}
 	return list, nil
+}
+
+// space is what reading n goroutines allocates, made before the target
+// is stopped so that the stop is not spent allocating (and collecting).
+type space struct {
+	listBuf []byte
+	list    []uint64
+	states  []gState
+	ptrs    []*gState
+	order   []addrIndex
+}
+
+// reserve makes room to read n goroutines.
+func (r *reader) reserve(n int) {
+	r.space = space{
+		listBuf: make([]byte, 8*n),
+		list:    make([]uint64, n),
+		states:  make([]gState, n),
+		ptrs:    make([]*gState, n),
+		order:   make([]addrIndex, n),
+	}
+	r.buf = make([]byte, 0, batchHeads*(r.l.G.Size+64))
 }
 
 // checkContext returns ctx's error, wrapped.

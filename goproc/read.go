@@ -75,37 +75,43 @@ func (r *reader) isDead(rec *gRecord) bool {
 // and merged (gather), and keeps those that are not dead, in the
 // runtime's order.
 func (r *reader) readHeads(list []uint64) {
-	gs := make([]*gState, len(list))
-	states := make([]gState, len(list))
-	order := byAddr(list)
+	sp := &r.space
+	if len(sp.states) < len(list) {
+		sp.states, sp.ptrs = make([]gState, len(list)), make([]*gState, len(list))
+	}
+	states, gs := sp.states[:len(list)], sp.ptrs[:len(list)]
+	order := byAddr(list, sp.order)
 	for start := 0; start < len(order); start += batchHeads {
 		part := order[start:min(len(order), start+batchHeads)]
 		var g gather
-		for _, i := range part {
-			g.add(list[i], r.head, true)
+		for _, o := range part {
+			g.add(o.addr, r.head, true)
 		}
 		r.buf = g.read(r.mem, r.buf)
-		for k, i := range part {
+		for k, o := range part {
 			b := g.bytes(k)
 			if b == nil {
 				b = make([]byte, r.head)
-				if err := r.mem.read(list[i], b); err != nil {
-					r.warn(0, fmt.Sprintf("goroutine record at %#x could not be read: %v", list[i], err))
+				if err := r.mem.read(o.addr, b); err != nil {
+					r.warn(0, fmt.Sprintf("goroutine record at %#x could not be read: %v", o.addr, err))
+					gs[o.i] = nil
 					continue
 				}
 			}
-			st := &states[i]
-			st.rec.addr = list[i]
+			st := &states[o.i]
+			st.rec.addr = o.addr
 			st.rec.decodeHead(&r.l.G, b)
-			gs[i] = st
+			gs[o.i] = st
 		}
 	}
-	r.gs = make([]*gState, 0, len(list))
+	// In the runtime's order, the dead left out, in place.
+	live := gs[:0]
 	for _, g := range gs {
 		if g != nil && !r.isDead(&g.rec) {
-			r.gs = append(r.gs, g)
+			live = append(live, g)
 		}
 	}
+	r.gs = live
 }
 
 // readStopped is the consistent read: the target stopped for the list,
@@ -116,6 +122,11 @@ func (r *reader) readStopped(ctx context.Context) error {
 		return err
 	}
 	r.mode = ModeStopped
+	// Room for the goroutines there are now, and some more: allocating
+	// while the target is stopped would stall it longer.
+	if n, err := r.mem.word(r.bin.allglen + r.bias); err == nil && n < 1<<28 {
+		r.reserve(int(n + n/8 + 64))
+	}
 	t0 := time.Now()
 	threads, err := r.opts.Stopper.Stop()
 	if err != nil {

@@ -32,12 +32,12 @@ type target struct {
 	build livechild.Build
 }
 
-func startTarget(t *testing.T, b livechild.Build, args ...string) *target {
+func startTarget(t testing.TB, b livechild.Build, args ...string) *target {
 	t.Helper()
 	return startTargetEnv(t, b, nil, args...)
 }
 
-func startTargetEnv(t *testing.T, b livechild.Build, extra []string, args ...string) *target {
+func startTargetEnv(t testing.TB, b livechild.Build, extra []string, args ...string) *target {
 	t.Helper()
 	path := livechild.BuildPidTarget(t, b)
 	f, err := os.Open(path)
@@ -61,7 +61,7 @@ func startTargetEnv(t *testing.T, b livechild.Build, extra []string, args ...str
 }
 
 // read reads the target's goroutines with opts.
-func (tg *target) read(t *testing.T, opts Options) (*stack.Dump, Stats) {
+func (tg *target) read(t testing.TB, opts Options) (*stack.Dump, Stats) {
 	t.Helper()
 	bias, err := LoadBias(tg.PID, tg.bin)
 	if err != nil {

@@ -16,7 +16,6 @@ import (
 // PTRACE_DETACH. (stackdump's own, with its safety nets, is
 // internal/ptrace.)
 type testStopper struct {
-	t      *testing.T
 	pid    int
 	resume chan struct{}
 	done   chan error
@@ -28,8 +27,8 @@ const (
 	ptraceInterrupt = 0x4207
 )
 
-func newTestStopper(t *testing.T, pid int) *testStopper {
-	return &testStopper{t: t, pid: pid}
+func newTestStopper(_ testing.TB, pid int) *testStopper {
+	return &testStopper{pid: pid}
 }
 
 func ptraceCall(req, tid int) error {
