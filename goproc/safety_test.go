@@ -8,15 +8,20 @@ import (
 	"github.com/stackdump/stackdump/internal/livechild"
 )
 
-// faultMemory reads a live process and panics, or fails, at its nth read:
-// a reader's bug or a memory source's failure while the target is stopped.
+// faultMemory reads a live process and panics, or fails, at its nth read
+// once armed: a reader's bug or a memory source's failure while the
+// target is stopped.
 type faultMemory struct {
 	*ProcessMemory
+	armed bool
 	n     int
 	panic bool
 }
 
 func (m *faultMemory) ReadAt(p []byte, addr uint64) (int, error) {
+	if !m.armed {
+		return m.ProcessMemory.ReadAt(p, addr)
+	}
 	if m.n--; m.n == 0 {
 		if m.panic {
 			panic("faultMemory: injected")
@@ -26,14 +31,22 @@ func (m *faultMemory) ReadAt(p []byte, addr uint64) (int, error) {
 	return m.ProcessMemory.ReadAt(p, addr)
 }
 
-// countingStopper counts stops and resumes of a testStopper.
+// countingStopper counts stops and resumes of a testStopper, and arms a
+// faultMemory when it stops the target.
 type countingStopper struct {
 	*testStopper
 	stops, resumes int
+	arm            *faultMemory
 }
 
-func (s *countingStopper) Stop() ([]Thread, error) { s.stops++; return s.testStopper.Stop() }
-func (s *countingStopper) Resume() error           { s.resumes++; return s.testStopper.Resume() }
+func (s *countingStopper) Stop() ([]Thread, error) {
+	s.stops++
+	if s.arm != nil {
+		s.arm.armed = true
+	}
+	return s.testStopper.Stop()
+}
+func (s *countingStopper) Resume() error { s.resumes++; return s.testStopper.Resume() }
 
 // TestReadResumesTheTarget checks that a Read resumes the target however
 // it ends while the target is stopped: a read error, a panic, and that a
@@ -46,8 +59,8 @@ func TestReadResumesTheTarget(t *testing.T) {
 		panic bool
 	}{{"error reading the list", 1, false}, {"panic reading the list", 2, true}} {
 		t.Run(tc.name, func(t *testing.T) {
-			s := &countingStopper{testStopper: newTestStopper(t, tg.PID)}
 			mem := &faultMemory{ProcessMemory: NewProcessMemory(tg.PID), n: tc.n, panic: tc.panic}
+			s := &countingStopper{testStopper: newTestStopper(t, tg.PID), arm: mem}
 			func() {
 				defer func() {
 					if p := recover(); (p != nil) != tc.panic {
