@@ -123,7 +123,9 @@ func compareParked(t *testing.T, got *stack.Dump, before, after []byte, printsLa
 	b, a, g := runtimeDump(t, before), byID(runtimeDump(t, after)), byID(got)
 	n := 0
 	for _, want := range b.Routines {
-		if text := render(t, want); want.ID == 1 || strings.Contains(text, "main.spin(") || strings.Contains(text, "main.churn(") {
+		// Goroutine 1, or whichever printed the traceback (running), and
+		// those that never stop.
+		if text := render(t, want); want.ID == 1 || want.State == "running" || strings.Contains(text, "main.spin(") || strings.Contains(text, "main.churn(") {
 			continue
 		}
 		if wa, ok := a[want.ID]; !ok || render(t, wa) != render(t, want) {
@@ -523,4 +525,35 @@ func warned(d *stack.Dump, what string) bool {
 		}
 	}
 	return false
+}
+
+// TestReadSynctestBubble reads goroutines in a synctest bubble (Go
+// 1.25+): `(durable)` and `synctest bubble N` in their headers, as the
+// runtime prints them.
+func TestReadSynctestBubble(t *testing.T) {
+	for _, tc := range []string{"go1.25.14", "", "go1.27.3"} {
+		b := livechild.Build{Toolchain: tc, Test: true, Stripped: true}
+		t.Run(b.String(), func(t *testing.T) {
+			tg := startTarget(t, b, "-test.run=^TestBubble$")
+			before := tg.Traceback(t)
+			d, _ := tg.read(t, Options{Stopper: newTestStopper(t, tg.PID)})
+			after := tg.Traceback(t)
+			minor, _ := rtlayout.Minor(tg.bin.GoVersion())
+			if n := compareParked(t, d, before, after, minor >= 26); n < 4 {
+				t.Errorf("compared %d goroutines, want at least 4", n)
+			}
+			durable, bubbled := 0, 0
+			for _, r := range d.Routines {
+				if r.Bubble != 0 {
+					bubbled++
+				}
+				if r.Durable || strings.HasSuffix(r.State, "(durable)") {
+					durable++
+				}
+			}
+			if bubbled < 5 || durable < 3 {
+				t.Errorf("%d goroutines in a bubble, %d durably blocked: want at least 5 and 3", bubbled, durable)
+			}
+		})
+	}
 }

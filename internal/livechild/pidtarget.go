@@ -27,6 +27,10 @@ type Build struct {
 	Arch      string
 	Stripped  bool
 	PIE       bool
+	// Test builds the program's test binary (go test -c), whose
+	// TestBubble (Go 1.25+) parks goroutines in a synctest bubble: run it
+	// with -test.run=TestBubble.
+	Test bool
 }
 
 func (b Build) String() string {
@@ -42,6 +46,9 @@ func (b Build) String() string {
 	}
 	if b.PIE {
 		s += "-pie"
+	}
+	if b.Test {
+		s += "-test"
 	}
 	return s
 }
@@ -76,6 +83,9 @@ func BuildPidTarget(t testing.TB, b Build) string {
 	}
 	bin := filepath.Join(builds.dir, "pidtarget-"+b.String())
 	args := []string{"build", "-o", bin}
+	if b.Test {
+		args = []string{"test", "-c", "-o", bin}
+	}
 	if b.Stripped {
 		args = append(args, "-ldflags=-s -w")
 	}

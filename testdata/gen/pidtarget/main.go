@@ -16,6 +16,9 @@
 //	            goroutines' wait times: "done"
 //	labels      the labelled goroutines: "labels ID k=v,k=v ID k=v ...", ids ascending
 //
+// Its test binary (go test -c, Go 1.25+) parks goroutines in a synctest
+// bubble instead: -test.run=TestBubble.
+//
 // Flags: -n N more goroutines parked in main.parked (default 0), -spin N
 // goroutines spinning in main.spin (default 0), -finalizer (the
 // finalizer goroutine blocks in a finalizer, so tracebacks show it),
@@ -132,6 +135,11 @@ func main() {
 		}
 	}
 	fmt.Printf("ready %d\n", os.Getpid())
+	serve()
+}
+
+// serve answers the commands of its standard input until it closes.
+func serve() {
 	in := bufio.NewScanner(os.Stdin)
 	for in.Scan() {
 		cmd, arg, _ := strings.Cut(in.Text(), " ")
