@@ -164,6 +164,9 @@ func (r *reader) routine(t *stack.Table, g *gState) *stack.Routine {
 	rt.Unavailable = g.unavailable && g.running
 	rt.Stale = g.moved
 	r.createdBy(t, rt, rec)
+	if rec.ancestors != 0 {
+		rt.Ancestors = r.ancestors(t, rec.ancestors)
+	}
 	return rt
 }
 
@@ -177,10 +180,19 @@ func (r *reader) createdBy(t *stack.Table, rt *stack.Routine, rec *gRecord) {
 	if !f.valid() || rec.goid == 1 || !r.showFrame(srcFunc{nameOff: f.nameOff, funcID: f.funcID}, false, uint8(r.l.FuncID.Normal)) {
 		return
 	}
+	if r.bin.minor >= 21 {
+		rt.ParentID = int64(rec.parentGoid)
+	}
+	fr := r.creatorFrame(&f, pc)
+	rt.CreatedBy = t.Frame(fr)
+}
+
+// creatorFrame is the frame of a go statement at pc in f, as
+// runtime.printcreatedby1 prints it.
+func (r *reader) creatorFrame(f *funcInfo, pc uint64) stack.Frame {
 	name := r.funcName(f.nameOff)
 	if r.bin.minor >= 21 {
 		name = r.printName(name)
-		rt.ParentID = int64(rec.parentGoid)
 	}
 	tracepc := pc
 	entry := f.entry + r.bias
@@ -188,11 +200,11 @@ func (r *reader) createdBy(t *stack.Table, rt *stack.Routine, rec *gRecord) {
 		tracepc -= r.bin.quantum
 	}
 	fr := stack.Frame{Func: name}
-	fr.File, fr.Line = r.fileLine(&f, tracepc)
+	fr.File, fr.Line = r.fileLine(f, tracepc)
 	if pc > entry {
 		fr.Offset, fr.HasOffset = pc-entry, true
 	}
-	rt.CreatedBy = t.Frame(fr)
+	return fr
 }
 
 // isSystem reports whether runtime.isSystemGoroutine would leave g out of

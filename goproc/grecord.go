@@ -30,6 +30,7 @@ type gRecord struct {
 	labels          uint64
 	runningCleanups bool
 	bubble          uint64
+	ancestors       uint64 // *[]ancestorInfo
 }
 
 // recordSizes returns how many bytes of a g hold its head and its whole
@@ -39,7 +40,7 @@ func recordSizes(l *rtlayout.G) (head, full int) {
 		head = max(head, o+8)
 	}
 	full = head
-	for _, o := range []int{l.LockedM, l.ParentGoid, l.GoPC, l.StartPC, l.Labels, l.RunningCleanups, l.Bubble} {
+	for _, o := range []int{l.LockedM, l.ParentGoid, l.GoPC, l.StartPC, l.Labels, l.RunningCleanups, l.Bubble, l.Ancestors} {
 		full = max(full, o+8)
 	}
 	return head, min(full, l.Size)
@@ -77,6 +78,7 @@ func (r *gRecord) decodeRest(l *rtlayout.G, b []byte) {
 		r.runningCleanups = b[l.RunningCleanups] != 0
 	}
 	r.bubble = u(l.Bubble)
+	r.ancestors = u(l.Ancestors)
 }
 
 // sameHead reports whether two reads of a goroutine's head show it in the

@@ -56,7 +56,14 @@ func startTargetEnv(t testing.TB, b livechild.Build, extra []string, args ...str
 		// 1.26+): then they are compared too.
 		env = append(env, "GODEBUG=tracebacklabels=1")
 	}
-	p := livechild.StartPidTarget(t, path, append(env, extra...), args...)
+	for _, e := range extra {
+		if v, ok := strings.CutPrefix(e, "GODEBUG="); ok && len(env) > 1 {
+			env[1] += "," + v // tracebacklabels=1, and these
+			continue
+		}
+		env = append(env, e)
+	}
+	p := livechild.StartPidTarget(t, path, env, args...)
 	return &target{PidTarget: p, bin: bin, build: b}
 }
 
@@ -553,6 +560,37 @@ func TestReadSynctestBubble(t *testing.T) {
 			}
 			if bubbled < 5 || durable < 3 {
 				t.Errorf("%d goroutines in a bubble, %d durably blocked: want at least 5 and 3", bubbled, durable)
+			}
+		})
+	}
+}
+
+// TestReadAncestors reads the creators the runtime keeps with
+// GODEBUG=tracebackancestors (the "[originating from goroutine N]:"
+// sections), against the runtime's own traceback.
+func TestReadAncestors(t *testing.T) {
+	for _, tc := range []string{"go1.20.14", "go1.22.12", "", "go1.27.3"} {
+		b := livechild.Build{Toolchain: tc, Stripped: true}
+		t.Run(b.String(), func(t *testing.T) {
+			tg := startTargetEnv(t, b, []string{"GODEBUG=tracebackancestors=3"})
+			before := tg.Traceback(t)
+			if !bytes.Contains(before, []byte("[originating from goroutine")) {
+				t.Fatalf("the runtime printed no ancestors:\n%s", before)
+			}
+			d, _ := tg.read(t, Options{})
+			after := tg.Traceback(t)
+			minor, _ := rtlayout.Minor(tg.bin.GoVersion())
+			if n := compareParked(t, d, before, after, minor >= 26); n < 25 {
+				t.Errorf("compared %d goroutines, want at least 25", n)
+			}
+			with := 0
+			for _, r := range d.Routines {
+				if len(r.Ancestors) > 0 {
+					with++
+				}
+			}
+			if with < 25 {
+				t.Errorf("%d goroutines with ancestors, want at least 25", with)
 			}
 		})
 	}
