@@ -595,3 +595,30 @@ func TestReadAncestors(t *testing.T) {
 		})
 	}
 }
+
+// TestReadCgo reads a cgo program with a goroutine blocked in C: its Go
+// frames, as the runtime prints them without a cgo symbolizer.
+func TestReadCgo(t *testing.T) {
+	for _, tc := range []string{"go1.20.14", "", "go1.27.3"} {
+		b := livechild.Build{Toolchain: tc, Cgo: true, Stripped: true}
+		t.Run(b.String(), func(t *testing.T) {
+			tg := startTarget(t, b, "-cgo", "-spin", "1")
+			before := tg.Traceback(t)
+			d, _ := tg.read(t, Options{Stopper: newTestStopper(t, tg.PID)})
+			after := tg.Traceback(t)
+			minor, _ := rtlayout.Minor(tg.bin.GoVersion())
+			if n := compareParked(t, d, before, after, minor >= 26); n < 26 {
+				t.Errorf("compared %d goroutines, want at least 26", n)
+			}
+			inC := false
+			for _, r := range d.Routines {
+				if fs := r.Frames(); len(fs) > 0 && fs[0].Func == "main._Cfunc_sleepInC" && r.State == "syscall" {
+					inC = true
+				}
+			}
+			if !inC {
+				t.Error("no goroutine in main._Cfunc_sleepInC [syscall]")
+			}
+		})
+	}
+}

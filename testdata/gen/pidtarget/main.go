@@ -62,6 +62,7 @@ func main() {
 	finalizer := flag.Bool("finalizer", false, "block the finalizer goroutine in a finalizer")
 	cleanup := flag.Bool("cleanup", false, "block a cleanup goroutine in a cleanup (Go 1.24+)")
 	churners := flag.Int("churn", 0, "goroutines that never stop moving")
+	inC := flag.Bool("cgo", false, "park a goroutine in C (built with cgo)")
 	flag.Parse()
 	held.Lock()
 	rw.Lock()
@@ -122,6 +123,10 @@ func main() {
 	}
 	if *finalizer {
 		blockInFinalizer()
+	}
+	if *inC && !blockInC() {
+		fmt.Fprintln(os.Stderr, "-cgo needs a build with cgo")
+		os.Exit(2)
 	}
 	if *cleanup && !blockInCleanup() {
 		fmt.Fprintln(os.Stderr, "-cleanup needs Go 1.24 or later")
