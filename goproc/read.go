@@ -50,9 +50,13 @@ func startOf(rec *gRecord) (pc, sp, lr uint64, isSyscall, ok bool) {
 	return pc, sp, lr, isSyscall, sp != 0 && sp >= rec.stackLo && sp < rec.stackHi && rec.stackHi-rec.stackLo <= maxStack
 }
 
-// maxStack bounds the stack read for one goroutine (the runtime's own
-// limit is 1 GB on 64-bit).
+// maxStack bounds a goroutine's stack (the runtime's own limit is 1 GB
+// on 64-bit); stackRead bounds what of it is read at once, with its
+// record: the rest of a deeper stack is read as the walk reaches it
+// (stackMem).
 const maxStack = 1 << 30
+
+var stackRead uint64 = 8 << 20 // a variable for the tests
 
 // The batches of the reads: heads read together, and goroutines whose
 // records and stacks are read together (at most batchBytes of stacks).
@@ -240,7 +244,7 @@ func (r *reader) readRunning(threads []Thread) {
 			g.unavailable = true
 			continue
 		}
-		g.stk = stackMem{base: g.sp, b: make([]byte, rec.stackHi-g.sp), r: r}
+		g.stk = stackMem{base: g.sp, b: make([]byte, min(rec.stackHi-g.sp, stackRead)), hi: rec.stackHi, r: r}
 		if err := r.mem.read(g.sp, g.stk.b); err != nil {
 			g.unavailable = true
 			continue
@@ -327,7 +331,7 @@ func (r *reader) readParked(ctx context.Context) error {
 // its walk starts to the top.
 func (r *reader) stackSpan(g *gState) int {
 	if _, sp, _, _, ok := startOf(&g.rec); ok && !r.runningNow(&g.rec) {
-		return int(g.rec.stackHi - sp)
+		return int(min(g.rec.stackHi-sp, stackRead))
 	}
 	return 0
 }
@@ -400,7 +404,7 @@ func (r *reader) readBatch(batch []*gState) (moved []*gState) {
 			continue
 		}
 		g.pc, g.sp, g.lr, g.isSyscall = pc, sp, lr, isSyscall
-		g.stk = stackMem{base: sp, b: sb, r: r}
+		g.stk = stackMem{base: sp, b: sb, hi: a.stackHi, r: r}
 		g.walk = true
 		r.finish(g)
 	}

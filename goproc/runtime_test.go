@@ -121,6 +121,24 @@ func byID(d *stack.Dump) map[int64]*stack.Routine {
 	return m
 }
 
+// compareRoutine checks that r, read, is written as the runtime wrote
+// want (labels left out where the runtime does not print them).
+func compareRoutine(t *testing.T, want, r *stack.Routine, printsLabels bool) {
+	t.Helper()
+	if r == nil {
+		t.Errorf("goroutine %d [%s] is missing", want.ID, want.State)
+		return
+	}
+	if !printsLabels {
+		c := *r
+		c.Labels = nil
+		r = &c
+	}
+	if w, h := render(t, want), render(t, r); w != h {
+		t.Errorf("goroutine %d:\nthe runtime:\n%s\nread:\n%s", want.ID, w, h)
+	}
+}
+
 // compareParked checks that every goroutine the runtime printed the same
 // way before and after the read (parked all along) is in got, written
 // the same way, but goroutine 1 (the one that printed). It returns how
@@ -139,19 +157,7 @@ func compareParked(t *testing.T, got *stack.Dump, before, after []byte, printsLa
 			t.Logf("goroutine %d moved between the runtime's two tracebacks", want.ID)
 			continue
 		}
-		r, ok := g[want.ID]
-		if !ok {
-			t.Errorf("goroutine %d [%s] is missing", want.ID, want.State)
-			continue
-		}
-		if !printsLabels {
-			c := *r
-			c.Labels = nil
-			r = &c
-		}
-		if w, h := render(t, want), render(t, r); w != h {
-			t.Errorf("goroutine %d:\nthe runtime:\n%s\nread:\n%s", want.ID, w, h)
-		}
+		compareRoutine(t, want, g[want.ID], printsLabels)
 		n++
 	}
 	// Nothing the runtime leaves out (its own goroutines, dead ones).
@@ -249,19 +255,7 @@ func TestReadSystemMatchesRuntime(t *testing.T) {
 				if want.ID <= 1 || plain[want.ID] == nil || strings.Contains(render(t, want), "main.spin(") {
 					continue
 				}
-				r, ok := got[want.ID]
-				if !ok {
-					t.Errorf("goroutine %d [%s] is missing", want.ID, want.State)
-					continue
-				}
-				if minor < 26 {
-					c := *r
-					c.Labels = nil
-					r = &c
-				}
-				if w, h := render(t, want), render(t, r); w != h {
-					t.Errorf("goroutine %d:\nthe runtime:\n%s\nread:\n%s", want.ID, w, h)
-				}
+				compareRoutine(t, want, got[want.ID], minor >= 26)
 				n++
 			}
 			if n < 25 {
@@ -620,5 +614,19 @@ func TestReadCgo(t *testing.T) {
 				t.Error("no goroutine in main._Cfunc_sleepInC [syscall]")
 			}
 		})
+	}
+}
+
+// TestReadStacksInChunks reads every stack past its first 256 bytes in
+// chunks, as stacks deeper than 8 MiB are read.
+func TestReadStacksInChunks(t *testing.T) {
+	defer func(n uint64) { stackRead = n }(stackRead)
+	stackRead = 256
+	tg := startTarget(t, livechild.Build{Toolchain: "go1.22.12"})
+	before := tg.Traceback(t)
+	d, _ := tg.read(t, Options{})
+	after := tg.Traceback(t)
+	if n := compareParked(t, d, before, after, false); n < 25 {
+		t.Errorf("compared %d goroutines, want at least 25", n)
 	}
 }
