@@ -76,11 +76,21 @@ func (r *reader) dump() *stack.Dump {
 	}
 	r.stats.Goroutines = len(d.Routines)
 	d.Source.Capture.Goroutines = len(d.Routines)
+	if len(r.kept) > 0 {
+		r.warn(0, fmt.Sprintf("%s kept moving each of the %d times %s read: written without %s: %s", words.Count(len(r.kept), "goroutine"), r.opts.Retries+1, were(len(r.kept)), pronoun(len(r.kept)), ids(r.kept)))
+	}
 	if len(gone) > 0 && r.mode == ModeStopped {
 		r.warn(0, fmt.Sprintf("%s exited before %s could be read: %s", words.Count(len(gone), "goroutine"), pronoun(len(gone)), ids(gone)))
 	}
 	d.Warnings = r.warnings
 	return d
+}
+
+func were(n int) string {
+	if n == 1 {
+		return "it was"
+	}
+	return "they were"
 }
 
 func pronoun(n int) string {
@@ -154,6 +164,9 @@ func (r *reader) routine(t *stack.Table, g *gState) *stack.Routine {
 	rt.Unavailable = g.unavailable && g.running
 	rt.Stale = g.moved
 	r.createdBy(t, rt, rec)
+	if rec.ancestors != 0 {
+		rt.Ancestors = r.ancestors(t, rec.ancestors)
+	}
 	return rt
 }
 
@@ -167,10 +180,19 @@ func (r *reader) createdBy(t *stack.Table, rt *stack.Routine, rec *gRecord) {
 	if !f.valid() || rec.goid == 1 || !r.showFrame(srcFunc{nameOff: f.nameOff, funcID: f.funcID}, false, uint8(r.l.FuncID.Normal)) {
 		return
 	}
+	if r.bin.minor >= 21 {
+		rt.ParentID = int64(rec.parentGoid)
+	}
+	fr := r.creatorFrame(&f, pc)
+	rt.CreatedBy = t.Frame(fr)
+}
+
+// creatorFrame is the frame of a go statement at pc in f, as
+// runtime.printcreatedby1 prints it.
+func (r *reader) creatorFrame(f *funcInfo, pc uint64) stack.Frame {
 	name := r.funcName(f.nameOff)
 	if r.bin.minor >= 21 {
 		name = r.printName(name)
-		rt.ParentID = int64(rec.parentGoid)
 	}
 	tracepc := pc
 	entry := f.entry + r.bias
@@ -178,11 +200,11 @@ func (r *reader) createdBy(t *stack.Table, rt *stack.Routine, rec *gRecord) {
 		tracepc -= r.bin.quantum
 	}
 	fr := stack.Frame{Func: name}
-	fr.File, fr.Line = r.fileLine(&f, tracepc)
+	fr.File, fr.Line = r.fileLine(f, tracepc)
 	if pc > entry {
 		fr.Offset, fr.HasOffset = pc-entry, true
 	}
-	rt.CreatedBy = t.Frame(fr)
+	return fr
 }
 
 // isSystem reports whether runtime.isSystemGoroutine would leave g out of

@@ -82,20 +82,22 @@ func (g *gather) bytes(i int) []byte {
 	return s.Buf[it.off : it.off+it.n : it.off+it.n]
 }
 
-// byAddr returns the indexes of addrs in ascending address order.
-func byAddr(addrs []uint64) []int {
-	type pair struct {
-		addr uint64
-		i    int
+// addrIndex is an address and its index in a list.
+type addrIndex struct {
+	addr uint64
+	i    int
+}
+
+// byAddr sorts the addresses of list with their indexes into order
+// (reused when large enough) and returns it.
+func byAddr(list []uint64, order []addrIndex) []addrIndex {
+	if cap(order) < len(list) {
+		order = make([]addrIndex, len(list))
 	}
-	ps := make([]pair, len(addrs))
-	for i, a := range addrs {
-		ps[i] = pair{a, i}
+	order = order[:len(list)]
+	for i, a := range list {
+		order[i] = addrIndex{a, i}
 	}
-	slices.SortFunc(ps, func(a, b pair) int { return cmp.Compare(a.addr, b.addr) })
-	idx := make([]int, len(addrs))
-	for k, p := range ps {
-		idx[k] = p.i
-	}
-	return idx
+	slices.SortFunc(order, func(a, b addrIndex) int { return cmp.Compare(a.addr, b.addr) })
+	return order
 }

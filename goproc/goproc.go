@@ -47,8 +47,8 @@ type Options struct {
 	// runtime's own goroutines too, with gp=, m=, fp=, sp= and pc=.
 	System bool
 	// Retries is how many more times a goroutine that moved while its
-	// stack was read is read again before it is marked unavailable
-	// (default 3).
+	// stack was read is read again before it is written without it
+	// (default 8).
 	Retries int
 	// Target names the target in the dump ("pid:1234", "core.1234").
 	Target string
@@ -131,6 +131,7 @@ type reader struct {
 
 	gs          []*gState // in the runtime's order
 	warnings    []*stack.ParseError
+	kept        []int64 // goroutines that kept moving while read
 	funcdataBad bool
 
 	pcv      map[pcvKey]int32
@@ -140,6 +141,7 @@ type reader struct {
 	labelSet map[uint64]stack.Labels
 
 	buf, buf2 []byte // the scattered reads' buffers, reused
+	space     space
 
 	t      *stack.Table // the routines' frames and stacks
 	frames []*stack.Frame
@@ -153,7 +155,7 @@ type pcvKey struct {
 
 func newReader(bin *Binary, mem Memory, opts Options) *reader {
 	if opts.Retries == 0 {
-		opts.Retries = 3
+		opts.Retries = 8
 	}
 	r := &reader{
 		bin: bin, l: bin.layout, mem: newCounted(mem), opts: opts, bias: opts.LoadBias,
@@ -199,15 +201,41 @@ func (r *reader) readList() ([]uint64, error) {
 	if n == 0 || ptr == 0 || n > 1<<28 {
 		return nil, fmt.Errorf("%w: %d goroutines at %#x (is the process a Go program that has started, and is LoadBias right?)", errNoList, n, ptr)
 	}
-	buf := make([]byte, 8*n)
+	if cap(r.space.listBuf) < int(8*n) {
+		r.space.listBuf = make([]byte, 8*n)
+		r.space.list = make([]uint64, n)
+	}
+	buf := r.space.listBuf[:8*n]
 	if err := r.mem.read(ptr, buf); err != nil {
 		return nil, fmt.Errorf("%w: %v", errNoList, err)
 	}
-	list := make([]uint64, n)
+	list := r.space.list[:n]
 	for i := range list {
 		list[i] = leUint64(buf[8*i:])
 	}
 	return list, nil
+}
+
+// space is what reading n goroutines allocates, made before the target
+// is stopped so that the stop is not spent allocating (and collecting).
+type space struct {
+	listBuf []byte
+	list    []uint64
+	states  []gState
+	ptrs    []*gState
+	order   []addrIndex
+}
+
+// reserve makes room to read n goroutines.
+func (r *reader) reserve(n int) {
+	r.space = space{
+		listBuf: make([]byte, 8*n),
+		list:    make([]uint64, n),
+		states:  make([]gState, n),
+		ptrs:    make([]*gState, n),
+		order:   make([]addrIndex, n),
+	}
+	r.buf = make([]byte, 0, batchHeads*(r.l.G.Size+64))
 }
 
 // checkContext returns ctx's error, wrapped.

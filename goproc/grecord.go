@@ -20,6 +20,7 @@ type gRecord struct {
 	goid                 uint64
 	waitSince            int64
 	waitReason           uint8
+	trackingSeq          uint8 // counts each time it stopped running
 	m                    uint64
 
 	// The rest, which does not change while the goroutine is parked.
@@ -29,16 +30,17 @@ type gRecord struct {
 	labels          uint64
 	runningCleanups bool
 	bubble          uint64
+	ancestors       uint64 // *[]ancestorInfo
 }
 
 // recordSizes returns how many bytes of a g hold its head and its whole
 // record as the reader needs them.
 func recordSizes(l *rtlayout.G) (head, full int) {
-	for _, o := range []int{l.StackLo, l.StackHi, l.SchedSP, l.SchedPC, l.SchedLR, l.SchedBP, l.SyscallSP, l.SyscallPC, l.Status, l.Goid, l.WaitSince, l.WaitReason, l.M} {
+	for _, o := range []int{l.StackLo, l.StackHi, l.SchedSP, l.SchedPC, l.SchedLR, l.SchedBP, l.SyscallSP, l.SyscallPC, l.Status, l.Goid, l.WaitSince, l.WaitReason, l.TrackingSeq, l.M} {
 		head = max(head, o+8)
 	}
 	full = head
-	for _, o := range []int{l.LockedM, l.ParentGoid, l.GoPC, l.StartPC, l.Labels, l.RunningCleanups, l.Bubble} {
+	for _, o := range []int{l.LockedM, l.ParentGoid, l.GoPC, l.StartPC, l.Labels, l.RunningCleanups, l.Bubble, l.Ancestors} {
 		full = max(full, o+8)
 	}
 	return head, min(full, l.Size)
@@ -55,6 +57,7 @@ func (r *gRecord) decodeHead(l *rtlayout.G, b []byte) {
 	r.goid = u(l.Goid)
 	r.waitSince = int64(u(l.WaitSince))
 	r.waitReason = b[l.WaitReason]
+	r.trackingSeq = b[l.TrackingSeq]
 	r.m = u(l.M)
 }
 
@@ -75,14 +78,19 @@ func (r *gRecord) decodeRest(l *rtlayout.G, b []byte) {
 		r.runningCleanups = b[l.RunningCleanups] != 0
 	}
 	r.bubble = u(l.Bubble)
+	r.ancestors = u(l.Ancestors)
 }
 
 // sameHead reports whether two reads of a goroutine's head show it in the
-// same place: same status, stack, saved registers and wait reason. The
-// wait time is left out: the garbage collector stamps it on a parked
-// goroutine.
+// same place, not having run in between: same status, stack, saved
+// registers and wait reason, and the same count of times it stopped
+// running (trackingSeq, which the runtime bumps each time a goroutine
+// leaves _Grunning: a goroutine that ran and parked again at the same
+// place has a new one, unless it did so a multiple of 256 times in
+// between). The wait time is left out: the garbage collector stamps it
+// on a parked goroutine.
 func sameHead(a, b *gRecord) bool {
-	return a.status == b.status && a.goid == b.goid &&
+	return a.status == b.status && a.goid == b.goid && a.trackingSeq == b.trackingSeq &&
 		a.stackLo == b.stackLo && a.stackHi == b.stackHi &&
 		a.schedSP == b.schedSP && a.schedPC == b.schedPC && a.schedLR == b.schedLR && a.schedBP == b.schedBP &&
 		a.syscallSP == b.syscallSP && a.syscallPC == b.syscallPC &&

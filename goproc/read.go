@@ -1,11 +1,10 @@
 package goproc
 
 import (
-	"cmp"
 	"context"
 	"encoding/binary"
 	"fmt"
-	"slices"
+	"strings"
 	"time"
 
 	"github.com/stackdump/stackdump/stack"
@@ -51,9 +50,13 @@ func startOf(rec *gRecord) (pc, sp, lr uint64, isSyscall, ok bool) {
 	return pc, sp, lr, isSyscall, sp != 0 && sp >= rec.stackLo && sp < rec.stackHi && rec.stackHi-rec.stackLo <= maxStack
 }
 
-// maxStack bounds the stack read for one goroutine (the runtime's own
-// limit is 1 GB on 64-bit).
+// maxStack bounds a goroutine's stack (the runtime's own limit is 1 GB
+// on 64-bit); stackRead bounds what of it is read at once, with its
+// record: the rest of a deeper stack is read as the walk reaches it
+// (stackMem).
 const maxStack = 1 << 30
+
+var stackRead uint64 = 8 << 20 // a variable for the tests
 
 // The batches of the reads: heads read together, and goroutines whose
 // records and stacks are read together (at most batchBytes of stacks).
@@ -76,37 +79,43 @@ func (r *reader) isDead(rec *gRecord) bool {
 // and merged (gather), and keeps those that are not dead, in the
 // runtime's order.
 func (r *reader) readHeads(list []uint64) {
-	gs := make([]*gState, len(list))
-	states := make([]gState, len(list))
-	order := byAddr(list)
+	sp := &r.space
+	if len(sp.states) < len(list) {
+		sp.states, sp.ptrs = make([]gState, len(list)), make([]*gState, len(list))
+	}
+	states, gs := sp.states[:len(list)], sp.ptrs[:len(list)]
+	order := byAddr(list, sp.order)
 	for start := 0; start < len(order); start += batchHeads {
 		part := order[start:min(len(order), start+batchHeads)]
 		var g gather
-		for _, i := range part {
-			g.add(list[i], r.head, true)
+		for _, o := range part {
+			g.add(o.addr, r.head, true)
 		}
 		r.buf = g.read(r.mem, r.buf)
-		for k, i := range part {
+		for k, o := range part {
 			b := g.bytes(k)
 			if b == nil {
 				b = make([]byte, r.head)
-				if err := r.mem.read(list[i], b); err != nil {
-					r.warn(0, fmt.Sprintf("goroutine record at %#x could not be read: %v", list[i], err))
+				if err := r.mem.read(o.addr, b); err != nil {
+					r.warn(0, fmt.Sprintf("goroutine record at %#x could not be read: %v", o.addr, err))
+					gs[o.i] = nil
 					continue
 				}
 			}
-			st := &states[i]
-			st.rec.addr = list[i]
+			st := &states[o.i]
+			st.rec.addr = o.addr
 			st.rec.decodeHead(&r.l.G, b)
-			gs[i] = st
+			gs[o.i] = st
 		}
 	}
-	r.gs = make([]*gState, 0, len(list))
+	// In the runtime's order, the dead left out, in place.
+	live := gs[:0]
 	for _, g := range gs {
 		if g != nil && !r.isDead(&g.rec) {
-			r.gs = append(r.gs, g)
+			live = append(live, g)
 		}
 	}
+	r.gs = live
 }
 
 // readStopped is the consistent read: the target stopped for the list,
@@ -117,6 +126,11 @@ func (r *reader) readStopped(ctx context.Context) error {
 		return err
 	}
 	r.mode = ModeStopped
+	// Room for the goroutines there are now, and some more: allocating
+	// while the target is stopped would stall it longer.
+	if n, err := r.mem.word(r.bin.allglen + r.bias); err == nil && n < 1<<28 {
+		r.reserve(int(n + n/8 + 64))
+	}
 	t0 := time.Now()
 	threads, err := r.opts.Stopper.Stop()
 	if err != nil {
@@ -207,11 +221,18 @@ func (r *reader) readRunning(threads []Thread) {
 		th := byTID[g.m.procid]
 		rec := &g.rec
 		switch {
-		case g.m.vdsoSP != 0:
-			// In a VDSO call: the runtime saved where it came from.
+		case g.m.vdsoSP != 0 && g.m.vdsoSP >= rec.stackLo && g.m.vdsoSP < rec.stackHi:
+			// In a VDSO call from the goroutine's stack: the runtime
+			// saved where it came from. (One from the scheduler on the
+			// system stack, about to run the goroutine, is not its.)
 			g.pc, g.sp = g.m.vdsoPC, g.m.vdsoSP
 		case th != nil && th.SP >= rec.stackLo && th.SP < rec.stackHi:
 			g.pc, g.sp, g.lr, g.trap = th.PC, th.SP, th.LR, true
+			if f := r.bin.tab.findFunc(th.PC - r.bias); f.valid() && strings.TrimPrefix(r.funcName(f.nameOff), "runtime.") == "gogo" {
+				// Switching to the goroutine: SP is its saved one already,
+				// and it goes on at its saved pc (which gogo keeps).
+				g.pc, g.lr, g.trap = rec.schedPC, rec.schedLR, false
+			}
 		case rec.schedSP != 0 && rec.schedSP >= rec.stackLo && rec.schedSP < rec.stackHi:
 			// On the system stack (systemstack saved its place).
 			g.pc, g.sp, g.lr = rec.schedPC, rec.schedSP, rec.schedLR
@@ -223,7 +244,7 @@ func (r *reader) readRunning(threads []Thread) {
 			g.unavailable = true
 			continue
 		}
-		g.stk = stackMem{base: g.sp, b: make([]byte, rec.stackHi-g.sp), r: r}
+		g.stk = stackMem{base: g.sp, b: make([]byte, min(rec.stackHi-g.sp, stackRead)), hi: rec.stackHi, r: r}
 		if err := r.mem.read(g.sp, g.stk.b); err != nil {
 			g.unavailable = true
 			continue
@@ -279,8 +300,12 @@ func (r *reader) readParked(ctx context.Context) error {
 		if try > r.opts.Retries {
 			for _, g := range pending {
 				g.unavailable = true
+				// Running when last seen: written as the runtime writes a
+				// goroutine on another thread.
+				g.running = r.runningNow(&g.rec)
 				r.stats.Skipped++
-				r.warn(g.rec.goid, fmt.Sprintf("goroutine %d kept moving while it was read (%d times): written without its stack", g.rec.goid, try))
+				r.kept = append(r.kept, int64(g.rec.goid))
+				r.finish(g)
 			}
 			break
 		}
@@ -306,7 +331,7 @@ func (r *reader) readParked(ctx context.Context) error {
 // its walk starts to the top.
 func (r *reader) stackSpan(g *gState) int {
 	if _, sp, _, _, ok := startOf(&g.rec); ok && !r.runningNow(&g.rec) {
-		return int(g.rec.stackHi - sp)
+		return int(min(g.rec.stackHi-sp, stackRead))
 	}
 	return 0
 }
@@ -315,33 +340,27 @@ func (r *reader) stackSpan(g *gState) int {
 // where its stack cannot be read without stopping it.
 func (r *reader) runningNow(rec *gRecord) bool { return r.status(rec) == r.l.Status.Running }
 
-// readBatch reads a batch of goroutines and returns those that moved:
-// their records (merged) and stacks in one scattered read, then their
-// heads again (merged).
+// readBatch reads a batch of goroutines and returns those that moved. Each
+// goroutine is read as three ranges one after the other in one scattered
+// read: its record, its stack, its head again, so that it had no time to
+// run and park again at the same place unnoticed.
 func (r *reader) readBatch(batch []*gState) (moved []*gState) {
-	slices.SortFunc(batch, func(a, b *gState) int { return cmp.Compare(a.rec.addr, b.rec.addr) })
-	var first, again gather
-	for _, g := range batch {
-		first.add(g.rec.addr, r.full, true)
-	}
-	stacks := make([]int, len(batch))
+	var rd gather
+	idx := make([][3]int, len(batch))
 	for i, g := range batch {
-		stacks[i] = -1
+		idx[i] = [3]int{rd.add(g.rec.addr, r.full, false), -1, -1}
 		if n := r.stackSpan(g); n > 0 {
 			_, sp, _, _, _ := startOf(&g.rec)
-			stacks[i] = first.add(sp, n, false)
+			idx[i][1] = rd.add(sp, n, false)
 		}
+		idx[i][2] = rd.add(g.rec.addr, r.head, false)
 	}
-	r.buf = first.read(r.mem, r.buf)
-	for _, g := range batch {
-		again.add(g.rec.addr, r.head, true)
-	}
-	r.buf2 = again.read(r.mem, r.buf2)
+	r.buf = rd.read(r.mem, r.buf)
 	for i, g := range batch {
-		rb, hb := first.bytes(i), again.bytes(i)
+		rb, hb := rd.bytes(idx[i][0]), rd.bytes(idx[i][2])
 		var sb []byte
-		if stacks[i] >= 0 {
-			sb = first.bytes(stacks[i])
+		if idx[i][1] >= 0 {
+			sb = rd.bytes(idx[i][1])
 		}
 		if rb == nil || hb == nil {
 			g.unavailable = true
@@ -354,9 +373,11 @@ func (r *reader) readBatch(batch []*gState) (moved []*gState) {
 		b.decodeHead(&r.l.G, hb)
 		a.addr, b.addr = g.rec.addr, g.rec.addr
 		if !sameHead(&g.rec, &a) || !sameHead(&a, &b) {
-			// It moved: read it again from where it is now.
+			// It moved: read it again from where it is now. What does not
+			// change while it lives (creator, labels) is kept.
 			g.moved = true
 			g.rec = b
+			g.rec.decodeRest(&r.l.G, rb)
 			if r.isDead(&b) || b.goid != a.goid {
 				g.gone = true
 				continue
@@ -383,7 +404,7 @@ func (r *reader) readBatch(batch []*gState) (moved []*gState) {
 			continue
 		}
 		g.pc, g.sp, g.lr, g.isSyscall = pc, sp, lr, isSyscall
-		g.stk = stackMem{base: sp, b: sb, r: r}
+		g.stk = stackMem{base: sp, b: sb, hi: a.stackHi, r: r}
 		g.walk = true
 		r.finish(g)
 	}

@@ -32,12 +32,12 @@ type target struct {
 	build livechild.Build
 }
 
-func startTarget(t *testing.T, b livechild.Build, args ...string) *target {
+func startTarget(t testing.TB, b livechild.Build, args ...string) *target {
 	t.Helper()
 	return startTargetEnv(t, b, nil, args...)
 }
 
-func startTargetEnv(t *testing.T, b livechild.Build, extra []string, args ...string) *target {
+func startTargetEnv(t testing.TB, b livechild.Build, extra []string, args ...string) *target {
 	t.Helper()
 	path := livechild.BuildPidTarget(t, b)
 	f, err := os.Open(path)
@@ -56,12 +56,19 @@ func startTargetEnv(t *testing.T, b livechild.Build, extra []string, args ...str
 		// 1.26+): then they are compared too.
 		env = append(env, "GODEBUG=tracebacklabels=1")
 	}
-	p := livechild.StartPidTarget(t, path, append(env, extra...), args...)
+	for _, e := range extra {
+		if v, ok := strings.CutPrefix(e, "GODEBUG="); ok && len(env) > 1 {
+			env[1] += "," + v // tracebacklabels=1, and these
+			continue
+		}
+		env = append(env, e)
+	}
+	p := livechild.StartPidTarget(t, path, env, args...)
 	return &target{PidTarget: p, bin: bin, build: b}
 }
 
 // read reads the target's goroutines with opts.
-func (tg *target) read(t *testing.T, opts Options) (*stack.Dump, Stats) {
+func (tg *target) read(t testing.TB, opts Options) (*stack.Dump, Stats) {
 	t.Helper()
 	bias, err := LoadBias(tg.PID, tg.bin)
 	if err != nil {
@@ -114,6 +121,24 @@ func byID(d *stack.Dump) map[int64]*stack.Routine {
 	return m
 }
 
+// compareRoutine checks that r, read, is written as the runtime wrote
+// want (labels left out where the runtime does not print them).
+func compareRoutine(t *testing.T, want, r *stack.Routine, printsLabels bool) {
+	t.Helper()
+	if r == nil {
+		t.Errorf("goroutine %d [%s] is missing", want.ID, want.State)
+		return
+	}
+	if !printsLabels {
+		c := *r
+		c.Labels = nil
+		r = &c
+	}
+	if w, h := render(t, want), render(t, r); w != h {
+		t.Errorf("goroutine %d:\nthe runtime:\n%s\nread:\n%s", want.ID, w, h)
+	}
+}
+
 // compareParked checks that every goroutine the runtime printed the same
 // way before and after the read (parked all along) is in got, written
 // the same way, but goroutine 1 (the one that printed). It returns how
@@ -123,26 +148,16 @@ func compareParked(t *testing.T, got *stack.Dump, before, after []byte, printsLa
 	b, a, g := runtimeDump(t, before), byID(runtimeDump(t, after)), byID(got)
 	n := 0
 	for _, want := range b.Routines {
-		if want.ID == 1 || strings.Contains(render(t, want), "main.spin(") {
+		// Goroutine 1, or whichever printed the traceback (running), and
+		// those that never stop.
+		if text := render(t, want); want.ID == 1 || want.State == "running" || strings.Contains(text, "main.spin(") || strings.Contains(text, "main.churn(") {
 			continue
 		}
 		if wa, ok := a[want.ID]; !ok || render(t, wa) != render(t, want) {
 			t.Logf("goroutine %d moved between the runtime's two tracebacks", want.ID)
 			continue
 		}
-		r, ok := g[want.ID]
-		if !ok {
-			t.Errorf("goroutine %d [%s] is missing", want.ID, want.State)
-			continue
-		}
-		if !printsLabels {
-			c := *r
-			c.Labels = nil
-			r = &c
-		}
-		if w, h := render(t, want), render(t, r); w != h {
-			t.Errorf("goroutine %d:\nthe runtime:\n%s\nread:\n%s", want.ID, w, h)
-		}
+		compareRoutine(t, want, g[want.ID], printsLabels)
 		n++
 	}
 	// Nothing the runtime leaves out (its own goroutines, dead ones).
@@ -240,19 +255,7 @@ func TestReadSystemMatchesRuntime(t *testing.T) {
 				if want.ID <= 1 || plain[want.ID] == nil || strings.Contains(render(t, want), "main.spin(") {
 					continue
 				}
-				r, ok := got[want.ID]
-				if !ok {
-					t.Errorf("goroutine %d [%s] is missing", want.ID, want.State)
-					continue
-				}
-				if minor < 26 {
-					c := *r
-					c.Labels = nil
-					r = &c
-				}
-				if w, h := render(t, want), render(t, r); w != h {
-					t.Errorf("goroutine %d:\nthe runtime:\n%s\nread:\n%s", want.ID, w, h)
-				}
+				compareRoutine(t, want, got[want.ID], minor >= 26)
 				n++
 			}
 			if n < 25 {
@@ -443,5 +446,187 @@ func TestReadFinalizersAndCleanups(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestReadWhileMoving reads a target whose churning goroutines never stop
+// moving, stopped and not: each goroutine read is consistent in itself
+// (its frames are those of where its state says it is), the ones that
+// moved while read are read again, and the parked ones still match the
+// runtime's own traceback.
+func TestReadWhileMoving(t *testing.T) {
+	for _, tc := range []string{"go1.20.14", ""} {
+		b := livechild.Build{Toolchain: tc}
+		t.Run(b.String(), func(t *testing.T) {
+			tg := startTarget(t, b, "-churn", "41")
+			retried := 0
+			for i := 0; i < 6; i++ {
+				before := tg.Traceback(t)
+				opts := Options{}
+				if i%2 == 1 {
+					opts.Stopper = newTestStopper(t, tg.PID)
+				}
+				d, st := tg.read(t, opts)
+				after := tg.Traceback(t)
+				retried += st.Retried
+				minor, _ := rtlayout.Minor(tg.bin.GoVersion())
+				if n := compareParked(t, d, before, after, minor >= 26); n < 25 {
+					t.Errorf("compared %d parked goroutines, want at least 25", n)
+				}
+				churning := 0
+				for _, r := range d.Routines {
+					fs := r.Frames()
+					if r.CreatedBy == nil || r.CreatedBy.Func != "main.main" || r.ID == 1 {
+						continue
+					}
+					churning++
+					if r.Unavailable && r.State != "running" {
+						t.Errorf("goroutine %d [%s] unavailable: only a running one is", r.ID, r.State)
+					}
+					if len(fs) == 0 {
+						// Running on another thread, or moving every time it
+						// was read: written without its stack, with a warning.
+						if !r.Unavailable && !warned(d, "kept moving") {
+							t.Errorf("goroutine %d [%s] has no stack and no warning", r.ID, r.State)
+						}
+						continue
+					}
+					if len(fs) == 0 || fs[len(fs)-1].Func != "main.churn" {
+						t.Errorf("churning goroutine %d does not end in main.churn:\n%s", r.ID, render(t, r))
+						continue
+					}
+					switch {
+					case r.State == "chan send", r.State == "chan receive", r.State == "sleep", r.State == "running", r.State == "runnable":
+					case r.State == "preempted", strings.HasPrefix(r.State, "GC "): // stopped by the collector
+					default:
+						t.Errorf("churning goroutine %d [%s]:\n%s", r.ID, r.State, render(t, r))
+					}
+				}
+				if churning != 41 {
+					var ids []int64
+					for _, r := range d.Routines {
+						ids = append(ids, r.ID)
+					}
+					t.Errorf("%d churning goroutines read, want 41; read %v; %+v", churning, ids, st)
+				}
+			}
+			t.Logf("%d goroutines read again after they moved, in 6 reads", retried)
+			if retried == 0 {
+				t.Error("no goroutine was seen moving in 6 reads of 41 that never stop")
+			}
+		})
+	}
+}
+
+// warned reports whether d has a warning that says what.
+func warned(d *stack.Dump, what string) bool {
+	for _, w := range d.Warnings {
+		if strings.Contains(w.Msg, what) {
+			return true
+		}
+	}
+	return false
+}
+
+// TestReadSynctestBubble reads goroutines in a synctest bubble (Go
+// 1.25+): `(durable)` and `synctest bubble N` in their headers, as the
+// runtime prints them.
+func TestReadSynctestBubble(t *testing.T) {
+	for _, tc := range []string{"go1.25.14", "", "go1.27.3"} {
+		b := livechild.Build{Toolchain: tc, Test: true, Stripped: true}
+		t.Run(b.String(), func(t *testing.T) {
+			tg := startTarget(t, b, "-test.run=^TestBubble$")
+			before := tg.Traceback(t)
+			d, _ := tg.read(t, Options{Stopper: newTestStopper(t, tg.PID)})
+			after := tg.Traceback(t)
+			minor, _ := rtlayout.Minor(tg.bin.GoVersion())
+			if n := compareParked(t, d, before, after, minor >= 26); n < 4 {
+				t.Errorf("compared %d goroutines, want at least 4", n)
+			}
+			durable, bubbled := 0, 0
+			for _, r := range d.Routines {
+				if r.Bubble != 0 {
+					bubbled++
+				}
+				if r.Durable || strings.HasSuffix(r.State, "(durable)") {
+					durable++
+				}
+			}
+			if bubbled < 5 || durable < 3 {
+				t.Errorf("%d goroutines in a bubble, %d durably blocked: want at least 5 and 3", bubbled, durable)
+			}
+		})
+	}
+}
+
+// TestReadAncestors reads the creators the runtime keeps with
+// GODEBUG=tracebackancestors (the "[originating from goroutine N]:"
+// sections), against the runtime's own traceback.
+func TestReadAncestors(t *testing.T) {
+	for _, tc := range []string{"go1.20.14", "go1.22.12", "", "go1.27.3"} {
+		b := livechild.Build{Toolchain: tc, Stripped: true}
+		t.Run(b.String(), func(t *testing.T) {
+			tg := startTargetEnv(t, b, []string{"GODEBUG=tracebackancestors=3"})
+			before := tg.Traceback(t)
+			if !bytes.Contains(before, []byte("[originating from goroutine")) {
+				t.Fatalf("the runtime printed no ancestors:\n%s", before)
+			}
+			d, _ := tg.read(t, Options{})
+			after := tg.Traceback(t)
+			minor, _ := rtlayout.Minor(tg.bin.GoVersion())
+			if n := compareParked(t, d, before, after, minor >= 26); n < 25 {
+				t.Errorf("compared %d goroutines, want at least 25", n)
+			}
+			with := 0
+			for _, r := range d.Routines {
+				if len(r.Ancestors) > 0 {
+					with++
+				}
+			}
+			if with < 25 {
+				t.Errorf("%d goroutines with ancestors, want at least 25", with)
+			}
+		})
+	}
+}
+
+// TestReadCgo reads a cgo program with a goroutine blocked in C: its Go
+// frames, as the runtime prints them without a cgo symbolizer.
+func TestReadCgo(t *testing.T) {
+	for _, tc := range []string{"go1.20.14", "", "go1.27.3"} {
+		b := livechild.Build{Toolchain: tc, Cgo: true, Stripped: true}
+		t.Run(b.String(), func(t *testing.T) {
+			tg := startTarget(t, b, "-cgo", "-spin", "1")
+			before := tg.Traceback(t)
+			d, _ := tg.read(t, Options{Stopper: newTestStopper(t, tg.PID)})
+			after := tg.Traceback(t)
+			minor, _ := rtlayout.Minor(tg.bin.GoVersion())
+			if n := compareParked(t, d, before, after, minor >= 26); n < 26 {
+				t.Errorf("compared %d goroutines, want at least 26", n)
+			}
+			inC := false
+			for _, r := range d.Routines {
+				if fs := r.Frames(); len(fs) > 0 && fs[0].Func == "main._Cfunc_sleepInC" && r.State == "syscall" {
+					inC = true
+				}
+			}
+			if !inC {
+				t.Error("no goroutine in main._Cfunc_sleepInC [syscall]")
+			}
+		})
+	}
+}
+
+// TestReadStacksInChunks reads every stack past its first 256 bytes in
+// chunks, as stacks deeper than 8 MiB are read.
+func TestReadStacksInChunks(t *testing.T) {
+	defer func(n uint64) { stackRead = n }(stackRead)
+	stackRead = 256
+	tg := startTarget(t, livechild.Build{Toolchain: "go1.22.12"})
+	before := tg.Traceback(t)
+	d, _ := tg.read(t, Options{})
+	after := tg.Traceback(t)
+	if n := compareParked(t, d, before, after, false); n < 25 {
+		t.Errorf("compared %d goroutines, want at least 25", n)
 	}
 }

@@ -16,7 +16,6 @@ import (
 // PTRACE_DETACH. (stackdump's own, with its safety nets, is
 // internal/ptrace.)
 type testStopper struct {
-	t      *testing.T
 	pid    int
 	resume chan struct{}
 	done   chan error
@@ -28,8 +27,8 @@ const (
 	ptraceInterrupt = 0x4207
 )
 
-func newTestStopper(t *testing.T, pid int) *testStopper {
-	return &testStopper{t: t, pid: pid}
+func newTestStopper(_ testing.TB, pid int) *testStopper {
+	return &testStopper{pid: pid}
 }
 
 func ptraceCall(req, tid int) error {
@@ -48,8 +47,9 @@ func (s *testStopper) Stop() ([]Thread, error) {
 	ready := make(chan result, 1)
 	s.resume, s.done = make(chan struct{}), make(chan error, 1)
 	go func() {
+		// Locked for good: the thread ends with the goroutine, which
+		// releases any thread still traced.
 		runtime.LockOSThread()
-		defer runtime.UnlockOSThread()
 		seized := map[int]bool{}
 		var threads []Thread
 		for {

@@ -12,19 +12,42 @@ const (
 	funcdataArgLive    = 6
 )
 
-// stackMem is a copy of part of a goroutine's stack, [base, base+len(b)),
-// read in one piece; words outside it are read from the target.
+// stackMem is a copy of a goroutine's stack from base, read in one piece
+// with its record; the rest up to hi (a stack deeper than stackRead) is
+// read in chunks as the walk reaches it. Words outside [base, hi) (none
+// a walk of a sound stack reads) are read from the target.
 type stackMem struct {
-	base uint64
-	b    []byte
-	r    *reader
+	base, hi uint64
+	b        []byte
+	more     map[uint64][]byte // chunks past b, by address
+	r        *reader
 }
+
+const stackChunk = 64 << 10
 
 func (s *stackMem) word(addr uint64) (uint64, bool) {
 	if addr >= s.base && addr+8 <= s.base+uint64(len(s.b)) {
 		return binary.LittleEndian.Uint64(s.b[addr-s.base:]), true
 	}
 	if s.r == nil {
+		return 0, false
+	}
+	if end := s.base + uint64(len(s.b)); addr >= end && addr+8 <= s.hi {
+		at := end + (addr-end)/stackChunk*stackChunk
+		c, ok := s.more[at]
+		if !ok {
+			c = make([]byte, min(stackChunk+8, s.hi-at))
+			if s.r.mem.read(at, c) != nil {
+				c = nil
+			}
+			if s.more == nil {
+				s.more = map[uint64][]byte{}
+			}
+			s.more[at] = c
+		}
+		if addr+8 <= at+uint64(len(c)) {
+			return binary.LittleEndian.Uint64(c[addr-at:]), true
+		}
 		return 0, false
 	}
 	v, err := s.r.mem.word(addr)
@@ -128,9 +151,13 @@ func (u *unwinder) resolve(innermost, isSyscall bool) {
 	switch {
 	case flag&l.FuncFlag.TopFrame != 0:
 		fr.lr = 0
-	case flag&l.FuncFlag.SPWrite != 0:
+	case flag&l.FuncFlag.SPWrite != 0 && !(innermost && u.trapInit):
 		// The function writes SP in a way the tables do not say: a
-		// printing traceback stops here.
+		// printing traceback stops here. The innermost frame of a thread
+		// stopped on the goroutine's own stack is walked on, as the
+		// runtime's precise unwinder does: the function has not switched
+		// stacks yet (once it has, the thread's SP is elsewhere and the
+		// walk starts from the goroutine's saved registers).
 		fr.lr = 0
 	default:
 		if usesLR {

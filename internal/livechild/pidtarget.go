@@ -27,6 +27,13 @@ type Build struct {
 	Arch      string
 	Stripped  bool
 	PIE       bool
+	// Cgo builds with cgo (dynamically linked; -cgo parks a goroutine in
+	// C); otherwise CGO_ENABLED=0.
+	Cgo bool
+	// Test builds the program's test binary (go test -c), whose
+	// TestBubble (Go 1.25+) parks goroutines in a synctest bubble: run it
+	// with -test.run=TestBubble.
+	Test bool
 }
 
 func (b Build) String() string {
@@ -42,6 +49,12 @@ func (b Build) String() string {
 	}
 	if b.PIE {
 		s += "-pie"
+	}
+	if b.Cgo {
+		s += "-cgo"
+	}
+	if b.Test {
+		s += "-test"
 	}
 	return s
 }
@@ -76,6 +89,9 @@ func BuildPidTarget(t testing.TB, b Build) string {
 	}
 	bin := filepath.Join(builds.dir, "pidtarget-"+b.String())
 	args := []string{"build", "-o", bin}
+	if b.Test {
+		args = []string{"test", "-c", "-o", bin}
+	}
 	if b.Stripped {
 		args = append(args, "-ldflags=-s -w")
 	}
@@ -90,7 +106,11 @@ func BuildPidTarget(t testing.TB, b Build) string {
 	if tc == "" {
 		tc = "local"
 	}
-	cmd.Env = append(os.Environ(), "GOTOOLCHAIN="+tc, "CGO_ENABLED=0", "GOFLAGS=-buildvcs=false")
+	cgo := "0"
+	if b.Cgo {
+		cgo = "1"
+	}
+	cmd.Env = append(os.Environ(), "GOTOOLCHAIN="+tc, "CGO_ENABLED="+cgo, "GOFLAGS=-buildvcs=false")
 	if b.Arch != "" {
 		cmd.Env = append(cmd.Env, "GOARCH="+b.Arch)
 	}

@@ -46,6 +46,7 @@ func FromELF(f *elf.File, toolchain string) (*Layout, error) {
 		Goid:            x.off("runtime.g", "goid"),
 		WaitSince:       x.off("runtime.g", "waitsince"),
 		WaitReason:      x.off("runtime.g", "waitreason"),
+		TrackingSeq:     x.off("runtime.g", "trackingSeq"),
 		M:               x.off("runtime.g", "m"),
 		LockedM:         x.off("runtime.g", "lockedm"),
 		ParentGoid:      x.opt("runtime.g", "parentGoid"),
@@ -54,6 +55,7 @@ func FromELF(f *elf.File, toolchain string) (*Layout, error) {
 		Labels:          x.off("runtime.g", "labels"),
 		RunningCleanups: x.opt("runtime.g", "runningCleanups"),
 		Bubble:          x.opt("runtime.g", "bubble"),
+		Ancestors:       x.off("runtime.g", "ancestors"),
 	}
 	l.M = M{
 		Size:   x.size("runtime.m"),
@@ -89,6 +91,12 @@ func FromELF(f *elf.File, toolchain string) (*Layout, error) {
 			Buckets:    x.off("runtime.hmap", "buckets"),
 			OldBuckets: x.off("runtime.hmap", "oldbuckets"),
 		}
+	}
+	l.Ancestor = Ancestor{
+		Size: x.size("runtime.ancestorInfo"),
+		Pcs:  x.off("runtime.ancestorInfo", "pcs"),
+		Goid: x.off("runtime.ancestorInfo", "goid"),
+		Gopc: x.off("runtime.ancestorInfo", "gopc"),
 	}
 	l.BubbleID = -1
 	if l.G.Bubble >= 0 {

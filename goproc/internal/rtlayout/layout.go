@@ -33,6 +33,7 @@ type Layout struct {
 	Module   Module
 	Hmap     Hmap // map[string]string labels (Go 1.20–1.23); all -1 from 1.24 on
 	BubbleID int  // synctestBubble.id (Go 1.25+), -1 before
+	Ancestor Ancestor
 
 	Status   Status
 	FuncID   FuncID
@@ -66,6 +67,7 @@ type G struct {
 	Goid                            int
 	WaitSince                       int // int64, nanotime()
 	WaitReason                      int // uint8
+	TrackingSeq                     int // uint8: counts the goroutine's every leaving _Grunning
 	M                               int
 	LockedM                         int
 	ParentGoid                      int // Go 1.21+
@@ -73,6 +75,13 @@ type G struct {
 	Labels                          int // unsafe.Pointer
 	RunningCleanups                 int // atomic.Bool, Go 1.25+
 	Bubble                          int // *synctestBubble, Go 1.25+
+	Ancestors                       int // *[]ancestorInfo (GODEBUG=tracebackancestors)
+}
+
+// Ancestor holds the offsets in runtime.ancestorInfo: the pcs of a
+// goroutine's creators, kept with GODEBUG=tracebackancestors.
+type Ancestor struct {
+	Size, Pcs, Goid, Gopc int
 }
 
 // M holds the offsets in runtime.m.

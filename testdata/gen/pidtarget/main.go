@@ -16,6 +16,9 @@
 //	            goroutines' wait times: "done"
 //	labels      the labelled goroutines: "labels ID k=v,k=v ID k=v ...", ids ascending
 //
+// Its test binary (go test -c, Go 1.25+) parks goroutines in a synctest
+// bubble instead: -test.run=TestBubble.
+//
 // Flags: -n N more goroutines parked in main.parked (default 0), -spin N
 // goroutines spinning in main.spin (default 0), -finalizer (the
 // finalizer goroutine blocks in a finalizer, so tracebacks show it),
@@ -58,6 +61,8 @@ func main() {
 	spinners := flag.Int("spin", 0, "goroutines spinning in main.spin")
 	finalizer := flag.Bool("finalizer", false, "block the finalizer goroutine in a finalizer")
 	cleanup := flag.Bool("cleanup", false, "block a cleanup goroutine in a cleanup (Go 1.24+)")
+	churners := flag.Int("churn", 0, "goroutines that never stop moving")
+	inC := flag.Bool("cgo", false, "park a goroutine in C (built with cgo)")
 	flag.Parse()
 	held.Lock()
 	rw.Lock()
@@ -108,8 +113,20 @@ func main() {
 	for i := 0; i < *spinners; i++ {
 		go spin()
 	}
+	for i := 0; i+1 < *churners; i += 2 {
+		c := make(chan int)
+		go churn(c, 1)
+		go churn(c, 0)
+	}
+	if *churners%2 == 1 {
+		go churn(nil, 0)
+	}
 	if *finalizer {
 		blockInFinalizer()
+	}
+	if *inC && !blockInC() {
+		fmt.Fprintln(os.Stderr, "-cgo needs a build with cgo")
+		os.Exit(2)
 	}
 	if *cleanup && !blockInCleanup() {
 		fmt.Fprintln(os.Stderr, "-cleanup needs Go 1.24 or later")
@@ -123,6 +140,11 @@ func main() {
 		}
 	}
 	fmt.Printf("ready %d\n", os.Getpid())
+	serve()
+}
+
+// serve answers the commands of its standard input until it closes.
+func serve() {
 	in := bufio.NewScanner(os.Stdin)
 	for in.Scan() {
 		cmd, arg, _ := strings.Cut(in.Text(), " ")
@@ -160,7 +182,7 @@ func allParked() bool {
 	buf := make([]byte, 1<<20)
 	n := runtime.Stack(buf, true)
 	for _, g := range strings.Split(string(buf[:n]), "\n\n")[1:] {
-		if strings.Contains(g, "[runnable") && !strings.Contains(g, "main.spin(") {
+		if strings.Contains(g, "[runnable") && !strings.Contains(g, "main.spin(") && !strings.Contains(g, "main.churn(") {
 			return false
 		}
 	}
@@ -365,5 +387,27 @@ func collectUntil(ran chan struct{}) {
 			return
 		case <-time.After(10 * time.Millisecond):
 		}
+	}
+}
+
+// churn passes a value back and forth on c with its twin (first sends
+// first), or, with c nil, sleeps 50 µs at a time, forever. Each yields
+// between two passes: a pair handing the processor to each other without
+// would starve the rest of the program.
+//
+//go:noinline
+func churn(c chan int, first int) {
+	if c == nil {
+		for {
+			time.Sleep(50 * time.Microsecond)
+		}
+	}
+	if first == 1 {
+		c <- 1
+	}
+	for {
+		v := <-c
+		runtime.Gosched()
+		c <- v + 1
 	}
 }
