@@ -28,6 +28,7 @@ import (
 // with nothing done (the machine's noise floor over a comparable window).
 //
 //	BenchmarkPid/10k/consistent   capture pid: with no pause budget: one instant
+//	BenchmarkPid/10k/nonstop      the read that never stops the program (goproc.ProcessOptions.NoStop)
 //	BenchmarkPid/10k/maxpause10ms capture pid: --max-pause 10ms (consistent when it fits, else never stopped)
 //	BenchmarkPid/10k/debug2       GET /debug/pprof/goroutine?debug=2 of the program itself
 //	BenchmarkPid/10k/gcore        gcore PID
@@ -91,6 +92,13 @@ func BenchmarkPid(b *testing.B) {
 			run("idle", func(b *testing.B) (int, map[string]float64) {
 				time.Sleep(idle)
 				return 0, nil
+			})
+			run("nonstop", func(b *testing.B) (int, map[string]float64) {
+				pr, err := goproc.ReadProcess(ctx, tk.PID, goproc.ProcessOptions{NoStop: true})
+				if err != nil {
+					b.Fatal(err)
+				}
+				return len(pr.Dump.Routines), nil
 			})
 			run("maxpause10ms", func(b *testing.B) (int, map[string]float64) {
 				pr, err := goproc.ReadProcess(ctx, tk.PID, goproc.ProcessOptions{MaxPause: 10 * time.Millisecond})

@@ -78,6 +78,10 @@ type Document struct {
 	// (FullPredicted) was over Options.MaxPause, so that the document was
 	// made another way (the trace snapshot, or the counts).
 	OverBudget bool
+	// CutOff is set for a pid: target whose consistent snapshot ran past
+	// Options.MaxPause: the target was resumed then and read without
+	// stopping it.
+	CutOff bool
 	// NoDetail is set when Options.Detail declined per-goroutine detail:
 	// the counts are the document.
 	NoDetail bool

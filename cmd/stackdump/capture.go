@@ -429,6 +429,9 @@ func captureTarget(ctx context.Context, job *captureJob) (res captureResult) {
 			}
 			fmt.Fprintf(job.stderr, "stackdump: %s: %s; writing %s instead\n", job.target, overBudgetWhy(doc.Goroutines, doc.FullPredicted, ropts.MaxPause, false), how)
 		}
+		if doc.CutOff && job.announce {
+			fmt.Fprintf(job.stderr, "stackdump: %s: the consistent snapshot ran past --max-pause %v and was cut off there (the process was stopped at most that long); writing every goroutine read from its memory without stopping it (each consistent in itself, not all at one instant) instead\n", job.target, ropts.MaxPause)
+		}
 		if doc.Cut {
 			how := "every goroutine from the execution-trace snapshot " + doc.URL
 			if !slices.Contains(doc.Methods, string(remote.ModeTrace)) {

@@ -263,10 +263,10 @@ func TestCapturePIDKilledMidStop(t *testing.T) {
 	}
 }
 
-// TestWatchPID watches a Go program by its pid under the default pause
-// budget (10ms): each snapshot is read from its memory, at one instant
-// when that fits the budget (300 goroutines: it does), and says so; with a
-// budget under the prediction, without stopping it.
+// TestWatchPID watches a Go program by its pid: each snapshot is read
+// from its memory, at one instant when that fits the pause budget (300
+// goroutines, about 1 ms, under 1s: it does, even on a loaded machine),
+// and says so; with a budget under the prediction, without stopping it.
 func TestWatchPID(t *testing.T) {
 	ctx := context.Background()
 	tk := livechild.StartTick(ctx, t, "-goroutines", "300")
@@ -274,7 +274,7 @@ func TestWatchPID(t *testing.T) {
 	for _, c := range []struct {
 		maxPause string
 		mode     string
-	}{{"10ms", goproc.ModeStopped}, {"1ms", goproc.ModeLive}} {
+	}{{"1s", goproc.ModeStopped}, {"1ms", goproc.ModeLive}} {
 		stdout, stderr, err := runCLI(t, "watch", target, "--max-pause", c.maxPause, "--every", "50ms", "--count", "3", "--json")
 		if err != nil {
 			t.Fatalf("%v\n%s", err, stderr)
@@ -284,10 +284,7 @@ func TestWatchPID(t *testing.T) {
 			t.Fatalf("--max-pause %s: %d snapshots:\n%s", c.maxPause, len(lines), stdout)
 		}
 		for _, l := range lines {
-			// A stop whose threads did not all stop in time (a loaded
-			// machine) is read without stopping, with a warning: the
-			// budget holds either way.
-			if l.Total < 300 || l.Capture.Mode != c.mode && !(c.mode == goproc.ModeStopped && strings.Contains(stderr, "could not be stopped")) {
+			if l.Total < 300 || l.Capture.Mode != c.mode {
 				t.Errorf("--max-pause %s: snapshot %d: %d goroutines, capture %+v\n%s", c.maxPause, l.Snapshot, l.Total, l.Capture, stderr)
 			}
 		}

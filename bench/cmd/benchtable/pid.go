@@ -34,6 +34,7 @@ func pidPhases(o options) []phase {
 // pidMethods are BenchmarkPid's sub-benchmarks, as the table names them.
 var pidMethods = []struct{ name, what string }{
 	{"consistent", "capture pid: (one instant, no pause budget)"},
+	{"nonstop", "capture pid: never stopped (every goroutine consistent in itself)"},
 	{"maxpause10ms", "capture pid: --max-pause 10ms"},
 	{"debug2", "debug=2 in the program (net/http/pprof)"},
 	{"gcore", "gcore PID"},
