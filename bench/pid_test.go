@@ -83,10 +83,14 @@ func BenchmarkPid(b *testing.B) {
 				if err != nil {
 					b.Fatal(err)
 				}
+				failed := 0.0
 				if !pr.Stats.Stopped {
-					b.Fatalf("not read at one instant: %+v", pr)
+					// Its threads did not all stop in time (a saturated
+					// machine): read without stopping it, as capture does.
+					b.Logf("not read at one instant: %v", pr.StopFailed)
+					failed = 1
 				}
-				return len(pr.Dump.Routines), map[string]float64{"stall-own-ms": float64(pr.Stats.Stall) / 1e6}
+				return len(pr.Dump.Routines), map[string]float64{"stall-own-ms": float64(pr.Stats.Stall) / 1e6, "stop-failed": failed}
 			})
 			idle := max(lastWall, 10*time.Millisecond)
 			run("idle", func(b *testing.B) (int, map[string]float64) {

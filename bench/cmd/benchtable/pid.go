@@ -62,6 +62,9 @@ func pidTable(w io.Writer, rs results) {
 			switch m.name {
 			case "consistent":
 				how = "stopped " + v("stall-own-ms", "%.1f") + " ms by its own clock"
+				if x, _ := rs.get("stop-failed", "BenchmarkPid", size, m.name); x > 0 {
+					how += "; an op whose threads did not all stop within 100 ms was read without stopping"
+				}
 			case "maxpause10ms":
 				if x, _ := rs.get("stopped", "BenchmarkPid", size, m.name); x == 1 {
 					how = "one instant (fits 10 ms)"
