@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"runtime/debug"
-	"strings"
 
 	"github.com/stackdump/stackdump/goproc/internal/rtlayout"
 )
@@ -271,6 +270,3 @@ func (b *Binary) FuncName(pc uint64) string {
 	}
 	return b.tab.name(f.nameOff)
 }
-
-// isRuntimeName reports whether a function belongs to package runtime.
-func isRuntimeName(name string) bool { return strings.HasPrefix(name, "runtime.") }

@@ -140,8 +140,8 @@ type reader struct {
 	argBuf   []byte
 	labelSet map[uint64]stack.Labels
 
-	buf, buf2 []byte // the scattered reads' buffers, reused
-	space     space
+	buf   []byte // the scattered reads' buffer, reused
+	space space
 
 	t      *stack.Table // the routines' frames and stacks
 	frames []*stack.Frame

@@ -295,11 +295,13 @@ func rawSyscall() {
 func startLabelled(start func(func())) {
 	start(func() {
 		pprof.Do(context.Background(), pprof.Labels("worker", "7"), func(context.Context) {
-			noteLabels("worker=7")
+			// Started before this one says it started: main's Wait
+			// must not see the count at zero in between.
 			start(func() {
 				noteLabels("worker=7")
 				<-never
 			})
+			noteLabels("worker=7")
 			<-never
 		})
 	})
