@@ -127,6 +127,9 @@ func refuseSniffed(head []byte) error {
 	if isGroupedText(head) {
 		return ErrGroupedText
 	}
+	if isELFCore(head) {
+		return ErrCoreFile
+	}
 	return sniffOtherProfile(head)
 }
 
@@ -136,6 +139,27 @@ func refuseSniffed(head []byte) error {
 // give a wrong dump (its preamble and nothing else). Groups written as
 // JSON read back.
 var ErrGroupedText = fmt.Errorf("%w: this is stackdump's grouped text, written for people and not read back; groups written as JSON read back", stack.ErrNotDump)
+
+// ErrCoreFile is returned for an ELF core file (gcore's, or the kernel's
+// after GOTRACEBACK=crash): a process's memory, not a dump. Its goroutines
+// are read by package goproc (OpenCore, then Read), which the door does not
+// link; stackdump analyze, convert and report read cores through it.
+var ErrCoreFile = fmt.Errorf("%w: this is an ELF core file, a process's memory: its goroutines are read by package goproc (OpenCore, then Read)", stack.ErrNotDump)
+
+// isELFCore reports whether head starts an ELF file of type ET_CORE, of
+// either byte order.
+func isELFCore(head []byte) bool {
+	if len(head) < 18 || string(head[:4]) != "\x7fELF" {
+		return false
+	}
+	switch head[5] { // EI_DATA
+	case 1:
+		return head[16] == 4 && head[17] == 0
+	case 2:
+		return head[16] == 0 && head[17] == 4
+	}
+	return false
+}
 
 // isGroupedText reports whether head starts with the first line of
 // grouped text (writeGroupsText): "N goroutines in M groups", or threads,

@@ -87,6 +87,9 @@ const (
 type PauseModel struct {
 	samples []pauseSample // oldest first, at most pauseSamples
 	ticks   int           // captures of the target so far (Tick)
+	// stall is what a pid: target's last consistent snapshot stalled it
+	// per goroutine (goproc's own model predicts from it; 0: its prior).
+	stall time.Duration
 }
 
 // pauseSample is one measured traceback.
@@ -155,8 +158,23 @@ func (m *PauseModel) Fits(predicted, budget time.Duration) bool {
 	return float64(predicted)*m.Error() <= float64(budget)
 }
 
-// Learn records what a traceback cost (Document.FullPause).
+// StallPerGoroutine is what a pid: target's last consistent snapshot
+// stalled it per goroutine (goproc.ProcessOptions.StallPerGoroutine); 0
+// before one, when goproc predicts from its prior.
+func (m *PauseModel) StallPerGoroutine() time.Duration {
+	if m == nil {
+		return 0
+	}
+	return m.stall
+}
+
+// Learn records what a traceback, or a pid: target's consistent snapshot,
+// cost (Document.FullPause).
 func (m *PauseModel) Learn(p FullPause) {
+	if p.PerGoroutine > 0 {
+		m.stall = p.PerGoroutine
+		return
+	}
 	if p.Bytes <= 0 || p.Pause <= 0 {
 		return
 	}
@@ -182,6 +200,10 @@ type FullPause struct {
 	// Measured, else debug=2's answer wait (an upper bound).
 	Pause    time.Duration
 	Measured bool
+	// PerGoroutine is, for a pid: target read at one instant, what the
+	// stop cost it per goroutine (goproc.ProcessRead.StallPerGoroutine):
+	// the next snapshot's prediction is made from it by goproc.
+	PerGoroutine time.Duration
 }
 
 // methodPause is the predicted pause of one fetch, by Capture.Methods name;

@@ -168,3 +168,23 @@ func TestOpenDocumentLearnsPause(t *testing.T) {
 		t.Error("a trace snapshot reported a traceback's pause")
 	}
 }
+
+// TestPauseModelPIDStall: a pid: target's consistent snapshot teaches the
+// model its stall per goroutine, which the next read predicts from, and
+// leaves the traceback cost alone.
+func TestPauseModelPIDStall(t *testing.T) {
+	var m PauseModel
+	if got := m.StallPerGoroutine(); got != 0 {
+		t.Fatalf("zero model: stall %v, want 0 (goproc's prior)", got)
+	}
+	if got := (*PauseModel)(nil).StallPerGoroutine(); got != 0 {
+		t.Fatalf("nil model: stall %v, want 0", got)
+	}
+	m.Learn(FullPause{PerGoroutine: 700 * time.Nanosecond, Predicted: 25 * time.Millisecond, Measured: true})
+	if got := m.StallPerGoroutine(); got != 700*time.Nanosecond {
+		t.Errorf("stall %v after a snapshot, want 700ns", got)
+	}
+	if m.Measured() != 0 || m.CostPerKiB() != PriorFullCostPerKiB {
+		t.Errorf("a pid: snapshot changed the traceback model: %d measured, %v/KiB", m.Measured(), m.CostPerKiB())
+	}
+}

@@ -1,11 +1,14 @@
 // Package remote captures dumps from other processes: Go services through
 // net/http/pprof's /debug/pprof/goroutine or stackdump's own endpoint, gops
-// agents, and JVMs through jcmd or jstack. It is what `stackdump capture`
-// and `stackdump watch` run, for programs that capture on their own.
+// agents, JVMs through jcmd or jstack, and Go processes on this machine
+// read from their memory (pid:PID, package goproc: no endpoint, no signal,
+// stopped at most Options.MaxPause; pid.go). It is what `stackdump
+// capture` and `stackdump watch` run, for programs that capture on their
+// own.
 //
 // [ParseTarget] reads a target as a person writes it (`localhost:6060`,
 // `http://host:port/debug/pprof/goroutine?token=…`, `gops://host:port`,
-// `jvm:PID`), and a [Mode] says what to fetch (full, grouped, trace, leak
+// `jvm:PID`, `pid:PID`), and a [Mode] says what to fetch (full, grouped, trace, leak
 // or debug=1 counts; docs/modes.md). [OpenDocument] captures one target
 // as one dump, read as a formats.Reader is:
 //

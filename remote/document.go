@@ -78,6 +78,10 @@ type Document struct {
 	// (FullPredicted) was over Options.MaxPause, so that the document was
 	// made another way (the trace snapshot, or the counts).
 	OverBudget bool
+	// CutOff is set for a pid: target whose consistent snapshot ran past
+	// Options.MaxPause: the target was resumed then and read without
+	// stopping it.
+	CutOff bool
 	// NoDetail is set when Options.Detail declined per-goroutine detail:
 	// the counts are the document.
 	NoDetail bool
@@ -102,9 +106,10 @@ type Document struct {
 	Fallback string
 
 	mode         Mode
-	observed     time.Duration // debug=2's answer wait
-	rd           *formats.Reader
-	stream       *Stream // still open when the reader streams from it
+	observed     time.Duration    // debug=2's answer wait
+	stall        time.Duration    // a pid: target's stall per goroutine at one instant (pid.go)
+	rd           stack.DumpSource // a formats.Reader, or a pid: target's dump
+	stream       *Stream          // still open when the reader streams from it
 	joiner       *dumper.LabelJoiner
 	prepare      func(*stack.Dump)
 	dump         *stack.Dump
@@ -148,6 +153,9 @@ func (o Options) budgeted() bool {
 }
 
 func openDocument(ctx context.Context, t Target, opts Options, ro formats.ReadOptions) (*Document, error) {
+	if t.Kind == TargetPID {
+		return openPID(ctx, t, opts, ro)
+	}
 	budgeted := opts.budgeted()
 	if opts.Mode != ModeFull || t.Kind != TargetPprof && !(budgeted && t.Kind == TargetEndpoint) {
 		return streamDocument(ctx, t, opts, ro)
@@ -458,10 +466,14 @@ func (doc *Document) recordMethods(d *stack.Dump) {
 // could be seen, for the target's [PauseModel] (PauseModel.Learn): through
 // stackdump's endpoint, the pause it measured itself; from net/http/pprof,
 // debug=2's answer wait (an upper bound: it includes the round trip and
-// the smaller tracebacks net/http/pprof takes while it grows its buffer).
-// ok is false when the capture took no traceback from counted goroutines,
-// or before the dump was read.
+// the smaller tracebacks net/http/pprof takes while it grows its buffer);
+// of a pid: target read at one instant, its stall per goroutine. ok is
+// false when the capture took no traceback from counted goroutines, or
+// before the dump was read.
 func (doc *Document) FullPause() (p FullPause, ok bool) {
+	if doc.stall > 0 {
+		return FullPause{PerGoroutine: doc.stall, Predicted: doc.FullPredicted, Measured: true}, true
+	}
 	d := doc.dump
 	if d == nil || doc.TracebackBytes <= 0 || !slices.Contains(doc.Methods, "debug2") {
 		return FullPause{}, false

@@ -305,6 +305,8 @@ func open(ctx context.Context, t Target, opts Options) (*Stream, error) {
 			return openGops(ctx, t, opts)
 		}
 		return openJVM(ctx, t, opts)
+	case TargetPID:
+		return nil, fmt.Errorf("target %s: a Go process read from its memory is one dump, not a stream: open it with OpenDocument", t)
 	}
 	return nil, fmt.Errorf("target %s: unknown kind %q", t, t.Kind)
 }

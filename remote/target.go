@@ -19,6 +19,7 @@ const (
 	TargetEndpoint TargetKind = "endpoint" // stackdump's dumper.Handler
 	TargetGops     TargetKind = "gops"     // a gops agent: gops://host:port
 	TargetJVM      TargetKind = "jvm"      // jvm:PID through jcmd or jstack
+	TargetPID      TargetKind = "pid"      // pid:PID: a Go process on this machine, read from its memory (goproc)
 )
 
 // DefaultPprofPath is appended to a bare base URL or host:port.
@@ -37,7 +38,7 @@ type Target struct {
 	// Addr is host:port for gops targets; empty for gops://PID, whose
 	// agent's port is read from its port file when the capture starts.
 	Addr string
-	// PID is the process id for JVM targets and gops://PID.
+	// PID is the process id for JVM targets, pid: targets and gops://PID.
 	PID int
 	// Discover is set for bare base URLs without a known endpoint: the
 	// capture first asks DefaultEndpointPath and falls back to pprof on 404.
@@ -141,6 +142,7 @@ func redactQuery(s string) string {
 //	gops://host:port            a gops agent
 //	gops://PID                  the gops agent of a process on this machine (its port file)
 //	jvm:PID                     a JVM on this machine
+//	pid:PID                     a Go process on this machine, read from its memory
 //
 // endpoint, when not empty, is the path of stackdump's endpoint
 // (dumper.Handler); it replaces the pprof path for bare base URLs, and a URL
@@ -162,6 +164,13 @@ func ParseTarget(s, endpoint string) (Target, error) {
 		}
 		t.Kind, t.PID = TargetJVM, pid
 		return t, nil
+	case strings.HasPrefix(s, "pid:"):
+		pid, err := strconv.Atoi(strings.TrimPrefix(s, "pid:"))
+		if err != nil || pid <= 0 {
+			return t, fmt.Errorf("target %q: want pid:PID with a positive process id (stackdump ps lists the Go processes)", s)
+		}
+		t.Kind, t.PID = TargetPID, pid
+		return t, nil
 	case strings.HasPrefix(s, "gops://"):
 		addr := strings.TrimPrefix(s, "gops://")
 		if pid, err := strconv.Atoi(addr); err == nil && pid > 0 {
@@ -179,7 +188,7 @@ func ParseTarget(s, endpoint string) (Target, error) {
 	raw := s
 	if !strings.Contains(raw, "://") {
 		if _, _, err := net.SplitHostPort(raw); err != nil {
-			return t, fmt.Errorf("target %q: want a URL, host:port, gops://host:port or jvm:PID", s)
+			return t, fmt.Errorf("target %q: want a URL, host:port, gops://host:port, jvm:PID or pid:PID", s)
 		}
 		raw = "http://" + raw
 	}
@@ -192,7 +201,7 @@ func ParseTarget(s, endpoint string) (Target, error) {
 		return t, fmt.Errorf("target %q: %w", redactURL(s), err)
 	}
 	if u.Scheme != "http" && u.Scheme != "https" {
-		return t, fmt.Errorf("target %q: unsupported scheme %q (want http, https, gops or jvm)", redact(s, u), u.Scheme)
+		return t, fmt.Errorf("target %q: unsupported scheme %q (want http, https, gops, jvm or pid)", redact(s, u), u.Scheme)
 	}
 	if u.Host == "" {
 		return t, fmt.Errorf("target %q: no host", redact(s, u))

@@ -39,6 +39,7 @@ func newAnalyzeCommand() *cobra.Command {
 	}
 	setHelp(cmd, analyzeHelp)
 	cmd.Long += "\n\n" + filterHelp
+	addExeFlag(cmd)
 	f := cmd.Flags()
 	f.BoolVar(&o.json, "json", false, "write the analysis as JSON (schema stackdump-analysis/v1)")
 	f.StringVarP(&o.output, "output", "o", "", "write to `FILE` (atomically) instead of standard output: .txt, or .json for JSON; .gz or .zst compress")

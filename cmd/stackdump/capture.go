@@ -386,6 +386,11 @@ func captureTarget(ctx context.Context, job *captureJob) (res captureResult) {
 			if n := ropts.Pauses.Measured(); n > 0 {
 				cost = fmt.Sprintf("at %v per KiB of traceback, as measured", ropts.Pauses.CostPerKiB())
 			}
+			if job.target.Kind == remote.TargetPID {
+				fmt.Fprintf(job.stderr, "stackdump: %s: warning: a consistent snapshot of %s is predicted to stop the process for about %v; taking it. --max-pause D reads it without stopping it whenever the snapshot is predicted over D\n",
+					job.target, words.Count(goroutines, "goroutine"), predicted.Round(10*time.Millisecond))
+				return
+			}
 			fmt.Fprintf(job.stderr, "stackdump: %s: warning: a full capture of %s is predicted to stop the target for about %v (%s); taking it. --mode trace takes every goroutine's id, state and stack after one pause of tens of µs instead; --max-pause D takes the trace snapshot whenever the traceback is predicted over D\n",
 				job.target, words.Count(goroutines, "goroutine"), predicted.Round(10*time.Millisecond), cost)
 		}
@@ -403,10 +408,16 @@ func captureTarget(ctx context.Context, job *captureJob) (res captureResult) {
 		}
 		if doc.OverBudget && job.announce {
 			how := "every goroutine from the execution-trace snapshot " + doc.URL
-			if !slices.Contains(doc.Methods, string(remote.ModeTrace)) {
+			switch {
+			case job.target.Kind == remote.TargetPID:
+				how = "every goroutine read from its memory without stopping it (each consistent in itself, not all at one instant)"
+			case !slices.Contains(doc.Methods, string(remote.ModeTrace)):
 				how = "complete counts per stack from " + doc.URL + " (the target serves no /debug/pprof/trace)"
 			}
 			fmt.Fprintf(job.stderr, "stackdump: %s: %s; writing %s instead\n", job.target, overBudgetWhy(doc.Goroutines, doc.FullPredicted, doc.FullError, "", ropts.MaxPause, false), how)
+		}
+		if doc.CutOff && job.announce {
+			fmt.Fprintf(job.stderr, "stackdump: %s: the consistent snapshot ran past --max-pause %v and was cut off there (the process was stopped at most that long); writing every goroutine read from its memory without stopping it (each consistent in itself, not all at one instant) instead\n", job.target, ropts.MaxPause)
 		}
 		if doc.Cut {
 			how := "every goroutine from the execution-trace snapshot " + doc.URL

@@ -42,6 +42,7 @@ func newConvertCommand() *cobra.Command {
 	}
 	setHelp(cmd, convertHelp)
 	cmd.Long += "\n\n" + filterHelp
+	addExeFlag(cmd)
 	f := cmd.Flags()
 	f.StringVarP(&o.output, "output", "o", "", "write to `FILE` (atomically) instead of standard output")
 	f.BoolVarP(&o.quiet, "quiet", "q", false, "no progress line on standard error")

@@ -63,6 +63,7 @@ var captureHelp = help{
   stackdump capture http://10.0.0.5:6060 http://10.0.0.6:6060 -o dumps/
   stackdump capture gops://4242 -o dump.txt               # the gops agent of process 4242
   stackdump capture jvm:4242 -o threads.txt               # a JVM on this machine
+  stackdump capture pid:8219 -o goroutines.txt            # any Go process on this machine, no endpoint needed
   stackdump capture --mode trace localhost:6060 -o snap.json   # a huge service: one pause of tens of µs
   stackdump capture --max-pause 50ms localhost:6060 -o dump.json   # never stop it longer than 50ms
   stackdump capture --mode leak localhost:6060 -o leaks.txt    # Go 1.27+: the runtime proves leaks`,
@@ -71,6 +72,9 @@ var captureHelp = help{
   http://host:port/path?token=…  that URL; its query (a token) goes with every request
   gops://host:port, gops://PID   a gops agent
   jvm:PID                        a JVM on this machine (through jcmd or jstack)
+  pid:PID                        a Go process on this machine, read from its memory:
+                                 no endpoint, no signal (stackdump ps lists them;
+                                 docs/pid.md)
 
 Every goroutine is taken with its id, state and stack. Taking them stops
 the service for about 10–90 µs per goroutine: above a second, capture warns

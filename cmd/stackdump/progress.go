@@ -224,6 +224,14 @@ func openTracked(cmd *cobra.Command, name string, quiet bool) (io.Reader, *atomi
 	if f, ok := src.(*os.File); ok && name != "-" {
 		if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() {
 			size = fi.Size()
+			// An ELF core file: its goroutines, read from it (core.go).
+			if r, isCore, err := readCore(cmd, f, displayName(name)); isCore {
+				closeIn()
+				if err != nil {
+					return nil, nil, nil, err
+				}
+				src, size, closeIn = r, 0, func() {}
+			}
 		}
 	}
 	p := newReadProgress(cmd.ErrOrStderr(), displayName(name), size, quiet)

@@ -41,6 +41,7 @@ func newReportCommand() *cobra.Command {
 	}
 	setHelp(cmd, reportHelp)
 	cmd.Long += "\n\n" + filterHelp
+	addExeFlag(cmd)
 	f := cmd.Flags()
 	f.StringVarP(&o.output, "output", "o", defaultReport, "write the page to `FILE` (atomically); - writes standard output")
 	f.BoolVarP(&o.quiet, "quiet", "q", false, "no progress line on standard error")

@@ -23,6 +23,7 @@ func newRootCommand() *cobra.Command {
 		newDiffCommand(),
 		newTimelineCommand(),
 		newReportCommand(),
+		newPsCommand(),
 		newVersionCommand(),
 	)
 	speakCLIWords(root)

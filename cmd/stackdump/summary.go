@@ -10,6 +10,7 @@ import (
 
 	"github.com/stackdump/stackdump/analyze"
 	"github.com/stackdump/stackdump/dedupe"
+	"github.com/stackdump/stackdump/goproc"
 	"github.com/stackdump/stackdump/internal/words"
 	"github.com/stackdump/stackdump/remote"
 	"github.com/stackdump/stackdump/stack"
@@ -55,6 +56,9 @@ func writeDumpSummary(w io.Writer, dr dumpResult) {
 		fmt.Fprint(w, " (TRUNCATED)")
 	}
 	fmt.Fprintln(w)
+	if how := memoryReadSummary(d.Source.Capture); how != "" {
+		fmt.Fprintf(w, "  %s\n", how)
+	}
 	if len(states) > 0 {
 		fmt.Fprintf(w, "  states: %s\n", stateHistogram(states, 6))
 	}
@@ -153,4 +157,21 @@ func groupWhere(g *stack.Group) string {
 		name += " in " + p.Wait.Func
 	}
 	return name
+}
+
+// memoryReadSummary says how a dump read from a process's memory (pid:,
+// goproc) was read: at one instant, and what the stop cost, or without
+// stopping the process. "" for any other capture.
+func memoryReadSummary(c *stack.Capture) string {
+	switch {
+	case c == nil:
+		return ""
+	case c.Mode == goproc.ModeStopped:
+		return fmt.Sprintf("read from its memory at one instant: the process was stopped %v (predicted %v)", roundPause(c.Pause), roundPause(c.PausePredicted))
+	case c.Mode == goproc.ModeLive:
+		return "read from its memory without stopping the process: each goroutine is consistent in itself, not all at one instant"
+	case c.Mode == goproc.ModeCore:
+		return "read from a core file"
+	}
+	return ""
 }

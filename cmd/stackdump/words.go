@@ -26,6 +26,8 @@ var cliWords = []struct {
 }{
 	{formats.ErrGroupedText, formats.ErrGroupedText.Error(),
 		"not a goroutine or thread dump: this is stackdump's grouped text (convert --dedupe), written for people and not read back; write groups with --format json to read them again"},
+	{formats.ErrCoreFile, formats.ErrCoreFile.Error(),
+		"not a goroutine or thread dump: this is an ELF core file, a process's memory: read its goroutines with stackdump analyze, convert or report, giving --exe when its executable is not where the process ran it"},
 	{stack.ErrNotDump, stack.ErrNotDump.Error(), "not a goroutine or thread dump"},
 	{stack.ErrOneDumpPerProfile, stack.ErrOneDumpPerProfile.Error(),
 		"formats: a pprof profile or folded stacks hold one dump; write each dump to its own file, or convert to text or json"},

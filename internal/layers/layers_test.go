@@ -93,3 +93,30 @@ func TestPprofCodecLinksNoGooglePprof(t *testing.T) {
 		}
 	}
 }
+
+// TestMemoryReaderLinksTheModelAlone: goproc, which reads goroutines from
+// a process's memory or a core, links the model, its own tables and the
+// ptrace stopper, nothing third-party; the stopper links the standard
+// library alone (it runs with a target stopped). The door and the
+// in-process capture do not link them: a core is recognised by the door
+// (formats.ErrCoreFile) and read by goproc, which a program links only
+// when it reads processes or cores.
+func TestMemoryReaderLinksTheModelAlone(t *testing.T) {
+	for pkg, allowed := range map[string][]string{
+		"goproc":          {"stack", "internal/words", "internal/ptrace", "goproc/internal/rtlayout"},
+		"internal/ptrace": {},
+	} {
+		for _, d := range deps(t, pkg) {
+			if !slices.Contains(allowed, d) {
+				t.Errorf("%s links %s; it may link only the standard library and %v", pkg, d, allowed)
+			}
+		}
+	}
+	for _, pkg := range append([]string{"formats", "dumper", "leakcheck"}, codecs...) {
+		for _, d := range deps(t, pkg) {
+			if d == "goproc" || d == "internal/ptrace" {
+				t.Errorf("%s links %s", pkg, d)
+			}
+		}
+	}
+}

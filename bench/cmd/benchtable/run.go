@@ -76,6 +76,7 @@ func plan(o options) []phase {
 		})
 	}
 	ps = append(ps, capturePhases(o)...)
+	ps = append(ps, pidPhases(o)...)
 	return ps
 }
 

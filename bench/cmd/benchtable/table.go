@@ -56,6 +56,7 @@ func writeTables(w io.Writer, rs results) {
 	groupTable(w, rs)
 	leakTable(w, rs)
 	captureTable(w, rs)
+	pidTable(w, rs)
 }
 
 // leakTable compares leakcheck with goleak: a passing check beside 10k

@@ -1,0 +1,3 @@
+package goproc
+
+const sysProcessVMReadv = 310

@@ -1,0 +1,3 @@
+module pidtarget
+
+go 1.20
