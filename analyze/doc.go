@@ -20,7 +20,7 @@
 // a second snapshot, the leak profile). Summaries ([Summary.Findings])
 // and timelines ([TimelineReport.Findings]) make them; the text, the
 // JSON, the HTML report and watch's metrics all show these, so that a
-// verdict reads the same wherever it is shown. docs/analyze.md states
+// verdict reads the same wherever it is shown. docs/verdicts.md states
 // each kind's rule.
 //
 // # Summaries (summary*.go, leaks*.go, contention*.go, creators*.go, render*.go)

@@ -12,7 +12,7 @@ import (
 	"github.com/stackdump/stackdump/stack"
 )
 
-// TimelineSchema names the JSON form of a timeline report (docs/fleet.md).
+// TimelineSchema names the JSON form of a timeline report (docs/timeline.md).
 const TimelineSchema = "stackdump-timeline/v1"
 
 // Defaults of [TimelineOptions].

@@ -13,7 +13,7 @@ import (
 
 // WriteTimelineJSON writes rep as one indented JSON document:
 // {"schema": "stackdump-timeline/v1", "snapshots": […], "stuck": […],
-// "stuck_total": N, "busiest": […], "groups": […], …} (docs/fleet.md).
+// "stuck_total": N, "busiest": […], "groups": […], …} (docs/timeline.md).
 func WriteTimelineJSON(w io.Writer, rep *TimelineReport) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")

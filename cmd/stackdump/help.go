@@ -142,7 +142,8 @@ by state; the largest groups of identical stacks; the longest waits; its
 findings (leaks, deadlocks, lock pile-ups with their probable holder), each
 with its evidence, how sure it is and what would prove it; who started the
 goroutines; and for JVM dumps, the locks that block the most threads. How
-leaks are judged, and every --json field: docs/analyze.md.`,
+each finding is judged: docs/verdicts.md; every --json field:
+docs/analyze.md.`,
 }
 
 var diffHelp = help{
@@ -174,7 +175,7 @@ used the most CPU between dumps, and the largest groups over time. The
 runtime's and the JVM's own housekeeping threads are folded into one line
 (--housekeeping lists them). Dumps are taken in the order of their capture
 times when they all have one, else as given. Rules and --json:
-docs/fleet.md.`,
+docs/timeline.md.`,
 }
 
 var reportHelp = help{
