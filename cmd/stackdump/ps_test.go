@@ -51,7 +51,7 @@ func TestPs(t *testing.T) {
 	if got == nil {
 		t.Fatalf("ps does not list ticktarget (%d):\n%s", tk.PID, stdout)
 	}
-	if got.Goroutines < 500 || got.Goroutines > 520 || got.GoVersion != runtime.Version() || got.Module != "github.com/stackdump/stackdump" || got.PPID != os.Getpid() || !strings.Contains(got.Command, "-goroutines 500") {
+	if got.Goroutines < 500 || got.Goroutines > 520 || got.GoVersion != runtime.Version() || got.Module != "ticktarget" || got.PPID != os.Getpid() || !strings.Contains(got.Command, "-goroutines 500") {
 		t.Errorf("ps says %+v", *got)
 	}
 	want := map[string]string{"pprof": "http://" + tk.Pprof, "gops": "gops://127.0.0.1:" + gopsPort(t, gopsDir, tk.PID)}
