@@ -292,7 +292,7 @@ func planCaptures(cmd *cobra.Command, raw []string, o captureOptions) ([]*captur
 	names := map[string]bool{}
 	var jobs []*captureJob
 	for _, s := range raw {
-		t, err := remote.ParseTarget(s, o.endpoint)
+		t, err := parseTarget(s, o.endpoint)
 		if err != nil {
 			return nil, err
 		}
@@ -404,7 +404,7 @@ func captureTarget(ctx context.Context, job *captureJob) (res captureResult) {
 		res.overBudget, res.noDetail, res.noTrace = doc.OverBudget, doc.NoDetail, doc.NoTrace
 		res.fullPredicted, res.fullError, res.goroutines = doc.FullPredicted, doc.FullError, doc.Goroutines
 		if doc.Fallback != "" && job.announce {
-			fmt.Fprintf(job.stderr, "stackdump: %s: %s; wrote `%s` instead\n", job.target, doc.Fallback, doc.URL)
+			fmt.Fprintf(job.stderr, "stackdump: %s: %s; wrote `%s` instead\n", job.target, cliFallback(doc.Fallback), doc.URL)
 		}
 		if doc.OverBudget && job.announce {
 			how := "every goroutine from the execution-trace snapshot " + doc.URL
@@ -530,7 +530,7 @@ func readTargetsFile(path, endpoint string) ([]string, error) {
 		if line == "" {
 			continue
 		}
-		if _, err := remote.ParseTarget(line, endpoint); err != nil {
+		if _, err := parseTarget(line, endpoint); err != nil {
 			return out, fmt.Errorf("%s:%d: %w", path, n, err)
 		}
 		out = append(out, line)
