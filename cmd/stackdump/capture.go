@@ -59,7 +59,7 @@ func (o *captureOptions) addRemoteFlags(cmd *cobra.Command) {
 	f.StringVar(&o.mode, "mode", "full", "what to take: full (every goroutine with id, state and stack), trace (the same after one pause of tens of µs: for huge services), grouped (counts per stack, microsecond pauses), leak (Go 1.27+: the goroutines the runtime proves leaked, after a stall of the service, see docs/modes.md), debug1 (counts per stack with their labels, as ?debug=1)")
 	f.IntVar(&o.leakMax, "leak-max-goroutines", dumper.DefaultLeakMaxGoroutines, "--mode leak refuses a service with more than `N` goroutines (its stall grows fast with them: about a minute at 100,000); 0: no bound")
 	f.StringVar(&o.endpoint, "endpoint", "", "`PATH` of stackdump's endpoint on the targets (found at "+remote.DefaultEndpointPath+" when not given)")
-	f.DurationVar(&o.timeout, "timeout", 2*time.Minute, "time limit for one capture attempt, body included (must be positive)")
+	f.DurationVar(&o.timeout, "timeout", 2*time.Minute, "time limit for the whole capture of a target: every request, retry and body (must be positive)")
 	f.DurationVar(&o.connectTimeout, "connect-timeout", 5*time.Second, "time limit for connecting (must be positive)")
 	f.IntVar(&o.retries, "retries", 2, "retries on connection errors and 5xx answers (never on 4xx); 0: one attempt only")
 	f.Int64Var(&o.maxBytes, "max-bytes", 2<<30, "largest dump accepted, in bytes (must be positive)")
