@@ -18,7 +18,11 @@ import (
 // The library's errors say what went wrong in the library's words, and
 // name no flag of this command; the command says them in its own, with
 // the flag or the command that helps: every command's error
-// (speakCLIWords), and the errors it prints as it goes (cliMessage).
+// (speakCLIWords), the errors it prints as it goes (cliMessage), a
+// target's (parseTarget) and a capture's fallback (cliFallback). The
+// filter flags' errors and notes are filter.go's (filterFlags.filter,
+// filterText); the timeline's hint is timeline.go's (TextOptions.ListHint).
+// TestCLIWords and TestCLIWordsOfCaptures hold each one.
 
 // cliWords are the library's words the command says its own way, each
 // for the error it belongs to (errors.Is): lib is replaced by cli, or,
