@@ -25,6 +25,10 @@ type TextOptions struct {
 	// (the platform's idle threads and goroutines) one by one, as the
 	// stuck ones; by default they are folded into one line.
 	ListHousekeeping bool
+	// ListHint, when set, ends each line WriteTimelineText folds rows
+	// into, to say how to list them (stackdump's timeline command says
+	// "--housekeeping lists them"); "" adds nothing.
+	ListHint string
 }
 
 // WriteText renders s as one screen of text for an on-call engineer: a

@@ -270,6 +270,24 @@ func TestTimelineLiveJVM(t *testing.T) {
 	if want := spinner(dumps[2]) - spinner(dumps[0]); rep.Busiest[0].CPU != want || want <= 0 {
 		t.Errorf("spinner's work %v; its cpu= went up by %v", rep.Busiest[0].CPU, want)
 	}
+	// The JDK's own threads fold into one line, which ends with the
+	// caller's hint, and with nothing of a command's when none is given.
+	for _, hint := range []string{"", "ListHousekeeping lists them"} {
+		var b bytes.Buffer
+		if err := WriteTimelineText(&b, rep, TextOptions{ListHint: hint}); err != nil {
+			t.Fatal(err)
+		}
+		var folded string
+		for line := range strings.Lines(b.String()) {
+			if strings.HasPrefix(line, "Housekeeping") {
+				folded = strings.TrimSpace(line)
+			}
+		}
+		if !strings.Contains(folded, "of the platform's own idle work, not stuck: ") || hint != "" && !strings.HasSuffix(folded, "; "+hint) ||
+			hint == "" && strings.Contains(folded, "lists them") {
+			t.Errorf("ListHint %q: housekeeping line %q", hint, folded)
+		}
+	}
 	if t.Failed() {
 		var b bytes.Buffer
 		_ = WriteTimelineText(&b, rep, TextOptions{})

@@ -30,7 +30,7 @@ func WriteTimelineText(w io.Writer, rep *TimelineReport, opts TextOptions) error
 	if opts.FuncWidth <= 0 {
 		opts.FuncWidth = 72
 	}
-	r := &timelineRenderer{textWriter: textWriter{color: opts.Color}, rep: rep, width: opts.FuncWidth, listHousekeeping: opts.ListHousekeeping}
+	r := &timelineRenderer{textWriter: textWriter{color: opts.Color}, rep: rep, width: opts.FuncWidth, listHousekeeping: opts.ListHousekeeping, listHint: opts.ListHint}
 	r.snapshots()
 	r.findings()
 	r.stuck()
@@ -47,6 +47,7 @@ type timelineRenderer struct {
 	rep              *TimelineReport
 	width            int
 	listHousekeeping bool
+	listHint         string
 }
 
 func (r *timelineRenderer) snapshots() {
@@ -213,14 +214,18 @@ func (r *timelineRenderer) housekeeping() {
 }
 
 // folded writes a list of unchanged rows that are not stuck: one line
-// that counts them by kind, or, with ListHousekeeping, the rows.
+// that counts them by kind (and ends with ListHint), or, with
+// ListHousekeeping, the rows.
 func (r *timelineRenderer) folded(title string, rows []StuckRow, total int, detail string) {
 	if total == 0 {
 		return
 	}
 	detail = words.Count(total, strings.TrimSuffix(r.noun(), "s")) + " " + detail
 	if !r.listHousekeeping {
-		r.heading(title, dim, detail+"; --housekeeping lists them")
+		if r.listHint != "" {
+			detail += "; " + r.listHint
+		}
+		r.heading(title, dim, detail)
 		return
 	}
 	r.heading(title, dim, detail)

@@ -78,7 +78,8 @@ type CaptureOptions struct {
 	Table *stack.Table
 	// MaxBytes bounds the traceback text of a full capture (the memory it
 	// takes while it is parsed). A capture that would exceed it is cut there
-	// and marked Truncated. Zero means DefaultMaxBytes; there is no 64 MiB cap.
+	// and marked Truncated. Zero (or negative) means DefaultMaxBytes;
+	// there is no 64 MiB cap.
 	MaxBytes int
 	// NoLabels leaves pprof labels out of full captures: GODEBUG is not
 	// touched and no goroutine profile is joined (labels the runtime prints

@@ -45,7 +45,8 @@ type HandlerOptions struct {
 	// Format is the output format when the request has no format=; empty
 	// means text.
 	Format output.Format
-	// MaxTraceWindow bounds window=; zero means DefaultMaxTraceWindow.
+	// MaxTraceWindow bounds window=; zero (or negative) means
+	// DefaultMaxTraceWindow.
 	MaxTraceWindow time.Duration
 	// MaxWait is how long a request waits for the dump in progress to be
 	// delivered before it is answered 429 Too Many Requests; zero means
@@ -58,7 +59,7 @@ type HandlerOptions struct {
 	// WriteTimeout bounds how long one request may hold the capture lock:
 	// the capture, encoding and writing to the client must end within it,
 	// or the response is cut (a slow or vanished client gets a write
-	// deadline). Zero means DefaultWriteTimeout.
+	// deadline). Zero (or negative) means DefaultWriteTimeout.
 	WriteTimeout time.Duration
 	// Authorize, when not nil, decides whether r may take a dump; a refused
 	// request gets 403 Forbidden before anything is captured.

@@ -17,7 +17,7 @@
 //	created:REGEXP      the function of the go statement that created it
 //
 // A routine is kept when it matches every focus expression and no ignore
-// expression: repeated --focus flags narrow, repeated --ignore flags drop
+// expression: more focus expressions narrow, more ignore expressions drop
 // more. A [Filter] is a stage of a stack.Pipeline on its source side:
 // [Filter.Source] wraps any stack.DumpSource (a formats.Reader, a
 // remote.Document) and yields the kept routines, each dump's Total

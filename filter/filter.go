@@ -52,21 +52,22 @@ type Filter struct {
 
 // New returns the filter of the focus and ignore expressions (see the
 // package documentation for their syntax), or an error naming the first
-// expression that does not parse. With no expressions it keeps every
+// expression that does not parse after the name of its list: "focus
+// 'state:(': error parsing regexp: …". With no expressions it keeps every
 // routine.
 func New(focus, ignore []string) (*Filter, error) {
 	f := &Filter{}
 	bits := 0
-	parseAll := func(flag string, exprs []string) ([]rule, error) {
+	parseAll := func(list string, exprs []string) ([]rule, error) {
 		var rules []rule
 		for _, e := range exprs {
 			r, err := parse(e)
 			if err != nil {
-				return nil, fmt.Errorf("%s %s: %w", flag, quote(e), err)
+				return nil, fmt.Errorf("%s %s: %w", list, quote(e), err)
 			}
 			if r.kind == kindFrame {
 				if bits == maxFrameRules {
-					return nil, fmt.Errorf("%s %s: more than %d frame expressions", flag, quote(e), maxFrameRules)
+					return nil, fmt.Errorf("%s %s: more than %d frame expressions", list, quote(e), maxFrameRules)
 				}
 				r.bit = 1 << bits
 				bits++
@@ -76,10 +77,10 @@ func New(focus, ignore []string) (*Filter, error) {
 		return rules, nil
 	}
 	var err error
-	if f.focus, err = parseAll("--focus", focus); err != nil {
+	if f.focus, err = parseAll("focus", focus); err != nil {
 		return nil, err
 	}
-	if f.ignore, err = parseAll("--ignore", ignore); err != nil {
+	if f.ignore, err = parseAll("ignore", ignore); err != nil {
 		return nil, err
 	}
 	return f, nil
@@ -116,19 +117,33 @@ func parse(expr string) (rule, error) {
 // Empty reports whether f keeps every routine (no expressions).
 func (f *Filter) Empty() bool { return f == nil || len(f.focus) == 0 && len(f.ignore) == 0 }
 
-// String is f as flags: --focus 'net/http' --ignore 'state:IO wait'.
+// String is f's expressions, each after the name of its list and quoted
+// as a shell word: focus 'net/http', ignore 'state:IO wait'.
 func (f *Filter) String() string {
-	if f == nil {
-		return ""
-	}
+	focus, ignore := f.Exprs()
 	var parts []string
+	for _, e := range focus {
+		parts = append(parts, "focus "+quote(e))
+	}
+	for _, e := range ignore {
+		parts = append(parts, "ignore "+quote(e))
+	}
+	return strings.Join(parts, ", ")
+}
+
+// Exprs returns the focus and ignore expressions f was made of, as given
+// to New.
+func (f *Filter) Exprs() (focus, ignore []string) {
+	if f == nil {
+		return nil, nil
+	}
 	for _, r := range f.focus {
-		parts = append(parts, "--focus "+quote(r.expr))
+		focus = append(focus, r.expr)
 	}
 	for _, r := range f.ignore {
-		parts = append(parts, "--ignore "+quote(r.expr))
+		ignore = append(ignore, r.expr)
 	}
-	return strings.Join(parts, " ")
+	return focus, ignore
 }
 
 // quote is expr as a shell word: in single quotes, or Go-quoted when it

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -302,8 +303,8 @@ func TestFilterRefusesBadExpressions(t *testing.T) {
 		focus, ignore []string
 		want          string
 	}{
-		{[]string{"state:("}, nil, `--focus 'state:(': error parsing regexp`},
-		{nil, []string{"label:=x"}, `--ignore 'label:=x': want label:KEY=REGEXP or label:KEY`},
+		{[]string{"state:("}, nil, `focus 'state:(': error parsing regexp`},
+		{nil, []string{"label:=x"}, `ignore 'label:=x': want label:KEY=REGEXP or label:KEY`},
 		{[]string{"main.go:12"}, nil, ""}, // not a prefix: a frame's file and line
 	} {
 		_, err := filter.New(tc.focus, tc.ignore)
@@ -312,7 +313,10 @@ func TestFilterRefusesBadExpressions(t *testing.T) {
 		}
 	}
 	f := mustNew(t, []string{"a", "state:b"}, []string{"label:k='v'"})
-	if got := f.String(); got != `--focus 'a' --focus 'state:b' --ignore "label:k='v'"` {
+	if got := f.String(); got != `focus 'a', focus 'state:b', ignore "label:k='v'"` {
 		t.Errorf("String: %s", got)
+	}
+	if focus, ignore := f.Exprs(); !slices.Equal(focus, []string{"a", "state:b"}) || !slices.Equal(ignore, []string{"label:k='v'"}) {
+		t.Errorf("Exprs: %q, %q", focus, ignore)
 	}
 }

@@ -77,7 +77,7 @@ func (r *reader) dump() *stack.Dump {
 	r.stats.Goroutines = len(d.Routines)
 	d.Source.Capture.Goroutines = len(d.Routines)
 	if len(r.kept) > 0 {
-		r.warn(0, fmt.Sprintf("%s kept moving each of the %d times %s read: written without %s: %s", words.Count(len(r.kept), "goroutine"), r.opts.Retries+1, were(len(r.kept)), pronoun(len(r.kept)), ids(r.kept)))
+		r.warn(0, fmt.Sprintf("%s kept moving each of the %d times %s read: written without %s: %s", words.Count(len(r.kept), "goroutine"), max(r.opts.Retries, 0)+1, were(len(r.kept)), pronoun(len(r.kept)), ids(r.kept)))
 	}
 	if len(gone) > 0 && r.mode == ModeStopped {
 		r.warn(0, fmt.Sprintf("%s exited before %s could be read: %s", words.Count(len(gone), "goroutine"), pronoun(len(gone)), ids(gone)))

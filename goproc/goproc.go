@@ -47,8 +47,8 @@ type Options struct {
 	// runtime's own goroutines too, with gp=, m=, fp=, sp= and pc=.
 	System bool
 	// Retries is how many more times a goroutine that moved while its
-	// stack was read is read again before it is written without it
-	// (default 8).
+	// stack was read is read again before it is written without it. 0:
+	// 8; negative: none, each goroutine is read once.
 	Retries int
 	// Target names the target in the dump ("pid:1234", "core.1234").
 	Target string

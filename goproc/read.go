@@ -297,7 +297,7 @@ func (r *reader) readParked(ctx context.Context) error {
 		if err := checkContext(ctx); err != nil {
 			return err
 		}
-		if try > r.opts.Retries {
+		if try > max(r.opts.Retries, 0) {
 			for _, g := range pending {
 				g.unavailable = true
 				// Running when last seen: written as the runtime writes a

@@ -307,6 +307,22 @@ func TestWaitMinutes(t *testing.T) {
 	}
 }
 
+// TestNoRetries reads a stopped target with Retries < 0: each goroutine
+// is read once, and none moves, so every one is written with its stack
+// (a negative Retries once skipped them all unread).
+func TestNoRetries(t *testing.T) {
+	tg := startTarget(t, livechild.Build{})
+	d, st := tg.read(t, Options{Stopper: newTestStopper(t, tg.PID), Retries: -1})
+	if st.Skipped != 0 || st.Retried != 0 || st.Goroutines < 25 || len(d.Routines) != st.Goroutines {
+		t.Errorf("%d goroutines, %d read again, %d skipped; want every one read once", st.Goroutines, st.Retried, st.Skipped)
+	}
+	for _, r := range d.Routines {
+		if r.Unavailable || r.Stack == nil || len(r.Stack.Frames) == 0 {
+			t.Errorf("goroutine %d [%s] written without its stack", r.ID, r.State)
+		}
+	}
+}
+
 // TestLabelsEveryRelease compares the labels read with those the child
 // set, in every release: a map up to Go 1.23, a list from 1.24.
 func TestLabelsEveryRelease(t *testing.T) {

@@ -114,13 +114,14 @@ func IgnoreCreatedBy(f string) Option {
 }
 
 // MaxRetries sets how many times a check with leftovers looks again before
-// it fails (default 20). A proven leak (Go 1.27+) fails at once whatever n.
+// it fails (default 20; 0 or less: it looks once). A proven leak (Go
+// 1.27+) fails at once whatever n.
 func MaxRetries(n int) Option {
 	return optionFunc(func(o *options) { o.maxRetries = max(n, 0) })
 }
 
-// MaxSleep caps the sleep between retries (default 100ms); sleeps start at
-// 1µs and double.
+// MaxSleep caps the sleep between retries (default 100ms; 0 or less: the
+// retries do not sleep); sleeps start at 1µs and double.
 func MaxSleep(d time.Duration) Option {
 	return optionFunc(func(o *options) { o.maxSleep = max(d, 0) })
 }

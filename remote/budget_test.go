@@ -2,10 +2,12 @@ package remote
 
 import (
 	"context"
+	"errors"
 	"net/http"
 	"net/http/httptest"
 	"net/http/pprof"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -45,6 +47,39 @@ func TestOpenDocumentBudgetWithoutCounts(t *testing.T) {
 	defer mu.Unlock()
 	if !doc.OverBudget || !slices.Equal(doc.Methods, []string{"trace"}) || d.Total < 20 || slices.Contains(asked, "debug=2") {
 		t.Errorf("methods %v, over budget %v, %d goroutines, asked %v; want the trace alone, no debug=2", doc.Methods, doc.OverBudget, d.Total, asked)
+	}
+}
+
+// TestOpenDocumentBudgetNothingWithin: a target that serves neither
+// debug=1 nor the trace gives nothing within a pause budget: the error is
+// ErrPauseBudget, wraps the trace's failure and says which option lifts
+// the bound; debug=2 is never asked for.
+func TestOpenDocumentBudgetNothingWithin(t *testing.T) {
+	var mu sync.Mutex
+	var asked []string
+	mux := http.NewServeMux()
+	mux.HandleFunc("/debug/pprof/", func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		asked = append(asked, r.URL.Path+"?"+r.URL.RawQuery)
+		mu.Unlock()
+		if r.URL.Query().Get("debug") == "1" {
+			http.NotFound(w, r)
+			return
+		}
+		pprof.Index(w, r) // no pprof.Trace: the trace is not served
+	})
+	srv := httptest.NewServer(mux)
+	defer srv.Close()
+	tg, _ := ParseTarget(srv.URL+"/debug/pprof/goroutine", "")
+	_, err := OpenDocument(context.Background(), tg, Options{MaxPause: 10 * time.Millisecond}, formats.ReadOptions{})
+	if !errors.Is(err, ErrPauseBudget) || !errors.Is(err, ErrNoTrace) || !strings.HasSuffix(err.Error(), "(Options.MaxPause 0: no bound)") {
+		t.Errorf("err = %v, want ErrPauseBudget wrapping ErrNoTrace, naming Options.MaxPause", err)
+	}
+	t.Log(err)
+	mu.Lock()
+	defer mu.Unlock()
+	if slices.Contains(asked, "/debug/pprof/goroutine?debug=2") {
+		t.Errorf("asked %v: debug=2 under a budget it cannot be predicted within", asked)
 	}
 }
 

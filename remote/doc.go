@@ -45,7 +45,10 @@
 // pause fits; otherwise the trace snapshot, or the counts. Options.Timeout
 // bounds the whole capture of a target, retries included, and its
 // requests share one connection. Failures are told in words
-// (failures.go): the address, what was tried, what to do.
+// (failures.go): the address, what was tried, what to do, naming the
+// option that helps (Options.Timeout), never a command-line flag; a
+// caller recognises them with errors.Is (ErrTimeout, ErrTooLarge,
+// ErrNoTrace, ErrPauseBudget, ErrModeNotServed, ErrNoLeakProfile, …).
 //
 // A jvm:PID target is first proven a HotSpot JVM process (not a thread)
 // the current user can attach to (jvmcheck.go): an attach signals the

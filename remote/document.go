@@ -190,7 +190,9 @@ func openDocument(ctx context.Context, t Target, opts Options, ro formats.ReadOp
 			doc.OverBudget = true
 			err := doc.openTrace(ctx, t, opts, ro, nil)
 			if err != nil {
-				return nil, fmt.Errorf("the goroutines could not be counted first (debug=1), so a traceback's pause cannot be predicted within the pause budget of %v, and the trace snapshot taken instead failed: %w (--max-pause 0: no bound)", opts.MaxPause, err)
+				return nil, &sentinelError{
+					msg: fmt.Sprintf("the goroutines could not be counted first (debug=1), so a traceback's pause cannot be predicted within the pause budget of %v, and the trace snapshot taken instead failed: %v (Options.MaxPause 0: no bound)", opts.MaxPause, err),
+					is:  ErrPauseBudget, err: err}
 			}
 			return doc, nil
 		}
@@ -431,7 +433,7 @@ func (doc *Document) openTrace(ctx context.Context, t Target, opts Options, ro f
 }
 
 // openCounts makes debug=1 the document: complete counts per stack, as
-// --mode debug1, whether detail was declined (Options.Detail) or could
+// ModeCounts, whether detail was declined (Options.Detail) or could
 // not be had (NoTrace). It is not marked truncated: no count is a lower
 // bound; Capture.Missing names the per-goroutine fields it lacks.
 func (doc *Document) openCounts(counts *countsFetch, ro formats.ReadOptions) {
@@ -555,7 +557,7 @@ func (doc *Document) Close() error {
 	doc.stream = nil
 	err := s.Close()
 	if s.exceeded() {
-		return fmt.Errorf("%s: %w (--max-bytes)", s.URL, ErrTooLarge)
+		return fmt.Errorf("%s: %w (Options.MaxBytes)", s.URL, ErrTooLarge)
 	}
 	return err
 }

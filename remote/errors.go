@@ -36,6 +36,40 @@ var ErrRedirectLoop = errors.New("remote: too many redirects")
 // ErrTooLarge is returned when a body exceeds Options.MaxBytes.
 var ErrTooLarge = errors.New("remote: dump exceeds the size limit")
 
+// ErrTimeout is matched (errors.Is) by the error of a request that got no
+// answer within Options.Timeout, which bounds the whole capture.
+var ErrTimeout = errors.New("remote: no answer within the capture's timeout")
+
+// ErrNoTrace is matched by the error of a ModeTrace capture of a
+// net/http/pprof target that serves no execution trace (404 from
+// /debug/pprof/trace): another mode, or mounting pprof.Trace, takes it.
+var ErrNoTrace = errors.New("remote: the target serves no execution trace")
+
+// ErrPauseBudget is matched by the error of a full capture bounded by
+// Options.MaxPause that could take nothing within the bound: the
+// goroutines could not be counted to predict the traceback's pause, and
+// the execution-trace snapshot taken instead failed. A MaxPause of 0
+// takes the traceback unpredicted.
+var ErrPauseBudget = errors.New("remote: no capture within the pause budget")
+
+// ErrModeNotServed is matched by the error of a capture in a mode its
+// target does not serve: a pid: target read from its memory is ModeFull
+// alone. (ModeLeak of a target without the leak profile is
+// ErrNoLeakProfile.)
+var ErrModeNotServed = errors.New("remote: the target does not serve this mode")
+
+// sentinelError is an error with a message of its own that matches the
+// sentinel is (errors.Is) and wraps err.
+type sentinelError struct {
+	msg string
+	is  error
+	err error
+}
+
+func (e *sentinelError) Error() string        { return e.msg }
+func (e *sentinelError) Unwrap() error        { return e.err }
+func (e *sentinelError) Is(target error) bool { return target == e.is }
+
 // noLeakProfileError is a ModeLeak capture of a target that is not asked
 // over HTTP (a gops agent, a JVM): it is ErrNoLeakProfile, with a message
 // that names the target's kind instead of a Go version.
@@ -43,9 +77,9 @@ type noLeakProfileError struct{ target Target }
 
 func (e noLeakProfileError) Error() string {
 	if e.target.Kind == TargetGops {
-		return fmt.Sprintf("--mode leak: a gops agent serves no goroutine leak profile (nothing was sent to %s); capture the program's net/http/pprof or stackdump's endpoint", strings.TrimPrefix(e.target.String(), "gops://"))
+		return fmt.Sprintf("mode leak: a gops agent serves no goroutine leak profile (nothing was sent to %s); capture the program's net/http/pprof or stackdump's endpoint", strings.TrimPrefix(e.target.String(), "gops://"))
 	}
-	return fmt.Sprintf("--mode leak: a JVM thread dump marks no thread leaked (nothing was sent to process %d)", e.target.PID)
+	return fmt.Sprintf("mode leak: a JVM thread dump marks no thread leaked (nothing was sent to process %d)", e.target.PID)
 }
 
 func (e noLeakProfileError) Is(target error) bool { return target == ErrNoLeakProfile }

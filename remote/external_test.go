@@ -169,6 +169,9 @@ func TestJVMCaptureJSON(t *testing.T) {
 		if !strings.Contains(s.URL, "Thread.print") {
 			t.Errorf("fell back to %q, want Thread.print", s.URL)
 		}
+		if want := "Options.JVMJSON: this JVM has no Thread.dump_to_file (JDK 21 and newer have it; jcmd: Unknown diagnostic command)"; s.Fallback != want {
+			t.Errorf("Fallback %q, want %q", s.Fallback, want)
+		}
 	default:
 		t.Fatalf("neither a JSON nor a text thread dump from %s:\n%.500s", s.URL, body)
 	}

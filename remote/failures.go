@@ -59,6 +59,10 @@ func (e *connError) short() string {
 
 func (e *connError) Unwrap() error { return e.err }
 
+// Is makes a request that got no answer within the capture's timeout
+// ErrTimeout.
+func (e *connError) Is(target error) bool { return target == ErrTimeout && e.timeout }
+
 // newConnError describes a request to t that failed with err, the
 // transport's error (a *url.Error).
 func newConnError(t Target, dumpURL string, err error, opts Options) *connError {
@@ -81,7 +85,7 @@ func newConnError(t Target, dumpURL string, err error, opts Options) *connError 
 	case errors.Is(err, context.DeadlineExceeded) || errors.As(err, &netErr) && netErr.Timeout():
 		ce.timeout = true
 		ce.reason = fmt.Sprintf("no answer within the %v timeout from %s (the timeout bounds the whole capture, retries included)", opts.Timeout, addr)
-		ce.advice = "the process may be stopped, overloaded, or behind a firewall that drops packets; --timeout sets the bound"
+		ce.advice = "the process may be stopped, overloaded, or behind a firewall that drops packets; Options.Timeout sets the bound"
 	case errors.Is(err, syscall.ECONNREFUSED):
 		ce.reason = "connection refused: nothing listens on " + addr
 		ce.advice = "is the service running, and is this the port it serves net/http/pprof (or stackdump's endpoint) on?"
@@ -225,14 +229,17 @@ func (e interruptedError) Unwrap() error { return e.err }
 // noTraceError is a trace capture (ModeTrace) of a net/http/pprof target
 // that serves no /debug/pprof/trace: net/http/pprof mounted piecemeal
 // (pprof.Index alone serves every profile but the trace). It names the
-// URL that answered 404, which is not the goroutine profile.
+// URL that answered 404, which is not the goroutine profile. It is
+// ErrNoTrace.
 type noTraceError struct{ *HTTPError }
 
 func (e *noTraceError) Error() string {
-	return e.HTTPError.Error() + "; the target serves no execution trace (net/http/pprof's pprof.Trace: import _ \"net/http/pprof\" mounts it on the default mux, pprof.Index alone does not); capture without --mode trace, or mount pprof.Trace at " + urlPath(e.URL)
+	return e.HTTPError.Error() + "; the target serves no execution trace (net/http/pprof's pprof.Trace: import _ \"net/http/pprof\" mounts it on the default mux, pprof.Index alone does not); capture in a mode other than ModeTrace, or mount pprof.Trace at " + urlPath(e.URL)
 }
 
 func (e *noTraceError) Unwrap() error { return e.HTTPError }
+
+func (e *noTraceError) Is(target error) bool { return target == ErrNoTrace }
 
 // urlPath is the path of a URL as written, or the URL when it does not
 // parse.

@@ -59,13 +59,15 @@ func ParseMode(s string) (Mode, error) {
 // target is a bare base URL: where dumper.Register mounts it.
 const DefaultEndpointPath = dumper.EndpointPath
 
-// Options configure a capture. The zero value is usable.
+// Options configure a capture. The zero value is usable: a zero field
+// means its default, as each field says (and so does a negative duration
+// or size, which would bound nothing).
 type Options struct {
-	Mode Mode // default ModeFull
+	Mode Mode // "": ModeFull
 	// Endpoint is the path of stackdump's endpoint on the target, when known.
 	Endpoint string
-	// ConnectTimeout bounds dialing (default 5s). Timeout bounds the
-	// whole capture of the target (default 2m): every request an [Open] or
+	// ConnectTimeout bounds dialing (0: 5s). Timeout bounds the whole
+	// capture of the target (0: 2m): every request an [Open] or
 	// an [OpenDocument] makes (the endpoint probe, debug=1, debug=2, the
 	// trace snapshot), every retry and backoff, and reading the bodies. A
 	// target that does not answer fails once Timeout has passed, not after
@@ -73,21 +75,22 @@ type Options struct {
 	ConnectTimeout time.Duration
 	Timeout        time.Duration
 	// Retries is how many times a connection error or a 5xx answer is
-	// retried (default 2; negative: none), within Timeout; the final error
+	// retried (0: 2; negative: none), within Timeout; the final error
 	// gives each attempt's reason. A request that got no answer within
 	// Timeout is not retried (Timeout is spent), nor are 4xx answers and
 	// redirect loops, nor a failure once the body has started streaming (a
 	// reset or stall mid-body): the error then comes from reading the
 	// Stream.
 	Retries int
-	// Backoff is the first retry's delay; it doubles each time (default 250ms).
+	// Backoff is the first retry's delay; it doubles each time (0: 250ms).
 	Backoff time.Duration
-	// MaxBytes bounds the body (default 2 GiB): past it reading fails.
+	// MaxBytes bounds the body (0: 2 GiB): past it reading fails with
+	// ErrTooLarge.
 	MaxBytes int64
 	// ReadAhead is how many bytes the pump buffers ahead of the reader
-	// (default 16 MiB).
+	// (0: 16 MiB).
 	ReadAhead int
-	// TraceWindow is the trace mode's window (default 1ms).
+	// TraceWindow is the trace mode's window (0: 1ms).
 	TraceWindow time.Duration
 	// LeakMaxGoroutines bounds the goroutines of a net/http/pprof target
 	// that a ModeLeak capture accepts: debug=1 is fetched first, and with

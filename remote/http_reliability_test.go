@@ -224,6 +224,12 @@ func TestCaptureFaults(t *testing.T) {
 		if o.openErr != nil && !strings.Contains(o.openErr.Error(), fs.URL+path) {
 			t.Errorf("%s: error %q does not name the target", path, o.openErr)
 		}
+		// Only the target that never answered is ErrTimeout, and its
+		// advice names the option that sets the bound.
+		if timedOut := path == pathStallHeaders; errors.Is(o.openErr, ErrTimeout) != timedOut ||
+			timedOut && !strings.Contains(o.openErr.Error(), "; Options.Timeout sets the bound") {
+			t.Errorf("%s: open error %v: ErrTimeout %v, want %v with its advice", path, o.openErr, errors.Is(o.openErr, ErrTimeout), timedOut)
+		}
 		if got := fs.callsTo(path); got != w.calls {
 			t.Errorf("%s: %d requests, want %d", path, got, w.calls)
 		}

@@ -134,7 +134,7 @@ func fallbackWhy(errs []error) string {
 	for _, err := range errs {
 		var te *toolError
 		if errors.As(err, &te) && strings.Contains(te.cmdline, "Thread.dump_to_file") && strings.Contains(te.msg, unknownCommand) {
-			why = append(why, "--jvm-json: this JVM has no Thread.dump_to_file (JDK 21 and newer have it; jcmd: "+unknownCommand+")")
+			why = append(why, "Options.JVMJSON: this JVM has no Thread.dump_to_file (JDK 21 and newer have it; jcmd: "+unknownCommand+")")
 			continue
 		}
 		why = append(why, err.Error())

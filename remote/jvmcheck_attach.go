@@ -182,7 +182,7 @@ func (p *jvmProcess) startAttachListener(ctx context.Context) error {
 	}
 	sent := time.Now()
 	wait := jvmAttachWait
-	// byDeadline: the capture's deadline (its --timeout) ends the wait
+	// byDeadline: the capture's deadline (Options.Timeout) ends the wait
 	// before jvmAttachWait would; reaching it is the wait running out,
 	// not a cancellation.
 	d, byDeadline := ctx.Deadline()

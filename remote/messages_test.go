@@ -53,11 +53,11 @@ func TestTraceModeWithoutTrace(t *testing.T) {
 		}
 		_, err = OpenDocument(context.Background(), tg, Options{Mode: ModeTrace}, formats.ReadOptions{})
 		var he *HTTPError
-		if err == nil || !errors.As(err, &he) || he.Status != http.StatusNotFound {
-			t.Fatalf("%s: %v, want a 404", raw, err)
+		if err == nil || !errors.As(err, &he) || he.Status != http.StatusNotFound || !errors.Is(err, ErrNoTrace) {
+			t.Fatalf("%s: %v, want a 404 that is ErrNoTrace", raw, err)
 		}
 		msg := err.Error()
-		for _, want := range []string{"/debug/pprof/trace?seconds=", "404 Not Found", "the target serves no execution trace", "capture without --mode trace"} {
+		for _, want := range []string{"/debug/pprof/trace?seconds=", "404 Not Found", "the target serves no execution trace", "capture in a mode other than ModeTrace"} {
 			if !strings.Contains(msg, want) {
 				t.Errorf("%s: %q lacks %q", raw, msg, want)
 			}

@@ -1,8 +1,10 @@
 package remote
 
 import (
+	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/stackdump/stackdump/dumper"
@@ -33,6 +35,25 @@ func TestOneModeOneLeakError(t *testing.T) {
 	for _, err := range []error{fromRemote, fromDumper, noLeakProfileError{}} {
 		if !errors.Is(err, ErrNoLeakProfile) || !errors.Is(err, dumper.ErrNoLeakProfile) {
 			t.Errorf("%v: errors.Is misses remote's or dumper's ErrNoLeakProfile", err)
+		}
+	}
+}
+
+// TestLeakModeOfAgentOrJVM: a leak capture of a gops agent or a JVM is
+// refused before anything is sent, as ErrNoLeakProfile, in the library's
+// words (the mode, not a flag).
+func TestLeakModeOfAgentOrJVM(t *testing.T) {
+	for raw, want := range map[string]string{
+		"gops://127.0.0.1:1": "mode leak: a gops agent serves no goroutine leak profile (nothing was sent to 127.0.0.1:1)",
+		"jvm:1":              "mode leak: a JVM thread dump marks no thread leaked (nothing was sent to process 1)",
+	} {
+		tg, err := ParseTarget(raw, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = Open(context.Background(), tg, Options{Mode: ModeLeak})
+		if !errors.Is(err, ErrNoLeakProfile) || err == nil || !strings.HasPrefix(err.Error(), want) {
+			t.Errorf("%s: %v, want ErrNoLeakProfile saying %q", raw, err, want)
 		}
 	}
 }

@@ -19,7 +19,9 @@ import (
 // by Options.Timeout. Only ModeFull means anything here.
 func openPID(ctx context.Context, t Target, opts Options, ro formats.ReadOptions) (*Document, error) {
 	if opts.Mode != ModeFull {
-		return nil, fmt.Errorf("--mode %s: a pid: target is read from its memory, every goroutine with its id, state and stack (--mode full); for counts per stack write the dump with --dedupe or --format debug1", opts.Mode)
+		return nil, &sentinelError{
+			msg: fmt.Sprintf("mode %s: a pid: target is read from its memory, every goroutine with its id, state and stack (mode full); for counts per stack, group what is read (package dedupe) or write it as debug=1 text", opts.Mode),
+			is:  ErrModeNotServed}
 	}
 	if !opts.deadline.IsZero() {
 		var cancel context.CancelFunc

@@ -2,6 +2,7 @@ package remote
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"testing"
 
@@ -24,7 +25,7 @@ func TestParsePIDTarget(t *testing.T) {
 	if _, err := Open(context.Background(), tg, Options{}); err == nil || !strings.Contains(err.Error(), "OpenDocument") {
 		t.Errorf("Open(pid:): %v", err)
 	}
-	if _, err := OpenDocument(context.Background(), tg, Options{Mode: ModeTrace}, formats.ReadOptions{}); err == nil || !strings.Contains(err.Error(), "--mode full") {
+	if _, err := OpenDocument(context.Background(), tg, Options{Mode: ModeTrace}, formats.ReadOptions{}); !errors.Is(err, ErrModeNotServed) || !strings.HasPrefix(err.Error(), "mode trace: ") || !strings.Contains(err.Error(), "(mode full)") {
 		t.Errorf("OpenDocument(pid:, trace): %v", err)
 	}
 }

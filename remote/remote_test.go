@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/stackdump/stackdump/dumper"
+	"github.com/stackdump/stackdump/formats"
 	"github.com/stackdump/stackdump/leakcheck"
 )
 
@@ -256,6 +257,25 @@ func TestMaxBytes(t *testing.T) {
 		if !errors.Is(err, tt.want) {
 			t.Errorf("limit %d: err = %v, want %v", tt.limit, err, tt.want)
 		}
+	}
+}
+
+// TestDocumentMaxBytes: a document whose body passed Options.MaxBytes
+// fails on Close with ErrTooLarge, naming the option, however much of it
+// the reader kept.
+func TestDocumentMaxBytes(t *testing.T) {
+	parkedInRemoteTest(t, 50)
+	tg, _ := ParseTarget(pprofServer(t).URL+"/debug/pprof/goroutine", "")
+	doc, err := OpenDocument(context.Background(), tg, Options{Mode: ModeTrace, MaxBytes: 2000}, formats.ReadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, err := doc.Next(); err == nil; _, err = doc.Next() {
+		for range doc.Routines() {
+		}
+	}
+	if err := doc.Close(); !errors.Is(err, ErrTooLarge) || !strings.HasSuffix(err.Error(), "exceeds the size limit (Options.MaxBytes)") {
+		t.Errorf("Close: %v, want ErrTooLarge naming Options.MaxBytes", err)
 	}
 }
 

@@ -152,7 +152,7 @@ func redactQuery(s string) string {
 // A URL of a net/http/pprof profile other than the goroutine profile
 // (…/pprof/heap, …/pprof/profile, …/pprof/goroutineleak, …) is an error:
 // it is not a goroutine dump, and some of them cost the target (a 30 s CPU
-// profile, the leak-detection GC cycle that --mode leak counts goroutines
+// profile, the leak-detection GC cycle that ModeLeak counts goroutines
 // before running).
 func ParseTarget(s, endpoint string) (Target, error) {
 	t := Target{Raw: s}
@@ -167,7 +167,7 @@ func ParseTarget(s, endpoint string) (Target, error) {
 	case strings.HasPrefix(s, "pid:"):
 		pid, err := strconv.Atoi(strings.TrimPrefix(s, "pid:"))
 		if err != nil || pid <= 0 {
-			return t, fmt.Errorf("target %q: want pid:PID with a positive process id (stackdump ps lists the Go processes)", s)
+			return t, fmt.Errorf("target %q: want pid:PID with a positive process id", s)
 		}
 		t.Kind, t.PID = TargetPID, pid
 		return t, nil
@@ -244,10 +244,10 @@ var otherProfiles = map[string]string{
 	"mutex":         "the mutex profile",
 	"threadcreate":  "the thread creation profile",
 	"profile":       "the CPU profile (it profiles the target for 30 s)",
-	"trace":         "the execution trace (take it with --mode trace)",
+	"trace":         "the execution trace (take it with ModeTrace)",
 	"cmdline":       "the command line",
 	"symbol":        "the symbol lookup",
-	"goroutineleak": "the goroutine leak profile: its leak-detection GC cycle runs on every request (take it with --mode leak, which counts the goroutines first)",
+	"goroutineleak": "the goroutine leak profile: its leak-detection GC cycle runs on every request (take it with ModeLeak, which counts the goroutines first)",
 }
 
 // checkPprofPath refuses a net/http/pprof URL (a path ending in

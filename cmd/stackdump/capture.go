@@ -59,7 +59,7 @@ func (o *captureOptions) addRemoteFlags(cmd *cobra.Command) {
 	f.StringVar(&o.mode, "mode", "full", "what to take: full (every goroutine with id, state and stack), trace (the same after one pause of tens of µs: for huge services), grouped (counts per stack, microsecond pauses), leak (Go 1.27+: the goroutines the runtime proves leaked, after a stall of the service, see docs/modes.md), debug1 (counts per stack with their labels, as ?debug=1)")
 	f.IntVar(&o.leakMax, "leak-max-goroutines", dumper.DefaultLeakMaxGoroutines, "--mode leak refuses a service with more than `N` goroutines (its stall grows fast with them: about a minute at 100,000); 0: no bound")
 	f.StringVar(&o.endpoint, "endpoint", "", "`PATH` of stackdump's endpoint on the targets (found at "+remote.DefaultEndpointPath+" when not given)")
-	f.DurationVar(&o.timeout, "timeout", 2*time.Minute, "time limit for one capture attempt, body included (must be positive)")
+	f.DurationVar(&o.timeout, "timeout", 2*time.Minute, "time limit for the whole capture of a target: every request, retry and body (must be positive)")
 	f.DurationVar(&o.connectTimeout, "connect-timeout", 5*time.Second, "time limit for connecting (must be positive)")
 	f.IntVar(&o.retries, "retries", 2, "retries on connection errors and 5xx answers (never on 4xx); 0: one attempt only")
 	f.Int64Var(&o.maxBytes, "max-bytes", 2<<30, "largest dump accepted, in bytes (must be positive)")
@@ -292,7 +292,7 @@ func planCaptures(cmd *cobra.Command, raw []string, o captureOptions) ([]*captur
 	names := map[string]bool{}
 	var jobs []*captureJob
 	for _, s := range raw {
-		t, err := remote.ParseTarget(s, o.endpoint)
+		t, err := parseTarget(s, o.endpoint)
 		if err != nil {
 			return nil, err
 		}
@@ -404,7 +404,7 @@ func captureTarget(ctx context.Context, job *captureJob) (res captureResult) {
 		res.overBudget, res.noDetail, res.noTrace = doc.OverBudget, doc.NoDetail, doc.NoTrace
 		res.fullPredicted, res.fullError, res.goroutines = doc.FullPredicted, doc.FullError, doc.Goroutines
 		if doc.Fallback != "" && job.announce {
-			fmt.Fprintf(job.stderr, "stackdump: %s: %s; wrote `%s` instead\n", job.target, doc.Fallback, doc.URL)
+			fmt.Fprintf(job.stderr, "stackdump: %s: %s; wrote `%s` instead\n", job.target, cliFallback(doc.Fallback), doc.URL)
 		}
 		if doc.OverBudget && job.announce {
 			how := "every goroutine from the execution-trace snapshot " + doc.URL
@@ -530,7 +530,7 @@ func readTargetsFile(path, endpoint string) ([]string, error) {
 		if line == "" {
 			continue
 		}
-		if _, err := remote.ParseTarget(line, endpoint); err != nil {
+		if _, err := parseTarget(line, endpoint); err != nil {
 			return out, fmt.Errorf("%s:%d: %w", path, n, err)
 		}
 		out = append(out, line)

@@ -3,6 +3,8 @@ package main
 import (
 	"fmt"
 	"io"
+	"strconv"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -32,12 +34,40 @@ func (o *filterFlags) add(cmd *cobra.Command) {
 	f.StringArrayVar(&o.ignore, "ignore", nil, "drop goroutines/threads matching `REGEXP` (the syntax of --focus); repeat to drop more")
 }
 
-// filter returns the filter the flags ask for, nil when none.
+// filter returns the filter the flags ask for, nil when none. Its error
+// names the flag (the library's the list: "focus 'state:(': …").
 func (o filterFlags) filter() (*filter.Filter, error) {
 	if len(o.focus) == 0 && len(o.ignore) == 0 {
 		return nil, nil
 	}
-	return filter.New(o.focus, o.ignore)
+	f, err := filter.New(o.focus, o.ignore)
+	if err != nil {
+		return nil, &wordedError{msg: "--" + err.Error(), err: err}
+	}
+	return f, nil
+}
+
+// filterText is f as the flags that make it: --focus 'net/http'
+// --ignore 'state:IO wait'.
+func filterText(f *filter.Filter) string {
+	focus, ignore := f.Exprs()
+	var parts []string
+	for _, e := range focus {
+		parts = append(parts, "--focus "+shellWord(e))
+	}
+	for _, e := range ignore {
+		parts = append(parts, "--ignore "+shellWord(e))
+	}
+	return strings.Join(parts, " ")
+}
+
+// shellWord is s as one word of a command line: in single quotes, or
+// Go-quoted when it holds one.
+func shellWord(s string) string {
+	if strings.Contains(s, "'") {
+		return strconv.Quote(s)
+	}
+	return "'" + s + "'"
 }
 
 // filteredInput is an input read through a filter: the filter's source,
@@ -78,5 +108,5 @@ func (in *filteredInput) note(w io.Writer, name string) {
 	if in.kind == stack.KindJVMText || in.kind == stack.KindJVMJSON {
 		noun = "thread"
 	}
-	fmt.Fprintf(w, "stackdump: %s: %s: kept %d of %s\n", name, in.f, kept, words.Count(read, noun))
+	fmt.Fprintf(w, "stackdump: %s: %s: kept %d of %s\n", name, filterText(in.f), kept, words.Count(read, noun))
 }

@@ -88,7 +88,7 @@ func runTimeline(cmd *cobra.Command, files []string, o timelineOptions) error {
 		}
 	}
 	if tl.Snapshots() > 0 {
-		text := analyze.TextOptions{Color: color, ListHousekeeping: o.housekeeping}
+		text := analyze.TextOptions{Color: color, ListHousekeeping: o.housekeeping, ListHint: "--housekeeping lists them"}
 		if werr := writeTimeline(cmd.OutOrStdout(), tl.Report(), o.json, text); err == nil {
 			err = werr
 		}

@@ -217,7 +217,7 @@ func TestTimelineCommandProgressJVM(t *testing.T) {
 		t.Fatal(err)
 	}
 	folded := lineWith(text, "Housekeeping")
-	if !strings.Contains(folded, "3 idle pool workers") || !strings.Contains(folded, "3 in the JDK only") || lineWith(text, `"pool-worker-1" "pool-worker-2"`) != "" || lineWith(text, `"Reference Handler"`) != "" {
+	if !strings.Contains(folded, "3 idle pool workers") || !strings.Contains(folded, "3 in the JDK only") || !strings.HasSuffix(strings.TrimSpace(folded), "; --housekeeping lists them") || lineWith(text, `"pool-worker-1" "pool-worker-2"`) != "" || lineWith(text, `"Reference Handler"`) != "" {
 		t.Errorf("folded housekeeping:\n%s", text)
 	}
 	if row := lineWith(listed, `"pool-worker-1" "pool-worker-2" "pool-worker-3"`); !strings.Contains(row, "since #1") {

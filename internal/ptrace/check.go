@@ -81,11 +81,11 @@ func Check(procRoot string, pid int) (Process, error) {
 	}
 	selfPID, _ := strconv.Atoi(self["Pid"])
 	if pid == selfPID {
-		return Process{}, refuse("process %d is stackdump itself: give the id of another process (stackdump ps lists the Go processes)", pid)
+		return Process{}, refuse("process %d is this process itself: give the id of another process", pid)
 	}
 	p, err := ReadProcess(procRoot, pid)
 	if errors.Is(err, os.ErrNotExist) {
-		return p, refuse("no process %d on this machine (stackdump ps lists the Go processes; a process in a container has another id outside it: give the one ps shows on the host)", pid)
+		return p, refuse("no process %d on this machine (a process in a container has another id outside it: give the one ps shows on the host)", pid)
 	}
 	if err != nil {
 		return p, fmt.Errorf("process %d: %w", pid, err)
@@ -128,14 +128,14 @@ func Check(procRoot string, pid int) (Process, error) {
 		// and gid equal the target's real, effective and saved ones.
 		if p.Uids[0] != uids[0] || p.Uids[1] != uids[0] || p.Uids[2] != uids[0] ||
 			p.Gids[0] != gids[0] || p.Gids[1] != gids[0] || p.Gids[2] != gids[0] {
-			return p, refuse("process %d (%s) runs as uid %d and stackdump as uid %d without CAP_SYS_PTRACE: the kernel lets a process trace only its own user's processes; run stackdump as that user (sudo -u '#%d' stackdump …) or as root", pid, p.Name, p.Uids[1], uids[0], p.Uids[1])
+			return p, refuse("process %d (%s) runs as uid %d and this process as uid %d without CAP_SYS_PTRACE: the kernel lets a process trace only its own user's processes; read it as uid %d or as root", pid, p.Name, p.Uids[1], uids[0], p.Uids[1])
 		}
 		// A process that made itself undumpable (a set-user-id program,
 		// prctl(PR_SET_DUMPABLE, 0)) has the files of its /proc directory
 		// owned by root, and needs CAP_SYS_PTRACE too.
 		if fi, err := os.Stat(filepath.Join(procRoot, strconv.Itoa(pid), "status")); err == nil && p.Uids[1] != 0 {
 			if owner, ok := fileOwner(fi); ok && owner == 0 {
-				return p, refuse("process %d (%s) is not dumpable (a set-user-id program, or one that called prctl(PR_SET_DUMPABLE, 0)): only a process with CAP_SYS_PTRACE may trace it; run stackdump as root", pid, p.Name)
+				return p, refuse("process %d (%s) is not dumpable (a set-user-id program, or one that called prctl(PR_SET_DUMPABLE, 0)): only a process with CAP_SYS_PTRACE may trace it; read it as root", pid, p.Name)
 			}
 		}
 	}
@@ -157,9 +157,9 @@ func checkYama(procRoot string, p Process, selfPID int, capable bool) error {
 	case scope >= 3:
 		return refuse("kernel.yama.ptrace_scope is %d: this kernel lets no process trace another until it reboots (the setting cannot be lowered); read process %d (%s) through an endpoint it serves (net/http/pprof, gops) instead", scope, p.PID, p.Name)
 	case scope == 2 && !capable:
-		return refuse("kernel.yama.ptrace_scope is 2: only a process with CAP_SYS_PTRACE may trace another; run stackdump as root (sudo stackdump capture pid:%d)", p.PID)
+		return refuse("kernel.yama.ptrace_scope is 2: only a process with CAP_SYS_PTRACE may trace another; read process %d as root", p.PID)
 	case scope == 1 && !capable && !descendant(procRoot, p, selfPID):
-		return refuse("kernel.yama.ptrace_scope is 1: a process may trace only its own descendants, and process %d (%s) is not one of stackdump's; run stackdump with CAP_SYS_PTRACE (sudo stackdump capture pid:%d), or lift the restriction machine-wide with sysctl kernel.yama.ptrace_scope=0", p.PID, p.Name, p.PID)
+		return refuse("kernel.yama.ptrace_scope is 1: a process may trace only its own descendants, and process %d (%s) is not one of this process's; read it with CAP_SYS_PTRACE, or lift the restriction machine-wide with sysctl kernel.yama.ptrace_scope=0", p.PID, p.Name)
 	}
 	return nil
 }

@@ -96,8 +96,8 @@ func TestCheckYamaScope(t *testing.T) {
 		parent      int // the target's parent
 		want        []string
 	}{
-		{"1", noCaps, 1, []string{"ptrace_scope is 1", "not one of stackdump's", "CAP_SYS_PTRACE", "sysctl kernel.yama.ptrace_scope=0"}},
-		{"2", noCaps, 100, []string{"ptrace_scope is 2", "CAP_SYS_PTRACE", "sudo stackdump capture pid:200"}},
+		{"1", noCaps, 1, []string{"ptrace_scope is 1", "not one of this process's", "CAP_SYS_PTRACE", "sysctl kernel.yama.ptrace_scope=0"}},
+		{"2", noCaps, 100, []string{"ptrace_scope is 2", "CAP_SYS_PTRACE", "read process 200 as root"}},
 		{"3", allCaps, 100, []string{"ptrace_scope is 3", "until it reboots", "net/http/pprof"}},
 	} {
 		p := newFakeProc(t, c.scope, c.caps)
@@ -127,14 +127,14 @@ func TestCheckYamaScope(t *testing.T) {
 func TestCheckFake(t *testing.T) {
 	p := newFakeProc(t, "", noCaps)
 	p.process(200, "server", 1, me+1, 0, noCaps)
-	refusal(t, p.root, 200, fmt.Sprintf("runs as uid %d and stackdump as uid %d without CAP_SYS_PTRACE", me+1, me), "run stackdump as that user")
+	refusal(t, p.root, 200, fmt.Sprintf("runs as uid %d and this process as uid %d without CAP_SYS_PTRACE", me+1, me), fmt.Sprintf("read it as uid %d or as root", me+1))
 	p.process(201, "server", 1, me, 300, noCaps)
 	p.process(300, "dlv", 1, me, 0, noCaps)
 	refusal(t, p.root, 201, "traced by process 300 (dlv) already", "detach")
 	p.process(202, "server", 1, me, 0, noCaps)
 	p.write("202/status", strings.Replace(read(t, p.root+"/202/status"), "Tgid:\t202", "Tgid:\t201", 1))
 	refusal(t, p.root, 202, "202 is a thread of process 201 (server)", "pid:201")
-	refusal(t, p.root, 100, "stackdump itself")
+	refusal(t, p.root, 100, "this process itself")
 	refusal(t, p.root, 999, "no process 999")
 }
 
@@ -157,7 +157,7 @@ func TestCheckReal(t *testing.T) {
 	if p, err := ptrace.Check("", tk.PID); err != nil || p.Name != "ticktarget" {
 		t.Fatalf("Check(ticktarget): %+v, %v", p, err)
 	}
-	refusal(t, "", os.Getpid(), "stackdump itself")
+	refusal(t, "", os.Getpid(), "this process itself")
 	ents, _ := os.ReadDir(fmt.Sprintf("/proc/%d/task", tk.PID))
 	for _, e := range ents {
 		if e.Name() != strconv.Itoa(tk.PID) {
@@ -226,12 +226,12 @@ func TestCheckOtherUser(t *testing.T) {
 	}
 	tickBin := livechild.BuildTick(ctx, t, dir)
 	root := livechild.RunTick(ctx, t, tickBin, "-goroutines", "10")
-	check(root.PID, "runs as uid 0 and stackdump as uid 65534 without CAP_SYS_PTRACE")
+	check(root.PID, "runs as uid 0 and this process as uid 65534 without CAP_SYS_PTRACE", "read it as uid 0 or as root")
 
 	cmd := exec.CommandContext(ctx, tickBin, "-goroutines", "10", "-undumpable")
 	cmd.SysProcAttr = nobody
 	undumpable := livechild.RunCommand(ctx, t, cmd)
-	check(undumpable.PID, "is not dumpable", "run stackdump as root")
+	check(undumpable.PID, "is not dumpable", "read it as root")
 }
 
 func atoi(s string) int {

@@ -389,7 +389,7 @@ func (a *attachment) seizeError(tid int, err error) error {
 		if pid := tracerOf(a.opts.ProcRoot, a.pid); pid > 0 {
 			return fmt.Errorf("thread %d of process %d is traced already, by thread %d: %w", tid, a.pid, pid, err)
 		}
-		return fmt.Errorf("the kernel does not let stackdump trace process %d (ptrace: %w): see the checks stackdump made before (ptrace_scope, user, capabilities)", a.pid, err)
+		return fmt.Errorf("the kernel does not let this process trace process %d (ptrace: %w): see the checks made before (ptrace_scope, user, capabilities)", a.pid, err)
 	}
 	return fmt.Errorf("seizing thread %d of process %d: %w", tid, a.pid, err)
 }
