@@ -32,7 +32,9 @@ func (s *Summary) Clear() []string {
 		if !has[FindingProvenLeak] && !has[FindingLikelyLeak] && !has[FindingLeakSuspect] && s.LeakedTotal == 0 && s.Has("states") {
 			ok = append(ok, "no leaks")
 		}
-		if !has[FindingBlocked] && s.Has("states") {
+		// Goroutines queued on a held lock are blocked too: "nothing
+		// blocked" beside a contention finding would contradict it.
+		if !has[FindingBlocked] && !has[FindingContention] && s.Has("states") {
 			ok = append(ok, "nothing blocked")
 		}
 		if !has[FindingContention] {

@@ -97,6 +97,9 @@ func TestGoLockHolder(t *testing.T) {
 	if len(findingsOf(s, FindingDeadlock))+len(findingsOf(s, FindingBlocked)) != 0 {
 		t.Errorf("a held mutex whose holder sleeps is neither deadlocked nor blocked: %+v", s.Findings)
 	}
+	if clear := s.Clear(); slices.Contains(clear, "nothing blocked") || slices.Contains(clear, "no lock contention") {
+		t.Errorf("40 goroutines queued on a held mutex, yet all clear: %q", clear)
+	}
 
 	cut := *d
 	cut.Routines = slices.DeleteFunc(slices.Clone(d.Routines), func(r *stack.Routine) bool { return r.ID == holder[0] })
