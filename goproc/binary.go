@@ -144,7 +144,7 @@ func (b *Binary) readPclntab(f *elf.File) error {
 				if err != nil {
 					break
 				}
-				if binary.LittleEndian.Uint32(hdr) == pclnMagic && hdr[4] == 0 && hdr[5] == 0 && (hdr[6] == 1 || hdr[6] == 4) && hdr[7] == 8 {
+				if m := binary.LittleEndian.Uint32(hdr); (m == pclnMagic || m == pclnMagic118) && hdr[4] == 0 && hdr[5] == 0 && (hdr[6] == 1 || hdr[6] == 4) && hdr[7] == 8 {
 					addr, size = seg.addr+off, seg.filesz-off
 					break
 				}
