@@ -302,7 +302,7 @@ func (r *reader) traceback2(u *unwinder, showRuntime bool, skip, max int, emit f
 	return n, 0
 }
 
-// traceback120 is Go 1.20's printing gentraceback: at most 100 physical
+// traceback120 is Go 1.19 and 1.20's printing gentraceback: at most 100 physical
 // frames, "...additional frames elided..." when exactly 100 logical ones
 // were printed.
 func (r *reader) traceback120(u *unwinder, pc, sp, lr uint64, trap, isSyscall, showRuntime bool) traced {
