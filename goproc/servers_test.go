@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/stackdump/stackdump/goproc/internal/rtlayout"
+	"github.com/stackdump/stackdump/internal/livechild"
 	"github.com/stackdump/stackdump/stack"
 )
 
@@ -85,7 +86,10 @@ func TestReadRealServers(t *testing.T) {
 			for _, ln := range listeners {
 				ln.Close()
 			}
-			pid := startServer(t, bin, args, env, dir)
+			cmd := exec.Command(bin, args...)
+			cmd.Dir, cmd.Env = dir, append(os.Environ(), env...)
+			livechild.StartServer(t, cmd)
+			pid := cmd.Process.Pid
 			before := fetchDebug2(t, debug2, 60*time.Second)
 			stopped, err := ReadProcess(context.Background(), pid, ProcessOptions{})
 			if err != nil {
@@ -140,34 +144,6 @@ func compareServer(t *testing.T, got *stack.Dump, before, after []byte, printsLa
 		t.Errorf("%d of %d goroutines read are in neither of the server's tracebacks", extra, len(got.Routines))
 	}
 	return n
-}
-
-// startServer runs bin until the test ends (killed, then waited for), its
-// output in dir, shown when the test fails; it returns its pid.
-func startServer(t *testing.T, bin string, args, env []string, dir string) int {
-	t.Helper()
-	log, err := os.Create(filepath.Join(dir, "output"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd := exec.Command(bin, args...)
-	cmd.Dir, cmd.Env, cmd.Stdout, cmd.Stderr = dir, append(os.Environ(), env...), log, log
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		cmd.Process.Kill()
-		cmd.Wait()
-		log.Close()
-		if t.Failed() {
-			out, _ := os.ReadFile(log.Name())
-			if len(out) > 4000 {
-				out = out[len(out)-4000:]
-			}
-			t.Logf("%s wrote:\n%s", filepath.Base(bin), out)
-		}
-	})
-	return cmd.Process.Pid
 }
 
 // fetchDebug2 returns the server's debug=2 traceback, waiting for it to
