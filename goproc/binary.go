@@ -55,7 +55,7 @@ type Binary struct {
 func (b *Binary) GoVersion() string { return b.BuildInfo.GoVersion }
 
 // OpenBinary reads a Go executable for Linux on amd64 or arm64, built by Go
-// 1.20 to 1.27, stripped or not. It reads what it needs of exe before it
+// 1.19 to 1.27, stripped or not. It reads what it needs of exe before it
 // returns (the symbol and line table, the function data, a few words of
 // code and data): exe may be closed then. It refuses any other executable with an
 // error that says why: not ELF, not Go (ErrNotGo), another architecture,
@@ -124,7 +124,7 @@ func describe(bi *debug.BuildInfo) string {
 }
 
 // readPclntab reads the symbol and line table: the .gopclntab section
-// (.data.rel.ro.gopclntab in a PIE of Go 1.20), or, without section
+// (.data.rel.ro.gopclntab in a PIE of Go 1.19 or 1.20), or, without section
 // headers, the pcHeader found by its magic in the data segments.
 func (b *Binary) readPclntab(f *elf.File) error {
 	var addr, size uint64
@@ -144,7 +144,7 @@ func (b *Binary) readPclntab(f *elf.File) error {
 				if err != nil {
 					break
 				}
-				if binary.LittleEndian.Uint32(hdr) == pclnMagic && hdr[4] == 0 && hdr[5] == 0 && (hdr[6] == 1 || hdr[6] == 4) && hdr[7] == 8 {
+				if m := binary.LittleEndian.Uint32(hdr); (m == pclnMagic || m == pclnMagic118) && hdr[4] == 0 && hdr[5] == 0 && (hdr[6] == 1 || hdr[6] == 4) && hdr[7] == 8 {
 					addr, size = seg.addr+off, seg.filesz-off
 					break
 				}

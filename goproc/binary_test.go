@@ -107,8 +107,8 @@ func TestFindGlobalsArm64(t *testing.T) {
 }
 
 // TestOpenBinaryRefuses checks the refusals: not ELF, not Go, a Go
-// release outside the table (a real go1.20 build whose version string
-// says go1.19).
+// release outside the table (a real go1.19 build whose version string
+// says go1.18).
 func TestOpenBinaryRefuses(t *testing.T) {
 	if _, err := OpenBinary(bytes.NewReader([]byte("#!/bin/sh\necho hi\n"))); err == nil || !strings.Contains(err.Error(), "not an ELF") {
 		t.Errorf("a script: %v", err)
@@ -120,14 +120,14 @@ func TestOpenBinaryRefuses(t *testing.T) {
 			t.Errorf("/bin/sh: %v, want ErrNotGo", err)
 		}
 	}
-	_, path := openBuild(t, livechild.Build{Toolchain: "go1.20.14"})
+	_, path := openBuild(t, livechild.Build{Toolchain: "go1.19.13"})
 	data, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	old := bytes.ReplaceAll(data, []byte("go1.20.14"), []byte("go1.19.14"))
+	old := bytes.ReplaceAll(data, []byte("go1.19.13"), []byte("go1.18.10"))
 	_, err = OpenBinary(bytes.NewReader(old))
-	if err == nil || !strings.Contains(err.Error(), "go1.19.14") || !strings.Contains(err.Error(), "go1.20–go1.27") {
-		t.Errorf("a go1.19 binary: %v, want a refusal naming go1.19.14 and the supported releases", err)
+	if err == nil || !strings.Contains(err.Error(), "go1.18.10") || !strings.Contains(err.Error(), "go1.19–go1.27") {
+		t.Errorf("a go1.18 binary: %v, want a refusal naming go1.18.10 and the supported releases", err)
 	}
 }

@@ -5,7 +5,7 @@
 // [OpenBinary] reads the executable: its symbol and line table (pclntab,
 // inline tree included), its build information, where the runtime keeps
 // its goroutine list, and the runtime's struct layouts for its Go release
-// (1.20 to 1.27, linux/amd64 and linux/arm64), stripped or not. [Read]
+// (1.19 to 1.27, linux/amd64 and linux/arm64), stripped or not. [Read]
 // then reads the goroutines from a [Memory]: the list, each goroutine's
 // record, its stack from its saved registers (or, for a goroutine running
 // on a thread, from the thread's registers), its labels, and makes a

@@ -8,7 +8,7 @@ import (
 
 // findGlobals finds runtime.allglen and runtime.allgptr in an executable
 // without a symbol table, from the code of runtime.forEachGRace, which
-// reads them first thing in every release from 1.20 to 1.27 (inlined
+// reads them first thing in every release from 1.19 to 1.27 (inlined
 // atomicAllG: "length := atomic.Loaduintptr(&allglen); ptr :=
 // atomic.Loadp(&allgptr)"): the first two global addresses its code
 // loads, RIP-relative MOVs on amd64, ADRP+ADD or ADRP+LDR pairs on arm64.

@@ -67,7 +67,7 @@ const (
 	maxBucketsB = 10
 )
 
-// labelMap reads the map[string]string p points to (Go 1.20–1.23):
+// labelMap reads the map[string]string p points to (Go 1.19–1.23):
 // every bucket with its overflow chain, and the old buckets of a map
 // still growing, whose slots not yet evacuated hold entries too.
 func (r *reader) labelMap(p uint64) stack.Labels {

@@ -7,8 +7,13 @@ import (
 	"sort"
 )
 
-// pclnMagic is the pcHeader magic of Go 1.20 and later (abi.Go120PCLnTabMagic).
-const pclnMagic = 0xfffffff1
+// The pcHeader magics the reader knows (abi.Go120PCLnTabMagic and
+// Go118PCLnTabMagic): Go 1.18 and 1.19 lay the table out as 1.20 does but
+// for a _func without startLine and a longer inlinedCall.
+const (
+	pclnMagic    = 0xfffffff1 // Go 1.20 and later
+	pclnMagic118 = 0xfffffff0 // Go 1.18 and 1.19
+)
 
 // pclntab is the runtime's symbol and line table (runtime.pcHeader and
 // the tables after it), read from the executable: function names, entry
@@ -27,6 +32,14 @@ type pclntab struct {
 	pclntable   []byte // starts with the ftab: nfunc+1 {entryoff, funcoff uint32}
 	text        uint64 // moduledata.text: the base of entry offsets
 	etext       uint64
+	// go118 is set for the table of Go 1.18 and 1.19 (pclnMagic118).
+	go118 bool
+	// funcSize is the size of runtime._func before its pcdata and
+	// funcdata offsets: 44, or 40 in Go 1.18–1.19, without startLine.
+	funcSize uint64
+	// inlSize is the size of a runtime.inlinedCall: 16, or 20 in Go
+	// 1.18–1.19.
+	inlSize int
 }
 
 // parsePclntab reads the pcHeader at the start of b (at link address
@@ -36,8 +49,9 @@ func parsePclntab(b []byte, addr uint64) (*pclntab, error) {
 		return nil, fmt.Errorf("pclntab too short (%d bytes)", len(b))
 	}
 	le := binary.LittleEndian
-	if m := le.Uint32(b); m != pclnMagic {
-		return nil, fmt.Errorf("pclntab magic %#x is not Go 1.20+'s %#x", m, uint32(pclnMagic))
+	m := le.Uint32(b)
+	if m != pclnMagic && m != pclnMagic118 {
+		return nil, fmt.Errorf("pclntab magic %#x is neither Go 1.20+'s %#x nor Go 1.18–1.19's %#x", m, uint32(pclnMagic), uint32(pclnMagic118))
 	}
 	if b[6] != 1 && b[6] != 4 || b[7] != 8 {
 		return nil, fmt.Errorf("pclntab of a %d-byte-pointer target with %d-byte instructions: only 64-bit targets are read", b[7], b[6])
@@ -58,7 +72,10 @@ func parsePclntab(b []byte, addr uint64) (*pclntab, error) {
 		}
 		offs[i] = o
 	}
-	t := &pclntab{addr: addr, raw: b, size: len(b), offs: offs, nfunc: nfunc}
+	t := &pclntab{addr: addr, raw: b, size: len(b), offs: offs, nfunc: nfunc, funcSize: 44, inlSize: 16}
+	if m == pclnMagic118 {
+		t.go118, t.funcSize, t.inlSize = true, 40, 20
+	}
 	// The tables follow the header in an order the header does not say:
 	// each ends where the next one starts.
 	table := func(i int) []byte {
@@ -96,10 +113,6 @@ type funcInfo struct {
 
 func (f *funcInfo) valid() bool { return f.off != 0 }
 
-// funcSize is the size of runtime._func before its pcdata and funcdata
-// offsets (Go 1.20–1.27).
-const funcSize = 44
-
 // findFunc returns the function holding pc (a link address).
 func (t *pclntab) findFunc(pc uint64) funcInfo {
 	if pc < t.text || pc >= t.etext {
@@ -122,7 +135,7 @@ func (t *pclntab) findFunc(pc uint64) funcInfo {
 
 // funcAt decodes the _func at offset funcoff of pclntable.
 func (t *pclntab) funcAt(funcoff uint32) funcInfo {
-	if funcoff == 0 || uint64(funcoff)+funcSize > uint64(len(t.pclntable)) {
+	if funcoff == 0 || uint64(funcoff)+t.funcSize > uint64(len(t.pclntable)) {
 		return funcInfo{}
 	}
 	b := t.pclntable[funcoff:]
@@ -137,12 +150,14 @@ func (t *pclntab) funcAt(funcoff uint32) funcInfo {
 		pcln:        le.Uint32(b[24:]),
 		npcdata:     le.Uint32(b[28:]),
 		cuOffset:    le.Uint32(b[32:]),
-		startLine:   int32(le.Uint32(b[36:])),
-		funcID:      b[40],
-		flag:        b[41],
-		nfuncdata:   b[43],
 	}
-	if uint64(funcoff)+funcSize+4*uint64(f.npcdata)+4*uint64(f.nfuncdata) > uint64(len(t.pclntable)) {
+	if t.go118 {
+		f.funcID, f.flag, f.nfuncdata = b[36], b[37], b[39]
+	} else {
+		f.startLine = int32(le.Uint32(b[36:]))
+		f.funcID, f.flag, f.nfuncdata = b[40], b[41], b[43]
+	}
+	if uint64(funcoff)+t.funcSize+4*uint64(f.npcdata)+4*uint64(f.nfuncdata) > uint64(len(t.pclntable)) {
 		return funcInfo{}
 	}
 	return f
@@ -178,7 +193,7 @@ func (t *pclntab) pcdataOff(f *funcInfo, i uint32) uint32 {
 	if i >= f.npcdata {
 		return 0
 	}
-	return binary.LittleEndian.Uint32(t.pclntable[uint64(f.off)+funcSize+4*uint64(i):])
+	return binary.LittleEndian.Uint32(t.pclntable[uint64(f.off)+t.funcSize+4*uint64(i):])
 }
 
 // funcdataOff returns the offset past moduledata.gofunc of funcdata i of
@@ -187,7 +202,7 @@ func (t *pclntab) funcdataOff(f *funcInfo, i uint8) (uint32, bool) {
 	if i >= f.nfuncdata {
 		return 0, false
 	}
-	off := binary.LittleEndian.Uint32(t.pclntable[uint64(f.off)+funcSize+4*uint64(f.npcdata)+4*uint64(i):])
+	off := binary.LittleEndian.Uint32(t.pclntable[uint64(f.off)+t.funcSize+4*uint64(f.npcdata)+4*uint64(i):])
 	return off, off != ^uint32(0)
 }
 
@@ -254,4 +269,16 @@ func (t *pclntab) file(f *funcInfo, fileno int32) string {
 		b = b[:j]
 	}
 	return string(b)
+}
+
+// inlinedCall decodes an entry of an inline tree (runtime.inlinedCall,
+// inlSize bytes): in Go 1.20 and later {funcID uint8; _ [3]byte; nameOff,
+// parentPc, startLine int32}, in 1.18–1.19 {parent int16; funcID uint8; _
+// byte; file, line, nameOff, parentPc int32}.
+func (t *pclntab) inlinedCall(b []byte) inlTreeEntry {
+	le := binary.LittleEndian
+	if t.go118 {
+		return inlTreeEntry{funcID: b[2], nameOff: int32(le.Uint32(b[12:])), parentPc: int32(le.Uint32(b[16:]))}
+	}
+	return inlTreeEntry{funcID: b[0], nameOff: int32(le.Uint32(b[4:])), parentPc: int32(le.Uint32(b[8:]))}
 }

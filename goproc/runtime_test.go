@@ -23,7 +23,7 @@ func TestMain(m *testing.M) {
 // toolchains are the releases the tests build testdata/gen/pidtarget
 // with: "" is the go command's own (go1.26 here); the others are fetched
 // by GOTOOLCHAIN (.ci/run fetches them) and skipped when they cannot be.
-var toolchains = []string{"go1.20.14", "go1.21.13", "go1.22.12", "go1.23.12", "go1.24.11", "go1.25.14", "", "go1.27.3"}
+var toolchains = []string{"go1.19.13", "go1.20.14", "go1.21.13", "go1.22.12", "go1.23.12", "go1.24.11", "go1.25.14", "", "go1.27.3"}
 
 // target is a started pidtarget with its opened binary.
 type target struct {
@@ -234,7 +234,7 @@ func TestReadStoppedMatchesRuntime(t *testing.T) {
 // with what the child then prints on SIGQUIT with GOTRACEBACK=system
 // (runtime.Stack prints at GOTRACEBACK=all whatever the setting).
 func TestReadSystemMatchesRuntime(t *testing.T) {
-	for _, tc := range []string{"go1.20.14", "go1.22.12", "", "go1.27.3"} {
+	for _, tc := range []string{"go1.19.13", "go1.20.14", "go1.22.12", "", "go1.27.3"} {
 		b := livechild.Build{Toolchain: tc, Stripped: true}
 		t.Run(b.String(), func(t *testing.T) {
 			tg := startTargetEnv(t, b, []string{"GOTRACEBACK=system"})
@@ -352,7 +352,7 @@ func TestLabelsEveryRelease(t *testing.T) {
 
 // TestReadPIE reads position-independent executables, loaded at a bias.
 func TestReadPIE(t *testing.T) {
-	for _, tc := range []string{"go1.20.14", ""} {
+	for _, tc := range []string{"go1.19.13", "go1.20.14", ""} {
 		b := livechild.Build{Toolchain: tc, PIE: true, Stripped: true}
 		t.Run(b.String(), func(t *testing.T) {
 			tg := startTarget(t, b)
@@ -411,7 +411,7 @@ func checkSpinners(t *testing.T, d *stack.Dump, st Stats) (running int) {
 // them: link-register unwinding, 4-byte pc quanta and arm64 layouts,
 // against the runtime's own traceback.
 func TestReadArm64MatchesRuntime(t *testing.T) {
-	for _, tc := range []string{"go1.20.14", "go1.23.12", "", "go1.27.3"} {
+	for _, tc := range []string{"go1.19.13", "go1.20.14", "go1.23.12", "", "go1.27.3"} {
 		b := livechild.Build{Toolchain: tc, Arch: "arm64", Stripped: true}
 		t.Run(b.String(), func(t *testing.T) {
 			tg := startTarget(t, b)
@@ -579,7 +579,7 @@ func TestReadSynctestBubble(t *testing.T) {
 // GODEBUG=tracebackancestors (the "[originating from goroutine N]:"
 // sections), against the runtime's own traceback.
 func TestReadAncestors(t *testing.T) {
-	for _, tc := range []string{"go1.20.14", "go1.22.12", "", "go1.27.3"} {
+	for _, tc := range []string{"go1.19.13", "go1.20.14", "go1.22.12", "", "go1.27.3"} {
 		b := livechild.Build{Toolchain: tc, Stripped: true}
 		t.Run(b.String(), func(t *testing.T) {
 			tg := startTargetEnv(t, b, []string{"GODEBUG=tracebackancestors=3"})
@@ -609,7 +609,7 @@ func TestReadAncestors(t *testing.T) {
 // TestReadCgo reads a cgo program with a goroutine blocked in C: its Go
 // frames, as the runtime prints them without a cgo symbolizer.
 func TestReadCgo(t *testing.T) {
-	for _, tc := range []string{"go1.20.14", "", "go1.27.3"} {
+	for _, tc := range []string{"go1.19.13", "go1.20.14", "", "go1.27.3"} {
 		b := livechild.Build{Toolchain: tc, Cgo: true, Stripped: true}
 		t.Run(b.String(), func(t *testing.T) {
 			tg := startTarget(t, b, "-cgo", "-spin", "1")

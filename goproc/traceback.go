@@ -1,7 +1,6 @@
 package goproc
 
 import (
-	"encoding/binary"
 	"strconv"
 	"strings"
 )
@@ -79,16 +78,13 @@ func (r *reader) inlineChain(f *funcInfo, pc uint64, buf []inlineFrame) ([]inlin
 
 // inlEntry reads entry ix of the inline tree at gofunc+treeOff.
 func (r *reader) inlEntry(treeOff uint32, ix int32) (inlTreeEntry, bool) {
-	b := r.bin.funcdata(uint64(treeOff)+16*uint64(ix), 16)
-	if len(b) < 16 {
+	n := r.bin.tab.inlSize
+	b := r.bin.funcdata(uint64(treeOff)+uint64(n)*uint64(ix), n)
+	if len(b) < n {
 		r.badFuncdata("an inline tree")
 		return inlTreeEntry{}, false
 	}
-	return inlTreeEntry{
-		funcID:   b[0],
-		nameOff:  int32(binary.LittleEndian.Uint32(b[4:])),
-		parentPc: int32(binary.LittleEndian.Uint32(b[8:])),
-	}, true
+	return r.bin.tab.inlinedCall(b), true
 }
 
 // fileLine returns the file and line of pc in f, as runtime.funcline1.
@@ -306,7 +302,7 @@ func (r *reader) traceback2(u *unwinder, showRuntime bool, skip, max int, emit f
 	return n, 0
 }
 
-// traceback120 is Go 1.20's printing gentraceback: at most 100 physical
+// traceback120 is Go 1.19 and 1.20's printing gentraceback: at most 100 physical
 // frames, "...additional frames elided..." when exactly 100 logical ones
 // were printed.
 func (r *reader) traceback120(u *unwinder, pc, sp, lr uint64, trap, isSyscall, showRuntime bool) traced {

@@ -166,23 +166,23 @@ func TestCapturePIDRefusals(t *testing.T) {
 		}
 	}
 	// A Go release outside the layouts table: the program's build
-	// information says go1.19.8 (the binary patched where it says its
+	// information says go1.18.8 (the binary patched where it says its
 	// version; the runtime does not read it).
 	bin := livechild.BuildTick(ctx, t, t.TempDir())
 	exe, _ := os.ReadFile(bin)
 	i := bytes.Index(exe, []byte("\xff Go buildinf:"))
 	j := bytes.Index(exe[i:], []byte(runtime.Version()))
-	if i < 0 || j < 0 || len(runtime.Version()) != len("go1.19.8") {
+	if i < 0 || j < 0 || len(runtime.Version()) != len("go1.18.8") {
 		t.Fatalf("no %s in the build information of %s", runtime.Version(), bin)
 	}
-	copy(exe[i+j:], "go1.19.8")
+	copy(exe[i+j:], "go1.18.8")
 	old := filepath.Join(t.TempDir(), "oldgo")
 	if err := os.WriteFile(old, exe, 0o755); err != nil {
 		t.Fatal(err)
 	}
 	oldgo := livechild.RunTick(ctx, t, old, "-goroutines", "10")
-	if _, stderr, err := runCLI(t, "capture", "pid:"+strconv.Itoa(oldgo.PID)); err == nil || !strings.Contains(stderr, "go1.19.8, which is not supported") {
-		t.Errorf("capture of a go1.19.8 program: %v\n%s", err, stderr)
+	if _, stderr, err := runCLI(t, "capture", "pid:"+strconv.Itoa(oldgo.PID)); err == nil || !strings.Contains(stderr, "go1.18.8, which is not supported") {
+		t.Errorf("capture of a go1.18.8 program: %v\n%s", err, stderr)
 	}
 	if _, stderr, err := runCLI(t, "capture", "--mode", "trace", "pid:"+strconv.Itoa(tk.PID)); err == nil || !strings.Contains(stderr, "--mode full") {
 		t.Errorf("--mode trace of a pid: target: %v\n%s", err, stderr)

@@ -16,6 +16,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/stackdump/stackdump/internal/livechild"
 )
 
 // freeAddr returns a loopback address no one listens on now.
@@ -38,38 +40,6 @@ func lookPath(t testing.TB, name, pkg string) string {
 		t.Skipf("%s is not installed (apt-get install %s): case skipped", name, pkg)
 	}
 	return p
-}
-
-// startServer runs cmd until the test ends (killed, then waited for),
-// its output in a file of the test's temporary directory, shown when the
-// test fails.
-func startServer(t testing.TB, cmd *exec.Cmd) {
-	t.Helper()
-	log := filepath.Join(t.TempDir(), filepath.Base(cmd.Path)+".log")
-	f, err := os.Create(log)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd.Stdout, cmd.Stderr = f, f
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		cmd.Process.Kill()
-		cmd.Wait()
-		f.Close()
-		if t.Failed() {
-			out, _ := os.ReadFile(log)
-			t.Logf("%s wrote:\n%s", filepath.Base(cmd.Path), tail(out, 2000))
-		}
-	})
-}
-
-func tail(b []byte, n int) []byte {
-	if len(b) > n {
-		return b[len(b)-n:]
-	}
-	return b
 }
 
 // waitHTTP waits until url answers 200.
@@ -95,7 +65,7 @@ func waitHTTP(t testing.TB, url string, within time.Duration) {
 func startEtcd(ctx context.Context, t testing.TB, watches int) string {
 	bin := lookPath(t, "etcd", "etcd-server")
 	client, peer := freeAddr(t), freeAddr(t)
-	startServer(t, exec.CommandContext(ctx, bin, "--name", "judged", "--data-dir", filepath.Join(t.TempDir(), "etcd"),
+	livechild.StartServer(t, exec.CommandContext(ctx, bin, "--name", "judged", "--data-dir", filepath.Join(t.TempDir(), "etcd"),
 		"--listen-client-urls", "http://"+client, "--advertise-client-urls", "http://"+client,
 		"--listen-peer-urls", "http://"+peer, "--initial-advertise-peer-urls", "http://"+peer,
 		"--initial-cluster", "judged=http://"+peer, "--enable-pprof"))
@@ -151,7 +121,7 @@ func startNats(ctx context.Context, t testing.TB) string {
 	addr, prof := freeAddr(t), freeAddr(t)
 	host, port, _ := net.SplitHostPort(addr)
 	_, pport, _ := net.SplitHostPort(prof)
-	startServer(t, exec.CommandContext(ctx, bin, "-a", host, "-p", port, "--profile", pport))
+	livechild.StartServer(t, exec.CommandContext(ctx, bin, "-a", host, "-p", port, "--profile", pport))
 	waitHTTP(t, "http://"+prof+"/debug/pprof/", 20*time.Second)
 	dial := func() net.Conn {
 		c, err := net.Dial("tcp", addr)
@@ -220,7 +190,7 @@ scrape_configs:
 	if err != nil {
 		t.Fatal(err)
 	}
-	startServer(t, exec.CommandContext(ctx, bin, "--config.file="+config, "--web.listen-address="+addr,
+	livechild.StartServer(t, exec.CommandContext(ctx, bin, "--config.file="+config, "--web.listen-address="+addr,
 		"--storage.tsdb.path="+filepath.Join(dir, "data")))
 	waitHTTP(t, "http://"+addr+"/-/ready", 30*time.Second)
 	time.Sleep(2 * time.Second) // a few scrapes
@@ -242,7 +212,7 @@ func startCaddy(ctx context.Context, t testing.TB) string {
 	}
 	cmd := exec.CommandContext(ctx, bin, "run", "--config", config)
 	cmd.Env = append(os.Environ(), "HOME="+dir, "XDG_DATA_HOME="+filepath.Join(dir, "data"), "XDG_CONFIG_HOME="+filepath.Join(dir, "config"))
-	startServer(t, cmd)
+	livechild.StartServer(t, cmd)
 	waitHTTP(t, "http://"+site+"/", 20*time.Second)
 	tr := &http.Transport{MaxIdleConnsPerHost: 50}
 	t.Cleanup(tr.CloseIdleConnections)
@@ -283,7 +253,7 @@ func startZooKeeper(ctx context.Context, t testing.TB) int {
 	_, port, _ := net.SplitHostPort(addr)
 	cmd := exec.CommandContext(ctx, java, "-Xmx64m", "-XX:+UseSerialGC", "-Dzookeeper.admin.enableServer=false",
 		"-Dzookeeper.clientPortAddress=127.0.0.1", "-cp", jar, "org.apache.zookeeper.server.ZooKeeperServerMain", port, t.TempDir())
-	startServer(t, cmd)
+	livechild.StartServer(t, cmd)
 	waitTCP(t, addr, 30*time.Second)
 	return cmd.Process.Pid
 }
@@ -332,7 +302,7 @@ func startTomcat(ctx context.Context, t testing.TB) int {
 		"-Djava.io.tmpdir="+filepath.Join(base, "temp"),
 		"-cp", filepath.Join(home, "bin", "bootstrap.jar")+":"+filepath.Join(home, "bin", "tomcat-juli.jar"),
 		"org.apache.catalina.startup.Bootstrap", "start")
-	startServer(t, cmd)
+	livechild.StartServer(t, cmd)
 	waitHTTP(t, "http://"+addr+"/", 60*time.Second)
 	for range 5 {
 		if resp, err := http.Get("http://" + addr + "/"); err == nil {

@@ -1,14 +1,14 @@
 // Command genlayout writes the runtime layout table of package rtlayout
-// (table_gen.go): for each Go release from 1.20 to 1.27 and each of
+// (table_gen.go): for each Go release from 1.19 to 1.27 and each of
 // linux/amd64 and linux/arm64, it builds a small program with that
-// toolchain (GOTOOLCHAIN=go1.2x.y fetches it, 76 MB each; cross-compiling
+// toolchain (GOTOOLCHAIN=go1.xx.y fetches it, 76 MB each; cross-compiling
 // is enough to read the DWARF), reads the runtime's struct offsets,
 // constants and name tables from its DWARF (rtlayout.FromELF), and writes
 // them as Go source.
 //
 //	cd goproc/internal/rtlayout && go generate
 //
-// or, for other toolchains, go run ../genlayout -o table_gen.go go1.20.14 go1.21.13 ...
+// or, for other toolchains, go run ../genlayout -o table_gen.go go1.19.13 go1.20.14 ...
 package main
 
 import (
@@ -31,7 +31,7 @@ import (
 // each minor release when the table was last generated (go1.27.3 is the
 // one the repository's CI fetches).
 var toolchains = []string{
-	"go1.20.14", "go1.21.13", "go1.22.12", "go1.23.12",
+	"go1.19.13", "go1.20.14", "go1.21.13", "go1.22.12", "go1.23.12",
 	"go1.24.11", "go1.25.14", "go1.26.8", "go1.27.3",
 }
 
@@ -65,7 +65,10 @@ func main() {
 	if err := os.WriteFile(filepath.Join(dir, "main.go"), []byte(probe), 0o644); err != nil {
 		log.Fatal(err)
 	}
-	if err := os.WriteFile(filepath.Join(dir, "go.mod"), []byte("module probe\n\ngo 1.20\n"), 0o644); err != nil {
+	// A module path with a dot: go1.19 run through GOTOOLCHAIN, its GOROOT
+	// in the module cache, cannot build a module whose path has none
+	// ("import \"\": import of unknown directory", golang/go#61873).
+	if err := os.WriteFile(filepath.Join(dir, "go.mod"), []byte("module example.com/probe\n\ngo 1.19\n"), 0o644); err != nil {
 		log.Fatal(err)
 	}
 	var layouts []*rtlayout.Layout

@@ -25,11 +25,23 @@ func index(list []string, s string) int {
 }
 
 // TestFacts checks the table against what changed in the runtime between
-// Go 1.20 and 1.27 (docs/pid.md, /work/shared/reference/go-runtime-g-layout.md).
+// Go 1.19 and 1.27 (docs/pid.md, /work/shared/reference/go-runtime-g-layout.md).
 func TestFacts(t *testing.T) {
 	v := map[int]*Layout{}
-	for m := 20; m <= 27; m++ {
+	for m := 19; m <= 27; m++ {
 		v[m] = mustLookup(t, "go1."+itoa(m)+".1")
+	}
+	// 1.19's g and gobuf are 1.20's; 1.20 added moduledata.covctrs and
+	// ecovctrs before gofunc, and the sync wait reasons (1.19 parks a
+	// sync.Mutex.Lock as "semacquire").
+	if v[19].G != v[20].G || v[19].Module.Gofunc != 304 || v[20].Module.Gofunc != 320 {
+		t.Errorf("1.19: g %+v, moduledata.gofunc at %d (1.20: %d); want 1.20's g and gofunc 16 bytes sooner", v[19].G, v[19].Module.Gofunc, v[20].Module.Gofunc)
+	}
+	if index(v[19].WaitReasons, "sync.Mutex.Lock") >= 0 || index(v[20].WaitReasons, "sync.Mutex.Lock") < 0 || index(v[19].WaitReasons, "timer goroutine (idle)") < 0 {
+		t.Error("sync.Mutex.Lock should be a wait reason from 1.20 on, timer goroutine (idle) one in 1.19")
+	}
+	if v[19].MaxFrames != 100 {
+		t.Errorf("1.19 prints %d frames at most; want 100", v[19].MaxFrames)
 	}
 	if v[20].G.ParentGoid != -1 || v[21].G.ParentGoid < 0 {
 		t.Errorf("parentGoid: 1.20 at %d, 1.21 at %d; want it added in 1.21", v[20].G.ParentGoid, v[21].G.ParentGoid)
@@ -41,7 +53,7 @@ func TestFacts(t *testing.T) {
 	if d24, d25 := v[24].G.SchedBP-v[24].G.SchedSP, v[25].G.SchedBP-v[25].G.SchedSP; d24 != 48 || d25 != 40 {
 		t.Errorf("gobuf.bp is %d then %d bytes after gobuf.sp in 1.24 and 1.25; want 48 and 40 (ret removed)", d24, d25)
 	}
-	for m := 20; m <= 27; m++ {
+	for m := 19; m <= 27; m++ {
 		if hasMap := v[m].Hmap.Buckets >= 0; hasMap != (m < 24) {
 			t.Errorf("1.%d: labels as a map is %v; want a map up to 1.23, a list from 1.24", m, hasMap)
 		}
@@ -89,7 +101,7 @@ func TestArchesAgree(t *testing.T) {
 }
 
 func TestLookupRefuses(t *testing.T) {
-	for _, v := range []string{"go1.19.13", "go1.28", "go1.18", "devel +abc", "go2"} {
+	for _, v := range []string{"go1.18.10", "go1.28", "go1.18", "devel +abc", "go2"} {
 		_, err := Lookup(v, "amd64")
 		if err == nil || !strings.Contains(err.Error(), v) {
 			t.Errorf("Lookup(%q) = %v, want a refusal naming it", v, err)
@@ -98,12 +110,12 @@ func TestLookupRefuses(t *testing.T) {
 	if _, err := Lookup("go1.22.0", "riscv64"); err == nil || !strings.Contains(err.Error(), "riscv64") {
 		t.Errorf("Lookup on riscv64 = %v, want a refusal naming it", err)
 	}
-	for _, v := range []string{"go1.20", "go1.22.0", "go1.27.3", "go1.25rc1", "go1.24.1 X:nodwarf5"} {
+	for _, v := range []string{"go1.19.8", "go1.20", "go1.22.0", "go1.27.3", "go1.25rc1", "go1.24.1 X:nodwarf5"} {
 		if l, err := Lookup(v, "arm64"); err != nil || l.Arch != "arm64" {
 			t.Errorf("Lookup(%q, arm64) = %v, %v", v, l, err)
 		}
 	}
-	if got := Supported(); got != "go1.20–go1.27 on amd64, arm64" {
+	if got := Supported(); got != "go1.19–go1.27 on amd64, arm64" {
 		t.Errorf("Supported() = %q", got)
 	}
 }

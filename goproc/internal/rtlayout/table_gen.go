@@ -3,8 +3,46 @@
 package rtlayout
 
 // table was read from the DWARF of a program built with each of
-// go1.20.14, go1.21.13, go1.22.12, go1.23.12, go1.24.11, go1.25.14, go1.26.8, go1.27.3.
+// go1.19.13, go1.20.14, go1.21.13, go1.22.12, go1.23.12, go1.24.11, go1.25.14, go1.26.8, go1.27.3.
 var table = []*Layout{
+	{
+		Version:     "go1.19",
+		Toolchain:   "go1.19.13",
+		Arch:        "amd64",
+		G:           G{Size: 392, StackLo: 0, StackHi: 8, SchedSP: 56, SchedPC: 64, SchedLR: 96, SchedBP: 104, SyscallSP: 112, SyscallPC: 120, SyscallBP: -1, StkTopSP: 128, Status: 144, Goid: 152, WaitSince: 168, WaitReason: 176, TrackingSeq: 189, M: 48, LockedM: 232, ParentGoid: -1, GoPC: 296, StartPC: 312, Labels: 360, RunningCleanups: -1, Bubble: -1, Ancestors: 304},
+		M:           M{Size: 1008, ProcID: 72, ID: 232, CurG: 192, VdsoSP: 800, VdsoPC: 808},
+		Module:      Module{Size: 552, PcHeader: 0, Ftab: 128, MinPC: 160, MaxPC: 168, Text: 176, Etext: 184, Noptrdata: 192, Enoptrdata: 200, Data: 208, Edata: 216, Bss: 224, Ebss: 232, Noptrbss: 240, Enoptrbss: 248, Gofunc: 304},
+		Hmap:        Hmap{Count: 0, B: 9, Buckets: 16, OldBuckets: 24},
+		BubbleID:    -1,
+		Ancestor:    Ancestor{Size: 40, Pcs: 0, Goid: 24, Gopc: 32},
+		Status:      Status{Idle: 0, Runnable: 1, Running: 2, Syscall: 3, Waiting: 4, Dead: 6, Copystack: 8, Preempted: 9, Leaked: -1, DeadExtra: -1, Scan: 4096},
+		FuncID:      FuncID{Normal: 0, Wrapper: 21, AsyncPreempt: 3, DebugCallV2: 5, Sigpanic: 18, Gopanic: 9, Panicwrap: 14, Systemstack: 19, Morestack: 12, Cgocallback: 4, RuntimeMain: 17, Corostart: -1, HandleAsync: 10, RunFinalizers: 16, RunCleanups: -1},
+		FuncFlag:    FuncFlag{TopFrame: 1, SPWrite: 2, Asm: 4},
+		WaitReasons: []string{"", "GC assist marking", "IO wait", "chan receive (nil chan)", "chan send (nil chan)", "dumping heap", "garbage collection", "garbage collection scan", "panicwait", "select", "select (no cases)", "GC assist wait", "GC sweep wait", "GC scavenge wait", "chan receive", "chan send", "finalizer wait", "force gc (idle)", "semacquire", "sleep", "sync.Cond.Wait", "timer goroutine (idle)", "trace reader (blocked)", "wait for GC cycle", "GC worker (idle)", "preempted", "debug call"},
+		StatusNames: []string{"idle", "runnable", "running", "syscall", "waiting", "", "dead", "", "copystack", "preempted"},
+		InnerFrames: 0,
+		OuterFrames: 0,
+		MaxFrames:   100,
+	},
+	{
+		Version:     "go1.19",
+		Toolchain:   "go1.19.13",
+		Arch:        "arm64",
+		G:           G{Size: 392, StackLo: 0, StackHi: 8, SchedSP: 56, SchedPC: 64, SchedLR: 96, SchedBP: 104, SyscallSP: 112, SyscallPC: 120, SyscallBP: -1, StkTopSP: 128, Status: 144, Goid: 152, WaitSince: 168, WaitReason: 176, TrackingSeq: 189, M: 48, LockedM: 232, ParentGoid: -1, GoPC: 296, StartPC: 312, Labels: 360, RunningCleanups: -1, Bubble: -1, Ancestors: 304},
+		M:           M{Size: 1008, ProcID: 72, ID: 232, CurG: 192, VdsoSP: 800, VdsoPC: 808},
+		Module:      Module{Size: 552, PcHeader: 0, Ftab: 128, MinPC: 160, MaxPC: 168, Text: 176, Etext: 184, Noptrdata: 192, Enoptrdata: 200, Data: 208, Edata: 216, Bss: 224, Ebss: 232, Noptrbss: 240, Enoptrbss: 248, Gofunc: 304},
+		Hmap:        Hmap{Count: 0, B: 9, Buckets: 16, OldBuckets: 24},
+		BubbleID:    -1,
+		Ancestor:    Ancestor{Size: 40, Pcs: 0, Goid: 24, Gopc: 32},
+		Status:      Status{Idle: 0, Runnable: 1, Running: 2, Syscall: 3, Waiting: 4, Dead: 6, Copystack: 8, Preempted: 9, Leaked: -1, DeadExtra: -1, Scan: 4096},
+		FuncID:      FuncID{Normal: 0, Wrapper: 21, AsyncPreempt: 3, DebugCallV2: 5, Sigpanic: 18, Gopanic: 9, Panicwrap: 14, Systemstack: 19, Morestack: 12, Cgocallback: 4, RuntimeMain: 17, Corostart: -1, HandleAsync: 10, RunFinalizers: 16, RunCleanups: -1},
+		FuncFlag:    FuncFlag{TopFrame: 1, SPWrite: 2, Asm: 4},
+		WaitReasons: []string{"", "GC assist marking", "IO wait", "chan receive (nil chan)", "chan send (nil chan)", "dumping heap", "garbage collection", "garbage collection scan", "panicwait", "select", "select (no cases)", "GC assist wait", "GC sweep wait", "GC scavenge wait", "chan receive", "chan send", "finalizer wait", "force gc (idle)", "semacquire", "sleep", "sync.Cond.Wait", "timer goroutine (idle)", "trace reader (blocked)", "wait for GC cycle", "GC worker (idle)", "preempted", "debug call"},
+		StatusNames: []string{"idle", "runnable", "running", "syscall", "waiting", "", "dead", "", "copystack", "preempted"},
+		InnerFrames: 0,
+		OuterFrames: 0,
+		MaxFrames:   100,
+	},
 	{
 		Version:     "go1.20",
 		Toolchain:   "go1.20.14",

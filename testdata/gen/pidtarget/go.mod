@@ -1,3 +1,3 @@
-module pidtarget
+module example.com/pidtarget
 
 go 1.20
