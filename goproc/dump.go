@@ -20,6 +20,13 @@ func (r *reader) finish(g *gState) {
 	if g.walk {
 		tr = r.traceback(&g.stk, g.pc, g.sp, g.lr, g.trap, g.isSyscall)
 		g.stk = stackMem{}
+		if g.running && !tr.complete {
+			// Caught by the stop where its stack cannot be unwound to
+			// its start (a stack switch the tables do not describe):
+			// written without its stack rather than with a short one.
+			r.notWalked(g, "its stack cannot be walked from "+r.where(g.pc)+" to its start")
+			tr = traced{}
+		}
 	}
 	g.finished = true
 	if !r.opts.System && r.isSystem(g, &tr) {
@@ -234,4 +241,13 @@ func (r *reader) isSystem(g *gState, tr *traced) bool {
 		return !g.rec.runningCleanups
 	}
 	return strings.HasPrefix(r.funcName(f.nameOff), "runtime.")
+}
+
+// where names a target pc as function+offset.
+func (r *reader) where(pc uint64) string {
+	f := r.bin.tab.findFunc(pc - r.bias)
+	if !f.valid() {
+		return fmt.Sprintf("%#x", pc)
+	}
+	return fmt.Sprintf("%s+%#x", r.funcName(f.nameOff), pc-(f.entry+r.bias))
 }

@@ -211,7 +211,7 @@ func (r *reader) readRunning(threads []Thread) {
 		r.stats.Running++
 		full := make([]byte, r.full)
 		if err := r.mem.read(g.rec.addr, full); err != nil {
-			g.unavailable = true
+			r.notWalked(g, "its record could not be read")
 			continue
 		}
 		g.rec.decodeRest(&r.l.G, full)
@@ -237,20 +237,33 @@ func (r *reader) readRunning(threads []Thread) {
 			// On the system stack (systemstack saved its place).
 			g.pc, g.sp, g.lr = rec.schedPC, rec.schedSP, rec.schedLR
 		default:
-			g.unavailable = true
+			// Its thread is in a signal handler, or not among those
+			// stopped.
+			where := fmt.Sprintf("the registers of its thread %d were not read", g.m.procid)
+			if th != nil {
+				where = "its thread stood at " + r.where(th.PC) + ", neither on its stack nor where it had saved its place"
+			}
+			r.notWalked(g, where)
 			continue
 		}
 		if rec.stackHi-g.sp > maxStack {
-			g.unavailable = true
+			r.notWalked(g, "its stack is larger than 1 GiB")
 			continue
 		}
 		g.stk = stackMem{base: g.sp, b: make([]byte, min(rec.stackHi-g.sp, stackRead)), hi: rec.stackHi, r: r}
 		if err := r.mem.read(g.sp, g.stk.b); err != nil {
-			g.unavailable = true
+			r.notWalked(g, "its stack could not be read")
 			continue
 		}
 		g.walk = true
 	}
+}
+
+// notWalked writes a running goroutine as the runtime writes one running
+// on another thread, without its stack, and says why in a warning.
+func (r *reader) notWalked(g *gState, why string) {
+	g.unavailable = true
+	r.warn(g.rec.goid, fmt.Sprintf("goroutine %d: running, %s: written without its stack", g.rec.goid, why))
 }
 
 // finishRunning makes the routines of the goroutines read from their

@@ -469,17 +469,19 @@ func TestReadFinalizersAndCleanups(t *testing.T) {
 // moving, stopped and not: each goroutine read is consistent in itself
 // (its frames are those of where its state says it is), the ones that
 // moved while read are read again, and the parked ones still match the
-// runtime's own traceback.
+// runtime's own traceback. It reads 6 times, and on until one goroutine
+// was seen moving (the target may get no processor during a read on a
+// loaded machine), at most 40.
 func TestReadWhileMoving(t *testing.T) {
 	for _, tc := range []string{"go1.20.14", ""} {
 		b := livechild.Build{Toolchain: tc}
 		t.Run(b.String(), func(t *testing.T) {
 			tg := startTarget(t, b, "-churn", "41")
-			retried := 0
-			for i := 0; i < 6; i++ {
+			retried, reads := 0, 0
+			for ; reads < 6 || retried == 0 && reads < 40; reads++ {
 				before := tg.Traceback(t)
 				opts := Options{}
-				if i%2 == 1 {
+				if reads%2 == 1 {
 					opts.Stopper = newTestStopper(t, tg.PID)
 				}
 				d, st := tg.read(t, opts)
@@ -526,9 +528,9 @@ func TestReadWhileMoving(t *testing.T) {
 					t.Errorf("%d churning goroutines read, want 41; read %v; %+v", churning, ids, st)
 				}
 			}
-			t.Logf("%d goroutines read again after they moved, in 6 reads", retried)
+			t.Logf("%d goroutines read again after they moved, in %d reads", retried, reads)
 			if retried == 0 {
-				t.Error("no goroutine was seen moving in 6 reads of 41 that never stop")
+				t.Errorf("no goroutine was seen moving in %d reads of 41 that never stop", reads)
 			}
 		})
 	}

@@ -25,6 +25,10 @@ type traced struct {
 	elided      bool
 	elidedCount int // 0 with elided: Go 1.20's "...additional frames elided..."
 	elidedAt    int
+	// complete says the walk reached the top of the stack (or, Go 1.20,
+	// stopped at the most frames the runtime walks): no frame was left
+	// out because the stack could not be unwound further.
+	complete bool
 }
 
 // srcFunc is a logical function: a function, or one inlined into it.
@@ -220,6 +224,7 @@ func (r *reader) traceback(stk *stackMem, pc, sp, lr uint64, trap, isSyscall boo
 		if len(t.frames) == 0 {
 			t = r.traceback120(&u, pc, sp, lr, trap, isSyscall, true)
 		}
+		t.complete = u.top || u.valid() // valid: cut at the frame limit
 		return t
 	}
 	var t traced
@@ -227,6 +232,8 @@ func (r *reader) traceback(stk *stackMem, pc, sp, lr uint64, trap, isSyscall boo
 		t = traced{}
 		r.traceback121(&u, &t, pc, sp, lr, trap, isSyscall, true)
 	}
+	// traceback121 walked u to the end of the stack.
+	t.complete = u.top
 	return t
 }
 

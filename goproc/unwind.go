@@ -82,6 +82,10 @@ type unwinder struct {
 	// apart).
 	trapInit  bool
 	innermost bool
+	// top says the walk reached a function that marks the top of a
+	// stack (runtime.goexit, mstart, rt0_go): it ended where the
+	// goroutine began, not where it could go no further.
+	top bool
 }
 
 func (u *unwinder) valid() bool { return u.frame.pc != 0 }
@@ -102,7 +106,7 @@ func (u *unwinder) init(pc, sp, lr uint64, trap, isSyscall bool) {
 	if usesLR {
 		u.frame.lr = lr
 	}
-	u.trap, u.trapInit, u.innermost = trap, trap, true
+	u.trap, u.trapInit, u.innermost, u.top = trap, trap, true, false
 	u.calleeFuncID = uint8(u.r.l.FuncID.Normal)
 	// A zero pc is likely a nil function call: start in the caller.
 	if u.frame.pc == 0 {
@@ -151,13 +155,34 @@ func (u *unwinder) resolve(innermost, isSyscall bool) {
 	switch {
 	case flag&l.FuncFlag.TopFrame != 0:
 		fr.lr = 0
-	case flag&l.FuncFlag.SPWrite != 0 && !(innermost && u.trapInit):
+		u.top = true
+	case flag&l.FuncFlag.SPWrite != 0 && !(u.trapInit && (innermost || !usesLR || fr.fp > fr.sp)):
 		// The function writes SP in a way the tables do not say: a
-		// printing traceback stops here. The innermost frame of a thread
-		// stopped on the goroutine's own stack is walked on, as the
-		// runtime's precise unwinder does: the function has not switched
-		// stacks yet (once it has, the thread's SP is elsewhere and the
-		// walk starts from the goroutine's saved registers).
+		// printing traceback stops here. A walk from the registers of a
+		// thread stopped on the goroutine's own stack goes on through it:
+		// the function has not switched stacks yet (once it has, the
+		// thread's SP is elsewhere and the walk starts from the
+		// goroutine's saved registers), and the runtime's functions that
+		// write SP realign it only on the system and signal stacks. The
+		// innermost frame is walked as the runtime's precise unwinder
+		// walks it; a caller (systemstack or asmcgocall caught in
+		// gosave_systemstack_switch, or save_g on arm64, which they call
+		// before the switch) has its return address on this stack: on
+		// arm64 only in a frame it made, for a frameless caller's was in
+		// the link register, which the call overwrote.
+		fr.lr = 0
+	case usesLR && innermost && u.trapInit && flag&l.FuncFlag.SPWrite != 0 && fr.fp == fr.sp && u.findFunc(fr.lr).entry == f.entry:
+		// A frameless function that writes SP and whose link register
+		// points into itself: it called something (mcall and morestack
+		// call save_g before they switch stacks), and where it returns
+		// to is neither in a register nor on the stack.
+		fr.lr = 0
+	case usesLR && !innermost && fr.lr == 0 && fr.fp == fr.sp:
+		// A caller with no frame at its pc has its return address in no
+		// place the walk can read: a function stopped in its prologue
+		// calling morestack, whose return address morestack keeps in a
+		// register. (Only a thread's registers start such a walk; the
+		// saved ones morestack writes skip it.)
 		fr.lr = 0
 	default:
 		if usesLR {

@@ -23,8 +23,10 @@
 // goroutines spinning in main.spin (default 0), -finalizer (the
 // finalizer goroutine blocks in a finalizer, so tracebacks show it),
 // -cleanup (Go 1.24+: a cleanup blocks the goroutine that runs it, in
-// 1.24 the finalizer goroutine, so not with -finalizer). It exits
-// when its standard input closes.
+// 1.24 the finalizer goroutine, so not with -finalizer), -churn N
+// goroutines that never stop moving, -grow (goroutines started one after
+// another, each growing its stack: morestack, newstack). It exits when
+// its standard input closes.
 package main
 
 import (
@@ -63,6 +65,7 @@ func main() {
 	cleanup := flag.Bool("cleanup", false, "block a cleanup goroutine in a cleanup (Go 1.24+)")
 	churners := flag.Int("churn", 0, "goroutines that never stop moving")
 	inC := flag.Bool("cgo", false, "park a goroutine in C (built with cgo)")
+	grow := flag.Bool("grow", false, "start goroutines that grow their stacks, one after another")
 	flag.Parse()
 	held.Lock()
 	rw.Lock()
@@ -121,6 +124,9 @@ func main() {
 	if *churners%2 == 1 {
 		go churn(nil, 0)
 	}
+	if *grow {
+		go growStacks()
+	}
 	if *finalizer {
 		blockInFinalizer()
 	}
@@ -176,13 +182,13 @@ func serve() {
 	}
 }
 
-// allParked reports whether no goroutine of the program but the caller
-// and the spinners is runnable.
+// allParked reports whether no goroutine of the program but the caller,
+// the spinners, the churners and the growers is runnable.
 func allParked() bool {
 	buf := make([]byte, 1<<20)
 	n := runtime.Stack(buf, true)
 	for _, g := range strings.Split(string(buf[:n]), "\n\n")[1:] {
-		if strings.Contains(g, "[runnable") && !strings.Contains(g, "main.spin(") && !strings.Contains(g, "main.churn(") {
+		if strings.Contains(g, "[runnable") && !strings.Contains(g, "main.spin(") && !strings.Contains(g, "main.churn(") && !strings.Contains(g, "main.growStacks") {
 			return false
 		}
 	}
@@ -412,4 +418,27 @@ func churn(c chan int, first int) {
 		runtime.Gosched()
 		c <- v + 1
 	}
+}
+
+// growStacks starts goroutines one after another, forever, each of which
+// grows its stack (runtime.morestack, newstack, copystack) and exits.
+func growStacks() {
+	done := make(chan int)
+	for {
+		go func() { done <- deep(64) }()
+		<-done
+	}
+}
+
+// deep recurses n times through frames of about 300 bytes: 64 of them
+// outgrow a goroutine's first stack (8 KiB) once and again.
+//
+//go:noinline
+func deep(n int) int {
+	var pad [256]byte
+	pad[n%256] = byte(n)
+	if n == 0 {
+		return int(pad[0])
+	}
+	return deep(n-1) + int(pad[n%256])
 }
