@@ -287,7 +287,15 @@ func executableRanges(t *testing.T, pid int) ranges {
 func TestThreadsBornDuringStop(t *testing.T) {
 	ctx := context.Background()
 	tk := startTick(t, "-goroutines", "10", "-churn")
-	s, _ := ptrace.New(ctx, tk.PID, ptrace.Options{})
+	// The stop must last until the test has read every thread's state:
+	// past MaxStop (1s by default, which a loaded machine can spend
+	// between Stop and those reads) the Stopper resumes the target by
+	// itself, and a thread would be found running that the stop had
+	// held. A runnable thread waiting for a CPU stops only once it runs,
+	// which can outlast the default StopTimeout. This test is about
+	// neither bound.
+	s, _ := ptrace.New(ctx, tk.PID, ptrace.Options{StopTimeout: time.Minute, MaxStop: time.Minute})
+	t.Cleanup(func() { s.Close() }) // a failed test leaves no target held
 	rounds := 0
 	for range 50 {
 		threads, err := s.Stop()
