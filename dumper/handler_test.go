@@ -272,21 +272,84 @@ func TestHandlerMinInterval(t *testing.T) {
 
 // TestHandlerStalledClient holds the capture lock with a real TCP client
 // that reads the status line of a large response and then stops reading.
-// Concurrent requests get 429 with Retry-After; once WriteTimeout has
-// passed, the stalled write fails, the lock is released and the next
-// request is served.
+// While it holds the lock, concurrent requests get 429 with Retry-After:
+// all three answers arrive before OnError reports the stalled write's end
+// (the handler reports it before it releases the lock), so none of them
+// queued behind it. The test then ends the stall itself, and the next
+// request is served. A second stalled client is cut by WriteTimeout: the
+// write fails with a timeout, the lock is released and the next request
+// is served.
 func TestHandlerStalledClient(t *testing.T) {
 	stopDeep := startDeepGoroutines(t, 2000, 60) // about 15 MB of traceback text
 	defer stopDeep()
-	const writeTimeout = 2 * time.Second
+
+	// Held: the write deadline is far enough that only the test ends the
+	// stall, however loaded the machine; a handler that queued the
+	// concurrent requests instead of answering 429 would answer none of
+	// them before it.
 	errs := make(chan error, 4)
 	srv := newDumpServer(t, HandlerOptions{
+		MaxWait:      50 * time.Millisecond,
+		WriteTimeout: 20 * time.Second,
+		OnError:      func(_ *http.Request, err error) { errs <- err },
+	})
+	conn := stallClient(t, srv.Listener.Addr().String())
+	answers := make(chan error, 3)
+	for range 3 {
+		go func() {
+			resp, body, err := fetch(srv.URL + "/debug/stackdump?mode=grouped")
+			switch {
+			case err != nil:
+			case resp.StatusCode != http.StatusTooManyRequests || resp.Header.Get("Retry-After") == "":
+				err = fmt.Errorf("concurrent request: %d, Retry-After %q: %s", resp.StatusCode, resp.Header.Get("Retry-After"), body)
+			}
+			answers <- err
+		}()
+	}
+	for range 3 {
+		select {
+		case err := <-answers:
+			if err != nil {
+				t.Error(err)
+			}
+		case err := <-errs:
+			t.Fatalf("the stalled write ended (%v) before the concurrent requests were answered: they waited for the lock instead of getting 429", err)
+		}
+	}
+	conn.Close()
+	if err := <-errs; err == nil {
+		t.Error("the stalled write ended without an error")
+	}
+	if resp, body := get(t, srv.URL+"/debug/stackdump?mode=grouped"); resp.StatusCode != 200 {
+		t.Errorf("request after the stalled client went away: %d %s", resp.StatusCode, body)
+	}
+
+	// Cut: a stalled client that stays is cut by the write deadline.
+	const writeTimeout = 2 * time.Second
+	srv = newDumpServer(t, HandlerOptions{
 		MaxWait:      50 * time.Millisecond,
 		WriteTimeout: writeTimeout,
 		OnError:      func(_ *http.Request, err error) { errs <- err },
 	})
-	addr := srv.Listener.Addr().String()
+	defer stallClient(t, srv.Listener.Addr().String()).Close()
+	select {
+	case err := <-errs:
+		if !isTimeout(err) {
+			t.Errorf("stalled write ended with %v, want a timeout", err)
+		}
+	case <-time.After(writeTimeout + 10*time.Second):
+		t.Fatal("the stalled response was not cut by the write deadline")
+	}
+	if resp, body := get(t, srv.URL+"/debug/stackdump?mode=grouped"); resp.StatusCode != 200 {
+		t.Errorf("request after the deadline: %d %s", resp.StatusCode, body)
+	}
+}
 
+// stallClient requests a full text dump from the endpoint at addr over a
+// connection with a 4 KiB receive buffer, reads its status line (200) and
+// reads no more: the handler's write stalls, holding the capture lock.
+func stallClient(t *testing.T, addr string) net.Conn {
+	t.Helper()
 	dialer := net.Dialer{Control: func(_, _ string, c syscall.RawConn) error {
 		var serr error
 		c.Control(func(fd uintptr) { serr = syscall.SetsockoptInt(int(fd), syscall.SOL_SOCKET, syscall.SO_RCVBUF, 4096) })
@@ -296,48 +359,13 @@ func TestHandlerStalledClient(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer conn.Close()
 	fmt.Fprintf(conn, "GET /debug/stackdump?format=text HTTP/1.1\r\nHost: %s\r\n\r\n", addr)
 	status, err := bufio.NewReaderSize(conn, 16).ReadString('\n')
 	if err != nil || !strings.Contains(status, "200") {
+		conn.Close()
 		t.Fatalf("stalled client: status line %q, %v", status, err)
 	}
-	stalledAt := time.Now()
-
-	// The lock is held: concurrent requests are refused with Retry-After.
-	var wg sync.WaitGroup
-	for range 3 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			resp, body, err := fetch(srv.URL + "/debug/stackdump?mode=grouped")
-			if err != nil {
-				t.Error(err)
-				return
-			}
-			if resp.StatusCode != http.StatusTooManyRequests || resp.Header.Get("Retry-After") == "" {
-				t.Errorf("concurrent request: %d, Retry-After %q: %s", resp.StatusCode, resp.Header.Get("Retry-After"), body)
-			}
-		}()
-	}
-	wg.Wait()
-	if time.Since(stalledAt) > writeTimeout {
-		t.Fatalf("the 429 answers took %v, longer than the write timeout", time.Since(stalledAt))
-	}
-
-	// After the deadline the lock is free again.
-	select {
-	case err := <-errs:
-		if !isTimeout(err) {
-			t.Errorf("stalled write ended with %v, want a timeout", err)
-		}
-	case <-time.After(writeTimeout + 10*time.Second):
-		t.Fatal("the stalled response was not cut by the write deadline")
-	}
-	resp, body := get(t, srv.URL+"/debug/stackdump?mode=grouped")
-	if resp.StatusCode != 200 {
-		t.Errorf("request after the deadline: %d %s", resp.StatusCode, body)
-	}
+	return conn
 }
 
 func isTimeout(err error) bool {

@@ -23,5 +23,6 @@ go vet ./...
 go test -count=1 ./stack/... ./dedupe/... ./leakcheck/... ./dumper/...
 # The codecs, the door and the internals in -short: their long tests are
 # about the input, not the runtime (internal/layers checks the package
-# graph, which no toolchain changes).
-go test -short -count=1 ./formats/... $(go list ./internal/... | grep -v '/internal/layers$')
+# graph, internal/judged scores verdicts: no toolchain changes either, and
+# the default run covers both).
+go test -short -count=1 ./formats/... $(go list ./internal/... | grep -v -e '/internal/layers$' -e '/internal/judged$')

@@ -21,8 +21,14 @@ func TestReuseJunkAtWindowEdge(t *testing.T) {
 	if len(data) < 2*window {
 		t.Fatalf("generated dump of %d bytes: too small to cross the window", len(data))
 	}
+	// With -short only the function lines closest to the edge: the run
+	// with the default toolchain takes every one within 2000 bytes.
+	from, minCases := window-2000, 10
+	if testing.Short() {
+		from, minCases = window-300, 2
+	}
 	cases := 0
-	for at := window - 2000; at < window+200; at++ {
+	for at := from; at < window+200; at++ {
 		if data[at-1] != '\n' || data[at] == '\t' || data[at] == '\n' || bytes.HasPrefix(data[at:], []byte("goroutine ")) {
 			continue // not a function line
 		}
@@ -30,7 +36,8 @@ func TestReuseJunkAtWindowEdge(t *testing.T) {
 		checkReuseMatchesReadAll(t, in, ReadOptions{})
 		cases++
 	}
-	if cases < 10 {
+	if cases < minCases {
 		t.Fatalf("only %d function lines near the window's edge", cases)
 	}
+	t.Logf("%d function lines near the window's edge", cases)
 }

@@ -181,7 +181,7 @@ func TestCheckReal(t *testing.T) {
 	refusal(t, "", z.Process.Pid, "no process")
 
 	if runtime.GOARCH == "amd64" || runtime.GOARCH == "arm64" {
-		s, _ := ptrace.New(ctx, tk.PID, ptrace.Options{})
+		s, _ := ptrace.New(ctx, tk.PID, ptrace.Options{StopTimeout: stopTimeout})
 		if _, err := s.Stop(); err != nil {
 			t.Fatal(err)
 		}

@@ -124,9 +124,14 @@ func (s *Stopper) Resume() error {
 		return errors.New("ptrace: Resume without Stop")
 	}
 	s.cur = nil
-	select {
-	case st.resume <- struct{}{}:
-	case <-st.done:
+	// Once the context has ended, the stop's own goroutine releases the
+	// target, as expired: asked to resume too, it could take either
+	// request, and Resume would report nil after the context's end.
+	if s.ctx.Err() == nil {
+		select {
+		case st.resume <- struct{}{}:
+		case <-st.done:
+		}
 	}
 	<-st.done
 	s.last = st.stats

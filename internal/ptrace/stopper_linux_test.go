@@ -43,6 +43,11 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
+// stopTimeout is the tests' Options.StopTimeout: a runnable thread
+// waiting for a CPU stops only once it runs, which on a loaded machine can
+// outlast the default (100ms). No test here is about that bound.
+const stopTimeout = time.Minute
+
 // tickDir holds the ticktarget the tests run, built once (startTick).
 var (
 	tickDir  string
@@ -93,7 +98,7 @@ func helperMain(v string) {
 	if mode == "expire" {
 		maxStop = 100 * time.Millisecond
 	}
-	s, err := ptrace.New(ctx, pid, ptrace.Options{MaxStop: maxStop})
+	s, err := ptrace.New(ctx, pid, ptrace.Options{MaxStop: maxStop, StopTimeout: stopTimeout})
 	if err != nil {
 		fmt.Println("error", err)
 		os.Exit(1)
@@ -194,7 +199,7 @@ func requireHeld(t *testing.T, pid, tracer int) {
 func TestStopResume(t *testing.T) {
 	ctx := context.Background()
 	tk := startTick(t, "-goroutines", "100")
-	s, err := ptrace.New(ctx, tk.PID, ptrace.Options{})
+	s, err := ptrace.New(ctx, tk.PID, ptrace.Options{StopTimeout: stopTimeout, MaxStop: time.Minute})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -287,7 +292,12 @@ func executableRanges(t *testing.T, pid int) ranges {
 func TestThreadsBornDuringStop(t *testing.T) {
 	ctx := context.Background()
 	tk := startTick(t, "-goroutines", "10", "-churn")
-	s, _ := ptrace.New(ctx, tk.PID, ptrace.Options{})
+	// The stop must last until the test has read every thread's state:
+	// past MaxStop (1s by default, which a loaded machine can spend
+	// between Stop and those reads) the Stopper resumes the target by
+	// itself, and a thread would be found running that the stop had held.
+	s, _ := ptrace.New(ctx, tk.PID, ptrace.Options{StopTimeout: stopTimeout, MaxStop: time.Minute})
+	t.Cleanup(func() { s.Close() }) // a failed test leaves no target held
 	rounds := 0
 	for range 50 {
 		threads, err := s.Stop()
@@ -324,7 +334,8 @@ func TestThreadsBornDuringStop(t *testing.T) {
 func TestSignalsDuringStops(t *testing.T) {
 	ctx := context.Background()
 	tk := startTick(t, "-goroutines", "10")
-	s, _ := ptrace.New(ctx, tk.PID, ptrace.Options{})
+	s, _ := ptrace.New(ctx, tk.PID, ptrace.Options{StopTimeout: stopTimeout, MaxStop: time.Minute})
+	t.Cleanup(func() { s.Close() })
 	const n = 100
 	for i := 1; i <= n; i++ {
 		if err := syscall.Kill(tk.PID, syscall.SIGUSR1); err != nil {
@@ -409,7 +420,7 @@ func TestSignalledTracerResumesFirst(t *testing.T) {
 func TestMaxStopAndContext(t *testing.T) {
 	ctx := context.Background()
 	tk := startTick(t, "-goroutines", "10")
-	s, _ := ptrace.New(ctx, tk.PID, ptrace.Options{MaxStop: 20 * time.Millisecond})
+	s, _ := ptrace.New(ctx, tk.PID, ptrace.Options{MaxStop: 20 * time.Millisecond, StopTimeout: stopTimeout})
 	if _, err := s.Stop(); err != nil {
 		t.Fatal(err)
 	}
@@ -420,7 +431,7 @@ func TestMaxStopAndContext(t *testing.T) {
 	}
 
 	cctx, cancel := context.WithCancel(ctx)
-	s, _ = ptrace.New(cctx, tk.PID, ptrace.Options{})
+	s, _ = ptrace.New(cctx, tk.PID, ptrace.Options{StopTimeout: stopTimeout})
 	if _, err := s.Stop(); err != nil {
 		t.Fatal(err)
 	}
@@ -450,7 +461,7 @@ func TestTargetKilledDuringStop(t *testing.T) {
 				t.Fatalf("helper: %q", line)
 			}
 		} else {
-			s, _ = ptrace.New(ctx, tk.PID, ptrace.Options{MaxStop: 100 * time.Millisecond})
+			s, _ = ptrace.New(ctx, tk.PID, ptrace.Options{MaxStop: 100 * time.Millisecond, StopTimeout: stopTimeout})
 			if _, err := s.Stop(); err != nil {
 				t.Fatal(err)
 			}
