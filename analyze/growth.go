@@ -15,7 +15,10 @@ import (
 // Growth is judged on a group's member counts across the dumps of one
 // process, oldest first (analyze with Options.History, and timeline). A
 // group grows when its count rose across three dumps or more, never fell,
-// and rose by at least max(10, a quarter of its first count).
+// and rose by at least max(10, a quarter of its first count), and, for
+// inputs with ids, when nine in ten of the members the first dump lists
+// (the memberIDs smallest ids) are in the group in every dump since: what
+// leaked stays, while a busy pool's idle workers come and go.
 //
 // That is enough for routines waiting on the program's own memory: a
 // channel, a select (whose cases the traceback does not show), a lock, a
@@ -26,16 +29,15 @@ import (
 // TIMED_WAITING) or a system call — come and go with the load: a server
 // given more clients holds more connections, and its connections move
 // between reading the next request and serving one. Three quick dumps of a
-// healthy server under rising load show them grow as a leak does. Their
-// growth is a finding only when it also shows that they stay:
+// healthy server under rising load show them grow as a leak does, and
+// keep their goroutines. Their growth is a finding only with more
+// evidence that they stay:
 //
 //	span     the dumps span growthMinSpan (a minute) or more, where their
 //	         capture times are known: load rises and falls in seconds;
 //	process  the process grew with them, by half their rise at least:
 //	         members that moved in from other stacks of the same
 //	         goroutines (a connection between two requests) are no growth;
-//	kept     nine in ten of the members the first dump lists (by id) are
-//	         in the group in every dump since (inputs with ids);
 //	age      their longest wait (the runtime's "N minutes") is at least
 //	         the first dump's plus the span's whole minutes, and a minute
 //	         or more: the oldest of them never woke between the first dump
@@ -51,8 +53,9 @@ const (
 	growthLongDumps = 6
 	growthLongSpan  = 5 * time.Minute
 	// memberIDs is how many ids of a group (its smallest, the oldest
-	// goroutines) are followed across dumps.
-	memberIDs = 1000
+	// goroutines) are followed across dumps: a sample enough to tell
+	// members that stay from members that come and go.
+	memberIDs = 100
 )
 
 // What routines wait for outside the program's memory (outsideWait), as
@@ -180,6 +183,14 @@ func growthFindings(cases []growthCase, p growthProcess) []Finding {
 		}
 		ev := []Evidence{{Kind: EvidenceGrowth, Series: slices.Clone(s),
 			Text: fmt.Sprintf("%s and never fell (%s)", text, seriesText(s))}}
+		if p.ids && c.listed > 0 {
+			// The members of the first dump stayed: a leak keeps what it
+			// took, a busy pool's idle workers come and go.
+			if !stayed(c.listed, c.kept) {
+				continue
+			}
+			ev = append(ev, Evidence{Kind: EvidenceNoProgress, Text: keptText(c.listed, c.kept, p)})
+		}
 		conf, prove := Likely, "a later snapshot: growth that goes on is a leak, one that levels off is load"
 		if c.outside != "" {
 			more, ok := outsideEvidence(c, p)
@@ -214,7 +225,6 @@ func outsideEvidence(c growthCase, p growthProcess) ([]Evidence, bool) {
 	n := len(s)
 	rise := s[n-1] - s[0]
 	span, timed := p.span(n)
-	noun := p.noun
 	var ev []Evidence
 	ev = append(ev, Evidence{Kind: EvidenceWaitAge, Text: "they wait for " + waitsText(c.outside, c.state) +
 		": a healthy server's connections and timers grow and shrink with its load, so their growth counts only with evidence that they stay"})
@@ -225,15 +235,7 @@ func outsideEvidence(c growthCase, p growthProcess) ([]Evidence, bool) {
 		if 2*(t[n-1]-t[0]) < rise {
 			return nil, false
 		}
-		ev = append(ev, Evidence{Kind: EvidenceSize, Text: fmt.Sprintf("the process grew with them (%s %s)", seriesText(t), noun)})
-	}
-	// The members of the first dump stayed.
-	if p.ids && c.listed > 0 {
-		if 10*c.kept < 9*c.listed {
-			return nil, false
-		}
-		ev = append(ev, Evidence{Kind: EvidenceNoProgress, Text: fmt.Sprintf("%d of the %s the first %s lists are still there, in every %s since",
-			c.kept, words.Count(c.listed, strings.TrimSuffix(noun, "s")), p.unit, p.unit)})
+		ev = append(ev, Evidence{Kind: EvidenceSize, Text: fmt.Sprintf("the process grew with them (%s %s)", seriesText(t), p.noun)})
 	}
 	if !p.waits || len(c.waits) < n {
 		// No wait minutes: a longer trend stands for the age.
@@ -262,6 +264,15 @@ func outsideEvidence(c growthCase, p growthProcess) ([]Evidence, bool) {
 	text += fmt.Sprintf(": the oldest never woke between the first %s and the last", p.unit)
 	ev = append(ev, Evidence{Kind: EvidenceWaitAge, Text: text})
 	return ev, true
+}
+
+// stayed reports whether nine in ten of the listed members stayed.
+func stayed(listed, kept int) bool { return 10*kept >= 9*listed }
+
+// keptText says how many members of the first dump stayed.
+func keptText(listed, kept int, p growthProcess) string {
+	return fmt.Sprintf("%d of the %s the first %s lists are still there, in every %s since",
+		kept, words.Count(listed, strings.TrimSuffix(p.noun, "s")), p.unit, p.unit)
 }
 
 // growthPeers names the groups of c's size whose counts stayed flat.
@@ -293,7 +304,10 @@ func flat(counts []int64) bool {
 type members struct {
 	ids   []int64 // sorted
 	since []int
+	from  int // the first dump followed
 }
+
+func newMembers(from int) *members { return &members{from: from} }
 
 // update records the group's ids (sorted; the first memberIDs are
 // followed) in dump seq.

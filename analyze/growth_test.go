@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stackdump/stackdump/dedupe"
 	"github.com/stackdump/stackdump/stack"
 )
 
@@ -81,7 +82,7 @@ func TestGrowthOfNetworkWaitersThatStay(t *testing.T) {
 			}
 			f := fs[0]
 			if f.Confidence != Likely || f.Subject.Count != 300 || f.Subject.State != "IO wait" ||
-				!slices.Equal(evidenceKinds(f), []string{EvidenceGrowth, EvidenceWaitAge, EvidenceSize, EvidenceNoProgress, EvidenceWaitAge}) {
+				!slices.Equal(evidenceKinds(f), []string{EvidenceGrowth, EvidenceNoProgress, EvidenceWaitAge, EvidenceSize, EvidenceWaitAge}) {
 				t.Errorf("times %v, %s: %s %+v", offsets, who, f, f.Evidence)
 			}
 			var text strings.Builder
@@ -155,8 +156,16 @@ func TestGrowthRule(t *testing.T) {
 			p.totals, p.at, p.waits = []int64{300, 320, 340, 360, 380, 400}, times(12*time.Second, 12*time.Second, 12*time.Second, 12*time.Second, 12*time.Second), false
 		}, ""},
 		{"in memory, a second apart, nothing else", func(c *growthCase, p *growthProcess) {
-			c.outside, c.state, c.waits, c.kept = "", "chan send", []int64{0, 0, 0}, 0
+			c.outside, c.state, c.waits = "", "chan send", []int64{0, 0, 0}
 			p.at, p.totals = times(time.Second, time.Second), []int64{300, 300, 300}
+		}, Likely},
+		{"in memory, members came and go", func(c *growthCase, p *growthProcess) {
+			c.outside, c.state, c.waits, c.kept = "", "chan receive", []int64{0, 0, 0}, 30
+			p.at = times(time.Second, time.Second)
+		}, ""},
+		{"in memory, without ids", func(c *growthCase, p *growthProcess) {
+			c.outside, c.state, c.waits, c.listed, c.kept, p.ids = "", "chan receive", []int64{0, 0, 0}, -1, 0, false
+			p.at = times(time.Second, time.Second)
 		}, Likely},
 	} {
 		c, p := leak, proc
@@ -170,6 +179,38 @@ func TestGrowthRule(t *testing.T) {
 			t.Errorf("%s: %v; want one growth finding, %s", tc.name, fs, tc.want)
 		case len(fs) == 1 && (fs[0].WouldProve == "" || len(fs[0].Evidence) < 2 && c.outside != ""):
 			t.Errorf("%s: %s: evidence %v, would prove %q", tc.name, fs[0], fs[0].Evidence, fs[0].WouldProve)
+		}
+	}
+}
+
+// A busy pool of 600 workers, three dumps a second apart in which its
+// workers waiting for a job happened to be more each time (0 → 190 →
+// 204 parked; 440 → 495 → 529 with those just woken): the workers of one
+// dump are mostly not those of the next. Neither a leak nor growth: what
+// leaked would stay.
+func TestGrowthOfABusyPoolIsChurn(t *testing.T) {
+	h := NewLeakHistory()
+	tl := NewTimeline(TimelineOptions{})
+	var s *Summary
+	var parked, all []int64
+	for i := range 3 {
+		d := readDumps(t, filepath.Join("testdata", "judged", fmt.Sprintf("pool600_go126.%d.txt.gz", i+1)))[0]
+		groups := dedupe.Group(d, dedupe.Options{})
+		for _, g := range groups {
+			if g.States["chan receive"] > 0 && dedupe.GroupPlace(g).Frame.Func == "main.(*pool).handle" {
+				parked, all = append(parked, g.States["chan receive"]), append(all, g.Count)
+			}
+		}
+		s = Summarize(d, groups, Options{History: h})
+		tl.Add(d)
+	}
+	rose, fell := seriesTrend(parked)
+	if allRose, allFell := seriesTrend(all); !rose || fell || !allRose || allFell {
+		t.Fatalf("workers waiting %v of %v: the dumps do not show the shape this test is about", parked, all)
+	}
+	for _, f := range append(s.Findings, tl.Report().Findings...) {
+		if f.Subject.Frame != nil && f.Subject.Frame.Func == "main.(*pool).handle" {
+			t.Errorf("%s %v", f, f.Evidence)
 		}
 	}
 }

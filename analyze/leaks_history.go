@@ -21,9 +21,8 @@ const maxLeakHistory = 16
 // (files without one are one target). Share one history across the dumps
 // of a run, oldest first; it keeps the last 16 dumps of each target: each
 // group's counts and longest wait, each dump's time and total, and the
-// ids of the groups waiting on the network or a timer (at most 1000 each,
-// of the last dump: growth.go says why). It is not safe for concurrent
-// use.
+// smallest 100 ids of each group of the last dump (growth.go says why). It
+// is not safe for concurrent use.
 type LeakHistory struct {
 	targets map[string]*targetHistory
 }
@@ -40,7 +39,7 @@ type targetHistory struct {
 	at             []time.Time
 	totals         []int64
 	noWaits, noIDs []bool
-	// members follows the ids of the groups waiting on the outside world.
+	// members follows the ids of the groups.
 	members map[string]*members
 }
 
@@ -108,16 +107,35 @@ func (h *LeakHistory) growth(d *stack.Dump, groups []*stack.Group, missing []str
 			c.state, c.frame, c.wait, c.ids = row.State, row.Frame, row.Wait, row.IDs
 			c.waits = append(slices.Clone(h.series(d.Source.Target, g.Key, waitsOf)), int64(g.WaitMax))
 			c.outside = groupOutsideWait(g)
-			if c.outside != "" && p.ids {
-				c.listed = int(min(c.counts[0], memberIDs))
-				if m := th.members[g.Key]; m != nil {
-					c.kept = m.keptIn(g.IDs, first)
-				}
+			if p.ids {
+				c.listed, c.kept = th.kept(g, c.counts[0], first)
 			}
 		}
 		cases = append(cases, c)
 	}
 	return cases, p
+}
+
+// kept says, of group g of the dump about to be recorded, how many ids
+// its first dump of the history listed (it had first members in dump
+// seq first), and how many of those are in g and were in the group in
+// every dump since; listed is 0 when that is unknown.
+func (th *targetHistory) kept(g *stack.Group, firstCount int64, first int) (listed, kept int) {
+	m := th.members[g.Key]
+	if m == nil || m.from > first {
+		return 0, 0 // not followed since the first dump
+	}
+	return int(min(firstCount, memberIDs)), m.keptIn(g.IDs, first)
+}
+
+// keptSince is targetHistory.kept for a leak suspect's group, from the
+// first dump of its target's history; listed is 0 when unknown.
+func (h *LeakHistory) keptSince(target string, g *stack.Group, missing []string) (listed, kept int) {
+	th := h.targets[target]
+	if th == nil || th.dumps == 0 || slices.Contains(th.noIDs, true) || slices.Contains(missing, "ids") {
+		return 0, 0
+	}
+	return th.kept(g, h.earlierTotal(target, g.Key)[0], th.seq-th.dumps)
 }
 
 // record adds a dump's groups to the history of its target; missing says
@@ -134,26 +152,24 @@ func (h *LeakHistory) record(d *stack.Dump, groups []*stack.Group, missing []str
 		h.targets[target] = th
 	}
 	blocked, total, waits := make(map[string]int64), make(map[string]int64), make(map[string]int64)
-	outside := make(map[string]bool)
 	for _, g := range groups {
 		if n := chanBlocked(g); n > 0 {
 			blocked[g.Key] += n
 		}
 		total[g.Key] += g.Count
 		waits[g.Key] = max(waits[g.Key], int64(g.WaitMax))
-		if groupOutsideWait(g) != "" && len(g.IDs) > 0 {
-			outside[g.Key] = true
+		if len(g.IDs) > 0 {
 			m := th.members[g.Key]
 			if m == nil {
-				m = &members{}
+				m = newMembers(th.seq)
 				th.members[g.Key] = m
 			}
 			m.update(g.IDs, th.seq)
 		}
 	}
 	for k := range th.members {
-		if !outside[k] {
-			delete(th.members, k) // gone, or no longer waiting outside: followed afresh
+		if _, ok := total[k]; !ok {
+			delete(th.members, k) // gone: followed afresh if it comes back
 		}
 	}
 	appendDump(th.blocked, blocked, th.dumps)

@@ -283,6 +283,7 @@ func (a *Analyzer) Summary(d *stack.Dump, groups []*stack.Group, name string) *S
 		target := d.Source.Target
 		lc.earlier = func(key string) []int64 { return h.earlier(target, key) }
 		lc.total = func(key string) []int64 { return h.earlierTotal(target, key) }
+		lc.kept = func(g *stack.Group) (int, int) { return h.keptSince(target, g, s.Missing) }
 		in.growth, in.process = h.growth(d, groups, s.Missing)
 	}
 	s.LikelyLeaks = likelyLeaks(groups, lc, a.opts)

@@ -107,8 +107,7 @@ type Timeline struct {
 }
 
 // groupFollow is what a timeline keeps of a group for its growth: its
-// longest wait in each kept snapshot, and, while it waits on the outside
-// world, its members.
+// longest wait in each kept snapshot, and its members.
 type groupFollow struct {
 	waits   []int64
 	members *members
@@ -198,8 +197,7 @@ func (t *Timeline) BeginSnapshot(name string, d *stack.Dump) {
 	t.stacks = make(map[uint64]int64)
 	t.objs = newObjectIndex()
 	t.locks = LockWatch{}
-	// The groups' smallest ids follow the members of groups that wait on
-	// the outside world (growth.go).
+	// The groups' smallest ids follow their members (growth.go).
 	t.grouper = dedupe.NewGrouper(dedupe.Options{By: t.opts.By, MaxIDs: memberIDs})
 	if t.hashes == nil {
 		t.hashes = make(map[*stack.Stack]uint64)

@@ -169,9 +169,8 @@ func (t *Timeline) addGroups(groups []*stack.Group) {
 	t.followGroups(groups, n)
 }
 
-// followGroups records, for growth, each group's longest wait in the
-// current snapshot (the n+1st kept) and the members of those that wait on
-// the outside world.
+// followGroups records, for growth, each group's longest wait and its
+// members in the current snapshot (the n+1st kept).
 func (t *Timeline) followGroups(groups []*stack.Group, n int) {
 	now := make(map[string]*stack.Group, len(groups))
 	for _, g := range groups {
@@ -186,9 +185,9 @@ func (t *Timeline) followGroups(groups []*stack.Group, n int) {
 		if g.Sample != nil {
 			f.wait = frameRef(dedupe.PlaceOf(g.Sample.Stack).Wait)
 		}
-		if f.outside != "" && len(g.IDs) > 0 {
+		if len(g.IDs) > 0 {
 			if f.members == nil {
-				f.members = &members{}
+				f.members = newMembers(t.seq)
 			}
 			f.members.update(g.IDs, t.seq)
 		} else {
@@ -326,11 +325,8 @@ func (t *Timeline) growthFindings() []Finding {
 		c := growthCase{key: g.Key, state: g.State, frame: g.Frame, counts: g.Counts, listed: -1}
 		if f := t.follow[g.Key]; f != nil {
 			c.waits, c.outside, c.wait, c.ids = f.waits, f.outside, f.wait, f.ids
-			if c.outside != "" && p.ids && len(c.counts) > 0 {
-				c.listed = int(min(c.counts[0], memberIDs))
-				if f.members != nil {
-					c.kept = f.members.keptSince(first)
-				}
+			if m := f.members; p.ids && m != nil && m.from <= first {
+				c.listed, c.kept = int(min(c.counts[0], memberIDs)), m.keptSince(first)
 			}
 		}
 		cases = append(cases, c)
