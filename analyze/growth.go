@@ -17,8 +17,8 @@ import (
 // group grows when its count rose across three dumps or more, never fell,
 // and rose by at least max(10, a quarter of its first count), and, for
 // inputs with ids, when nine in ten of the members the first dump lists
-// (the memberIDs smallest ids) are in the group in every dump since: what
-// leaked stays, while a busy pool's idle workers come and go.
+// (a sample: the memberIDs smallest ids) are in the group in every dump
+// since: what leaked stays, while a busy pool's idle workers come and go.
 //
 // That is enough for routines waiting on the program's own memory: a
 // channel, a select (whose cases the traceback does not show), a lock, a
@@ -52,9 +52,9 @@ const (
 	growthMinSpan   = time.Minute
 	growthLongDumps = 6
 	growthLongSpan  = 5 * time.Minute
-	// memberIDs is how many ids of a group (its smallest, the oldest
-	// goroutines) are followed across dumps: a sample enough to tell
-	// members that stay from members that come and go.
+	// memberIDs is how many ids of a group (its first dump's smallest,
+	// the oldest goroutines) are followed across dumps: a sample enough to
+	// tell members that stay from members that come and go.
 	memberIDs = 100
 )
 
@@ -299,28 +299,32 @@ func flat(counts []int64) bool {
 	return hi > 0 && hi-lo <= hi/10
 }
 
-// members follows the ids of a group across dumps: for each id it lists,
-// the dump since which the id has been in the group in every dump.
+// members follows a sample of a group's members across dumps: the
+// smallest memberIDs ids of its first dump, and, in place of those that
+// left, the smallest new ones; for each, the dump since which it has been
+// in the group in every dump.
 type members struct {
-	ids   []int64 // sorted
-	since []int
+	since map[int64]int
 	from  int // the first dump followed
 }
 
-func newMembers(from int) *members { return &members{from: from} }
+func newMembers(from int) *members { return &members{since: make(map[int64]int), from: from} }
 
-// update records the group's ids (sorted; the first memberIDs are
-// followed) in dump seq.
+// update records the group's ids (sorted: all it lists) in dump seq.
 func (m *members) update(ids []int64, seq int) {
-	ids = ids[:min(len(ids), memberIDs)]
-	since := make([]int, len(ids))
-	for i, id := range ids {
-		since[i] = seq
-		if j, ok := slices.BinarySearch(m.ids, id); ok {
-			since[i] = m.since[j]
+	for id := range m.since {
+		if _, ok := slices.BinarySearch(ids, id); !ok {
+			delete(m.since, id)
 		}
 	}
-	m.ids, m.since = slices.Clone(ids), since
+	for _, id := range ids {
+		if len(m.since) >= memberIDs {
+			break
+		}
+		if _, ok := m.since[id]; !ok {
+			m.since[id] = seq
+		}
+	}
 }
 
 // keptSince counts the ids in the group since dump first or earlier.
@@ -334,12 +338,12 @@ func (m *members) keptSince(first int) int {
 	return n
 }
 
-// keptIn counts the ids (sorted) of the group's next dump that were in it
-// since dump first or earlier.
+// keptIn counts the ids (sorted) of the group's next dump that have been
+// in it since dump first or earlier.
 func (m *members) keptIn(ids []int64, first int) int {
 	n := 0
-	for _, id := range ids[:min(len(ids), memberIDs)] {
-		if j, ok := slices.BinarySearch(m.ids, id); ok && m.since[j] <= first {
+	for id, s := range m.since {
+		if _, ok := slices.BinarySearch(ids, id); ok && s <= first {
 			n++
 		}
 	}

@@ -214,3 +214,30 @@ func TestGrowthOfABusyPoolIsChurn(t *testing.T) {
 		}
 	}
 }
+
+// The runtime hands goroutine ids to each P in batches, so goroutines
+// started later can have smaller ids than some started before them: the
+// members followed are the first dump's, wherever newcomers' ids fall.
+func TestMembersFollowTheFirstDump(t *testing.T) {
+	var first, later []int64
+	for id := int64(2); id <= 200; id += 2 {
+		first = append(first, id)
+	}
+	for id := int64(1); id <= 300; id++ {
+		later = append(later, id) // the first dump's, and newcomers among and after them
+	}
+	m := newMembers(0)
+	m.update(first, 0)
+	if n := m.keptIn(later, 0); n != 100 {
+		t.Errorf("kept in the next dump: %d of 100", n)
+	}
+	m.update(later, 1)
+	left := slices.DeleteFunc(slices.Clone(later), func(id int64) bool { return id%4 == 0 }) // half the first dump's left
+	if n := m.keptIn(left, 0); n != 50 {
+		t.Errorf("kept after half left: %d of 100", n)
+	}
+	m.update(left, 2)
+	if n, since1 := m.keptSince(0), m.keptSince(2); n != 50 || since1 != memberIDs {
+		t.Errorf("kept since the first dump %d (want 50), since the last %d (want %d: the sample filled up again)", n, since1, memberIDs)
+	}
+}

@@ -197,8 +197,8 @@ func (t *Timeline) BeginSnapshot(name string, d *stack.Dump) {
 	t.stacks = make(map[uint64]int64)
 	t.objs = newObjectIndex()
 	t.locks = LockWatch{}
-	// The groups' smallest ids follow their members (growth.go).
-	t.grouper = dedupe.NewGrouper(dedupe.Options{By: t.opts.By, MaxIDs: memberIDs})
+	// The groups' ids follow their members (growth.go).
+	t.grouper = dedupe.NewGrouper(dedupe.Options{By: t.opts.By})
 	if t.hashes == nil {
 		t.hashes = make(map[*stack.Stack]uint64)
 	}

@@ -24,11 +24,13 @@ import (
 // snapshotGap is the time between two snapshots of a case.
 const snapshotGap = time.Second
 
-// connLeakGap is go-connleak's: by its third snapshot, the connections
-// leaked before the first have waited over a minute, which the runtime
-// prints in whole minutes (counted from the garbage collection that
-// found them blocked; the program collects about twice a second).
-const connLeakGap = 32 * time.Second
+// connLeakGap is go-connleak's: its three snapshots span a minute and
+// more (two gaps, and the "next" steps between them), and the connections
+// leaked before the first have waited longer still by the third, which
+// the runtime prints as "1 minutes" (it counts a wait from the end of the
+// garbage collection before the one that found it blocked, never later
+// than the block; the program collects about twice a second).
+const connLeakGap = 30 * time.Second
 
 // judgedCase is one process of the judged set: how it is started, and
 // how many snapshots it needs.
