@@ -37,7 +37,8 @@
 //     in the dump can give them, likely leaks and leak suspects (groups
 //     parked on channels with evidence they are not a pool; with
 //     [Options.History], growth across dumps of one process), contention
-//     and growth;
+//     and growth (growth.go: network and timer waiters grow only with
+//     evidence that they stay, not with a server's load);
 //   - Go locks by address ([GoLock], golocks.go): the goroutines waiting
 //     on one sync.Mutex, sync.RWMutex or WaitGroup, read from the
 //     traceback's arguments, with the probable holder and lock cycles;
@@ -106,7 +107,7 @@
 // A timeline also counts the ids that appeared and went away between
 // snapshots, the size of each group of identical stacks over time (ranked
 // by its peak; a group that grew across three snapshots or more is a
-// growth finding), and, for JVM threads, the CPU time each thread used
+// growth finding, by the rule of growth.go), and, for JVM threads, the CPU time each thread used
 // between snapshots, busiest first. [TimelineReport.Findings] are its
 // verdicts: stuck rows, deadlocks of the last snapshot, growth.
 //

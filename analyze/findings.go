@@ -25,7 +25,10 @@ type findingsInput struct {
 	objs   *objectIndex
 	cycles []goDeadlock
 	jvm    *LockReport
-	total  func(key string) []int64 // earlier member counts of a group (nil: no history)
+	// growth are the groups followed across the earlier dumps of the
+	// process, process what those dumps said (nil: no history).
+	growth  []growthCase
+	process growthProcess
 }
 
 // findings makes the findings of a summarised dump: its proofs, cycles,
@@ -66,8 +69,8 @@ func (a *Analyzer) findings(s *Summary, in findingsInput) []Finding {
 		out = append(out, f)
 	}
 	out = append(out, a.contentionFindings(s)...)
-	if in.total != nil {
-		out = append(out, growthFindings(in.groups, in.total, opts)...)
+	if in.growth != nil {
+		out = append(out, growthFindings(in.growth, in.process)...)
 	}
 	if in.jvm != nil {
 		out = append(out, jvmFindings(in.jvm, opts)...)
@@ -221,56 +224,6 @@ func (a *Analyzer) contentionFindings(s *Summary) []Finding {
 			Subject:    Subject{Count: c.Count, WaitMax: c.WaitMax, Frame: &f, IDs: c.IDs},
 			Evidence:   []Evidence{{Kind: EvidenceSize, Text: fmt.Sprintf("%s wait at one place for a %s; the traceback's arguments do not show whether it is one lock, nor its holder", words.Count(c.Count, "goroutine"), c.Lock)}},
 			WouldProve: "whether they are stuck: " + proveStillThere})
-	}
-	return out
-}
-
-// growthFindings are the groups of parked goroutines whose members grew
-// across three dumps or more of the process and never fell, by at least
-// max(10, a quarter); the groups of similar size that stayed flat are
-// their peers.
-func growthFindings(groups []*stack.Group, earlier func(string) []int64, opts Options) []Finding {
-	type series struct {
-		g *stack.Group
-		s []int64
-	}
-	var all []series
-	for _, g := range groups {
-		if e := earlier(g.Key); e != nil {
-			all = append(all, series{g, append(slices.Clone(e), g.Count)})
-		}
-	}
-	var out []Finding
-	for _, x := range all {
-		s := x.s
-		rose, fell := seriesTrend(s)
-		first, last := s[0], s[len(s)-1]
-		if len(s) < 3 || !rose || fell || last-first < max(10, first/4) || isOnCPU(dedupe.MainState(x.g)) {
-			continue
-		}
-		ev := []Evidence{{Kind: EvidenceGrowth, Series: s,
-			Text: fmt.Sprintf("grew across %s and never fell (%s)", words.Count(len(s), "dump"), seriesText(s))}}
-		var peers []string
-		for _, y := range all {
-			ys := y.s
-			if y.g == x.g || len(ys) != len(s) {
-				continue
-			}
-			lo, hi := slices.Min(ys), slices.Max(ys)
-			if hi == 0 || hi-lo > hi/10 || 2*ys[len(ys)-1] < last || ys[len(ys)-1] > 2*last {
-				continue
-			}
-			peers = append(peers, fmt.Sprintf("%s %s", shortFunc(dedupe.GroupPlace(y.g).Frame.Func), seriesText(ys)))
-		}
-		if len(peers) > 0 {
-			ev = append(ev, Evidence{Kind: EvidencePeers, Text: fmt.Sprintf("while %s of its size stayed flat (%s)", words.Count(len(peers), "group"), strings.Join(peers[:min(len(peers), 3)], "; "))})
-		}
-		row := groupRow(x.g)
-		out = append(out, Finding{Kind: FindingGrowth, Confidence: Likely,
-			Claim:      fmt.Sprintf("goroutines at %s grew from %d to %d across %s", placeText(row.Frame), first, last, words.Count(len(s), "dump")),
-			Subject:    Subject{Count: last, State: row.State, Frame: row.Frame, Wait: row.Wait, Group: x.g.Key, IDs: row.IDs},
-			Evidence:   ev,
-			WouldProve: "a later snapshot: growth that goes on is a leak, one that levels off is load"})
 	}
 	return out
 }

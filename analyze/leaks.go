@@ -42,8 +42,9 @@ import (
 //	weak    blocked LeakMinWait minutes or more, on a channel (not a
 //	        select, whose cases — a timer, a context — the traceback does
 //	        not show);
-//	against fell between two dumps: churn, what leaked would still be
-//	        there.
+//	against fell between two dumps, or grew while fewer than nine in ten
+//	        of the members the first dump lists (by id) stayed: churn,
+//	        what leaked would still be there.
 //
 // One strong piece of evidence, and no fall, makes a likely leak; weak
 // evidence alone a leak suspect when it is growth, or both size and a long
@@ -152,8 +153,11 @@ type leakContext struct {
 	ids  *idIndex
 	objs *objectIndex
 	// earlier and total give a group's members parked on channels, and
-	// all its members, in the earlier dumps of the process (nil: none).
+	// all its members, in the earlier dumps of the process (nil: none);
+	// kept how many ids the first of them listed for the group and how
+	// many of those stayed in it since (listed 0: unknown).
 	earlier, total func(key string) []int64
+	kept           func(g *stack.Group) (listed, kept int)
 	// noInfo is set for inputs without creators or wait times.
 	noInfo bool
 }
@@ -179,7 +183,11 @@ func likelyLeaks(groups []*stack.Group, lc leakContext, opts Options) []LeakSusp
 				total = append(slices.Clone(e), g.Count)
 			}
 		}
-		if !s.judge(g, lc, opts, total) {
+		var listed, kept int
+		if s.Growth != nil && lc.kept != nil {
+			listed, kept = lc.kept(g)
+		}
+		if !s.judge(g, lc, opts, total, listed, kept) {
 			continue
 		}
 		if proven > 0 {
@@ -205,8 +213,10 @@ func cmpBool(a, b bool) int {
 }
 
 // judge weighs the evidence of a group and says whether it is flagged,
-// setting its kind, confidence, score and reasons.
-func (s *LeakSuspect) judge(g *stack.Group, lc leakContext, opts Options, total []int64) bool {
+// setting its kind, confidence, score and reasons. Listed and kept say
+// how many ids the first dump of its Growth listed and how many of them
+// stayed in the group since (listed 0: unknown).
+func (s *LeakSuspect) judge(g *stack.Group, lc leakContext, opts Options, total []int64, listed, kept int) bool {
 	strong, weak, fell := 0, 0, false
 	add := func(points int, kind, format string, args ...any) {
 		s.Score += points
@@ -229,6 +239,11 @@ func (s *LeakSuspect) judge(g *stack.Group, lc leakContext, opts Options, total 
 		case fall:
 			fell = true
 			add(-2, EvidenceChurn, "fell between dumps (%s): a leak only grows", seriesText(s.Growth))
+		case rose && totalRose && listed > 0 && !stayed(listed, kept):
+			// Members that come and go: a busy pool's idle workers.
+			fell = true
+			add(-2, EvidenceChurn, "grew (%s), but only %d of the %s the first dump lists stayed in every dump since: what leaked would still be there",
+				seriesText(s.Growth), kept, words.Count(listed, "goroutine"))
 		case rose && totalRose && len(s.Growth) >= 3:
 			s.grew = true
 			add(2, EvidenceGrowth, "grew across %s (%s)", words.Count(len(s.Growth), "dump"), seriesText(s.Growth))

@@ -283,7 +283,8 @@ func (a *Analyzer) Summary(d *stack.Dump, groups []*stack.Group, name string) *S
 		target := d.Source.Target
 		lc.earlier = func(key string) []int64 { return h.earlier(target, key) }
 		lc.total = func(key string) []int64 { return h.earlierTotal(target, key) }
-		in.total = func(key string) []int64 { return h.earlierTotal(target, key) }
+		lc.kept = func(g *stack.Group) (int, int) { return h.keptSince(target, g, s.Missing) }
+		in.growth, in.process = h.growth(d, groups, s.Missing)
 	}
 	s.LikelyLeaks = likelyLeaks(groups, lc, a.opts)
 	s.Contention, s.ContentionTotal = contention(groups, a.opts.Top)
@@ -299,7 +300,7 @@ func (a *Analyzer) Summary(d *stack.Dump, groups []*stack.Group, name string) *S
 	s.Races, s.RacesTotal = RaceRows(d.Races, a.opts.Top)
 	s.RacesDistinct = distinctRaces(d.Races)
 	s.Findings = a.findings(s, in)
-	a.opts.History.record(d.Source.Target, groups)
+	a.opts.History.record(d, groups, s.Missing)
 	s.LikelyLeaks = s.LikelyLeaks[:min(len(s.LikelyLeaks), a.opts.Top)]
 	s.GoLocks = s.GoLocks[:min(len(s.GoLocks), a.opts.Top)]
 	return s

@@ -98,8 +98,26 @@ type Timeline struct {
 	grouper     *dedupe.Grouper
 	hashes      map[*stack.Stack]uint64 // stack hashes of the current snapshot
 	groups      map[string]*GroupSeries
-	buf         []byte
+	// follow is, per group of groups, what its growth is judged on
+	// beside its counts (growth.go); snapInputs says, per kept
+	// snapshot, what its input lacked.
+	follow     map[string]*groupFollow
+	snapInputs []snapInput
+	buf        []byte
 }
+
+// groupFollow is what a timeline keeps of a group for its growth: its
+// longest wait in each kept snapshot, and its members.
+type groupFollow struct {
+	waits   []int64
+	members *members
+	outside string
+	wait    *FrameRef
+	ids     []int64
+}
+
+// snapInput says whether a snapshot's input lacked wait minutes, or ids.
+type snapInput struct{ noWaits, noIDs bool }
 
 // threadKey identifies a routine across snapshots: the goroutine id, or
 // for JVM threads the thread id (#N), the JavaThread address (tid=), the
@@ -144,6 +162,7 @@ func NewTimeline(opts TimelineOptions) *Timeline {
 		seed:   maphash.MakeSeed(),
 		live:   make(map[threadKey]*tracked),
 		groups: make(map[string]*GroupSeries),
+		follow: make(map[string]*groupFollow),
 	}
 }
 
@@ -178,7 +197,8 @@ func (t *Timeline) BeginSnapshot(name string, d *stack.Dump) {
 	t.stacks = make(map[uint64]int64)
 	t.objs = newObjectIndex()
 	t.locks = LockWatch{}
-	t.grouper = dedupe.NewGrouper(dedupe.Options{By: t.opts.By, MaxIDs: 1})
+	// The groups' ids follow their members (growth.go).
+	t.grouper = dedupe.NewGrouper(dedupe.Options{By: t.opts.By})
 	if t.hashes == nil {
 		t.hashes = make(map[*stack.Stack]uint64)
 	}
@@ -269,6 +289,8 @@ func (t *Timeline) EndSnapshot(d *stack.Dump) TimelineSnapshot {
 	t.addStackCounts()
 	t.live, t.next = t.next, nil
 	t.prevAt = s.CapturedAt
+	missing := missingOf(d)
+	t.snapInputs = append(t.snapInputs, snapInput{noWaits: slices.Contains(missing, "wait_minutes"), noIDs: slices.Contains(missing, "ids")})
 	t.addGroups(t.grouper.Groups())
 	t.grouper, t.cur, t.objs, t.locks = nil, nil, nil, LockWatch{}
 	t.snaps = append(t.snaps, *s)

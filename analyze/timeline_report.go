@@ -166,17 +166,60 @@ func (t *Timeline) addGroups(groups []*stack.Group) {
 		s.Counts = append(s.Counts, c)
 		s.Peak = max(s.Peak, c)
 	}
+	t.followGroups(groups, n)
+}
+
+// followGroups records, for growth, each group's longest wait and its
+// members in the current snapshot (the n+1st kept).
+func (t *Timeline) followGroups(groups []*stack.Group, n int) {
+	now := make(map[string]*stack.Group, len(groups))
+	for _, g := range groups {
+		now[g.Key] = g
+		f := t.follow[g.Key]
+		if f == nil {
+			f = &groupFollow{waits: make([]int64, n, n+1)}
+			t.follow[g.Key] = f
+		}
+		f.outside = groupOutsideWait(g)
+		f.ids = g.IDs[:min(len(g.IDs), maxRowIDs)]
+		if g.Sample != nil {
+			f.wait = frameRef(dedupe.PlaceOf(g.Sample.Stack).Wait)
+		}
+		if len(g.IDs) > 0 {
+			if f.members == nil {
+				f.members = newMembers(t.seq)
+			}
+			f.members.update(g.IDs, t.seq)
+		} else {
+			f.members = nil
+		}
+	}
+	for k, f := range t.follow {
+		g := now[k]
+		if g == nil {
+			f.waits = append(f.waits, 0)
+			f.members = nil // gone: followed afresh if it comes back
+			continue
+		}
+		f.waits = append(f.waits, int64(g.WaitMax))
+	}
 }
 
 // dropOldest forgets the n oldest snapshots and the groups that were in
 // none of the others.
 func (t *Timeline) dropOldest(n int) {
 	t.snaps = slices.Delete(t.snaps, 0, n)
+	t.snapInputs = slices.Delete(t.snapInputs, 0, n)
 	for k, s := range t.groups {
 		s.Counts = slices.Delete(s.Counts, 0, n)
 		s.Peak = slices.Max(s.Counts)
 		if s.Peak == 0 {
 			delete(t.groups, k)
+			delete(t.follow, k)
+			continue
+		}
+		if f := t.follow[k]; f != nil {
+			f.waits = slices.Delete(f.waits, 0, n)
 		}
 	}
 }
@@ -263,47 +306,33 @@ func stuckFindings(rows []StuckRow, noun string) []Finding {
 	return out
 }
 
-// growthFindings are the groups whose count never fell across three kept
-// snapshots or more and rose by at least max(10, a quarter).
+// growthFindings are the groups that grew across three kept snapshots or
+// more, by the rule of growth.go.
 func (t *Timeline) growthFindings() []Finding {
-	if len(t.snaps) < 3 {
+	if len(t.snaps) < growthMinDumps {
 		return nil
 	}
-	var out []Finding
-	for _, g := range t.groups {
-		s := g.Counts
-		rose, fell := seriesTrend(s)
-		first, last := s[0], s[len(s)-1]
-		if !rose || fell || last-first < max(10, first/4) || isOnCPU(g.State) {
-			continue
-		}
-		noun := t.routineNoun() + "s"
-		ev := []Evidence{{Kind: EvidenceGrowth, Series: slices.Clone(s),
-			Text: fmt.Sprintf("grew across %s and never fell (%s)", words.Count(len(s), "snapshot"), seriesText(s))}}
-		var peers []string
-		for _, p := range t.groups {
-			ps := p.Counts
-			if p == g || len(ps) != len(s) || p.Frame == nil {
-				continue
-			}
-			lo, hi := slices.Min(ps), slices.Max(ps)
-			if hi == 0 || hi-lo > hi/10 || 2*ps[len(ps)-1] < last || ps[len(ps)-1] > 2*last {
-				continue
-			}
-			peers = append(peers, shortFunc(p.Frame.Func)+" "+seriesText(ps))
-		}
-		slices.Sort(peers)
-		if len(peers) > 0 {
-			ev = append(ev, Evidence{Kind: EvidencePeers, Text: fmt.Sprintf("while %s of its size stayed flat (%s)", words.Count(len(peers), "group"), strings.Join(peers[:min(len(peers), 3)], "; "))})
-		}
-		out = append(out, Finding{Kind: FindingGrowth, Confidence: Likely,
-			Claim:      fmt.Sprintf("%s at %s grew from %d to %d", noun, placeText(g.Frame), first, last),
-			Subject:    Subject{Count: last, State: g.State, Frame: g.Frame, Group: g.Key},
-			Evidence:   ev,
-			WouldProve: "a later snapshot: growth that goes on is a leak, one that levels off is load"})
+	p := growthProcess{unit: "snapshot", noun: t.routineNoun() + "s", waits: true, ids: true}
+	for i, s := range t.snaps {
+		p.totals = append(p.totals, s.Total)
+		p.at = append(p.at, s.CapturedAt)
+		p.waits = p.waits && !t.snapInputs[i].noWaits
+		p.ids = p.ids && !t.snapInputs[i].noIDs
 	}
-	slices.SortFunc(out, func(a, b Finding) int { return cmp.Compare(b.Subject.Count, a.Subject.Count) })
-	return out
+	first := t.snaps[0].Index
+	cases := make([]growthCase, 0, len(t.groups))
+	for _, g := range t.groups {
+		c := growthCase{key: g.Key, state: g.State, frame: g.Frame, counts: g.Counts, listed: -1}
+		if f := t.follow[g.Key]; f != nil {
+			c.waits, c.outside, c.wait, c.ids = f.waits, f.outside, f.wait, f.ids
+			if m := f.members; p.ids && m != nil && m.from <= first {
+				c.listed, c.kept = int(min(c.counts[0], memberIDs)), m.keptSince(first)
+			}
+		}
+		cases = append(cases, c)
+	}
+	slices.SortFunc(cases, func(a, b growthCase) int { return strings.Compare(a.key, b.key) })
+	return growthFindings(cases, p)
 }
 
 func cmpFrames(a, b []FrameRef) int {

@@ -147,13 +147,8 @@ func idleWhy(tr *tracked) string {
 		}
 		return IdleWait
 	}
-	switch tr.state {
-	case "IO wait":
-		return IdleNetwork
-	case "sleep":
-		return IdleTimer
-	case "syscall":
-		return IdleNative
+	if w := outsideWait(tr.state, nil); w != "" {
+		return w
 	}
 	return IdleWait
 }

@@ -2,12 +2,14 @@ package judged
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"fmt"
 	"io"
 	"net/http"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -22,22 +24,35 @@ import (
 // snapshotGap is the time between two snapshots of a case.
 const snapshotGap = time.Second
 
+// connLeakGap is go-connleak's: its three snapshots span a minute and
+// more (two gaps, and the "next" steps between them), and the connections
+// leaked before the first have waited longer still by the third, which
+// the runtime prints as "1 minutes" (it counts a wait from the end of the
+// garbage collection before the one that found it blocked, never later
+// than the block; the program collects about twice a second).
+const connLeakGap = 30 * time.Second
+
 // judgedCase is one process of the judged set: how it is started, and
 // how many snapshots it needs.
 type judgedCase struct {
 	name string
 	// start starts the process and returns its capture, and next (nil:
 	// nothing) what is done before each snapshot after the first.
-	start     func(ctx context.Context, t *testing.T) (capture func() *stack.Dump, next func())
+	start     func(ctx context.Context, t testing.TB) (capture func() *stack.Dump, next func())
 	snapshots int
+	// gap is the time between two snapshots; 0 means snapshotGap. A case
+	// with a gap of its own (its evidence needs the wall clock: waits of a
+	// minute) is captured in the background from the start of the test,
+	// while the others run, and judged after them.
+	gap time.Duration
 	// short runs the case under -short too: the sick programs, which
 	// score every verdict kind between them.
 	short bool
 }
 
 // goProgram starts a mode of testdata/gen/judged.
-func goProgram(mode string) func(ctx context.Context, t *testing.T) (func() *stack.Dump, func()) {
-	return func(ctx context.Context, t *testing.T) (func() *stack.Dump, func()) {
+func goProgram(mode string) func(ctx context.Context, t testing.TB) (func() *stack.Dump, func()) {
+	return func(ctx context.Context, t testing.TB) (func() *stack.Dump, func()) {
 		p := livechild.StartArgs(ctx, t, "judged", mode)
 		return func() *stack.Dump { return captureGo(ctx, t, p.URL) },
 			func() { p.Send(t, "next") }
@@ -46,16 +61,16 @@ func goProgram(mode string) func(ctx context.Context, t *testing.T) (func() *sta
 
 // goProgramCounts starts a mode of testdata/gen/judged and captures its
 // goroutine profile (debug=0: counts per stack, runtime frames included).
-func goProgramCounts(mode string) func(ctx context.Context, t *testing.T) (func() *stack.Dump, func()) {
-	return func(ctx context.Context, t *testing.T) (func() *stack.Dump, func()) {
+func goProgramCounts(mode string) func(ctx context.Context, t testing.TB) (func() *stack.Dump, func()) {
+	return func(ctx context.Context, t testing.TB) (func() *stack.Dump, func()) {
 		p := livechild.StartArgs(ctx, t, "judged", mode)
 		return func() *stack.Dump { return captureGoDebug(ctx, t, p.URL, 0) }, nil
 	}
 }
 
 // files reads a case's snapshots from the files its truth names.
-func files(name string) func(ctx context.Context, t *testing.T) (func() *stack.Dump, func()) {
-	return func(ctx context.Context, t *testing.T) (func() *stack.Dump, func()) {
+func files(name string) func(ctx context.Context, t testing.TB) (func() *stack.Dump, func()) {
+	return func(ctx context.Context, t testing.TB) (func() *stack.Dump, func()) {
 		tr := loadTruth(t, name)
 		i := 0
 		return func() *stack.Dump {
@@ -71,16 +86,16 @@ func files(name string) func(ctx context.Context, t *testing.T) (func() *stack.D
 
 // goServer starts a real Go server and captures it through its
 // net/http/pprof handlers.
-func goServer(start func(ctx context.Context, t testing.TB) string) func(ctx context.Context, t *testing.T) (func() *stack.Dump, func()) {
-	return func(ctx context.Context, t *testing.T) (func() *stack.Dump, func()) {
+func goServer(start func(ctx context.Context, t testing.TB) string) func(ctx context.Context, t testing.TB) (func() *stack.Dump, func()) {
+	return func(ctx context.Context, t testing.TB) (func() *stack.Dump, func()) {
 		base := start(ctx, t)
 		return func() *stack.Dump { return captureGo(ctx, t, base) }, nil
 	}
 }
 
 // jvmServer starts a real JVM server and captures it with jcmd.
-func jvmServer(start func(ctx context.Context, t testing.TB) int) func(ctx context.Context, t *testing.T) (func() *stack.Dump, func()) {
-	return func(ctx context.Context, t *testing.T) (func() *stack.Dump, func()) {
+func jvmServer(start func(ctx context.Context, t testing.TB) int) func(ctx context.Context, t testing.TB) (func() *stack.Dump, func()) {
+	return func(ctx context.Context, t testing.TB) (func() *stack.Dump, func()) {
 		pid := start(ctx, t)
 		return func() *stack.Dump { return captureJVM(ctx, t, pid) }, nil
 	}
@@ -100,7 +115,7 @@ var cases = []judgedCase{
 	{name: "go-chan50k-pprof", start: goProgramCounts("chan50k"), snapshots: 1, short: true},
 	{name: "file-leakproof-go127", start: files("file-leakproof-go127"), snapshots: 1, short: true},
 	{name: "file-jdk11-object-wait", start: files("file-jdk11-object-wait"), snapshots: 1, short: true},
-	{name: "jvm-locks", start: func(ctx context.Context, t *testing.T) (func() *stack.Dump, func()) {
+	{name: "jvm-locks", start: func(ctx context.Context, t testing.TB) (func() *stack.Dump, func()) {
 		p := livechild.StartJava(ctx, t, "JudgedLocks")
 		pid, err := strconv.Atoi(p.PID)
 		if err != nil {
@@ -112,6 +127,8 @@ var cases = []judgedCase{
 	{name: "nats", start: goServer(startNats), snapshots: 3},
 	{name: "prometheus", start: goServer(startPrometheus), snapshots: 3},
 	{name: "caddy", start: goServer(startCaddy), snapshots: 3},
+	{name: "caddy-rampup", start: caddyRampUp, snapshots: 3},
+	{name: "go-connleak", start: goProgram("connleak"), snapshots: 3, gap: connLeakGap},
 	{name: "zookeeper", start: jvmServer(startZooKeeper), snapshots: 3},
 	{name: "tomcat", start: jvmServer(startTomcat), snapshots: 3},
 }
@@ -124,9 +141,56 @@ func TestJudged(t *testing.T) {
 	var mu sync.Mutex
 	var judged []judgement
 	var skipped []string
+	// record scores one case's verdicts, logs them and keeps the score.
+	record := func(t *testing.T, tr truth, given []verdict) {
+		j := judge(tr, given)
+		for _, v := range given {
+			t.Logf("%s: %s", v.Kind, v.Text)
+		}
+		for _, m := range j.misses {
+			t.Logf("MISSED %s", m)
+		}
+		for _, w := range j.wrong {
+			t.Logf("WRONG %s", w)
+		}
+		mu.Lock()
+		judged = append(judged, j)
+		mu.Unlock()
+	}
+	skip := func(name string) {
+		mu.Lock()
+		skipped = append(skipped, name)
+		mu.Unlock()
+	}
+	run := func(c judgedCase) bool { return !testing.Short() || c.short }
+
+	// The slow cases are captured in the background while the others
+	// run: their subtest starts the capture, and they are judged once the
+	// others are.
+	var slow []*backgroundCase
+	top := t // a background capture outlives its subtest: its process, logs and temporary files are the test's
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer func() {
+		cancel()
+		for _, b := range slow {
+			<-b.done
+		}
+	}()
 	t.Run("case", func(t *testing.T) {
 		for _, c := range cases {
-			if testing.Short() && !c.short {
+			if !run(c) {
+				continue
+			}
+			if c.gap != 0 {
+				t.Run(c.name, func(t *testing.T) {
+					b := &backgroundCase{c: c, tb: &backgroundTB{TB: top}, tr: loadTruth(t, c.name), done: make(chan struct{})}
+					slow = append(slow, b)
+					go func() {
+						defer close(b.done)
+						b.given = captureCase(ctx, b.tb, c, b.tr)
+					}()
+					t.Logf("captured in the background, %v between snapshots: judged after the other cases", c.gap)
+				})
 				continue
 			}
 			t.Run(c.name, func(t *testing.T) {
@@ -136,39 +200,26 @@ func TestJudged(t *testing.T) {
 				defer cancel()
 				defer func() {
 					if t.Skipped() {
-						mu.Lock()
-						skipped = append(skipped, c.name)
-						mu.Unlock()
+						skip(c.name)
 					}
 				}()
-				capture, next := c.start(ctx, t)
-				var snaps []*stack.Dump
-				for i := range c.snapshots {
-					if i > 0 && len(tr.Files) == 0 {
-						time.Sleep(snapshotGap)
-						if next != nil {
-							next()
-						}
-					}
-					snaps = append(snaps, capture())
-				}
-				given := verdictsOf(snaps)
-				j := judge(tr, given)
-				for _, v := range given {
-					t.Logf("%s: %s", v.Kind, v.Text)
-				}
-				for _, m := range j.misses {
-					t.Logf("MISSED %s", m)
-				}
-				for _, w := range j.wrong {
-					t.Logf("WRONG %s", w)
-				}
-				mu.Lock()
-				judged = append(judged, j)
-				mu.Unlock()
+				record(t, tr, captureCase(ctx, t, c, tr))
 			})
 		}
 	})
+	for _, b := range slow {
+		<-b.done
+		switch {
+		case b.tb.err() != "":
+			t.Errorf("%s: %s", b.c.name, b.tb.err())
+		case b.tb.skipReason() != "":
+			t.Logf("%s: %s", b.c.name, b.tb.skipReason())
+			skip(b.c.name)
+		default:
+			t.Logf("%s, judged:", b.c.name)
+			record(t, b.tr, b.given)
+		}
+	}
 	if len(judged) == 0 {
 		t.Skip("no case could run")
 	}
@@ -221,13 +272,13 @@ func checkFloors(t *testing.T, sum map[string]*tally) {
 
 // captureGo takes a debug=2 traceback of a Go process through its
 // net/http/pprof handlers, as `curl …/debug/pprof/goroutine?debug=2`.
-func captureGo(ctx context.Context, t *testing.T, base string) *stack.Dump {
+func captureGo(ctx context.Context, t testing.TB, base string) *stack.Dump {
 	t.Helper()
 	return captureGoDebug(ctx, t, base, 2)
 }
 
 // captureGoDebug fetches /debug/pprof/goroutine?debug=N.
-func captureGoDebug(ctx context.Context, t *testing.T, base string, debug int) *stack.Dump {
+func captureGoDebug(ctx context.Context, t testing.TB, base string, debug int) *stack.Dump {
 	t.Helper()
 	url := base + "/debug/pprof/goroutine?debug=" + strconv.Itoa(debug)
 	at := time.Now().UTC()
@@ -248,14 +299,14 @@ func captureGoDebug(ctx context.Context, t *testing.T, base string, debug int) *
 }
 
 // captureJVM takes a JVM's threads with jcmd.
-func captureJVM(ctx context.Context, t *testing.T, pid int) *stack.Dump {
+func captureJVM(ctx context.Context, t testing.TB, pid int) *stack.Dump {
 	t.Helper()
 	at := time.Now().UTC()
 	d := readDump(t, jcmdThreads(ctx, t, pid), at, "")
 	return d
 }
 
-func readDump(t *testing.T, text []byte, at time.Time, target string) *stack.Dump {
+func readDump(t testing.TB, text []byte, at time.Time, target string) *stack.Dump {
 	t.Helper()
 	dumps, err := formats.ReadAll(bytes.NewReader(text), formats.ReadOptions{})
 	if err != nil || len(dumps) != 1 {
@@ -269,4 +320,87 @@ func readDump(t *testing.T, text []byte, at time.Time, target string) *stack.Dum
 		d.Source.Target = target
 	}
 	return d
+}
+
+// captureCase starts a case's process and takes its snapshots, its gap
+// apart, with its next step before each but the first, and returns the
+// verdicts given on them.
+func captureCase(ctx context.Context, t testing.TB, c judgedCase, tr truth) []verdict {
+	capture, next := c.start(ctx, t)
+	gap := cmp.Or(c.gap, snapshotGap)
+	var snaps []*stack.Dump
+	for i := range c.snapshots {
+		if i > 0 && len(tr.Files) == 0 {
+			select {
+			case <-ctx.Done():
+				t.Fatalf("before snapshot %d: %v", i+1, ctx.Err())
+			case <-time.After(gap):
+			}
+			if next != nil {
+				next()
+			}
+		}
+		snaps = append(snaps, capture())
+	}
+	return verdictsOf(snaps)
+}
+
+// backgroundCase is a slow case captured in a goroutine of its own.
+type backgroundCase struct {
+	c     judgedCase
+	tb    *backgroundTB
+	tr    truth
+	given []verdict
+	done  chan struct{}
+}
+
+// backgroundTB is the testing.TB of a case captured in a goroutine of its
+// own: its failures and its skip are recorded, and end the goroutine as
+// FailNow and SkipNow end a test's; the case's subtest reports them.
+// Everything else (Cleanup, TempDir, Logf) is the test's.
+type backgroundTB struct {
+	testing.TB
+	mu      sync.Mutex
+	errs    []string
+	skipped string
+}
+
+func (b *backgroundTB) fail(msg string) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.errs = append(b.errs, msg)
+}
+
+func (b *backgroundTB) skip(msg string) {
+	b.mu.Lock()
+	b.skipped = cmp.Or(msg, "skipped")
+	b.mu.Unlock()
+	runtime.Goexit()
+}
+
+func (b *backgroundTB) Fail()                             { b.fail("failed") }
+func (b *backgroundTB) Error(args ...any)                 { b.fail(fmt.Sprint(args...)) }
+func (b *backgroundTB) Errorf(format string, args ...any) { b.fail(fmt.Sprintf(format, args...)) }
+func (b *backgroundTB) FailNow()                          { b.fail("failed"); runtime.Goexit() }
+func (b *backgroundTB) Fatal(args ...any)                 { b.Error(args...); runtime.Goexit() }
+func (b *backgroundTB) Fatalf(format string, args ...any) {
+	b.Errorf(format, args...)
+	runtime.Goexit()
+}
+func (b *backgroundTB) Skip(args ...any)                 { b.skip(fmt.Sprint(args...)) }
+func (b *backgroundTB) Skipf(format string, args ...any) { b.skip(fmt.Sprintf(format, args...)) }
+func (b *backgroundTB) SkipNow()                         { b.skip("") }
+func (b *backgroundTB) Failed() bool                     { return b.err() != "" }
+func (b *backgroundTB) Skipped() bool                    { return b.skipReason() != "" }
+
+func (b *backgroundTB) err() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return strings.Join(b.errs, "\n")
+}
+
+func (b *backgroundTB) skipReason() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.skipped
 }

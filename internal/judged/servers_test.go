@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/stackdump/stackdump/internal/livechild"
+	"github.com/stackdump/stackdump/stack"
 )
 
 // freeAddr returns a loopback address no one listens on now.
@@ -201,19 +202,7 @@ scrape_configs:
 // (its admin API, with pprof, on another) and keeps 50 keep-alive
 // connections busy with a request each every 100ms.
 func startCaddy(ctx context.Context, t testing.TB) string {
-	bin := lookPath(t, "caddy", "caddy")
-	admin, site := freeAddr(t), freeAddr(t)
-	dir := t.TempDir()
-	config := filepath.Join(dir, "caddy.json")
-	err := os.WriteFile(config, []byte(`{"admin":{"listen":"`+admin+`"},"apps":{"http":{"servers":{"judged":{"listen":["`+site+
-		`"],"automatic_https":{"disable":true},"routes":[{"handle":[{"handler":"static_response","body":"ok"}]}]}}}}}`), 0o644)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd := exec.CommandContext(ctx, bin, "run", "--config", config)
-	cmd.Env = append(os.Environ(), "HOME="+dir, "XDG_DATA_HOME="+filepath.Join(dir, "data"), "XDG_CONFIG_HOME="+filepath.Join(dir, "config"))
-	livechild.StartServer(t, cmd)
-	waitHTTP(t, "http://"+site+"/", 20*time.Second)
+	admin, site := runCaddy(ctx, t)
 	tr := &http.Transport{MaxIdleConnsPerHost: 50}
 	t.Cleanup(tr.CloseIdleConnections)
 	hc := &http.Client{Transport: tr}
@@ -223,7 +212,7 @@ func startCaddy(ctx context.Context, t testing.TB) string {
 		go func() {
 			first := true
 			for ctx.Err() == nil {
-				req, _ := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+site+"/", nil)
+				req, _ := http.NewRequestWithContext(ctx, http.MethodGet, site, nil)
 				if resp, err := hc.Do(req); err == nil {
 					io.Copy(io.Discard, resp.Body)
 					resp.Body.Close()
@@ -238,7 +227,60 @@ func startCaddy(ctx context.Context, t testing.TB) string {
 	}
 	served.Wait()
 	time.Sleep(500 * time.Millisecond) // steady: the snapshots see a healthy server, not its warm-up
-	return "http://" + admin
+	return admin
+}
+
+// caddyRampUp runs caddy as startCaddy does, with 30 keep-alive clients
+// at first and 20 more before each later snapshot (30, 50, 70), each on a
+// connection of its own, asking every 100ms: a healthy server whose load
+// rises between the snapshots.
+func caddyRampUp(ctx context.Context, t testing.TB) (func() *stack.Dump, func()) {
+	admin, site := runCaddy(ctx, t)
+	clients := func(n int) {
+		var served sync.WaitGroup // each client's first answer: its connection open
+		served.Add(n)
+		for range n {
+			tr := &http.Transport{MaxIdleConnsPerHost: 1}
+			t.Cleanup(tr.CloseIdleConnections)
+			hc := &http.Client{Transport: tr}
+			go func() {
+				for first := true; ctx.Err() == nil; first = false {
+					req, _ := http.NewRequestWithContext(ctx, http.MethodGet, site, nil)
+					if resp, err := hc.Do(req); err == nil {
+						io.Copy(io.Discard, resp.Body)
+						resp.Body.Close()
+					}
+					if first {
+						served.Done()
+					}
+					time.Sleep(100 * time.Millisecond)
+				}
+			}()
+		}
+		served.Wait()
+	}
+	clients(30)
+	time.Sleep(500 * time.Millisecond) // past the warm-up
+	return func() *stack.Dump { return captureGo(ctx, t, admin) }, func() { clients(20) }
+}
+
+// runCaddy runs caddy serving a static response on one loopback port
+// (its admin API, with pprof, on another) and returns both URLs.
+func runCaddy(ctx context.Context, t testing.TB) (admin, site string) {
+	bin := lookPath(t, "caddy", "caddy")
+	adminAddr, siteAddr := freeAddr(t), freeAddr(t)
+	dir := t.TempDir()
+	config := filepath.Join(dir, "caddy.json")
+	err := os.WriteFile(config, []byte(`{"admin":{"listen":"`+adminAddr+`"},"apps":{"http":{"servers":{"judged":{"listen":["`+siteAddr+
+		`"],"automatic_https":{"disable":true},"routes":[{"handle":[{"handler":"static_response","body":"ok"}]}]}}}}}`), 0o644)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.CommandContext(ctx, bin, "run", "--config", config)
+	cmd.Env = append(os.Environ(), "HOME="+dir, "XDG_DATA_HOME="+filepath.Join(dir, "data"), "XDG_CONFIG_HOME="+filepath.Join(dir, "config"))
+	livechild.StartServer(t, cmd)
+	waitHTTP(t, "http://"+siteAddr+"/", 20*time.Second)
+	return "http://" + adminAddr, "http://" + siteAddr + "/"
 }
 
 // startZooKeeper runs Debian's ZooKeeper (its jar, with java) standalone

@@ -29,6 +29,18 @@
 //	                (100, 200, 300)
 //	judged wgpile   200 goroutines wait on a WaitGroup whose only worker
 //	                returned without calling Done
+//	judged connleak an HTTP server without timeouts, and a client that
+//	                dials it and never sends a request nor closes (100
+//	                connections at start, 100 more per "next"): the
+//	                server's goroutine of each waits for a request for
+//	                ever. Beside it an echo service whose clients (100 at
+//	                start, 100 more per "next" too) send a line every
+//	                500ms and read it back: network and timer waiters
+//	                that grow just as much, and wake. The service
+//	                rebuilds a status page every 10ms, so its garbage is
+//	                collected about once a second, as any service's is
+//	                (the runtime counts a wait from the first collection
+//	                that finds the goroutine blocked)
 //
 // Every mode also serves net/http/pprof on a loopback port, with a
 // ticker loop and the server's accept loop, as a service would. It
@@ -49,6 +61,7 @@ import (
 	"os"
 	"runtime"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/stackdump/stackdump/internal/demo"
@@ -430,6 +443,139 @@ func modeWGPile() func(int) {
 	return nil
 }
 
+// --- connleak: a server's connections leak beside connections that grow
+// and wake.
+
+// leakClient holds the connections it dialled: it never sends on them nor
+// closes them (the bug), and the server has no read or idle timeout.
+type leakClient struct {
+	addr  string
+	conns []net.Conn
+}
+
+func (c *leakClient) dial(n int) {
+	for range n {
+		conn, err := net.Dial("tcp", c.addr)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		c.conns = append(c.conns, conn)
+	}
+}
+
+// echoServe echoes each line of one connection back.
+//
+//go:noinline
+func echoServe(conn net.Conn) {
+	defer conn.Close()
+	r := bufio.NewReader(conn)
+	for {
+		line, err := r.ReadString('\n')
+		if err != nil {
+			return
+		}
+		if _, err := conn.Write([]byte(line)); err != nil {
+			return
+		}
+	}
+}
+
+// chatter sends a line every 500ms and reads it back.
+//
+//go:noinline
+func chatter(conn net.Conn, ready *sync.WaitGroup) {
+	r := bufio.NewReader(conn)
+	for i := 0; ; i++ {
+		if _, err := fmt.Fprintf(conn, "ping %d\n", i); err != nil {
+			return
+		}
+		if _, err := r.ReadString('\n'); err != nil {
+			return
+		}
+		if i == 0 {
+			ready.Done()
+		}
+		time.Sleep(500 * time.Millisecond)
+	}
+}
+
+func chatters(addr string, n int) {
+	var ready sync.WaitGroup
+	ready.Add(n)
+	for range n {
+		conn, err := net.Dial("tcp", addr)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		go chatter(conn, &ready)
+	}
+	ready.Wait()
+}
+
+// status is the service's status page.
+var status []byte
+
+// statusPage rebuilds the service's status page every 10ms: the old one
+// is garbage.
+//
+//go:noinline
+func statusPage() {
+	t := time.NewTicker(10 * time.Millisecond)
+	for n := 0; ; n++ {
+		<-t.C
+		page := make([]byte, 64<<10)
+		page[n%len(page)] = byte(n)
+		status = page
+	}
+}
+
+func listen() net.Listener {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	return ln
+}
+
+func modeConnLeak() func(int) {
+	go statusPage()
+	web := listen()
+	var accepted atomic.Int64
+	srv := &http.Server{
+		Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { fmt.Fprintln(w, "ok") }),
+		ConnState: func(_ net.Conn, s http.ConnState) {
+			if s == http.StateNew {
+				accepted.Add(1)
+			}
+		},
+	}
+	go srv.Serve(web)
+	echo := listen()
+	go func() {
+		for {
+			conn, err := echo.Accept()
+			if err != nil {
+				return
+			}
+			go echoServe(conn)
+		}
+	}()
+	client := &leakClient{addr: web.Addr().String()}
+	phase := func(int) {
+		client.dial(100)
+		chatters(echo.Addr().String(), 100)
+		for accepted.Load() < int64(len(client.conns)) {
+			time.Sleep(time.Millisecond)
+		}
+		time.Sleep(50 * time.Millisecond) // each connection's goroutine reading
+	}
+	phase(0)
+	return phase
+}
+
 // waitForState waits until n goroutines are in state, as the runtime's
 // own traceback says.
 func waitForState(n int, state string) {
@@ -475,13 +621,14 @@ func tick() {
 
 func main() {
 	if len(os.Args) != 2 {
-		fmt.Fprintln(os.Stderr, "usage: judged leak|chan50k|mutex40|abba|spin|pool600|demo|rwmutex|selectleak|wgpile")
+		fmt.Fprintln(os.Stderr, "usage: judged leak|chan50k|mutex40|abba|spin|pool600|demo|rwmutex|selectleak|wgpile|connleak")
 		os.Exit(2)
 	}
 	modes := map[string]func() func(int){
 		"leak": modeLeak, "chan50k": modeChan50k, "mutex40": modeMutex40,
 		"abba": modeABBA, "spin": modeSpin, "pool600": modePool600,
 		"demo": modeDemo, "rwmutex": modeRWMutex, "selectleak": modeSelectLeak, "wgpile": modeWGPile,
+		"connleak": modeConnLeak,
 	}
 	mode := modes[os.Args[1]]
 	if mode == nil {
