@@ -58,33 +58,26 @@ const (
 	memberIDs = 100
 )
 
-// What routines wait for outside the program's memory (outsideWait), as
-// the timeline's idle rows say it.
-const (
-	waitsNetwork = IdleNetwork
-	waitsTimer   = IdleTimer
-	waitsNative  = IdleNative
-)
-
 // outsideWait says what a Go goroutine in state waits for when it waits on
-// the outside world: the network (IO wait, or for inputs without states
+// the outside world, as the timeline's idle rows say it (IdleNetwork,
+// IdleTimer, IdleNative): the network (IO wait, or for inputs without states
 // the poller's frame), a timer (sleep, or time.Sleep's frame) or a system
 // call; "" when it waits on the program's own memory, or runs.
 func outsideWait(state string, frames []*stack.Frame) string {
 	switch state {
 	case "IO wait":
-		return waitsNetwork
+		return IdleNetwork
 	case "sleep":
-		return waitsTimer
+		return IdleTimer
 	case "syscall":
-		return waitsNative
+		return IdleNative
 	case "":
 		for _, f := range frames {
 			switch f.Func {
 			case "runtime.netpollblock", "internal/poll.runtime_pollWait":
-				return waitsNetwork
+				return IdleNetwork
 			case "runtime.timeSleep", "time.Sleep":
-				return waitsTimer
+				return IdleTimer
 			}
 			if !f.IsRuntime() {
 				return ""
@@ -100,7 +93,7 @@ func groupOutsideWait(g *stack.Group) string {
 	state := dedupe.MainState(g)
 	if g.Sample != nil && g.Sample.Thread != nil {
 		if strings.HasPrefix(state, "TIMED_WAITING") {
-			return waitsTimer
+			return IdleTimer
 		}
 		return ""
 	}
@@ -113,7 +106,7 @@ func groupOutsideWait(g *stack.Group) string {
 
 // waitsText names what a kind of outside wait waits for.
 func waitsText(kind, state string) string {
-	what := map[string]string{waitsNetwork: "the network", waitsTimer: "a timer", waitsNative: "a system call"}[kind]
+	what := map[string]string{IdleNetwork: "the network", IdleTimer: "a timer", IdleNative: "a system call"}[kind]
 	if state != "" {
 		what += " (" + state + ")"
 	}

@@ -126,7 +126,7 @@ func TestGrowthRule(t *testing.T) {
 		}
 		return out
 	}
-	leak := growthCase{key: "k", state: "IO wait", frame: &FrameRef{Func: "main.serve"}, outside: waitsNetwork,
+	leak := growthCase{key: "k", state: "IO wait", frame: &FrameRef{Func: "main.serve"}, outside: IdleNetwork,
 		counts: []int64{100, 200, 300}, waits: []int64{0, 0, 1}, listed: 100, kept: 100}
 	proc := growthProcess{totals: []int64{300, 600, 900}, at: times(33*time.Second, 32*time.Second), waits: true, ids: true, unit: "dump", noun: "goroutines"}
 	for _, tc := range []struct {
@@ -145,7 +145,7 @@ func TestGrowthRule(t *testing.T) {
 		{"old and older", func(c *growthCase, _ *growthProcess) { c.waits = []int64{7, 7, 8} }, Likely},
 		{"without times, waits rose", func(_ *growthCase, p *growthProcess) { p.at = make([]time.Time, 3) }, Likely},
 		{"without ids", func(c *growthCase, p *growthProcess) { c.listed, c.kept, p.ids = -1, 0, false }, Likely},
-		{"a timer", func(c *growthCase, _ *growthProcess) { c.outside, c.state = waitsTimer, "sleep" }, Likely},
+		{"a timer", func(c *growthCase, _ *growthProcess) { c.outside, c.state = IdleTimer, "sleep" }, Likely},
 		{"without wait minutes, three dumps", func(c *growthCase, p *growthProcess) { c.waits, p.waits = []int64{0, 0, 0}, false }, ""},
 		{"without wait minutes, six dumps over six minutes", func(c *growthCase, p *growthProcess) {
 			c.counts, c.waits, c.listed, c.kept = []int64{100, 120, 140, 160, 180, 200}, make([]int64, 6), 100, 95

@@ -181,7 +181,7 @@ func (t *Timeline) followGroups(groups []*stack.Group, n int) {
 			t.follow[g.Key] = f
 		}
 		f.outside = groupOutsideWait(g)
-		f.ids = g.IDs[:min(len(g.IDs), maxRowIDs)]
+		f.ids = slices.Clone(g.IDs[:min(len(g.IDs), maxRowIDs)]) // not the grouper's whole list
 		if g.Sample != nil {
 			f.wait = frameRef(dedupe.PlaceOf(g.Sample.Stack).Wait)
 		}
