@@ -231,24 +231,11 @@ func TestLeakModeRefusesJVMAndGops(t *testing.T) {
 // timeout (shorter than the probe's 2s here), instead of a bare "i/o
 // timeout".
 func TestGopsSilentAddress(t *testing.T) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		for {
-			c, err := l.Accept()
-			if err != nil {
-				return
-			}
-			io.Copy(io.Discard, c) // reads the command, answers nothing
-			c.Close()
-		}
-	}()
-	defer func() { l.Close(); <-done }()
-	tg, err := ParseTarget("gops://"+l.Addr().String(), "")
+	addr := listen(t, func(c net.Conn) {
+		io.Copy(io.Discard, c) // reads the command, answers nothing
+		c.Close()
+	})
+	tg, err := ParseTarget("gops://"+addr, "")
 	if err != nil {
 		t.Fatal(err)
 	}
