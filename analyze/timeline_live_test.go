@@ -3,8 +3,6 @@ package analyze
 import (
 	"bytes"
 	"context"
-	"io"
-	"net/http"
 	"slices"
 	"strings"
 	"testing"
@@ -21,19 +19,7 @@ func getDebug2(ctx context.Context, t *testing.T, base string) *stack.Dump {
 	t.Helper()
 	url := base + "/debug/pprof/goroutine?debug=2"
 	at := time.Now().UTC()
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	body, err := io.ReadAll(resp.Body)
-	resp.Body.Close()
-	if err != nil || resp.StatusCode != http.StatusOK {
-		t.Fatalf("GET %s: %s, %v", url, resp.Status, err)
-	}
+	body := livechild.Fetch(ctx, t, url)
 	dumps, err := formats.ReadAll(bytes.NewReader(body), formats.ReadOptions{})
 	if err != nil || len(dumps) != 1 {
 		t.Fatalf("reading the capture: %d dumps, %v", len(dumps), err)

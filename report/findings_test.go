@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"context"
 	"html"
-	"io"
-	"net/http"
 	"os/exec"
 	"regexp"
 	"slices"
@@ -23,25 +21,6 @@ import (
 // makes — the same verdicts, claims and evidence, from the one model of
 // package analyze — on real sick processes (testdata/gen/judged and
 // testdata/gen/jvm/JudgedLocks, the judged set's programs), in Chromium.
-
-// fetchText returns the body of url.
-func fetchText(ctx context.Context, t *testing.T, url string) []byte {
-	t.Helper()
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	body, err := io.ReadAll(resp.Body)
-	if err != nil || resp.StatusCode != http.StatusOK {
-		t.Fatalf("GET %s: %s, %v", url, resp.Status, err)
-	}
-	return body
-}
 
 // analyzeText is what stackdump analyze makes of a dump's text: its
 // summaries, one per dump, with history across them.
@@ -169,7 +148,7 @@ func TestReportFindingsGo(t *testing.T) {
 	for _, mode := range []string{"mutex40", "abba"} {
 		t.Run(mode, func(t *testing.T) {
 			p := livechild.StartArgs(ctx, t, "judged", mode)
-			text := fetchText(ctx, t, p.URL+"/debug/pprof/goroutine?debug=2")
+			text := livechild.Fetch(ctx, t, p.URL+"/debug/pprof/goroutine?debug=2")
 			want := analyzeText(t, text)[0]
 			if len(want.Findings) == 0 {
 				t.Fatalf("analyze finds nothing in %s", mode)
@@ -255,7 +234,7 @@ func TestReportFindingsSeries(t *testing.T) {
 			time.Sleep(300 * time.Millisecond)
 			p.Send(t, "next")
 		}
-		texts = append(texts, fetchText(ctx, t, p.URL+"/debug/pprof/goroutine?debug=2"))
+		texts = append(texts, livechild.Fetch(ctx, t, p.URL+"/debug/pprof/goroutine?debug=2"))
 	}
 	want := analyzeText(t, texts...)
 	tl := analyze.NewTimeline(analyze.TimelineOptions{By: dedupe.ByStack})

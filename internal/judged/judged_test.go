@@ -5,8 +5,6 @@ import (
 	"cmp"
 	"context"
 	"fmt"
-	"io"
-	"net/http"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -282,19 +280,7 @@ func captureGoDebug(ctx context.Context, t testing.TB, base string, debug int) *
 	t.Helper()
 	url := base + "/debug/pprof/goroutine?debug=" + strconv.Itoa(debug)
 	at := time.Now().UTC()
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	body, err := io.ReadAll(resp.Body)
-	resp.Body.Close()
-	if err != nil || resp.StatusCode != http.StatusOK {
-		t.Fatalf("GET %s: %s, %v", url, resp.Status, err)
-	}
+	body := livechild.Fetch(ctx, t, url)
 	return readDump(t, body, at, base)
 }
 

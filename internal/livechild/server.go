@@ -1,6 +1,9 @@
 package livechild
 
 import (
+	"context"
+	"io"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -34,4 +37,25 @@ func StartServer(t testing.TB, cmd *exec.Cmd) {
 			t.Logf("%s wrote:\n%s", filepath.Base(cmd.Path), out)
 		}
 	})
+}
+
+// Fetch returns the body of a GET of url (a child's dump endpoint, a
+// server's /debug/pprof/goroutine), failing the test unless it answers
+// 200 OK in whole.
+func Fetch(ctx context.Context, t testing.TB, url string) []byte {
+	t.Helper()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	if err != nil || resp.StatusCode != http.StatusOK {
+		t.Fatalf("GET %s: %s, %v", url, resp.Status, err)
+	}
+	return body
 }
